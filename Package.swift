@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// SQLite comes from the system: `import SQLite3` on Apple platforms, the
+/// `CSQLite` system-library target (pkg-config `sqlite3`) everywhere else.
+let sqlite: Target.Dependency = .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd]))
+
+let package = Package(
+    name: "TrainKit",
+    platforms: [.iOS(.v18), .macOS(.v15), .watchOS(.v11), .tvOS(.v18), .visionOS(.v2)],
+    products: [
+        .library(name: "TrainCore", targets: ["TrainCore"]),
+        .library(name: "TrainTesting", targets: ["TrainTesting"]),
+        .executable(name: "train-demo", targets: ["train-demo"]),
+        .executable(name: "train-bench", targets: ["train-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "TrainCore", dependencies: [sqlite], path: "Sources/Core"),
+        .target(name: "TrainTesting", dependencies: ["TrainCore"], path: "Sources/Testing"),
+        .executableTarget(name: "train-demo", dependencies: ["TrainCore"], path: "Sources/Demo"),
+        .executableTarget(name: "train-bench", dependencies: ["TrainCore", sqlite], path: "Benchmarks"),
+        // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
+        .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
+        .testTarget(
+            name: "TrainCoreTests",
+            dependencies: ["TrainCore", "TrainTesting", "train-store-probe", sqlite],
+            path: "Tests/CoreTests"
+        ),
+        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting"], path: "Tests/TestingTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,259 @@
+import Foundation
+
+/// Something that names a collection: a plain `String`, or a typed ``RecordCollection``.
+public protocol CollectionReference {
+    /// The collection's name within its schema.
+    var collectionName: String { get }
+}
+
+extension String: CollectionReference {
+    /// The string itself.
+    public var collectionName: String { self }
+}
+
+/// A named collection whose records are values of one type, with the codec that
+/// turns them into bytes (JSON by default).
+///
+/// ```swift
+/// struct Profile: Codable { var name: String }
+/// let profiles = RecordCollection<Profile>("profiles")
+/// try store.write { try $0.put(Profile(name: "Ada"), forKey: "u1", in: profiles) }
+/// let ada = try store.read { try $0.value(forKey: "u1", in: profiles) }
+/// ```
+public struct RecordCollection<Value>: CollectionReference, Sendable {
+    /// The collection's name within its schema.
+    public let name: String
+    private let encoder: @Sendable (Value) throws -> Data
+    private let decoder: @Sendable (Data) throws -> Value
+
+    /// Creates a collection reference with a codec of your own.
+    /// - Parameters:
+    ///   - name: The collection's name within its schema.
+    ///   - encode: Turns a value into the bytes to store.
+    ///   - decode: Turns stored bytes back into a value.
+    public init(_ name: String,
+                encode: @escaping @Sendable (Value) throws -> Data,
+                decode: @escaping @Sendable (Data) throws -> Value) {
+        self.name = name
+        self.encoder = encode
+        self.decoder = decode
+    }
+
+    /// The collection's name.
+    public var collectionName: String { name }
+
+    func encode(_ value: Value, key: String) throws(CoreError) -> Data {
+        do {
+            return try encoder(value)
+        } catch {
+            throw CoreError(.unencodable, detail: "The value for '\(key)' in '\(name)' could not be encoded as \(Value.self): \(error).")
+        }
+    }
+
+    func decode(_ data: Data, key: String, file: URL?) throws(CoreError) -> Value {
+        do {
+            return try decoder(data)
+        } catch {
+            throw CoreError(.undecodable, file: file,
+                            detail: "The record '\(key)' in '\(name)' could not be decoded as \(Value.self): \(Self.describe(error)).")
+        }
+    }
+
+    /// Names where decoding failed without quoting stored content.
+    private static func describe(_ error: any Error) -> String {
+        guard let decodingError = error as? DecodingError else { return "\(type(of: error))" }
+        switch decodingError {
+        case .dataCorrupted(let context), .keyNotFound(_, let context),
+             .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? "the data is not valid" : "a problem at '\(path)'"
+        @unknown default:
+            return "the data is not valid"
+        }
+    }
+}
+
+extension RecordCollection where Value: Codable & Sendable {
+    /// Creates a collection reference whose values are stored as JSON.
+    /// - Parameter name: The collection's name within its schema.
+    public init(_ name: String) {
+        self.init(name, encode: { value in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return try encoder.encode(value)
+        }, decode: { data in
+            try JSONDecoder().decode(Value.self, from: data)
+        })
+    }
+}
+
+extension RecordCollection where Value == Data {
+    /// A collection whose values are stored byte for byte.
+    /// - Parameter name: The collection's name within its schema.
+    /// - Returns: The collection reference.
+    public static func bytes(_ name: String) -> RecordCollection<Data> {
+        RecordCollection(name, encode: { $0 }, decode: { $0 })
+    }
+}
+
+/// Reads records inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
+///
+/// A reader is valid only inside the closure it was passed to; kept and used
+/// later, every call throws ``CoreError/Code/transactionEnded``.
+public class RecordReader {
+    let backend: any StorageBackend
+    let schemaName: String
+    let file: URL?
+    var collections: Set<String>
+    var isActive = true
+
+    init(backend: any StorageBackend, schemaName: String, file: URL?, collections: Set<String>) {
+        self.backend = backend
+        self.schemaName = schemaName
+        self.file = file
+        self.collections = collections
+    }
+
+    /// The names of the collections of this store's schema, sorted.
+    public var collectionNames: [String] {
+        let prefix = schemaName + "/"
+        return collections.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted()
+    }
+
+    /// The stored bytes of one record.
+    /// - Parameters:
+    ///   - key: The record's key.
+    ///   - collection: The collection to look in.
+    /// - Returns: The bytes, or nil if there is no such record.
+    /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
+    public func data(forKey key: String, in collection: some CollectionReference) throws(CoreError) -> Data? {
+        let name = try qualified(collection)
+        try check(key: key)
+        return try backend.value(forKey: key, in: name)
+    }
+
+    /// One record, decoded.
+    /// - Parameters:
+    ///   - key: The record's key.
+    ///   - collection: The collection to look in, with its codec.
+    /// - Returns: The value, or nil if there is no such record.
+    /// - Throws: ``CoreError/Code/undecodable`` if the stored bytes do not decode,
+    ///   and the errors of ``data(forKey:in:)``.
+    public func value<Value>(forKey key: String, in collection: RecordCollection<Value>) throws(CoreError) -> Value? {
+        guard let data = try data(forKey: key, in: collection) else { return nil }
+        return try collection.decode(data, key: key, file: file)
+    }
+
+    /// The records of a collection, ordered by the UTF-8 bytes of their keys.
+    /// - Parameters:
+    ///   - collection: The collection to read.
+    ///   - keyPrefix: Only keys that start with this prefix; empty for all.
+    /// - Returns: The matching records.
+    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
+    public func records(in collection: some CollectionReference, keyPrefix: String = "") throws(CoreError) -> [StoredRecord] {
+        try backend.records(in: qualified(collection), keyPrefix: keyPrefix)
+    }
+
+    /// The values of a collection, decoded, in key order.
+    /// - Parameters:
+    ///   - collection: The collection to read, with its codec.
+    ///   - keyPrefix: Only keys that start with this prefix; empty for all.
+    /// - Returns: The decoded values.
+    /// - Throws: ``CoreError/Code/undecodable`` if any stored value does not decode,
+    ///   and the errors of ``records(in:keyPrefix:)``.
+    public func values<Value>(in collection: RecordCollection<Value>, keyPrefix: String = "") throws(CoreError) -> [Value] {
+        var values: [Value] = []
+        for record in try records(in: collection, keyPrefix: keyPrefix) {
+            values.append(try collection.decode(record.data, key: record.key, file: file))
+        }
+        return values
+    }
+
+    /// The number of records in a collection.
+    /// - Parameter collection: The collection to count.
+    /// - Returns: How many records it holds.
+    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
+    public func count(in collection: some CollectionReference) throws(CoreError) -> Int {
+        try backend.count(in: qualified(collection))
+    }
+
+    func qualified(_ collection: some CollectionReference) throws(CoreError) -> String {
+        guard isActive else {
+            throw CoreError(.transactionEnded, file: file, detail: "A transaction was used after its closure returned.")
+        }
+        let name = "\(schemaName)/\(collection.collectionName)"
+        guard collections.contains(name) else {
+            throw CoreError(.unknownCollection, file: file,
+                            detail: "The schema '\(schemaName)' has no collection '\(collection.collectionName)'.")
+        }
+        return name
+    }
+
+    func check(key: String) throws(CoreError) {
+        guard !key.isEmpty else { throw CoreError(.invalidArgument, file: file, detail: "A record key must not be empty.") }
+    }
+}
+
+/// Reads and writes records inside ``RecordStore/write(_:)``. Every change commits
+/// together when the closure returns, or none does if it throws.
+public final class RecordWriter: RecordReader {
+    /// Stores bytes under `key`, replacing any record there.
+    /// - Parameters:
+    ///   - data: The bytes to store.
+    ///   - key: The record's key, non-empty.
+    ///   - collection: The collection to write to.
+    /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
+    public func setData(_ data: Data, forKey key: String, in collection: some CollectionReference) throws(CoreError) {
+        let name = try qualified(collection)
+        try check(key: key)
+        try backend.put(data, forKey: key, in: name)
+    }
+
+    /// Encodes and stores a value under `key`, replacing any record there.
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: The record's key, non-empty.
+    ///   - collection: The collection to write to, with its codec.
+    /// - Throws: ``CoreError/Code/unencodable`` if the value does not encode, and the
+    ///   errors of ``setData(_:forKey:in:)``.
+    public func put<Value>(_ value: Value, forKey key: String, in collection: RecordCollection<Value>) throws(CoreError) {
+        _ = try qualified(collection)
+        try setData(collection.encode(value, key: key), forKey: key, in: collection)
+    }
+
+    /// Deletes the record under `key`; deleting a missing record does nothing.
+    /// - Parameters:
+    ///   - key: The record's key.
+    ///   - collection: The collection to delete from.
+    /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
+    public func removeValue(forKey key: String, in collection: some CollectionReference) throws(CoreError) {
+        let name = try qualified(collection)
+        try check(key: key)
+        try backend.removeValue(forKey: key, in: name)
+    }
+
+    /// Deletes every record of a collection; the collection itself stays.
+    /// - Parameter collection: The collection to empty.
+    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
+    public func removeAll(in collection: some CollectionReference) throws(CoreError) {
+        try backend.removeAll(in: qualified(collection))
+    }
+
+    func createCollection(_ name: String) throws(CoreError) {
+        guard isActive else {
+            throw CoreError(.transactionEnded, file: file, detail: "A migration was used after it returned.")
+        }
+        guard !name.isEmpty, !name.contains("/") else {
+            throw CoreError(.invalidArgument, file: file, detail: "A collection name must be non-empty and must not contain '/'.")
+        }
+        let qualifiedName = "\(schemaName)/\(name)"
+        try backend.createCollection(qualifiedName)
+        collections.insert(qualifiedName)
+    }
+
+    func dropCollection(_ name: String) throws(CoreError) {
+        let qualifiedName = try qualified(name)
+        try backend.dropCollection(qualifiedName)
+        collections.remove(qualifiedName)
+    }
+}

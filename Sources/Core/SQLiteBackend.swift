@@ -1,0 +1,137 @@
+import Foundation
+
+/// Records in one SQLite database file (WAL mode), for the file-backed variant of a
+/// service. One table holds every record, keyed by (collection, key); two small
+/// tables hold the catalog of collections and the version of each schema.
+final class SQLiteBackend: StorageBackend {
+    /// `PRAGMA application_id` of every TrainKit store: "TRK1".
+    static let applicationID = 0x5452_4B31
+    /// The engine's own file format, stored as `PRAGMA user_version`.
+    static let formatVersion = 1
+
+    static let bootstrapSQL = """
+        BEGIN;
+        CREATE TABLE train_records (collection TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                                    PRIMARY KEY (collection, key)) WITHOUT ROWID;
+        CREATE TABLE train_collections (name TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+        CREATE TABLE train_schemas (name TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL) WITHOUT ROWID;
+        PRAGMA application_id = \(applicationID);
+        PRAGMA user_version = \(formatVersion);
+        COMMIT;
+        """
+
+    let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    func catalog() throws(CoreError) -> StorageCatalog {
+        var catalog = StorageCatalog()
+        let collections = try connection.statement("SELECT name FROM train_collections")
+        defer { collections.reset() }
+        while try collections.step() { catalog.collections.insert(collections.text(at: 0)) }
+        let schemas = try connection.statement("SELECT name, version FROM train_schemas")
+        defer { schemas.reset() }
+        while try schemas.step() { catalog.schemaVersions[schemas.text(at: 0)] = schemas.integer(at: 1) }
+        return catalog
+    }
+
+    func beginRead() throws(CoreError) { try connection.execute("BEGIN") }
+    func endRead() { try? connection.execute("ROLLBACK") }
+    func beginWrite() throws(CoreError) { try connection.execute("BEGIN IMMEDIATE") }
+
+    func commitWrite() throws(CoreError) {
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            rollbackWrite()
+            throw error
+        }
+    }
+
+    func rollbackWrite() {
+        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+    }
+
+    func value(forKey key: String, in collection: String) throws(CoreError) -> Data? {
+        let statement = try connection.statement("SELECT value FROM train_records WHERE collection = ?1 AND key = ?2")
+        defer { statement.reset() }
+        try statement.bind(collection, at: 1)
+        try statement.bind(key, at: 2)
+        return try statement.step() ? statement.data(at: 0) : nil
+    }
+
+    func records(in collection: String, keyPrefix prefix: String) throws(CoreError) -> [StoredRecord] {
+        let statement = try connection.statement(
+            "SELECT key, value FROM train_records WHERE collection = ?1 AND key >= ?2 ORDER BY key")
+        defer { statement.reset() }
+        try statement.bind(collection, at: 1)
+        try statement.bind(prefix, at: 2)
+        var records: [StoredRecord] = []
+        while try statement.step() {
+            let key = statement.text(at: 0)
+            guard key.utf8.starts(with: prefix.utf8) else { break }
+            records.append(StoredRecord(key: key, data: statement.data(at: 1)))
+        }
+        return records
+    }
+
+    func count(in collection: String) throws(CoreError) -> Int {
+        let statement = try connection.statement("SELECT count(*) FROM train_records WHERE collection = ?1")
+        defer { statement.reset() }
+        try statement.bind(collection, at: 1)
+        return try statement.step() ? statement.integer(at: 0) : 0
+    }
+
+    func put(_ value: Data, forKey key: String, in collection: String) throws(CoreError) {
+        let statement = try connection.statement("""
+            INSERT INTO train_records (collection, key, value) VALUES (?1, ?2, ?3)
+            ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value
+            """)
+        try statement.bind(collection, at: 1)
+        try statement.bind(key, at: 2)
+        try statement.bind(value, at: 3)
+        try statement.run()
+    }
+
+    func removeValue(forKey key: String, in collection: String) throws(CoreError) {
+        let statement = try connection.statement("DELETE FROM train_records WHERE collection = ?1 AND key = ?2")
+        try statement.bind(collection, at: 1)
+        try statement.bind(key, at: 2)
+        try statement.run()
+    }
+
+    func removeAll(in collection: String) throws(CoreError) {
+        let statement = try connection.statement("DELETE FROM train_records WHERE collection = ?1")
+        try statement.bind(collection, at: 1)
+        try statement.run()
+    }
+
+    func createCollection(_ collection: String) throws(CoreError) {
+        let statement = try connection.statement("INSERT OR IGNORE INTO train_collections (name) VALUES (?1)")
+        try statement.bind(collection, at: 1)
+        try statement.run()
+    }
+
+    func dropCollection(_ collection: String) throws(CoreError) {
+        try removeAll(in: collection)
+        let statement = try connection.statement("DELETE FROM train_collections WHERE name = ?1")
+        try statement.bind(collection, at: 1)
+        try statement.run()
+    }
+
+    func setVersion(_ version: Int, ofSchema schema: String) throws(CoreError) {
+        let statement = try connection.statement("""
+            INSERT INTO train_schemas (name, version) VALUES (?1, ?2)
+            ON CONFLICT (name) DO UPDATE SET version = excluded.version
+            """)
+        try statement.bind(schema, at: 1)
+        try statement.bind(version, at: 2)
+        try statement.run()
+    }
+
+    func close() {
+        connection.close()
+    }
+}

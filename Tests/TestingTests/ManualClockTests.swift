@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+/// CORE-1: the manual clock moves only when told and wakes exactly the sleepers that are due.
+@Suite struct ManualClockTests {
+    @Test("the clock starts at its fixed date and stays there until advanced")
+    func startsFixed() {
+        let clock = ManualClock()
+        #expect(clock.now == ManualClock.defaultStart)
+        #expect(clock.now == clock.now)
+        let custom = Date(timeIntervalSince1970: 1000)
+        #expect(ManualClock(start: custom).now == custom)
+    }
+
+    @Test("advance(by:) and advance(to:) move the date; the clock never moves backwards")
+    func advancing() {
+        let clock = ManualClock()
+        clock.advance(by: .seconds(90))
+        #expect(clock.now == ManualClock.defaultStart.addingTimeInterval(90))
+        clock.advance(to: ManualClock.defaultStart.addingTimeInterval(3600))
+        #expect(clock.now == ManualClock.defaultStart.addingTimeInterval(3600))
+        clock.advance(to: ManualClock.defaultStart)
+        clock.advance(by: .seconds(-10))
+        #expect(clock.now == ManualClock.defaultStart.addingTimeInterval(3600))
+    }
+
+    @Test("a sleeper wakes when its deadline is reached, not a moment before")
+    func wakesAtDeadline() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(300)); return clock.now }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(299))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        #expect(clock.sleeperCount == 0)
+        #expect(try await sleeper.value == ManualClock.defaultStart.addingTimeInterval(300))
+    }
+
+    @Test("one advance wakes exactly the due sleepers and keeps the later ones asleep")
+    func wakesOnlyDue() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let early = Task { try await clock.sleep(until: start.addingTimeInterval(10)) }
+        let middle = Task { try await clock.sleep(until: start.addingTimeInterval(20)) }
+        let late = Task { try await clock.sleep(until: start.addingTimeInterval(60)) }
+        await clock.waitForSleepers(3)
+        #expect(clock.pendingDeadlines == [10, 20, 60].map { start.addingTimeInterval($0) })
+        clock.advance(by: .seconds(30))
+        try await early.value
+        try await middle.value
+        #expect(clock.pendingDeadlines == [start.addingTimeInterval(60)])
+        clock.advance(by: .seconds(30))
+        try await late.value
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("advancing to each pending deadline in turn wakes sleepers earliest deadline first")
+    func deadlineOrder() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        // Each sleeper, once woken, hands over to the next through a stream that keeps order.
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        var sleepers: [Task<Void, any Error>] = []
+        for offset in [50, 10, 40, 20, 30] {
+            sleepers.append(Task {
+                try await clock.sleep(until: start.addingTimeInterval(TimeInterval(offset)))
+                continuation.yield(offset)
+            })
+            await clock.waitForSleepers(sleepers.count)
+        }
+        // Wake them one deadline at a time: the order is fixed by the clock, not by scheduling.
+        var order: [Int] = []
+        var iterator = stream.makeAsyncIterator()
+        for deadline in clock.pendingDeadlines {
+            clock.advance(to: deadline)
+            if let woken = await iterator.next() { order.append(woken) }
+        }
+        #expect(order == [10, 20, 30, 40, 50])
+        for sleeper in sleepers { try await sleeper.value }
+    }
+
+    @Test("a deadline already passed returns without advancing")
+    func pastDeadline() async throws {
+        let clock = ManualClock()
+        try await clock.sleep(until: clock.now)
+        try await clock.sleep(until: clock.now.addingTimeInterval(-5))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("cancelling a sleeper removes it and throws CancellationError")
+    func cancellation() async {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(60)) }
+        await clock.waitForSleepers(1)
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("a sleep started in a cancelled task throws at once")
+    func cancelledBeforeSleeping() async {
+        let clock = ManualClock()
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(60))
+        }
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+}
