@@ -1,1 +1,39 @@
-print("hi")
+// train-bench: TrainKit's performance targets (SPEC §9), each measured against a
+// baseline in the same run. `swift run -c release train-bench [--json] [--quick]`.
+
+import Foundation
+
+let arguments = Set(CommandLine.arguments.dropFirst())
+let unknown = arguments.subtracting(["--json", "--quick", "--help"])
+if arguments.contains("--help") || !unknown.isEmpty {
+    print("usage: train-bench [--json] [--quick]\n  --json   print the rows as a JSON array\n  --quick  fewer rounds, for a smoke test")
+    exit(unknown.isEmpty ? 0 : 2)
+}
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("train-bench-\(UUID().uuidString)")
+do {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let rows = try StoreRows(directory: directory, quick: arguments.contains("--quick")).run()
+    if arguments.contains("--json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+    } else {
+        printTable(rows)
+    }
+} catch {
+    FileHandle.standardError.write(Data("train-bench: \(error)\n".utf8))
+    exit(1)
+}
+
+func printTable(_ rows: [BenchRow]) {
+    func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+    func format(_ value: Double) -> String { String(format: value < 10 ? "%.3f" : "%.1f", value) }
+    let header = [pad("id", 12), pad("workload", 62), pad("ours", 10), pad("baseline", 10), pad("unit", 10), pad("ratio", 7), "target"]
+    print(header.joined(separator: " "))
+    for row in rows {
+        print([pad(row.id, 12), pad(row.workload, 62), pad(format(row.ours), 10), pad(format(row.baseline), 10),
+               pad(row.unit, 10), pad(String(format: "%.2f", row.ratio), 7), row.target].joined(separator: " "))
+    }
+}

@@ -37,13 +37,13 @@ final class SQLiteBackend: StorageBackend {
         return catalog
     }
 
-    func beginRead() throws(CoreError) { try connection.execute("BEGIN") }
-    func endRead() { try? connection.execute("ROLLBACK") }
-    func beginWrite() throws(CoreError) { try connection.execute("BEGIN IMMEDIATE") }
+    func beginRead() throws(CoreError) { try connection.statement("BEGIN").run() }
+    func endRead() { rollbackWrite() }
+    func beginWrite() throws(CoreError) { try connection.statement("BEGIN IMMEDIATE").run() }
 
     func commitWrite() throws(CoreError) {
         do {
-            try connection.execute("COMMIT")
+            try connection.statement("COMMIT").run()
         } catch {
             rollbackWrite()
             throw error
@@ -51,7 +51,7 @@ final class SQLiteBackend: StorageBackend {
     }
 
     func rollbackWrite() {
-        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        if connection.isInTransaction { try? connection.statement("ROLLBACK").run() }
     }
 
     func value(forKey key: String, in collection: String) throws(CoreError) -> Data? {
