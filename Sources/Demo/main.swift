@@ -1,1 +1,36 @@
-print("hi")
+// train-demo: the life of an account on TrainKit's file-backed stack, narrated.
+//
+//     swift run train-demo [--data-dir DIR]
+//
+// Without --data-dir it works in a fresh temporary directory and removes it at the
+// end; with it, the data stays and a second run continues where the first stopped.
+// Exits 0 only if every step did what it says.
+
+import Foundation
+import TrainCore
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var dataDirectory: URL?
+var keepsData = false
+while let argument = arguments.first {
+    arguments.removeFirst()
+    switch argument {
+    case "--data-dir" where !arguments.isEmpty:
+        dataDirectory = URL(fileURLWithPath: arguments.removeFirst(), isDirectory: true)
+        keepsData = true
+    case "--help":
+        print("usage: train-demo [--data-dir DIR]")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("train-demo: unknown argument '\(argument)'\nusage: train-demo [--data-dir DIR]\n".utf8))
+        exit(2)
+    }
+}
+let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("train-demo-\(UUID().uuidString)")
+
+print("TrainKit demo — data in \(directory.path)\(keepsData ? " (kept)" : " (temporary)")\n")
+let narrator = Narrator()
+StorageChapter(directory: directory, narrator: narrator).run()
+let status = narrator.finish()
+if !keepsData { try? FileManager.default.removeItem(at: directory) }
+exit(status)
