@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.iOS(.v18), .macOS(.v15), .watchOS(.v11), .tvOS(.v18), .visionOS(.v2)],
     products: [
         .library(name: "TrainCore", targets: ["TrainCore"]),
+        .library(name: "TrainAuth", targets: ["TrainAuth"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
         .executable(name: "train-demo", targets: ["train-demo"]),
         .executable(name: "train-bench", targets: ["train-bench"]),
@@ -22,8 +23,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "TrainCore", dependencies: [sqlite], path: "Sources/Core"),
-        .target(name: "TrainTesting", dependencies: ["TrainCore"], path: "Sources/Testing"),
-        .executableTarget(name: "train-demo", dependencies: ["TrainCore"], path: "Sources/Demo"),
+        .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
+        .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Testing"),
+        .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Demo"),
         .executableTarget(name: "train-bench", dependencies: ["TrainCore", sqlite], path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
@@ -32,6 +34,7 @@ let package = Package(
             dependencies: ["TrainCore", "TrainTesting", "train-store-probe", sqlite],
             path: "Tests/CoreTests"
         ),
+        .testTarget(name: "TrainAuthTests", dependencies: ["TrainAuth", "TrainTesting"], path: "Tests/AuthTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]

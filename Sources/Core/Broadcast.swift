@@ -64,6 +64,13 @@ public final class Broadcast<Element: Sendable>: Sendable {
         }
     }
 
+    /// Makes `value` the current value that new subscribers receive first, without
+    /// delivering it to the existing ones (for a refresh that is not a change).
+    /// - Parameter value: The new current value.
+    public func replace(_ value: Element) {
+        state.withLock { $0.current = value }
+    }
+
     /// Ends every subscriber's stream.
     public func finish() {
         let subscribers = state.withLock { state in

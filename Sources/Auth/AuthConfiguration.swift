@@ -1,0 +1,108 @@
+import Foundation
+import TrainCore
+
+/// The rules of a ``LocalAuthService``, each a value an app or a test can change.
+public struct AuthPolicy: Sendable {
+    /// How old the last sign-in may be for delete account, unlink and email change (AUTH-4).
+    /// Exactly this old is still fresh.
+    public var recentLoginWindow: Duration
+    /// PBKDF2 iterations for new password hashes.
+    public var passwordIterations: Int
+    /// The minimum password length.
+    public var minimumPasswordLength: Int
+    /// Test phone numbers (E.164) and their fixed codes; no SMS is sent to them.
+    public var testPhoneNumbers: [String: String]
+    /// How long before a code can be sent to the same number again.
+    public var codeResendCooldown: Duration
+    /// Wrong codes allowed per verification before `tooManyRequests`.
+    public var maxCodeAttempts: Int
+    /// How long a verification code stays valid.
+    public var codeLifetime: Duration
+
+    /// Creates a policy; the defaults follow Firebase and OWASP.
+    /// - Parameters:
+    ///   - recentLoginWindow: 300 seconds.
+    ///   - passwordIterations: 600,000 (OWASP's figure for PBKDF2-HMAC-SHA256).
+    ///   - minimumPasswordLength: 8.
+    ///   - testPhoneNumbers: `+1 650-555-1234` with code `123456`.
+    ///   - codeResendCooldown: 60 seconds.
+    ///   - maxCodeAttempts: 5.
+    ///   - codeLifetime: 10 minutes.
+    public init(recentLoginWindow: Duration = .seconds(300), passwordIterations: Int = 600_000,
+                minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = ["+16505551234": "123456"],
+                codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600)) {
+        self.recentLoginWindow = recentLoginWindow
+        self.passwordIterations = passwordIterations
+        self.minimumPasswordLength = minimumPasswordLength
+        self.testPhoneNumbers = testPhoneNumbers
+        self.codeResendCooldown = codeResendCooldown
+        self.maxCodeAttempts = maxCodeAttempts
+        self.codeLifetime = codeLifetime
+    }
+}
+
+/// An identity provider wired into the service: its authorizer and the audience
+/// (`aud`) its tokens must carry — the app's bundle ID or OAuth client ID.
+public struct IdentityProviderConfiguration: Sendable {
+    /// The authorizer that runs the provider's sign-in.
+    public var authorizer: any IdentityAuthorizer
+    /// The audience identity tokens must be issued for.
+    public var audience: String
+
+    /// Creates a provider configuration.
+    /// - Parameters:
+    ///   - authorizer: The authorizer.
+    ///   - audience: The expected `aud`.
+    public init(authorizer: any IdentityAuthorizer, audience: String) {
+        self.authorizer = authorizer
+        self.audience = audience
+    }
+}
+
+/// Everything a ``LocalAuthService`` is built from: clock, IDs, providers and policy.
+public struct AuthConfiguration: Sendable {
+    /// The clock of every time rule.
+    public var clock: any DateClock
+    /// Makes account identifiers and verification IDs.
+    public var ids: any IDGenerator
+    /// Sign in with Apple, if offered.
+    public var apple: IdentityProviderConfiguration?
+    /// Google sign-in, if offered.
+    public var google: IdentityProviderConfiguration?
+    /// Delivers SMS codes to numbers that are not test numbers; nil allows test numbers only.
+    public var codeSender: (any VerificationCodeSender)?
+    /// The device's biometrics.
+    public var biometrics: any BiometricAuthenticator
+    /// The rules.
+    public var policy: AuthPolicy
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - clock: The clock; the system's by default.
+    ///   - ids: The ID generator; random by default.
+    ///   - apple: Sign in with Apple, if offered.
+    ///   - google: Google sign-in, if offered.
+    ///   - codeSender: The SMS sender for real numbers.
+    ///   - biometrics: The device's biometrics; none by default.
+    ///   - policy: The rules.
+    public init(clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
+                apple: IdentityProviderConfiguration? = nil, google: IdentityProviderConfiguration? = nil,
+                codeSender: (any VerificationCodeSender)? = nil, biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
+                policy: AuthPolicy = AuthPolicy()) {
+        self.clock = clock
+        self.ids = ids
+        self.apple = apple
+        self.google = google
+        self.codeSender = codeSender
+        self.biometrics = biometrics
+        self.policy = policy
+    }
+
+    func provider(_ provider: AuthProvider) -> IdentityProviderConfiguration? {
+        switch provider {
+        case .apple: apple
+        case .google: google
+        case .password, .phone: nil
+        }
+    }
+}

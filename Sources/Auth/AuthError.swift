@@ -1,0 +1,146 @@
+import Foundation
+
+/// The one error type of TrainAuth (AUTH-9). Its codes mirror Firebase Auth's, and
+/// each has a user-facing description and recovery suggestion an app can show as is.
+///
+/// ```swift
+/// do {
+///     try await auth.deleteAccount()
+/// } catch let error as AuthError where error.code == .requiresRecentLogin {
+///     // error.errorDescription: "For security reasons, you need to verify your identity before …"
+///     let credential = try await auth.requestCredential(from: .apple)
+///     try await auth.reauthenticate(with: credential)
+///     try await auth.deleteAccount()
+/// }
+/// ```
+///
+/// No error text ever contains a password, token, code or nonce.
+public struct AuthError: Error, Hashable, Sendable {
+    /// What went wrong; new codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code, as Firebase spells it (`"requiresRecentLogin"`).
+        public let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The operation is sensitive and the last sign-in is too old (AUTH-4).
+        public static let requiresRecentLogin = Code("requiresRecentLogin")
+        /// The credential belongs to another user than the one signed in.
+        public static let userMismatch = Code("userMismatch")
+        /// No account matches the credential.
+        public static let userNotFound = Code("userNotFound")
+        /// The account exists but is disabled.
+        public static let userDisabled = Code("userDisabled")
+        /// The identity token's nonce is missing or is not the SHA-256 of the raw nonce, or the nonce was used before.
+        public static let missingOrInvalidNonce = Code("missingOrInvalidNonce")
+        /// The credential is malformed, expired, for another app, or was used before.
+        public static let invalidCredential = Code("invalidCredential")
+        /// The credential is already linked to another account.
+        public static let credentialAlreadyInUse = Code("credentialAlreadyInUse")
+        /// This provider is already linked to the account.
+        public static let providerAlreadyLinked = Code("providerAlreadyLinked")
+        /// The provider is not linked to the account (Firebase's `noSuchProvider`).
+        public static let noSuchProvider = Code("noSuchProvider")
+        /// The provider is the account's last way to sign in and cannot be unlinked.
+        public static let lastProvider = Code("lastProvider")
+        /// The SMS code is wrong or not six digits.
+        public static let invalidVerificationCode = Code("invalidVerificationCode")
+        /// The verification ID is unknown or was already used.
+        public static let invalidVerificationID = Code("invalidVerificationID")
+        /// The SMS code expired; request a new one.
+        public static let sessionExpired = Code("sessionExpired")
+        /// Too many attempts or requests in a short time.
+        public static let tooManyRequests = Code("tooManyRequests")
+        /// The phone number is not a valid E.164 number, or cannot receive codes here.
+        public static let invalidPhoneNumber = Code("invalidPhoneNumber")
+        /// The email address is malformed.
+        public static let invalidEmail = Code("invalidEmail")
+        /// The password is empty or too weak.
+        public static let weakPassword = Code("weakPassword")
+        /// The password is wrong.
+        public static let wrongPassword = Code("wrongPassword")
+        /// Another account already uses this email address.
+        public static let emailAlreadyInUse = Code("emailAlreadyInUse")
+        /// The provider is not configured for this service.
+        public static let operationNotAllowed = Code("operationNotAllowed")
+        /// The network or the provider could not be reached.
+        public static let networkError = Code("networkError")
+        /// The operation needs a signed-in user and there is none.
+        public static let notSignedIn = Code("notSignedIn")
+        /// The user cancelled (the Apple sheet, a biometric prompt).
+        public static let cancelled = Code("cancelled")
+        /// The device has no biometric hardware, or it is unavailable.
+        public static let biometryNotAvailable = Code("biometryNotAvailable")
+        /// No face or fingerprint is enrolled.
+        public static let biometryNotEnrolled = Code("biometryNotEnrolled")
+        /// Biometrics are locked after too many failed attempts.
+        public static let biometryLockout = Code("biometryLockout")
+        /// The face or fingerprint was not recognized.
+        public static let biometryFailed = Code("biometryFailed")
+        /// The account data on this device could not be read or written.
+        public static let storage = Code("storage")
+
+        /// The code's name.
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A detail of this occurrence for developers and logs; never contains secrets.
+    public let detail: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - detail: A detail for developers; defaults to the user-facing description.
+    public init(_ code: Code, detail: String? = nil) {
+        self.code = code
+        self.detail = detail ?? Self.messages[code]?.description ?? code.name
+    }
+
+    private static let messages: [Code: (description: String, suggestion: String?)] = [
+        .requiresRecentLogin: ("For security reasons, you need to verify your identity before deleting your account. This only takes a moment.",
+                               "Sign in again to continue."),
+        .userMismatch: ("The account you verified with is not the one that is signed in.",
+                        "Verify with the same account you are signed in with."),
+        .userNotFound: ("There is no account for these sign-in details.", "Check the details, or create an account."),
+        .userDisabled: ("This account has been disabled.", "Contact support to restore it."),
+        .missingOrInvalidNonce: ("The sign-in request could not be verified.", "Try signing in again."),
+        .invalidCredential: ("The sign-in details are invalid or have expired.", "Try signing in again."),
+        .credentialAlreadyInUse: ("These sign-in details already belong to another account.",
+                                  "Sign in to that account instead, or use other details."),
+        .providerAlreadyLinked: ("This sign-in method is already linked to your account.", nil),
+        .noSuchProvider: ("This sign-in method is not linked to your account.", nil),
+        .lastProvider: ("This is your only way to sign in, so it cannot be removed.",
+                        "Add another sign-in method first."),
+        .invalidVerificationCode: ("The verification code is wrong.", "Check the 6-digit code in the text message and try again."),
+        .invalidVerificationID: ("This verification is no longer valid.", "Request a new code."),
+        .sessionExpired: ("The verification code has expired.", "Request a new code."),
+        .tooManyRequests: ("Too many attempts. Please wait a moment.", "Try again later."),
+        .invalidPhoneNumber: ("The phone number is not valid.", "Enter the number with its country code, such as +1 650 555 1234."),
+        .invalidEmail: ("The email address is not valid.", "Check the address and try again."),
+        .weakPassword: ("The password is too weak.", "Use at least 8 characters, mixing letters and digits."),
+        .wrongPassword: ("The password is wrong.", "Try again, or reset your password."),
+        .emailAlreadyInUse: ("Another account already uses this email address.", "Sign in to that account instead."),
+        .operationNotAllowed: ("This sign-in method is not available.", "Choose another way to sign in."),
+        .networkError: ("The network could not be reached.", "Check your connection and try again."),
+        .notSignedIn: ("You are not signed in.", "Sign in to continue."),
+        .cancelled: ("The request was cancelled.", nil),
+        .biometryNotAvailable: ("Face ID or Touch ID is not available on this device.", "You can keep using your passcode."),
+        .biometryNotEnrolled: ("No face or fingerprint is set up on this device.", "Set up Face ID or Touch ID in Settings."),
+        .biometryLockout: ("Biometric authentication is locked after too many attempts.", "Unlock your device with its passcode, then try again."),
+        .biometryFailed: ("Your face or fingerprint was not recognized.", "Try again."),
+        .storage: ("Your account data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
+    ]
+}
+
+extension AuthError: LocalizedError {
+    /// A user-facing sentence for the code.
+    public var errorDescription: String? { Self.messages[code]?.description ?? detail }
+    /// What the user can do about it.
+    public var recoverySuggestion: String? { Self.messages[code]?.suggestion ?? nil }
+}
+
+extension AuthError: CustomStringConvertible {
+    /// The code and the developer detail, for logs.
+    public var description: String { "AuthError.\(code): \(detail)" }
+}

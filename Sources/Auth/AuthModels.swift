@@ -1,0 +1,178 @@
+import Foundation
+
+/// A way of signing in, named as Firebase names its provider IDs.
+public enum AuthProvider: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Sign in with Apple.
+    case apple = "apple.com"
+    /// Google sign-in (OpenID Connect).
+    case google = "google.com"
+    /// Email address and password.
+    case password = "password"
+    /// Phone number with a 6-digit SMS code.
+    case phone = "phone"
+}
+
+/// A provider linked to an account, with the identity it knows the user by.
+public struct LinkedProvider: Codable, Hashable, Sendable {
+    /// The provider.
+    public var provider: AuthProvider
+    /// The user's identifier at that provider: Apple's or Google's `sub`, the email
+    /// address, or the phone number in E.164 form.
+    public var subject: String
+    /// The email address the provider reported, if any.
+    public var email: String?
+    /// When the provider was linked.
+    public var linkedAt: Date
+
+    /// Creates a linked provider.
+    /// - Parameters:
+    ///   - provider: The provider.
+    ///   - subject: The user's identifier at that provider.
+    ///   - email: The email address the provider reported.
+    ///   - linkedAt: When it was linked.
+    public init(provider: AuthProvider, subject: String, email: String? = nil, linkedAt: Date) {
+        self.provider = provider
+        self.subject = subject
+        self.email = email
+        self.linkedAt = linkedAt
+    }
+}
+
+/// A person's name as Sign in with Apple delivers it, on the first authorization only.
+public struct FullName: Codable, Hashable, Sendable {
+    /// The given (first) name.
+    public var givenName: String?
+    /// The family (last) name.
+    public var familyName: String?
+
+    /// Creates a name.
+    /// - Parameters:
+    ///   - givenName: The given name.
+    ///   - familyName: The family name.
+    public init(givenName: String? = nil, familyName: String? = nil) {
+        self.givenName = givenName
+        self.familyName = familyName
+    }
+
+    /// The parts that are present, joined by a space, or nil when there are none.
+    public var formatted: String? {
+        let parts = [givenName, familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+}
+
+/// A signed-in user (seed 004's `UserEntity`). The subscription tier is not stored
+/// here: it is read from the subscription service.
+public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
+    /// The account's stable identifier (Firebase's UID).
+    public let id: String
+    /// The email address, which may be an Apple private-relay address; nil for a
+    /// phone-only account.
+    public var email: String?
+    /// Whether ``email`` is an Apple private-relay address.
+    public var isPrivateEmail: Bool
+    /// The name to show, if the user gave one.
+    public var displayName: String?
+    /// The phone number in E.164 form, for accounts with a phone provider.
+    public var phoneNumber: String?
+    /// The providers the user can sign in with.
+    public var providers: [LinkedProvider]
+    /// When the account was created.
+    public var createdAt: Date
+    /// When the user last signed in or re-authenticated.
+    public var lastSignInAt: Date
+
+    /// Creates a user.
+    /// - Parameters:
+    ///   - id: The account's identifier.
+    ///   - email: The email address.
+    ///   - isPrivateEmail: Whether the email is a private-relay address.
+    ///   - displayName: The name to show.
+    ///   - phoneNumber: The phone number in E.164 form.
+    ///   - providers: The linked providers.
+    ///   - createdAt: When the account was created.
+    ///   - lastSignInAt: When the user last signed in.
+    public init(id: String, email: String? = nil, isPrivateEmail: Bool = false, displayName: String? = nil,
+                phoneNumber: String? = nil, providers: [LinkedProvider] = [], createdAt: Date, lastSignInAt: Date) {
+        self.id = id
+        self.email = email
+        self.isPrivateEmail = isPrivateEmail
+        self.displayName = displayName
+        self.phoneNumber = phoneNumber
+        self.providers = providers
+        self.createdAt = createdAt
+        self.lastSignInAt = lastSignInAt
+    }
+
+    /// Whether `provider` is linked to this account.
+    /// - Parameter provider: The provider to look for.
+    /// - Returns: True if the account can sign in with it.
+    public func isLinked(_ provider: AuthProvider) -> Bool {
+        providers.contains { $0.provider == provider }
+    }
+}
+
+/// Proof of identity presented to sign in, re-authenticate or link, shaped like
+/// Firebase's credentials.
+public enum AuthCredential: Hashable, Sendable {
+    /// An Apple or Google credential from an ``IdentityAuthorizer``, with the raw
+    /// nonce whose SHA-256 the request carried.
+    case identity(IdentityCredential, rawNonce: String)
+    /// An email address and password.
+    case emailPassword(email: String, password: String)
+    /// A phone verification and the 6-digit code the user typed.
+    case phone(verificationID: String, code: String)
+
+    /// The provider this credential is for.
+    public var provider: AuthProvider {
+        switch self {
+        case .identity(let credential, _): credential.provider
+        case .emailPassword: .password
+        case .phone: .phone
+        }
+    }
+}
+
+/// The answer of a provider's credential-state check (Apple's `getCredentialState`).
+public enum CredentialState: String, Codable, Hashable, Sendable {
+    /// The user is authorized.
+    case authorized
+    /// The user revoked the app's authorization (in Settings, or by deleting the account at Apple).
+    case revoked
+    /// The provider does not know this user for this app.
+    case notFound
+    /// The app was transferred to another developer team; the user must be migrated.
+    case transferred
+}
+
+/// What ``AuthService/deleteAccount()`` did.
+public struct AccountDeletionReceipt: Hashable, Sendable {
+    /// What happened to the Apple token when the account had Sign in with Apple.
+    public enum TokenRevocation: Hashable, Sendable {
+        /// No Apple provider was linked.
+        case notApplicable
+        /// The token was revoked at the provider.
+        case revoked
+        /// Revocation failed; the account was deleted all the same. Users can still
+        /// remove the app in Settings › Apple ID › Sign in with Apple.
+        case failed(AuthError)
+    }
+
+    /// The deleted account's identifier.
+    public let userID: String
+    /// The providers that were unlinked with it.
+    public let providers: [AuthProvider]
+    /// The outcome of Apple token revocation.
+    public let tokenRevocation: TokenRevocation
+
+    /// Creates a receipt.
+    /// - Parameters:
+    ///   - userID: The deleted account's identifier.
+    ///   - providers: The providers that were linked.
+    ///   - tokenRevocation: The outcome of Apple token revocation.
+    public init(userID: String, providers: [AuthProvider], tokenRevocation: TokenRevocation) {
+        self.userID = userID
+        self.providers = providers
+        self.tokenRevocation = tokenRevocation
+    }
+}

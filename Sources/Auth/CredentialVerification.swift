@@ -1,0 +1,111 @@
+import Foundation
+import TrainCore
+
+/// A credential whose checks passed: who it names, what it carries, and what must be
+/// recorded as used once the operation it serves commits.
+struct VerifiedCredential {
+    var provider: AuthProvider
+    var subject: String
+    var email: String?
+    var isPrivateEmail = false
+    var fullName: FullName?
+    var password: String?
+    var usedKeys: [(key: String, expiresAt: Date)] = []
+    var phoneVerificationID: String?
+    var authorizationCode: String?
+
+    var identityKey: String { AuthRecords.identityKey(provider, subject) }
+}
+
+extension LocalAuthService {
+    /// Checks a credential without changing anything but a phone verification's
+    /// wrong-attempt count (AUTH-1, AUTH-3).
+    func verify(_ credential: AuthCredential) throws(AuthError) -> VerifiedCredential {
+        switch credential {
+        case .identity(let identity, let rawNonce):
+            return try verifyIdentity(identity, rawNonce: rawNonce)
+        case .emailPassword(let email, let password):
+            let address = try Credentials.normalizedEmail(email)
+            guard !password.isEmpty else { throw AuthError(.wrongPassword, detail: "The password is empty.") }
+            return VerifiedCredential(provider: .password, subject: address, email: address, password: password)
+        case .phone(let verificationID, let code):
+            let number = try checkPhoneCode(verificationID: verificationID, code: code)
+            return VerifiedCredential(provider: .phone, subject: number, phoneVerificationID: verificationID)
+        }
+    }
+
+    private func verifyIdentity(_ identity: IdentityCredential, rawNonce: String) throws(AuthError) -> VerifiedCredential {
+        guard identity.provider == .apple || identity.provider == .google, let configured = configuredProvider(identity.provider) else {
+            throw AuthError(.operationNotAllowed, detail: "\(identity.provider.rawValue) is not configured for this service.")
+        }
+        let claims = try IdentityToken.claims(of: identity.identityToken)
+        let issuer = identity.provider == .apple ? "https://appleid.apple.com" : "https://accounts.google.com"
+        guard claims.issuer == issuer else {
+            throw AuthError(.invalidCredential, detail: "The identity token was issued by another provider.")
+        }
+        guard claims.audience == configured.audience else {
+            throw AuthError(.invalidCredential, detail: "The identity token was issued for another app (wrong audience).")
+        }
+        guard clock.now <= claims.expiresAt else {
+            throw AuthError(.invalidCredential, detail: "The identity token has expired.")
+        }
+        guard identity.user.isEmpty || identity.user == claims.subject else {
+            throw AuthError(.invalidCredential, detail: "The credential's user does not match its identity token.")
+        }
+        guard let nonce = claims.nonce, !rawNonce.isEmpty,
+              nonce == SHA256.hash(data: Data(rawNonce.utf8)).hexString else {
+            throw AuthError(.missingOrInvalidNonce, detail: "The token's nonce is missing or is not the SHA-256 of the raw nonce.")
+        }
+        let tokenKey = "token:" + SHA256.hash(data: Data(identity.identityToken.utf8)).hexString
+        let nonceKey = "nonce:" + nonce
+        let (tokenUsed, nonceUsed) = try read { records in
+            (try records.data(forKey: tokenKey, in: AuthRecords.usedCredentials) != nil,
+             try records.data(forKey: nonceKey, in: AuthRecords.usedCredentials) != nil)
+        }
+        guard !tokenUsed else { throw AuthError(.invalidCredential, detail: "The identity token was already used.") }
+        guard !nonceUsed else { throw AuthError(.missingOrInvalidNonce, detail: "The nonce was already used.") }
+        let email = claims.email ?? identity.email
+        return VerifiedCredential(
+            provider: identity.provider, subject: claims.subject, email: email.map { $0.lowercased() },
+            isPrivateEmail: claims.isPrivateEmail ?? email?.hasSuffix("@privaterelay.appleid.com") ?? false,
+            fullName: identity.fullName ?? claims.name.map { FullName(givenName: $0) },
+            usedKeys: [(tokenKey, claims.expiresAt), (nonceKey, claims.expiresAt)],
+            authorizationCode: identity.authorizationCode)
+    }
+
+    /// The account a verified credential names, if there is one.
+    func account(for verified: VerifiedCredential, in records: RecordReader) throws -> AuthRecords.Account? {
+        guard let userID = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) else { return nil }
+        return try records.value(forKey: userID, in: AuthRecords.accounts)
+    }
+
+    /// Throws `wrongPassword` unless an email credential's password matches the stored hash.
+    func checkPassword(of verified: VerifiedCredential, forUserID userID: String) throws(AuthError) {
+        guard let password = verified.password else { return }
+        let hash = try read { try $0.value(forKey: userID, in: AuthRecords.passwords) }
+        guard let hash, hash.matches(password) else { throw AuthError(.wrongPassword) }
+    }
+
+    /// A new account for a first sign-in with Apple, Google or a phone number.
+    func newUser(from verified: VerifiedCredential, now: Date) -> UserEntity {
+        UserEntity(id: makeID(), email: verified.email, isPrivateEmail: verified.isPrivateEmail,
+                   displayName: verified.fullName?.formatted,
+                   phoneNumber: verified.provider == .phone ? verified.subject : nil,
+                   providers: [LinkedProvider(provider: verified.provider, subject: verified.subject, email: verified.email, linkedAt: now)],
+                   createdAt: now, lastSignInAt: now)
+    }
+
+    /// Records the credential's token and nonce as used, in the operation's transaction.
+    func consume(_ verified: VerifiedCredential, in records: RecordWriter) throws {
+        for used in verified.usedKeys {
+            try records.put(used.expiresAt, forKey: used.key, in: AuthRecords.usedCredentials)
+        }
+    }
+
+    /// After the operation committed: the phone verification is spent, and an Apple
+    /// authorization code is kept in memory for revoking tokens at deletion.
+    func finish(_ verified: VerifiedCredential, for user: UserEntity) {
+        if let id = verified.phoneVerificationID { spendPhoneVerification(id) }
+        if verified.provider == .apple, let code = verified.authorizationCode { rememberAuthorizationCode(code, for: user.id) }
+    }
+}

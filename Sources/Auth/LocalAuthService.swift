@@ -1,0 +1,405 @@
+import Foundation
+import Synchronization
+import TrainCore
+
+/// TrainKit's ``AuthService``: the whole sign-in logic of SPEC §2 running on this
+/// device, on a ``RecordStore`` — in memory for previews and tests, or in a file so
+/// the session survives a relaunch (AUTH-8). Both variants run this same code.
+///
+/// ```swift
+/// let clock = SystemClock()
+/// let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
+/// apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada")))
+/// let auth = try LocalAuthService(
+///     fileAt: directory.appendingPathComponent("auth.sqlite"),
+///     configuration: AuthConfiguration(clock: clock, apple: .init(authorizer: apple, audience: "com.example.train")))
+/// let user = try await auth.signInWithApple()
+/// ```
+///
+/// Identity tokens are checked for issuer, audience, expiry and nonce; their
+/// signatures are the backend's business (Firebase checks them with Apple's keys)
+/// and are not verified here.
+public actor LocalAuthService: AuthService {
+    private let store: RecordStore
+    private let configuration: AuthConfiguration
+    private let users: Broadcast<UserEntity?>
+    private var phoneVerifications = PhoneVerifications()
+    /// The latest Apple authorization code of each user this session, for token revocation. Memory only.
+    private var authorizationCodes: [String: String] = [:]
+    private let revocationListener = Mutex<Task<Void, Never>?>(nil)
+
+    /// Creates a service whose accounts live in memory.
+    /// - Parameter configuration: Clock, IDs, providers and policy.
+    /// - Throws: ``TrainCore/CoreError`` if the store cannot be set up.
+    public init(inMemory configuration: AuthConfiguration = AuthConfiguration()) throws {
+        try self.init(store: RecordStore(inMemory: AuthRecords.schema), configuration: configuration)
+    }
+
+    /// Creates a service whose accounts and session live in `file`, restoring the
+    /// signed-in session; an account deleted or disabled meanwhile is signed out.
+    /// - Parameters:
+    ///   - file: The database file; other services may share it.
+    ///   - configuration: Clock, IDs, providers and policy.
+    ///   - options: How the store opens the file (recovery, durability).
+    /// - Throws: ``TrainCore/CoreError`` naming the file if it cannot be opened.
+    public init(fileAt file: URL, configuration: AuthConfiguration = AuthConfiguration(),
+                options: RecordStore.Options = RecordStore.Options()) throws {
+        try self.init(store: RecordStore(fileAt: file, schema: AuthRecords.schema, options: options), configuration: configuration)
+    }
+
+    private init(store: RecordStore, configuration: AuthConfiguration) throws {
+        self.store = store
+        self.configuration = configuration
+        let now = configuration.clock.now
+        let restored = try store.write { records -> UserEntity? in
+            // Used tokens past their expiry would be refused as expired anyway: forget them.
+            for stored in try records.records(in: AuthRecords.usedCredentials) {
+                if let expiry = try records.value(forKey: stored.key, in: AuthRecords.usedCredentials), expiry < now {
+                    try records.removeValue(forKey: stored.key, in: AuthRecords.usedCredentials)
+                }
+            }
+            guard let session = try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session) else { return nil }
+            guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled else {
+                try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+                return nil
+            }
+            return account.user
+        }
+        users = Broadcast(initial: restored)
+        if let apple = configuration.apple {
+            let events = apple.authorizer.revocations()
+            let task = Task { [weak self] in
+                for await userID in events {
+                    await self?.handleRevocation(ofAppleUser: userID)
+                }
+            }
+            revocationListener.withLock { $0 = task }
+        }
+    }
+
+    deinit {
+        revocationListener.withLock { $0?.cancel() }
+        users.finish()
+    }
+
+    // MARK: - State
+
+    /// The signed-in user, or nil.
+    public nonisolated var currentUser: UserEntity? { users.value }
+
+    /// The signed-in user now and after every change of user (AUTH-5).
+    /// - Returns: A stream that yields the current value first.
+    public nonisolated func authStateChanges() -> AsyncStream<UserEntity?> {
+        users.subscribe()
+    }
+
+    // MARK: - Sign-in
+
+    /// Signs in with Apple through the configured authorizer (AUTH-1).
+    /// - Returns: The signed-in user.
+    /// - Throws: ``AuthError``.
+    public func signInWithApple() async throws -> UserEntity {
+        try await signIn(with: requestCredential(from: .apple))
+    }
+
+    /// Signs in with Google through the configured authorizer (AUTH-3).
+    /// - Returns: The signed-in user.
+    /// - Throws: ``AuthError``.
+    public func signInWithGoogle() async throws -> UserEntity {
+        try await signIn(with: requestCredential(from: .google))
+    }
+
+    /// Runs the provider's sign-in with a fresh nonce and returns the credential.
+    /// - Parameter provider: `.apple` or `.google`.
+    /// - Returns: The credential and its raw nonce.
+    /// - Throws: ``AuthError/Code/operationNotAllowed`` for an unconfigured provider,
+    ///   and the authorizer's errors.
+    public func requestCredential(from provider: AuthProvider) async throws -> AuthCredential {
+        guard let configured = configuration.provider(provider) else {
+            throw AuthError(.operationNotAllowed, detail: "\(provider.rawValue) is not configured for this service.")
+        }
+        let rawNonce = try Nonce.random()
+        let request = AuthorizationRequest(hashedNonce: SHA256.hash(data: Data(rawNonce.utf8)).hexString)
+        do {
+            return .identity(try await configured.authorizer.authorize(request), rawNonce: rawNonce)
+        } catch let error as AuthError {
+            throw error
+        } catch is CancellationError {
+            throw AuthError(.cancelled)
+        } catch {
+            throw AuthError(.networkError, detail: "The \(provider.rawValue) sign-in failed: \(type(of: error)).")
+        }
+    }
+
+    /// Signs in with a credential, creating the account on a first Apple, Google or phone sign-in.
+    /// - Parameter credential: The credential.
+    /// - Returns: The signed-in user.
+    /// - Throws: ``AuthError``.
+    public func signIn(with credential: AuthCredential) async throws -> UserEntity {
+        let verified = try verify(credential)
+        let existing = try read { try self.account(for: verified, in: $0) }
+        if let existing {
+            guard !existing.isDisabled else { throw AuthError(.userDisabled) }
+            try checkPassword(of: verified, forUserID: existing.user.id)
+        } else if verified.provider == .password {
+            throw AuthError(.userNotFound, detail: "No account uses this email address.")
+        }
+        let now = configuration.clock.now
+        let user = try write { records in
+            var account = existing ?? AuthRecords.Account(user: self.newUser(from: verified, now: now))
+            if existing == nil {
+                try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
+            }
+            // AUTH-2: what a later sign-in does not carry never erases what the first one did.
+            account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
+            if account.user.email == nil, let email = verified.email {
+                account.user.email = email
+                account.user.isPrivateEmail = verified.isPrivateEmail
+            }
+            account.user.lastSignInAt = now
+            try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
+            try records.put(AuthRecords.Session(userID: account.user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            try self.consume(verified, in: records)
+            return account.user
+        }
+        finish(verified, for: user)
+        publish(user)
+        return user
+    }
+
+    /// Creates an email-and-password account and signs it in.
+    /// - Parameters:
+    ///   - email: The email address.
+    ///   - password: The password.
+    /// - Returns: The new user.
+    /// - Throws: ``AuthError`` — `invalidEmail`, `weakPassword`, `emailAlreadyInUse`.
+    public func createUser(email: String, password: String) async throws -> UserEntity {
+        let address = try Credentials.normalizedEmail(email)
+        try Credentials.checkStrength(password, minimumLength: configuration.policy.minimumPasswordLength)
+        let key = AuthRecords.identityKey(.password, address)
+        guard try read({ try $0.value(forKey: key, in: AuthRecords.identities) }) == nil else {
+            throw AuthError(.emailAlreadyInUse)
+        }
+        let hash = try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
+        let now = configuration.clock.now
+        let user = UserEntity(id: configuration.ids.makeID(), email: address,
+                              providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
+                              createdAt: now, lastSignInAt: now)
+        try write { records in
+            try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
+            try records.put(user.id, forKey: key, in: AuthRecords.identities)
+            try records.put(hash, forKey: user.id, in: AuthRecords.passwords)
+            try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+        }
+        publish(user)
+        return user
+    }
+
+    /// Sends a 6-digit code to a phone number; test numbers get their fixed code and no SMS.
+    /// - Parameter phoneNumber: The number with its country code.
+    /// - Returns: The verification ID.
+    /// - Throws: ``AuthError`` — `invalidPhoneNumber` (also for a number that is not a
+    ///   test number when no ``VerificationCodeSender`` is configured), `tooManyRequests`.
+    public func sendVerificationCode(to phoneNumber: String) async throws -> String {
+        let number = try PhoneNumber.normalize(phoneNumber)
+        let policy = configuration.policy
+        try phoneVerifications.checkCooldown(for: number, now: configuration.clock.now, cooldown: policy.codeResendCooldown.timeInterval)
+        let code: String
+        if let fixed = policy.testPhoneNumbers[number] {
+            code = fixed
+        } else if let sender = configuration.codeSender {
+            code = String(format: "%06d", Int.random(in: 0...999_999))
+            do {
+                try await sender.send(code: code, to: number)
+            } catch let error as AuthError {
+                throw error
+            } catch {
+                throw AuthError(.networkError, detail: "The code could not be sent: \(type(of: error)).")
+            }
+            let now = configuration.clock.now
+            try phoneVerifications.checkCooldown(for: number, now: now, cooldown: policy.codeResendCooldown.timeInterval)
+        } else {
+            throw AuthError(.invalidPhoneNumber, detail: "The number is not a test number and no code sender is configured.")
+        }
+        let id = configuration.ids.makeID()
+        phoneVerifications.start(id: id, phoneNumber: number, code: code, now: configuration.clock.now,
+                                 lifetime: policy.codeLifetime.timeInterval)
+        return id
+    }
+
+    // MARK: - Session
+
+    /// Proves again that the signed-in user is present (AUTH-4).
+    /// - Parameter credential: A credential of the signed-in user.
+    /// - Returns: The user with a new `lastSignInAt`.
+    /// - Throws: ``AuthError/Code/userMismatch`` for another user's credential; the
+    ///   current user stays signed in.
+    public func reauthenticate(with credential: AuthCredential) async throws -> UserEntity {
+        let current = try requireSession()
+        let verified = try verify(credential)
+        let owner = try read { try self.account(for: verified, in: $0) }
+        guard let owner, owner.user.id == current.user.id else {
+            throw AuthError(.userMismatch, detail: "The credential belongs to another account than the signed-in one.")
+        }
+        try checkPassword(of: verified, forUserID: owner.user.id)
+        let now = configuration.clock.now
+        let user = try write { records in
+            var account = current
+            account.user.lastSignInAt = now
+            try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
+            try self.consume(verified, in: records)
+            return account.user
+        }
+        finish(verified, for: user)
+        publish(user)
+        return user
+    }
+
+    /// Signs out: the local session is cleared first, and no network is used (AUTH-7).
+    /// - Throws: ``AuthError/Code/storage`` if the stored session could not be removed;
+    ///   the user is signed out in memory all the same.
+    public func signOut() async throws {
+        try endSession()
+    }
+
+    /// Asks Apple whether the signed-in user still authorizes the app (AUTH-6).
+    /// - Returns: The state; `revoked` and `notFound` have signed the user out.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
+    public func checkCredentialState() async throws -> CredentialState {
+        let current = try requireSession()
+        guard let apple = configuration.apple else { throw AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured.") }
+        guard let subject = current.user.providers.first(where: { $0.provider == .apple })?.subject else {
+            throw AuthError(.noSuchProvider, detail: "The account has no Apple ID linked.")
+        }
+        let state: CredentialState
+        do {
+            state = try await apple.authorizer.credentialState(forUserID: subject)
+        } catch let error as AuthError {
+            throw error
+        } catch {
+            throw AuthError(.networkError, detail: "The credential state could not be read: \(type(of: error)).")
+        }
+        if state == .revoked || state == .notFound, currentUser?.id == current.user.id {
+            try endSession()
+        }
+        return state
+    }
+
+    private func handleRevocation(ofAppleUser subject: String) {
+        guard let user = currentUser, user.providers.contains(where: { $0.provider == .apple && $0.subject == subject }) else { return }
+        try? endSession()
+    }
+
+    /// Disables or re-enables an account, as an administrator would in a console;
+    /// disabling the signed-in account signs it out.
+    /// - Parameters:
+    ///   - disabled: Whether the account is disabled.
+    ///   - userID: The account.
+    /// - Throws: ``AuthError/Code/userNotFound`` for an unknown account.
+    public func setAccountDisabled(_ disabled: Bool, userID: String) throws {
+        try write { records in
+            guard var account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+            account.isDisabled = disabled
+            try records.put(account, forKey: userID, in: AuthRecords.accounts)
+        }
+        if disabled, currentUser?.id == userID { try endSession() }
+    }
+
+    // MARK: - Shared steps
+
+    /// The signed-in account as stored; a deleted or disabled one is signed out here.
+    func requireSession() throws(AuthError) -> AuthRecords.Account {
+        guard let userID = currentUser?.id else { throw AuthError(.notSignedIn) }
+        let account = try read { try $0.value(forKey: userID, in: AuthRecords.accounts) }
+        guard let account, !account.isDisabled else {
+            try? endSession()
+            throw AuthError(account == nil ? .userNotFound : .userDisabled)
+        }
+        return account
+    }
+
+    /// Throws `requiresRecentLogin` when the last sign-in is older than the window (AUTH-4).
+    func requireRecentLogin(_ account: AuthRecords.Account) throws(AuthError) {
+        let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
+        guard age <= configuration.policy.recentLoginWindow.timeInterval else {
+            throw AuthError(.requiresRecentLogin, detail: "The last sign-in was \(Int(age)) seconds ago.")
+        }
+    }
+
+    /// Clears the session in memory first, then in storage.
+    func endSession() throws(AuthError) {
+        if let user = currentUser {
+            authorizationCodes[user.id] = nil
+            users.send(nil)
+        }
+        try write { records in
+            try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+        }
+    }
+
+    /// Makes `user` current: a new user is announced, the same user only refreshed.
+    func publish(_ user: UserEntity) {
+        if currentUser?.id == user.id {
+            users.replace(user)
+        } else {
+            users.send(user)
+        }
+    }
+
+    func forget(userID: String) {
+        authorizationCodes[userID] = nil
+        if currentUser?.id == userID { users.send(nil) }
+    }
+
+    func authorizationCode(for userID: String) -> String? {
+        authorizationCodes[userID]
+    }
+
+    func rememberAuthorizationCode(_ code: String, for userID: String) {
+        authorizationCodes[userID] = code
+    }
+
+    func checkPhoneCode(verificationID: String, code: String) throws(AuthError) -> String {
+        try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now,
+                                     maxAttempts: configuration.policy.maxCodeAttempts)
+    }
+
+    func spendPhoneVerification(_ id: String) {
+        phoneVerifications.consume(id)
+    }
+
+    func configuredProvider(_ provider: AuthProvider) -> IdentityProviderConfiguration? {
+        configuration.provider(provider)
+    }
+
+    func makeID() -> String {
+        configuration.ids.makeID()
+    }
+
+    var clock: any DateClock { configuration.clock }
+    var policy: AuthPolicy { configuration.policy }
+    var appleAuthorizer: (any IdentityAuthorizer)? { configuration.apple?.authorizer }
+    var biometrics: any BiometricAuthenticator { configuration.biometrics }
+
+    func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthError) -> Result {
+        do {
+            return try store.read(body)
+        } catch {
+            throw Self.authError(error)
+        }
+    }
+
+    func write<Result>(_ body: (RecordWriter) throws -> Result) throws(AuthError) -> Result {
+        do {
+            return try store.write(body)
+        } catch {
+            throw Self.authError(error)
+        }
+    }
+
+    private static func authError(_ error: any Error) -> AuthError {
+        if let error = error as? AuthError { return error }
+        if let error = error as? CoreError { return AuthError(.storage, detail: error.description) }
+        return AuthError(.storage, detail: "\(type(of: error))")
+    }
+}
