@@ -1,0 +1,99 @@
+import Foundation
+@testable import TrainAuth
+import TrainCore
+import TrainTesting
+
+/// The two storage variants every auth rule must hold for.
+enum AuthVariant: String, CaseIterable, CustomStringConvertible {
+    case inMemory, file
+    var description: String { rawValue }
+}
+
+/// A service under test with everything it talks to: a manual clock, sequential IDs,
+/// simulated Apple and Google, an SMS inbox and fake biometrics.
+final class AuthHarness {
+    static let appleAudience = "com.example.train"
+    static let googleAudience = "train.apps.googleusercontent.com"
+    static let ada = SimulatedIdentityProvider.Account(subject: "001.ada", email: "ada@example.com",
+                                                      fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
+    static let grace = SimulatedIdentityProvider.Account(subject: "002.grace", email: "grace@example.com",
+                                                        fullName: FullName(givenName: "Grace", familyName: "Hopper"))
+
+    let variant: AuthVariant
+    let clock = ManualClock()
+    let ids = SequentialIDGenerator(prefix: "user-")
+    let apple: SimulatedIdentityProvider
+    let google: SimulatedIdentityProvider
+    let inbox = SimulatedSMSInbox()
+    let biometrics = FakeBiometricAuthenticator()
+    let directory: TemporaryDirectory
+    var policy = AuthPolicy(passwordIterations: 1_000)
+    private(set) var service: LocalAuthService
+
+    init(_ variant: AuthVariant = .inMemory, policy: AuthPolicy = AuthPolicy(passwordIterations: 1_000)) throws {
+        self.variant = variant
+        self.policy = policy
+        directory = try TemporaryDirectory()
+        apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
+        google = SimulatedIdentityProvider(provider: .google, audience: Self.googleAudience, clock: clock)
+        service = try LocalAuthService(inMemory: AuthConfiguration())
+        service = try makeService()
+    }
+
+    var file: URL { directory.file("auth.sqlite") }
+
+    var configuration: AuthConfiguration {
+        AuthConfiguration(clock: clock, ids: ids,
+                          apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
+                          google: IdentityProviderConfiguration(authorizer: google, audience: Self.googleAudience),
+                          codeSender: inbox, biometrics: biometrics, policy: policy)
+    }
+
+    func makeService() throws -> LocalAuthService {
+        switch variant {
+        case .inMemory: try LocalAuthService(inMemory: configuration)
+        case .file: try LocalAuthService(fileAt: file, configuration: configuration)
+        }
+    }
+
+    /// A new service on the same file, as after a relaunch (file variant only).
+    func relaunch() throws -> LocalAuthService {
+        service = try makeService()
+        return service
+    }
+
+    /// Signs `account` in with Apple.
+    @discardableResult
+    func signInWithApple(as account: SimulatedIdentityProvider.Account = AuthHarness.ada) async throws -> UserEntity {
+        apple.signIn(as: account)
+        return try await service.signInWithApple()
+    }
+
+    /// An Apple credential for `account`, with its raw nonce, not yet used.
+    func appleCredential(for account: SimulatedIdentityProvider.Account = AuthHarness.ada) async throws -> AuthCredential {
+        apple.signIn(as: account)
+        return try await service.requestCredential(from: .apple)
+    }
+}
+
+/// Runs `body` and returns the `AuthError` it throws, or nil if it throws none (or another error).
+func authError(_ body: () async throws -> Void) async -> AuthError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AuthError {
+        return error
+    } catch {
+        return nil
+    }
+}
+
+/// Collects the first `count` values of a stream.
+func first<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>) async -> [Element] {
+    var values: [Element] = []
+    for await value in stream {
+        values.append(value)
+        if values.count == count { break }
+    }
+    return values
+}
