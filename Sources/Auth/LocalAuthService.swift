@@ -22,7 +22,7 @@ import TrainCore
 public actor LocalAuthService: AuthService {
     private let store: RecordStore
     private let configuration: AuthConfiguration
-    private let users: Broadcast<UserEntity?>
+    nonisolated let users: Broadcast<UserEntity?>
     private var phoneVerifications = PhoneVerifications()
     /// The latest Apple authorization code of each user this session, for token revocation. Memory only.
     private var authorizationCodes: [String: String] = [:]
