@@ -1,0 +1,201 @@
+import Foundation
+import TrainAuth
+import TrainCore
+
+/// What the ``AuthServiceContract`` needs from the conformance under test.
+///
+/// The checks sign in with email and password only, so any conformance that offers
+/// them can run the contract — TrainKit's own, or an app's Firebase-backed one.
+public protocol AuthContractEnvironment: Sendable {
+    /// Makes a service with no accounts and nobody signed in.
+    /// - Returns: The service under test.
+    func makeService() async throws -> any AuthService
+
+    /// Moves the time the services see forward (for the recent-login checks).
+    /// - Parameter duration: How far.
+    func advanceClock(by duration: Duration) async
+
+    /// The recent-login window the service enforces (300 seconds unless configured).
+    var recentLoginWindow: Duration { get }
+}
+
+/// A broken promise found by a contract check.
+public struct ContractViolation: Error, CustomStringConvertible {
+    /// The check that found it.
+    public let check: String
+    /// What was expected and what happened.
+    public let message: String
+
+    /// The check and the message.
+    public var description: String { "\(check): \(message)" }
+}
+
+/// One behavioural check of the contract.
+public struct AuthContractCheck: Sendable, CustomStringConvertible {
+    /// What the check asserts, as a sentence.
+    public let name: String
+    private let body: @Sendable (any AuthContractEnvironment, Expectations) async throws -> Void
+
+    init(_ name: String, _ body: @escaping @Sendable (any AuthContractEnvironment, Expectations) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// The check's name.
+    public var description: String { name }
+
+    /// Runs the check.
+    /// - Parameter environment: Makes the services and moves their clock.
+    /// - Throws: ``ContractViolation`` when the conformance breaks the promise, or
+    ///   any unexpected error the service throws.
+    public func run(in environment: any AuthContractEnvironment) async throws {
+        try await body(environment, Expectations(check: name))
+    }
+}
+
+/// The assertions of a check; each failure throws a ``ContractViolation``.
+struct Expectations: Sendable {
+    let check: String
+
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw ContractViolation(check: check, message: message()) }
+    }
+
+    /// Runs `body` and requires it to throw an ``AuthError`` with `code`.
+    func expectError(_ code: AuthError.Code, _ what: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as AuthError {
+            try expect(error.code == code, "\(what): expected \(code), got \(error.code)")
+            return
+        }
+        throw ContractViolation(check: check, message: "\(what): expected \(code), but it succeeded")
+    }
+}
+
+/// The public behavioural contract of ``AuthService`` (TEST-4): checks any
+/// conformance must pass. TrainKit runs them against its in-memory and file-backed
+/// services; an app runs them against its own:
+///
+/// ```swift
+/// struct FirebaseAuthEnvironment: AuthContractEnvironment {
+///     func makeService() async throws -> any AuthService { try await FirebaseAuthService.emulator(reset: true) }
+///     func advanceClock(by duration: Duration) async { /* the emulator's clock */ }
+///     var recentLoginWindow: Duration { .seconds(300) }
+/// }
+///
+/// @Test(arguments: AuthServiceContract.checks)
+/// func authContract(_ check: AuthContractCheck) async throws {
+///     try await check.run(in: FirebaseAuthEnvironment())
+/// }
+/// ```
+public enum AuthServiceContract {
+    static let ada = (email: "ada@example.com", password: "correct horse 1")
+    static let grace = (email: "grace@example.com", password: "battery staple 2")
+
+    /// Every check of the contract.
+    public static let checks: [AuthContractCheck] = [
+        AuthContractCheck("a new account is signed in, and the state stream starts with it") { environment, check in
+            let auth = try await environment.makeService()
+            try check.expect(auth.currentUser == nil, "a new service has nobody signed in")
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            try check.expect(auth.currentUser?.id == user.id, "currentUser is the new account")
+            try check.expect(user.email == ada.email, "the account keeps its email")
+            var states = auth.authStateChanges().makeAsyncIterator()
+            try check.expect(await states.next()??.id == user.id, "the stream's first value is the current user")
+        },
+        AuthContractCheck("sign-out clears the user and emits nil exactly once") { environment, check in
+            let auth = try await environment.makeService()
+            let ada = try await auth.createUser(email: ada.email, password: ada.password)
+            var states = auth.authStateChanges().makeAsyncIterator()
+            try check.expect(await states.next()??.id == ada.id, "first value: the current user")
+            try await auth.signOut()
+            try await auth.signOut()
+            let grace = try await auth.createUser(email: grace.email, password: grace.password)
+            let afterSignOut = await states.next()
+            try check.expect(afterSignOut != nil && afterSignOut! == nil, "sign-out emits nil")
+            try check.expect(await states.next()??.id == grace.id, "the second sign-out emits nothing; the next value is the next user")
+            try check.expect(auth.currentUser?.id == grace.id, "currentUser follows")
+        },
+        AuthContractCheck("the right password signs in; a wrong one is wrongPassword and signs nobody in") { environment, check in
+            let auth = try await environment.makeService()
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.signOut()
+            try await check.expectError(.wrongPassword, "a wrong password") {
+                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: "wrong horse 9"))
+            }
+            try check.expect(auth.currentUser == nil, "nobody is signed in after a wrong password")
+            let again = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+            try check.expect(again.id == user.id, "the right password signs in to the same account")
+        },
+        AuthContractCheck("bad input is a typed error and creates nothing") { environment, check in
+            let auth = try await environment.makeService()
+            try await check.expectError(.invalidEmail, "a malformed email") { _ = try await auth.createUser(email: "ada", password: ada.password) }
+            try await check.expectError(.weakPassword, "a weak password") { _ = try await auth.createUser(email: ada.email, password: "123") }
+            try check.expect(auth.currentUser == nil, "nobody is signed in")
+            try await check.expectError(.userNotFound, "the refused account does not exist") {
+                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+            }
+        },
+        AuthContractCheck("an email can belong to one account only") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.signOut()
+            try await check.expectError(.emailAlreadyInUse, "a second account with the same email") {
+                _ = try await auth.createUser(email: ada.email, password: grace.password)
+            }
+        },
+        AuthContractCheck("deletion is fresh at the recent-login window and requiresRecentLogin past it") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            await environment.advanceClock(by: environment.recentLoginWindow)
+            _ = try await auth.deleteAccount()
+            _ = try await auth.createUser(email: grace.email, password: grace.password)
+            await environment.advanceClock(by: environment.recentLoginWindow + .seconds(1))
+            try await check.expectError(.requiresRecentLogin, "deleting one second past the window") { _ = try await auth.deleteAccount() }
+            try check.expect(auth.currentUser != nil, "the refused deletion leaves the user signed in")
+            _ = try await auth.reauthenticate(with: .emailPassword(email: grace.email, password: grace.password))
+            _ = try await auth.deleteAccount()
+            try check.expect(auth.currentUser == nil, "the deletion after re-authentication signs out")
+        },
+        AuthContractCheck("re-authenticating as another user is userMismatch and keeps the current user") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: grace.email, password: grace.password)
+            try await auth.signOut()
+            let ada = try await auth.createUser(email: ada.email, password: ada.password)
+            try await check.expectError(.userMismatch, "another user's credential") {
+                _ = try await auth.reauthenticate(with: .emailPassword(email: grace.email, password: grace.password))
+            }
+            try check.expect(auth.currentUser?.id == ada.id, "the current user stays signed in")
+        },
+        AuthContractCheck("a deleted account is gone: nil is emitted once and it cannot sign in") { environment, check in
+            let auth = try await environment.makeService()
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            var states = auth.authStateChanges().makeAsyncIterator()
+            _ = await states.next()
+            let receipt = try await auth.deleteAccount()
+            try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
+            let afterDeletion = await states.next()
+            try check.expect(afterDeletion != nil && afterDeletion! == nil, "deletion emits nil")
+            try await check.expectError(.userNotFound, "signing in to the deleted account") {
+                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+            }
+        },
+        AuthContractCheck("without a signed-in user, account operations are notSignedIn") { environment, check in
+            let auth = try await environment.makeService()
+            try await check.expectError(.notSignedIn, "deleteAccount") { _ = try await auth.deleteAccount() }
+            try await check.expectError(.notSignedIn, "unlink") { _ = try await auth.unlink(.password) }
+            try await check.expectError(.notSignedIn, "updateEmail") { _ = try await auth.updateEmail(to: grace.email) }
+            try await check.expectError(.notSignedIn, "reauthenticate") {
+                _ = try await auth.reauthenticate(with: .emailPassword(email: ada.email, password: ada.password))
+            }
+        },
+        AuthContractCheck("the only sign-in method cannot be unlinked") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await check.expectError(.lastProvider, "unlinking the only provider") { _ = try await auth.unlink(.password) }
+            try await check.expectError(.noSuchProvider, "unlinking a provider that is not linked") { _ = try await auth.unlink(.google) }
+            try check.expect(auth.currentUser?.isLinked(.password) == true, "the provider is still linked")
+        },
+    ]
+}
