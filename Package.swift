@@ -35,7 +35,7 @@ let package = Package(
             path: "Tests/CoreTests"
         ),
         .testTarget(name: "TrainAuthTests", dependencies: ["TrainAuth", "TrainTesting"], path: "Tests/AuthTests"),
-        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting"], path: "Tests/TestingTests"),
+        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]
 )

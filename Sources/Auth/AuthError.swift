@@ -87,19 +87,29 @@ public struct AuthError: Error, Hashable, Sendable {
     public let code: Code
     /// A detail of this occurrence for developers and logs; never contains secrets.
     public let detail: String
+    /// A user-facing sentence for this occurrence, when it says more than the code's.
+    public let message: String?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - detail: A detail for developers; defaults to the user-facing description.
-    public init(_ code: Code, detail: String? = nil) {
+    ///   - message: A user-facing sentence for this occurrence; defaults to the code's.
+    public init(_ code: Code, detail: String? = nil, message: String? = nil) {
         self.code = code
-        self.detail = detail ?? Self.messages[code]?.description ?? code.name
+        self.message = message
+        self.detail = detail ?? message ?? Self.messages[code]?.description ?? code.name
+    }
+
+    /// The sentence of ``Code/requiresRecentLogin`` for a named sensitive action.
+    /// - Parameter action: What the user is doing, such as "deleting your account".
+    /// - Returns: "For security reasons, you need to verify your identity before …"
+    public static func recentLoginMessage(before action: String) -> String {
+        "For security reasons, you need to verify your identity before \(action). This only takes a moment."
     }
 
     private static let messages: [Code: (description: String, suggestion: String?)] = [
-        .requiresRecentLogin: ("For security reasons, you need to verify your identity before deleting your account. This only takes a moment.",
-                               "Sign in again to continue."),
+        .requiresRecentLogin: (recentLoginMessage(before: "deleting your account"), "Sign in again to continue."),
         .userMismatch: ("The account you verified with is not the one that is signed in.",
                         "Verify with the same account you are signed in with."),
         .userNotFound: ("There is no account for these sign-in details.", "Check the details, or create an account."),
@@ -134,8 +144,8 @@ public struct AuthError: Error, Hashable, Sendable {
 }
 
 extension AuthError: LocalizedError {
-    /// A user-facing sentence for the code.
-    public var errorDescription: String? { Self.messages[code]?.description ?? detail }
+    /// A user-facing sentence: this occurrence's ``message``, or the code's.
+    public var errorDescription: String? { message ?? Self.messages[code]?.description ?? detail }
     /// What the user can do about it.
     public var recoverySuggestion: String? { Self.messages[code]?.suggestion ?? nil }
 }

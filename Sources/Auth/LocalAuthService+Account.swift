@@ -50,7 +50,7 @@ extension LocalAuthService {
     /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
     public func unlink(_ provider: AuthProvider) async throws -> UserEntity {
         let current = try requireSession()
-        try requireRecentLogin(current)
+        try requireRecentLogin(current, before: "removing a sign-in method")
         guard let linked = current.user.providers.first(where: { $0.provider == provider }) else {
             throw AuthError(.noSuchProvider, detail: "\(provider.rawValue) is not linked to this account.")
         }
@@ -77,7 +77,7 @@ extension LocalAuthService {
     public func updateEmail(to email: String) async throws -> UserEntity {
         let address = try Credentials.normalizedEmail(email)
         let current = try requireSession()
-        try requireRecentLogin(current)
+        try requireRecentLogin(current, before: "changing your email address")
         let passwordLink = current.user.providers.first { $0.provider == .password }
         if passwordLink != nil, let owner = try read({
             try $0.value(forKey: AuthRecords.identityKey(.password, address), in: AuthRecords.identities)
@@ -110,7 +110,7 @@ extension LocalAuthService {
     /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`, `storage`.
     public func deleteAccount() async throws -> AccountDeletionReceipt {
         let current = try requireSession()
-        try requireRecentLogin(current)
+        try requireRecentLogin(current, before: "deleting your account")
         let userID = current.user.id
         var revocation = AccountDeletionReceipt.TokenRevocation.notApplicable
         if current.user.isLinked(.apple) {

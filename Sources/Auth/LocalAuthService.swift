@@ -319,10 +319,12 @@ public actor LocalAuthService: AuthService {
     }
 
     /// Throws `requiresRecentLogin` when the last sign-in is older than the window (AUTH-4).
-    func requireRecentLogin(_ account: AuthRecords.Account) throws(AuthError) {
+    /// - Parameter action: What the user is doing, for the user-facing sentence.
+    func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthError) {
         let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
         guard age <= configuration.policy.recentLoginWindow.timeInterval else {
-            throw AuthError(.requiresRecentLogin, detail: "The last sign-in was \(Int(age)) seconds ago.")
+            throw AuthError(.requiresRecentLogin, detail: "The last sign-in was \(Int(age)) seconds ago.",
+                            message: AuthError.recentLoginMessage(before: action))
         }
     }
 

@@ -15,11 +15,11 @@ final class Narrator {
     /// - Parameters:
     ///   - title: What the step does.
     ///   - body: Does the work; returns nil when the result is as expected, or what went wrong.
-    func step(_ title: String, _ body: () throws -> String?) {
+    func step(_ title: String, _ body: () async throws -> String?) async {
         number += 1
         print("\(number). \(title)")
         do {
-            if let problem = try body() {
+            if let problem = try await body() {
                 fail(problem)
             }
         } catch {

@@ -13,16 +13,15 @@ struct StorageChapter {
     static let visits = RecordCollection<Visit>("visits")
     static let counters = RecordCollection<Int>("counters")
 
-    let directory: URL
+    let file: URL
     let narrator: Narrator
 
-    func run() {
-        let file = directory.appendingPathComponent("trainkit.sqlite")
+    func run() async {
         let existed = FileManager.default.fileExists(atPath: file.path)
         var store: RecordStore?
         var run = 0
 
-        narrator.step(existed ? "Open the store left by an earlier run" : "Create a new store (SQLite, WAL, owner-only file)") {
+        await narrator.step(existed ? "Open the store left by an earlier run" : "Create a new store (SQLite, WAL, owner-only file)") {
             store = try RecordStore(fileAt: file, schema: Self.schema)
             let previous = try store?.read { try $0.value(forKey: "runs", in: Self.counters) } ?? 0
             narrator.say(previous == 0 ? "No earlier runs are recorded." : "Earlier runs recorded: \(previous).")
@@ -30,7 +29,7 @@ struct StorageChapter {
         }
         guard let store else { return }
 
-        narrator.step("Record this run: a visit and the run counter, in one transaction") {
+        await narrator.step("Record this run: a visit and the run counter, in one transaction") {
             run = try store.write { records in
                 let run = (try records.value(forKey: "runs", in: Self.counters) ?? 0) + 1
                 try records.put(run, forKey: "runs", in: Self.counters)
@@ -41,13 +40,13 @@ struct StorageChapter {
             return nil
         }
 
-        narrator.step("Read it back") {
+        await narrator.step("Read it back") {
             let visit = try store.read { try $0.value(forKey: String(format: "run-%06d", run), in: Self.visits) }
             return visit?.run == run ? nil : "the visit of run \(run) is missing"
         }
         store.close()
 
-        narrator.step("Close, reopen, and find every run's visit still there") {
+        await narrator.step("Close, reopen, and find every run's visit still there") {
             let reopened = try RecordStore(fileAt: file, schema: Self.schema)
             defer { reopened.close() }
             let (runs, visits) = try reopened.read {

@@ -8,6 +8,7 @@
 
 import Foundation
 import TrainCore
+import TrainAuth
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var dataDirectory: URL?
@@ -30,7 +31,13 @@ let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendin
 
 print("TrainKit demo — data in \(directory.path)\(keepsData ? " (kept)" : " (temporary)")\n")
 let narrator = Narrator()
-StorageChapter(directory: directory, narrator: narrator).run()
+try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+let clock = DemoClock(directory: directory)
+let storeFile = directory.appendingPathComponent("trainkit.sqlite")
+print("— The store —")
+await StorageChapter(file: storeFile, narrator: narrator).run()
+print("\n— Signing in —")
+await AuthChapter(file: storeFile, clock: clock, narrator: narrator).run()
 let status = narrator.finish()
 if !keepsData { try? FileManager.default.removeItem(at: directory) }
 exit(status)
