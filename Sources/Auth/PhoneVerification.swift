@@ -26,6 +26,15 @@ public final class SimulatedSMSInbox: VerificationCodeSender {
         public let phoneNumber: String
         /// The code.
         public let code: String
+
+        /// Creates a message.
+        /// - Parameters:
+        ///   - phoneNumber: The number in E.164 form.
+        ///   - code: The code.
+        public init(phoneNumber: String, code: String) {
+            self.phoneNumber = phoneNumber
+            self.code = code
+        }
     }
 
     private let received = Mutex<[Message]>([])

@@ -69,6 +69,15 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
         public let userID: String
         /// When.
         public let date: Date
+
+        /// Creates a record.
+        /// - Parameters:
+        ///   - userID: The user whose tokens were revoked.
+        ///   - date: When.
+        public init(userID: String, date: Date) {
+            self.userID = userID
+            self.date = date
+        }
     }
 
     /// The provider this simulates: `.apple` or `.google`.
