@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "TrainCore", targets: ["TrainCore"]),
         .library(name: "TrainAuth", targets: ["TrainAuth"]),
+        .library(name: "TrainSubscription", targets: ["TrainSubscription"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
         .executable(name: "train-demo", targets: ["train-demo"]),
         .executable(name: "train-bench", targets: ["train-bench"]),
@@ -24,9 +25,10 @@ let package = Package(
         ),
         .target(name: "TrainCore", dependencies: [sqlite], path: "Sources/Core"),
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
-        .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Testing"),
-        .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Demo"),
-        .executableTarget(name: "train-bench", dependencies: ["TrainCore", sqlite], path: "Benchmarks"),
+        .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
+        .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Testing"),
+        .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Demo"),
+        .executableTarget(name: "train-bench", dependencies: ["TrainCore", "TrainSubscription", sqlite], path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
         .testTarget(
@@ -35,6 +37,7 @@ let package = Package(
             path: "Tests/CoreTests"
         ),
         .testTarget(name: "TrainAuthTests", dependencies: ["TrainAuth", "TrainTesting"], path: "Tests/AuthTests"),
+        .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]

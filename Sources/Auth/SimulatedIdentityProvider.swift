@@ -256,14 +256,10 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     /// Revocation events emitted by ``revokeAuthorization(forUserID:)`` from now on.
     /// - Returns: A stream of user identifiers.
     public func revocations() -> AsyncStream<String> {
-        let events = revocationEvents.subscribe()
+        let events = revocationEvents.subscribe(replayingCurrent: false)
         return AsyncStream { continuation in
             let forward = Task {
-                var isFirst = true
                 for await userID in events {
-                    // The broadcast replays its latest value first; only later events are new.
-                    defer { isFirst = false }
-                    if isFirst { continue }
                     if let userID { continuation.yield(userID) }
                 }
                 continuation.finish()

@@ -37,9 +37,11 @@ public final class Broadcast<Element: Sendable>: Sendable {
         state.withLock { $0.subscribers.count }
     }
 
-    /// Returns a stream that yields the current value, then every value sent later.
+    /// Returns a stream that yields the current value (unless `replayingCurrent` is
+    /// false), then every value sent later.
+    /// - Parameter replayingCurrent: Whether the stream starts with the current value.
     /// - Returns: A stream that ends when ``finish()`` is called.
-    public func subscribe() -> AsyncStream<Element> {
+    public func subscribe(replayingCurrent: Bool = true) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
         let id: Int = state.withLock { state in
             defer { state.nextID += 1 }
@@ -50,7 +52,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
         }
         state.withLock { state in
             state.subscribers[id] = continuation
-            continuation.yield(state.current)
+            if replayingCurrent { continuation.yield(state.current) }
         }
         return stream
     }

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The entitlement rule (SUB-3), kept up to date one transaction at a time.
+///
+/// The tier is the highest tier among transactions that are verified, not revoked,
+/// not upgraded, and active — `now <= expirationDate`, or within their
+/// subscription's `gracePeriodExpirationDate` — whatever the order they arrived in.
+/// Revocation and upgrade are permanent once seen; a transaction's expiration can
+/// only move earlier (expire now, force renewal).
+///
+/// Adding a transaction costs O(1); a revocation or a shortened expiration marks its
+/// tier for one recount, done at the next query. ``referenceTier(of:gracePeriods:products:at:)``
+/// is the same rule computed from scratch.
+public struct EntitlementEngine: Sendable {
+    private struct Entry: Sendable {
+        var tier: SubscriptionTier
+        var originalID: UInt64
+        var expiration: Date?
+        var verified: Bool
+        var revoked: Bool
+        var upgraded: Bool
+
+        var isEligible: Bool { verified && !revoked && !upgraded }
+    }
+
+    private let tiers: [String: SubscriptionTier]
+    private var entries: [UInt64: Entry] = [:]
+    private var chains: [UInt64: Set<UInt64>] = [:]
+    private var graceEnds: [UInt64: Date] = [:]
+    private var latestActive: [SubscriptionTier: Date] = [:]
+    private var stale: Set<SubscriptionTier> = []
+
+    /// Creates an engine for a product catalog.
+    /// - Parameter products: The products; a transaction of an unknown product grants nothing.
+    public init(products: [Product]) {
+        tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The number of transactions seen.
+    public var transactionCount: Int { entries.count }
+
+    /// Takes in a transaction, new or a later state of one already seen.
+    /// - Parameter result: The transaction and whether it verified.
+    public mutating func apply(_ result: VerificationResult<Transaction>) {
+        let transaction = result.unsafePayloadValue
+        guard let tier = tiers[transaction.productID], tier != .free else { return }
+        var entry = Entry(tier: tier, originalID: transaction.originalID, expiration: transaction.expirationDate,
+                          verified: result.isVerified, revoked: transaction.revocationDate != nil, upgraded: transaction.isUpgraded)
+        if let old = entries[transaction.id] {
+            entry.verified = old.verified && entry.verified
+            entry.revoked = old.revoked || entry.revoked
+            entry.upgraded = old.upgraded || entry.upgraded
+            entry.expiration = [old.expiration, entry.expiration].compactMap { $0 }.min()
+            if old.isEligible { stale.insert(old.tier) }
+        }
+        entries[transaction.id] = entry
+        chains[entry.originalID, default: []].insert(transaction.id)
+        if entry.isEligible, !stale.contains(tier), let until = activeUntil(entry) {
+            latestActive[tier] = max(latestActive[tier] ?? .distantPast, until)
+        }
+    }
+
+    /// Sets or clears the billing grace period of a subscription.
+    /// - Parameters:
+    ///   - date: When grace ends, or nil when the subscription is not in grace.
+    ///   - originalID: The subscription's first transaction.
+    public mutating func setGracePeriodEnd(_ date: Date?, forSubscription originalID: UInt64) {
+        guard graceEnds[originalID] != date else { return }
+        graceEnds[originalID] = date
+        for id in chains[originalID] ?? [] {
+            if let entry = entries[id], entry.isEligible { stale.insert(entry.tier) }
+        }
+    }
+
+    /// The tier the rule gives at `now`.
+    /// - Parameter now: The date to evaluate at.
+    /// - Returns: The highest active tier, or `.free`.
+    public mutating func tier(at now: Date) -> SubscriptionTier {
+        for tier in stale { recount(tier) }
+        stale.removeAll()
+        return SubscriptionTier.allCases.sorted(by: >).first { tier in
+            guard let until = latestActive[tier] else { return false }
+            return now <= until
+        } ?? .free
+    }
+
+    /// The last moment the current state grants `tier`, if it grants it at all.
+    /// - Parameter tier: The tier.
+    /// - Returns: The latest active-until date among its transactions.
+    public mutating func activeUntil(_ tier: SubscriptionTier) -> Date? {
+        _ = self.tier(at: .distantPast)
+        return latestActive[tier]
+    }
+
+    private func activeUntil(_ entry: Entry) -> Date? {
+        let grace = graceEnds[entry.originalID]
+        switch (entry.expiration, grace) {
+        case (nil, _): return .distantFuture
+        case (let expiration?, nil): return expiration
+        case (let expiration?, let grace?): return max(expiration, grace)
+        }
+    }
+
+    private mutating func recount(_ tier: SubscriptionTier) {
+        latestActive[tier] = entries.values.filter { $0.tier == tier && $0.isEligible }.compactMap(activeUntil).max()
+    }
+
+    /// The rule computed from scratch over a whole history, for checking the engine.
+    /// - Parameters:
+    ///   - transactions: Every transaction, in any order, each in its latest state.
+    ///   - gracePeriods: The grace end of each subscription in grace, by original ID.
+    ///   - products: The product catalog.
+    ///   - now: The date to evaluate at.
+    /// - Returns: The tier.
+    public static func referenceTier(of transactions: [VerificationResult<Transaction>], gracePeriods: [UInt64: Date],
+                                     products: [Product], at now: Date) -> SubscriptionTier {
+        let tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
+        var best = SubscriptionTier.free
+        for result in transactions {
+            guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded,
+                  let tier = tiers[transaction.productID] else { continue }
+            let expiration = transaction.expirationDate ?? .distantFuture
+            let grace = gracePeriods[transaction.originalID] ?? .distantPast
+            if now <= expiration || now <= grace { best = max(best, tier) }
+        }
+        return best
+    }
+}

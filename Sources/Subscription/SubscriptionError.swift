@@ -1,0 +1,84 @@
+import Foundation
+
+/// The one error type of TrainSubscription, with codes a caller can switch on and
+/// user-facing text.
+public struct SubscriptionError: Error, Hashable, Sendable {
+    /// What went wrong; new codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// No product has this identifier.
+        public static let productNotFound = Code("productNotFound")
+        /// A purchase is already in progress.
+        public static let purchaseInProgress = Code("purchaseInProgress")
+        /// No transaction has this identifier.
+        public static let transactionNotFound = Code("transactionNotFound")
+        /// The transaction belongs to another app user (SUB-7).
+        public static let notYourTransaction = Code("notYourTransaction")
+        /// Purchases need a signed-in app user to tie them to.
+        public static let noAppAccount = Code("noAppAccount")
+        /// The user has no subscription this control can act on.
+        public static let notSubscribed = Code("notSubscribed")
+        /// No pending purchase has this identifier.
+        public static let requestNotFound = Code("requestNotFound")
+        /// A time rate must speed time up by a positive amount.
+        public static let invalidTimeRate = Code("invalidTimeRate")
+        /// A signed value failed verification.
+        public static let failedVerification = Code("failedVerification")
+        /// The network could not be reached.
+        public static let networkError = Code("networkError")
+        /// The user may not make payments (parental controls, a restricted device).
+        public static let paymentNotAllowed = Code("paymentNotAllowed")
+        /// The App Store had a problem of its own.
+        public static let systemError = Code("systemError")
+        /// The transaction ledger on this device could not be read or written.
+        public static let ledgerUnreadable = Code("ledgerUnreadable")
+
+        /// The code's name.
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A detail for developers and logs.
+    public let detail: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - detail: A detail for developers; defaults to the user-facing description.
+    public init(_ code: Code, detail: String? = nil) {
+        self.code = code
+        self.detail = detail ?? Self.messages[code]?.0 ?? code.name
+    }
+
+    private static let messages: [Code: (String, String?)] = [
+        .productNotFound: ("This subscription is not available.", "Try again later."),
+        .purchaseInProgress: ("A purchase is already in progress.", "Wait for it to finish."),
+        .transactionNotFound: ("The purchase could not be found.", "Restore purchases and try again."),
+        .notYourTransaction: ("This purchase belongs to another account.", "Sign in with the account that made it."),
+        .noAppAccount: ("Sign in to subscribe.", "Sign in, then try again."),
+        .notSubscribed: ("There is no subscription to change.", nil),
+        .requestNotFound: ("The pending purchase could not be found.", nil),
+        .invalidTimeRate: ("The time rate is not valid.", "Use a positive number of seconds per simulated month."),
+        .failedVerification: ("The purchase could not be verified.", "Restore purchases, or contact support if this persists."),
+        .networkError: ("The App Store could not be reached.", "Check your connection and try again."),
+        .paymentNotAllowed: ("Payments are not allowed on this device.", "Check Screen Time restrictions in Settings."),
+        .systemError: ("The App Store had a problem.", "Try again later."),
+        .ledgerUnreadable: ("Your purchases on this device could not be read.", "Restart the app; your subscription is safe with the App Store."),
+    ]
+}
+
+extension SubscriptionError: LocalizedError {
+    /// A user-facing sentence for the code.
+    public var errorDescription: String? { Self.messages[code]?.0 ?? detail }
+    /// What the user can do about it.
+    public var recoverySuggestion: String? { Self.messages[code]?.1 ?? nil }
+}
+
+extension SubscriptionError: CustomStringConvertible {
+    /// The code and the detail, for logs.
+    public var description: String { "SubscriptionError.\(code): \(detail)" }
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+/// Why the App Store revoked a transaction.
+public enum RevocationReason: String, Codable, Hashable, Sendable {
+    /// Refunded because of an issue in the app.
+    case developerIssue
+    /// Refunded or revoked for another reason.
+    case other
+}
+
+/// How the user owns a transaction.
+public enum OwnershipType: String, Codable, Hashable, Sendable {
+    /// Bought by the user.
+    case purchased
+    /// Shared by a family member.
+    case familyShared
+}
+
+/// Where a transaction was made.
+public enum StoreEnvironment: String, Codable, Hashable, Sendable {
+    /// The App Store.
+    case production
+    /// Apple's sandbox.
+    case sandbox
+    /// Xcode's StoreKit testing.
+    case xcode
+    /// TrainKit's simulated App Store.
+    case simulated
+}
+
+/// A subscription transaction, with the fields of StoreKit 2's `Transaction` that
+/// entitlement depends on.
+public struct Transaction: Codable, Hashable, Sendable, Identifiable {
+    /// The transaction's unique identifier.
+    public var id: UInt64
+    /// The identifier of the subscription's first transaction; renewals share it.
+    public var originalID: UInt64
+    /// The product bought.
+    public var productID: String
+    /// The subscription group of the product.
+    public var subscriptionGroupID: String
+    /// When the App Store charged for this period.
+    public var purchaseDate: Date
+    /// When this period ends.
+    public var expirationDate: Date?
+    /// When the App Store refunded or revoked it, if it did.
+    public var revocationDate: Date?
+    /// Why it was revoked.
+    public var revocationReason: RevocationReason?
+    /// Whether a higher-level subscription in the group replaced it.
+    public var isUpgraded: Bool
+    /// How the user owns it.
+    public var ownershipType: OwnershipType
+    /// The app user who bought it (SUB-7).
+    public var appAccountToken: UUID?
+    /// Where it was made.
+    public var environment: StoreEnvironment
+
+    /// Creates a transaction.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - originalID: The subscription's first transaction; `id` for a first purchase.
+    ///   - productID: The product.
+    ///   - subscriptionGroupID: The product's group.
+    ///   - purchaseDate: When it was charged.
+    ///   - expirationDate: When the period ends.
+    ///   - revocationDate: When it was revoked.
+    ///   - revocationReason: Why.
+    ///   - isUpgraded: Whether an upgrade replaced it.
+    ///   - ownershipType: How it is owned.
+    ///   - appAccountToken: The buyer's app account.
+    ///   - environment: Where it was made.
+    public init(id: UInt64, originalID: UInt64? = nil, productID: String, subscriptionGroupID: String = "train.subscriptions",
+                purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil, revocationReason: RevocationReason? = nil,
+                isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased, appAccountToken: UUID? = nil,
+                environment: StoreEnvironment = .simulated) {
+        self.id = id
+        self.originalID = originalID ?? id
+        self.productID = productID
+        self.subscriptionGroupID = subscriptionGroupID
+        self.purchaseDate = purchaseDate
+        self.expirationDate = expirationDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.isUpgraded = isUpgraded
+        self.ownershipType = ownershipType
+        self.appAccountToken = appAccountToken
+        self.environment = environment
+    }
+}
+
+/// A value the App Store signed, checked on the device: StoreKit's `VerificationResult`.
+public enum VerificationResult<SignedType: Hashable & Sendable>: Hashable, Sendable {
+    /// The signature checked out.
+    case verified(SignedType)
+    /// The signature did not check out; the value must not be trusted.
+    case unverified(SignedType, VerificationFailure)
+
+    /// The value, trusted or not.
+    public var unsafePayloadValue: SignedType {
+        switch self {
+        case .verified(let value), .unverified(let value, _): value
+        }
+    }
+
+    /// The value if it was verified.
+    /// - Returns: The value.
+    /// - Throws: ``SubscriptionError/Code/failedVerification`` otherwise.
+    public func payloadValue() throws(SubscriptionError) -> SignedType {
+        switch self {
+        case .verified(let value): return value
+        case .unverified(_, let failure): throw SubscriptionError(.failedVerification, detail: "The transaction failed verification: \(failure).")
+        }
+    }
+
+    /// Whether the signature checked out.
+    public var isVerified: Bool {
+        if case .verified = self { true } else { false }
+    }
+}
+
+extension VerificationResult: Codable where SignedType: Codable {}
+
+/// Why verification failed.
+public enum VerificationFailure: String, Codable, Hashable, Sendable {
+    /// The signature is invalid.
+    case invalidSignature
+    /// The certificate chain is invalid.
+    case invalidCertificateChain
+    /// The value was signed for another device.
+    case invalidDeviceVerification
+}
+
+/// The state of a subscription: StoreKit's `Product.SubscriptionInfo.RenewalState`.
+public enum RenewalState: String, Codable, Hashable, Sendable {
+    /// Active and renewing or set to lapse at the period's end.
+    case subscribed
+    /// Lapsed.
+    case expired
+    /// Renewal failed; Apple keeps trying, and the user has no access.
+    case inBillingRetryPeriod
+    /// Renewal failed; the user keeps access until the grace period ends.
+    case inGracePeriod
+    /// Refunded or revoked.
+    case revoked
+}
+
+/// Why a subscription lapsed.
+public enum ExpirationReason: String, Codable, Hashable, Sendable {
+    /// The user turned auto-renew off.
+    case autoRenewDisabled
+    /// Billing failed and was not resolved in time.
+    case billingError
+    /// The user did not agree to a price increase.
+    case didNotConsentToPriceIncrease
+    /// The product was no longer for sale.
+    case productUnavailable
+    /// Another reason.
+    case unknown
+}
+
+/// The user's answer to a price increase.
+public enum PriceIncreaseStatus: String, Codable, Hashable, Sendable {
+    /// No increase is pending, or it needs no consent.
+    case noIncreasePending
+    /// An increase is pending and the user has not answered.
+    case pending
+    /// The user agreed.
+    case agreed
+}
+
+/// What will happen at the next renewal: StoreKit's `RenewalInfo`.
+public struct RenewalInfo: Codable, Hashable, Sendable {
+    /// The subscription's first transaction.
+    public var originalTransactionID: UInt64
+    /// The product of the current period.
+    public var currentProductID: String
+    /// Whether it renews at the end of the period.
+    public var willAutoRenew: Bool
+    /// The product it renews into (differs after a downgrade or a crossgrade at renewal).
+    public var autoRenewPreference: String?
+    /// Why it lapsed, once it has.
+    public var expirationReason: ExpirationReason?
+    /// When the billing grace period ends, while in it.
+    public var gracePeriodExpirationDate: Date?
+    /// Whether Apple is retrying a failed renewal.
+    public var isInBillingRetry: Bool
+    /// The state of a pending price increase.
+    public var priceIncreaseStatus: PriceIncreaseStatus
+
+    /// Creates renewal info.
+    /// - Parameters:
+    ///   - originalTransactionID: The subscription's first transaction.
+    ///   - currentProductID: The product of the current period.
+    ///   - willAutoRenew: Whether it renews.
+    ///   - autoRenewPreference: The product it renews into.
+    ///   - expirationReason: Why it lapsed.
+    ///   - gracePeriodExpirationDate: When grace ends.
+    ///   - isInBillingRetry: Whether billing is being retried.
+    ///   - priceIncreaseStatus: The price-increase state.
+    public init(originalTransactionID: UInt64, currentProductID: String, willAutoRenew: Bool = true, autoRenewPreference: String? = nil,
+                expirationReason: ExpirationReason? = nil, gracePeriodExpirationDate: Date? = nil, isInBillingRetry: Bool = false,
+                priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending) {
+        self.originalTransactionID = originalTransactionID
+        self.currentProductID = currentProductID
+        self.willAutoRenew = willAutoRenew
+        self.autoRenewPreference = autoRenewPreference ?? currentProductID
+        self.expirationReason = expirationReason
+        self.gracePeriodExpirationDate = gracePeriodExpirationDate
+        self.isInBillingRetry = isInBillingRetry
+        self.priceIncreaseStatus = priceIncreaseStatus
+    }
+}
+
+/// One subscription's state, latest transaction and renewal info: StoreKit's `Product.SubscriptionInfo.Status`.
+public struct SubscriptionStatus: Hashable, Sendable {
+    /// The renewal state.
+    public var state: RenewalState
+    /// The latest transaction of the subscription.
+    public var transaction: VerificationResult<Transaction>
+    /// What happens at the next renewal.
+    public var renewalInfo: VerificationResult<RenewalInfo>
+
+    /// Creates a status.
+    /// - Parameters:
+    ///   - state: The renewal state.
+    ///   - transaction: The latest transaction.
+    ///   - renewalInfo: The renewal info.
+    public init(state: RenewalState, transaction: VerificationResult<Transaction>, renewalInfo: VerificationResult<RenewalInfo>) {
+        self.state = state
+        self.transaction = transaction
+        self.renewalInfo = renewalInfo
+    }
+}
+
+/// The outcome of a purchase: StoreKit's `Product.PurchaseResult`.
+public enum PurchaseResult: Hashable, Sendable {
+    /// The purchase went through; its transaction is here and not on the updates stream.
+    case success(VerificationResult<Transaction>)
+    /// The user cancelled.
+    case userCancelled
+    /// Waiting for approval (Ask to Buy) or for an interrupted purchase to be resolved;
+    /// the outcome arrives on the updates stream.
+    case pending
+}
