@@ -1,0 +1,354 @@
+import Foundation
+import TrainCore
+
+/// The test controls, named after `SKTestSession`'s where it has one.
+extension SimulatedAppStore {
+    private func setting<Value: Sendable>(_ keyPath: WritableKeyPath<Settings, Value> & Sendable) -> Value {
+        state.withLock { $0.settings[keyPath: keyPath] }
+    }
+
+    private func set<Value: Sendable>(_ keyPath: WritableKeyPath<Settings, Value> & Sendable, _ value: Value) {
+        state.withLock { $0.settings[keyPath: keyPath] = value }
+    }
+
+    /// Whether purchases wait for a parent's approval (`SKTestSession.askToBuyEnabled`).
+    public var askToBuyEnabled: Bool {
+        get { setting(\.askToBuyEnabled) }
+        set { set(\.askToBuyEnabled, newValue) }
+    }
+
+    /// Whether purchases are interrupted until resolved (`interruptedPurchasesEnabled`).
+    public var interruptedPurchasesEnabled: Bool {
+        get { setting(\.interruptedPurchasesEnabled) }
+        set { set(\.interruptedPurchasesEnabled, newValue) }
+    }
+
+    /// Whether renewals fail to bill and enter billing retry (or grace, if enabled).
+    public var billingFailsOnRenewal: Bool {
+        get { setting(\.billingFailsOnRenewal) }
+        set { set(\.billingFailsOnRenewal, newValue) }
+    }
+
+    /// Whether a failed renewal first enters the billing grace period (`billingGracePeriodIsEnabled`).
+    public var billingGracePeriodEnabled: Bool {
+        get { setting(\.billingGracePeriodEnabled) }
+        set { set(\.billingGracePeriodEnabled, newValue) }
+    }
+
+    /// Whether new transactions fail verification (they never grant access).
+    public var producesUnverifiedTransactions: Bool {
+        get { setting(\.producesUnverifiedTransactions) }
+        set { set(\.producesUnverifiedTransactions, newValue) }
+    }
+
+    /// The error every purchase fails with, or nil (`failTransactionsEnabled` with `failureError`).
+    public var purchaseFailure: SubscriptionError.Code? {
+        get { setting(\.purchaseFailure) }
+        set { set(\.purchaseFailure, newValue) }
+    }
+
+    /// Whether the user dismisses the purchase sheet: purchases return `.userCancelled`.
+    public var userCancelsPurchases: Bool {
+        get { setting(\.userCancelsPurchases) }
+        set { set(\.userCancelsPurchases, newValue) }
+    }
+
+    /// How long the user looks at the purchase sheet, on the store's clock; during it
+    /// the purchase is in progress.
+    public var purchaseSheetDelay: Duration {
+        get { setting(\.purchaseSheetDelay) }
+        set { set(\.purchaseSheetDelay, max(.zero, newValue)) }
+    }
+
+    /// How fast subscription time runs for periods that start from now on.
+    public var timeRate: TimeRate { setting(\.timeRate) }
+
+    /// Changes the time rate (`SKTestSession.timeRate`).
+    /// - Parameter rate: The rate.
+    /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month lasts a positive duration.
+    public func setTimeRate(_ rate: TimeRate) throws(SubscriptionError) {
+        if case .monthlyRenewal(let every) = rate, every <= .zero {
+            throw SubscriptionError(.invalidTimeRate, detail: "A simulated month must last a positive duration, not \(every).")
+        }
+        set(\.timeRate, rate)
+    }
+
+    /// Purchases waiting for approval or resolution.
+    public var pendingPurchases: [PendingPurchase] {
+        settle()
+        return state.withLock { $0.pending.values.sorted { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) } }
+    }
+
+    /// Every transaction in the ledger, oldest first.
+    public var allTransactions: [VerificationResult<Transaction>] {
+        settle()
+        return state.withLock { state in state.entries.keys.sorted().compactMap { state.entries[$0]?.result } }
+    }
+
+    /// Buys a subscription outside the app (on another device, or from an offer code);
+    /// the transaction reaches the app on its updates stream. A `purchaseDate` in the
+    /// past backdates it, and it renews up to now.
+    /// - Parameters:
+    ///   - productID: The product.
+    ///   - appAccountToken: The app user it is for.
+    ///   - purchaseDate: When it was bought; now by default.
+    /// - Returns: The transaction of the first period.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``.
+    @discardableResult
+    public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError) -> VerificationResult<Transaction> {
+        guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
+        return try mutate { state, changes, now throws(SubscriptionError) in
+            buy(product, token: appAccountToken, at: min(purchaseDate ?? now, now), returnedByPurchase: false,
+                state: &state, changes: &changes, now: now)
+        }
+    }
+
+    /// Ends the subscription now: its latest transaction expires a millisecond ago (`expireSubscription`).
+    /// - Parameters:
+    ///   - productID: A product of the subscription's group.
+    ///   - appAccountToken: The subscriber.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    public func expireSubscription(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
+            guard var subscription = state.subscriptions[id] else { return }
+            let end = now.addingTimeInterval(-0.001)
+            update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
+            subscription.periodEnd = min(subscription.periodEnd, end)
+            subscription.state = .expired
+            subscription.expirationReason = .unknown
+            subscription.graceEnd = nil
+            state.subscriptions[id] = subscription
+            changes.subscriptions.insert(id)
+            changes.events.append(.status(appAccountToken: appAccountToken))
+        }
+    }
+
+    /// Ends the current period now and starts the next one (`forceRenewalOfSubscription`).
+    /// - Parameters:
+    ///   - productID: A product of the subscription's group.
+    ///   - appAccountToken: The subscriber.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    public func forceRenewal(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
+            guard var subscription = state.subscriptions[id] else { return }
+            update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? now, now) }
+            renew(&subscription, &state, &changes, at: now)
+            state.subscriptions[id] = subscription
+            changes.subscriptions.insert(id)
+        }
+    }
+
+    /// Turns auto-renew off (access continues to the period's end) or back on.
+    /// - Parameters:
+    ///   - enabled: Whether it renews.
+    ///   - productID: A product of the subscription's group.
+    ///   - appAccountToken: The subscriber.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    public func setAutoRenew(_ enabled: Bool, productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+        try changeSubscription(productID: productID, token: appAccountToken) { $0.willAutoRenew = enabled }
+    }
+
+    /// Refunds or revokes a transaction: access ends at once (`refundTransaction`).
+    /// - Parameters:
+    ///   - transactionID: The transaction.
+    ///   - reason: Why.
+    /// - Throws: ``SubscriptionError/Code/transactionNotFound``.
+    public func refund(transactionID: UInt64, reason: RevocationReason = .other) throws(SubscriptionError) {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            guard let entry = state.entries[transactionID] else {
+                throw SubscriptionError(.transactionNotFound, detail: "No transaction \(transactionID).")
+            }
+            guard entry.transaction.revocationDate == nil else { return }
+            update(transactionID, &state, &changes) {
+                $0.revocationDate = now
+                $0.revocationReason = reason
+            }
+            if var subscription = state.subscriptions[entry.transaction.originalID], subscription.latestTransactionID == transactionID {
+                subscription.state = .revoked
+                subscription.graceEnd = nil
+                state.subscriptions[subscription.originalID] = subscription
+                changes.subscriptions.insert(subscription.originalID)
+            }
+        }
+    }
+
+    /// A parent approves an Ask to Buy request: the purchase goes through and reaches the app's updates stream.
+    /// - Parameter requestID: The pending purchase.
+    /// - Throws: ``SubscriptionError/Code/requestNotFound`` (also after it lapsed).
+    public func approveAskToBuy(requestID: String) throws(SubscriptionError) {
+        try completePending(requestID, kind: .askToBuy, approve: true)
+    }
+
+    /// A parent declines an Ask to Buy request: nothing is bought.
+    /// - Parameter requestID: The pending purchase.
+    /// - Throws: ``SubscriptionError/Code/requestNotFound``.
+    public func declineAskToBuy(requestID: String) throws(SubscriptionError) {
+        try completePending(requestID, kind: .askToBuy, approve: false)
+    }
+
+    /// Resolves an interrupted purchase: it goes through and reaches the updates stream (`resolveIssueForTransaction`).
+    /// - Parameter requestID: The pending purchase.
+    /// - Throws: ``SubscriptionError/Code/requestNotFound``.
+    public func resolveInterruptedPurchase(requestID: String) throws(SubscriptionError) {
+        try completePending(requestID, kind: .interrupted, approve: true)
+    }
+
+    private func completePending(_ requestID: String, kind: PendingPurchase.Kind, approve: Bool) throws(SubscriptionError) {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            guard let pending = state.pending[requestID], pending.kind == kind else {
+                throw SubscriptionError(.requestNotFound, detail: "No pending \(kind.rawValue) purchase '\(requestID)'.")
+            }
+            state.pending[requestID] = nil
+            changes.pending.insert(requestID)
+            if approve, let product = product(pending.productID) {
+                _ = buy(product, token: pending.appAccountToken, at: now, returnedByPurchase: false, state: &state, changes: &changes, now: now)
+            }
+        }
+    }
+
+    /// Announces a price increase that needs the subscriber's consent; without it,
+    /// the subscription lapses at the next renewal.
+    /// - Parameters:
+    ///   - productID: A product of the subscription's group.
+    ///   - appAccountToken: The subscriber.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    public func requestPriceIncreaseConsent(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+        try changeSubscription(productID: productID, token: appAccountToken) { $0.priceIncrease = .pending }
+    }
+
+    /// The subscriber answers a pending price increase.
+    /// - Parameters:
+    ///   - agreed: Whether they agree.
+    ///   - productID: A product of the subscription's group.
+    ///   - appAccountToken: The subscriber.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    public func respondToPriceIncrease(agreed: Bool, productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+        try changeSubscription(productID: productID, token: appAccountToken) { subscription in
+            guard subscription.priceIncrease == .pending else { return }
+            subscription.priceIncrease = agreed ? .agreed : .pending
+            if !agreed { subscription.willAutoRenew = false }
+        }
+    }
+
+    /// Fixes the payment method of a subscription in grace or billing retry: it renews
+    /// (from its missed renewal date while in grace, from now after).
+    /// - Parameters:
+    ///   - productID: A product of the subscription's group.
+    ///   - appAccountToken: The subscriber.
+    /// - Throws: ``SubscriptionError/Code/notSubscribed`` if it is not in grace or billing retry.
+    public func resolveBillingIssue(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
+            guard var subscription = state.subscriptions[id],
+                  subscription.state == .inGracePeriod || subscription.state == .inBillingRetryPeriod else {
+                throw SubscriptionError(.notSubscribed, detail: "The subscription has no billing issue to resolve.")
+            }
+            renew(&subscription, &state, &changes, at: subscription.state == .inGracePeriod ? subscription.periodEnd : now)
+            state.subscriptions[id] = subscription
+            changes.subscriptions.insert(id)
+        }
+    }
+
+    /// Removes every transaction, subscription and pending purchase (`clearTransactions`).
+    public func clearTransactions() {
+        _ = try? mutate { state, changes, _ throws(SubscriptionError) in
+            changes.entries = Set(state.entries.keys)
+            changes.subscriptions = Set(state.subscriptions.keys)
+            changes.pending = Set(state.pending.keys)
+            let tokens = Set(state.subscriptions.values.map(\.appAccountToken))
+            state.entries.removeAll()
+            state.subscriptions.removeAll()
+            state.pending.removeAll()
+            changes.events += tokens.map { .status(appAccountToken: $0) }
+        }
+    }
+
+    /// Puts every test setting back to its default (`resetToDefaultState`); the ledger stays.
+    public func resetToDefaultState() {
+        state.withLock { $0.settings = Settings() }
+    }
+
+    private func changeSubscription(productID: String, token: UUID,
+                                    _ body: @escaping (inout StoreLedger.Subscription) -> Void) throws(SubscriptionError) {
+        try mutate { state, changes, _ throws(SubscriptionError) in
+            let id = try subscriptionID(for: productID, token: token, in: state)
+            guard var subscription = state.subscriptions[id] else { return }
+            body(&subscription)
+            state.subscriptions[id] = subscription
+            changes.subscriptions.insert(id)
+            changes.events.append(.status(appAccountToken: token))
+        }
+    }
+}
+
+/// What the client side (``LocalSubscriptionService``) asks of the store.
+extension SimulatedAppStore {
+    /// An in-app purchase: fails with the chosen error, waits (Ask to Buy, interruption), or buys.
+    func purchase(_ product: Product, appAccountToken: UUID, requestID: String) throws(SubscriptionError) -> PurchaseResult {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            if state.settings.userCancelsPurchases { return .userCancelled }
+            if let failure = state.settings.purchaseFailure {
+                throw SubscriptionError(failure, detail: "The simulated App Store failed the purchase with \(failure).")
+            }
+            if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
+                let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
+                state.pending[requestID] = PendingPurchase(id: requestID, productID: product.id, appAccountToken: appAccountToken,
+                                                           requestedAt: now, kind: kind)
+                changes.pending.insert(requestID)
+                return .pending
+            }
+            return .success(buy(product, token: appAccountToken, at: now, returnedByPurchase: true, state: &state, changes: &changes, now: now))
+        }
+    }
+
+    /// Every transaction of one app user, and the grace ends of their subscriptions in grace.
+    func history(of token: UUID) -> (transactions: [VerificationResult<Transaction>], grace: [UInt64: Date]) {
+        settle()
+        return state.withLock { state in
+            let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
+                .filter { $0.transaction.appAccountToken == token }.map(\.result)
+            var grace: [UInt64: Date] = [:]
+            for subscription in state.subscriptions.values where subscription.appAccountToken == token && subscription.state == .inGracePeriod {
+                grace[subscription.originalID] = subscription.graceEnd
+            }
+            return (transactions, grace)
+        }
+    }
+
+    /// The transactions of one app user that the app has not finished.
+    func unfinished(of token: UUID) -> [VerificationResult<Transaction>] {
+        state.withLock { state in
+            state.entries.keys.sorted().compactMap { state.entries[$0] }
+                .filter { !$0.finished && $0.transaction.appAccountToken == token }.map(\.result)
+        }
+    }
+
+    /// Marks a transaction finished; finishing twice does nothing.
+    func finish(_ id: UInt64, appAccountToken: UUID?) throws(SubscriptionError) {
+        try mutate { state, changes, _ throws(SubscriptionError) in
+            guard var entry = state.entries[id] else { throw SubscriptionError(.transactionNotFound, detail: "No transaction \(id).") }
+            guard entry.transaction.appAccountToken == appAccountToken else {
+                throw SubscriptionError(.notYourTransaction, detail: "Transaction \(id) belongs to another app user.")
+            }
+            guard !entry.finished else { return }
+            entry.finished = true
+            state.entries[id] = entry
+            changes.entries.insert(id)
+        }
+    }
+
+    /// The status of each subscription of one app user.
+    func statuses(of token: UUID) -> [SubscriptionStatus] {
+        settle()
+        return state.withLock { state in
+            state.subscriptions.values.filter { $0.appAccountToken == token }.sorted { $0.originalID < $1.originalID }.compactMap { subscription in
+                guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
+                let info = subscription.renewalInfo
+                return SubscriptionStatus(state: subscription.state, transaction: entry.result,
+                                          renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
+            }
+        }
+    }
+}

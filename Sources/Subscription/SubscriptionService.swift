@@ -1,0 +1,73 @@
+import Foundation
+
+/// The subscription service (SUB-1): the current tier, products, purchases, restore,
+/// and streams of transaction updates and tier changes — seed 004's
+/// `SubscriptionService`, without StoreKit, so it runs everywhere.
+///
+/// TrainKit's conformance is ``LocalSubscriptionService`` on a ``SimulatedAppStore``;
+/// `FakeSubscriptionService` in TrainTesting is a scriptable double; an app adds a
+/// StoreKit 2 conformance behind the same protocol.
+///
+/// ```swift
+/// func upgradeTapped(subscriptions: any SubscriptionService) async throws {
+///     switch try await subscriptions.purchase("com.train.pro.monthly") {
+///     case .success(let verification):
+///         let transaction = try verification.payloadValue()
+///         try await subscriptions.finish(transaction.id)
+///     case .pending, .userCancelled:
+///         break
+///     }
+///     if FeatureAccess(tier: subscriptions.currentTier).canAccess(.analytics) { /* show analytics */ }
+/// }
+/// ```
+public protocol SubscriptionService: Sendable {
+    /// The tier the signed-in app user's entitlements grant now.
+    var currentTier: SubscriptionTier { get }
+
+    /// Whether a purchase is in progress (the purchase sheet is up).
+    var isPurchaseInProgress: Bool { get }
+
+    /// The products on sale.
+    /// - Returns: The products.
+    /// - Throws: ``SubscriptionError/Code/networkError`` when the store cannot be reached.
+    func products() async throws -> [Product]
+
+    /// Buys a product for the signed-in app user.
+    /// - Parameter productID: The product.
+    /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
+    /// - Throws: ``SubscriptionError`` — `productNotFound`, `purchaseInProgress`,
+    ///   `noAppAccount`, or the store's failure.
+    func purchase(_ productID: String) async throws -> PurchaseResult
+
+    /// Brings the entitlements up to date with the store (`AppStore.sync`).
+    /// - Returns: The tier afterwards.
+    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be read.
+    func restorePurchases() async throws -> SubscriptionTier
+
+    /// Transactions that arrive outside `purchase`: renewals, refunds, Ask to Buy
+    /// outcomes, purchases made elsewhere. A new listener first receives every
+    /// unfinished transaction of the user (SUB-5).
+    /// - Returns: A stream; cancelling its consumer ends it.
+    func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>>
+
+    /// The tier now, then each change of tier.
+    /// - Returns: A stream; cancelling its consumer ends it.
+    func tierChanges() -> AsyncStream<SubscriptionTier>
+
+    /// Tells the store the app has delivered a transaction; finishing twice does nothing.
+    /// - Parameter transactionID: The transaction.
+    /// - Throws: ``SubscriptionError`` — `transactionNotFound`, `notYourTransaction`.
+    func finish(_ transactionID: UInt64) async throws
+
+    /// The transactions that grant access now.
+    /// - Returns: Verified, unrevoked, not upgraded, active transactions of the user.
+    func currentEntitlements() async throws -> [Transaction]
+
+    /// The state and renewal info of each of the user's subscriptions.
+    /// - Returns: One status per subscription.
+    func subscriptionStatuses() async throws -> [SubscriptionStatus]
+
+    /// Ties purchases and entitlements to an app user (SUB-7); nil when nobody is signed in.
+    /// - Parameter token: The user's `appAccountToken`.
+    func setAppAccountToken(_ token: UUID?) async
+}
