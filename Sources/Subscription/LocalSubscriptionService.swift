@@ -17,12 +17,25 @@ public actor LocalSubscriptionService: SubscriptionService {
     private nonisolated let engine: Mutex<EntitlementEngine>
     private nonisolated let inProgress = Mutex(false)
     private nonisolated let tiers: Broadcast<SubscriptionTier>
-    private nonisolated let listenerIDs = Mutex(0)
     private nonisolated let eventTask = Mutex<Task<Void, Never>?>(nil)
-    private var appAccountToken: UUID?
+    /// The app user and the update listeners, shared with the nonisolated registration
+    /// so that a listener exists from the moment `transactionUpdates()` returns.
+    private nonisolated let shared: Mutex<Shared>
     private var graceKnown: Set<UInt64> = []
-    private var listeners: [Int: (continuation: AsyncStream<VerificationResult<Transaction>>.Continuation, delivered: Set<Transaction>)] = [:]
     private var requests = 0
+
+    private struct Listener {
+        let continuation: AsyncStream<VerificationResult<Transaction>>.Continuation
+        var delivered: Set<Transaction>
+    }
+
+    private struct Shared {
+        var appAccountToken: UUID?
+        var listeners: [Int: Listener] = [:]
+        var nextListenerID = 0
+    }
+
+    private nonisolated var appAccountToken: UUID? { shared.withLock { $0.appAccountToken } }
 
     /// Creates the service.
     /// - Parameters:
@@ -30,7 +43,7 @@ public actor LocalSubscriptionService: SubscriptionService {
     ///   - appAccountToken: The signed-in app user, if any.
     public init(store: SimulatedAppStore, appAccountToken: UUID? = nil) {
         self.store = store
-        self.appAccountToken = appAccountToken
+        shared = Mutex(Shared(appAccountToken: appAccountToken))
         var engine = EntitlementEngine(products: store.products)
         var grace: Set<UInt64> = []
         if let appAccountToken {
@@ -118,14 +131,24 @@ public actor LocalSubscriptionService: SubscriptionService {
     /// - Returns: The stream.
     public nonisolated func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>> {
         let (stream, continuation) = AsyncStream<VerificationResult<Transaction>>.makeStream()
-        let id = listenerIDs.withLock { value in
-            value += 1
-            return value
+        let id = shared.withLock { shared in
+            defer { shared.nextListenerID += 1 }
+            return shared.nextListenerID
         }
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeListener(id) }
+            _ = self?.shared.withLock { $0.listeners.removeValue(forKey: id) }
         }
-        Task { await self.addListener(id, continuation) }
+        let store = store
+        shared.withLock { shared in
+            var listener = Listener(continuation: continuation, delivered: [])
+            if let token = shared.appAccountToken {
+                for result in store.unfinished(of: token) {
+                    continuation.yield(result)
+                    listener.delivered.insert(result.unsafePayloadValue)
+                }
+            }
+            shared.listeners[id] = listener
+        }
         return stream
     }
 
@@ -165,7 +188,7 @@ public actor LocalSubscriptionService: SubscriptionService {
     /// Switches to another app user (or to nobody): their entitlements, and only theirs, count.
     /// - Parameter token: The user's `appAccountToken`, or nil.
     public func setAppAccountToken(_ token: UUID?) async {
-        appAccountToken = token
+        shared.withLock { $0.appAccountToken = token }
         rebuild()
     }
 
@@ -186,25 +209,12 @@ public actor LocalSubscriptionService: SubscriptionService {
     }
 
     private func deliver(_ result: VerificationResult<Transaction>) {
-        for (id, listener) in listeners where !listener.delivered.contains(result.unsafePayloadValue) {
-            listener.continuation.yield(result)
-            listeners[id]?.delivered.insert(result.unsafePayloadValue)
-        }
-    }
-
-    private func addListener(_ id: Int, _ continuation: AsyncStream<VerificationResult<Transaction>>.Continuation) {
-        var delivered: Set<Transaction> = []
-        if let token = appAccountToken {
-            for result in store.unfinished(of: token) {
-                continuation.yield(result)
-                delivered.insert(result.unsafePayloadValue)
+        shared.withLock { shared in
+            for (id, listener) in shared.listeners where !listener.delivered.contains(result.unsafePayloadValue) {
+                listener.continuation.yield(result)
+                shared.listeners[id]?.delivered.insert(result.unsafePayloadValue)
             }
         }
-        listeners[id] = (continuation, delivered)
-    }
-
-    private func removeListener(_ id: Int) {
-        listeners[id] = nil
     }
 
     private func rebuild() {

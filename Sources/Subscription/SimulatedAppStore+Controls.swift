@@ -133,7 +133,9 @@ extension SimulatedAppStore {
         try mutate { state, changes, now throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
             guard var subscription = state.subscriptions[id] else { return }
-            update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? now, now) }
+            // The old period ends a millisecond before the new one starts, so the two never overlap.
+            let end = now.addingTimeInterval(-0.001)
+            update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
             renew(&subscription, &state, &changes, at: now)
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)

@@ -5,7 +5,7 @@ import TrainCore
 import TrainTesting
 
 /// AUTH-3 (linking), AUTH-4 (recent login), AUTH-7, AUTH-8 and deletion.
-@Suite struct LinkingTests {
+@Suite(.timeLimit(.minutes(1))) struct LinkingTests {
     @Test("linking Google and a password to an Apple account lets each sign in to it", arguments: AuthVariant.allCases)
     func linkAndSignIn(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
@@ -69,7 +69,7 @@ import TrainTesting
     }
 }
 
-@Suite struct RecentLoginTests {
+@Suite(.timeLimit(.minutes(1))) struct RecentLoginTests {
     /// The three gated operations, each run on a freshly signed-in account with two providers.
     enum Gated: String, CaseIterable, CustomStringConvertible {
         case deleteAccount, unlink, updateEmail
@@ -137,7 +137,7 @@ import TrainTesting
     }
 }
 
-@Suite struct SessionTests {
+@Suite(.timeLimit(.minutes(1))) struct SessionTests {
     @Test("AUTH-8: the file-backed service remembers the session across launches")
     func remembered() async throws {
         let harness = try AuthHarness(.file)
@@ -196,7 +196,7 @@ import TrainTesting
     }
 }
 
-@Suite struct DeletionTests {
+@Suite(.timeLimit(.minutes(1))) struct DeletionTests {
     @Test("deleting an Apple account revokes its token, frees its identities, and signs out", arguments: AuthVariant.allCases)
     func deleteApple(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)

@@ -5,7 +5,7 @@ import TrainCore
 import TrainTesting
 
 /// AUTH-1, AUTH-2, AUTH-6: Sign in with Apple end to end.
-@Suite struct AppleSignInTests {
+@Suite(.timeLimit(.minutes(1))) struct AppleSignInTests {
     @Test("a first Apple sign-in creates the account with the name and email shared on first authorization", arguments: AuthVariant.allCases)
     func firstSignIn(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)

@@ -33,7 +33,7 @@ extension AuthContractCheck: CustomTestStringConvertible {
     public var testDescription: String { name }
 }
 
-@Suite struct AuthContractTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthContractTests {
     @Test("LocalAuthService keeps the AuthService contract", arguments: AuthVariant.allCases, AuthServiceContract.checks)
     func contract(variant: AuthVariant, check: AuthContractCheck) async throws {
         try await check.run(in: LocalAuthEnvironment(variant))
@@ -47,7 +47,7 @@ struct PermissiveEnvironment: AuthContractEnvironment {
     func advanceClock(by duration: Duration) async {}
 }
 
-@Suite struct AuthContractCatchesViolationsTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthContractCatchesViolationsTests {
     @Test("a permissive fake breaks the contract's password, recent-login and bad-input checks")
     func catchesViolations() async throws {
         var violated: [String] = []

@@ -5,7 +5,7 @@ import TrainCore
 import TrainTesting
 
 /// AUTH-3: email + password, and phone numbers with 6-digit codes.
-@Suite struct EmailPasswordTests {
+@Suite(.timeLimit(.minutes(1))) struct EmailPasswordTests {
     @Test("an email account is created, signed in, and signs in again with its password", arguments: AuthVariant.allCases)
     func createAndSignIn(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
@@ -89,7 +89,7 @@ extension LocalAuthService {
     }
 }
 
-@Suite struct PhoneSignInTests {
+@Suite(.timeLimit(.minutes(1))) struct PhoneSignInTests {
     @Test("a test number signs in with its fixed code and sends no SMS", arguments: ["+1 650-555-1234", "+16505551234", "+1 (650) 555.1234"])
     func testNumber(typed: String) async throws {
         let harness = try AuthHarness()

@@ -36,7 +36,7 @@ private func watchSession(auth: any AuthService) async {
     }
 }
 
-@Suite struct GettingStartedWithAuthTests {
+@Suite(.timeLimit(.minutes(1))) struct GettingStartedWithAuthTests {
     @Test("the article's sign-in and deletion run, revoking the Apple token")
     func article() async throws {
         let directory = try TemporaryDirectory()

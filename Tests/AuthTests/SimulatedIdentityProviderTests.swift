@@ -5,7 +5,7 @@ import TrainCore
 import TrainTesting
 
 /// The simulated providers behave as Apple's and Google's do where an app can tell.
-@Suite struct SimulatedIdentityProviderTests {
+@Suite(.timeLimit(.minutes(1))) struct SimulatedIdentityProviderTests {
     static func request() -> AuthorizationRequest {
         AuthorizationRequest(hashedNonce: SHA256.hash(data: Data("raw".utf8)).hexString)
     }

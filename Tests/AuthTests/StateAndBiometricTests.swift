@@ -5,7 +5,7 @@ import TrainCore
 import TrainTesting
 
 /// AUTH-5: the auth-state stream.
-@Suite struct AuthStateStreamTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthStateStreamTests {
     @Test("every subscriber gets the current value first, then one value per change of user, and nil once per sign-out")
     func changesOfUser() async throws {
         let harness = try AuthHarness()
@@ -48,7 +48,7 @@ import TrainTesting
 }
 
 /// AUTH-10: the biometric app lock.
-@Suite struct BiometricLockTests {
+@Suite(.timeLimit(.minutes(1))) struct BiometricLockTests {
     @Test("enabling needs a successful evaluation, with the reason shown", arguments: AuthVariant.allCases)
     func enable(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
@@ -116,7 +116,7 @@ import TrainTesting
 }
 
 /// AUTH-9: one error type with Firebase-like codes and user-facing text.
-@Suite struct AuthErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthErrorTests {
     static let specCodes: [AuthError.Code] = [
         .requiresRecentLogin, .userMismatch, .userNotFound, .userDisabled, .missingOrInvalidNonce, .invalidCredential,
         .credentialAlreadyInUse, .providerAlreadyLinked, .invalidVerificationCode, .tooManyRequests, .networkError,
@@ -152,7 +152,7 @@ import TrainTesting
     }
 }
 
-@Suite struct RecentLoginMessageTests {
+@Suite(.timeLimit(.minutes(1))) struct RecentLoginMessageTests {
     @Test("the recent-login sentence names the action the user is taking")
     func perAction() async throws {
         let harness = try AuthHarness()

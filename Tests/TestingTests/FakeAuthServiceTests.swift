@@ -5,7 +5,7 @@ import TrainCore
 import TrainTesting
 
 /// TEST-1: the auth fakes record, script, fail, delay and hold.
-@Suite struct FakeAuthServiceTests {
+@Suite(.timeLimit(.minutes(1))) struct FakeAuthServiceTests {
     @Test("calls are recorded in order and readable synchronously, without secrets")
     func recording() async throws {
         let fake = FakeAuthService()
@@ -97,7 +97,7 @@ import TrainTesting
     }
 }
 
-@Suite struct FakeBiometricAuthenticatorTests {
+@Suite(.timeLimit(.minutes(1))) struct FakeBiometricAuthenticatorTests {
     @Test("availability and evaluation follow the script, and calls are recorded")
     func scripted() async throws {
         let biometrics = FakeBiometricAuthenticator(availability: BiometricAvailability(type: .touchID))

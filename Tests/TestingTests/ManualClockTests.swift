@@ -4,7 +4,7 @@ import TrainCore
 import TrainTesting
 
 /// CORE-1: the manual clock moves only when told and wakes exactly the sleepers that are due.
-@Suite struct ManualClockTests {
+@Suite(.timeLimit(.minutes(1))) struct ManualClockTests {
     @Test("the clock starts at its fixed date and stays there until advanced")
     func startsFixed() {
         let clock = ManualClock()

@@ -3,7 +3,7 @@ import TrainCore
 import TrainTesting
 
 /// CORE-2: deterministic IDs for tests.
-@Suite struct SequentialIDGeneratorTests {
+@Suite(.timeLimit(.minutes(1))) struct SequentialIDGeneratorTests {
     @Test("IDs count up from 1 with their prefix, zero-padded so they sort in order")
     func sequence() {
         let ids = SequentialIDGenerator(prefix: "post-")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TrainTesting
 
-@Suite struct TemporaryDirectoryTests {
+@Suite(.timeLimit(.minutes(1))) struct TemporaryDirectoryTests {
     @Test("a temporary directory exists while held and is removed with its files when released")
     func lifecycle() throws {
         var directory: TemporaryDirectory? = try TemporaryDirectory()

@@ -15,7 +15,7 @@ private func waitForConfirmation(clock: any DateClock, timeout: Duration) async 
     }
 }
 
-@Suite struct TestingWithTimeArticleTests {
+@Suite(.timeLimit(.minutes(1))) struct TestingWithTimeArticleTests {
     @Test("the article's confirmation times out after five minutes, not before")
     func confirmationTimesOutAfterFiveMinutes() async {
         let clock = ManualClock()

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import TrainSubscription
+import TrainCore
+import TrainTesting
+
+/// SUB-1 and SUB-2.
+@Suite(.timeLimit(.minutes(1))) struct PurchaseTests {
+    @Test("a purchase grants its tier and returns its transaction, tied to the buyer", arguments: StoreVariant.allCases)
+    func purchase(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        #expect(harness.service.currentTier == .free)
+        let transaction = try await harness.buy()
+        #expect(transaction.productID == SubscriptionHarness.proMonthly)
+        #expect(transaction.appAccountToken == SubscriptionHarness.ada)
+        #expect(transaction.purchaseDate == harness.clock.now)
+        #expect(transaction.expirationDate == harness.months(1))
+        #expect(transaction.environment == .simulated && transaction.ownershipType == .purchased)
+        #expect(harness.service.currentTier == .pro)
+        #expect(try await harness.service.currentEntitlements().map(\.id) == [transaction.id])
+    }
+
+    @Test("the products are seed 004's four, in one group")
+    func products() async throws {
+        let harness = try SubscriptionHarness()
+        let products = try await harness.service.products()
+        #expect(products.map(\.id) == ["com.train.pro.monthly", "com.train.pro.yearly", "com.train.premium.monthly", "com.train.premium.yearly"])
+        #expect(Set(products.map(\.subscriptionGroupID)).count == 1)
+    }
+
+    @Test("a second purchase while the sheet is up is purchaseInProgress; the first completes")
+    func inProgress() async throws {
+        let harness = try SubscriptionHarness()
+        harness.store.purchaseSheetDelay = .seconds(5)
+        let service = harness.service
+        let first = Task { try await service.purchase(SubscriptionHarness.proMonthly) }
+        await harness.clock.waitForSleepers(1)
+        #expect(harness.service.isPurchaseInProgress)
+        let second = await subscriptionError { _ = try await harness.service.purchase(SubscriptionHarness.premiumMonthly) }
+        #expect(second?.code == .purchaseInProgress)
+        harness.clock.advance(by: .seconds(5))
+        guard case .success = try await first.value else {
+            Issue.record("the first purchase should succeed")
+            return
+        }
+        #expect(!harness.service.isPurchaseInProgress)
+        #expect(harness.service.currentTier == .pro)
+    }
+
+    @Test("a dismissed sheet is userCancelled and buys nothing")
+    func cancelled() async throws {
+        let harness = try SubscriptionHarness()
+        harness.store.userCancelsPurchases = true
+        #expect(try await harness.service.purchase(SubscriptionHarness.proMonthly) == .userCancelled)
+        #expect(harness.store.allTransactions.isEmpty)
+        #expect(harness.service.currentTier == .free)
+    }
+
+    @Test("bad input is a typed error that changes nothing", arguments: ["", "com.train.gold.monthly", "COM.TRAIN.PRO.MONTHLY"])
+    func unknownProduct(productID: String) async throws {
+        let harness = try SubscriptionHarness()
+        let error = await subscriptionError { _ = try await harness.service.purchase(productID) }
+        #expect(error?.code == .productNotFound)
+        #expect(harness.store.allTransactions.isEmpty)
+        let finishUnknown = await subscriptionError { try await harness.service.finish(42) }
+        #expect(finishUnknown?.code == .transactionNotFound)
+        let badRate = await subscriptionError { try harness.store.setTimeRate(.monthlyRenewal(every: .zero)) }
+        #expect(badRate?.code == .invalidTimeRate)
+        #expect(harness.store.timeRate == .realTime)
+        let notSubscribed = await subscriptionError { try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly, appAccountToken: SubscriptionHarness.ada) }
+        #expect(notSubscribed?.code == .notSubscribed)
+    }
+
+    @Test("a failing store fails the purchase with the chosen error and changes nothing", arguments: [
+        SubscriptionError.Code.networkError, .paymentNotAllowed, .systemError,
+    ])
+    func chosenFailure(code: SubscriptionError.Code) async throws {
+        let harness = try SubscriptionHarness()
+        harness.store.purchaseFailure = code
+        let error = await subscriptionError { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
+        #expect(error?.code == code)
+        #expect(error?.errorDescription?.isEmpty == false)
+        #expect(harness.store.allTransactions.isEmpty)
+        harness.store.resetToDefaultState()
+        #expect(try await harness.buy().productID == SubscriptionHarness.proMonthly)
+    }
+
+    @Test("without an app user, purchases are refused")
+    func noAppAccount() async throws {
+        let harness = try SubscriptionHarness(user: nil)
+        let error = await subscriptionError { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
+        #expect(error?.code == .noAppAccount)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct FeatureAccessTests {
+    @Test("free gates analytics behind Pro, and Pro gates advanced progression behind Premium")
+    func standardMapping() {
+        let free = FeatureAccess(tier: .free)
+        #expect(free.canAccess(.basicPlans) && free.canAccess(.workoutTracking))
+        #expect(!free.canAccess(.analytics))
+        #expect(free.minimumTier(for: .analytics) == .pro)
+        #expect(free.minimumTier(for: .advancedProgression) == .premium)
+        #expect(free.minimumTier(for: .basicPlans) == nil)
+        let pro = FeatureAccess(tier: .pro)
+        #expect(pro.canAccess(.analytics) && pro.minimumTier(for: .analytics) == nil)
+        #expect(pro.minimumTier(for: .advancedProgression) == .premium)
+        #expect(Feature.allCases.allSatisfy(FeatureAccess(tier: .premium).canAccess))
+    }
+
+    @Test("the mapping is data an app can replace")
+    func customCatalog() {
+        let catalog = FeatureCatalog(features: [.free: [.basicPlans, .analytics], .premium: Set(Feature.allCases)])
+        let free = FeatureAccess(tier: .free, catalog: catalog)
+        #expect(free.canAccess(.analytics))
+        #expect(free.minimumTier(for: .customPlans) == .premium)
+        #expect(FeatureAccess(tier: .pro, catalog: catalog).canAccess(.basicPlans) == false)
+    }
+
+    @Test("tiers are ordered free < pro < premium")
+    func ordering() {
+        #expect(SubscriptionTier.allCases.sorted() == [.free, .pro, .premium])
+        #expect(SubscriptionTier.pro < .premium && SubscriptionTier.free < .pro)
+    }
+}

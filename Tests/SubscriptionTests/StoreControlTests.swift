@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+@testable import TrainSubscription
+import TrainCore
+import TrainTesting
+
+/// SUB-4: the simulated App Store's controls, driven by the injected clock.
+@Suite(.timeLimit(.minutes(1))) struct StoreControlTests {
+    typealias H = SubscriptionHarness
+
+    @Test("a subscription renews at the end of its period and the renewal arrives on the stream", arguments: StoreVariant.allCases)
+    func autoRenew(variant: StoreVariant) async throws {
+        let harness = try H(variant)
+        let first = try await harness.buy()
+        try await harness.service.finish(first.id)
+        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        let renewal = try #require(await updates.next()).unsafePayloadValue
+        #expect(renewal.originalID == first.id && renewal.id != first.id)
+        #expect(renewal.purchaseDate == harness.months(1))
+        #expect(renewal.expirationDate == harness.months(2))
+        #expect(harness.service.currentTier == .pro)
+    }
+
+    @Test("expire now ends access at once; force renewal starts a new period now")
+    func expireAndForceRenew() async throws {
+        let harness = try H()
+        try await harness.buy()
+        try harness.store.forceRenewal(productID: H.proMonthly, appAccountToken: H.ada)
+        let statuses = try await harness.service.subscriptionStatuses()
+        #expect(statuses.first?.transaction.unsafePayloadValue.purchaseDate == harness.clock.now)
+        #expect(harness.store.allTransactions.count == 2)
+        try harness.store.expireSubscription(productID: H.proMonthly, appAccountToken: H.ada)
+        #expect(try await harness.service.restorePurchases() == .free)
+        #expect(try await harness.service.subscriptionStatuses().first?.state == .expired)
+    }
+
+    @Test("with auto-renew off, access lasts to the expiration instant and not a moment longer")
+    func autoRenewOff() async throws {
+        let harness = try H()
+        try await harness.buy()
+        try harness.store.setAutoRenew(false, productID: H.proMonthly, appAccountToken: H.ada)
+        let info = try #require(try await harness.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue)
+        #expect(info.willAutoRenew == false)
+        harness.clock.advance(to: harness.months(1))
+        #expect(try await harness.service.restorePurchases() == .pro, "active while now <= expiration")
+        harness.clock.advance(by: .milliseconds(1))
+        #expect(try await harness.service.restorePurchases() == .free)
+        let lapsed = try #require(try await harness.service.subscriptionStatuses().first)
+        #expect(lapsed.state == .expired)
+        #expect(lapsed.renewalInfo.unsafePayloadValue.expirationReason == .autoRenewDisabled)
+    }
+
+    @Test("an upgrade is immediate and marks the old transaction upgraded")
+    func upgrade() async throws {
+        let harness = try H()
+        let pro = try await harness.buy()
+        harness.clock.advance(by: .seconds(86_400))
+        let premium = try await harness.buy(H.premiumMonthly)
+        #expect(premium.originalID == pro.originalID)
+        #expect(harness.service.currentTier == .premium)
+        let old = harness.store.allTransactions.first { $0.unsafePayloadValue.id == pro.id }?.unsafePayloadValue
+        #expect(old?.isUpgraded == true)
+    }
+
+    @Test("a downgrade waits for the next renewal and shows in autoRenewPreference")
+    func downgrade() async throws {
+        let harness = try H()
+        try await harness.buy(H.premiumMonthly)
+        _ = try await harness.service.purchase(H.proMonthly)
+        let info = try #require(try await harness.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue)
+        #expect(info.currentProductID == H.premiumMonthly)
+        #expect(info.autoRenewPreference == H.proMonthly)
+        #expect(harness.service.currentTier == .premium)
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        #expect(try await harness.service.restorePurchases() == .pro)
+    }
+
+    @Test("a crossgrade to another period of the same tier takes effect at renewal")
+    func crossgrade() async throws {
+        let harness = try H()
+        try await harness.buy(H.proMonthly)
+        _ = try await harness.service.purchase(H.proYearly)
+        #expect(try await harness.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue.autoRenewPreference == H.proYearly)
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        _ = try await harness.service.restorePurchases()
+        let renewed = try #require(try await harness.service.subscriptionStatuses().first?.transaction.unsafePayloadValue)
+        #expect(renewed.productID == H.proYearly)
+        #expect(renewed.expirationDate == harness.months(13))
+    }
+
+    @Test("a failed renewal without grace enters billing retry with no access; resolving renews from now")
+    func billingRetry() async throws {
+        let harness = try H()
+        try await harness.buy()
+        harness.store.billingFailsOnRenewal = true
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(60))
+        #expect(try await harness.service.restorePurchases() == .free)
+        #expect(try await harness.service.subscriptionStatuses().first?.state == .inBillingRetryPeriod)
+        harness.store.billingFailsOnRenewal = false
+        try harness.store.resolveBillingIssue(productID: H.proMonthly, appAccountToken: H.ada)
+        #expect(try await harness.service.restorePurchases() == .pro)
+        #expect(try await harness.service.subscriptionStatuses().first?.transaction.unsafePayloadValue.purchaseDate == harness.clock.now)
+    }
+
+    @Test("in the grace period access continues until gracePeriodExpirationDate, inclusive")
+    func gracePeriod() async throws {
+        let harness = try H()
+        try await harness.buy()
+        harness.store.billingFailsOnRenewal = true
+        harness.store.billingGracePeriodEnabled = true
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        let status = try #require(try await harness.service.subscriptionStatuses().first)
+        #expect(status.state == .inGracePeriod)
+        let graceEnd = try #require(status.renewalInfo.unsafePayloadValue.gracePeriodExpirationDate)
+        #expect(graceEnd == harness.months(1).addingTimeInterval(16 * 86_400))
+        #expect(try await harness.service.restorePurchases() == .pro)
+        harness.clock.advance(to: graceEnd)
+        #expect(try await harness.service.restorePurchases() == .pro)
+        harness.clock.advance(by: .milliseconds(1))
+        #expect(try await harness.service.restorePurchases() == .free)
+        #expect(try await harness.service.subscriptionStatuses().first?.state == .inBillingRetryPeriod)
+        harness.clock.advance(by: .seconds(61 * 86_400))
+        let lapsed = try #require(try await harness.service.subscriptionStatuses().first)
+        #expect(lapsed.state == .expired && lapsed.renewalInfo.unsafePayloadValue.expirationReason == .billingError)
+    }
+
+    @Test("a refund revokes at once, with its reason, and arrives on the stream")
+    func refund() async throws {
+        let harness = try H()
+        let transaction = try await harness.buy()
+        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        _ = await updates.next()   // the unfinished purchase, redelivered to the new listener
+        try harness.store.refund(transactionID: transaction.id, reason: .developerIssue)
+        let refunded = try #require(await updates.next()).unsafePayloadValue
+        #expect(refunded.id == transaction.id)
+        #expect(refunded.revocationDate == harness.clock.now && refunded.revocationReason == .developerIssue)
+        #expect(try await harness.service.restorePurchases() == .free)
+        #expect(try await harness.service.subscriptionStatuses().first?.state == .revoked)
+    }
+
+    @Test("Ask to Buy: pending, then approved on the stream, declined to nothing, or lapsed after 24 hours")
+    func askToBuy() async throws {
+        let harness = try H()
+        harness.store.askToBuyEnabled = true
+        #expect(try await harness.service.purchase(H.proMonthly) == .pending)
+        let request = try #require(harness.store.pendingPurchases.first)
+        #expect(request.kind == .askToBuy && request.appAccountToken == H.ada)
+        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        try harness.store.approveAskToBuy(requestID: request.id)
+        #expect(try #require(await updates.next()).unsafePayloadValue.productID == H.proMonthly)
+
+        let declining = try H()
+        declining.store.askToBuyEnabled = true
+        _ = try await declining.service.purchase(H.proMonthly)
+        try declining.store.declineAskToBuy(requestID: try #require(declining.store.pendingPurchases.first).id)
+        #expect(declining.store.allTransactions.isEmpty)
+
+        let lapsing = try H()
+        lapsing.store.askToBuyEnabled = true
+        _ = try await lapsing.service.purchase(H.proMonthly)
+        let lapsed = try #require(lapsing.store.pendingPurchases.first)
+        lapsing.clock.advance(by: .seconds(24 * 3600))
+        #expect(lapsing.store.pendingPurchases.count == 1, "still pending at exactly 24 hours")
+        lapsing.clock.advance(by: .seconds(1))
+        #expect(lapsing.store.pendingPurchases.isEmpty)
+        let error = await subscriptionError { try lapsing.store.approveAskToBuy(requestID: lapsed.id) }
+        #expect(error?.code == .requestNotFound)
+    }
+
+    @Test("an interrupted purchase is pending until resolved, then arrives on the stream")
+    func interrupted() async throws {
+        let harness = try H()
+        harness.store.interruptedPurchasesEnabled = true
+        #expect(try await harness.service.purchase(H.proMonthly) == .pending)
+        let request = try #require(harness.store.pendingPurchases.first)
+        #expect(request.kind == .interrupted)
+        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        try harness.store.resolveInterruptedPurchase(requestID: request.id)
+        #expect(try #require(await updates.next()).unsafePayloadValue.appAccountToken == H.ada)
+    }
+
+    @Test("a price increase without consent lapses the subscription at renewal; with consent it renews")
+    func priceIncrease() async throws {
+        let declined = try H()
+        try await declined.buy()
+        try declined.store.requestPriceIncreaseConsent(productID: H.proMonthly, appAccountToken: H.ada)
+        #expect(try await declined.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue.priceIncreaseStatus == .pending)
+        declined.clock.advance(to: declined.months(1).addingTimeInterval(1))
+        let lapsed = try #require(try await declined.service.subscriptionStatuses().first)
+        #expect(lapsed.state == .expired && lapsed.renewalInfo.unsafePayloadValue.expirationReason == .didNotConsentToPriceIncrease)
+
+        let agreed = try H()
+        try await agreed.buy()
+        try agreed.store.requestPriceIncreaseConsent(productID: H.proMonthly, appAccountToken: H.ada)
+        try agreed.store.respondToPriceIncrease(agreed: true, productID: H.proMonthly, appAccountToken: H.ada)
+        agreed.clock.advance(to: agreed.months(1).addingTimeInterval(1))
+        #expect(try await agreed.service.restorePurchases() == .pro)
+    }
+
+    @Test("unverified transactions never grant access")
+    func unverified() async throws {
+        let harness = try H()
+        harness.store.producesUnverifiedTransactions = true
+        guard case .success(let result) = try await harness.service.purchase(H.premiumMonthly) else {
+            Issue.record("expected a success")
+            return
+        }
+        #expect(!result.isVerified)
+        #expect(throws: SubscriptionError.self) { try result.payloadValue() }
+        #expect(harness.service.currentTier == .free)
+        #expect(try await harness.service.currentEntitlements().isEmpty)
+    }
+
+    @Test("accelerated time: a month every 30 seconds renews three times in 95 seconds")
+    func acceleratedTime() async throws {
+        let harness = try H()
+        try harness.store.setTimeRate(.monthlyRenewal(every: .seconds(30)))
+        let first = try await harness.buy()
+        #expect(first.expirationDate == harness.clock.now.addingTimeInterval(30))
+        harness.clock.advance(by: .seconds(95))
+        _ = try await harness.service.restorePurchases()
+        #expect(harness.store.allTransactions.count == 4)
+        #expect(harness.service.currentTier == .pro)
+    }
+
+    @Test("a backdated outside purchase renews up to now and arrives on the stream")
+    func backdated() async throws {
+        let harness = try H()
+        harness.clock.advance(to: harness.months(3).addingTimeInterval(3600))
+        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        try harness.store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada, purchaseDate: ManualClock.defaultStart)
+        let delivered = await next(4, from: &updates).map(\.unsafePayloadValue)
+        #expect(delivered.map(\.purchaseDate) == (0...3).map { harness.months($0) })
+        #expect(try await harness.service.restorePurchases() == .pro)
+    }
+
+    @Test("clearing removes every transaction; reset restores the default settings")
+    func clearAndReset() async throws {
+        let harness = try H()
+        try await harness.buy()
+        harness.store.askToBuyEnabled = true
+        harness.store.clearTransactions()
+        #expect(harness.store.allTransactions.isEmpty)
+        #expect(try await harness.service.restorePurchases() == .free)
+        harness.store.resetToDefaultState()
+        #expect(!harness.store.askToBuyEnabled)
+        #expect(try await harness.buy().productID == H.proMonthly)
+    }
+}

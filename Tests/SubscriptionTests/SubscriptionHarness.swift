@@ -1,0 +1,82 @@
+import Foundation
+@testable import TrainSubscription
+import TrainCore
+import TrainTesting
+
+enum StoreVariant: String, CaseIterable, CustomStringConvertible {
+    case inMemory, file
+    var description: String { rawValue }
+}
+
+/// A simulated App Store and a service on a manual clock, with two app users.
+final class SubscriptionHarness {
+    static let ada = UUID(uuidString: "00000000-0000-0000-0000-00000000ada1") ?? UUID()
+    static let grace = UUID(uuidString: "00000000-0000-0000-0000-0000000067ac") ?? UUID()
+    static let proMonthly = "com.train.pro.monthly"
+    static let proYearly = "com.train.pro.yearly"
+    static let premiumMonthly = "com.train.premium.monthly"
+
+    let variant: StoreVariant
+    let clock = ManualClock()
+    let directory: TemporaryDirectory
+    private(set) var store: SimulatedAppStore
+    private(set) var service: LocalSubscriptionService
+
+    init(_ variant: StoreVariant = .inMemory, user: UUID? = SubscriptionHarness.ada) throws {
+        self.variant = variant
+        directory = try TemporaryDirectory()
+        store = try SimulatedAppStore(inMemory: Product.standard, clock: clock)
+        service = LocalSubscriptionService(store: store)
+        store = try makeStore()
+        service = LocalSubscriptionService(store: store, appAccountToken: user)
+    }
+
+    var file: URL { directory.file("appstore.sqlite") }
+
+    func makeStore() throws -> SimulatedAppStore {
+        switch variant {
+        case .inMemory: try SimulatedAppStore(inMemory: Product.standard, clock: clock)
+        case .file: try SimulatedAppStore(fileAt: file, products: Product.standard, clock: clock)
+        }
+    }
+
+    /// A new store and service on the same file, as after a relaunch.
+    func relaunch(user: UUID? = SubscriptionHarness.ada) throws {
+        store = try makeStore()
+        service = LocalSubscriptionService(store: store, appAccountToken: user)
+    }
+
+    /// Buys in the app and returns the verified transaction.
+    @discardableResult
+    func buy(_ productID: String = SubscriptionHarness.proMonthly) async throws -> Transaction {
+        guard case .success(let result) = try await service.purchase(productID) else {
+            throw SubscriptionError(.systemError, detail: "expected a successful purchase")
+        }
+        return result.unsafePayloadValue
+    }
+
+    /// The date `months` calendar months after the clock's start.
+    func months(_ months: Int) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.date(byAdding: .month, value: months, to: ManualClock.defaultStart) ?? .distantFuture
+    }
+}
+
+func subscriptionError(_ body: () async throws -> Void) async -> SubscriptionError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as SubscriptionError {
+        return error
+    } catch {
+        return nil
+    }
+}
+
+/// The next `count` values of an iterator.
+func next<Element: Sendable>(_ count: Int, from iterator: inout AsyncStream<Element>.Iterator) async -> [Element] {
+    var values: [Element] = []
+    while values.count < count, let value = await iterator.next() { values.append(value) }
+    return values
+}
