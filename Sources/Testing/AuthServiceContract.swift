@@ -19,17 +19,6 @@ public protocol AuthContractEnvironment: Sendable {
     var recentLoginWindow: Duration { get }
 }
 
-/// A broken promise found by a contract check.
-public struct ContractViolation: Error, CustomStringConvertible {
-    /// The check that found it.
-    public let check: String
-    /// What was expected and what happened.
-    public let message: String
-
-    /// The check and the message.
-    public var description: String { "\(check): \(message)" }
-}
-
 /// One behavioural check of the contract.
 public struct AuthContractCheck: Sendable, CustomStringConvertible {
     /// What the check asserts, as a sentence.
@@ -50,26 +39,6 @@ public struct AuthContractCheck: Sendable, CustomStringConvertible {
     ///   any unexpected error the service throws.
     public func run(in environment: any AuthContractEnvironment) async throws {
         try await body(environment, Expectations(check: name))
-    }
-}
-
-/// The assertions of a check; each failure throws a ``ContractViolation``.
-struct Expectations: Sendable {
-    let check: String
-
-    func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-        if !condition { throw ContractViolation(check: check, message: message()) }
-    }
-
-    /// Runs `body` and requires it to throw an ``AuthError`` with `code`.
-    func expectError(_ code: AuthError.Code, _ what: String, _ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch let error as AuthError {
-            try expect(error.code == code, "\(what): expected \(code), got \(error.code)")
-            return
-        }
-        throw ContractViolation(check: check, message: "\(what): expected \(code), but it succeeded")
     }
 }
 
@@ -101,20 +70,22 @@ public enum AuthServiceContract {
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             try check.expect(auth.currentUser?.id == user.id, "currentUser is the new account")
             try check.expect(user.email == ada.email, "the account keeps its email")
-            var states = auth.authStateChanges().makeAsyncIterator()
-            try check.expect(await states.next()??.id == user.id, "the stream's first value is the current user")
+            let states = await check.first(1, of: auth.authStateChanges())
+            try check.expect(states.first??.id == user.id, "the stream's first value is the current user")
         },
         AuthContractCheck("sign-out clears the user and emits nil exactly once") { environment, check in
             let auth = try await environment.makeService()
             let ada = try await auth.createUser(email: ada.email, password: ada.password)
-            var states = auth.authStateChanges().makeAsyncIterator()
-            try check.expect(await states.next()??.id == ada.id, "first value: the current user")
+            let stream = auth.authStateChanges()
+            let watched = Task { await check.first(3, of: stream) }
             try await auth.signOut()
             try await auth.signOut()
             let grace = try await auth.createUser(email: grace.email, password: grace.password)
-            let afterSignOut = await states.next()
-            try check.expect(afterSignOut != nil && afterSignOut! == nil, "sign-out emits nil")
-            try check.expect(await states.next()??.id == grace.id, "the second sign-out emits nothing; the next value is the next user")
+            let states = await watched.value
+            try check.expect(states.count == 3, "three values: the user, nil, the next user (got \(states.count))")
+            try check.expect(states.first??.id == ada.id, "first value: the current user")
+            try check.expect(states.dropFirst().first.map { $0 == nil } == true, "sign-out emits nil")
+            try check.expect(states.last??.id == grace.id, "the second sign-out emits nothing; the next value is the next user")
             try check.expect(auth.currentUser?.id == grace.id, "currentUser follows")
         },
         AuthContractCheck("the right password signs in; a wrong one is wrongPassword and signs nobody in") { environment, check in
@@ -171,12 +142,12 @@ public enum AuthServiceContract {
         AuthContractCheck("a deleted account is gone: nil is emitted once and it cannot sign in") { environment, check in
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
-            var states = auth.authStateChanges().makeAsyncIterator()
-            _ = await states.next()
+            let stream = auth.authStateChanges()
+            let watched = Task { await check.first(2, of: stream) }
             let receipt = try await auth.deleteAccount()
             try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
-            let afterDeletion = await states.next()
-            try check.expect(afterDeletion != nil && afterDeletion! == nil, "deletion emits nil")
+            let states = await watched.value
+            try check.expect(states.count == 2 && states.last.map { $0 == nil } == true, "deletion emits nil")
             try await check.expectError(.userNotFound, "signing in to the deleted account") {
                 _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
             }
@@ -198,4 +169,11 @@ public enum AuthServiceContract {
             try check.expect(auth.currentUser?.isLinked(.password) == true, "the provider is still linked")
         },
     ]
+}
+
+extension Expectations {
+    /// Runs `body` and requires it to throw an ``AuthError`` with `code`.
+    func expectError(_ code: AuthError.Code, _ what: String, _ body: () async throws -> Void) async throws {
+        try await expectError(code, what, codeOf: { (error: AuthError) in error.code }, body)
+    }
 }

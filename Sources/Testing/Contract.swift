@@ -1,0 +1,59 @@
+import Foundation
+
+/// A broken promise found by a contract check.
+public struct ContractViolation: Error, CustomStringConvertible {
+    /// The check that found it.
+    public let check: String
+    /// What was expected and what happened.
+    public let message: String
+
+    /// The check and the message.
+    public var description: String { "\(check): \(message)" }
+}
+
+/// The assertions of a check; each failure throws a ``ContractViolation``.
+struct Expectations: Sendable {
+    let check: String
+
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw ContractViolation(check: check, message: message()) }
+    }
+
+    /// Runs `body` and requires it to throw an error of type `Failure` whose `code` is `code`.
+    func expectError<Failure: Error, Code: Equatable>(_ code: Code, _ what: String, codeOf: (Failure) -> Code,
+                                                       _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as Failure {
+            try expect(codeOf(error) == code, "\(what): expected \(code), got \(codeOf(error))")
+            return
+        }
+        throw ContractViolation(check: check, message: "\(what): expected \(code), but it succeeded")
+    }
+}
+
+
+extension Expectations {
+    /// The first `count` values of `stream`, or fewer if it does not produce them within
+    /// `limit` of real time — a watchdog, so a broken conformance fails a check instead
+    /// of hanging it.
+    func first<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>, within limit: Duration = .seconds(5)) async -> [Element] {
+        await withTaskGroup(of: [Element]?.self) { group in
+            group.addTask {
+                var values: [Element] = []
+                for await value in stream {
+                    values.append(value)
+                    if values.count == count { break }
+                }
+                return values
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let values = await group.next() ?? nil
+            group.cancelAll()
+            return values ?? []
+        }
+    }
+}

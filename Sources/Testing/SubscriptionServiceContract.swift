@@ -1,0 +1,142 @@
+import Foundation
+import TrainCore
+import TrainSubscription
+
+/// What the ``SubscriptionServiceContract`` needs from the conformance under test.
+public protocol SubscriptionContractEnvironment: Sendable {
+    /// Makes a service over a store with no purchases, signed in as `appAccountToken`.
+    /// Every service made by one environment shares that store.
+    /// - Parameter appAccountToken: The app user.
+    /// - Returns: The service under test.
+    func makeService(appAccountToken: UUID?) async throws -> any SubscriptionService
+}
+
+/// One behavioural check of the subscription contract.
+public struct SubscriptionContractCheck: Sendable, CustomStringConvertible {
+    /// What the check asserts, as a sentence.
+    public let name: String
+    private let body: @Sendable (any SubscriptionContractEnvironment, Expectations) async throws -> Void
+
+    init(_ name: String, _ body: @escaping @Sendable (any SubscriptionContractEnvironment, Expectations) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// The check's name.
+    public var description: String { name }
+
+    /// Runs the check.
+    /// - Parameter environment: Makes the services.
+    /// - Throws: ``ContractViolation`` when the conformance breaks the promise.
+    public func run(in environment: any SubscriptionContractEnvironment) async throws {
+        try await body(environment, Expectations(check: name))
+    }
+}
+
+extension Expectations {
+    func expectError(_ code: SubscriptionError.Code, _ what: String, _ body: () async throws -> Void) async throws {
+        try await expectError(code, what, codeOf: { (error: SubscriptionError) in error.code }, body)
+    }
+}
+
+/// The public behavioural contract of ``SubscriptionService`` (TEST-4). TrainKit runs
+/// it against ``LocalSubscriptionService`` in memory and on disk; an app runs it
+/// against its StoreKit conformance in a StoreKitTest session:
+///
+/// ```swift
+/// @Test(arguments: SubscriptionServiceContract.checks)
+/// func subscriptionContract(_ check: SubscriptionContractCheck) async throws {
+///     try await check.run(in: MyStoreKitEnvironment())
+/// }
+/// ```
+public enum SubscriptionServiceContract {
+    static let ada = UUID(uuidString: "00000000-0000-0000-0000-0000000000a1") ?? UUID()
+    static let grace = UUID(uuidString: "00000000-0000-0000-0000-0000000000b2") ?? UUID()
+
+    /// The cheapest product of the lowest paid tier.
+    static func entryProduct(of service: any SubscriptionService) async throws -> Product? {
+        try await service.products().filter { $0.tier != .free }.min { ($0.tier, $0.price) < ($1.tier, $1.price) }
+    }
+
+    /// Every check of the contract.
+    public static let checks: [SubscriptionContractCheck] = [
+        SubscriptionContractCheck("a new user is on the free tier and can see products") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            try check.expect(service.currentTier == .free, "a new user starts free")
+            try check.expect(try await !service.products().isEmpty, "products are listed")
+            try check.expect(!service.isPurchaseInProgress, "no purchase is in progress")
+        },
+        SubscriptionContractCheck("a purchase returns a verified transaction of the buyer and grants its tier") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await entryProduct(of: service) else { throw ContractViolation(check: check.check, message: "no paid product") }
+            guard case .success(let result) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            let transaction = try result.payloadValue()
+            try check.expect(transaction.productID == product.id, "the transaction is of the product bought")
+            try check.expect(transaction.appAccountToken == ada, "the transaction carries the buyer's appAccountToken")
+            try check.expect(try await service.restorePurchases() == product.tier, "the tier is the product's")
+            try check.expect(try await service.currentEntitlements().contains { $0.id == transaction.id }, "it is a current entitlement")
+        },
+        SubscriptionContractCheck("an unknown product is productNotFound and buys nothing") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            try await check.expectError(.productNotFound, "buying an unknown product") { _ = try await service.purchase("com.example.unknown") }
+            try check.expect(try await service.currentEntitlements().isEmpty, "nothing was bought")
+            try check.expect(service.currentTier == .free, "the tier is unchanged")
+        },
+        SubscriptionContractCheck("finishing is idempotent; an unknown transaction is transactionNotFound") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await entryProduct(of: service),
+                  case .success(let result) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            let id = result.unsafePayloadValue.id
+            try await service.finish(id)
+            try await service.finish(id)
+            try await check.expectError(.transactionNotFound, "finishing an unknown transaction") { try await service.finish(UInt64.max) }
+        },
+        SubscriptionContractCheck("another app user on the device does not inherit the subscription") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await entryProduct(of: service),
+                  case .success(let result) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            await service.setAppAccountToken(grace)
+            try check.expect(try await service.restorePurchases() == .free, "the second user is on the free tier")
+            try check.expect(try await service.currentEntitlements().isEmpty, "the second user has no entitlements")
+            try await check.expectError(.notYourTransaction, "the second user finishing the first one's transaction") {
+                try await service.finish(result.unsafePayloadValue.id)
+            }
+            await service.setAppAccountToken(ada)
+            try check.expect(try await service.restorePurchases() == product.tier, "the buyer keeps the tier")
+        },
+        SubscriptionContractCheck("without an app user, a purchase is noAppAccount") { environment, check in
+            let service = try await environment.makeService(appAccountToken: nil)
+            guard let product = try await entryProduct(of: service) else { return }
+            try await check.expectError(.noAppAccount, "buying while signed out") { _ = try await service.purchase(product.id) }
+        },
+        SubscriptionContractCheck("the tier stream starts with the current tier and follows a purchase") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            let tiers = service.tierChanges()
+            guard let product = try await entryProduct(of: service) else { return }
+            let watched = Task { await check.first(2, of: tiers) }
+            _ = try await service.purchase(product.id)
+            let values = await watched.value
+            try check.expect(values.first == .free, "the stream starts with the current tier")
+            try check.expect(values.dropFirst().first == product.tier, "the purchase's tier follows")
+        },
+        SubscriptionContractCheck("an unfinished purchase is redelivered to every new listener") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await entryProduct(of: service),
+                  case .success(let result) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            for listener in 1...2 {
+                let delivered = await check.first(1, of: service.transactionUpdates())
+                try check.expect(delivered.first?.unsafePayloadValue.id == result.unsafePayloadValue.id,
+                                 "listener \(listener) receives the unfinished purchase")
+            }
+            try await service.finish(result.unsafePayloadValue.id)
+        },
+    ]
+}
