@@ -14,7 +14,8 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("t
 do {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let rows = try StoreRows(directory: directory, quick: arguments.contains("--quick")).run()
+    let quick = arguments.contains("--quick")
+    let rows = try StoreRows(directory: directory, quick: quick).run() + [EntitlementRow(quick: quick).run()]
     if arguments.contains("--json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -34,6 +35,6 @@ func printTable(_ rows: [BenchRow]) {
     print(header.joined(separator: " "))
     for row in rows {
         print([pad(row.id, 12), pad(row.workload, 62), pad(format(row.ours), 10), pad(format(row.baseline), 10),
-               pad(row.unit, 10), pad(String(format: "%.2f", row.ratio), 7), row.target].joined(separator: " "))
+               pad(row.unit, 10), pad(String(format: row.ratio < 0.01 ? "%.4f" : "%.2f", row.ratio), 7), row.target].joined(separator: " "))
     }
 }

@@ -13,7 +13,8 @@ struct AuthChapter {
     let clock: DemoClock
     let narrator: Narrator
 
-    func run() async {
+    /// Runs the chapter and returns the signed-in user.
+    func run() async -> UserEntity? {
         let apple = SimulatedIdentityProvider(provider: .apple, audience: Self.audience, clock: clock)
         apple.signIn(as: Self.ada)
         let configuration = AuthConfiguration(clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.audience))
@@ -23,7 +24,7 @@ struct AuthChapter {
             auth = try LocalAuthService(fileAt: file, configuration: configuration)
             return nil
         }
-        guard let auth else { return }
+        guard let auth else { return nil }
 
         if let remembered = auth.currentUser {
             await narrator.step("Find the session remembered from the last run") {
@@ -58,5 +59,6 @@ struct AuthChapter {
             narrator.say("Contact email is now \(user.email ?? "?").")
             return user.email == newEmail ? nil : "the email did not change"
         }
+        return auth.currentUser
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSubscription
+
+/// The free tier gates analytics; Ada buys Pro through the simulated App Store; a
+/// simulated month renews it; a refund revokes it.
+struct SubscriptionChapter {
+    let file: URL
+    let clock: DemoClock
+    let user: UserEntity?
+    let narrator: Narrator
+
+    /// The app account token of a user: their ID when it is a UUID, else one derived from it.
+    static func appAccountToken(for userID: String) -> UUID {
+        if let uuid = UUID(uuidString: userID) { return uuid }
+        let bytes = SHA256.hash(data: Data(userID.utf8)).bytes
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    func run() async {
+        guard let user else {
+            await narrator.step("Subscriptions need a signed-in user") { "nobody is signed in" }
+            return
+        }
+        var store: SimulatedAppStore?
+        var subscriptions: LocalSubscriptionService?
+        await narrator.step("Open the simulated App Store (its ledger lives in the same store file)") {
+            let opened = try SimulatedAppStore(fileAt: file, clock: clock)
+            store = opened
+            subscriptions = LocalSubscriptionService(store: opened, appAccountToken: Self.appAccountToken(for: user.id))
+            return nil
+        }
+        guard let store, let subscriptions else { return }
+
+        await narrator.step("On the free tier, analytics are gated behind Pro") {
+            let tier = try await subscriptions.restorePurchases()
+            let access = FeatureAccess(tier: tier)
+            narrator.say("Tier: \(tier). Analytics: \(access.canAccess(.analytics) ? "open" : "locked, unlocked by \(access.minimumTier(for: .analytics)?.rawValue ?? "?")").")
+            return tier == .free && access.minimumTier(for: .analytics) == .pro ? nil : "expected the free tier with analytics behind Pro"
+        }
+
+        var bought: Transaction?
+        await narrator.step("Buy Pro monthly (a verified transaction from the simulated store, then finished)") {
+            guard case .success(let result) = try await subscriptions.purchase("com.train.pro.monthly") else { return "the purchase did not succeed" }
+            let transaction = try result.payloadValue()
+            try await subscriptions.finish(transaction.id)
+            bought = transaction
+            narrator.say("Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?").")
+            return subscriptions.featureAccess().canAccess(.analytics) ? nil : "analytics stayed locked after buying Pro"
+        }
+        guard let bought else { return }
+
+        var renewal: Transaction?
+        await narrator.step("A simulated month passes: the subscription renews itself") {
+            try clock.advance(by: .seconds(32 * 86_400))
+            let tier = try await subscriptions.restorePurchases()
+            let latest = try await subscriptions.subscriptionStatuses().first?.transaction.unsafePayloadValue
+            renewal = latest
+            narrator.say("Renewed as transaction \(latest?.id ?? 0), from \(latest?.purchaseDate.formatted(date: .abbreviated, time: .omitted) ?? "?").")
+            return tier == .pro && latest?.originalID == bought.originalID && latest?.id != bought.id ? nil : "no renewal happened"
+        }
+        guard let renewal else { return }
+
+        await narrator.step("A refund revokes it at once: analytics are locked again") {
+            try store.refund(transactionID: renewal.id, reason: .other)
+            let tier = try await subscriptions.restorePurchases()
+            narrator.say("Tier after the refund: \(tier).")
+            return tier == .free && !subscriptions.featureAccess().canAccess(.analytics) ? nil : "the refund did not revoke access"
+        }
+    }
+}
