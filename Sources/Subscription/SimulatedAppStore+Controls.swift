@@ -24,15 +24,15 @@ extension SimulatedAppStore {
     }
 
     /// Whether renewals fail to bill and enter billing retry (or grace, if enabled).
-    public var billingFailsOnRenewal: Bool {
-        get { setting(\.billingFailsOnRenewal) }
-        set { set(\.billingFailsOnRenewal, newValue) }
+    public var shouldEnterBillingRetryOnRenewal: Bool {
+        get { setting(\.shouldEnterBillingRetryOnRenewal) }
+        set { set(\.shouldEnterBillingRetryOnRenewal, newValue) }
     }
 
     /// Whether a failed renewal first enters the billing grace period (`billingGracePeriodIsEnabled`).
-    public var billingGracePeriodEnabled: Bool {
-        get { setting(\.billingGracePeriodEnabled) }
-        set { set(\.billingGracePeriodEnabled, newValue) }
+    public var billingGracePeriodIsEnabled: Bool {
+        get { setting(\.billingGracePeriodIsEnabled) }
+        set { set(\.billingGracePeriodIsEnabled, newValue) }
     }
 
     /// Whether new transactions fail verification (they never grant access).

@@ -43,8 +43,8 @@ public final class SimulatedAppStore: Sendable {
     struct Settings: Hashable, Sendable {
         var askToBuyEnabled = false
         var interruptedPurchasesEnabled = false
-        var billingFailsOnRenewal = false
-        var billingGracePeriodEnabled = false
+        var shouldEnterBillingRetryOnRenewal = false
+        var billingGracePeriodIsEnabled = false
         var purchaseFailure: SubscriptionError.Code?
         var producesUnverifiedTransactions = false
         var userCancelsPurchases = false
@@ -297,9 +297,9 @@ public final class SimulatedAppStore: Sendable {
                 } else if subscription.priceIncrease == .pending {
                     subscription.state = .expired
                     subscription.expirationReason = .didNotConsentToPriceIncrease
-                } else if state.settings.billingFailsOnRenewal {
+                } else if state.settings.shouldEnterBillingRetryOnRenewal {
                     subscription.retryEnd = subscription.periodEnd.addingTimeInterval(billingRetryPeriod(state.settings.timeRate))
-                    if state.settings.billingGracePeriodEnabled {
+                    if state.settings.billingGracePeriodIsEnabled {
                         subscription.state = .inGracePeriod
                         subscription.graceEnd = subscription.periodEnd.addingTimeInterval(gracePeriod(state.settings.timeRate))
                     } else {

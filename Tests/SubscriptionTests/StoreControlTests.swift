@@ -93,11 +93,11 @@ import TrainTesting
     func billingRetry() async throws {
         let harness = try H()
         try await harness.buy()
-        harness.store.billingFailsOnRenewal = true
+        harness.store.shouldEnterBillingRetryOnRenewal = true
         harness.clock.advance(to: harness.months(1).addingTimeInterval(60))
         #expect(try await harness.service.restorePurchases() == .free)
         #expect(try await harness.service.subscriptionStatuses().first?.state == .inBillingRetryPeriod)
-        harness.store.billingFailsOnRenewal = false
+        harness.store.shouldEnterBillingRetryOnRenewal = false
         try harness.store.resolveBillingIssue(productID: H.proMonthly, appAccountToken: H.ada)
         #expect(try await harness.service.restorePurchases() == .pro)
         #expect(try await harness.service.subscriptionStatuses().first?.transaction.unsafePayloadValue.purchaseDate == harness.clock.now)
@@ -107,8 +107,8 @@ import TrainTesting
     func gracePeriod() async throws {
         let harness = try H()
         try await harness.buy()
-        harness.store.billingFailsOnRenewal = true
-        harness.store.billingGracePeriodEnabled = true
+        harness.store.shouldEnterBillingRetryOnRenewal = true
+        harness.store.billingGracePeriodIsEnabled = true
         harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
         let status = try #require(try await harness.service.subscriptionStatuses().first)
         #expect(status.state == .inGracePeriod)
