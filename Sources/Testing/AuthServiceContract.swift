@@ -19,28 +19,8 @@ public protocol AuthContractEnvironment: Sendable {
     var recentLoginWindow: Duration { get }
 }
 
-/// One behavioural check of the contract.
-public struct AuthContractCheck: Sendable, CustomStringConvertible {
-    /// What the check asserts, as a sentence.
-    public let name: String
-    private let body: @Sendable (any AuthContractEnvironment, Expectations) async throws -> Void
-
-    init(_ name: String, _ body: @escaping @Sendable (any AuthContractEnvironment, Expectations) async throws -> Void) {
-        self.name = name
-        self.body = body
-    }
-
-    /// The check's name.
-    public var description: String { name }
-
-    /// Runs the check.
-    /// - Parameter environment: Makes the services and moves their clock.
-    /// - Throws: ``ContractViolation`` when the conformance breaks the promise, or
-    ///   any unexpected error the service throws.
-    public func run(in environment: any AuthContractEnvironment) async throws {
-        try await body(environment, Expectations(check: name))
-    }
-}
+/// A check of the ``AuthServiceContract``.
+public typealias AuthContractCheck = ContractCheck<any AuthContractEnvironment>
 
 /// The public behavioural contract of ``AuthService`` (TEST-4): checks any
 /// conformance must pass. TrainKit runs them against its in-memory and file-backed

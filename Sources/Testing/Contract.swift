@@ -11,6 +11,30 @@ public struct ContractViolation: Error, CustomStringConvertible {
     public var description: String { "\(check): \(message)" }
 }
 
+/// One behavioural check of a contract suite: a sentence saying what it asserts,
+/// and the code that asserts it against an environment the caller supplies.
+public struct ContractCheck<Environment: Sendable>: Sendable, CustomStringConvertible {
+    /// What the check asserts, as a sentence.
+    public let name: String
+    private let body: @Sendable (Environment, Expectations) async throws -> Void
+
+    init(_ name: String, _ body: @escaping @Sendable (Environment, Expectations) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// The check's name.
+    public var description: String { name }
+
+    /// Runs the check.
+    /// - Parameter environment: Makes the services under test.
+    /// - Throws: ``ContractViolation`` when the conformance breaks the promise, or any
+    ///   unexpected error the service throws.
+    public func run(in environment: Environment) async throws {
+        try await body(environment, Expectations(check: name))
+    }
+}
+
 /// The assertions of a check; each failure throws a ``ContractViolation``.
 struct Expectations: Sendable {
     let check: String

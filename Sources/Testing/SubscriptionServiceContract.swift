@@ -11,27 +11,8 @@ public protocol SubscriptionContractEnvironment: Sendable {
     func makeService(appAccountToken: UUID?) async throws -> any SubscriptionService
 }
 
-/// One behavioural check of the subscription contract.
-public struct SubscriptionContractCheck: Sendable, CustomStringConvertible {
-    /// What the check asserts, as a sentence.
-    public let name: String
-    private let body: @Sendable (any SubscriptionContractEnvironment, Expectations) async throws -> Void
-
-    init(_ name: String, _ body: @escaping @Sendable (any SubscriptionContractEnvironment, Expectations) async throws -> Void) {
-        self.name = name
-        self.body = body
-    }
-
-    /// The check's name.
-    public var description: String { name }
-
-    /// Runs the check.
-    /// - Parameter environment: Makes the services.
-    /// - Throws: ``ContractViolation`` when the conformance breaks the promise.
-    public func run(in environment: any SubscriptionContractEnvironment) async throws {
-        try await body(environment, Expectations(check: name))
-    }
-}
+/// A check of the ``SubscriptionServiceContract``.
+public typealias SubscriptionContractCheck = ContractCheck<any SubscriptionContractEnvironment>
 
 extension Expectations {
     func expectError(_ code: SubscriptionError.Code, _ what: String, _ body: () async throws -> Void) async throws {

@@ -29,7 +29,7 @@ struct LocalAuthEnvironment: AuthContractEnvironment {
     }
 }
 
-extension AuthContractCheck: CustomTestStringConvertible {
+extension ContractCheck: CustomTestStringConvertible {
     public var testDescription: String { name }
 }
 

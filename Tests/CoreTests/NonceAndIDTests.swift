@@ -1,18 +1,7 @@
 import Foundation
 import Testing
 import TrainCore
-
-/// A small deterministic generator (SplitMix64) so tests can replay a nonce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TrainTesting
 
 /// CORE-7 (nonces) and CORE-2 (injected identity).
 @Suite struct NonceAndIDTests {
@@ -32,9 +21,9 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test("a seeded generator gives the same nonce twice, and different seeds differ")
     func seededNonce() throws {
-        var first = SeededGenerator(state: 42)
-        var second = SeededGenerator(state: 42)
-        var other = SeededGenerator(state: 43)
+        var first = SeededRandomNumberGenerator(seed: 42)
+        var second = SeededRandomNumberGenerator(seed: 42)
+        var other = SeededRandomNumberGenerator(seed: 43)
         let a = try Nonce.random(length: 32, using: &first)
         #expect(a == (try Nonce.random(length: 32, using: &second)))
         #expect(a != (try Nonce.random(length: 32, using: &other)))
@@ -42,7 +31,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test("every character of the alphabet is drawn", .tags(.statistics))
     func alphabetCoverage() throws {
-        var generator = SeededGenerator(state: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         let text = try Nonce.random(length: 10_000, using: &generator)
         #expect(Set(text) == Set(Nonce.alphabet))
     }

@@ -4,18 +4,6 @@ import Testing
 import TrainCore
 import TrainTesting
 
-/// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A random subscription history: purchases, renewals, upgrades, downgrades, refunds,
 /// grace, billing retry, unverified transactions and auto-renew turned off.
 struct RandomHistory {
@@ -28,7 +16,7 @@ struct RandomHistory {
     static let day: TimeInterval = 86_400
 
     init(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var nextID: UInt64 = 1
         let chains = Int.random(in: 1...3, using: &random)
         for _ in 0..<chains {
@@ -103,7 +91,7 @@ struct RandomHistory {
     @Test("random histories applied in random order give the reference tier at every date", arguments: 0..<300)
     func property(seed: UInt64) {
         let history = RandomHistory(seed: seed)
-        var random = SplitMix(state: seed ^ 0xDEAD_BEEF)
+        var random = SeededRandomNumberGenerator(seed: seed ^ 0xDEAD_BEEF)
         var engine = EntitlementEngine(products: Product.standard)
         var events = history.snapshots.flatMap { $0 }.map { Optional($0) }
         events += Array(repeating: nil, count: history.grace.count)        // nil: apply the grace periods here

@@ -22,7 +22,7 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
     }
 }
 
-extension SubscriptionContractCheck: CustomTestStringConvertible {
+extension ContractCheck: CustomTestStringConvertible {
     public var testDescription: String { name }
 }
 
