@@ -84,14 +84,6 @@ public struct EntitlementEngine: Sendable {
         } ?? .free
     }
 
-    /// The last moment the current state grants `tier`, if it grants it at all.
-    /// - Parameter tier: The tier.
-    /// - Returns: The latest active-until date among its transactions.
-    public mutating func activeUntil(_ tier: SubscriptionTier) -> Date? {
-        _ = self.tier(at: .distantPast)
-        return latestActive[tier]
-    }
-
     private func activeUntil(_ entry: Entry) -> Date? {
         let grace = graceEnds[entry.originalID]
         switch (entry.expiration, grace) {
