@@ -54,6 +54,9 @@ public struct HMACSHA256: Sendable {
 /// let hash = try PBKDF2.deriveKey(password: "correct horse", salt: salt, iterations: 600_000)
 /// ```
 public enum PBKDF2 {
+    /// The longest key or salt these functions make: 4,096 bytes.
+    public static let maximumLength = 4096
+
     /// Derives a key of `length` bytes from `password` and `salt`.
     /// - Parameters:
     ///   - password: The password, as UTF-8.
@@ -61,7 +64,8 @@ public enum PBKDF2 {
     ///   - iterations: The work factor, 1 or more.
     ///   - length: The key length in bytes, 1 or more (32 by default).
     /// - Returns: The derived key.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a non-positive iteration count or length.
+    /// - Throws: ``CoreError/Code/invalidArgument`` for a non-positive iteration count, or a length
+    ///   outside 1...``maximumLength``.
     public static func deriveKey(password: String, salt: [UInt8], iterations: Int, length: Int = 32) throws(CoreError) -> [UInt8] {
         try deriveKey(password: Array(password.utf8), salt: salt, iterations: iterations, length: length)
     }
@@ -73,10 +77,11 @@ public enum PBKDF2 {
     ///   - iterations: The work factor, 1 or more.
     ///   - length: The key length in bytes, 1 or more.
     /// - Returns: The derived key.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a non-positive iteration count or length.
+    /// - Throws: ``CoreError/Code/invalidArgument`` for a non-positive iteration count, or a length
+    ///   outside 1...``maximumLength``.
     public static func deriveKey(password: [UInt8], salt: [UInt8], iterations: Int, length: Int) throws(CoreError) -> [UInt8] {
-        guard iterations > 0, length > 0 else {
-            throw CoreError(.invalidArgument, detail: "PBKDF2 needs at least one iteration and one byte of output.")
+        guard iterations > 0, (1...maximumLength).contains(length) else {
+            throw CoreError(.invalidArgument, detail: "PBKDF2 needs at least one iteration and 1 to \(maximumLength) bytes of output.")
         }
         let keyed = HMACSHA256(key: password)
         var derived: [UInt8] = []
@@ -102,11 +107,13 @@ public enum PBKDF2 {
     }
 
     /// Returns `count` random bytes from the system's secure generator, for a salt.
-    /// - Parameter count: The number of bytes, 1 or more (16 by default).
+    /// - Parameter count: The number of bytes, 1 to ``maximumLength`` (16 by default).
     /// - Returns: The salt.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a count below 1.
+    /// - Throws: ``CoreError/Code/invalidArgument`` for a count outside that range.
     public static func randomSalt(count: Int = 16) throws(CoreError) -> [UInt8] {
-        guard count > 0 else { throw CoreError(.invalidArgument, detail: "A salt needs at least one byte.") }
+        guard (1...maximumLength).contains(count) else {
+            throw CoreError(.invalidArgument, detail: "A salt has 1 to \(maximumLength) bytes.")
+        }
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }

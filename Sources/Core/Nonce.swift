@@ -12,10 +12,13 @@ public enum Nonce {
     /// The length used when none is given: 32 characters, 192 bits of randomness.
     public static let defaultLength = 32
 
+    /// The longest nonce made: 4,096 characters.
+    public static let maximumLength = 4096
+
     /// Returns a nonce drawn from the system's cryptographically secure generator.
-    /// - Parameter length: The number of characters, 1 or more.
+    /// - Parameter length: The number of characters, 1 to ``maximumLength``.
     /// - Returns: A string of `length` characters from ``alphabet``.
-    /// - Throws: ``CoreError/Code/invalidArgument`` when `length` is less than 1.
+    /// - Throws: ``CoreError/Code/invalidArgument`` when `length` is outside 1...``maximumLength``.
     public static func random(length: Int = defaultLength) throws(CoreError) -> String {
         var generator = SystemRandomNumberGenerator()
         return try random(length: length, using: &generator)
@@ -23,13 +26,13 @@ public enum Nonce {
 
     /// Returns a nonce drawn from `generator`; tests pass a seeded one.
     /// - Parameters:
-    ///   - length: The number of characters, 1 or more.
+    ///   - length: The number of characters, 1 to ``maximumLength``.
     ///   - generator: The source of randomness.
     /// - Returns: A string of `length` characters from ``alphabet``.
-    /// - Throws: ``CoreError/Code/invalidArgument`` when `length` is less than 1.
+    /// - Throws: ``CoreError/Code/invalidArgument`` when `length` is outside 1...``maximumLength``.
     public static func random<G: RandomNumberGenerator>(length: Int, using generator: inout G) throws(CoreError) -> String {
-        guard length > 0 else {
-            throw CoreError(.invalidArgument, detail: "A nonce needs at least one character; \(length) was asked for.")
+        guard (1...maximumLength).contains(length) else {
+            throw CoreError(.invalidArgument, detail: "A nonce has 1 to \(maximumLength) characters; \(length) was asked for.")
         }
         var characters: [Character] = []
         characters.reserveCapacity(length)

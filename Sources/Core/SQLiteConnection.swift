@@ -27,7 +27,9 @@ final class SQLiteConnection {
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
-        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        // Clamped to what SQLite takes (an Int32 of milliseconds), whatever the caller passes.
+        let seconds = min(max(busyTimeout.components.seconds, 0), Int64(Int32.max / 1000))
+        let milliseconds = seconds * 1000 + max(busyTimeout.components.attoseconds, 0) / 1_000_000_000_000_000
         sqlite3_busy_timeout(db, Int32(clamping: milliseconds))
     }
 

@@ -126,9 +126,12 @@ enum StoreFile {
         guard size % pageSize == 0 else {
             throw CoreError(.truncated, file: file, detail: "The store file ends inside a page (\(size) bytes, pages of \(pageSize)).")
         }
+        // While a write-ahead log holds pages, the main file may legitimately be shorter
+        // than its header says (a checkpoint in progress); SQLite and quick_check judge then.
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
         let headerPageCountIsValid = bigEndian(92, 4) == bigEndian(24, 4)
         let pageCount = bigEndian(28, 4)
-        if headerPageCountIsValid && size < pageCount * pageSize {
+        if walSize == 0 && headerPageCountIsValid && size < pageCount * pageSize {
             throw CoreError(.truncated, file: file, detail: "The store file is cut off: \(size / pageSize) of \(pageCount) pages are there.")
         }
     }

@@ -34,6 +34,8 @@ private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x"
         #expect(throws: CoreError.self) { try PBKDF2.deriveKey(password: "p", salt: [1], iterations: 0) }
         #expect(throws: CoreError.self) { try PBKDF2.deriveKey(password: "p", salt: [1], iterations: 1, length: 0) }
         #expect(throws: CoreError.self) { try PBKDF2.randomSalt(count: 0) }
+        #expect(throws: CoreError.self) { try PBKDF2.randomSalt(count: Int.max) }
+        #expect(throws: CoreError.self) { try PBKDF2.deriveKey(password: "p", salt: [1], iterations: 1, length: Int.max) }
         #expect(try PBKDF2.randomSalt() != (try PBKDF2.randomSalt()))
         #expect(try PBKDF2.randomSalt(count: 24).count == 24)
     }

@@ -46,3 +46,15 @@ import CSQLite
         #expect(try store.read { try $0.value(forKey: "total", in: counters) } == 2)
     }
 }
+
+@Suite struct StoreOptionsTests {
+    @Test("any busy timeout a caller passes is accepted, clamped to what SQLite takes", arguments: [
+        Duration.seconds(Int64.max), .seconds(-5), .zero,
+    ])
+    func extremeBusyTimeout(timeout: Duration) throws {
+        let directory = try TemporaryDirectory()
+        let store = try RecordStore(fileAt: directory.file("s.sqlite"), schema: notesSchema, options: .init(busyTimeout: timeout))
+        try store.write { try $0.put(1, forKey: "a", in: counters) }
+        #expect(try store.read { try $0.value(forKey: "a", in: counters) } == 1)
+    }
+}
