@@ -10,7 +10,8 @@ public struct AuthPolicy: Sendable {
     public var passwordIterations: Int
     /// The minimum password length.
     public var minimumPasswordLength: Int
-    /// Test phone numbers (E.164) and their fixed codes; no SMS is sent to them.
+    /// Test phone numbers (E.164) and their fixed codes; no SMS is sent to them. None
+    /// by default: anyone who knows a test number's code can sign in as it.
     public var testPhoneNumbers: [String: String]
     /// How long before a code can be sent to the same number again.
     public var codeResendCooldown: Duration
@@ -24,12 +25,12 @@ public struct AuthPolicy: Sendable {
     ///   - recentLoginWindow: 300 seconds.
     ///   - passwordIterations: 600,000 (OWASP's figure for PBKDF2-HMAC-SHA256).
     ///   - minimumPasswordLength: 8.
-    ///   - testPhoneNumbers: `+1 650-555-1234` with code `123456`.
+    ///   - testPhoneNumbers: none; ``exampleTestPhoneNumbers`` for prototypes and tests.
     ///   - codeResendCooldown: 60 seconds.
     ///   - maxCodeAttempts: 5.
     ///   - codeLifetime: 10 minutes.
     public init(recentLoginWindow: Duration = .seconds(300), passwordIterations: Int = 600_000,
-                minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = ["+16505551234": "123456"],
+                minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = [:],
                 codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600)) {
         self.recentLoginWindow = recentLoginWindow
         self.passwordIterations = passwordIterations
@@ -39,6 +40,10 @@ public struct AuthPolicy: Sendable {
         self.maxCodeAttempts = maxCodeAttempts
         self.codeLifetime = codeLifetime
     }
+
+    /// An example test number, `+1 650-555-1234` with code `123456`, for prototypes
+    /// and tests. Never ship it.
+    public static let exampleTestPhoneNumbers = ["+16505551234": "123456"]
 }
 
 /// An identity provider wired into the service: its authorizer and the audience

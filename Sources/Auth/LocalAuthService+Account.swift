@@ -116,8 +116,10 @@ extension LocalAuthService {
         if current.user.isLinked(.apple) {
             revocation = await revokeAppleToken(for: userID)
         }
-        try write { records in
-            for linked in current.user.providers {
+        let deleted = try write { records -> [AuthProvider] in
+            // Read again: the account may have changed (a provider linked) while the revocation was awaited.
+            let account = try records.value(forKey: userID, in: AuthRecords.accounts) ?? current
+            for linked in account.user.providers {
                 try records.removeValue(forKey: AuthRecords.identityKey(linked.provider, linked.subject), in: AuthRecords.identities)
             }
             try records.removeValue(forKey: userID, in: AuthRecords.passwords)
@@ -126,9 +128,10 @@ extension LocalAuthService {
             if try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session)?.userID == userID {
                 try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
             }
+            return account.user.providers.map(\.provider)
         }
         forget(userID: userID)
-        return AccountDeletionReceipt(userID: userID, providers: current.user.providers.map(\.provider), tokenRevocation: revocation)
+        return AccountDeletionReceipt(userID: userID, providers: deleted, tokenRevocation: revocation)
     }
 
     private func revokeAppleToken(for userID: String) async -> AccountDeletionReceipt.TokenRevocation {

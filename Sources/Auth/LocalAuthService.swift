@@ -203,27 +203,26 @@ public actor LocalAuthService: AuthService {
     public func sendVerificationCode(to phoneNumber: String) async throws -> String {
         let number = try PhoneNumber.normalize(phoneNumber)
         let policy = configuration.policy
-        try phoneVerifications.checkCooldown(for: number, now: configuration.clock.now, cooldown: policy.codeResendCooldown.timeInterval)
-        let code: String
-        if let fixed = policy.testPhoneNumbers[number] {
-            code = fixed
-        } else if let sender = configuration.codeSender {
-            code = String(format: "%06d", Int.random(in: 0...999_999))
-            do {
-                try await sender.send(code: code, to: number)
-            } catch let error as AuthError {
-                throw error
-            } catch {
-                throw AuthError(.networkError, detail: "The code could not be sent: \(type(of: error)).")
-            }
-            let now = configuration.clock.now
-            try phoneVerifications.checkCooldown(for: number, now: now, cooldown: policy.codeResendCooldown.timeInterval)
-        } else {
+        let fixed = policy.testPhoneNumbers[number]
+        guard fixed != nil || configuration.codeSender != nil else {
             throw AuthError(.invalidPhoneNumber, detail: "The number is not a test number and no code sender is configured.")
         }
+        let code = fixed ?? String(format: "%06d", Int.random(in: 0...999_999))
         let id = configuration.ids.makeID()
-        phoneVerifications.start(id: id, phoneNumber: number, code: code, now: configuration.clock.now,
-                                 lifetime: policy.codeLifetime.timeInterval)
+        // The verification (and with it the resend cooldown) is taken before the SMS is
+        // awaited, so two calls at once cannot both send.
+        try phoneVerifications.checkCooldown(for: number, now: configuration.clock.now, cooldown: policy.codeResendCooldown.timeInterval)
+        let previous = phoneVerifications.start(id: id, phoneNumber: number, code: code, now: configuration.clock.now,
+                                                lifetime: policy.codeLifetime.timeInterval)
+        if fixed == nil, let sender = configuration.codeSender {
+            do {
+                try await sender.send(code: code, to: number)
+            } catch {
+                phoneVerifications.cancel(id, restoringLastSent: previous, for: number)
+                if let error = error as? AuthError { throw error }
+                throw AuthError(.networkError, detail: "The code could not be sent: \(type(of: error)).")
+            }
+        }
         return id
     }
 

@@ -107,9 +107,18 @@ struct PhoneVerifications {
         }
     }
 
-    mutating func start(id: String, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval) {
+    /// Starts a verification and returns when a code last went to the number before it.
+    @discardableResult
+    mutating func start(id: String, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval) -> Date? {
         pending[id] = Pending(phoneNumber: phoneNumber, code: code, expiresAt: now.addingTimeInterval(lifetime))
-        lastSent[phoneNumber] = now
+        defer { lastSent[phoneNumber] = now }
+        return lastSent[phoneNumber]
+    }
+
+    /// Undoes ``start(id:phoneNumber:code:now:lifetime:)`` when the code could not be sent.
+    mutating func cancel(_ id: String, restoringLastSent previous: Date?, for phoneNumber: String) {
+        pending[id] = nil
+        lastSent[phoneNumber] = previous
     }
 
     /// Checks `code` for verification `id` and returns its phone number; consumes the

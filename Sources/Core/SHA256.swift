@@ -84,7 +84,7 @@ public struct SHA256: Sendable {
             bytes.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
         }
-        return SHA256Digest(bytes: bytes)
+        return SHA256Digest(digest: bytes)
     }
 
     private mutating func compress(blocks: UnsafeRawBufferPointer) {
@@ -139,6 +139,18 @@ public struct SHA256: Sendable {
 public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     /// The digest's bytes, most significant first.
     public let bytes: [UInt8]
+
+    /// Wraps 32 bytes as a digest, such as one read back from storage.
+    /// - Parameter bytes: The digest's bytes.
+    /// - Returns: nil unless there are exactly ``SHA256/byteCount`` bytes.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == SHA256.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    init(digest bytes: [UInt8]) {
+        self.bytes = bytes
+    }
 
     /// The digest as 64 lowercase hexadecimal characters.
     public var hexString: String {

@@ -8,13 +8,13 @@ import Foundation
 /// Revocation and upgrade are permanent once seen; a transaction's expiration can
 /// only move earlier (expire now, force renewal).
 ///
-/// Adding a transaction costs O(1); a revocation or a shortened expiration marks its
-/// tier for one recount, done at the next query. ``referenceTier(of:gracePeriods:products:at:)``
+/// Adding a transaction costs O(1), and so does applying a state already seen; a
+/// revocation or a shortened expiration marks its tier for one recount, done at the
+/// next query. ``referenceTier(of:gracePeriods:products:at:)``
 /// is the same rule computed from scratch.
 public struct EntitlementEngine: Sendable {
-    private struct Entry: Sendable {
+    private struct Entry: Sendable, Equatable {
         var tier: SubscriptionTier
-        var originalID: UInt64
         var expiration: Date?
         var verified: Bool
         var revoked: Bool
@@ -25,7 +25,7 @@ public struct EntitlementEngine: Sendable {
 
     private let tiers: [String: SubscriptionTier]
     private var entries: [UInt64: Entry] = [:]
-    private var chains: [UInt64: Set<UInt64>] = [:]
+    /// Grace ends by transaction: grace belongs to the latest transaction of a subscription.
     private var graceEnds: [UInt64: Date] = [:]
     private var latestActive: [SubscriptionTier: Date] = [:]
     private var stale: Set<SubscriptionTier> = []
@@ -44,31 +44,36 @@ public struct EntitlementEngine: Sendable {
     public mutating func apply(_ result: VerificationResult<Transaction>) {
         let transaction = result.unsafePayloadValue
         guard let tier = tiers[transaction.productID], tier != .free else { return }
-        var entry = Entry(tier: tier, originalID: transaction.originalID, expiration: transaction.expirationDate,
+        var entry = Entry(tier: tier, expiration: transaction.expirationDate,
                           verified: result.isVerified, revoked: transaction.revocationDate != nil, upgraded: transaction.isUpgraded)
         if let old = entries[transaction.id] {
             entry.verified = old.verified && entry.verified
             entry.revoked = old.revoked || entry.revoked
             entry.upgraded = old.upgraded || entry.upgraded
             entry.expiration = [old.expiration, entry.expiration].compactMap { $0 }.min()
+            guard entry != old else { return }      // the same state again: nothing to do
             if old.isEligible { stale.insert(old.tier) }
         }
         entries[transaction.id] = entry
-        chains[entry.originalID, default: []].insert(transaction.id)
-        if entry.isEligible, !stale.contains(tier), let until = activeUntil(entry) {
+        if entry.isEligible, !stale.contains(tier), let until = activeUntil(entry, id: transaction.id) {
             latestActive[tier] = max(latestActive[tier] ?? .distantPast, until)
         }
     }
 
-    /// Sets or clears the billing grace period of a subscription.
+    /// Sets or clears the billing grace period of a subscription, which extends the
+    /// access of its latest transaction.
     /// - Parameters:
     ///   - date: When grace ends, or nil when the subscription is not in grace.
-    ///   - originalID: The subscription's first transaction.
-    public mutating func setGracePeriodEnd(_ date: Date?, forSubscription originalID: UInt64) {
-        guard graceEnds[originalID] != date else { return }
-        graceEnds[originalID] = date
-        for id in chains[originalID] ?? [] {
-            if let entry = entries[id], entry.isEligible { stale.insert(entry.tier) }
+    ///   - transactionID: The subscription's latest transaction.
+    public mutating func setGracePeriodEnd(_ date: Date?, forTransaction transactionID: UInt64) {
+        guard graceEnds[transactionID] != date else { return }
+        let previous = graceEnds[transactionID]
+        graceEnds[transactionID] = date
+        guard let entry = entries[transactionID], entry.isEligible else { return }
+        if let date, previous.map({ date >= $0 }) ?? true {
+            if !stale.contains(entry.tier) { latestActive[entry.tier] = max(latestActive[entry.tier] ?? .distantPast, date) }
+        } else {
+            stale.insert(entry.tier)
         }
     }
 
@@ -84,8 +89,8 @@ public struct EntitlementEngine: Sendable {
         } ?? .free
     }
 
-    private func activeUntil(_ entry: Entry) -> Date? {
-        let grace = graceEnds[entry.originalID]
+    private func activeUntil(_ entry: Entry, id: UInt64) -> Date? {
+        let grace = graceEnds[id]
         switch (entry.expiration, grace) {
         case (nil, _): return .distantFuture
         case (let expiration?, nil): return expiration
@@ -94,13 +99,14 @@ public struct EntitlementEngine: Sendable {
     }
 
     private mutating func recount(_ tier: SubscriptionTier) {
-        latestActive[tier] = entries.values.filter { $0.tier == tier && $0.isEligible }.compactMap(activeUntil).max()
+        latestActive[tier] = entries.filter { $0.value.tier == tier && $0.value.isEligible }
+            .compactMap { activeUntil($0.value, id: $0.key) }.max()
     }
 
     /// The rule computed from scratch over a whole history, for checking the engine.
     /// - Parameters:
     ///   - transactions: Every transaction, in any order, each in its latest state.
-    ///   - gracePeriods: The grace end of each subscription in grace, by original ID.
+    ///   - gracePeriods: The grace end of each subscription in grace, by its latest transaction's ID.
     ///   - products: The product catalog.
     ///   - now: The date to evaluate at.
     /// - Returns: The tier.
@@ -112,7 +118,7 @@ public struct EntitlementEngine: Sendable {
             guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded,
                   let tier = tiers[transaction.productID] else { continue }
             let expiration = transaction.expirationDate ?? .distantFuture
-            let grace = gracePeriods[transaction.originalID] ?? .distantPast
+            let grace = gracePeriods[transaction.id] ?? .distantPast
             if now <= expiration || now <= grace { best = max(best, tier) }
         }
         return best

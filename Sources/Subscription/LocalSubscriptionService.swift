@@ -6,36 +6,38 @@ import TrainCore
 /// delivery and finishing — on a ``SimulatedAppStore``. In memory or file-backed
 /// depends only on the store it is given.
 ///
+/// The store tells the service of every change as it happens, so ``currentTier``
+/// reflects a purchase, a renewal or a refund as soon as the store call returns, and
+/// a renewal or lapse as soon as the clock passes its date.
+///
 /// ```swift
 /// let store = try SimulatedAppStore(fileAt: directory.appendingPathComponent("train.sqlite"))
 /// let subscriptions = LocalSubscriptionService(store: store, appAccountToken: userToken)
 /// for await tier in subscriptions.tierChanges() { print("tier:", tier) }
 /// ```
-public actor LocalSubscriptionService: SubscriptionService {
+public final class LocalSubscriptionService: SubscriptionService {
     /// The store this service buys from.
-    public nonisolated let store: SimulatedAppStore
-    private nonisolated let engine: Mutex<EntitlementEngine>
-    private nonisolated let inProgress = Mutex(false)
-    private nonisolated let tiers: Broadcast<SubscriptionTier>
-    private nonisolated let eventTask = Mutex<Task<Void, Never>?>(nil)
-    /// The app user and the update listeners, shared with the nonisolated registration
-    /// so that a listener exists from the moment `transactionUpdates()` returns.
-    private nonisolated let shared: Mutex<Shared>
-    private var graceKnown: Set<UInt64> = []
-    private var requests = 0
+    public let store: SimulatedAppStore
 
     private struct Listener {
         let continuation: AsyncStream<VerificationResult<Transaction>>.Continuation
         var delivered: Set<Transaction>
     }
 
-    private struct Shared {
+    private struct State {
         var appAccountToken: UUID?
+        var engine: EntitlementEngine
         var listeners: [Int: Listener] = [:]
         var nextListenerID = 0
+        var requests = 0
     }
 
-    private nonisolated var appAccountToken: UUID? { shared.withLock { $0.appAccountToken } }
+    // The service's state, behind one lock. It is never held while calling into the
+    // store's changes (which call back into `handle`), only while reading the store.
+    private let state: Mutex<State>
+    private let inProgress = Mutex(false)
+    private let tiers: Broadcast<SubscriptionTier>
+    private let observation = Mutex<Int?>(nil)
 
     /// Creates the service.
     /// - Parameters:
@@ -43,47 +45,35 @@ public actor LocalSubscriptionService: SubscriptionService {
     ///   - appAccountToken: The signed-in app user, if any.
     public init(store: SimulatedAppStore, appAccountToken: UUID? = nil) {
         self.store = store
-        shared = Mutex(Shared(appAccountToken: appAccountToken))
-        var engine = EntitlementEngine(products: store.products)
-        var grace: Set<UInt64> = []
-        if let appAccountToken {
-            let history = store.history(of: appAccountToken)
-            history.transactions.forEach { engine.apply($0) }
-            for (id, end) in history.grace { engine.setGracePeriodEnd(end, forSubscription: id) }
-            grace = Set(history.grace.keys)
-        }
-        graceKnown = grace
-        let tier = engine.tier(at: store.clock.now)
-        self.engine = Mutex(engine)
-        tiers = Broadcast(initial: tier)
-        let events = store.events.subscribe(replayingCurrent: false)
-        let task = Task { [weak self] in
-            for await event in events {
-                guard let event else { continue }
-                await self?.handle(event)
-            }
-        }
-        eventTask.withLock { $0 = task }
+        state = Mutex(State(appAccountToken: appAccountToken, engine: EntitlementEngine(products: store.products)))
+        tiers = Broadcast(initial: .free)
+        // Listen first, then read the history: a change in between is applied twice, which is harmless.
+        let id = store.addObserver { [weak self] event in self?.handle(event) }
+        observation.withLock { $0 = id }
+        rebuild()
     }
 
     deinit {
-        eventTask.withLock { $0?.cancel() }
+        if let id = observation.withLock({ $0 }) { store.removeObserver(id) }
         tiers.finish()
+        state.withLock { state in state.listeners.values.forEach { $0.continuation.finish() } }
     }
 
-    /// The tier the user's entitlements grant at the store clock's present.
-    public nonisolated var currentTier: SubscriptionTier {
+    /// The tier the user's entitlements grant at the store clock's present (renewals
+    /// and lapses due by now are applied first).
+    public var currentTier: SubscriptionTier {
+        store.settle()
         let now = store.clock.now
-        return engine.withLock { $0.tier(at: now) }
+        return state.withLock { $0.engine.tier(at: now) }
     }
 
     /// Whether a purchase is in progress.
-    public nonisolated var isPurchaseInProgress: Bool { inProgress.withLock { $0 } }
+    public var isPurchaseInProgress: Bool { inProgress.withLock { $0 } }
 
     /// What the current tier may use under `catalog`.
     /// - Parameter catalog: The tier-to-feature mapping.
     /// - Returns: The feature access.
-    public nonisolated func featureAccess(catalog: FeatureCatalog = .standard) -> FeatureAccess {
+    public func featureAccess(catalog: FeatureCatalog = .standard) -> FeatureAccess {
         FeatureAccess(tier: currentTier, catalog: catalog)
     }
 
@@ -100,7 +90,7 @@ public actor LocalSubscriptionService: SubscriptionService {
     /// - Throws: ``SubscriptionError`` — `noAppAccount`, `productNotFound`,
     ///   `purchaseInProgress`, or the store's failure; nothing changes.
     public func purchase(_ productID: String) async throws -> PurchaseResult {
-        guard let token = appAccountToken else { throw SubscriptionError(.noAppAccount) }
+        guard let token = state.withLock({ $0.appAccountToken }) else { throw SubscriptionError(.noAppAccount) }
         guard let product = store.product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         let started = inProgress.withLock { busy in
             defer { busy = true }
@@ -110,51 +100,50 @@ public actor LocalSubscriptionService: SubscriptionService {
         defer { inProgress.withLock { $0 = false } }
         let delay = store.purchaseSheetDelay
         if delay > .zero { try await store.clock.sleep(for: delay) }
-        requests += 1
-        let result = try store.purchase(product, appAccountToken: token, requestID: "request-\(requests)-\(UUID().uuidString.prefix(8))")
-        if case .success(let transaction) = result, appAccountToken == token {
-            engine.withLock { $0.apply(transaction) }
-            publishTier()
+        let request = state.withLock { state in
+            state.requests += 1
+            return "request-\(state.requests)-\(UUID().uuidString.prefix(8))"
         }
-        return result
+        // The store reports the new transaction through `handle` before it returns.
+        return try store.purchase(product, appAccountToken: token, requestID: request)
     }
 
     /// Brings the ledger up to now and recomputes the entitlements from it.
     /// - Returns: The tier.
     public func restorePurchases() async throws -> SubscriptionTier {
+        store.settle()
         rebuild()
         return currentTier
     }
 
     /// Renewals, refunds, Ask to Buy outcomes and outside purchases; unfinished
-    /// transactions first (SUB-5).
+    /// transactions first (SUB-5). The listener exists from the moment this returns.
     /// - Returns: The stream.
-    public nonisolated func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>> {
+    public func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>> {
         let (stream, continuation) = AsyncStream<VerificationResult<Transaction>>.makeStream()
-        let id = shared.withLock { shared in
-            defer { shared.nextListenerID += 1 }
-            return shared.nextListenerID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.shared.withLock { $0.listeners.removeValue(forKey: id) }
-        }
         let store = store
-        shared.withLock { shared in
+        let id = state.withLock { state in
+            let id = state.nextListenerID
+            state.nextListenerID += 1
             var listener = Listener(continuation: continuation, delivered: [])
-            if let token = shared.appAccountToken {
+            if let token = state.appAccountToken {
                 for result in store.unfinished(of: token) {
                     continuation.yield(result)
                     listener.delivered.insert(result.unsafePayloadValue)
                 }
             }
-            shared.listeners[id] = listener
+            state.listeners[id] = listener
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// The tier now, then each change.
     /// - Returns: The stream.
-    public nonisolated func tierChanges() -> AsyncStream<SubscriptionTier> {
+    public func tierChanges() -> AsyncStream<SubscriptionTier> {
         tiers.subscribe()
     }
 
@@ -162,18 +151,19 @@ public actor LocalSubscriptionService: SubscriptionService {
     /// - Parameter transactionID: The transaction.
     /// - Throws: ``SubscriptionError`` — `transactionNotFound`, `notYourTransaction`.
     public func finish(_ transactionID: UInt64) async throws {
-        try store.finish(transactionID, appAccountToken: appAccountToken)
+        try store.finish(transactionID, appAccountToken: state.withLock { $0.appAccountToken })
     }
 
     /// The transactions that grant access now.
     /// - Returns: The user's verified, unrevoked, not upgraded, active transactions.
     public func currentEntitlements() async throws -> [Transaction] {
-        guard let token = appAccountToken else { return [] }
+        guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
+        store.settle()
         let now = store.clock.now
         let history = store.history(of: token)
         return history.transactions.compactMap { result in
             guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded else { return nil }
-            let until = max(transaction.expirationDate ?? .distantFuture, history.grace[transaction.originalID] ?? .distantPast)
+            let until = max(transaction.expirationDate ?? .distantFuture, history.grace[transaction.id] ?? .distantPast)
             return now <= until ? transaction : nil
         }
     }
@@ -181,64 +171,60 @@ public actor LocalSubscriptionService: SubscriptionService {
     /// The state and renewal info of each of the user's subscriptions.
     /// - Returns: One status per subscription.
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
-        guard let token = appAccountToken else { return [] }
+        guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
+        store.settle()
         return store.statuses(of: token)
     }
 
     /// Switches to another app user (or to nobody): their entitlements, and only theirs, count.
     /// - Parameter token: The user's `appAccountToken`, or nil.
     public func setAppAccountToken(_ token: UUID?) async {
-        shared.withLock { $0.appAccountToken = token }
+        state.withLock { $0.appAccountToken = token }
         rebuild()
     }
 
-    // MARK: - Events
+    // MARK: - Store changes
 
     private func handle(_ event: SimulatedAppStore.Event) {
         switch event {
         case .transaction(let result, let returnedByPurchase):
-            guard let token = appAccountToken, result.unsafePayloadValue.appAccountToken == token else { return }
-            engine.withLock { $0.apply(result) }
-            if !returnedByPurchase { deliver(result) }
-            publishTier()
-        case .status(let token):
-            guard let current = appAccountToken, token == current else { return }
-            refreshGrace(store.history(of: current).grace)
-            publishTier()
-        }
-    }
-
-    private func deliver(_ result: VerificationResult<Transaction>) {
-        shared.withLock { shared in
-            for (id, listener) in shared.listeners where !listener.delivered.contains(result.unsafePayloadValue) {
-                listener.continuation.yield(result)
-                shared.listeners[id]?.delivered.insert(result.unsafePayloadValue)
+            let applied: Bool = state.withLock { state in
+                guard let token = state.appAccountToken, result.unsafePayloadValue.appAccountToken == token else { return false }
+                state.engine.apply(result)
+                guard !returnedByPurchase else { return true }
+                for (id, listener) in state.listeners where !listener.delivered.contains(result.unsafePayloadValue) {
+                    listener.continuation.yield(result)
+                    state.listeners[id]?.delivered.insert(result.unsafePayloadValue)
+                }
+                return true
             }
+            if applied { publishTier() }
+        case .status(let token):
+            if token != nil, token == state.withLock({ $0.appAccountToken }) { rebuild() }
         }
     }
 
+    /// Recomputes the entitlements of the current user from the store's ledger.
     private func rebuild() {
-        var fresh = EntitlementEngine(products: store.products)
-        graceKnown = []
-        if let token = appAccountToken {
+        let token = state.withLock { $0.appAccountToken }
+        var engine = EntitlementEngine(products: store.products)
+        if let token {
             let history = store.history(of: token)
-            history.transactions.forEach { fresh.apply($0) }
-            for (id, end) in history.grace { fresh.setGracePeriodEnd(end, forSubscription: id) }
-            graceKnown = Set(history.grace.keys)
+            history.transactions.forEach { engine.apply($0) }
+            for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
         }
-        engine.withLock { $0 = fresh }
+        state.withLock { state in
+            // A switch of user while reading is left to the rebuild that switch runs.
+            if state.appAccountToken == token { state.engine = engine }
+        }
         publishTier()
     }
 
-    private func refreshGrace(_ grace: [UInt64: Date]) {
-        engine.withLock { engine in
-            for id in graceKnown.union(grace.keys) { engine.setGracePeriodEnd(grace[id], forSubscription: id) }
-        }
-        graceKnown = Set(grace.keys)
-    }
-
     private func publishTier() {
-        let tier = currentTier
-        if tier != tiers.value { tiers.send(tier) }
+        let now = store.clock.now
+        state.withLock { state in
+            let tier = state.engine.tier(at: now)
+            if tier != tiers.value { tiers.send(tier) }
+        }
     }
 }

@@ -65,10 +65,10 @@ extension SimulatedAppStore {
 
     /// Changes the time rate (`SKTestSession.timeRate`).
     /// - Parameter rate: The rate.
-    /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month lasts a positive duration.
+    /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month lasts at least one second.
     public func setTimeRate(_ rate: TimeRate) throws(SubscriptionError) {
-        if case .monthlyRenewal(let every) = rate, every <= .zero {
-            throw SubscriptionError(.invalidTimeRate, detail: "A simulated month must last a positive duration, not \(every).")
+        if case .monthlyRenewal(let every) = rate, every < .seconds(1) {
+            throw SubscriptionError(.invalidTimeRate, detail: "A simulated month must last at least one second, not \(every).")
         }
         set(\.timeRate, rate)
     }
@@ -93,15 +93,24 @@ extension SimulatedAppStore {
     ///   - appAccountToken: The app user it is for.
     ///   - purchaseDate: When it was bought; now by default.
     /// - Returns: The transaction of the first period.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
+    ///   for a purchase date more than ``maximumBackdatedPeriods`` periods ago.
     @discardableResult
     public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError) -> VerificationResult<Transaction> {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         return try mutate { state, changes, now throws(SubscriptionError) in
-            buy(product, token: appAccountToken, at: min(purchaseDate ?? now, now), returnedByPurchase: false,
-                state: &state, changes: &changes, now: now)
+            let date = min(purchaseDate ?? now, now)
+            let periodLength = periodEnd(of: product, from: date, rate: state.settings.timeRate).timeIntervalSince(date)
+            guard periodLength > 0, now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods) else {
+                throw SubscriptionError(.invalidArgument,
+                                        detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
+            }
+            return buy(product, token: appAccountToken, at: date, returnedByPurchase: false, state: &state, changes: &changes, now: now)
         }
     }
+
+    /// How many renewal periods a purchase may be backdated by: 1,200 (a century of months).
+    public static let maximumBackdatedPeriods = 1_200
 
     /// Ends the subscription now: its latest transaction expires a millisecond ago (`expireSubscription`).
     /// - Parameters:
@@ -120,7 +129,6 @@ extension SimulatedAppStore {
             subscription.graceEnd = nil
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)
-            changes.events.append(.status(appAccountToken: appAccountToken))
         }
     }
 
@@ -280,7 +288,6 @@ extension SimulatedAppStore {
             body(&subscription)
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)
-            changes.events.append(.status(appAccountToken: token))
         }
     }
 }
@@ -305,15 +312,15 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Every transaction of one app user, and the grace ends of their subscriptions in grace.
+    /// Every transaction of one app user, and the grace end of the latest transaction of
+    /// each of their subscriptions in grace.
     func history(of token: UUID) -> (transactions: [VerificationResult<Transaction>], grace: [UInt64: Date]) {
-        settle()
-        return state.withLock { state in
+        state.withLock { state in
             let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
                 .filter { $0.transaction.appAccountToken == token }.map(\.result)
             var grace: [UInt64: Date] = [:]
             for subscription in state.subscriptions.values where subscription.appAccountToken == token && subscription.state == .inGracePeriod {
-                grace[subscription.originalID] = subscription.graceEnd
+                grace[subscription.latestTransactionID] = subscription.graceEnd
             }
             return (transactions, grace)
         }
@@ -343,8 +350,7 @@ extension SimulatedAppStore {
 
     /// The status of each subscription of one app user.
     func statuses(of token: UUID) -> [SubscriptionStatus] {
-        settle()
-        return state.withLock { state in
+        state.withLock { state in
             state.subscriptions.values.filter { $0.appAccountToken == token }.sorted { $0.originalID < $1.originalID }.compactMap { subscription in
                 guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
                 let info = subscription.renewalInfo

@@ -59,6 +59,9 @@ public final class SimulatedAppStore: Sendable {
         var nextID: UInt64 = 1
         var settings = Settings()
         var scheduled: Set<Date> = []
+        /// Set when a failed write could not be undone by reloading: every later change
+        /// is refused rather than written over the ledger from a state that may be wrong.
+        var isBroken = false
     }
 
     /// Which records a change touched, to persist them.
@@ -74,7 +77,8 @@ public final class SimulatedAppStore: Sendable {
     let clock: any DateClock
     private let ledger: RecordStore
     let state: Mutex<State>
-    let events = Broadcast<Event?>(initial: nil)
+    /// Called, in order and outside the state lock, with every change; the service keeps its entitlements current through them.
+    private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (Event) -> Void])>((0, [:]))
     private let timers = Mutex<[Task<Void, Never>]>([])
 
     /// Creates a store whose ledger lives in memory.
@@ -115,7 +119,20 @@ public final class SimulatedAppStore: Sendable {
 
     deinit {
         timers.withLock { tasks in tasks.forEach { $0.cancel() } }
-        events.finish()
+    }
+
+    /// Registers `handler` for every change from now on.
+    /// - Returns: The registration, for ``removeObserver(_:)``.
+    func addObserver(_ handler: @escaping @Sendable (Event) -> Void) -> Int {
+        observers.withLock { observers in
+            defer { observers.next += 1 }
+            observers.handlers[observers.next] = handler
+            return observers.next
+        }
+    }
+
+    func removeObserver(_ id: Int) {
+        _ = observers.withLock { $0.handlers.removeValue(forKey: id) }
     }
 
     private static func load(from ledger: RecordStore) throws -> State {
@@ -136,6 +153,9 @@ public final class SimulatedAppStore: Sendable {
     func mutate<Result>(_ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result) throws(SubscriptionError) -> Result {
         let now = clock.now
         let (result, changes): (Result, Changes) = try state.withLock { state throws(SubscriptionError) in
+            guard !state.isBroken else {
+                throw SubscriptionError(.ledgerUnreadable, detail: "An earlier write to the ledger failed and could not be undone; reopen the store.")
+            }
             var changes = Changes()
             settle(&state, &changes, now: now)
             let result = try body(&state, &changes, now)
@@ -144,10 +164,18 @@ public final class SimulatedAppStore: Sendable {
                 try persist(state, changes)
             } catch {
                 // What is on disk is the truth: go back to it, keeping this session's settings.
-                let settings = state.settings
-                state = (try? Self.load(from: ledger)) ?? State()
-                state.settings = settings
+                if var reloaded = try? Self.load(from: ledger) {
+                    reloaded.settings = state.settings
+                    state = reloaded
+                } else {
+                    state.isBroken = true
+                }
                 throw error
+            }
+            // Every subscription the change touched is announced, so observers can refresh
+            // what depends on its state (grace, billing retry, revocation).
+            for id in changes.subscriptions {
+                if let subscription = state.subscriptions[id] { changes.events.append(.status(appAccountToken: subscription.appAccountToken)) }
             }
             return (result, changes)
         }
@@ -194,7 +222,12 @@ public final class SimulatedAppStore: Sendable {
     }
 
     private func announce(_ changes: Changes) {
-        for event in changes.events { events.send(event) }
+        if !changes.events.isEmpty {
+            let handlers = observers.withLock { $0.handlers.sorted { $0.key < $1.key }.map(\.value) }
+            for event in changes.events {
+                for handler in handlers { handler(event) }
+            }
+        }
         scheduleTimers()
     }
 
@@ -277,7 +310,6 @@ public final class SimulatedAppStore: Sendable {
             if subscription != before {
                 state.subscriptions[id] = subscription
                 changes.subscriptions.insert(id)
-                if subscription.state != before.state { changes.events.append(.status(appAccountToken: subscription.appAccountToken)) }
             }
         }
         for (id, pending) in state.pending where pending.kind == .askToBuy

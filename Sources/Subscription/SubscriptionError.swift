@@ -23,8 +23,10 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let notSubscribed = Code("notSubscribed")
         /// No pending purchase has this identifier.
         public static let requestNotFound = Code("requestNotFound")
-        /// A time rate must speed time up by a positive amount.
+        /// A simulated month must last at least a second.
         public static let invalidTimeRate = Code("invalidTimeRate")
+        /// An argument was outside what the call accepts.
+        public static let invalidArgument = Code("invalidArgument")
         /// A signed value failed verification.
         public static let failedVerification = Code("failedVerification")
         /// The network could not be reached.
@@ -62,7 +64,8 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .noAppAccount: ("Sign in to subscribe.", "Sign in, then try again."),
         .notSubscribed: ("There is no subscription to change.", nil),
         .requestNotFound: ("The pending purchase could not be found.", nil),
-        .invalidTimeRate: ("The time rate is not valid.", "Use a positive number of seconds per simulated month."),
+        .invalidTimeRate: ("The time rate is not valid.", "Use at least one second per simulated month."),
+        .invalidArgument: ("The request is not valid.", nil),
         .failedVerification: ("The purchase could not be verified.", "Restore purchases, or contact support if this persists."),
         .networkError: ("The App Store could not be reached.", "Check your connection and try again."),
         .paymentNotAllowed: ("Payments are not allowed on this device.", "Check Screen Time restrictions in Settings."),

@@ -123,11 +123,13 @@ public enum AuthServiceContract {
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             let stream = auth.authStateChanges()
-            let watched = Task { await check.first(2, of: stream) }
+            let watched = Task { await check.first(3, of: stream) }
             let receipt = try await auth.deleteAccount()
             try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
+            let next = try await auth.createUser(email: grace.email, password: grace.password)
             let states = await watched.value
-            try check.expect(states.count == 2 && states.last.map { $0 == nil } == true, "deletion emits nil")
+            try check.expect(states.count == 3 && states[1] == nil, "deletion emits nil")
+            try check.expect(states.last??.id == next.id, "deletion emits nil once; the next value is the next user")
             try await check.expectError(.userNotFound, "signing in to the deleted account") {
                 _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
             }

@@ -7,6 +7,15 @@ public struct ContractViolation: Error, CustomStringConvertible {
     /// What was expected and what happened.
     public let message: String
 
+    /// Creates a violation.
+    /// - Parameters:
+    ///   - check: The check that found it.
+    ///   - message: What was expected and what happened.
+    public init(check: String, message: String) {
+        self.check = check
+        self.message = message
+    }
+
     /// The check and the message.
     public var description: String { "\(check): \(message)" }
 }
@@ -21,6 +30,14 @@ public struct ContractCheck<Environment: Sendable>: Sendable, CustomStringConver
     init(_ name: String, _ body: @escaping @Sendable (Environment, Expectations) async throws -> Void) {
         self.name = name
         self.body = body
+    }
+
+    /// Creates a check of your own, to run beside a suite's checks.
+    /// - Parameters:
+    ///   - name: What the check asserts, as a sentence.
+    ///   - body: The assertions; throw ``ContractViolation`` when the promise is broken.
+    public init(_ name: String, body: @escaping @Sendable (Environment) async throws -> Void) {
+        self.init(name) { environment, _ in try await body(environment) }
     }
 
     /// The check's name.

@@ -33,6 +33,7 @@ public final class FakeControls<Call: Sendable>: Sendable {
     }
 
     private struct Waiter {
+        let id: UInt64
         let count: Int
         let continuation: CheckedContinuation<Void, Never>
     }
@@ -111,16 +112,31 @@ public final class FakeControls<Call: Sendable>: Sendable {
     /// The number of calls suspended by ``holdCalls()``.
     public var heldCallCount: Int { state.withLock { $0.held.count } }
 
-    /// Suspends until at least `count` calls are held.
+    /// Suspends until at least `count` calls are held, or the waiting task is cancelled.
     /// - Parameter count: The number of held calls to wait for.
     public func waitForHeldCalls(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready: Bool = state.withLock { state in
-                guard state.held.count < count else { return true }
-                state.waiters.append(Waiter(count: count, continuation: continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { state in
+                    if state.cancelledHolds.remove(id) != nil || state.held.count >= count { return true }
+                    state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter: Waiter? = state.withLock { state in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledHolds.insert(id)
+                    return nil
+                }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
         }
     }
 

@@ -27,10 +27,11 @@ final class AuthHarness {
     let inbox = SimulatedSMSInbox()
     let biometrics = FakeBiometricAuthenticator()
     let directory: TemporaryDirectory
-    var policy = AuthPolicy(passwordIterations: 1_000)
+    var policy = AuthPolicy(passwordIterations: 1_000, testPhoneNumbers: AuthPolicy.exampleTestPhoneNumbers)
     private(set) var service: LocalAuthService
 
-    init(_ variant: AuthVariant = .inMemory, policy: AuthPolicy = AuthPolicy(passwordIterations: 1_000)) throws {
+    init(_ variant: AuthVariant = .inMemory,
+         policy: AuthPolicy = AuthPolicy(passwordIterations: 1_000, testPhoneNumbers: AuthPolicy.exampleTestPhoneNumbers)) throws {
         self.variant = variant
         self.policy = policy
         directory = try TemporaryDirectory()

@@ -59,3 +59,12 @@ import TrainCore
         #expect(digest.description == "SHA256 digest: " + digest.hexString)
     }
 }
+
+extension SHA256Tests {
+    @Test("a digest can be rebuilt from its 32 bytes, and only from 32")
+    func digestFromBytes() {
+        let digest = SHA256.hash(data: Data("abc".utf8))
+        #expect(SHA256Digest(bytes: digest.bytes) == digest)
+        #expect(SHA256Digest(bytes: [1, 2, 3]) == nil)
+    }
+}

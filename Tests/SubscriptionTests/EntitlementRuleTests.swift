@@ -9,7 +9,7 @@ import TrainTesting
 struct RandomHistory {
     /// Every state each transaction went through, in history order.
     var snapshots: [[VerificationResult<Transaction>]] = []
-    /// The grace end of each subscription still in grace at the end.
+    /// The grace end of each subscription still in grace at the end, by its latest transaction.
     var grace: [UInt64: Date] = [:]
 
     static let start = ManualClock.defaultStart
@@ -58,7 +58,8 @@ struct RandomHistory {
                     break periods
                 case 3:                                                  // billing retry: ends, or grace then ends
                     if Bool.random(using: &random) {
-                        grace[originalID] = (transaction.expirationDate ?? date).addingTimeInterval(16 * Self.day)
+                        // Grace extends the subscription's latest transaction: this one.
+                        grace[transaction.id] = (transaction.expirationDate ?? date).addingTimeInterval(16 * Self.day)
                     }
                     break periods
                 default:
@@ -101,11 +102,11 @@ struct RandomHistory {
             if let event {
                 engine.apply(event)
             } else if !graceApplied {
-                for (id, end) in history.grace { engine.setGracePeriodEnd(end, forSubscription: id) }
+                for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
                 graceApplied = true
             }
         }
-        for (id, end) in history.grace where !graceApplied { engine.setGracePeriodEnd(end, forSubscription: id) }
+        for (id, end) in history.grace where !graceApplied { engine.setGracePeriodEnd(end, forTransaction: id) }
         let finals = history.finalStates
         for dayOffset in stride(from: 0, through: 600, by: 7) {
             let now = RandomHistory.start.addingTimeInterval(Double(dayOffset) * RandomHistory.day + 3600)
@@ -129,10 +130,10 @@ struct RandomHistory {
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         let graceEnd = expiry.addingTimeInterval(500)
         engine.apply(.verified(Transaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
-        engine.setGracePeriodEnd(graceEnd, forSubscription: 7)
+        engine.setGracePeriodEnd(graceEnd, forTransaction: 7)
         #expect(engine.tier(at: graceEnd) == .premium)
         #expect(engine.tier(at: graceEnd.addingTimeInterval(0.001)) == .free)
-        engine.setGracePeriodEnd(nil, forSubscription: 7)
+        engine.setGracePeriodEnd(nil, forTransaction: 7)
         #expect(engine.tier(at: expiry.addingTimeInterval(1)) == .free)
     }
 

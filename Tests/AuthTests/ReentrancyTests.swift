@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import TrainAuth
+import TrainCore
+import TrainTesting
+
+/// A sender that takes a second of the test clock, or fails.
+struct SlowSender: VerificationCodeSender {
+    let clock: ManualClock
+    let fails: Bool
+    func send(code: String, to phoneNumber: String) async throws {
+        try await clock.sleep(for: .seconds(1))
+        if fails { throw AuthError(.networkError) }
+    }
+}
+
+/// An Apple authorizer whose token revocation takes a second of the test clock.
+struct SlowRevocation: IdentityAuthorizer {
+    let inner: SimulatedIdentityProvider
+    let clock: ManualClock
+    var provider: AuthProvider { inner.provider }
+    func authorize(_ request: AuthorizationRequest) async throws -> IdentityCredential { try await inner.authorize(request) }
+    func credentialState(forUserID userID: String) async throws -> CredentialState { try await inner.credentialState(forUserID: userID) }
+    func revokeToken(authorizationCode: String) async throws {
+        try await clock.sleep(for: .seconds(1))
+        try await inner.revokeToken(authorizationCode: authorizationCode)
+    }
+    func revocations() -> AsyncStream<String> { inner.revocations() }
+}
+
+/// Calls that interleave while another awaits, and defaults that must be safe.
+@Suite(.timeLimit(.minutes(1))) struct ReentrancyTests {
+    @Test("by default no test number works: a code to +1 650-555-1234 needs a sender")
+    func noDefaultTestNumbers() async throws {
+        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: ManualClock()))
+        let error = await authError { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
+        #expect(error?.code == .invalidPhoneNumber)
+        #expect(AuthPolicy().testPhoneNumbers.isEmpty)
+    }
+
+    @Test("two codes requested at once for one number: the second is refused while the first is being sent")
+    func concurrentSends() async throws {
+        let clock = ManualClock()
+        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
+        let first = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
+        await clock.waitForSleepers(1)
+        let second = await authError { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
+        #expect(second?.code == .tooManyRequests)
+        clock.advance(by: .seconds(1))
+        #expect(try await !first.value.isEmpty)
+    }
+
+    @Test("a code that could not be sent does not start the cooldown")
+    func failedSendReleasesCooldown() async throws {
+        let clock = ManualClock()
+        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: true)))
+        for _ in 0..<2 {
+            let attempt = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+            await #expect(throws: AuthError(.networkError)) { _ = try await attempt.value }
+        }
+    }
+
+    @Test("a provider linked while the deletion awaits Apple is removed with the account")
+    func linkDuringDeletion() async throws {
+        let clock = ManualClock()
+        let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
+        apple.signIn(as: AuthHarness.ada)
+        let service = try LocalAuthService(inMemory: AuthConfiguration(
+            clock: clock, apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
+            policy: AuthPolicy(passwordIterations: 1_000)))
+        _ = try await service.signInWithApple()
+        let deletion = Task { try await service.deleteAccount() }
+        await clock.waitForSleepers(1)
+        _ = try await service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        clock.advance(by: .seconds(1))
+        let receipt = try await deletion.value
+        #expect(receipt.providers == [.apple, .password])
+        #expect(try await service.createUser(email: "ada@example.com", password: "correct horse 2").email == "ada@example.com",
+                "the linked email was freed with the account")
+    }
+}

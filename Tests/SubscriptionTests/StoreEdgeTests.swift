@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import TrainSubscription
+import TrainCore
+import TrainTesting
+
+/// Edges found in review: grace extends only the latest period, the service follows
+/// the store at once, and the store refuses inputs that would make it run away.
+@Suite(.timeLimit(.minutes(1))) struct StoreEdgeTests {
+    typealias H = SubscriptionHarness
+
+    @Test("grace after a downgrade extends the latest (Pro) period, never the earlier Premium ones")
+    func graceAfterDowngrade() async throws {
+        let harness = try H()
+        try await harness.buy(H.premiumMonthly)
+        _ = try await harness.service.purchase(H.proMonthly)               // downgrade at the next renewal
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        #expect(harness.service.currentTier == .pro)
+        harness.store.shouldEnterBillingRetryOnRenewal = true
+        harness.store.billingGracePeriodIsEnabled = true
+        harness.clock.advance(to: harness.months(2).addingTimeInterval(1))
+        #expect(try await harness.service.subscriptionStatuses().first?.state == .inGracePeriod)
+        #expect(harness.service.currentTier == .pro)
+        #expect(try await harness.service.currentEntitlements().map(\.productID) == [H.proMonthly])
+    }
+
+    @Test("the service follows the store at once: a refund, an expiry and a clear need no restore")
+    func followsAtOnce() async throws {
+        let harness = try H()
+        let transaction = try await harness.buy()
+        try harness.store.refund(transactionID: transaction.id)
+        #expect(harness.service.currentTier == .free)
+
+        try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
+        #expect(harness.service.currentTier == .premium)
+        try harness.store.expireSubscription(productID: H.premiumMonthly, appAccountToken: H.ada)
+        #expect(harness.service.currentTier == .free)
+
+        try harness.store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada)
+        #expect(harness.service.currentTier == .pro)
+        harness.store.clearTransactions()
+        #expect(harness.service.currentTier == .free)
+    }
+
+    @Test("a time rate under a second per month, and a backdate beyond the limit, are refused and change nothing")
+    func runawayInputs() async throws {
+        let harness = try H()
+        for rate in [Duration.nanoseconds(10), .milliseconds(999), .seconds(-1)] {
+            let error = await subscriptionError { try harness.store.setTimeRate(.monthlyRenewal(every: rate)) }
+            #expect(error?.code == .invalidTimeRate)
+        }
+        #expect(harness.store.timeRate == .realTime)
+        let tooEarly = await subscriptionError {
+            try harness.store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada, purchaseDate: .distantPast)
+        }
+        #expect(tooEarly?.code == .invalidArgument)
+        #expect(harness.store.allTransactions.isEmpty)
+    }
+}
