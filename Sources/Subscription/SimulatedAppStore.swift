@@ -363,14 +363,7 @@ public final class SimulatedAppStore: Sendable {
         }
         let transaction = newTransaction(product, token: subscription.appAccountToken, originalID: subscription.originalID,
                                          purchaseDate: start, state: &state, changes: &changes, returnedByPurchase: false)
-        subscription.productID = product.id
-        subscription.autoRenewPreference = product.id
-        subscription.latestTransactionID = transaction.id
-        subscription.periodEnd = transaction.expirationDate ?? start
-        subscription.state = .subscribed
-        subscription.graceEnd = nil
-        subscription.retryEnd = nil
-        subscription.expirationReason = nil
+        subscription.begin(transaction)
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
     }
 
@@ -421,12 +414,7 @@ public final class SimulatedAppStore: Sendable {
             update(latest, &state, &changes) { $0.isUpgraded = true }
             let transaction = newTransaction(product, token: token, originalID: subscription.originalID, purchaseDate: date,
                                              state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
-            subscription.productID = product.id
-            subscription.autoRenewPreference = product.id
-            subscription.latestTransactionID = transaction.id
-            subscription.periodEnd = transaction.expirationDate ?? date
-            subscription.state = .subscribed
-            subscription.graceEnd = nil
+            subscription.begin(transaction)
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
             return state.entries[transaction.id]?.result ?? .verified(transaction)

@@ -34,6 +34,19 @@ enum StoreLedger {
         var expirationReason: ExpirationReason?
         var priceIncrease: PriceIncreaseStatus = .noIncreasePending
 
+        /// Makes `transaction` the current period: subscribed, in its product, with no
+        /// billing issue or lapse pending.
+        mutating func begin(_ transaction: Transaction) {
+            productID = transaction.productID
+            autoRenewPreference = transaction.productID
+            latestTransactionID = transaction.id
+            periodEnd = transaction.expirationDate ?? transaction.purchaseDate
+            state = .subscribed
+            graceEnd = nil
+            retryEnd = nil
+            expirationReason = nil
+        }
+
         /// Whether the user has access through it at `now`.
         func grantsAccess(at now: Date) -> Bool {
             switch state {
