@@ -27,36 +27,16 @@ public enum FakeError: Error, Hashable, Sendable, CustomStringConvertible {
 /// signIn.cancel()                              // or: fake.controls.releaseHeldCalls()
 /// ```
 public final class FakeControls<Call: Sendable>: Sendable {
-    private struct Held {
-        let id: UInt64
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct Waiter {
-        let id: UInt64
-        let count: Int
-        let continuation: CheckedContinuation<Void, Never>
-    }
-
     private struct State {
         var calls: [Call] = []
         var nextFailure: (any Error)?
         var numberedFailures: [Int: any Error] = [:]
         var latency: Duration?
-        var holding = false
-        var held: [Held] = []
-        var cancelledHolds: Set<UInt64> = []
-        var waiters: [Waiter] = []
-        var nextID: UInt64 = 1
-
-        mutating func readyWaiters() -> [Waiter] {
-            let ready = waiters.filter { $0.count <= held.count }
-            waiters.removeAll { $0.count <= held.count }
-            return ready
-        }
     }
 
     private let state = Mutex(State())
+    /// Held calls; the context is whether new calls are held.
+    private let held = WaitingRoom<Void, Bool>(context: false)
     /// The clock latency is measured on; usually a `ManualClock`.
     public let clock: (any DateClock)?
 
@@ -96,48 +76,21 @@ public final class FakeControls<Call: Sendable>: Sendable {
 
     /// From now on, calls suspend until ``releaseHeldCalls()``.
     public func holdCalls() {
-        state.withLock { $0.holding = true }
+        held.withContext { $0 = true }
     }
 
     /// Resumes every held call and stops holding new ones.
     public func releaseHeldCalls() {
-        let held = state.withLock { state in
-            state.holding = false
-            defer { state.held.removeAll() }
-            return state.held
-        }
-        held.forEach { $0.continuation.resume() }
+        held.release(updating: { $0 = false }, where: { _, _ in true }, ordered: { _, _ in false })
     }
 
     /// The number of calls suspended by ``holdCalls()``.
-    public var heldCallCount: Int { state.withLock { $0.held.count } }
+    public var heldCallCount: Int { held.count }
 
     /// Suspends until at least `count` calls are held, or the waiting task is cancelled.
     /// - Parameter count: The number of held calls to wait for.
     public func waitForHeldCalls(_ count: Int = 1) async {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready: Bool = state.withLock { state in
-                    if state.cancelledHolds.remove(id) != nil || state.held.count >= count { return true }
-                    state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
-                    state.cancelledHolds.insert(id)
-                    return nil
-                }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume()
-        }
+        await held.waitForCount(count)
     }
 
     /// Records `call`, then applies hold, latency and any injected failure. Every
@@ -148,12 +101,14 @@ public final class FakeControls<Call: Sendable>: Sendable {
     ///     for the next call that can.
     /// - Throws: An injected failure, or `CancellationError` if cancelled while held or sleeping.
     public func record(_ call: Call, canFail: Bool = true) async throws {
-        let (number, holding, id) = state.withLock { state in
+        let number = state.withLock { state in
             state.calls.append(call)
-            defer { state.nextID += 1 }
-            return (state.calls.count, state.holding, state.nextID)
+            return state.calls.count
         }
-        if holding { try await hold(id: id) }
+        if held.withContext({ $0 }) {
+            // Registered only if calls are still held by the time it gets the lock.
+            try await held.wait((), unless: { holding in !holding })
+        }
         if let latency, let clock { try await clock.sleep(for: latency) }
         guard canFail else { return }
         let failure: (any Error)? = state.withLock { state in
@@ -172,32 +127,5 @@ public final class FakeControls<Call: Sendable>: Sendable {
     /// - Parameter call: The call.
     public func recordSynchronously(_ call: Call) {
         state.withLock { $0.calls.append(call) }
-    }
-
-    private func hold(id: UInt64) async throws {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // nil: the task was cancelled before it could be held.
-                let waiters: [Waiter]? = state.withLock { state in
-                    if state.cancelledHolds.remove(id) != nil { return nil }
-                    state.held.append(Held(id: id, continuation: continuation))
-                    return state.readyWaiters()
-                }
-                if let waiters {
-                    waiters.forEach { $0.continuation.resume() }
-                } else {
-                    continuation.resume(throwing: CancellationError())
-                }
-            }
-        } onCancel: {
-            let held: Held? = state.withLock { state in
-                guard let index = state.held.firstIndex(where: { $0.id == id }) else {
-                    state.cancelledHolds.insert(id)
-                    return nil
-                }
-                return state.held.remove(at: index)
-            }
-            held?.continuation.resume(throwing: CancellationError())
-        }
     }
 }

@@ -1,0 +1,127 @@
+import Synchronization
+
+/// Tasks suspended until released, each leaving when its task is cancelled: the
+/// waiting shared by ``ManualClock`` (sleepers until a deadline) and ``FakeControls``
+/// (held calls). A `Context` — the clock's date, whether calls are held — lives under
+/// the same lock, so a task decides to wait and is registered in one step that a
+/// release cannot slip between.
+final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let ticket: Ticket
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct CountWaiter {
+        let id: UInt64
+        let count: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var context: Context
+        var waiters: [Waiter] = []
+        var countWaiters: [CountWaiter] = []
+        var cancelled: Set<UInt64> = []
+        var nextID: UInt64 = 1
+
+        mutating func makeID() -> UInt64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+
+        /// Removes and returns the count waiters that now see enough waiters.
+        mutating func satisfiedCountWaiters() -> [CountWaiter] {
+            let ready = countWaiters.filter { $0.count <= waiters.count }
+            countWaiters.removeAll { $0.count <= waiters.count }
+            return ready
+        }
+    }
+
+    private let state: Mutex<State>
+
+    init(context: Context) {
+        state = Mutex(State(context: context))
+    }
+
+    /// Reads or changes the context under the lock.
+    func withContext<Result: Sendable>(_ body: (inout Context) -> Result) -> Result {
+        state.withLock { body(&$0.context) }
+    }
+
+    /// The tickets of the tasks waiting, in arrival order.
+    var tickets: [Ticket] { state.withLock { $0.waiters.map(\.ticket) } }
+
+    /// How many tasks are waiting.
+    var count: Int { state.withLock { $0.waiters.count } }
+
+    /// Waits with `ticket` unless `passes` says, given the context, that it need not.
+    /// - Throws: `CancellationError` if the task is cancelled before or while it waits.
+    func wait(_ ticket: Ticket, unless passes: @Sendable (Context) -> Bool) async throws {
+        let id = state.withLock { $0.makeID() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // nil: cancelled before it could wait. Empty: passes at once.
+                let outcome: (pass: Bool, ready: [CountWaiter])? = state.withLock { state in
+                    if state.cancelled.remove(id) != nil { return nil }
+                    if passes(state.context) { return (true, []) }
+                    state.waiters.append(Waiter(id: id, ticket: ticket, continuation: continuation))
+                    return (false, state.satisfiedCountWaiters())
+                }
+                guard let outcome else { return continuation.resume(throwing: CancellationError()) }
+                if outcome.pass { return continuation.resume() }
+                outcome.ready.forEach { $0.continuation.resume() }
+            }
+        } onCancel: {
+            let waiter: Waiter? = state.withLock { state in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Updates the context, then lets go of the waiters `isDue` picks, in the order
+    /// `areInOrder` gives (ties in arrival order).
+    func release(updating update: (inout Context) -> Void, where isDue: (Ticket, Context) -> Bool,
+                 ordered areInOrder: (Ticket, Ticket) -> Bool) {
+        let due: [Waiter] = state.withLock { state in
+            update(&state.context)
+            let context = state.context
+            let due = state.waiters.filter { isDue($0.ticket, context) }
+            state.waiters.removeAll { isDue($0.ticket, context) }
+            return due.enumerated().sorted { lhs, rhs in
+                areInOrder(lhs.element.ticket, rhs.element.ticket)
+                    || (!areInOrder(rhs.element.ticket, lhs.element.ticket) && lhs.offset < rhs.offset)
+            }.map(\.element)
+        }
+        for waiter in due { waiter.continuation.resume() }
+    }
+
+    /// Suspends until at least `count` tasks are waiting, or the task is cancelled.
+    func waitForCount(_ count: Int) async {
+        let id = state.withLock { $0.makeID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { state in
+                    if state.cancelled.remove(id) != nil || state.waiters.count >= count { return true }
+                    state.countWaiters.append(CountWaiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter: CountWaiter? = state.withLock { state in
+                guard let index = state.countWaiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return state.countWaiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
+        }
+    }
+}
