@@ -21,7 +21,17 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     private struct Listener {
         let continuation: AsyncStream<VerificationResult<Transaction>>.Continuation
-        var delivered: Set<Transaction>
+        /// The latest revision of each transaction handed over, so an older state that
+        /// arrives late is not handed over after a newer one.
+        var delivered: [UInt64: Int]
+
+        /// Hands over `result` unless this listener already has it or a newer state of it.
+        mutating func deliver(_ result: VerificationResult<Transaction>, revision: Int) {
+            let id = result.unsafePayloadValue.id
+            guard (delivered[id] ?? -1) < revision else { return }
+            delivered[id] = revision
+            continuation.yield(result)
+        }
     }
 
     private struct State {
@@ -47,7 +57,8 @@ public final class LocalSubscriptionService: SubscriptionService {
         self.store = store
         state = Mutex(State(appAccountToken: appAccountToken, engine: EntitlementEngine(products: store.products)))
         tiers = Broadcast(initial: .free)
-        // Listen first, then read the history: a change in between is applied twice, which is harmless.
+        // Listen first, then read the history under the lock: a change reported in
+        // between is applied again afterwards, which is harmless.
         let id = store.addObserver { [weak self] event in self?.handle(event) }
         observation.withLock { $0 = id }
         rebuild()
@@ -125,12 +136,9 @@ public final class LocalSubscriptionService: SubscriptionService {
         let id = state.withLock { state in
             let id = state.nextListenerID
             state.nextListenerID += 1
-            var listener = Listener(continuation: continuation, delivered: [])
+            var listener = Listener(continuation: continuation, delivered: [:])
             if let token = state.appAccountToken {
-                for result in store.unfinished(of: token) {
-                    continuation.yield(result)
-                    listener.delivered.insert(result.unsafePayloadValue)
-                }
+                for (result, revision) in store.unfinished(of: token) { listener.deliver(result, revision: revision) }
             }
             state.listeners[id] = listener
             return id
@@ -179,23 +187,19 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// Switches to another app user (or to nobody): their entitlements, and only theirs, count.
     /// - Parameter token: The user's `appAccountToken`, or nil.
     public func setAppAccountToken(_ token: UUID?) async {
-        state.withLock { $0.appAccountToken = token }
-        rebuild()
+        rebuild(switchingTo: .some(token))
     }
 
     // MARK: - Store changes
 
     private func handle(_ event: SimulatedAppStore.Event) {
         switch event {
-        case .transaction(let result, let returnedByPurchase):
+        case .transaction(let result, let revision, let returnedByPurchase):
             let applied: Bool = state.withLock { state in
                 guard let token = state.appAccountToken, result.unsafePayloadValue.appAccountToken == token else { return false }
                 state.engine.apply(result)
                 guard !returnedByPurchase else { return true }
-                for (id, listener) in state.listeners where !listener.delivered.contains(result.unsafePayloadValue) {
-                    listener.continuation.yield(result)
-                    state.listeners[id]?.delivered.insert(result.unsafePayloadValue)
-                }
+                for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
                 return true
             }
             if applied { publishTier() }
@@ -204,27 +208,32 @@ public final class LocalSubscriptionService: SubscriptionService {
         }
     }
 
-    /// Recomputes the entitlements of the current user from the store's ledger.
-    private func rebuild() {
-        let token = state.withLock { $0.appAccountToken }
-        var engine = EntitlementEngine(products: store.products)
-        if let token {
-            let history = store.history(of: token)
-            history.transactions.forEach { engine.apply($0) }
-            for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
-        }
+    /// Recomputes the entitlements of the current user (or of `newUser`, switching to
+    /// them) from the store's ledger. The lock is held throughout, so no change the
+    /// store reports meanwhile can be overwritten by an older reading; the store is only
+    /// read here, and it never calls back while it is being read.
+    private func rebuild(switchingTo newUser: UUID?? = .none) {
+        let now = store.clock.now
         state.withLock { state in
-            // A switch of user while reading is left to the rebuild that switch runs.
-            if state.appAccountToken == token { state.engine = engine }
+            if let newUser { state.appAccountToken = newUser }
+            var engine = EntitlementEngine(products: store.products)
+            if let token = state.appAccountToken {
+                let history = store.history(of: token)
+                history.transactions.forEach { engine.apply($0) }
+                for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
+            }
+            state.engine = engine
+            publish(&state, now: now)
         }
-        publishTier()
     }
 
     private func publishTier() {
-        let now = store.clock.now
-        state.withLock { state in
-            let tier = state.engine.tier(at: now)
-            if tier != tiers.value { tiers.send(tier) }
-        }
+        state.withLock { publish(&$0, now: store.clock.now) }
+    }
+
+    /// Sends the tier if it changed; called with the lock held, so sends are in order.
+    private func publish(_ state: inout State, now: Date) {
+        let tier = state.engine.tier(at: now)
+        if tier != tiers.value { tiers.send(tier) }
     }
 }

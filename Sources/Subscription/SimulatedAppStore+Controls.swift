@@ -326,11 +326,11 @@ extension SimulatedAppStore {
         }
     }
 
-    /// The transactions of one app user that the app has not finished.
-    func unfinished(of token: UUID) -> [VerificationResult<Transaction>] {
+    /// The transactions of one app user that the app has not finished, each with its revision.
+    func unfinished(of token: UUID) -> [(result: VerificationResult<Transaction>, revision: Int)] {
         state.withLock { state in
             state.entries.keys.sorted().compactMap { state.entries[$0] }
-                .filter { !$0.finished && $0.transaction.appAccountToken == token }.map(\.result)
+                .filter { !$0.finished && $0.transaction.appAccountToken == token }.map { ($0.result, $0.revision) }
         }
     }
 

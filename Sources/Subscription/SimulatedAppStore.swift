@@ -34,8 +34,9 @@ public final class SimulatedAppStore: Sendable {
     }
 
     enum Event: Sendable {
-        /// A transaction was created or changed; `returnedByPurchase` when `purchase` hands it back itself.
-        case transaction(VerificationResult<Transaction>, returnedByPurchase: Bool)
+        /// A transaction was created or changed (its `revision`-th state); `returnedByPurchase`
+        /// when `purchase` hands it back itself.
+        case transaction(VerificationResult<Transaction>, revision: Int, returnedByPurchase: Bool)
         /// A subscription's state changed without a new transaction (expiry, grace, billing retry).
         case status(appAccountToken: UUID?)
     }
@@ -380,7 +381,7 @@ public final class SimulatedAppStore: Sendable {
         let entry = StoreLedger.Entry(transaction: transaction, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
         changes.entries.insert(id)
-        changes.events.append(.transaction(entry.result, returnedByPurchase: returnedByPurchase))
+        changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: returnedByPurchase))
         return transaction
     }
 
@@ -388,9 +389,10 @@ public final class SimulatedAppStore: Sendable {
     func update(_ id: UInt64, _ state: inout State, _ changes: inout Changes, _ body: (inout Transaction) -> Void) {
         guard var entry = state.entries[id] else { return }
         body(&entry.transaction)
+        entry.revision += 1
         state.entries[id] = entry
         changes.entries.insert(id)
-        changes.events.append(.transaction(entry.result, returnedByPurchase: false))
+        changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: false))
     }
 
     /// Buys `product` for `token` at `date`: a new subscription, a resubscription,

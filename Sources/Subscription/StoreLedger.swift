@@ -12,6 +12,8 @@ enum StoreLedger {
         var transaction: Transaction
         var verified: Bool
         var finished = false
+        /// Counts the changes to the transaction, so its states can be told apart in order.
+        var revision = 0
 
         var result: VerificationResult<Transaction> {
             verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)

@@ -22,12 +22,27 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
         var context: Context
         var waiters: [Waiter] = []
         var countWaiters: [CountWaiter] = []
+        /// Ids between `makeID()` and their decision to wait or pass.
+        var deciding: Set<UInt64> = []
+        /// Ids cancelled while deciding: they pass on as cancelled.
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 1
 
         mutating func makeID() -> UInt64 {
             defer { nextID += 1 }
+            deciding.insert(nextID)
             return nextID
+        }
+
+        /// Called when `id` decides; true if it was cancelled before it could.
+        mutating func decide(_ id: UInt64) -> Bool {
+            deciding.remove(id)
+            return cancelled.remove(id) != nil
+        }
+
+        /// Called on cancellation of an id that is not waiting: remembered only if it is still deciding.
+        mutating func cancelUndecided(_ id: UInt64) {
+            if deciding.contains(id) { cancelled.insert(id) }
         }
 
         /// Removes and returns the count waiters that now see enough waiters.
@@ -63,7 +78,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // nil: cancelled before it could wait. Empty: passes at once.
                 let outcome: (pass: Bool, ready: [CountWaiter])? = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return nil }
+                    if state.decide(id) { return nil }
                     if passes(state.context) { return (true, []) }
                     state.waiters.append(Waiter(id: id, ticket: ticket, continuation: continuation))
                     return (false, state.satisfiedCountWaiters())
@@ -75,7 +90,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
         } onCancel: {
             let waiter: Waiter? = state.withLock { state in
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
-                    state.cancelled.insert(id)
+                    state.cancelUndecided(id)
                     return nil
                 }
                 return state.waiters.remove(at: index)
@@ -107,7 +122,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready: Bool = state.withLock { state in
-                    if state.cancelled.remove(id) != nil || state.waiters.count >= count { return true }
+                    if state.decide(id) || state.waiters.count >= count { return true }
                     state.countWaiters.append(CountWaiter(id: id, count: count, continuation: continuation))
                     return false
                 }
@@ -116,7 +131,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
         } onCancel: {
             let waiter: CountWaiter? = state.withLock { state in
                 guard let index = state.countWaiters.firstIndex(where: { $0.id == id }) else {
-                    state.cancelled.insert(id)
+                    state.cancelUndecided(id)
                     return nil
                 }
                 return state.countWaiters.remove(at: index)
