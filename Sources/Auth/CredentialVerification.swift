@@ -35,7 +35,7 @@ extension LocalAuthService {
     }
 
     private func verifyIdentity(_ identity: IdentityCredential, rawNonce: String) throws(AuthError) -> VerifiedCredential {
-        guard identity.provider == .apple || identity.provider == .google, let configured = configuredProvider(identity.provider) else {
+        guard identity.provider == .apple || identity.provider == .google, let configured = configuration.provider(identity.provider) else {
             throw AuthError(.operationNotAllowed, detail: "\(identity.provider.rawValue) is not configured for this service.")
         }
         let claims = try IdentityToken.claims(of: identity.identityToken)
@@ -46,7 +46,7 @@ extension LocalAuthService {
         guard claims.audience == configured.audience else {
             throw AuthError(.invalidCredential, detail: "The identity token was issued for another app (wrong audience).")
         }
-        guard clock.now <= claims.expiresAt else {
+        guard configuration.clock.now <= claims.expiresAt else {
             throw AuthError(.invalidCredential, detail: "The identity token has expired.")
         }
         guard identity.user.isEmpty || identity.user == claims.subject else {
@@ -88,7 +88,7 @@ extension LocalAuthService {
 
     /// A new account for a first sign-in with Apple, Google or a phone number.
     func newUser(from verified: VerifiedCredential, now: Date) -> UserEntity {
-        UserEntity(id: makeID(), email: verified.email, isPrivateEmail: verified.isPrivateEmail,
+        UserEntity(id: configuration.ids.makeID(), email: verified.email, isPrivateEmail: verified.isPrivateEmail,
                    displayName: verified.fullName?.formatted,
                    phoneNumber: verified.provider == .phone ? verified.subject : nil,
                    providers: [LinkedProvider(provider: verified.provider, subject: verified.subject, email: verified.email, linkedAt: now)],
@@ -105,7 +105,7 @@ extension LocalAuthService {
     /// After the operation committed: the phone verification is spent, and an Apple
     /// authorization code is kept in memory for revoking tokens at deletion.
     func finish(_ verified: VerifiedCredential, for user: UserEntity) {
-        if let id = verified.phoneVerificationID { spendPhoneVerification(id) }
-        if verified.provider == .apple, let code = verified.authorizationCode { rememberAuthorizationCode(code, for: user.id) }
+        if let id = verified.phoneVerificationID { phoneVerifications.consume(id) }
+        if verified.provider == .apple, let code = verified.authorizationCode { authorizationCodes[user.id] = code }
     }
 }

@@ -11,7 +11,7 @@ extension LocalAuthService {
         let current = try requireSession()
         let verified = try verify(credential)
         if let password = verified.password {
-            try Credentials.checkStrength(password, minimumLength: policy.minimumPasswordLength)
+            try Credentials.checkStrength(password, minimumLength: configuration.policy.minimumPasswordLength)
         }
         guard !current.user.isLinked(verified.provider) else {
             throw AuthError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
@@ -20,9 +20,9 @@ extension LocalAuthService {
             throw AuthError(owner == current.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
         }
         let hash = try verified.password.map { password throws(AuthError) in
-            try PasswordHash(password: password, iterations: policy.passwordIterations)
+            try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
         }
-        let now = clock.now
+        let now = configuration.clock.now
         let user = try write { records in
             var account = current
             account.user.providers.append(LinkedProvider(provider: verified.provider, subject: verified.subject,
@@ -135,10 +135,10 @@ extension LocalAuthService {
     }
 
     private func revokeAppleToken(for userID: String) async -> AccountDeletionReceipt.TokenRevocation {
-        guard let authorizer = appleAuthorizer else {
+        guard let authorizer = configuration.apple?.authorizer else {
             return .failed(AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured, so its token could not be revoked."))
         }
-        guard let code = authorizationCode(for: userID) else {
+        guard let code = authorizationCodes[userID] else {
             return .failed(AuthError(.invalidCredential,
                                      detail: "No Apple authorization code from this session; re-authenticate with Apple before deleting to revoke the token."))
         }
@@ -161,7 +161,7 @@ extension LocalAuthService {
     public func isBiometricLockEnabled() async throws -> Bool {
         let userID = try requireSession().user.id
         guard try read({ try $0.value(forKey: userID, in: AuthRecords.settings) })?.biometricLockEnabled == true else { return false }
-        guard await biometrics.availability().isAvailable else {
+        guard await configuration.biometrics.availability().isAvailable else {
             try storeBiometricLock(false, for: userID)
             return false
         }
@@ -177,10 +177,10 @@ extension LocalAuthService {
     public func setBiometricLock(enabled: Bool, reason: String) async throws {
         let userID = try requireSession().user.id
         if enabled {
-            let availability = await biometrics.availability()
+            let availability = await configuration.biometrics.availability()
             if let unavailable = availability.unavailableReason { throw AuthError(unavailable) }
             do {
-                try await biometrics.evaluate(reason: reason)
+                try await configuration.biometrics.evaluate(reason: reason)
             } catch let error as AuthError {
                 throw error
             } catch {

@@ -21,11 +21,11 @@ import TrainCore
 /// and are not verified here.
 public actor LocalAuthService: AuthService {
     private let store: RecordStore
-    private let configuration: AuthConfiguration
+    let configuration: AuthConfiguration
     nonisolated let users: Broadcast<UserEntity?>
-    private var phoneVerifications = PhoneVerifications()
+    var phoneVerifications = PhoneVerifications()
     /// The latest Apple authorization code of each user this session, for token revocation. Memory only.
-    private var authorizationCodes: [String: String] = [:]
+    var authorizationCodes: [String: String] = [:]
     private let revocationListener = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates a service whose accounts live in memory.
@@ -352,35 +352,10 @@ public actor LocalAuthService: AuthService {
         if currentUser?.id == userID { users.send(nil) }
     }
 
-    func authorizationCode(for userID: String) -> String? {
-        authorizationCodes[userID]
-    }
-
-    func rememberAuthorizationCode(_ code: String, for userID: String) {
-        authorizationCodes[userID] = code
-    }
-
     func checkPhoneCode(verificationID: String, code: String) throws(AuthError) -> String {
         try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now,
                                      maxAttempts: configuration.policy.maxCodeAttempts)
     }
-
-    func spendPhoneVerification(_ id: String) {
-        phoneVerifications.consume(id)
-    }
-
-    func configuredProvider(_ provider: AuthProvider) -> IdentityProviderConfiguration? {
-        configuration.provider(provider)
-    }
-
-    func makeID() -> String {
-        configuration.ids.makeID()
-    }
-
-    var clock: any DateClock { configuration.clock }
-    var policy: AuthPolicy { configuration.policy }
-    var appleAuthorizer: (any IdentityAuthorizer)? { configuration.apple?.authorizer }
-    var biometrics: any BiometricAuthenticator { configuration.biometrics }
 
     func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthError) -> Result {
         do {

@@ -85,7 +85,7 @@ extension LocalAuthService {
 
     /// A fresh hash made with this service's policy.
     func createUserHash(password: String) throws -> PasswordHash {
-        try PasswordHash(password: password, iterations: policy.passwordIterations)
+        try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
     }
 }
 
