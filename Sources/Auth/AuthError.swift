@@ -143,6 +143,24 @@ public struct AuthError: Error, Hashable, Sendable {
     ]
 }
 
+extension AuthError {
+    /// Two errors are equal when their codes are, whatever their detail and message, so a test
+    /// can write `#expect(throws: AuthError(.someCode))` against a real service.
+    /// - Parameters:
+    ///   - lhs: An error.
+    ///   - rhs: Another error.
+    /// - Returns: Whether both have the same code.
+    public static func == (lhs: AuthError, rhs: AuthError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// Hashes the code only, consistent with ``==(_:_:)``.
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+    }
+}
+
 extension AuthError: LocalizedError {
     /// A user-facing sentence: this occurrence's ``message``, or the code's.
     public var errorDescription: String? { message ?? Self.messages[code]?.description ?? detail }

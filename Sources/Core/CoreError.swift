@@ -73,11 +73,29 @@ public struct CoreError: Error, Hashable, Sendable {
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - file: The file concerned, if any.
-    ///   - detail: A plain-words detail of this occurrence.
-    public init(_ code: Code, file: URL? = nil, detail: String) {
+    ///   - detail: A plain-words detail of this occurrence; the code's name if omitted.
+    public init(_ code: Code, file: URL? = nil, detail: String? = nil) {
         self.code = code
         self.file = file
-        self.detail = detail
+        self.detail = detail ?? "The store reported \(code.name)."
+    }
+}
+
+extension CoreError {
+    /// Two errors are equal when their codes are, whatever their file and detail, so a test
+    /// can write `#expect(throws: CoreError(.someCode))` against a real service.
+    /// - Parameters:
+    ///   - lhs: An error.
+    ///   - rhs: Another error.
+    /// - Returns: Whether both have the same code.
+    public static func == (lhs: CoreError, rhs: CoreError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// Hashes the code only, consistent with ``==(_:_:)``.
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
     }
 }
 

@@ -74,6 +74,24 @@ public struct SubscriptionError: Error, Hashable, Sendable {
     ]
 }
 
+extension SubscriptionError {
+    /// Two errors are equal when their codes are, whatever their detail, so a test
+    /// can write `#expect(throws: SubscriptionError(.someCode))` against a real service.
+    /// - Parameters:
+    ///   - lhs: An error.
+    ///   - rhs: Another error.
+    /// - Returns: Whether both have the same code.
+    public static func == (lhs: SubscriptionError, rhs: SubscriptionError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// Hashes the code only, consistent with ``==(_:_:)``.
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+    }
+}
+
 extension SubscriptionError: LocalizedError {
     /// A user-facing sentence for the code.
     public var errorDescription: String? { Self.messages[code]?.0 ?? detail }

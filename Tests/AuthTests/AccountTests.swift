@@ -24,8 +24,7 @@ import TrainTesting
     func alreadyLinked() async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        let again = await authError { _ = try await harness.service.link(try await harness.appleCredential(for: AuthHarness.grace)) }
-        #expect(again?.code == .providerAlreadyLinked)
+        await #expect(throws: AuthError(.providerAlreadyLinked)) { _ = try await harness.service.link(try await harness.appleCredential(for: AuthHarness.grace)) }
     }
 
     @Test("linking a credential of another account is credentialAlreadyInUse and changes nothing")
@@ -35,8 +34,7 @@ import TrainTesting
         let grace = try await harness.service.signInWithGoogle()
         try await harness.service.signOut()
         let ada = try await harness.signInWithApple()
-        let error = await authError { _ = try await harness.service.link(try await harness.service.requestCredential(from: .google)) }
-        #expect(error?.code == .credentialAlreadyInUse)
+        await #expect(throws: AuthError(.credentialAlreadyInUse)) { _ = try await harness.service.link(try await harness.service.requestCredential(from: .google)) }
         #expect(harness.service.currentUser?.providers.map(\.provider) == [.apple])
         try await harness.service.signOut()
         #expect(try await harness.service.signInWithGoogle().id == grace.id)
@@ -47,21 +45,20 @@ import TrainTesting
     func unlinkRules() async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        #expect(await authError { _ = try await harness.service.unlink(.apple) }?.code == .lastProvider)
-        #expect(await authError { _ = try await harness.service.unlink(.google) }?.code == .noSuchProvider)
+        await #expect(throws: AuthError(.lastProvider)) { _ = try await harness.service.unlink(.apple) }
+        await #expect(throws: AuthError(.noSuchProvider)) { _ = try await harness.service.unlink(.google) }
         _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
         let user = try await harness.service.unlink(.password)
         #expect(user.providers.map(\.provider) == [.apple])
         try await harness.service.signOut()
-        let gone = await authError { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1")) }
-        #expect(gone?.code == .userNotFound)
+        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1")) }
     }
 
     @Test("changing the email moves the password sign-in to the new address")
     func updateEmail() async throws {
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
-        #expect(await authError { _ = try await harness.service.updateEmail(to: "not an email") }?.code == .invalidEmail)
+        await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.updateEmail(to: "not an email") }
         let user = try await harness.service.updateEmail(to: "ada@new.example")
         #expect(user.email == "ada@new.example")
         try await harness.service.signOut()
@@ -96,11 +93,12 @@ import TrainTesting
         for (seconds, fresh) in [(299, true), (300, true), (301, false)] {
             let harness = try await Self.signedIn()
             harness.clock.advance(by: .seconds(seconds))
-            let error = await authError { try await operation.run(on: harness.service) }
             if fresh {
-                #expect(error == nil, "\(operation) at \(seconds) s")
+                try await operation.run(on: harness.service)
             } else {
-                #expect(error?.code == .requiresRecentLogin, "\(operation) at \(seconds) s")
+                await #expect(throws: AuthError(.requiresRecentLogin), "\(operation) at \(seconds) s") {
+                    try await operation.run(on: harness.service)
+                }
                 #expect(harness.service.currentUser?.providers.count == 2, "nothing changed")
             }
         }
@@ -110,7 +108,7 @@ import TrainTesting
     func reauthenticationResets() async throws {
         let harness = try await Self.signedIn()
         harness.clock.advance(by: .seconds(3600))
-        #expect(await authError { _ = try await harness.service.deleteAccount() }?.code == .requiresRecentLogin)
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
         let user = try await harness.service.reauthenticate(with: try await harness.appleCredential())
         #expect(user.lastSignInAt == harness.clock.now)
         harness.clock.advance(by: .seconds(300))
@@ -122,10 +120,9 @@ import TrainTesting
         let harness = try await Self.signedIn()
         let ada = try #require(harness.service.currentUser)
         harness.clock.advance(by: .seconds(600))
-        let stranger = await authError { _ = try await harness.service.reauthenticate(with: try await harness.appleCredential(for: AuthHarness.grace)) }
-        #expect(stranger?.code == .userMismatch)
+        await #expect(throws: AuthError(.userMismatch)) { _ = try await harness.service.reauthenticate(with: try await harness.appleCredential(for: AuthHarness.grace)) }
         #expect(harness.service.currentUser == ada)
-        #expect(await authError { _ = try await harness.service.deleteAccount() }?.code == .requiresRecentLogin, "the window was not reset")
+        await #expect(throws: AuthError(.requiresRecentLogin), "the window was not reset") { _ = try await harness.service.deleteAccount() }
     }
 
     @Test("the window is a policy value")
@@ -133,7 +130,7 @@ import TrainTesting
         let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(60), passwordIterations: 1_000))
         try await harness.signInWithApple()
         harness.clock.advance(by: .seconds(61))
-        #expect(await authError { _ = try await harness.service.deleteAccount() }?.code == .requiresRecentLogin)
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
     }
 }
 
@@ -183,16 +180,14 @@ import TrainTesting
         if deleted { _ = try await harness.service.deleteAccount() } else { try await harness.service.signOut() }
         let service = harness.service
         let credential = try await harness.appleCredential()
-        var codes: [AuthError.Code?] = []
-        codes.append(await authError { _ = try await service.reauthenticate(with: credential) }?.code)
-        codes.append(await authError { _ = try await service.link(.emailPassword(email: "a@b.co", password: "correct horse 1")) }?.code)
-        codes.append(await authError { _ = try await service.unlink(.apple) }?.code)
-        codes.append(await authError { _ = try await service.updateEmail(to: "a@b.co") }?.code)
-        codes.append(await authError { _ = try await service.deleteAccount() }?.code)
-        codes.append(await authError { _ = try await service.checkCredentialState() }?.code)
-        codes.append(await authError { _ = try await service.isBiometricLockEnabled() }?.code)
-        codes.append(await authError { try await service.setBiometricLock(enabled: true, reason: "r") }?.code)
-        #expect(codes.allSatisfy { $0 == .notSignedIn }, "\(codes)")
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.reauthenticate(with: credential) }
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.link(.emailPassword(email: "a@b.co", password: "correct horse 1")) }
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.unlink(.apple) }
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.updateEmail(to: "a@b.co") }
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.deleteAccount() }
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.checkCredentialState() }
+        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.isBiometricLockEnabled() }
+        await #expect(throws: AuthError(.notSignedIn)) { try await service.setBiometricLock(enabled: true, reason: "r") }
     }
 }
 
@@ -244,8 +239,7 @@ import TrainTesting
         let harness = try AuthHarness()
         let user = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         #expect(try await harness.service.deleteAccount().tokenRevocation == .notApplicable)
-        let error = await authError { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1")) }
-        #expect(error?.code == .userNotFound)
+        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1")) }
         #expect(!user.id.isEmpty)
     }
 }

@@ -65,12 +65,10 @@ import TrainTesting
     func nonceMismatch() async throws {
         let harness = try AuthHarness()
         guard case .identity(let identity, _) = try await harness.appleCredential() else { return }
-        let error = await authError { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "another nonce")) }
-        #expect(error?.code == .missingOrInvalidNonce)
+        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "another nonce")) }
         #expect(harness.service.currentUser == nil)
         // The credential was not consumed by the failed attempt.
-        let emptyNonce = await authError { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "")) }
-        #expect(emptyNonce?.code == .missingOrInvalidNonce)
+        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "")) }
     }
 
     @Test("a token without a nonce claim is missingOrInvalidNonce")
@@ -78,8 +76,7 @@ import TrainTesting
         let harness = try AuthHarness()
         let token = harness.apple.mintToken(for: AuthHarness.ada, nonce: nil)
         let credential = IdentityCredential(provider: .apple, user: AuthHarness.ada.subject, identityToken: token)
-        let error = await authError { _ = try await harness.service.signIn(with: .identity(credential, rawNonce: "raw")) }
-        #expect(error?.code == .missingOrInvalidNonce)
+        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(credential, rawNonce: "raw")) }
     }
 
     @Test("a token expires: valid at exactly exp, invalidCredential one second later")
@@ -91,8 +88,7 @@ import TrainTesting
         let token = harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
         let credential = AuthCredential.identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: raw)
         harness.clock.advance(to: expiry.addingTimeInterval(1))
-        let error = await authError { _ = try await harness.service.signIn(with: credential) }
-        #expect(error?.code == .invalidCredential)
+        await #expect(throws: AuthError(.invalidCredential)) { _ = try await harness.service.signIn(with: credential) }
         #expect(harness.service.currentUser == nil)
 
         let atExpiry = try AuthHarness()
@@ -108,13 +104,13 @@ import TrainTesting
         let raw = "raw-nonce-2"
         let nonce = SHA256.hash(data: Data(raw.utf8)).hexString
         let foreign = harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, audience: "com.other.app")
-        let error = await authError {
+        let error = await #expect(throws: AuthError.self) {
             _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: foreign), rawNonce: raw))
         }
         #expect(error?.code == .invalidCredential)
         // A Google token presented as an Apple credential.
         let google = harness.google.mintToken(for: AuthHarness.ada, nonce: nonce, audience: AuthHarness.appleAudience)
-        let issuerError = await authError {
+        let issuerError = await #expect(throws: AuthError.self) {
             _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: google), rawNonce: raw))
         }
         #expect(issuerError?.code == .invalidCredential)
@@ -126,7 +122,7 @@ import TrainTesting
     ])
     func malformedTokens(token: String) async throws {
         let harness = try AuthHarness()
-        let error = await authError {
+        let error = await #expect(throws: AuthError.self) {
             _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: "raw"))
         }
         #expect(error?.code == .invalidCredential)
@@ -140,8 +136,7 @@ import TrainTesting
         let user = try await harness.service.signIn(with: credential)
         try await harness.service.signOut()
         let service = variant == .file ? try harness.relaunch() : harness.service
-        let replayed = await authError { _ = try await service.signIn(with: credential) }
-        #expect(replayed?.code == .invalidCredential)
+        await #expect(throws: AuthError(.invalidCredential)) { _ = try await service.signIn(with: credential) }
         #expect(service.currentUser == nil)
 
         // A different token carrying the same nonce.
@@ -150,16 +145,14 @@ import TrainTesting
                                                 issuedAt: harness.clock.now.addingTimeInterval(1))
         var reused = identity
         reused.identityToken = sameNonce
-        let nonceError = await authError { _ = try await service.signIn(with: .identity(reused, rawNonce: raw)) }
-        #expect(nonceError?.code == .missingOrInvalidNonce)
+        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await service.signIn(with: .identity(reused, rawNonce: raw)) }
         #expect(user.id == "user-000001")
     }
 
     @Test("a provider that is not configured is operationNotAllowed")
     func unconfiguredProvider() async throws {
         let service = try LocalAuthService(inMemory: AuthConfiguration(clock: ManualClock()))
-        let error = await authError { _ = try await service.signInWithApple() }
-        #expect(error?.code == .operationNotAllowed)
+        await #expect(throws: AuthError(.operationNotAllowed)) { _ = try await service.signInWithApple() }
     }
 
     @Test("a cancelled Apple sheet is cancelled and signs nobody in")
@@ -167,8 +160,7 @@ import TrainTesting
         let harness = try AuthHarness()
         harness.apple.signIn(as: AuthHarness.ada)
         harness.apple.failNextAuthorization(with: AuthError(.cancelled))
-        let error = await authError { _ = try await harness.service.signInWithApple() }
-        #expect(error?.code == .cancelled)
+        await #expect(throws: AuthError(.cancelled)) { _ = try await harness.service.signInWithApple() }
         #expect(harness.service.currentUser == nil)
     }
 

@@ -77,18 +77,6 @@ final class AuthHarness {
     }
 }
 
-/// Runs `body` and returns the `AuthError` it throws, or nil if it throws none (or another error).
-func authError(_ body: () async throws -> Void) async -> AuthError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as AuthError {
-        return error
-    } catch {
-        return nil
-    }
-}
-
 /// Collects the first `count` values of a stream.
 func first<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>) async -> [Element] {
     var values: [Element] = []

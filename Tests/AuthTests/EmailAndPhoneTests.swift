@@ -22,12 +22,9 @@ import TrainTesting
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
-        let wrong = await authError { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 1")) }
-        let unknown = await authError { _ = try await harness.service.signIn(with: .emailPassword(email: "bob@example.com", password: "correct horse 1")) }
-        let empty = await authError { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "")) }
-        #expect(wrong?.code == .wrongPassword)
-        #expect(unknown?.code == .userNotFound)
-        #expect(empty?.code == .wrongPassword)
+        await #expect(throws: AuthError(.wrongPassword)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 1")) }
+        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "bob@example.com", password: "correct horse 1")) }
+        await #expect(throws: AuthError(.wrongPassword)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "")) }
         #expect(harness.service.currentUser == nil)
     }
 
@@ -35,16 +32,14 @@ import TrainTesting
                                                          "ada example@example.com", "ada@.example.com", "ada@example..com"])
     func malformedEmail(email: String) async throws {
         let harness = try AuthHarness()
-        let error = await authError { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
-        #expect(error?.code == .invalidEmail)
+        await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
         #expect(harness.service.currentUser == nil)
     }
 
     @Test("empty and weak passwords are weakPassword", arguments: ["", "short1", "onlyletters", "12345678", "        "])
     func weakPassword(password: String) async throws {
         let harness = try AuthHarness()
-        let error = await authError { _ = try await harness.service.createUser(email: "ada@example.com", password: password) }
-        #expect(error?.code == .weakPassword)
+        await #expect(throws: AuthError(.weakPassword)) { _ = try await harness.service.createUser(email: "ada@example.com", password: password) }
         #expect(harness.service.currentUser == nil)
         // Nothing was created: the address is still free.
         #expect(try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1").email == "ada@example.com")
@@ -54,8 +49,7 @@ import TrainTesting
     func emailInUse() async throws {
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
-        let error = await authError { _ = try await harness.service.createUser(email: "ADA@example.com", password: "other horse 2") }
-        #expect(error?.code == .emailAlreadyInUse)
+        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await harness.service.createUser(email: "ADA@example.com", password: "other horse 2") }
     }
 
     @Test("the password is stored only as a salted, iterated hash: never in the file, never in an error")
@@ -63,7 +57,7 @@ import TrainTesting
         let harness = try AuthHarness(.file)
         let password = "Sup3r-Secret-Passw0rd"
         let user = try await harness.service.createUser(email: "ada@example.com", password: password)
-        let error = await authError { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: password + "x")) }
+        let error = await #expect(throws: AuthError.self) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: password + "x")) }
         #expect(error.map { "\($0) \($0.localizedDescription) \($0.recoverySuggestion ?? "")".contains(password) } == false)
         let stored = try await harness.service.storedPasswordHash(for: user.id)
         #expect(stored?.iterations == 1_000)
@@ -114,15 +108,13 @@ extension LocalAuthService {
         var configuration = try AuthHarness().configuration
         configuration.codeSender = nil
         let service = try LocalAuthService(inMemory: configuration)
-        let error = await authError { _ = try await service.sendVerificationCode(to: "+1 650-555-9999") }
-        #expect(error?.code == .invalidPhoneNumber)
+        await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-9999") }
     }
 
     @Test("malformed numbers are invalidPhoneNumber", arguments: ["", "6505551234", "+1", "+1 650 555 12345678901", "+1-650-CALL-NOW", "+0123456789"])
     func malformedNumber(number: String) async throws {
         let harness = try AuthHarness()
-        let error = await authError { _ = try await harness.service.sendVerificationCode(to: number) }
-        #expect(error?.code == .invalidPhoneNumber)
+        await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await harness.service.sendVerificationCode(to: number) }
     }
 
     @Test("a second code to the same number waits 60 seconds: refused at 59, sent at 60")
@@ -130,8 +122,7 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         _ = try await harness.service.sendVerificationCode(to: "+16505551234")
         harness.clock.advance(by: .seconds(59))
-        let early = await authError { _ = try await harness.service.sendVerificationCode(to: "+16505551234") }
-        #expect(early?.code == .tooManyRequests)
+        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await harness.service.sendVerificationCode(to: "+16505551234") }
         harness.clock.advance(by: .seconds(1))
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         #expect(!verificationID.isEmpty)
@@ -142,11 +133,9 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         for _ in 1...5 {
-            let error = await authError { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000")) }
-            #expect(error?.code == .invalidVerificationCode)
+            await #expect(throws: AuthError(.invalidVerificationCode)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000")) }
         }
-        let error = await authError { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")) }
-        #expect(error?.code == .tooManyRequests)
+        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")) }
         #expect(harness.service.currentUser == nil)
     }
 
@@ -155,8 +144,7 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         for _ in 1...6 {
-            let error = await authError { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code)) }
-            #expect(error?.code == .invalidVerificationCode)
+            await #expect(throws: AuthError(.invalidVerificationCode)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code)) }
         }
         #expect(try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")).phoneNumber == "+16505551234")
     }
@@ -167,16 +155,13 @@ extension LocalAuthService {
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
         try await harness.service.signOut()
-        let reused = await authError { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")) }
-        #expect(reused?.code == .invalidVerificationID)
-        let madeUp = await authError { _ = try await harness.service.signIn(with: .phone(verificationID: "nope", code: "123456")) }
-        #expect(madeUp?.code == .invalidVerificationID)
+        await #expect(throws: AuthError(.invalidVerificationID)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")) }
+        await #expect(throws: AuthError(.invalidVerificationID)) { _ = try await harness.service.signIn(with: .phone(verificationID: "nope", code: "123456")) }
 
         harness.clock.advance(by: .seconds(60))
         let later = try await harness.service.sendVerificationCode(to: "+16505551234")
         harness.clock.advance(by: .seconds(601))
-        let expired = await authError { _ = try await harness.service.signIn(with: .phone(verificationID: later, code: "123456")) }
-        #expect(expired?.code == .sessionExpired)
+        await #expect(throws: AuthError(.sessionExpired)) { _ = try await harness.service.signIn(with: .phone(verificationID: later, code: "123456")) }
     }
 
     @Test("Google sign-in goes through the same authorizer seam and shares the profile every time")

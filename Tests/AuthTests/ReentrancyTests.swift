@@ -33,8 +33,7 @@ struct SlowRevocation: IdentityAuthorizer {
     @Test("by default no test number works: a code to +1 650-555-1234 needs a sender")
     func noDefaultTestNumbers() async throws {
         let service = try LocalAuthService(inMemory: AuthConfiguration(clock: ManualClock()))
-        let error = await authError { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
-        #expect(error?.code == .invalidPhoneNumber)
+        await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
         #expect(AuthPolicy().testPhoneNumbers.isEmpty)
     }
 
@@ -44,8 +43,7 @@ struct SlowRevocation: IdentityAuthorizer {
         let service = try LocalAuthService(inMemory: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
         let first = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         await clock.waitForSleepers(1)
-        let second = await authError { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
-        #expect(second?.code == .tooManyRequests)
+        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         clock.advance(by: .seconds(1))
         #expect(try await !first.value.isEmpty)
     }

@@ -69,7 +69,7 @@ import TrainTesting
         let harness = try AuthHarness()
         try await harness.signInWithApple()
         harness.biometrics.scriptEvaluation(.failure(AuthError(code)))
-        let error = await authError { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
+        let error = await #expect(throws: AuthError.self) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
         #expect(error?.code == code)
         #expect(error?.errorDescription?.isEmpty == false)
         #expect(try await harness.service.isBiometricLockEnabled() == false)
@@ -85,8 +85,7 @@ import TrainTesting
         harness.biometrics.setAvailability(BiometricAvailability(type: .faceID))
         #expect(try await harness.service.isBiometricLockEnabled() == false, "the setting was switched off, not hidden")
         harness.biometrics.setAvailability(BiometricAvailability(type: .touchID, unavailableReason: .biometryNotEnrolled))
-        let error = await authError { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
-        #expect(error?.code == .biometryNotEnrolled)
+        await #expect(throws: AuthError(.biometryNotEnrolled)) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
     }
 
     @Test("the setting belongs to one user and goes with the account")
@@ -140,10 +139,13 @@ import TrainTesting
                 == "For security reasons, you need to verify your identity before deleting your account. This only takes a moment.")
     }
 
-    @Test("errors compare by code and detail and switch by code")
-    func matching() {
-        let error = AuthError(.userMismatch, detail: "x")
-        #expect(error == AuthError(.userMismatch, detail: "x"))
+    @Test("errors compare equal by code whatever their detail, and switch by code")
+    func matching() async {
+        let error = AuthError(.userMismatch, detail: "x", message: "y")
+        #expect(error == AuthError(.userMismatch))
+        #expect(error != AuthError(.userNotFound, detail: "x", message: "y"))
+        #expect(Set([error, AuthError(.userMismatch, detail: "z")]).count == 1)
+        await #expect(throws: AuthError(.userMismatch)) { throw error }
         switch error.code {
         case .userMismatch: break
         default: Issue.record("wrong code")
@@ -159,9 +161,9 @@ import TrainTesting
         try await harness.signInWithApple()
         _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
         harness.clock.advance(by: .seconds(301))
-        let email = await authError { _ = try await harness.service.updateEmail(to: "ada@new.example") }
-        let unlink = await authError { _ = try await harness.service.unlink(.password) }
-        let delete = await authError { _ = try await harness.service.deleteAccount() }
+        let email = await #expect(throws: AuthError.self) { _ = try await harness.service.updateEmail(to: "ada@new.example") }
+        let unlink = await #expect(throws: AuthError.self) { _ = try await harness.service.unlink(.password) }
+        let delete = await #expect(throws: AuthError.self) { _ = try await harness.service.deleteAccount() }
         #expect(email?.errorDescription == "For security reasons, you need to verify your identity before changing your email address. This only takes a moment.")
         #expect(unlink?.errorDescription?.contains("removing a sign-in method") == true)
         #expect(delete?.errorDescription == AuthError(.requiresRecentLogin).errorDescription)

@@ -83,8 +83,7 @@ import TrainTesting
         #expect(harness.service.currentTier == .free)
         #expect(try await harness.service.currentEntitlements().isEmpty)
         #expect(try await harness.service.subscriptionStatuses().isEmpty)
-        let finishOther = await subscriptionError { try await harness.service.finish(adas.id) }
-        #expect(finishOther?.code == .notYourTransaction)
+        await #expect(throws: SubscriptionError(.notYourTransaction)) { try await harness.service.finish(adas.id) }
         let graces = try await harness.buy(H.proMonthly)
         #expect(graces.appAccountToken == H.grace && graces.originalID != adas.originalID)
         #expect(harness.service.currentTier == .pro)
@@ -131,14 +130,13 @@ import TrainTesting
         let raw = try RecordStore(fileAt: harness.file, schema: StoreLedger.schema)
         try raw.write { try $0.setData(Data("garbage".utf8), forKey: StoreLedger.key(1), in: "transactions") }
         raw.close()
-        let error = await subscriptionError { _ = try SimulatedAppStore(fileAt: harness.file, clock: harness.clock) }
+        let error = #expect(throws: SubscriptionError.self) { _ = try SimulatedAppStore(fileAt: harness.file, clock: harness.clock) }
         #expect(error?.code == .ledgerUnreadable)
         #expect(error?.detail.contains(harness.file.lastPathComponent) == true)
         // A file that is not a database at all.
         let other = harness.directory.file("other.sqlite")
         try Data("not a ledger".utf8).write(to: other)
-        let notADatabase = await subscriptionError { _ = try SimulatedAppStore(fileAt: other, clock: harness.clock) }
-        #expect(notADatabase?.code == .ledgerUnreadable)
+        #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(fileAt: other, clock: harness.clock) }
         #expect(try Data(contentsOf: other) == Data("not a ledger".utf8))
     }
 }

@@ -36,8 +36,7 @@ import TrainTesting
         let first = Task { try await service.purchase(SubscriptionHarness.proMonthly) }
         await harness.clock.waitForSleepers(1)
         #expect(harness.service.isPurchaseInProgress)
-        let second = await subscriptionError { _ = try await harness.service.purchase(SubscriptionHarness.premiumMonthly) }
-        #expect(second?.code == .purchaseInProgress)
+        await #expect(throws: SubscriptionError(.purchaseInProgress)) { _ = try await harness.service.purchase(SubscriptionHarness.premiumMonthly) }
         harness.clock.advance(by: .seconds(5))
         guard case .success = try await first.value else {
             Issue.record("the first purchase should succeed")
@@ -59,16 +58,12 @@ import TrainTesting
     @Test("bad input is a typed error that changes nothing", arguments: ["", "com.train.gold.monthly", "COM.TRAIN.PRO.MONTHLY"])
     func unknownProduct(productID: String) async throws {
         let harness = try SubscriptionHarness()
-        let error = await subscriptionError { _ = try await harness.service.purchase(productID) }
-        #expect(error?.code == .productNotFound)
+        await #expect(throws: SubscriptionError(.productNotFound)) { _ = try await harness.service.purchase(productID) }
         #expect(harness.store.allTransactions.isEmpty)
-        let finishUnknown = await subscriptionError { try await harness.service.finish(42) }
-        #expect(finishUnknown?.code == .transactionNotFound)
-        let badRate = await subscriptionError { try harness.store.setTimeRate(.monthlyRenewal(every: .zero)) }
-        #expect(badRate?.code == .invalidTimeRate)
+        await #expect(throws: SubscriptionError(.transactionNotFound)) { try await harness.service.finish(42) }
+        #expect(throws: SubscriptionError(.invalidTimeRate)) { try harness.store.setTimeRate(.monthlyRenewal(every: .zero)) }
         #expect(harness.store.timeRate == .realTime)
-        let notSubscribed = await subscriptionError { try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly, appAccountToken: SubscriptionHarness.ada) }
-        #expect(notSubscribed?.code == .notSubscribed)
+        #expect(throws: SubscriptionError(.notSubscribed)) { try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly, appAccountToken: SubscriptionHarness.ada) }
     }
 
     @Test("a failing store fails the purchase with the chosen error and changes nothing", arguments: [
@@ -77,7 +72,7 @@ import TrainTesting
     func chosenFailure(code: SubscriptionError.Code) async throws {
         let harness = try SubscriptionHarness()
         harness.store.purchaseFailure = code
-        let error = await subscriptionError { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
+        let error = await #expect(throws: SubscriptionError.self) { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
         #expect(error?.code == code)
         #expect(error?.errorDescription?.isEmpty == false)
         #expect(harness.store.allTransactions.isEmpty)
@@ -88,8 +83,7 @@ import TrainTesting
     @Test("without an app user, purchases are refused")
     func noAppAccount() async throws {
         let harness = try SubscriptionHarness(user: nil)
-        let error = await subscriptionError { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
-        #expect(error?.code == .noAppAccount)
+        await #expect(throws: SubscriptionError(.noAppAccount)) { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
     }
 }
 

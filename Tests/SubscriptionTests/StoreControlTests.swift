@@ -164,8 +164,7 @@ import TrainTesting
         #expect(lapsing.store.pendingPurchases.count == 1, "still pending at exactly 24 hours")
         lapsing.clock.advance(by: .seconds(1))
         #expect(lapsing.store.pendingPurchases.isEmpty)
-        let error = await subscriptionError { try lapsing.store.approveAskToBuy(requestID: lapsed.id) }
-        #expect(error?.code == .requestNotFound)
+        await #expect(throws: SubscriptionError(.requestNotFound)) { try lapsing.store.approveAskToBuy(requestID: lapsed.id) }
     }
 
     @Test("an interrupted purchase is pending until resolved, then arrives on the stream")

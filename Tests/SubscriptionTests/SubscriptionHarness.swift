@@ -63,17 +63,6 @@ final class SubscriptionHarness {
     }
 }
 
-func subscriptionError(_ body: () async throws -> Void) async -> SubscriptionError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as SubscriptionError {
-        return error
-    } catch {
-        return nil
-    }
-}
-
 /// The next `count` values of an iterator.
 func next<Element: Sendable>(_ count: Int, from iterator: inout AsyncStream<Element>.Iterator) async -> [Element] {
     var values: [Element] = []
