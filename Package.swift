@@ -1,9 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// SQLite comes from the system: `import SQLite3` on Apple platforms, the
-/// `CSQLite` system-library target (pkg-config `sqlite3`) everywhere else.
-let sqlite: Target.Dependency = .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd]))
+/// SQLite and the cryptographic library come from the system. On Apple platforms
+/// they are the SDK's `SQLite3` and `CommonCrypto`; everywhere else the `CSQLite`
+/// and `CCrypto` system-library targets (pkg-config `sqlite3` and `libcrypto`).
+let notApple: [Platform] = [.linux, .android, .windows, .openbsd]
+let sqlite: Target.Dependency = .target(name: "CSQLite", condition: .when(platforms: notApple))
+let crypto: Target.Dependency = .target(name: "CCrypto", condition: .when(platforms: notApple))
 
 let package = Package(
     name: "TrainKit",
@@ -23,7 +26,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "TrainCore", dependencies: [sqlite], path: "Sources/Core"),
+        .systemLibrary(
+            name: "CCrypto",
+            path: "Sources/CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
+        .target(name: "TrainCore", dependencies: [sqlite, crypto], path: "Sources/Core"),
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
         .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
         .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Testing"),

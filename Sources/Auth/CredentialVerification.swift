@@ -53,10 +53,10 @@ extension LocalAuthService {
             throw AuthError(.invalidCredential, detail: "The credential's user does not match its identity token.")
         }
         guard let nonce = claims.nonce, !rawNonce.isEmpty,
-              nonce == SHA256.hash(data: Data(rawNonce.utf8)).hexString else {
+              nonce == (try Credentials.sha256Hex(rawNonce)) else {
             throw AuthError(.missingOrInvalidNonce, detail: "The token's nonce is missing or is not the SHA-256 of the raw nonce.")
         }
-        let tokenKey = "token:" + SHA256.hash(data: Data(identity.identityToken.utf8)).hexString
+        let tokenKey = "token:" + (try Credentials.sha256Hex(identity.identityToken))
         let nonceKey = "nonce:" + nonce
         let (tokenUsed, nonceUsed) = try read { records in
             (try records.data(forKey: tokenKey, in: AuthRecords.usedCredentials) != nil,
@@ -83,7 +83,7 @@ extension LocalAuthService {
     func checkPassword(of verified: VerifiedCredential, forUserID userID: String) throws(AuthError) {
         guard let password = verified.password else { return }
         let hash = try read { try $0.value(forKey: userID, in: AuthRecords.passwords) }
-        guard let hash, hash.matches(password) else { throw AuthError(.wrongPassword) }
+        guard let hash, try hash.matches(password) else { throw AuthError(.wrongPassword) }
     }
 
     /// A new account for a first sign-in with Apple, Google or a phone number.

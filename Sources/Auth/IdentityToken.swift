@@ -124,12 +124,17 @@ public enum IdentityToken {
     ///   - key: The signing key.
     ///   - keyID: The `kid` header.
     /// - Returns: The compact JWT.
-    public static func mint(_ claims: IdentityTokenClaims, key: [UInt8], keyID: String = "simulated") -> String {
+    /// - Throws: ``AuthError/Code/invalidCredential`` if the platform's library cannot sign it.
+    public static func mint(_ claims: IdentityTokenClaims, key: [UInt8], keyID: String = "simulated") throws(AuthError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = Base64URL.encode(Data(#"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#.utf8))
         let payload = Base64URL.encode((try? encoder.encode(claims)) ?? Data("{}".utf8))
-        let signature = HMACSHA256.authenticationCode(for: Data("\(header).\(payload)".utf8), key: key)
-        return "\(header).\(payload).\(Base64URL.encode(signature.bytes))"
+        do {
+            let signature = try PlatformCrypto.hmacSHA256(key: key, message: Data("\(header).\(payload)".utf8))
+            return "\(header).\(payload).\(Base64URL.encode(signature))"
+        } catch {
+            throw AuthError(.invalidCredential, detail: "The token could not be signed: \(error.detail)")
+        }
     }
 }

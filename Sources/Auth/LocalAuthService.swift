@@ -119,7 +119,7 @@ public actor LocalAuthService: AuthService {
             throw AuthError(.operationNotAllowed, detail: "\(provider.rawValue) is not configured for this service.")
         }
         let rawNonce = try Nonce.random()
-        let request = AuthorizationRequest(hashedNonce: SHA256.hash(data: Data(rawNonce.utf8)).hexString)
+        let request = AuthorizationRequest(hashedNonce: try Credentials.sha256Hex(rawNonce))
         do {
             return .identity(try await configured.authorizer.authorize(request), rawNonce: rawNonce)
         } catch let error as AuthError {

@@ -11,26 +11,42 @@ struct PasswordHash: Codable, Hashable, Sendable {
 
     init(password: String, iterations: Int) throws(AuthError) {
         do {
-            let salt = try PBKDF2.randomSalt()
+            let salt = try PlatformCrypto.randomBytes(count: 16)
             self.iterations = iterations
             self.salt = Data(salt)
-            self.hash = Data(try PBKDF2.deriveKey(password: password, salt: salt, iterations: iterations))
+            self.hash = Data(try PlatformCrypto.pbkdf2SHA256(password: Data(password.utf8), salt: salt, iterations: iterations))
         } catch {
             throw AuthError(.storage, detail: "The password could not be hashed: \(error.detail)")
         }
     }
 
     /// Whether `password` matches, compared in constant time.
-    func matches(_ password: String) -> Bool {
-        guard algorithm == "pbkdf2-sha256",
-              let candidate = try? PBKDF2.deriveKey(password: password, salt: Array(salt), iterations: iterations, length: hash.count),
-              candidate.count == hash.count else { return false }
-        return zip(candidate, hash).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    /// - Throws: ``AuthError/Code/storage`` if the stored hash cannot be recomputed
+    ///   (its parameters are out of range, or the platform's library failed).
+    func matches(_ password: String) throws(AuthError) -> Bool {
+        guard algorithm == "pbkdf2-sha256" else { return false }
+        let candidate: [UInt8]
+        do {
+            candidate = try PlatformCrypto.pbkdf2SHA256(password: Data(password.utf8), salt: salt, iterations: iterations,
+                                                        length: hash.count)
+        } catch {
+            throw AuthError(.storage, detail: "The stored password hash could not be checked: \(error.detail)")
+        }
+        return candidate.count == hash.count && zip(candidate, hash).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
 
-/// Email addresses and password strength (AUTH-3).
+/// Email addresses, password strength and nonce hashing (AUTH-1, AUTH-3).
 enum Credentials {
+    /// The SHA-256 of a raw nonce (or of any text), in lowercase hex, as Apple and Google expect it.
+    static func sha256Hex(_ text: String) throws(AuthError) -> String {
+        do {
+            return PlatformCrypto.hex(try PlatformCrypto.sha256(Data(text.utf8)))
+        } catch {
+            throw AuthError(.storage, detail: "A nonce could not be hashed: \(error.detail)")
+        }
+    }
+
     /// Trims and lowercases an email address after checking its shape.
     static func normalizedEmail(_ text: String) throws(AuthError) -> String {
         let email = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()

@@ -48,8 +48,9 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
         var sharedEmail: String? {
             guard let email else { return nil }
             guard hidesEmail else { return email }
-            let local = SHA256.hash(data: Data(email.utf8)).hexString.prefix(10)
-            return "\(local)@privaterelay.appleid.com"
+            // A stable stand-in for Apple's relay name: 64-bit FNV-1a of the address, in hex.
+            let hash = email.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+            return "\(String(hash, radix: 16).prefix(10))@privaterelay.appleid.com"
         }
     }
 
@@ -122,7 +123,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
         self.issuer = provider == .google ? "https://accounts.google.com" : "https://appleid.apple.com"
         self.clock = clock
         self.tokenLifetime = tokenLifetime.timeInterval
-        self.signingKey = (try? PBKDF2.randomSalt(count: 32)) ?? Array(audience.utf8)
+        self.signingKey = (try? PlatformCrypto.randomBytes(count: 32)) ?? Array(audience.utf8)
     }
 
     /// The calls received so far, in order.
@@ -178,8 +179,9 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     ///   - expiresAt: `exp`; `issuedAt` plus the token lifetime by default.
     ///   - audience: `aud`; the provider's audience by default.
     /// - Returns: The compact JWT.
+    /// - Throws: ``AuthError/Code/invalidCredential`` if the token cannot be signed.
     public func mintToken(for account: Account, nonce: String?, issuedAt: Date? = nil, expiresAt: Date? = nil,
-                          audience: String? = nil) -> String {
+                          audience: String? = nil) throws(AuthError) -> String {
         let issued = issuedAt ?? clock.now
         let claims = IdentityTokenClaims(
             issuer: issuer, audience: audience ?? self.audience, subject: account.subject, issuedAt: issued,
@@ -187,7 +189,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
             emailVerified: account.email == nil ? nil : true,
             isPrivateEmail: provider == .apple && account.email != nil ? account.hidesEmail : nil,
             name: provider == .google ? account.fullName?.formatted : nil)
-        return IdentityToken.mint(claims, key: signingKey)
+        return try IdentityToken.mint(claims, key: signingKey)
     }
 
     /// Signs in the selected account and returns its credential.
@@ -217,7 +219,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
         let sharesProfile = provider == .google || firstTime
         return IdentityCredential(
             provider: provider, user: account.subject,
-            identityToken: mintToken(for: account, nonce: request.hashedNonce, issuedAt: now),
+            identityToken: try mintToken(for: account, nonce: request.hashedNonce, issuedAt: now),
             authorizationCode: code,
             fullName: sharesProfile && request.requestedScopes.contains(.fullName) ? account.fullName : nil,
             email: sharesProfile && request.requestedScopes.contains(.email) ? account.sharedEmail : nil)

@@ -57,6 +57,8 @@ public struct CoreError: Error, Hashable, Sendable {
         public static let invalidArgument = Code("invalidArgument")
         /// SQLite reported a failure not covered by a more specific code.
         public static let sqlite = Code("sqlite")
+        /// The platform's cryptographic library (CommonCrypto or libcrypto) reported a failure.
+        public static let cryptography = Code("cryptography")
 
         /// The code's name.
         public var description: String { name }

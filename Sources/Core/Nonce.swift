@@ -1,9 +1,9 @@
 /// Cryptographically random nonces, such as the raw nonce of a Sign in with Apple
-/// request whose SHA-256 travels in the request (CORE-7).
+/// request whose SHA-256 travels in the request.
 ///
 /// ```swift
 /// let raw = try Nonce.random()                       // 32 URL-safe characters
-/// let hashed = SHA256.hash(data: Data(raw.utf8)).hexString
+/// let seeded = try Nonce.random(length: 16, using: &generator)
 /// ```
 public enum Nonce {
     /// The 64 URL-safe characters nonces are drawn from, each equally likely.

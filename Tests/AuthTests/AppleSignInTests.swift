@@ -32,7 +32,7 @@ import TrainTesting
         let hashed = harness.apple.calls.compactMap { call -> String? in
             if case .authorize(let nonce) = call { nonce } else { nil }
         }
-        #expect(hashed == [rawFirst, rawSecond].map { SHA256.hash(data: Data($0.utf8)).hexString })
+        #expect(try hashed == [rawFirst, rawSecond].map { PlatformCrypto.hex(try PlatformCrypto.sha256(Data($0.utf8))) })
     }
 
     @Test("a hidden email arrives as a private-relay address and is marked so")
@@ -74,7 +74,7 @@ import TrainTesting
     @Test("a token without a nonce claim is missingOrInvalidNonce")
     func missingNonce() async throws {
         let harness = try AuthHarness()
-        let token = harness.apple.mintToken(for: AuthHarness.ada, nonce: nil)
+        let token = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nil)
         let credential = IdentityCredential(provider: .apple, user: AuthHarness.ada.subject, identityToken: token)
         await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(credential, rawNonce: "raw")) }
     }
@@ -83,16 +83,16 @@ import TrainTesting
     func expiry() async throws {
         let harness = try AuthHarness()
         let raw = "raw-nonce-1"
-        let nonce = SHA256.hash(data: Data(raw.utf8)).hexString
+        let nonce = PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8)))
         let expiry = harness.clock.now.addingTimeInterval(600)
-        let token = harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
+        let token = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
         let credential = AuthCredential.identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: raw)
         harness.clock.advance(to: expiry.addingTimeInterval(1))
         await #expect(throws: AuthError(.invalidCredential)) { _ = try await harness.service.signIn(with: credential) }
         #expect(harness.service.currentUser == nil)
 
         let atExpiry = try AuthHarness()
-        let onTime = atExpiry.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
+        let onTime = try atExpiry.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
         atExpiry.clock.advance(to: expiry)
         let user = try await atExpiry.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: onTime), rawNonce: raw))
         #expect(user.email == "ada@example.com")
@@ -102,14 +102,14 @@ import TrainTesting
     func wrongAudienceOrIssuer() async throws {
         let harness = try AuthHarness()
         let raw = "raw-nonce-2"
-        let nonce = SHA256.hash(data: Data(raw.utf8)).hexString
-        let foreign = harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, audience: "com.other.app")
+        let nonce = PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8)))
+        let foreign = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, audience: "com.other.app")
         let error = await #expect(throws: AuthError.self) {
             _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: foreign), rawNonce: raw))
         }
         #expect(error?.code == .invalidCredential)
         // A Google token presented as an Apple credential.
-        let google = harness.google.mintToken(for: AuthHarness.ada, nonce: nonce, audience: AuthHarness.appleAudience)
+        let google = try harness.google.mintToken(for: AuthHarness.ada, nonce: nonce, audience: AuthHarness.appleAudience)
         let issuerError = await #expect(throws: AuthError.self) {
             _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: google), rawNonce: raw))
         }
@@ -141,7 +141,7 @@ import TrainTesting
 
         // A different token carrying the same nonce.
         guard case .identity(let identity, let raw) = credential else { return }
-        let sameNonce = harness.apple.mintToken(for: AuthHarness.ada, nonce: SHA256.hash(data: Data(raw.utf8)).hexString,
+        let sameNonce = try harness.apple.mintToken(for: AuthHarness.ada, nonce: PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8))),
                                                 issuedAt: harness.clock.now.addingTimeInterval(1))
         var reused = identity
         reused.identityToken = sameNonce

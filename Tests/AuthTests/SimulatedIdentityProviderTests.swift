@@ -6,8 +6,8 @@ import TrainTesting
 
 /// The simulated providers behave as Apple's and Google's do where an app can tell.
 @Suite(.timeLimit(.minutes(1))) struct SimulatedIdentityProviderTests {
-    static func request() -> AuthorizationRequest {
-        AuthorizationRequest(hashedNonce: SHA256.hash(data: Data("raw".utf8)).hexString)
+    static func request() throws -> AuthorizationRequest {
+        AuthorizationRequest(hashedNonce: PlatformCrypto.hex(try PlatformCrypto.sha256(Data("raw".utf8))))
     }
 
     @Test("tokens carry the JWT claims Apple's do")
@@ -17,14 +17,14 @@ import TrainTesting
         var account = AuthHarness.ada
         account.hidesEmail = true
         apple.signIn(as: account)
-        let credential = try await apple.authorize(Self.request())
+        let credential = try await apple.authorize(try Self.request())
         let claims = try IdentityToken.claims(of: credential.identityToken)
         #expect(claims.issuer == "https://appleid.apple.com")
         #expect(claims.audience == "com.example.train")
         #expect(claims.subject == "001.ada")
         #expect(claims.issuedAt == clock.now)
         #expect(claims.expiresAt == clock.now.addingTimeInterval(600))
-        #expect(claims.nonce == Self.request().hashedNonce)
+        #expect(try claims.nonce == Self.request().hashedNonce)
         #expect(claims.isPrivateEmail == true)
         #expect(claims.email?.hasSuffix("@privaterelay.appleid.com") == true)
         #expect(credential.identityToken.split(separator: ".").count == 3)
@@ -36,12 +36,12 @@ import TrainTesting
         let google = SimulatedIdentityProvider(provider: .google, audience: "g", clock: ManualClock())
         apple.signIn(as: AuthHarness.ada)
         google.signIn(as: AuthHarness.ada)
-        let firstApple = try await apple.authorize(Self.request())
-        let secondApple = try await apple.authorize(Self.request())
+        let firstApple = try await apple.authorize(try Self.request())
+        let secondApple = try await apple.authorize(try Self.request())
         #expect(firstApple.fullName == AuthHarness.ada.fullName && firstApple.email == "ada@example.com")
         #expect(secondApple.fullName == nil && secondApple.email == nil)
-        #expect(try await google.authorize(Self.request()).fullName != nil)
-        #expect(try await google.authorize(Self.request()).fullName != nil)
+        #expect(try await google.authorize(try Self.request()).fullName != nil)
+        #expect(try await google.authorize(try Self.request()).fullName != nil)
     }
 
     @Test("an authorization code revokes once, and not after five minutes")

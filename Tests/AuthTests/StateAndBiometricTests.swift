@@ -140,12 +140,12 @@ import TrainTesting
     }
 
     @Test("errors compare equal by code whatever their detail, and switch by code")
-    func matching() async {
+    func matching() {
         let error = AuthError(.userMismatch, detail: "x", message: "y")
         #expect(error == AuthError(.userMismatch))
         #expect(error != AuthError(.userNotFound, detail: "x", message: "y"))
         #expect(Set([error, AuthError(.userMismatch, detail: "z")]).count == 1)
-        await #expect(throws: AuthError(.userMismatch)) { throw error }
+        #expect(throws: AuthError(.userMismatch)) { throw error }
         switch error.code {
         case .userMismatch: break
         default: Issue.record("wrong code")

@@ -46,10 +46,10 @@ import TrainTesting
     func runawayInputs() async throws {
         let harness = try H()
         for rate in [Duration.nanoseconds(10), .milliseconds(999), .seconds(-1)] {
-            await #expect(throws: SubscriptionError(.invalidTimeRate)) { try harness.store.setTimeRate(.monthlyRenewal(every: rate)) }
+            #expect(throws: SubscriptionError(.invalidTimeRate)) { try harness.store.setTimeRate(.monthlyRenewal(every: rate)) }
         }
         #expect(harness.store.timeRate == .realTime)
-        let tooEarly = await #expect(throws: SubscriptionError.self) {
+        let tooEarly = #expect(throws: SubscriptionError.self) {
             try harness.store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada, purchaseDate: .distantPast)
         }
         #expect(tooEarly?.code == .invalidArgument)

@@ -1,0 +1,3 @@
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
