@@ -7,10 +7,10 @@ struct EntitlementRow {
     let quick: Bool
 
     func run() -> BenchRow {
-        let products = Product.standard
+        let products = StoreProduct.standard
         let start = Date(timeIntervalSince1970: 1_767_225_600)
-        func transaction(_ index: Int) -> VerificationResult<Transaction> {
-            var transaction = Transaction(id: UInt64(index), originalID: UInt64(index % 64 + 1), productID: products[index % products.count].id,
+        func transaction(_ index: Int) -> StoreVerificationResult<StoreTransaction> {
+            var transaction = StoreTransaction(id: UInt64(index), originalID: UInt64(index % 64 + 1), productID: products[index % products.count].id,
                                           purchaseDate: start.addingTimeInterval(Double(index) * 600),
                                           expirationDate: start.addingTimeInterval(Double(index) * 600 + 30 * 86_400))
             if index % 97 == 0 { transaction.revocationDate = transaction.purchaseDate }

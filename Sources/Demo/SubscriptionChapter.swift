@@ -41,10 +41,10 @@ struct SubscriptionChapter {
             return tier == .free && access.minimumTier(for: .analytics) == .pro ? nil : "expected the free tier with analytics behind Pro"
         }
 
-        var bought: Transaction?
+        var bought: StoreTransaction?
         await narrator.step("Buy Pro monthly (a verified transaction from the simulated store, then finished)") {
             guard case .success(let result) = try await subscriptions.purchase("com.train.pro.monthly") else { return "the purchase did not succeed" }
-            let transaction = try result.payloadValue()
+            let transaction = try result.payloadValue
             try await subscriptions.finish(transaction.id)
             bought = transaction
             narrator.say("Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?").")
@@ -52,7 +52,7 @@ struct SubscriptionChapter {
         }
         guard let bought else { return }
 
-        var renewal: Transaction?
+        var renewal: StoreTransaction?
         await narrator.step("A simulated month passes: the subscription renews itself") {
             try clock.advance(by: .seconds(32 * 86_400))
             let tier = try await subscriptions.restorePurchases()

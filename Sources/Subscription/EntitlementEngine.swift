@@ -32,7 +32,7 @@ public struct EntitlementEngine: Sendable {
 
     /// Creates an engine for a product catalog.
     /// - Parameter products: The products; a transaction of an unknown product grants nothing.
-    public init(products: [Product]) {
+    public init(products: [StoreProduct]) {
         tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -41,7 +41,7 @@ public struct EntitlementEngine: Sendable {
 
     /// Takes in a transaction, new or a later state of one already seen.
     /// - Parameter result: The transaction and whether it verified.
-    public mutating func apply(_ result: VerificationResult<Transaction>) {
+    public mutating func apply(_ result: StoreVerificationResult<StoreTransaction>) {
         let transaction = result.unsafePayloadValue
         guard let tier = tiers[transaction.productID], tier != .free else { return }
         var entry = Entry(tier: tier, expiration: transaction.expirationDate,
@@ -110,8 +110,8 @@ public struct EntitlementEngine: Sendable {
     ///   - products: The product catalog.
     ///   - now: The date to evaluate at.
     /// - Returns: The tier.
-    public static func referenceTier(of transactions: [VerificationResult<Transaction>], gracePeriods: [UInt64: Date],
-                                     products: [Product], at now: Date) -> SubscriptionTier {
+    public static func referenceTier(of transactions: [StoreVerificationResult<StoreTransaction>], gracePeriods: [UInt64: Date],
+                                     products: [StoreProduct], at now: Date) -> SubscriptionTier {
         let tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
         var best = SubscriptionTier.free
         for result in transactions {

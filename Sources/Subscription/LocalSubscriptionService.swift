@@ -20,13 +20,13 @@ public final class LocalSubscriptionService: SubscriptionService {
     public let store: SimulatedAppStore
 
     private struct Listener {
-        let continuation: AsyncStream<VerificationResult<Transaction>>.Continuation
+        let continuation: AsyncStream<StoreVerificationResult<StoreTransaction>>.Continuation
         /// The latest revision of each transaction handed over, so an older state that
         /// arrives late is not handed over after a newer one.
         var delivered: [UInt64: Int]
 
         /// Hands over `result` unless this listener already has it or a newer state of it.
-        mutating func deliver(_ result: VerificationResult<Transaction>, revision: Int) {
+        mutating func deliver(_ result: StoreVerificationResult<StoreTransaction>, revision: Int) {
             let id = result.unsafePayloadValue.id
             guard (delivered[id] ?? -1) < revision else { return }
             delivered[id] = revision
@@ -90,7 +90,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// The products on sale.
     /// - Returns: The store's products.
-    public func products() async throws -> [Product] {
+    public func products() async throws -> [StoreProduct] {
         store.products
     }
 
@@ -100,7 +100,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
     /// - Throws: ``SubscriptionError`` — `noAppAccount`, `productNotFound`,
     ///   `purchaseInProgress`, or the store's failure; nothing changes.
-    public func purchase(_ productID: String) async throws -> PurchaseResult {
+    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
         guard let token = state.withLock({ $0.appAccountToken }) else { throw SubscriptionError(.noAppAccount) }
         guard let product = store.product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         let started = inProgress.withLock { busy in
@@ -130,8 +130,8 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// Renewals, refunds, Ask to Buy outcomes and outside purchases; unfinished
     /// transactions first (SUB-5). The listener exists from the moment this returns.
     /// - Returns: The stream.
-    public func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>> {
-        let (stream, continuation) = AsyncStream<VerificationResult<Transaction>>.makeStream()
+    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>> {
+        let (stream, continuation) = AsyncStream<StoreVerificationResult<StoreTransaction>>.makeStream()
         let store = store
         let id = state.withLock { state in
             let id = state.nextListenerID
@@ -164,7 +164,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// The transactions that grant access now.
     /// - Returns: The user's verified, unrevoked, not upgraded, active transactions.
-    public func currentEntitlements() async throws -> [Transaction] {
+    public func currentEntitlements() async throws -> [StoreTransaction] {
         guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
         store.settle()
         let now = store.clock.now

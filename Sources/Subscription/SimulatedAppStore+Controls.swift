@@ -80,7 +80,7 @@ extension SimulatedAppStore {
     }
 
     /// Every transaction in the ledger, oldest first.
-    public var allTransactions: [VerificationResult<Transaction>] {
+    public var allTransactions: [StoreVerificationResult<StoreTransaction>] {
         settle()
         return state.withLock { state in state.entries.keys.sorted().compactMap { state.entries[$0]?.result } }
     }
@@ -96,7 +96,7 @@ extension SimulatedAppStore {
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
     ///   for a purchase date more than ``maximumBackdatedPeriods`` periods ago.
     @discardableResult
-    public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError) -> VerificationResult<Transaction> {
+    public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         return try mutate { state, changes, now throws(SubscriptionError) in
             let date = min(purchaseDate ?? now, now)
@@ -295,7 +295,7 @@ extension SimulatedAppStore {
 /// What the client side (``LocalSubscriptionService``) asks of the store.
 extension SimulatedAppStore {
     /// An in-app purchase: fails with the chosen error, waits (Ask to Buy, interruption), or buys.
-    func purchase(_ product: Product, appAccountToken: UUID, requestID: String) throws(SubscriptionError) -> PurchaseResult {
+    func purchase(_ product: StoreProduct, appAccountToken: UUID, requestID: String) throws(SubscriptionError) -> StorePurchaseResult {
         try mutate { state, changes, now throws(SubscriptionError) in
             if state.settings.userCancelsPurchases { return .userCancelled }
             if let failure = state.settings.purchaseFailure {
@@ -314,7 +314,7 @@ extension SimulatedAppStore {
 
     /// Every transaction of one app user, and the grace end of the latest transaction of
     /// each of their subscriptions in grace.
-    func history(of token: UUID) -> (transactions: [VerificationResult<Transaction>], grace: [UInt64: Date]) {
+    func history(of token: UUID) -> (transactions: [StoreVerificationResult<StoreTransaction>], grace: [UInt64: Date]) {
         state.withLock { state in
             let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
                 .filter { $0.transaction.appAccountToken == token }.map(\.result)
@@ -327,7 +327,7 @@ extension SimulatedAppStore {
     }
 
     /// The transactions of one app user that the app has not finished, each with its revision.
-    func unfinished(of token: UUID) -> [(result: VerificationResult<Transaction>, revision: Int)] {
+    func unfinished(of token: UUID) -> [(result: StoreVerificationResult<StoreTransaction>, revision: Int)] {
         state.withLock { state in
             state.entries.keys.sorted().compactMap { state.entries[$0] }
                 .filter { !$0.finished && $0.transaction.appAccountToken == token }.map { ($0.result, $0.revision) }

@@ -36,7 +36,7 @@ public final class SimulatedAppStore: Sendable {
     enum Event: Sendable {
         /// A transaction was created or changed (its `revision`-th state); `returnedByPurchase`
         /// when `purchase` hands it back itself.
-        case transaction(VerificationResult<Transaction>, revision: Int, returnedByPurchase: Bool)
+        case transaction(StoreVerificationResult<StoreTransaction>, revision: Int, returnedByPurchase: Bool)
         /// A subscription's state changed without a new transaction (expiry, grace, billing retry).
         case status(appAccountToken: UUID?)
     }
@@ -74,7 +74,7 @@ public final class SimulatedAppStore: Sendable {
     }
 
     /// The products on sale.
-    public let products: [Product]
+    public let products: [StoreProduct]
     let clock: any DateClock
     private let ledger: RecordStore
     let state: Mutex<State>
@@ -87,7 +87,7 @@ public final class SimulatedAppStore: Sendable {
     ///   - products: The products on sale.
     ///   - clock: The clock that dates transactions and drives renewals.
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be set up.
-    public convenience init(inMemory products: [Product] = Product.standard, clock: any DateClock = SystemClock()) throws(SubscriptionError) {
+    public convenience init(inMemory products: [StoreProduct] = StoreProduct.standard, clock: any DateClock = SystemClock()) throws(SubscriptionError) {
         try self.init(products: products, clock: clock) { () throws(CoreError) in try RecordStore(inMemory: StoreLedger.schema) }
     }
 
@@ -99,14 +99,14 @@ public final class SimulatedAppStore: Sendable {
     ///   - options: How the file is opened.
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable``, naming the file, if the
     ///   ledger cannot be opened or a record cannot be read.
-    public convenience init(fileAt file: URL, products: [Product] = Product.standard, clock: any DateClock = SystemClock(),
+    public convenience init(fileAt file: URL, products: [StoreProduct] = StoreProduct.standard, clock: any DateClock = SystemClock(),
                             options: RecordStore.Options = RecordStore.Options()) throws(SubscriptionError) {
         try self.init(products: products, clock: clock) { () throws(CoreError) in
             try RecordStore(fileAt: file, schema: StoreLedger.schema, options: options)
         }
     }
 
-    private init(products: [Product], clock: any DateClock, open: () throws(CoreError) -> RecordStore) throws(SubscriptionError) {
+    private init(products: [StoreProduct], clock: any DateClock, open: () throws(CoreError) -> RecordStore) throws(SubscriptionError) {
         self.products = products
         self.clock = clock
         do {
@@ -268,11 +268,11 @@ public final class SimulatedAppStore: Sendable {
 
     // MARK: - Time
 
-    func product(_ id: String) -> Product? {
+    func product(_ id: String) -> StoreProduct? {
         products.first { $0.id == id }
     }
 
-    func periodEnd(of product: Product, from start: Date, rate: TimeRate) -> Date {
+    func periodEnd(of product: StoreProduct, from start: Date, rate: TimeRate) -> Date {
         switch rate {
         case .realTime:
             var calendar = Calendar(identifier: .gregorian)
@@ -370,11 +370,11 @@ public final class SimulatedAppStore: Sendable {
 
     /// Records a new transaction and queues its announcement.
     @discardableResult
-    func newTransaction(_ product: Product, token: UUID?, originalID: UInt64?, purchaseDate: Date, state: inout State,
-                        changes: inout Changes, returnedByPurchase: Bool) -> Transaction {
+    func newTransaction(_ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, state: inout State,
+                        changes: inout Changes, returnedByPurchase: Bool) -> StoreTransaction {
         let id = state.nextID
         state.nextID += 1
-        let transaction = Transaction(
+        let transaction = StoreTransaction(
             id: id, originalID: originalID ?? id, productID: product.id, subscriptionGroupID: product.subscriptionGroupID,
             purchaseDate: purchaseDate, expirationDate: periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate),
             appAccountToken: token)
@@ -386,7 +386,7 @@ public final class SimulatedAppStore: Sendable {
     }
 
     /// Changes a stored transaction and queues its announcement.
-    func update(_ id: UInt64, _ state: inout State, _ changes: inout Changes, _ body: (inout Transaction) -> Void) {
+    func update(_ id: UInt64, _ state: inout State, _ changes: inout Changes, _ body: (inout StoreTransaction) -> Void) {
         guard var entry = state.entries[id] else { return }
         body(&entry.transaction)
         entry.revision += 1
@@ -397,8 +397,8 @@ public final class SimulatedAppStore: Sendable {
 
     /// Buys `product` for `token` at `date`: a new subscription, a resubscription,
     /// an immediate upgrade, or a downgrade or crossgrade that waits for the next renewal.
-    func buy(_ product: Product, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
-             changes: inout Changes, now: Date) -> VerificationResult<Transaction> {
+    func buy(_ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
+             changes: inout Changes, now: Date) -> StoreVerificationResult<StoreTransaction> {
         let existing = state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token }
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
@@ -410,7 +410,7 @@ public final class SimulatedAppStore: Sendable {
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
                 }
-                return state.entries[latest]?.result ?? .verified(Transaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
+                return state.entries[latest]?.result ?? .verified(StoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
             }
             // Upgrade: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }

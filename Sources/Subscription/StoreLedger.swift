@@ -9,13 +9,13 @@ enum StoreLedger {
 
     /// A transaction as the store keeps it: whether it verifies, and whether the app finished it.
     struct Entry: Codable, Hashable, Sendable {
-        var transaction: Transaction
+        var transaction: StoreTransaction
         var verified: Bool
         var finished = false
         /// Counts the changes to the transaction, so its states can be told apart in order.
         var revision = 0
 
-        var result: VerificationResult<Transaction> {
+        var result: StoreVerificationResult<StoreTransaction> {
             verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)
         }
     }
@@ -38,7 +38,7 @@ enum StoreLedger {
 
         /// Makes `transaction` the current period: subscribed, in its product, with no
         /// billing issue or lapse pending.
-        mutating func begin(_ transaction: Transaction) {
+        mutating func begin(_ transaction: StoreTransaction) {
             productID = transaction.productID
             autoRenewPreference = transaction.productID
             latestTransactionID = transaction.id

@@ -116,7 +116,7 @@ public enum SubscriptionPeriod: String, Codable, Hashable, Sendable {
 }
 
 /// A product on sale: an auto-renewable subscription of one tier.
-public struct Product: Codable, Hashable, Sendable, Identifiable {
+public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// The product identifier, such as `com.train.pro.monthly`.
     public var id: String
     /// The name shown to users.
@@ -149,10 +149,10 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
     }
 
     /// The four products of seed 004, in one subscription group.
-    public static let standard: [Product] = [
-        Product(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: 4.99),
-        Product(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: 49.99),
-        Product(id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: 9.99),
-        Product(id: "com.train.premium.yearly", displayName: "Train Premium (yearly)", tier: .premium, period: .year, price: 99.99),
+    public static let standard: [StoreProduct] = [
+        StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: 4.99),
+        StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: 49.99),
+        StoreProduct(id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: 9.99),
+        StoreProduct(id: "com.train.premium.yearly", displayName: "Train Premium (yearly)", tier: .premium, period: .year, price: 99.99),
     ]
 }

@@ -12,7 +12,7 @@ import Foundation
 /// func upgradeTapped(subscriptions: any SubscriptionService) async throws {
 ///     switch try await subscriptions.purchase("com.train.pro.monthly") {
 ///     case .success(let verification):
-///         let transaction = try verification.payloadValue()
+///         let transaction = try verification.payloadValue
 ///         try await subscriptions.finish(transaction.id)
 ///     case .pending, .userCancelled:
 ///         break
@@ -30,14 +30,14 @@ public protocol SubscriptionService: Sendable {
     /// The products on sale.
     /// - Returns: The products.
     /// - Throws: ``SubscriptionError/Code/networkError`` when the store cannot be reached.
-    func products() async throws -> [Product]
+    func products() async throws -> [StoreProduct]
 
     /// Buys a product for the signed-in app user.
     /// - Parameter productID: The product.
     /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
     /// - Throws: ``SubscriptionError`` — `productNotFound`, `purchaseInProgress`,
     ///   `noAppAccount`, or the store's failure.
-    func purchase(_ productID: String) async throws -> PurchaseResult
+    func purchase(_ productID: String) async throws -> StorePurchaseResult
 
     /// Brings the entitlements up to date with the store (`AppStore.sync`).
     /// - Returns: The tier afterwards.
@@ -48,7 +48,7 @@ public protocol SubscriptionService: Sendable {
     /// outcomes, purchases made elsewhere. A new listener first receives every
     /// unfinished transaction of the user (SUB-5).
     /// - Returns: A stream; cancelling its consumer ends it.
-    func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>>
+    func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>>
 
     /// The tier now, then each change of tier.
     /// - Returns: A stream; cancelling its consumer ends it.
@@ -61,7 +61,7 @@ public protocol SubscriptionService: Sendable {
 
     /// The transactions that grant access now.
     /// - Returns: Verified, unrevoked, not upgraded, active transactions of the user.
-    func currentEntitlements() async throws -> [Transaction]
+    func currentEntitlements() async throws -> [StoreTransaction]
 
     /// The state and renewal info of each of the user's subscriptions.
     /// - Returns: One status per subscription.

@@ -30,7 +30,7 @@ public enum StoreEnvironment: String, Codable, Hashable, Sendable {
 
 /// A subscription transaction, with the fields of StoreKit 2's `Transaction` that
 /// entitlement depends on.
-public struct Transaction: Codable, Hashable, Sendable, Identifiable {
+public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     /// The transaction's unique identifier.
     public var id: UInt64
     /// The identifier of the subscription's first transaction; renewals share it.
@@ -90,7 +90,7 @@ public struct Transaction: Codable, Hashable, Sendable, Identifiable {
 }
 
 /// A value the App Store signed, checked on the device: StoreKit's `VerificationResult`.
-public enum VerificationResult<SignedType: Hashable & Sendable>: Hashable, Sendable {
+public enum StoreVerificationResult<SignedType: Hashable & Sendable>: Hashable, Sendable {
     /// The signature checked out.
     case verified(SignedType)
     /// The signature did not check out; the value must not be trusted.
@@ -103,13 +103,15 @@ public enum VerificationResult<SignedType: Hashable & Sendable>: Hashable, Senda
         }
     }
 
-    /// The value if it was verified.
-    /// - Returns: The value.
-    /// - Throws: ``SubscriptionError/Code/failedVerification`` otherwise.
-    public func payloadValue() throws(SubscriptionError) -> SignedType {
-        switch self {
-        case .verified(let value): return value
-        case .unverified(_, let failure): throw SubscriptionError(.failedVerification, detail: "The transaction failed verification: \(failure).")
+    /// The value if it was verified, as StoreKit's `payloadValue`.
+    /// - Throws: ``SubscriptionError/Code/failedVerification`` if it was not.
+    public var payloadValue: SignedType {
+        get throws(SubscriptionError) {
+            switch self {
+            case .verified(let value): return value
+            case .unverified(_, let failure):
+                throw SubscriptionError(.failedVerification, detail: "The transaction failed verification: \(failure).")
+            }
         }
     }
 
@@ -119,7 +121,7 @@ public enum VerificationResult<SignedType: Hashable & Sendable>: Hashable, Senda
     }
 }
 
-extension VerificationResult: Codable where SignedType: Codable {}
+extension StoreVerificationResult: Codable where SignedType: Codable {}
 
 /// Why verification failed.
 public enum VerificationFailure: String, Codable, Hashable, Sendable {
@@ -217,16 +219,16 @@ public struct SubscriptionStatus: Hashable, Sendable {
     /// The renewal state.
     public var state: RenewalState
     /// The latest transaction of the subscription.
-    public var transaction: VerificationResult<Transaction>
+    public var transaction: StoreVerificationResult<StoreTransaction>
     /// What happens at the next renewal.
-    public var renewalInfo: VerificationResult<RenewalInfo>
+    public var renewalInfo: StoreVerificationResult<RenewalInfo>
 
     /// Creates a status.
     /// - Parameters:
     ///   - state: The renewal state.
     ///   - transaction: The latest transaction.
     ///   - renewalInfo: The renewal info.
-    public init(state: RenewalState, transaction: VerificationResult<Transaction>, renewalInfo: VerificationResult<RenewalInfo>) {
+    public init(state: RenewalState, transaction: StoreVerificationResult<StoreTransaction>, renewalInfo: StoreVerificationResult<RenewalInfo>) {
         self.state = state
         self.transaction = transaction
         self.renewalInfo = renewalInfo
@@ -234,9 +236,9 @@ public struct SubscriptionStatus: Hashable, Sendable {
 }
 
 /// The outcome of a purchase: StoreKit's `Product.PurchaseResult`.
-public enum PurchaseResult: Hashable, Sendable {
+public enum StorePurchaseResult: Hashable, Sendable {
     /// The purchase went through; its transaction is here and not on the updates stream.
-    case success(VerificationResult<Transaction>)
+    case success(StoreVerificationResult<StoreTransaction>)
     /// The user cancelled.
     case userCancelled
     /// Waiting for approval (Ask to Buy) or for an interrupted purchase to be resolved;

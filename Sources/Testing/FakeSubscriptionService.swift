@@ -46,15 +46,15 @@ public final class FakeSubscriptionService: SubscriptionService {
     /// Whether unscripted calls throw ``FakeError/unimplemented(_:)``.
     public let isStrict: Bool
     private let tiers: Broadcast<SubscriptionTier>
-    private let updates = Broadcast<VerificationResult<Transaction>?>(initial: nil)
+    private let updates = Broadcast<StoreVerificationResult<StoreTransaction>?>(initial: nil)
     private let purchasesInFlight = Mutex(0)
 
     private struct Scripts {
-        var products: Result<[Product], SubscriptionError>?
-        var purchase: Result<PurchaseResult, SubscriptionError>?
+        var products: Result<[StoreProduct], SubscriptionError>?
+        var purchase: Result<StorePurchaseResult, SubscriptionError>?
         var restore: Result<SubscriptionTier, SubscriptionError>?
         var finish: SubscriptionError??
-        var entitlements: Result<[Transaction], SubscriptionError>?
+        var entitlements: Result<[StoreTransaction], SubscriptionError>?
         var statuses: Result<[SubscriptionStatus], SubscriptionError>?
         var nextTransactionID: UInt64 = 1
     }
@@ -89,16 +89,16 @@ public final class FakeSubscriptionService: SubscriptionService {
 
     /// Emits a transaction on every ``transactionUpdates()`` stream, as a renewal or refund would.
     /// - Parameter update: The transaction.
-    public func sendTransactionUpdate(_ update: VerificationResult<Transaction>) {
+    public func sendTransactionUpdate(_ update: StoreVerificationResult<StoreTransaction>) {
         updates.send(update)
     }
 
     /// Scripts ``products()``.
     /// - Parameter result: What it returns from now on.
-    public func scriptProducts(_ result: Result<[Product], SubscriptionError>) { scripts.withLock { $0.products = result } }
+    public func scriptProducts(_ result: Result<[StoreProduct], SubscriptionError>) { scripts.withLock { $0.products = result } }
     /// Scripts ``purchase(_:)``; a success sets the tier to the product's.
     /// - Parameter result: What it returns from now on.
-    public func scriptPurchase(_ result: Result<PurchaseResult, SubscriptionError>) { scripts.withLock { $0.purchase = result } }
+    public func scriptPurchase(_ result: Result<StorePurchaseResult, SubscriptionError>) { scripts.withLock { $0.purchase = result } }
     /// Scripts ``restorePurchases()``; a success sets the tier.
     /// - Parameter result: What it returns from now on.
     public func scriptRestore(_ result: Result<SubscriptionTier, SubscriptionError>) { scripts.withLock { $0.restore = result } }
@@ -107,7 +107,7 @@ public final class FakeSubscriptionService: SubscriptionService {
     public func scriptFinish(failingWith error: SubscriptionError?) { scripts.withLock { $0.finish = .some(error) } }
     /// Scripts ``currentEntitlements()``.
     /// - Parameter result: What it returns from now on.
-    public func scriptEntitlements(_ result: Result<[Transaction], SubscriptionError>) { scripts.withLock { $0.entitlements = result } }
+    public func scriptEntitlements(_ result: Result<[StoreTransaction], SubscriptionError>) { scripts.withLock { $0.entitlements = result } }
     /// Scripts ``subscriptionStatuses()``.
     /// - Parameter result: What it returns from now on.
     public func scriptStatuses(_ result: Result<[SubscriptionStatus], SubscriptionError>) { scripts.withLock { $0.statuses = result } }
@@ -118,34 +118,34 @@ public final class FakeSubscriptionService: SubscriptionService {
         return try fallback()
     }
 
-    /// Recorded; returns the scripted products, or ``Product/standard``.
+    /// Recorded; returns the scripted products, or ``StoreProduct/standard``.
     /// - Returns: The products.
-    public func products() async throws -> [Product] {
+    public func products() async throws -> [StoreProduct] {
         try await controls.record(.products)
-        return try resolve("products()", scripts.withLock { $0.products }) { Product.standard }
+        return try resolve("products()", scripts.withLock { $0.products }) { StoreProduct.standard }
     }
 
     /// Recorded; in progress until it returns. Returns the scripted result, or a verified
     /// transaction of the product; a success sets the tier.
     /// - Parameter productID: The product.
     /// - Returns: The result.
-    public func purchase(_ productID: String) async throws -> PurchaseResult {
+    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
         purchasesInFlight.withLock { $0 += 1 }
         defer { purchasesInFlight.withLock { $0 -= 1 } }
         try await controls.record(.purchase(productID))
         let result = try resolve("purchase(_:)", scripts.withLock { $0.purchase }) {
-            guard Product.standard.contains(where: { $0.id == productID }) else {
+            guard StoreProduct.standard.contains(where: { $0.id == productID }) else {
                 throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.")
             }
             let id = scripts.withLock { scripts in
                 defer { scripts.nextTransactionID += 1 }
                 return scripts.nextTransactionID
             }
-            return .success(.verified(Transaction(id: id, productID: productID, purchaseDate: ManualClock.defaultStart,
+            return .success(.verified(StoreTransaction(id: id, productID: productID, purchaseDate: ManualClock.defaultStart,
                                                   expirationDate: ManualClock.defaultStart.addingTimeInterval(30 * 86_400))))
         }
         if case .success(let transaction) = result, transaction.isVerified,
-           let tier = Product.standard.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier {
+           let tier = StoreProduct.standard.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier {
             setTier(max(tier, currentTier))
         }
         return result
@@ -162,7 +162,7 @@ public final class FakeSubscriptionService: SubscriptionService {
 
     /// Recorded; yields what ``sendTransactionUpdate(_:)`` sends from now on.
     /// - Returns: The stream.
-    public func transactionUpdates() -> AsyncStream<VerificationResult<Transaction>> {
+    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>> {
         controls.recordSynchronously(.transactionUpdates)
         let source = updates.subscribe(replayingCurrent: false)
         return AsyncStream { continuation in
@@ -197,7 +197,7 @@ public final class FakeSubscriptionService: SubscriptionService {
 
     /// Recorded; returns the scripted transactions, or none.
     /// - Returns: The entitlements.
-    public func currentEntitlements() async throws -> [Transaction] {
+    public func currentEntitlements() async throws -> [StoreTransaction] {
         try await controls.record(.currentEntitlements)
         return try resolve("currentEntitlements()", scripts.withLock { $0.entitlements }) { [] }
     }

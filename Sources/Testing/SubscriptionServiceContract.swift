@@ -35,7 +35,7 @@ public enum SubscriptionServiceContract {
     static let grace = UUID(uuidString: "00000000-0000-0000-0000-0000000000b2") ?? UUID()
 
     /// The cheapest product of the lowest paid tier.
-    static func entryProduct(of service: any SubscriptionService) async throws -> Product? {
+    static func entryProduct(of service: any SubscriptionService) async throws -> StoreProduct? {
         try await service.products().filter { $0.tier != .free }.min { ($0.tier, $0.price) < ($1.tier, $1.price) }
     }
 
@@ -53,7 +53,7 @@ public enum SubscriptionServiceContract {
             guard case .success(let result) = try await service.purchase(product.id) else {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
-            let transaction = try result.payloadValue()
+            let transaction = try result.payloadValue
             try check.expect(transaction.productID == product.id, "the transaction is of the product bought")
             try check.expect(transaction.appAccountToken == ada, "the transaction carries the buyer's appAccountToken")
             try check.expect(try await service.restorePurchases() == product.tier, "the tier is the product's")

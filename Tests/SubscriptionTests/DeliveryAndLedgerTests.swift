@@ -61,8 +61,8 @@ import TrainTesting
 
     @Test("granting is idempotent: the same transaction applied twice changes nothing")
     func idempotentGrant() throws {
-        var engine = EntitlementEngine(products: Product.standard)
-        let transaction = Transaction(id: 1, productID: H.proMonthly, purchaseDate: ManualClock.defaultStart,
+        var engine = EntitlementEngine(products: StoreProduct.standard)
+        let transaction = StoreTransaction(id: 1, productID: H.proMonthly, purchaseDate: ManualClock.defaultStart,
                                       expirationDate: ManualClock.defaultStart.addingTimeInterval(100))
         engine.apply(.verified(transaction))
         engine.apply(.verified(transaction))

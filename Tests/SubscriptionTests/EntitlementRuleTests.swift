@@ -8,7 +8,7 @@ import TrainTesting
 /// grace, billing retry, unverified transactions and auto-renew turned off.
 struct RandomHistory {
     /// Every state each transaction went through, in history order.
-    var snapshots: [[VerificationResult<Transaction>]] = []
+    var snapshots: [[StoreVerificationResult<StoreTransaction>]] = []
     /// The grace end of each subscription still in grace at the end, by its latest transaction.
     var grace: [UInt64: Date] = [:]
 
@@ -20,18 +20,18 @@ struct RandomHistory {
         var nextID: UInt64 = 1
         let chains = Int.random(in: 1...3, using: &random)
         for _ in 0..<chains {
-            var product = Product.standard.randomElement(using: &random) ?? Product.standard[0]
+            var product = StoreProduct.standard.randomElement(using: &random) ?? StoreProduct.standard[0]
             var date = Self.start.addingTimeInterval(Double(Int.random(in: 0...90, using: &random)) * Self.day)
             let originalID = nextID
             var previous: Int?
             periods: for _ in 0..<Int.random(in: 1...6, using: &random) {
                 let length = Double(product.period.months * 30) * Self.day
-                var transaction = Transaction(id: nextID, originalID: originalID, productID: product.id, purchaseDate: date,
+                var transaction = StoreTransaction(id: nextID, originalID: originalID, productID: product.id, purchaseDate: date,
                                               expirationDate: date.addingTimeInterval(length))
                 nextID += 1
                 let verified = Int.random(in: 0..<10, using: &random) != 0
-                var states: [VerificationResult<Transaction>] = [verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)]
-                func record(_ change: (inout Transaction) -> Void) {
+                var states: [StoreVerificationResult<StoreTransaction>] = [verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)]
+                func record(_ change: (inout StoreTransaction) -> Void) {
                     change(&transaction)
                     states.append(verified ? .verified(transaction) : .unverified(transaction, .invalidSignature))
                 }
@@ -45,7 +45,7 @@ struct RandomHistory {
                 let index = snapshots.count - 1
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0:                                                  // upgrade: the previous period is marked upgraded
-                    if let higher = Product.standard.first(where: { $0.tier > product.tier }) {
+                    if let higher = StoreProduct.standard.first(where: { $0.tier > product.tier }) {
                         snapshots[index].append(.verified({ var t = transaction; t.isUpgraded = true; return t }()))
                         product = higher
                         date = date.addingTimeInterval(Double(Int.random(in: 1...10, using: &random)) * Self.day)
@@ -53,7 +53,7 @@ struct RandomHistory {
                         continue periods
                     }
                 case 1:                                                  // downgrade at renewal
-                    product = Product.standard.first { $0.tier < product.tier } ?? product
+                    product = StoreProduct.standard.first { $0.tier < product.tier } ?? product
                 case 2:                                                  // auto-renew off: the chain ends
                     break periods
                 case 3:                                                  // billing retry: ends, or grace then ends
@@ -73,7 +73,7 @@ struct RandomHistory {
     }
 
     /// Each transaction in its final state.
-    var finalStates: [VerificationResult<Transaction>] {
+    var finalStates: [StoreVerificationResult<StoreTransaction>] {
         snapshots.compactMap { states in
             guard let last = states.last else { return nil }
             // Verification taints: a transaction that ever failed it stays unverified.
@@ -93,7 +93,7 @@ struct RandomHistory {
     func property(seed: UInt64) {
         let history = RandomHistory(seed: seed)
         var random = SeededRandomNumberGenerator(seed: seed ^ 0xDEAD_BEEF)
-        var engine = EntitlementEngine(products: Product.standard)
+        var engine = EntitlementEngine(products: StoreProduct.standard)
         var events = history.snapshots.flatMap { $0 }.map { Optional($0) }
         events += Array(repeating: nil, count: history.grace.count)        // nil: apply the grace periods here
         events.shuffle(using: &random)
@@ -110,26 +110,26 @@ struct RandomHistory {
         let finals = history.finalStates
         for dayOffset in stride(from: 0, through: 600, by: 7) {
             let now = RandomHistory.start.addingTimeInterval(Double(dayOffset) * RandomHistory.day + 3600)
-            let expected = EntitlementEngine.referenceTier(of: finals, gracePeriods: history.grace, products: Product.standard, at: now)
+            let expected = EntitlementEngine.referenceTier(of: finals, gracePeriods: history.grace, products: StoreProduct.standard, at: now)
             #expect(engine.tier(at: now) == expected, "seed \(seed), day \(dayOffset): replay with RandomHistory(seed: \(seed))")
         }
     }
 
     @Test("a transaction is active while now <= expirationDate, and not a moment after")
     func expirationBoundary() {
-        var engine = EntitlementEngine(products: Product.standard)
+        var engine = EntitlementEngine(products: StoreProduct.standard)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
-        engine.apply(.verified(Transaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
+        engine.apply(.verified(StoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
         #expect(engine.tier(at: expiry) == .pro)
         #expect(engine.tier(at: expiry.addingTimeInterval(0.001)) == .free)
     }
 
     @Test("grace extends access to gracePeriodExpirationDate inclusive, and clearing it ends access")
     func graceBoundary() {
-        var engine = EntitlementEngine(products: Product.standard)
+        var engine = EntitlementEngine(products: StoreProduct.standard)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         let graceEnd = expiry.addingTimeInterval(500)
-        engine.apply(.verified(Transaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
+        engine.apply(.verified(StoreTransaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
         engine.setGracePeriodEnd(graceEnd, forTransaction: 7)
         #expect(engine.tier(at: graceEnd) == .premium)
         #expect(engine.tier(at: graceEnd.addingTimeInterval(0.001)) == .free)
@@ -139,15 +139,15 @@ struct RandomHistory {
 
     @Test("revoked, upgraded and unverified transactions never grant, in whatever order their states arrive")
     func neverGrant() {
-        let base = Transaction(id: 3, productID: "com.train.premium.yearly", purchaseDate: RandomHistory.start,
+        let base = StoreTransaction(id: 3, productID: "com.train.premium.yearly", purchaseDate: RandomHistory.start,
                                expirationDate: RandomHistory.start.addingTimeInterval(10_000))
         var revoked = base
         revoked.revocationDate = RandomHistory.start
         var upgraded = base
         upgraded.isUpgraded = true
-        for later in [VerificationResult.verified(revoked), .verified(upgraded), .unverified(base, .invalidSignature)] {
-            for order in [[VerificationResult.verified(base), later], [later, .verified(base)]] {
-                var engine = EntitlementEngine(products: Product.standard)
+        for later in [StoreVerificationResult.verified(revoked), .verified(upgraded), .unverified(base, .invalidSignature)] {
+            for order in [[StoreVerificationResult.verified(base), later], [later, .verified(base)]] {
+                var engine = EntitlementEngine(products: StoreProduct.standard)
                 order.forEach { engine.apply($0) }
                 #expect(engine.tier(at: RandomHistory.start) == .free)
             }
@@ -156,10 +156,10 @@ struct RandomHistory {
 
     @Test("the highest active tier wins, and a lower one takes over when it ends")
     func highestWins() {
-        var engine = EntitlementEngine(products: Product.standard)
-        engine.apply(.verified(Transaction(id: 1, productID: "com.train.pro.yearly", purchaseDate: RandomHistory.start,
+        var engine = EntitlementEngine(products: StoreProduct.standard)
+        engine.apply(.verified(StoreTransaction(id: 1, productID: "com.train.pro.yearly", purchaseDate: RandomHistory.start,
                                            expirationDate: RandomHistory.start.addingTimeInterval(5000))))
-        engine.apply(.verified(Transaction(id: 2, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start,
+        engine.apply(.verified(StoreTransaction(id: 2, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start,
                                            expirationDate: RandomHistory.start.addingTimeInterval(1000))))
         #expect(engine.tier(at: RandomHistory.start) == .premium)
         #expect(engine.tier(at: RandomHistory.start.addingTimeInterval(2000)) == .pro)

@@ -13,7 +13,7 @@ private func unlockAnalytics(subscriptions: LocalSubscriptionService) async thro
     guard access.minimumTier(for: .analytics) == .pro else { return false }
     switch try await subscriptions.purchase("com.train.pro.monthly") {
     case .success(let verification):
-        let transaction = try verification.payloadValue()   // unverified transactions throw here
+        let transaction = try verification.payloadValue   // unverified transactions throw here
         try await subscriptions.finish(transaction.id)
         return subscriptions.featureAccess().canAccess(.analytics)
     case .pending, .userCancelled:
@@ -37,7 +37,7 @@ private func renewThenRefund(store: SimulatedAppStore, subscriptions: LocalSubsc
     @Test("the article's purchase unlocks analytics, and the renewal and refund do what it says")
     func article() async throws {
         let clock = ManualClock()
-        let store = try SimulatedAppStore(inMemory: Product.standard, clock: clock)
+        let store = try SimulatedAppStore(inMemory: StoreProduct.standard, clock: clock)
         let subscriptions = LocalSubscriptionService(store: store, appAccountToken: UUID())
         #expect(try await unlockAnalytics(subscriptions: subscriptions))
         let tiers = try await renewThenRefund(store: store, subscriptions: subscriptions) { clock.advance(by: $0) }

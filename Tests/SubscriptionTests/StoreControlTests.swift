@@ -164,7 +164,7 @@ import TrainTesting
         #expect(lapsing.store.pendingPurchases.count == 1, "still pending at exactly 24 hours")
         lapsing.clock.advance(by: .seconds(1))
         #expect(lapsing.store.pendingPurchases.isEmpty)
-        await #expect(throws: SubscriptionError(.requestNotFound)) { try lapsing.store.approveAskToBuy(requestID: lapsed.id) }
+        #expect(throws: SubscriptionError(.requestNotFound)) { try lapsing.store.approveAskToBuy(requestID: lapsed.id) }
     }
 
     @Test("an interrupted purchase is pending until resolved, then arrives on the stream")
@@ -206,7 +206,7 @@ import TrainTesting
             return
         }
         #expect(!result.isVerified)
-        #expect(throws: SubscriptionError.self) { try result.payloadValue() }
+        #expect(throws: SubscriptionError.self) { try result.payloadValue }
         #expect(harness.service.currentTier == .free)
         #expect(try await harness.service.currentEntitlements().isEmpty)
     }

@@ -12,7 +12,7 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
     init(_ variant: StoreVariant) throws {
         directory = try TemporaryDirectory()
         switch variant {
-        case .inMemory: store = try SimulatedAppStore(inMemory: Product.standard, clock: ManualClock())
+        case .inMemory: store = try SimulatedAppStore(inMemory: StoreProduct.standard, clock: ManualClock())
         case .file: store = try SimulatedAppStore(fileAt: directory.file("appstore.sqlite"), clock: ManualClock())
         }
     }

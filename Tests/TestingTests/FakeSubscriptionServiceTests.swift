@@ -9,7 +9,7 @@ import TrainTesting
     @Test("calls are recorded, and a default purchase grants the product's tier")
     func recordingAndDefaults() async throws {
         let fake = FakeSubscriptionService()
-        #expect(try await fake.products() == Product.standard)
+        #expect(try await fake.products() == StoreProduct.standard)
         guard case .success(let result) = try await fake.purchase("com.train.pro.monthly") else {
             Issue.record("expected a success")
             return
@@ -31,7 +31,7 @@ import TrainTesting
         fake.setTier(.premium)
         #expect(await tiers.next() == .premium)
         var updates = fake.transactionUpdates().makeAsyncIterator()
-        let renewal = Transaction(id: 9, productID: "com.train.pro.monthly", purchaseDate: .distantPast, expirationDate: nil)
+        let renewal = StoreTransaction(id: 9, productID: "com.train.pro.monthly", purchaseDate: .distantPast, expirationDate: nil)
         fake.sendTransactionUpdate(.verified(renewal))
         #expect(await updates.next() == .verified(renewal))
     }
