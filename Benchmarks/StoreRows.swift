@@ -20,7 +20,7 @@ struct StoreRows {
     /// Single commits alternate between the two files and each is timed on its own,
     /// so drift in the disk's flush time reaches both sides alike; the row reports medians.
     func durableCommit() throws -> BenchRow {
-        let store = try RecordStore(fileAt: directory.appendingPathComponent("perf3-ours.sqlite"), schema: Self.schema)
+        let store = try RecordStore(.file(directory.appendingPathComponent("perf3-ours.sqlite")), schema: Self.schema)
         let bare = try BareSQLite(path: directory.appendingPathComponent("perf3-bare.sqlite").path)
         defer { store.close() }
         var next = 0
@@ -46,7 +46,7 @@ struct StoreRows {
         var round = 0
         let (ours, baseline) = try interleaved(rounds: quick ? 3 : 7, ours: {
             round += 1
-            let store = try RecordStore(fileAt: directory.appendingPathComponent("bulk-ours-\(round).sqlite"), schema: Self.schema)
+            let store = try RecordStore(.file(directory.appendingPathComponent("bulk-ours-\(round).sqlite")), schema: Self.schema)
             defer { store.close() }
             return try seconds {
                 try store.write { records in

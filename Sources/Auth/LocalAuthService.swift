@@ -28,30 +28,30 @@ public actor LocalAuthService: AuthService {
     var authorizationCodes: [String: String] = [:]
     private let revocationListener = Mutex<Task<Void, Never>?>(nil)
 
-    /// Creates a service whose accounts live in memory.
+    /// Creates a service whose accounts live in memory. It cannot fail, so a SwiftUI
+    /// preview or a test can make one without `try`.
     /// - Parameter configuration: Clock, IDs, providers and policy.
-    /// - Throws: ``TrainCore/CoreError`` if the store cannot be set up.
-    public init(inMemory configuration: AuthConfiguration = AuthConfiguration()) throws {
-        try self.init(store: RecordStore(inMemory: AuthRecords.schema), configuration: configuration)
+    public init(configuration: AuthConfiguration = AuthConfiguration()) {
+        self.init(store: .inMemoryOrFailing(AuthRecords.schema), configuration: configuration, restored: nil)
     }
 
-    /// Creates a service whose accounts and session live in `file`, restoring the
-    /// signed-in session; an account deleted or disabled meanwhile is signed out.
+    /// Creates a service whose accounts and session live in `storage`. From a file it
+    /// restores the signed-in session; an account deleted or disabled meanwhile is
+    /// signed out.
     /// - Parameters:
-    ///   - file: The database file; other services may share it.
+    ///   - storage: In memory, or a file (other services may share it) with its options.
     ///   - configuration: Clock, IDs, providers and policy.
-    ///   - options: How the store opens the file (recovery, durability).
     /// - Throws: ``TrainCore/CoreError`` naming the file if it cannot be opened.
-    public init(fileAt file: URL, configuration: AuthConfiguration = AuthConfiguration(),
-                options: RecordStore.Options = RecordStore.Options()) throws {
-        try self.init(store: RecordStore(fileAt: file, schema: AuthRecords.schema, options: options), configuration: configuration)
+    public init(storage: Storage, configuration: AuthConfiguration = AuthConfiguration()) throws {
+        let store = try RecordStore(storage, schema: AuthRecords.schema)
+        let restored = try Self.restoreSession(in: store, now: configuration.clock.now)
+        self.init(store: store, configuration: configuration, restored: restored)
     }
 
-    private init(store: RecordStore, configuration: AuthConfiguration) throws {
-        self.store = store
-        self.configuration = configuration
-        let now = configuration.clock.now
-        let restored = try store.write { records -> UserEntity? in
+    /// Forgets used tokens past their expiry, and returns the stored session's user
+    /// unless the account was deleted or disabled (then the session is removed).
+    private static func restoreSession(in store: RecordStore, now: Date) throws -> UserEntity? {
+        try store.write { records -> UserEntity? in
             // Used tokens past their expiry would be refused as expired anyway: forget them.
             for stored in try records.records(in: AuthRecords.usedCredentials) {
                 if let expiry = try records.value(forKey: stored.key, in: AuthRecords.usedCredentials), expiry < now {
@@ -65,6 +65,11 @@ public actor LocalAuthService: AuthService {
             }
             return account.user
         }
+    }
+
+    private init(store: RecordStore, configuration: AuthConfiguration, restored: UserEntity?) {
+        self.store = store
+        self.configuration = configuration
         users = Broadcast(initial: restored)
         if let apple = configuration.apple {
             let events = apple.authorizer.revocations()

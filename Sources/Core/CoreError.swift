@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     let store = try RecordStore(fileAt: url, schema: schema)
+///     let store = try RecordStore(.file(url), schema: schema)
 /// } catch let error as CoreError where error.code == .corrupt {
 ///     // Offer to move the file aside: RecordStore.Options(recovery: .quarantine)
 /// }

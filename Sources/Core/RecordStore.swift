@@ -12,8 +12,8 @@ import Synchronization
 /// let schema = StoreSchema(name: "notes", migrations: [.createCollections(version: 1, ["notes"])])
 /// let notes = RecordCollection<String>("notes")
 ///
-/// let store = try RecordStore(fileAt: directory.appendingPathComponent("app.sqlite"), schema: schema)
-/// // or, for previews and tests: try RecordStore(inMemory: schema)
+/// let store = try RecordStore(.file(directory.appendingPathComponent("app.sqlite")), schema: schema)
+/// // or, for previews and tests: try RecordStore(.inMemory, schema: schema)
 ///
 /// try store.write { records in
 ///     try records.put("Buy milk", forKey: "n1", in: notes)
@@ -25,10 +25,20 @@ import Synchronization
 /// Calls are serialized: a store is safe to share between tasks and threads.
 /// A transaction closure must not call back into the same store (that throws
 /// ``CoreError/Code/nestedTransaction``).
+///
+/// Keys are compared as their UTF-8 bytes in both variants: `"é"` written precomposed
+/// and `"e\u{301}"` are two keys, and a key containing NUL is stored as it is. A
+/// key is 1 to ``maximumKeyLength`` bytes.
+///
+/// Two stores on one file (an app and its extension, or two processes) see each
+/// other's commits. A service that caches what it read compares
+/// ``RecordReader/externalChangeCount`` with the value it cached at, inside the
+/// transaction it is about to write in, to know when to read again.
 public final class RecordStore: @unchecked Sendable {
-    // Sendability: `backend` is the only mutable state. It is read and written only
-    // inside `lock.withLock`, and the SQLite connection it holds is opened with
-    // SQLITE_OPEN_NOMUTEX because this lock serializes every use of it.
+    // Sendability: `backend`, `dataVersion` and `externalChanges` are the only mutable
+    // state. They are read and written only inside `lock.withLock`, and the SQLite
+    // connection the backend holds is opened with SQLITE_OPEN_NOMUTEX because this
+    // lock serializes every use of it.
     /// How a file-backed store opens and writes.
     public struct Options: Sendable {
         /// What to do when the file is not a readable TrainKit store (CORE-4).
@@ -85,41 +95,59 @@ public final class RecordStore: @unchecked Sendable {
     /// Where a bad file was moved when the store was opened with `.quarantine`, or nil.
     public let quarantinedFile: URL?
 
+    /// The longest key, in UTF-8 bytes: 16 KiB.
+    public static let maximumKeyLength = 16_384
+
     private let lock = Mutex(())
     private var backend: (any StorageBackend)?
+    /// Why the store could not be set up, for a store made by ``inMemoryOrFailing(_:)``.
+    private let failure: CoreError?
+    /// The last `data_version` seen, and how often it changed: commits by other connections.
+    private var dataVersion: Int?
+    private var externalChanges: UInt64 = 0
     private let collections: Set<String>
     /// The thread inside a transaction closure, to refuse a nested call instead of deadlocking.
     private let owner = Atomic<Int>(0)
 
-    /// Creates an empty store in memory and runs the schema's migrations.
-    /// - Parameter schema: The collections and their history.
+    /// Opens a store: an empty one in memory, or the one in a file — created with
+    /// owner-only permissions (and its directory) if it does not exist — and runs the
+    /// migrations it has not seen.
+    /// - Parameters:
+    ///   - storage: In memory, or a file with its options.
+    ///   - schema: The collections and their history.
     /// - Throws: ``CoreError/Code/invalidMigrations`` for a bad migration list,
-    ///   ``CoreError/Code/migrationFailed`` if a migration throws.
-    public convenience init(inMemory schema: StoreSchema) throws(CoreError) {
+    ///   ``CoreError/Code/migrationFailed`` if a migration throws, and for a file a
+    ///   ``CoreError`` naming it: `notADatabase`, `corrupt`, `truncated`, `emptyFile`,
+    ///   `foreignDatabase`, `newerSchema`, `busy` or `io`. A bad file is never replaced
+    ///   unless its options say `.quarantine`.
+    public convenience init(_ storage: Storage, schema: StoreSchema) throws(CoreError) {
         try schema.validate()
-        try self.init(backend: MemoryBackend(), schema: schema, file: nil, quarantinedFile: nil)
+        switch storage {
+        case .inMemory:
+            try self.init(backend: MemoryBackend(), schema: schema, file: nil, quarantinedFile: nil)
+        case .file(let file, let options):
+            let (backend, quarantined) = try StoreFile.open(file, options: options)
+            try self.init(backend: backend, schema: schema, file: file, quarantinedFile: quarantined)
+        }
     }
 
-    /// Opens the store in `file`, creating it (and its directory) with owner-only
-    /// permissions if it does not exist, and runs the migrations it has not seen.
-    /// - Parameters:
-    ///   - file: The database file; the caller chooses one file per service or one per app.
-    ///   - schema: The collections and their history.
-    ///   - options: Recovery, durability, busy timeout and integrity check.
-    /// - Throws: A ``CoreError`` naming the file: `notADatabase`, `corrupt`,
-    ///   `truncated`, `emptyFile`, `foreignDatabase`, `newerSchema`, `busy`, `io`,
-    ///   `invalidMigrations` or `migrationFailed`. A bad file is never replaced
-    ///   unless `options.recovery` is `.quarantine`.
-    public convenience init(fileAt file: URL, schema: StoreSchema, options: Options = Options()) throws(CoreError) {
-        try schema.validate()
-        let (backend, quarantined) = try StoreFile.open(file, options: options)
-        try self.init(backend: backend, schema: schema, file: file, quarantinedFile: quarantined)
+    /// An in-memory store that cannot fail to open: if the schema is invalid or a
+    /// migration throws, every call on the store throws that error instead. For
+    /// services whose schema is their own, so that an in-memory service (a SwiftUI
+    /// preview's) can be made without `try`.
+    package static func inMemoryOrFailing(_ schema: StoreSchema) -> RecordStore {
+        do {
+            return try RecordStore(.inMemory, schema: schema)
+        } catch {
+            return RecordStore(failure: error, schema: schema)
+        }
     }
 
     private init(backend: any StorageBackend, schema: StoreSchema, file: URL?, quarantinedFile: URL?) throws(CoreError) {
         self.schema = schema
         self.file = file
         self.quarantinedFile = quarantinedFile
+        self.failure = nil
         do {
             collections = try Self.migrate(backend, schema: schema, file: file)
             self.backend = backend
@@ -127,6 +155,14 @@ public final class RecordStore: @unchecked Sendable {
             backend.close()
             throw error
         }
+    }
+
+    private init(failure: CoreError, schema: StoreSchema) {
+        self.schema = schema
+        self.file = nil
+        self.quarantinedFile = nil
+        self.failure = failure
+        self.collections = []
     }
 
     deinit {
@@ -143,7 +179,8 @@ public final class RecordStore: @unchecked Sendable {
                 throw CoreError(.newerSchema, file: file, detail: "The schema '\(schema.name)' is at version \(stored); "
                                 + "this version of the app knows up to \(schema.latestVersion).")
             }
-            let writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: catalog.collections)
+            let writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: catalog.collections,
+                                      externalChangeCount: 0)
             defer { writer.isActive = false }
             for migration in schema.migrations where migration.version > stored {
                 do {
@@ -177,7 +214,8 @@ public final class RecordStore: @unchecked Sendable {
         try withBackend { backend, collections in
             try backend.beginRead()
             defer { backend.endRead() }
-            let reader = RecordReader(backend: backend, schemaName: schema.name, file: file, collections: collections)
+            let reader = RecordReader(backend: backend, schemaName: schema.name, file: file, collections: collections,
+                                      externalChangeCount: try noteExternalChanges(backend))
             defer { reader.isActive = false }
             return try body(reader)
         }
@@ -193,7 +231,14 @@ public final class RecordStore: @unchecked Sendable {
     public func write<Result>(_ body: (RecordWriter) throws -> Result) throws -> Result {
         try withBackend { backend, collections in
             try backend.beginWrite()
-            let writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: collections)
+            let writer: RecordWriter
+            do {
+                writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: collections,
+                                      externalChangeCount: try noteExternalChanges(backend))
+            } catch {
+                backend.rollbackWrite()
+                throw error
+            }
             let result: Result
             do {
                 result = try body(writer)
@@ -206,6 +251,39 @@ public final class RecordStore: @unchecked Sendable {
             try backend.commitWrite()
             return result
         }
+    }
+
+    /// How many times this store has seen another connection — another store on the
+    /// same file, in this process or another — commit changes, counted when this
+    /// store starts a transaction or answers this call. Always 0 in memory.
+    ///
+    /// A service that caches state compares this with the count it cached at; inside
+    /// a transaction, ``RecordReader/externalChangeCount`` gives the same count for
+    /// the transaction's snapshot.
+    /// - Returns: The count.
+    /// - Throws: ``CoreError/Code/closed`` after ``close()``, or a storage failure.
+    public func externalChangeCount() throws(CoreError) -> UInt64 {
+        guard file != nil else { return 0 }
+        do {
+            return try withBackend { backend, _ in
+                try backend.beginRead()
+                defer { backend.endRead() }
+                return try noteExternalChanges(backend)
+            }
+        } catch let error as CoreError {
+            throw error
+        } catch {
+            throw CoreError(.sqlite, file: file, detail: "\(error)")
+        }
+    }
+
+    /// Reads the backend's data version inside a transaction and counts a change
+    /// since the last one seen. Called with the lock held.
+    private func noteExternalChanges(_ backend: any StorageBackend) throws(CoreError) -> UInt64 {
+        let version = try backend.dataVersion()
+        if let seen = dataVersion, seen != version { externalChanges += 1 }
+        dataVersion = version
+        return externalChanges
     }
 
     /// Closes the store; later calls throw ``CoreError/Code/closed``. Closing twice does nothing.
@@ -223,6 +301,7 @@ public final class RecordStore: @unchecked Sendable {
                             detail: "The store was called from inside one of its own transactions; use the reader or writer you were given.")
         }
         return try lock.withLock { _ throws -> Result in
+            if let failure { throw failure }
             guard let backend else {
                 throw CoreError(.closed, file: file, detail: "The store is closed.")
             }

@@ -106,12 +106,15 @@ public class RecordReader {
     let file: URL?
     var collections: Set<String>
     var isActive = true
+    /// How many commits of other connections the store had seen when this transaction began.
+    public let externalChangeCount: UInt64
 
-    init(backend: any StorageBackend, schemaName: String, file: URL?, collections: Set<String>) {
+    init(backend: any StorageBackend, schemaName: String, file: URL?, collections: Set<String>, externalChangeCount: UInt64) {
         self.backend = backend
         self.schemaName = schemaName
         self.file = file
         self.collections = collections
+        self.externalChangeCount = externalChangeCount
     }
 
     /// The names of the collections of this store's schema, sorted.
@@ -190,7 +193,10 @@ public class RecordReader {
     }
 
     func check(key: String) throws(CoreError) {
-        guard !key.isEmpty else { throw CoreError(.invalidArgument, file: file, detail: "A record key must not be empty.") }
+        guard !key.isEmpty, key.utf8.count <= RecordStore.maximumKeyLength else {
+            throw CoreError(.invalidArgument, file: file,
+                            detail: "A record key has 1 to \(RecordStore.maximumKeyLength) bytes; this one has \(key.utf8.count).")
+        }
     }
 }
 
@@ -243,8 +249,8 @@ public final class RecordWriter: RecordReader {
         guard isActive else {
             throw CoreError(.transactionEnded, file: file, detail: "A migration was used after it returned.")
         }
-        guard !name.isEmpty, !name.contains("/") else {
-            throw CoreError(.invalidArgument, file: file, detail: "A collection name must be non-empty and must not contain '/'.")
+        guard !name.isEmpty, name.utf8.allSatisfy(StoreSchema.isNameByte) else {
+            throw CoreError(.invalidArgument, file: file, detail: "A collection name is one or more ASCII letters, digits, '-', '_' or '.'.")
         }
         let qualifiedName = "\(schemaName)/\(name)"
         try backend.createCollection(qualifiedName)

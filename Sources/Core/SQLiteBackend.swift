@@ -37,6 +37,8 @@ final class SQLiteBackend: StorageBackend {
         return catalog
     }
 
+    func dataVersion() throws(CoreError) -> Int { try connection.integer("PRAGMA data_version") ?? 0 }
+
     func beginRead() throws(CoreError) { try connection.statement("BEGIN").run() }
     func endRead() { rollbackWrite() }
     func beginWrite() throws(CoreError) { try connection.statement("BEGIN IMMEDIATE").run() }

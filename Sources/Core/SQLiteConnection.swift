@@ -107,9 +107,18 @@ struct Statement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
 
-    /// Binds text to the 1-based parameter `index`.
+    /// Binds text to the 1-based parameter `index`, every UTF-8 byte of it: a NUL
+    /// inside is kept, not taken for the end.
     func bind(_ text: String, at index: Int32) throws(CoreError) {
-        let rc = sqlite3_bind_text(handle, index, text, -1, SQLITE_TRANSIENT_DESTRUCTOR)
+        var bytes = Array(text.utf8)
+        let count = bytes.count
+        bytes.append(0)     // never an empty buffer: a null pointer would bind SQL NULL
+        let rc = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                sqlite3_bind_text64(handle, index, characters.baseAddress, sqlite3_uint64(count), SQLITE_TRANSIENT_DESTRUCTOR,
+                                    UInt8(SQLITE_UTF8))
+            }
+        }
         guard rc == SQLITE_OK else { throw connection.error(rc, doing: "bind a parameter") }
     }
 
@@ -146,9 +155,11 @@ struct Statement {
         _ = try step()
     }
 
+    /// The column's text, every byte of it (a NUL inside included).
     func text(at column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        return String(cString: bytes)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     func data(at column: Int32) -> Data {

@@ -11,6 +11,11 @@ protocol StorageBackend: AnyObject {
     /// The collections that exist and the stored version of each schema.
     func catalog() throws(CoreError) -> StorageCatalog
 
+    /// A number that differs from the one read in this backend's previous transaction
+    /// when another connection committed in between (SQLite's `PRAGMA data_version`);
+    /// called first in each transaction.
+    func dataVersion() throws(CoreError) -> Int
+
     func beginRead() throws(CoreError)
     func endRead()
     func beginWrite() throws(CoreError)
@@ -59,8 +64,11 @@ public struct StoredRecord: Hashable, Sendable {
 /// Records kept in dictionaries, for the in-memory variant of a service. A write
 /// transaction keeps an undo log, so a rollback costs what the transaction wrote,
 /// not the size of the store.
+///
+/// Records are keyed by the UTF-8 bytes of their keys, as SQLite compares them, not by
+/// `String` equality (which treats canonically equivalent spellings as one).
 final class MemoryBackend: StorageBackend {
-    private var collections: [String: [String: Data]] = [:]
+    private var collections: [String: [[UInt8]: Data]] = [:]
     private var schemaVersions: [String: Int] = [:]
     private var undo: [() -> Void] = []
     private var writing = false
@@ -68,6 +76,9 @@ final class MemoryBackend: StorageBackend {
     func catalog() -> StorageCatalog {
         StorageCatalog(collections: Set(collections.keys), schemaVersions: schemaVersions)
     }
+
+    /// Nothing else can write to memory.
+    func dataVersion() -> Int { 0 }
 
     func beginRead() {}
     func endRead() {}
@@ -89,15 +100,16 @@ final class MemoryBackend: StorageBackend {
     }
 
     func value(forKey key: String, in collection: String) -> Data? {
-        collections[collection]?[key]
+        collections[collection]?[Array(key.utf8)]
     }
 
     func records(in collection: String, keyPrefix prefix: String) -> [StoredRecord] {
         guard let records = collections[collection] else { return [] }
+        let prefix = Array(prefix.utf8)
         return records
-            .filter { prefix.isEmpty || $0.key.utf8.starts(with: prefix.utf8) }
-            .map { StoredRecord(key: $0.key, data: $0.value) }
-            .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            .filter { $0.key.starts(with: prefix) }
+            .sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            .map { StoredRecord(key: String(decoding: $0.key, as: UTF8.self), data: $0.value) }
     }
 
     func count(in collection: String) -> Int {
@@ -105,11 +117,13 @@ final class MemoryBackend: StorageBackend {
     }
 
     func put(_ value: Data, forKey key: String, in collection: String) {
+        let key = Array(key.utf8)
         let previous = collections[collection]?.updateValue(value, forKey: key)
         undo.append { [unowned self] in collections[collection]?[key] = previous }
     }
 
     func removeValue(forKey key: String, in collection: String) {
+        let key = Array(key.utf8)
         guard let previous = collections[collection]?.removeValue(forKey: key) else { return }
         undo.append { [unowned self] in collections[collection]?[key] = previous }
     }

@@ -28,13 +28,21 @@ public struct StoreSchema: Sendable {
         self.migrations = migrations
     }
 
+    /// Whether a byte may appear in a schema or collection name: ASCII letters, digits, `-`, `_`, `.`.
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+        default: false
+        }
+    }
+
     /// The version a store reaches once every migration has run.
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 
     /// Throws unless the name is usable and the versions run 1, 2, 3… without gaps.
     func validate() throws(CoreError) {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-        guard !name.isEmpty, name.allSatisfy(allowed.contains) else {
+        guard !name.isEmpty, name.utf8.allSatisfy(Self.isNameByte) else {
             throw CoreError(.invalidArgument, detail: "The schema name '\(name)' must be non-empty letters, digits, '-', '_' or '.'.")
         }
         guard !migrations.isEmpty else {
@@ -94,7 +102,7 @@ public final class MigrationContext {
     }
 
     /// Creates a collection; creating one that exists does nothing.
-    /// - Parameter name: The collection's name: non-empty, without `/`.
+    /// - Parameter name: The collection's name: ASCII letters, digits, `-`, `_` or `.`.
     /// - Throws: ``CoreError/Code/invalidArgument`` for a bad name.
     public func createCollection(_ name: String) throws(CoreError) {
         try records.createCollection(name)

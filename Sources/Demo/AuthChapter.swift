@@ -21,7 +21,7 @@ struct AuthChapter {
         var auth: LocalAuthService?
 
         await narrator.step("Open the account service (file-backed, in the same store file)") {
-            auth = try LocalAuthService(fileAt: file, configuration: configuration)
+            auth = try LocalAuthService(storage: .file(file), configuration: configuration)
             return nil
         }
         guard let auth else { return nil }

@@ -22,7 +22,7 @@ struct StorageChapter {
         var run = 0
 
         await narrator.step(existed ? "Open the store left by an earlier run" : "Create a new store (SQLite, WAL, owner-only file)") {
-            store = try RecordStore(fileAt: file, schema: Self.schema)
+            store = try RecordStore(.file(file), schema: Self.schema)
             let previous = try store?.read { try $0.value(forKey: "runs", in: Self.counters) } ?? 0
             narrator.say(previous == 0 ? "No earlier runs are recorded." : "Earlier runs recorded: \(previous).")
             return existed == (previous > 0) ? nil : "the file \(existed ? "existed but held no runs" : "was new but held runs")"
@@ -47,7 +47,7 @@ struct StorageChapter {
         store.close()
 
         await narrator.step("Close, reopen, and find every run's visit still there") {
-            let reopened = try RecordStore(fileAt: file, schema: Self.schema)
+            let reopened = try RecordStore(.file(file), schema: Self.schema)
             defer { reopened.close() }
             let (runs, visits) = try reopened.read {
                 (try $0.value(forKey: "runs", in: Self.counters) ?? 0, try $0.values(in: Self.visits))

@@ -27,7 +27,7 @@ struct SubscriptionChapter {
         var store: SimulatedAppStore?
         var subscriptions: LocalSubscriptionService?
         await narrator.step("Open the simulated App Store (its ledger lives in the same store file)") {
-            let opened = try SimulatedAppStore(fileAt: file, clock: clock)
+            let opened = try SimulatedAppStore(storage: .file(file), clock: clock)
             store = opened
             subscriptions = LocalSubscriptionService(store: opened, appAccountToken: try Self.appAccountToken(for: user.id))
             return nil

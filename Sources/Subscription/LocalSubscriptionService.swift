@@ -11,7 +11,7 @@ import TrainCore
 /// a renewal or lapse as soon as the clock passes its date.
 ///
 /// ```swift
-/// let store = try SimulatedAppStore(fileAt: directory.appendingPathComponent("train.sqlite"))
+/// let store = try SimulatedAppStore(storage: .file(directory.appendingPathComponent("train.sqlite")))
 /// let subscriptions = LocalSubscriptionService(store: store, appAccountToken: userToken)
 /// for await tier in subscriptions.tierChanges() { print("tier:", tier) }
 /// ```

@@ -12,7 +12,7 @@ import TrainCore
 /// clock's present (``settle()``).
 ///
 /// ```swift
-/// let store = try SimulatedAppStore(inMemory: Product.standard, clock: clock)
+/// let store = try SimulatedAppStore(storage: .inMemory, products: Product.standard, clock: clock)
 /// let subscriptions = LocalSubscriptionService(store: store)
 /// await subscriptions.setAppAccountToken(userToken)
 /// _ = try await subscriptions.purchase("com.train.pro.monthly")
@@ -82,39 +82,39 @@ public final class SimulatedAppStore: Sendable {
     private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (Event) -> Void])>((0, [:]))
     private let timers = Mutex<[Task<Void, Never>]>([])
 
-    /// Creates a store whose ledger lives in memory.
+    /// Creates a store whose ledger lives in memory. It cannot fail, so a SwiftUI
+    /// preview or a test can make one without `try`.
     /// - Parameters:
     ///   - products: The products on sale.
     ///   - clock: The clock that dates transactions and drives renewals.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be set up.
-    public convenience init(inMemory products: [StoreProduct] = StoreProduct.standard, clock: any DateClock = SystemClock()) throws(SubscriptionError) {
-        try self.init(products: products, clock: clock) { () throws(CoreError) in try RecordStore(inMemory: StoreLedger.schema) }
+    public convenience init(products: [StoreProduct] = StoreProduct.standard, clock: any DateClock = SystemClock()) {
+        let ledger = RecordStore.inMemoryOrFailing(StoreLedger.schema)
+        self.init(products: products, clock: clock, ledger: ledger, state: (try? Self.load(from: ledger)) ?? State())
     }
 
-    /// Creates a store whose ledger lives in `file` and survives relaunches (SUB-6).
+    /// Creates a store whose ledger lives in `storage`; from a file, the ledger
+    /// survives relaunches.
     /// - Parameters:
-    ///   - file: The database file; other services may share it.
+    ///   - storage: In memory, or a file (other services may share it) with its options.
     ///   - products: The products on sale.
     ///   - clock: The clock that dates transactions and drives renewals.
-    ///   - options: How the file is opened.
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable``, naming the file, if the
     ///   ledger cannot be opened or a record cannot be read.
-    public convenience init(fileAt file: URL, products: [StoreProduct] = StoreProduct.standard, clock: any DateClock = SystemClock(),
-                            options: RecordStore.Options = RecordStore.Options()) throws(SubscriptionError) {
-        try self.init(products: products, clock: clock) { () throws(CoreError) in
-            try RecordStore(fileAt: file, schema: StoreLedger.schema, options: options)
-        }
-    }
-
-    private init(products: [StoreProduct], clock: any DateClock, open: () throws(CoreError) -> RecordStore) throws(SubscriptionError) {
-        self.products = products
-        self.clock = clock
+    public convenience init(storage: Storage, products: [StoreProduct] = StoreProduct.standard,
+                            clock: any DateClock = SystemClock()) throws(SubscriptionError) {
         do {
-            ledger = try open()
-            state = Mutex(try Self.load(from: ledger))
+            let ledger = try RecordStore(storage, schema: StoreLedger.schema)
+            self.init(products: products, clock: clock, ledger: ledger, state: try Self.load(from: ledger))
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be read: \(error)")
         }
+    }
+
+    private init(products: [StoreProduct], clock: any DateClock, ledger: RecordStore, state: State) {
+        self.products = products
+        self.clock = clock
+        self.ledger = ledger
+        self.state = Mutex(state)
         settle()
     }
 

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let directory = try TemporaryDirectory()
-/// let store = try RecordStore(fileAt: directory.url.appendingPathComponent("app.sqlite"), schema: schema)
+/// let store = try RecordStore(.file(directory.url.appendingPathComponent("app.sqlite")), schema: schema)
 /// ```
 public final class TemporaryDirectory: Sendable {
     /// The directory.

@@ -151,7 +151,7 @@ import TrainTesting
 
     @Test("a provider that is not configured is operationNotAllowed")
     func unconfiguredProvider() async throws {
-        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: ManualClock()))
+        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: ManualClock()))
         await #expect(throws: AuthError(.operationNotAllowed)) { _ = try await service.signInWithApple() }
     }
 

@@ -19,8 +19,8 @@ struct LocalAuthEnvironment: AuthContractEnvironment {
     func makeService() async throws -> any AuthService {
         let configuration = AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000))
         switch variant {
-        case .inMemory: return try LocalAuthService(inMemory: configuration)
-        case .file: return try LocalAuthService(fileAt: directory.file("auth-\(UUID().uuidString).sqlite"), configuration: configuration)
+        case .inMemory: return try LocalAuthService(storage: .inMemory, configuration: configuration)
+        case .file: return try LocalAuthService(storage: .file(directory.file("auth-\(UUID().uuidString).sqlite")), configuration: configuration)
         }
     }
 

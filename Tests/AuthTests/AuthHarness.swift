@@ -37,7 +37,7 @@ final class AuthHarness {
         directory = try TemporaryDirectory()
         apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
         google = SimulatedIdentityProvider(provider: .google, audience: Self.googleAudience, clock: clock)
-        service = try LocalAuthService(inMemory: AuthConfiguration())
+        service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration())
         service = try makeService()
     }
 
@@ -52,8 +52,8 @@ final class AuthHarness {
 
     func makeService() throws -> LocalAuthService {
         switch variant {
-        case .inMemory: try LocalAuthService(inMemory: configuration)
-        case .file: try LocalAuthService(fileAt: file, configuration: configuration)
+        case .inMemory: try LocalAuthService(storage: .inMemory, configuration: configuration)
+        case .file: try LocalAuthService(storage: .file(file), configuration: configuration)
         }
     }
 

@@ -107,7 +107,7 @@ extension LocalAuthService {
     func unknownNumberWithoutSender() async throws {
         var configuration = try AuthHarness().configuration
         configuration.codeSender = nil
-        let service = try LocalAuthService(inMemory: configuration)
+        let service = try LocalAuthService(storage: .inMemory, configuration: configuration)
         await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-9999") }
     }
 

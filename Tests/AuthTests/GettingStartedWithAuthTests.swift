@@ -14,7 +14,7 @@ private func makeAuth(in directory: URL, clock: any DateClock) throws -> (LocalA
     let configuration = AuthConfiguration(
         clock: clock,
         apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"))
-    let auth = try LocalAuthService(fileAt: directory.appendingPathComponent("auth.sqlite"), configuration: configuration)
+    let auth = try LocalAuthService(storage: .file(directory.appendingPathComponent("auth.sqlite")), configuration: configuration)
     return (auth, apple)
 }
 

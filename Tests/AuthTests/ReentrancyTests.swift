@@ -32,7 +32,7 @@ struct SlowRevocation: IdentityAuthorizer {
 @Suite(.timeLimit(.minutes(1))) struct ReentrancyTests {
     @Test("by default no test number works: a code to +1 650-555-1234 needs a sender")
     func noDefaultTestNumbers() async throws {
-        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: ManualClock()))
+        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: ManualClock()))
         await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
         #expect(AuthPolicy().testPhoneNumbers.isEmpty)
     }
@@ -40,7 +40,7 @@ struct SlowRevocation: IdentityAuthorizer {
     @Test("two codes requested at once for one number: the second is refused while the first is being sent")
     func concurrentSends() async throws {
         let clock = ManualClock()
-        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
+        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
         let first = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         await clock.waitForSleepers(1)
         await #expect(throws: AuthError(.tooManyRequests)) { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
@@ -51,7 +51,7 @@ struct SlowRevocation: IdentityAuthorizer {
     @Test("a code that could not be sent does not start the cooldown")
     func failedSendReleasesCooldown() async throws {
         let clock = ManualClock()
-        let service = try LocalAuthService(inMemory: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: true)))
+        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: true)))
         for _ in 0..<2 {
             let attempt = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
             await clock.waitForSleepers(1)
@@ -65,7 +65,7 @@ struct SlowRevocation: IdentityAuthorizer {
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
         apple.signIn(as: AuthHarness.ada)
-        let service = try LocalAuthService(inMemory: AuthConfiguration(
+        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(
             clock: clock, apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
             policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await service.signInWithApple()

@@ -59,7 +59,7 @@ import CSQLite
 
         /// A store with `records` records, checkpointed into the main file.
         func makeStore(at url: URL, records: Int) throws {
-            let store = try RecordStore(fileAt: url, schema: notesSchema)
+            let store = try RecordStore(.file(url), schema: notesSchema)
             try store.write { writer in
                 for index in 0..<records {
                     try writer.put(Note(text: String(repeating: "x", count: 100), pinned: false), forKey: "n\(index)", in: notes)
@@ -76,7 +76,7 @@ import CSQLite
         let file = directory.file("store.sqlite")
         try damage.apply(to: file)
         let before = try Data(contentsOf: file)
-        let error = #expect(throws: CoreError.self) { try RecordStore(fileAt: file, schema: notesSchema) }
+        let error = #expect(throws: CoreError.self) { try RecordStore(.file(file), schema: notesSchema) }
         #expect(error?.code == damage.expected)
         #expect(error?.file == file)
         #expect(error?.errorDescription?.contains(file.path) == true)
@@ -93,14 +93,14 @@ import CSQLite
         try damage.apply(to: file)
         let before = try Data(contentsOf: file)
         let clock = ManualClock()
-        let store = try RecordStore(fileAt: file, schema: notesSchema, options: .init(recovery: .quarantine, clock: clock))
+        let store = try RecordStore(.file(file, options: .init(recovery: .quarantine, clock: clock)), schema: notesSchema)
         let moved = try #require(store.quarantinedFile)
         #expect(moved.lastPathComponent == "store.sqlite.corrupt-20260101T000000Z")
         #expect(try Data(contentsOf: moved) == before, "the damaged bytes are kept, not deleted")
         #expect(try store.read { try $0.count(in: notes) } == 0)
         try store.write { try $0.put(Note(text: "fresh", pinned: false), forKey: "n1", in: notes) }
         store.close()
-        let reopened = try RecordStore(fileAt: file, schema: notesSchema)
+        let reopened = try RecordStore(.file(file), schema: notesSchema)
         #expect(reopened.quarantinedFile == nil)
         #expect(try reopened.read { try $0.value(forKey: "n1", in: notes)?.text } == "fresh")
     }
@@ -109,12 +109,12 @@ import CSQLite
     func newerFormat() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("store.sqlite")
-        try RecordStore(fileAt: file, schema: notesSchema).close()
+        try RecordStore(.file(file), schema: notesSchema).close()
         var db: OpaquePointer?
         sqlite3_open(file.path, &db)
         sqlite3_exec(db, "PRAGMA user_version = 99", nil, nil, nil)
         sqlite3_close(db)
-        let error = #expect(throws: CoreError.self) { try RecordStore(fileAt: file, schema: notesSchema) }
+        let error = #expect(throws: CoreError.self) { try RecordStore(.file(file), schema: notesSchema) }
         #expect(error?.code == .newerSchema)
         #expect(error?.file == file)
     }
@@ -123,10 +123,10 @@ import CSQLite
     func healthyFileIsKept() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("store.sqlite")
-        let first = try RecordStore(fileAt: file, schema: notesSchema)
+        let first = try RecordStore(.file(file), schema: notesSchema)
         try first.write { try $0.put(Note(text: "kept", pinned: true), forKey: "n1", in: notes) }
         first.close()
-        let second = try RecordStore(fileAt: file, schema: notesSchema, options: .init(recovery: .quarantine))
+        let second = try RecordStore(.file(file, options: .init(recovery: .quarantine)), schema: notesSchema)
         #expect(second.quarantinedFile == nil)
         #expect(try second.read { try $0.value(forKey: "n1", in: notes)?.text } == "kept")
     }
@@ -135,7 +135,7 @@ import CSQLite
     func permissions() throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("nested/deeper/store.sqlite")
-        let store = try RecordStore(fileAt: file, schema: notesSchema)
+        let store = try RecordStore(.file(file), schema: notesSchema)
         try store.write { try $0.put(Note(text: "secret", pinned: false), forKey: "n1", in: notes) }
         for path in [file.path, file.path + "-wal"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -154,7 +154,7 @@ import CSQLite
         let blocker = directory.file("blocker")
         try Data("x".utf8).write(to: blocker)
         let error = #expect(throws: CoreError.self) {
-            try RecordStore(fileAt: blocker.appendingPathComponent("store.sqlite"), schema: notesSchema)
+            try RecordStore(.file(blocker.appendingPathComponent("store.sqlite")), schema: notesSchema)
         }
         #expect(error?.code == .io)
     }
@@ -167,7 +167,7 @@ import CSQLite
     func midCheckpoint() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("store.sqlite")
-        let store = try RecordStore(fileAt: file, schema: notesSchema)
+        let store = try RecordStore(.file(file), schema: notesSchema)
         try store.write { writer in
             for index in 0..<300 { try writer.put(Note(text: String(repeating: "x", count: 200), pinned: false), forKey: "n\(index)", in: notes) }
         }
@@ -189,7 +189,7 @@ import CSQLite
         // only page 1 in the main file, every page in the log.
         try Data(main.prefix(pageSize)).write(to: file)
         try wal.write(to: URL(fileURLWithPath: file.path + "-wal"))
-        let reopened = try RecordStore(fileAt: file, schema: notesSchema)
+        let reopened = try RecordStore(.file(file), schema: notesSchema)
         #expect(try reopened.read { try $0.count(in: notes) } == 300)
     }
 }

@@ -18,8 +18,8 @@ private let workouts = RecordCollection<Workout>("workouts")
 private let totals = RecordCollection<Int>("totals")
 
 private func logWorkout(in directory: URL) throws -> Int {
-    let store = try RecordStore(fileAt: directory.appendingPathComponent("workouts.sqlite"), schema: schema)
-    // In a preview or a test: let store = try RecordStore(inMemory: schema)
+    let store = try RecordStore(.file(directory.appendingPathComponent("workouts.sqlite")), schema: schema)
+    // In a preview or a test: let store = try RecordStore(.inMemory, schema: schema)
     defer { store.close() }
 
     try store.write { records in
@@ -32,7 +32,7 @@ private func logWorkout(in directory: URL) throws -> Int {
 
 private func openKeepingData(at file: URL, userAgreedToStartOver: Bool) throws -> RecordStore {
     let options = RecordStore.Options(recovery: userAgreedToStartOver ? .quarantine : .fail)
-    return try RecordStore(fileAt: file, schema: schema, options: options)
+    return try RecordStore(.file(file, options: options), schema: schema)
 }
 
 @Suite struct GettingStartedTests {

@@ -20,20 +20,20 @@ import TrainTesting
     func upgrade() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("notes.sqlite")
-        let first = try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1]))
+        let first = try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1]))
         try first.write { try $0.put(Note(text: "a", pinned: false), forKey: "a", in: notes) }
         first.close()
 
-        let upgraded = try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
+        let upgraded = try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
         #expect(try upgraded.read { try $0.value(forKey: "a", in: notes) } == Note(text: "a", pinned: true))
         #expect(try upgraded.read { try $0.value(forKey: "migrated", in: counters) } == 1)
         upgraded.close()
 
         // A third open finds version 2 stored and runs nothing again.
-        let again = try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
+        let again = try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
         try again.write { try $0.put(Note(text: "b", pinned: false), forKey: "b", in: notes) }
         again.close()
-        let last = try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
+        let last = try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
         #expect(try last.read { try $0.value(forKey: "b", in: notes)?.pinned } == false)
     }
 
@@ -43,7 +43,7 @@ import TrainTesting
     func invalidLists(versions: [Int]) throws {
         let migrations = versions.map { StoreMigration.createCollections(version: $0, ["c\($0)"]) }
         let error = #expect(throws: CoreError.self) {
-            try RecordStore(inMemory: StoreSchema(name: "bad", migrations: migrations))
+            try RecordStore(.inMemory, schema: StoreSchema(name: "bad", migrations: migrations))
         }
         #expect(error?.code == .invalidMigrations)
     }
@@ -51,12 +51,12 @@ import TrainTesting
     @Test("an invalid schema name or collection name is an invalid argument", arguments: ["", "a/b", "with space"])
     func invalidNames(name: String) throws {
         let badSchema = #expect(throws: CoreError.self) {
-            try RecordStore(inMemory: StoreSchema(name: name, migrations: [Self.v1]))
+            try RecordStore(.inMemory, schema: StoreSchema(name: name, migrations: [Self.v1]))
         }
         #expect(badSchema?.code == .invalidArgument)
         if !name.contains(" ") {
             let badCollection = #expect(throws: CoreError.self) {
-                try RecordStore(inMemory: StoreSchema(name: "ok", migrations: [.createCollections(version: 1, [name])]))
+                try RecordStore(.inMemory, schema: StoreSchema(name: "ok", migrations: [.createCollections(version: 1, [name])]))
             }
             #expect(badCollection?.code == .invalidArgument)
         }
@@ -66,7 +66,7 @@ import TrainTesting
     func failingMigration() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("notes.sqlite")
-        let first = try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1]))
+        let first = try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1]))
         try first.write { try $0.put(Note(text: "a", pinned: false), forKey: "a", in: notes) }
         first.close()
 
@@ -75,10 +75,10 @@ import TrainTesting
             throw Boom()
         }
         let error = #expect(throws: CoreError.self) {
-            try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1, failing]))
+            try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1, failing]))
         }
         #expect(error?.code == .migrationFailed)
-        let reopened = try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
+        let reopened = try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2]))
         #expect(try reopened.read { try $0.value(forKey: "a", in: notes) } == Note(text: "a", pinned: true))
     }
 
@@ -86,12 +86,11 @@ import TrainTesting
     func newerSchema() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("notes.sqlite")
-        try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2])).close()
+        try RecordStore(.file(file), schema: StoreSchema(name: "notes", migrations: [Self.v1, Self.v2])).close()
         let before = try Data(contentsOf: file)
         for recovery in [RecordStore.Options.Recovery.fail, .quarantine] {
             let error = #expect(throws: CoreError.self) {
-                try RecordStore(fileAt: file, schema: StoreSchema(name: "notes", migrations: [Self.v1]),
-                                options: .init(recovery: recovery))
+                try RecordStore(.file(file, options: .init(recovery: recovery)), schema: StoreSchema(name: "notes", migrations: [Self.v1]))
             }
             #expect(error?.code == .newerSchema)
             #expect(error?.file == file)
@@ -104,8 +103,8 @@ import TrainTesting
     func sharedFile() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("app.sqlite")
-        let auth = try RecordStore(fileAt: file, schema: StoreSchema(name: "auth", migrations: [.createCollections(version: 1, ["users"])]))
-        let social = try RecordStore(fileAt: file, schema: StoreSchema(name: "social", migrations: [.createCollections(version: 1, ["users", "posts"])]))
+        let auth = try RecordStore(.file(file), schema: StoreSchema(name: "auth", migrations: [.createCollections(version: 1, ["users"])]))
+        let social = try RecordStore(.file(file), schema: StoreSchema(name: "social", migrations: [.createCollections(version: 1, ["users", "posts"])]))
         let users = RecordCollection<String>("users")
         try auth.write { try $0.put("auth user", forKey: "u1", in: users) }
         try social.write { try $0.put("social user", forKey: "u1", in: users) }

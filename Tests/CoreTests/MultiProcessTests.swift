@@ -12,7 +12,7 @@ import TrainTesting
         let first = try ProbeProcess(file: file, count: 150, tag: "first")
         let second = try ProbeProcess(file: file, count: 150, tag: "second")
         // This process writes too, while both children do.
-        let local = try RecordStore(fileAt: file, schema: Probe.schema, options: .init(busyTimeout: .seconds(30)))
+        let local = try RecordStore(.file(file, options: .init(busyTimeout: .seconds(30))), schema: Probe.schema)
         for index in 1...50 {
             try local.write { records in
                 try records.setData(Data([UInt8(index)]), forKey: "local-\(index)", in: Probe.acks)
@@ -44,7 +44,7 @@ import TrainTesting
             child.kill()
             kills += 1
             let acked = child.acknowledged
-            let store = try RecordStore(fileAt: target, schema: Probe.schema)
+            let store = try RecordStore(.file(target), schema: Probe.schema)
             let (keys, total) = try store.read { (Set(try $0.records(in: Probe.acks).map(\.key)), try $0.value(forKey: "total", in: Probe.counters) ?? 0) }
             store.close()
             let missing = acked.filter { !keys.contains($0) }

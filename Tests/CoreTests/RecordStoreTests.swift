@@ -21,8 +21,8 @@ enum StoreVariant: String, CaseIterable, CustomTestStringConvertible {
     /// Opens a store of this variant; `directory` keeps the file alive for the test.
     func open(_ schema: StoreSchema = notesSchema, in directory: TemporaryDirectory) throws -> RecordStore {
         switch self {
-        case .inMemory: try RecordStore(inMemory: schema)
-        case .file: try RecordStore(fileAt: directory.file("store.sqlite"), schema: schema)
+        case .inMemory: try RecordStore(.inMemory, schema: schema)
+        case .file: try RecordStore(.file(directory.file("store.sqlite")), schema: schema)
         }
     }
 }

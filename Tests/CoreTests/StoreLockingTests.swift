@@ -15,7 +15,7 @@ import CSQLite
     func walMode() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("store.sqlite")
-        try RecordStore(fileAt: file, schema: notesSchema).close()
+        try RecordStore(.file(file), schema: notesSchema).close()
         var db: OpaquePointer?
         sqlite3_open(file.path, &db)
         defer { sqlite3_close(db) }
@@ -30,7 +30,7 @@ import CSQLite
     func busy() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("store.sqlite")
-        let store = try RecordStore(fileAt: file, schema: notesSchema, options: .init(busyTimeout: .milliseconds(50)))
+        let store = try RecordStore(.file(file, options: .init(busyTimeout: .milliseconds(50))), schema: notesSchema)
         var other: OpaquePointer?
         sqlite3_open(file.path, &other)
         defer { sqlite3_close(other) }
@@ -53,7 +53,7 @@ import CSQLite
     ])
     func extremeBusyTimeout(timeout: Duration) throws {
         let directory = try TemporaryDirectory()
-        let store = try RecordStore(fileAt: directory.file("s.sqlite"), schema: notesSchema, options: .init(busyTimeout: timeout))
+        let store = try RecordStore(.file(directory.file("s.sqlite"), options: .init(busyTimeout: timeout)), schema: notesSchema)
         try store.write { try $0.put(1, forKey: "a", in: counters) }
         #expect(try store.read { try $0.value(forKey: "a", in: counters) } == 1)
     }

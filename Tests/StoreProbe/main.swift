@@ -27,7 +27,7 @@ let file = URL(fileURLWithPath: arguments[2])
 let tag = arguments[4]
 
 do {
-    let store = try RecordStore(fileAt: file, schema: schema, options: .init(busyTimeout: .seconds(30)))
+    let store = try RecordStore(.file(file, options: .init(busyTimeout: .seconds(30))), schema: schema)
     emit("ready")
     var written = 0
     while count == 0 || written < count {

@@ -127,16 +127,16 @@ import TrainTesting
         let harness = try H(.file)
         try await harness.buy()
         // A record whose bytes no longer decode.
-        let raw = try RecordStore(fileAt: harness.file, schema: StoreLedger.schema)
+        let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
         try raw.write { try $0.setData(Data("garbage".utf8), forKey: StoreLedger.key(1), in: "transactions") }
         raw.close()
-        let error = #expect(throws: SubscriptionError.self) { _ = try SimulatedAppStore(fileAt: harness.file, clock: harness.clock) }
+        let error = #expect(throws: SubscriptionError.self) { _ = try SimulatedAppStore(storage: .file(harness.file), clock: harness.clock) }
         #expect(error?.code == .ledgerUnreadable)
         #expect(error?.detail.contains(harness.file.lastPathComponent) == true)
         // A file that is not a database at all.
         let other = harness.directory.file("other.sqlite")
         try Data("not a ledger".utf8).write(to: other)
-        #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(fileAt: other, clock: harness.clock) }
+        #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(storage: .file(other), clock: harness.clock) }
         #expect(try Data(contentsOf: other) == Data("not a ledger".utf8))
     }
 }

@@ -12,8 +12,8 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
     init(_ variant: StoreVariant) throws {
         directory = try TemporaryDirectory()
         switch variant {
-        case .inMemory: store = try SimulatedAppStore(inMemory: StoreProduct.standard, clock: ManualClock())
-        case .file: store = try SimulatedAppStore(fileAt: directory.file("appstore.sqlite"), clock: ManualClock())
+        case .inMemory: store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: ManualClock())
+        case .file: store = try SimulatedAppStore(storage: .file(directory.file("appstore.sqlite")), clock: ManualClock())
         }
     }
 

@@ -25,7 +25,7 @@ final class SubscriptionHarness {
     init(_ variant: StoreVariant = .inMemory, user: UUID? = SubscriptionHarness.ada) throws {
         self.variant = variant
         directory = try TemporaryDirectory()
-        store = try SimulatedAppStore(inMemory: StoreProduct.standard, clock: clock)
+        store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: clock)
         service = LocalSubscriptionService(store: store)
         store = try makeStore()
         service = LocalSubscriptionService(store: store, appAccountToken: user)
@@ -35,8 +35,8 @@ final class SubscriptionHarness {
 
     func makeStore() throws -> SimulatedAppStore {
         switch variant {
-        case .inMemory: try SimulatedAppStore(inMemory: StoreProduct.standard, clock: clock)
-        case .file: try SimulatedAppStore(fileAt: file, products: StoreProduct.standard, clock: clock)
+        case .inMemory: try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: clock)
+        case .file: try SimulatedAppStore(storage: .file(file), products: StoreProduct.standard, clock: clock)
         }
     }
 

@@ -11,7 +11,7 @@ struct InMemoryAuthEnvironment: AuthContractEnvironment {
     var recentLoginWindow: Duration { .seconds(300) }
 
     func makeService() async throws -> any AuthService {
-        try LocalAuthService(inMemory: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
+        try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
     }
 
     func advanceClock(by duration: Duration) async {
