@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import TrainAuth
+import TrainCore
+import TrainTesting
+
+/// AUTH-10: the biometric app lock.
+@Suite(.timeLimit(.minutes(1))) struct BiometricLockTests {
+    @Test("enabling needs a successful evaluation, with the reason shown", arguments: AuthVariant.allCases)
+    func enable(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        try await harness.signInWithApple()
+        #expect(try await harness.service.isBiometricLockEnabled() == false)
+        try await harness.service.setBiometricLock(enabled: true, reason: "Unlock Train with Face ID")
+        #expect(try await harness.service.isBiometricLockEnabled())
+        #expect(harness.biometrics.calls.contains(.evaluate(reason: "Unlock Train with Face ID")))
+        if variant == .file {
+            #expect(try await harness.relaunch().isBiometricLockEnabled(), "stored with the user's data")
+        }
+    }
+
+    @Test("a failed evaluation leaves the lock off and gives a friendly error", arguments: [
+        AuthError.Code.biometryFailed, .biometryLockout, .cancelled, .biometryNotEnrolled,
+    ])
+    func failedEvaluation(code: AuthError.Code) async throws {
+        let harness = try AuthHarness()
+        try await harness.signInWithApple()
+        harness.biometrics.scriptEvaluation(.failure(AuthError(code)))
+        let error = await #expect(throws: AuthError.self) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
+        #expect(error?.code == code)
+        #expect(error?.errorDescription?.isEmpty == false)
+        #expect(try await harness.service.isBiometricLockEnabled() == false)
+    }
+
+    @Test("unavailable hardware refuses enabling and turns an enabled lock off for good")
+    func unavailableHardware() async throws {
+        let harness = try AuthHarness()
+        try await harness.signInWithApple()
+        try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
+        harness.biometrics.setAvailability(BiometricAvailability(type: .none))
+        #expect(try await harness.service.isBiometricLockEnabled() == false)
+        harness.biometrics.setAvailability(BiometricAvailability(type: .faceID))
+        #expect(try await harness.service.isBiometricLockEnabled() == false, "the setting was switched off, not hidden")
+        harness.biometrics.setAvailability(BiometricAvailability(type: .touchID, unavailableReason: .biometryNotEnrolled))
+        await #expect(throws: AuthError(.biometryNotEnrolled)) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
+    }
+
+    @Test("the setting belongs to one user and goes with the account")
+    func perUser() async throws {
+        let harness = try AuthHarness()
+        try await harness.signInWithApple()
+        try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
+        try await harness.signInWithApple(as: AuthHarness.grace)
+        #expect(try await harness.service.isBiometricLockEnabled() == false)
+        try await harness.signInWithApple()
+        #expect(try await harness.service.isBiometricLockEnabled())
+        _ = try await harness.service.deleteAccount()
+        let newAda = try await harness.signInWithApple()
+        #expect(try await harness.service.isBiometricLockEnabled() == false)
+        #expect(newAda.id == "user-000003")
+    }
+
+    @Test("turning the lock off needs no evaluation")
+    func disable() async throws {
+        let harness = try AuthHarness()
+        try await harness.signInWithApple()
+        try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
+        harness.biometrics.scriptEvaluation(.failure(AuthError(.biometryLockout)))
+        try await harness.service.setBiometricLock(enabled: false, reason: "Unlock")
+        #expect(try await harness.service.isBiometricLockEnabled() == false)
+    }
+}

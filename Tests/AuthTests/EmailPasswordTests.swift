@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import TrainAuth
+import TrainCore
+import TrainTesting
+
+/// AUTH-3: email + password, and phone numbers with 6-digit codes.
+@Suite(.timeLimit(.minutes(1))) struct EmailPasswordTests {
+    @Test("an email account is created, signed in, and signs in again with its password", arguments: AuthVariant.allCases)
+    func createAndSignIn(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let created = try await harness.service.createUser(email: "  Ada@Example.com ", password: "correct horse 1")
+        #expect(created.email == "ada@example.com")
+        #expect(created.providers.map(\.provider) == [.password])
+        try await harness.service.signOut()
+        let user = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        #expect(user.id == created.id)
+    }
+
+    @Test("a wrong password, an unknown email and an empty password are typed errors that sign nobody in")
+    func wrongCredentials() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        try await harness.service.signOut()
+        await #expect(throws: AuthError(.wrongPassword)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 1")) }
+        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "bob@example.com", password: "correct horse 1")) }
+        await #expect(throws: AuthError(.wrongPassword)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "")) }
+        #expect(harness.service.currentUser == nil)
+    }
+
+    @Test("malformed emails are invalidEmail", arguments: ["", "ada", "ada@", "@example.com", "ada@example", "ada@@example.com",
+                                                         "ada example@example.com", "ada@.example.com", "ada@example..com"])
+    func malformedEmail(email: String) async throws {
+        let harness = try AuthHarness()
+        await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
+        #expect(harness.service.currentUser == nil)
+    }
+
+    @Test("empty and weak passwords are weakPassword", arguments: ["", "short1", "onlyletters", "12345678", "        "])
+    func weakPassword(password: String) async throws {
+        let harness = try AuthHarness()
+        await #expect(throws: AuthError(.weakPassword)) { _ = try await harness.service.createUser(email: "ada@example.com", password: password) }
+        #expect(harness.service.currentUser == nil)
+        // Nothing was created: the address is still free.
+        #expect(try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1").email == "ada@example.com")
+    }
+
+    @Test("an email used by another account is emailAlreadyInUse")
+    func emailInUse() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await harness.service.createUser(email: "ADA@example.com", password: "other horse 2") }
+    }
+
+    @Test("the password is stored only as a salted, iterated hash: never in the file, never in an error")
+    func noPasswordInClear() async throws {
+        let harness = try AuthHarness(.file)
+        let password = "Sup3r-Secret-Passw0rd"
+        let user = try await harness.service.createUser(email: "ada@example.com", password: password)
+        let error = await #expect(throws: AuthError.self) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: password + "x")) }
+        #expect(error.map { "\($0) \($0.localizedDescription) \($0.recoverySuggestion ?? "")".contains(password) } == false)
+        let stored = try await harness.service.storedPasswordHash(for: user.id)
+        #expect(stored?.iterations == 1_000)
+        #expect(stored?.salt.count == 16)
+        let other = try await harness.service.createUserHash(password: password)
+        #expect(other.salt != stored?.salt && other.hash != stored?.hash, "two hashes of one password differ by salt")
+        for suffix in ["", "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: harness.file.path + suffix))) ?? Data()
+            #expect(bytes.range(of: Data(password.utf8)) == nil, "password found in auth.sqlite\(suffix)")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import TrainAuth
+import TrainCore
+import TrainTesting
+
+@Suite(.timeLimit(.minutes(1))) struct RecentLoginTests {
+    /// The three gated operations, each run on a freshly signed-in account with two providers.
+    enum Gated: String, CaseIterable, CustomStringConvertible {
+        case deleteAccount, unlink, updateEmail
+        var description: String { rawValue }
+
+        func run(on service: LocalAuthService) async throws {
+            switch self {
+            case .deleteAccount: _ = try await service.deleteAccount()
+            case .unlink: _ = try await service.unlink(.password)
+            case .updateEmail: _ = try await service.updateEmail(to: "ada@new.example")
+            }
+        }
+    }
+
+    static func signedIn() async throws -> AuthHarness {
+        let harness = try AuthHarness()
+        try await harness.signInWithApple()
+        _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        return harness
+    }
+
+    @Test("299 and 300 seconds after sign-in are fresh; 301 is requiresRecentLogin", arguments: Gated.allCases)
+    func boundary(operation: Gated) async throws {
+        for (seconds, fresh) in [(299, true), (300, true), (301, false)] {
+            let harness = try await Self.signedIn()
+            harness.clock.advance(by: .seconds(seconds))
+            if fresh {
+                try await operation.run(on: harness.service)
+            } else {
+                await #expect(throws: AuthError(.requiresRecentLogin), "\(operation) at \(seconds) s") {
+                    try await operation.run(on: harness.service)
+                }
+                #expect(harness.service.currentUser?.providers.count == 2, "nothing changed")
+            }
+        }
+    }
+
+    @Test("re-authenticating resets the window")
+    func reauthenticationResets() async throws {
+        let harness = try await Self.signedIn()
+        harness.clock.advance(by: .seconds(3600))
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
+        let user = try await harness.service.reauthenticate(with: try await harness.appleCredential())
+        #expect(user.lastSignInAt == harness.clock.now)
+        harness.clock.advance(by: .seconds(300))
+        #expect(try await harness.service.deleteAccount().userID == user.id)
+    }
+
+    @Test("re-authenticating with another user's credential is userMismatch and keeps the current user signed in")
+    func userMismatch() async throws {
+        let harness = try await Self.signedIn()
+        let ada = try #require(harness.service.currentUser)
+        harness.clock.advance(by: .seconds(600))
+        await #expect(throws: AuthError(.userMismatch)) { _ = try await harness.service.reauthenticate(with: try await harness.appleCredential(for: AuthHarness.grace)) }
+        #expect(harness.service.currentUser == ada)
+        await #expect(throws: AuthError(.requiresRecentLogin), "the window was not reset") { _ = try await harness.service.deleteAccount() }
+    }
+
+    @Test("the window is a policy value")
+    func configurableWindow() async throws {
+        let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(60), passwordIterations: 1_000))
+        try await harness.signInWithApple()
+        harness.clock.advance(by: .seconds(61))
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
+    }
+}
