@@ -15,10 +15,18 @@ public struct AuthPolicy: Sendable {
     public var testPhoneNumbers: [String: String]
     /// How long before a code can be sent to the same number again.
     public var codeResendCooldown: Duration
-    /// Wrong codes allowed per verification before `tooManyRequests`.
+    /// Wrong codes allowed per phone number, across all its verifications, before the
+    /// number is refused with `tooManyRequests` for ``phoneNumberLockout``.
     public var maxCodeAttempts: Int
     /// How long a verification code stays valid.
     public var codeLifetime: Duration
+    /// How long a number that reached ``maxCodeAttempts`` wrong codes is refused, from
+    /// its last wrong code; a correct code before then starts the count again.
+    public var phoneNumberLockout: Duration
+    /// How long an Apple authorization code can revoke tokens: Apple's is five
+    /// minutes. Deleting an Apple account with an older code (or none, after a
+    /// relaunch) asks for re-authentication with Apple.
+    public var appleAuthorizationCodeLifetime: Duration
 
     /// Creates a policy; the defaults follow Firebase and OWASP.
     /// - Parameters:
@@ -27,11 +35,14 @@ public struct AuthPolicy: Sendable {
     ///   - minimumPasswordLength: 8.
     ///   - testPhoneNumbers: none; ``exampleTestPhoneNumbers`` for prototypes and tests.
     ///   - codeResendCooldown: 60 seconds.
-    ///   - maxCodeAttempts: 5.
+    ///   - maxCodeAttempts: 5 per number.
     ///   - codeLifetime: 10 minutes.
+    ///   - phoneNumberLockout: 1 hour.
+    ///   - appleAuthorizationCodeLifetime: 5 minutes.
     public init(recentLoginWindow: Duration = .seconds(300), passwordIterations: Int = 600_000,
                 minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = [:],
-                codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600)) {
+                codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600),
+                phoneNumberLockout: Duration = .seconds(3600), appleAuthorizationCodeLifetime: Duration = .seconds(300)) {
         self.recentLoginWindow = recentLoginWindow
         self.passwordIterations = passwordIterations
         self.minimumPasswordLength = minimumPasswordLength
@@ -39,6 +50,8 @@ public struct AuthPolicy: Sendable {
         self.codeResendCooldown = codeResendCooldown
         self.maxCodeAttempts = maxCodeAttempts
         self.codeLifetime = codeLifetime
+        self.phoneNumberLockout = phoneNumberLockout
+        self.appleAuthorizationCodeLifetime = appleAuthorizationCodeLifetime
     }
 
     /// An example test number, `+1 650-555-1234` with code `123456`, for prototypes

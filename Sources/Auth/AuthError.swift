@@ -24,7 +24,12 @@ public struct AuthError: Error, Hashable, Sendable {
 
         /// The operation is sensitive and the last sign-in is too old (AUTH-4).
         public static let requiresRecentLogin = Code("requiresRecentLogin")
-        /// The credential belongs to another user than the one signed in.
+        /// Deleting an account with Sign in with Apple needs a fresh Apple authorization
+        /// (Apple requires the app to revoke its tokens, which takes a code under five
+        /// minutes old): re-authenticate with Apple, then delete.
+        public static let requiresAppleReauthentication = Code("requiresAppleReauthentication")
+        /// The credential belongs to another user than the one signed in, or another
+        /// user signed in while the operation was waiting.
         public static let userMismatch = Code("userMismatch")
         /// No account matches the credential.
         public static let userNotFound = Code("userNotFound")
@@ -60,6 +65,9 @@ public struct AuthError: Error, Hashable, Sendable {
         public static let wrongPassword = Code("wrongPassword")
         /// Another account already uses this email address.
         public static let emailAlreadyInUse = Code("emailAlreadyInUse")
+        /// A first sign-in with a provider whose email address another account already
+        /// uses: sign in to that account and link the provider instead.
+        public static let accountExistsWithDifferentCredential = Code("accountExistsWithDifferentCredential")
         /// The provider is not configured for this service.
         public static let operationNotAllowed = Code("operationNotAllowed")
         /// The network or the provider could not be reached.
@@ -110,6 +118,8 @@ public struct AuthError: Error, Hashable, Sendable {
 
     private static let messages: [Code: (description: String, suggestion: String?)] = [
         .requiresRecentLogin: (recentLoginMessage(before: "deleting your account"), "Sign in again to continue."),
+        .requiresAppleReauthentication: ("To delete your account, confirm it once more with Sign in with Apple, so that Apple can end this app's access.",
+                                         "Tap Sign in with Apple, then delete your account."),
         .userMismatch: ("The account you verified with is not the one that is signed in.",
                         "Verify with the same account you are signed in with."),
         .userNotFound: ("There is no account for these sign-in details.", "Check the details, or create an account."),
@@ -131,6 +141,8 @@ public struct AuthError: Error, Hashable, Sendable {
         .weakPassword: ("The password is too weak.", "Use at least 8 characters, mixing letters and digits."),
         .wrongPassword: ("The password is wrong.", "Try again, or reset your password."),
         .emailAlreadyInUse: ("Another account already uses this email address.", "Sign in to that account instead."),
+        .accountExistsWithDifferentCredential: ("An account with this email address already exists, with another way to sign in.",
+                                                "Sign in the way you did before, then add this sign-in method in your account settings."),
         .operationNotAllowed: ("This sign-in method is not available.", "Choose another way to sign in."),
         .networkError: ("The network could not be reached.", "Check your connection and try again."),
         .notSignedIn: ("You are not signed in.", "Sign in to continue."),

@@ -6,6 +6,10 @@ import TrainCore
 enum AuthRecords {
     static let schema = StoreSchema(name: "auth", migrations: [
         .createCollections(version: 1, ["accounts", "identities", "passwords", "session", "usedCredentials", "settings"]),
+        StoreMigration(version: 2, summary: "Index accounts by normalized email") { migration in
+            try migration.createCollection("emails")
+            try indexEmails(in: migration.records)
+        },
     ])
 
     /// An account: the user and whether it is disabled.
@@ -27,6 +31,8 @@ enum AuthRecords {
     static let accounts = RecordCollection<Account>("accounts")
     /// `provider|subject` → account ID.
     static let identities = RecordCollection<String>("identities")
+    /// Normalized email address → the ID of the one account that uses it.
+    static let emails = RecordCollection<String>("emails")
     static let passwords = RecordCollection<PasswordHash>("passwords")
     static let session = RecordCollection<Session>("session")
     /// SHA-256 of a used token or nonce → the token's expiry, after which it can be forgotten.
@@ -37,5 +43,59 @@ enum AuthRecords {
 
     static func identityKey(_ provider: AuthProvider, _ subject: String) -> String {
         "\(provider.rawValue)|\(subject)"
+    }
+
+    // MARK: - One email, one account
+
+    /// Makes `email` the address of `userID`, inside the caller's transaction.
+    /// - Throws: `conflict` (``AuthError/Code/emailAlreadyInUse`` by default) if another account uses it.
+    static func claim(_ email: String, for userID: String, in records: RecordWriter,
+                      conflict: AuthError.Code = .emailAlreadyInUse) throws {
+        if let owner = try records.value(forKey: email, in: emails), owner != userID { throw AuthError(conflict) }
+        try records.put(userID, forKey: email, in: emails)
+    }
+
+    /// Whether another account than `userID` uses `email`.
+    static func isTaken(_ email: String, byAnotherThan userID: String?, in records: RecordReader) throws -> Bool {
+        guard let owner = try records.value(forKey: email, in: emails) else { return false }
+        return owner != userID
+    }
+
+    /// Frees `email` if `userID` holds it.
+    static func release(_ email: String?, of userID: String, in records: RecordWriter) throws {
+        guard let email, try records.value(forKey: email, in: emails) == userID else { return }
+        try records.removeValue(forKey: email, in: emails)
+    }
+
+    /// Removes an identity if it still names `userID` (another account may have taken it since).
+    static func removeIdentity(_ key: String, of userID: String, in records: RecordWriter) throws {
+        guard try records.value(forKey: key, in: identities) == userID else { return }
+        try records.removeValue(forKey: key, in: identities)
+    }
+
+    /// Builds the email index of a store written before it existed: the oldest account
+    /// keeps an address that several share, and password sign-ins move to the
+    /// normalized address where it is free.
+    private static func indexEmails(in records: RecordWriter) throws {
+        let all = try records.values(in: accounts).sorted { ($0.user.createdAt, $0.user.id) < ($1.user.createdAt, $1.user.id) }
+        for account in all {
+            guard let email = account.user.email.flatMap({ try? Credentials.normalizedEmail($0) }),
+                  try records.value(forKey: email, in: emails) == nil else { continue }
+            try records.put(account.user.id, forKey: email, in: emails)
+        }
+        for stored in try records.records(in: identities) where stored.key.hasPrefix(AuthProvider.password.rawValue + "|") {
+            let subject = String(stored.key.dropFirst(AuthProvider.password.rawValue.count + 1))
+            guard let normalized = try? Credentials.normalizedEmail(subject), normalized != subject,
+                  let owner = try records.value(forKey: stored.key, in: identities) else { continue }
+            let key = identityKey(.password, normalized)
+            guard try records.value(forKey: key, in: identities) == nil else { continue }
+            try records.removeValue(forKey: stored.key, in: identities)
+            try records.put(owner, forKey: key, in: identities)
+            if var account = try records.value(forKey: owner, in: accounts),
+               let index = account.user.providers.firstIndex(where: { $0.provider == .password && $0.subject == subject }) {
+                account.user.providers[index].subject = normalized
+                try records.put(account, forKey: owner, in: accounts)
+            }
+        }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The account sign-in service (SPEC §2): seed 004's surface — sign in with Apple,
-/// sign out, current user, delete account — plus Google, email and phone sign-in,
-/// re-authentication, linking, the auth-state stream and the biometric lock.
+/// The account sign-in service: sign in with Apple, sign out, the current user and
+/// account deletion, plus Google, email and phone sign-in, re-authentication,
+/// linking, the auth-state stream and the biometric app lock.
 ///
 /// TrainKit's conformance is ``LocalAuthService`` (in memory or file-backed);
 /// `FakeAuthService` in TrainTesting is a scriptable double; an app can add its
@@ -20,37 +20,47 @@ import Foundation
 ///     }
 /// }
 /// ```
+///
+/// Email addresses are compared in one spelling — trimmed, Unicode NFC, lowercased —
+/// and one address belongs to one account, whatever its providers.
 public protocol AuthService: Sendable {
-    /// The signed-in user, or nil (seed: `getCurrentUser()`).
+    /// The signed-in user, or nil.
     var currentUser: UserEntity? { get }
 
-    /// The signed-in user now and after every change of user (AUTH-5): the current
-    /// value first, then one value per sign-in of another user, and `nil` once per
-    /// sign-out or deletion. Profile updates and re-authentication emit nothing.
+    /// The signed-in user now and after every change of user: the current value first,
+    /// then one value per sign-in of another user, and `nil` once per sign-out or
+    /// deletion. Profile updates and re-authentication emit nothing.
     /// - Returns: A stream; cancelling its consumer unsubscribes it.
     func authStateChanges() -> AsyncStream<UserEntity?>
 
-    /// Signs in with Apple through the configured authorizer (AUTH-1).
+    /// Signs in with Apple through the configured authorizer, creating the account on
+    /// the first sign-in.
     /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``.
+    /// - Throws: ``AuthError`` — `cancelled` if the user closed the sheet,
+    ///   `accountExistsWithDifferentCredential` when a first sign-in's email belongs to
+    ///   another account, `operationNotAllowed` if Apple is not configured, `networkError`.
     func signInWithApple() async throws -> UserEntity
 
-    /// Signs in with Google through the configured authorizer (AUTH-3).
+    /// Signs in with Google through the configured authorizer, creating the account on
+    /// the first sign-in.
     /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``.
+    /// - Throws: ``AuthError``, as ``signInWithApple()``.
     func signInWithGoogle() async throws -> UserEntity
 
     /// Runs a provider's sign-in sheet and returns the credential without signing in,
     /// for ``reauthenticate(with:)`` and ``link(_:)``.
     /// - Parameter provider: `.apple` or `.google`.
     /// - Returns: A credential carrying a fresh nonce.
-    /// - Throws: ``AuthError/Code/operationNotAllowed`` for an unconfigured provider.
+    /// - Throws: ``AuthError/Code/operationNotAllowed`` for an unconfigured provider,
+    ///   `cancelled`, `networkError`.
     func requestCredential(from provider: AuthProvider) async throws -> AuthCredential
 
     /// Signs in with a credential, creating the account on a first Apple, Google or phone sign-in.
     /// - Parameter credential: The credential.
     /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``.
+    /// - Throws: ``AuthError`` — `wrongPassword`, `userNotFound`, `userDisabled`,
+    ///   `invalidCredential`, `missingOrInvalidNonce`, `invalidVerificationCode`,
+    ///   `tooManyRequests`, `accountExistsWithDifferentCredential`.
     func signIn(with credential: AuthCredential) async throws -> UserEntity
 
     /// Creates an email-and-password account and signs it in.
@@ -61,55 +71,69 @@ public protocol AuthService: Sendable {
     /// - Throws: ``AuthError`` — `invalidEmail`, `weakPassword`, `emailAlreadyInUse`.
     func createUser(email: String, password: String) async throws -> UserEntity
 
-    /// Sends a 6-digit code to a phone number (AUTH-3).
+    /// Sends a 6-digit code to a phone number. A new code replaces the number's
+    /// earlier ones, and wrong codes count per number across its verifications.
     /// - Parameter phoneNumber: The number with its country code.
     /// - Returns: The verification ID to pass back with the code.
-    /// - Throws: ``AuthError`` — `invalidPhoneNumber`, `tooManyRequests`.
+    /// - Throws: ``AuthError`` — `invalidPhoneNumber`, `tooManyRequests` (the resend
+    ///   cooldown, or a number blocked after too many wrong codes), `networkError`.
     func sendVerificationCode(to phoneNumber: String) async throws -> String
 
-    /// Proves again that the signed-in user is present, resetting the recent-login window (AUTH-4).
+    /// Proves again that the signed-in user is present, resetting the recent-login
+    /// window. Re-authenticating with Apple also gives the code that deleting an Apple
+    /// account needs.
     /// - Parameter credential: A credential of the signed-in user.
     /// - Returns: The user, with a new `lastSignInAt`.
     /// - Throws: ``AuthError/Code/userMismatch`` for another user's credential (the
-    ///   current user stays signed in).
+    ///   current user stays signed in), and the errors of ``signIn(with:)``.
+    @discardableResult
     func reauthenticate(with credential: AuthCredential) async throws -> UserEntity
 
     /// Links another provider to the signed-in account.
     /// - Parameter credential: The new provider's credential.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `providerAlreadyLinked`, `credentialAlreadyInUse`.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `providerAlreadyLinked`,
+    ///   `credentialAlreadyInUse`, `emailAlreadyInUse`, `weakPassword`.
     func link(_ credential: AuthCredential) async throws -> UserEntity
 
     /// Unlinks a provider; needs a recent login, and never removes the last one.
     /// - Parameter provider: The provider.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
     func unlink(_ provider: AuthProvider) async throws -> UserEntity
 
     /// Changes the account's email address; needs a recent login.
     /// - Parameter email: The new address.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `invalidEmail`, `requiresRecentLogin`, `emailAlreadyInUse`.
+    /// - Throws: ``AuthError`` — `invalidEmail`, `notSignedIn`, `requiresRecentLogin`,
+    ///   `emailAlreadyInUse` (another account uses it, whatever its providers).
     func updateEmail(to email: String) async throws -> UserEntity
 
     /// Asks Apple whether the signed-in user still authorizes the app; `revoked`
-    /// and `notFound` sign the user out (AUTH-6).
+    /// and `notFound` sign the user out.
     /// - Returns: The state.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `noSuchProvider`, `networkError`.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
     func checkCredentialState() async throws -> CredentialState
 
-    /// Signs out. Local session state is cleared first; no network is needed (AUTH-7).
-    /// - Throws: ``AuthError/Code/storage`` only if the device's storage fails.
+    /// Signs out. The session is cleared on this device first; no network is needed.
+    /// - Throws: ``AuthError/Code/storage`` only if the device's storage fails; the user
+    ///   is signed out in memory all the same.
     func signOut() async throws
 
-    /// Deletes the signed-in account; needs a recent login (AUTH-4). Apple tokens are
-    /// revoked first; a revocation failure is reported, not fatal.
+    /// Deletes the signed-in account; needs a recent login. An Apple account's tokens
+    /// are revoked first, as Apple requires; that needs a fresh Apple authorization,
+    /// so without one the deletion asks for re-authentication with Apple and changes
+    /// nothing. A revocation that fails at Apple's end is reported in the receipt.
     /// - Returns: What was done.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `requiresAppleReauthentication`, `userMismatch` (another user signed in while
+    ///   Apple was asked), `storage`.
+    @discardableResult
     func deleteAccount() async throws -> AccountDeletionReceipt
 
-    /// Whether the signed-in user turned on the biometric app lock. Unavailable
-    /// hardware turns it off (AUTH-10).
+    /// Whether the signed-in user turned on the biometric app lock. Only hardware that
+    /// is absent turns it off; a lockout or a face no longer enrolled keeps it on (the
+    /// app falls back to the device passcode).
     /// - Returns: The setting.
     /// - Throws: ``AuthError/Code/notSignedIn``.
     func isBiometricLockEnabled() async throws -> Bool
@@ -118,6 +142,7 @@ public protocol AuthService: Sendable {
     /// - Parameters:
     ///   - enabled: The new setting.
     ///   - reason: Why, shown in the biometric prompt when enabling.
-    /// - Throws: ``AuthError`` — the evaluation's error; the setting is unchanged.
+    /// - Throws: ``AuthError`` — the evaluation's error, or `userMismatch` if another
+    ///   user signed in during the prompt; the setting is then unchanged.
     func setBiometricLock(enabled: Bool, reason: String) async throws
 }

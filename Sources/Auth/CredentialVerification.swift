@@ -64,9 +64,10 @@ extension LocalAuthService {
         }
         guard !tokenUsed else { throw AuthError(.invalidCredential, detail: "The identity token was already used.") }
         guard !nonceUsed else { throw AuthError(.missingOrInvalidNonce, detail: "The nonce was already used.") }
-        let email = claims.email ?? identity.email
+        // The provider's address in its one spelling; one the address rules refuse is not kept.
+        let email = (claims.email ?? identity.email).flatMap { try? Credentials.normalizedEmail($0) }
         return VerifiedCredential(
-            provider: identity.provider, subject: claims.subject, email: email.map { $0.lowercased() },
+            provider: identity.provider, subject: claims.subject, email: email,
             isPrivateEmail: claims.isPrivateEmail ?? email?.hasSuffix("@privaterelay.appleid.com") ?? false,
             fullName: identity.fullName ?? claims.name.map { FullName(givenName: $0) },
             usedKeys: [(tokenKey, claims.expiresAt), (nonceKey, claims.expiresAt)],
@@ -79,16 +80,24 @@ extension LocalAuthService {
         return try records.value(forKey: userID, in: AuthRecords.accounts)
     }
 
-    /// Throws `wrongPassword` unless an email credential's password matches the stored hash.
-    func checkPassword(of verified: VerifiedCredential, forUserID userID: String) throws(AuthError) {
-        guard let password = verified.password else { return }
-        let hash = try read { try $0.value(forKey: userID, in: AuthRecords.passwords) }
-        guard let hash, try hash.matches(password) else { throw AuthError(.wrongPassword) }
+    /// The stored password hash of `userID` when `verified` is an email credential, else nil.
+    func storedHash(for verified: VerifiedCredential, userID: String, in records: RecordReader) throws -> PasswordHash? {
+        guard verified.password != nil else { return nil }
+        return try records.value(forKey: userID, in: AuthRecords.passwords)
     }
 
-    /// A new account for a first sign-in with Apple, Google or a phone number.
-    func newUser(from verified: VerifiedCredential, now: Date) -> UserEntity {
-        UserEntity(id: configuration.ids.makeID(), email: verified.email, isPrivateEmail: verified.isPrivateEmail,
+    /// For an email credential, throws `wrongPassword` unless its password matches
+    /// `stored`, and returns the hash it matched, for the transaction to compare with
+    /// what is stored then. Hashing takes a while, so it runs outside any transaction.
+    func checkPassword(of verified: VerifiedCredential, against stored: PasswordHash?) throws(AuthError) -> PasswordHash? {
+        guard let password = verified.password else { return nil }
+        guard let stored, try stored.matches(password) else { throw AuthError(.wrongPassword) }
+        return stored
+    }
+
+    /// A new account with `id` for a first sign-in with Apple, Google or a phone number.
+    func newUser(from verified: VerifiedCredential, id: String, now: Date) -> UserEntity {
+        UserEntity(id: id, email: verified.email, isPrivateEmail: verified.isPrivateEmail,
                    displayName: verified.fullName?.formatted,
                    phoneNumber: verified.provider == .phone ? verified.subject : nil,
                    providers: [LinkedProvider(provider: verified.provider, subject: verified.subject, email: verified.email, linkedAt: now)],
@@ -106,6 +115,8 @@ extension LocalAuthService {
     /// authorization code is kept in memory for revoking tokens at deletion.
     func finish(_ verified: VerifiedCredential, for user: UserEntity) {
         if let id = verified.phoneVerificationID { phoneVerifications.consume(id) }
-        if verified.provider == .apple, let code = verified.authorizationCode { authorizationCodes[user.id] = code }
+        if verified.provider == .apple, let code = verified.authorizationCode {
+            authorizationCodes[user.id] = (code, configuration.clock.now)
+        }
     }
 }

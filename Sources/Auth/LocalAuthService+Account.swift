@@ -2,11 +2,6 @@ import Foundation
 import TrainCore
 
 extension LocalAuthService {
-    /// Links another provider to the signed-in account (AUTH-3).
-    /// - Parameter credential: The new provider's credential.
-    /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `providerAlreadyLinked`,
-    ///   `credentialAlreadyInUse`, `weakPassword`, and the credential's own errors.
     public func link(_ credential: AuthCredential) async throws -> UserEntity {
         let current = try requireSession()
         let verified = try verify(credential)
@@ -16,18 +11,24 @@ extension LocalAuthService {
         guard !current.user.isLinked(verified.provider) else {
             throw AuthError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
         }
-        if let owner = try read({ try $0.value(forKey: verified.identityKey, in: AuthRecords.identities) }) {
-            throw AuthError(owner == current.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
-        }
         let hash = try verified.password.map { password throws(AuthError) in
             try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
         }
         let now = configuration.clock.now
         let user = try write { records in
-            var account = current
+            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
+                throw AuthError(.userNotFound)
+            }
+            guard !account.user.isLinked(verified.provider) else {
+                throw AuthError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
+            }
+            if let owner = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) {
+                throw AuthError(owner == account.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
+            }
             account.user.providers.append(LinkedProvider(provider: verified.provider, subject: verified.subject,
                                                          email: verified.email, linkedAt: now))
             if account.user.email == nil, let email = verified.email {
+                try AuthRecords.claim(email, for: account.user.id, in: records)
                 account.user.email = email
                 account.user.isPrivateEmail = verified.isPrivateEmail
             }
@@ -44,25 +45,21 @@ extension LocalAuthService {
         return user
     }
 
-    /// Unlinks a provider; needs a recent login and never removes the last one.
-    /// - Parameter provider: The provider.
-    /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
     public func unlink(_ provider: AuthProvider) async throws -> UserEntity {
         let current = try requireSession()
         try requireRecentLogin(current, before: "removing a sign-in method")
-        guard let linked = current.user.providers.first(where: { $0.provider == provider }) else {
-            throw AuthError(.noSuchProvider, detail: "\(provider.rawValue) is not linked to this account.")
-        }
-        guard current.user.providers.count > 1 else {
-            throw AuthError(.lastProvider, detail: "\(provider.rawValue) is the account's only sign-in method.")
-        }
         let user = try write { records in
-            var account = current
+            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+            guard let linked = account.user.providers.first(where: { $0.provider == provider }) else {
+                throw AuthError(.noSuchProvider, detail: "\(provider.rawValue) is not linked to this account.")
+            }
+            guard account.user.providers.count > 1 else {
+                throw AuthError(.lastProvider, detail: "\(provider.rawValue) is the account's only sign-in method.")
+            }
             account.user.providers.removeAll { $0.provider == provider }
             if provider == .phone { account.user.phoneNumber = nil }
             if provider == .password { try records.removeValue(forKey: account.user.id, in: AuthRecords.passwords) }
-            try records.removeValue(forKey: AuthRecords.identityKey(provider, linked.subject), in: AuthRecords.identities)
+            try AuthRecords.removeIdentity(AuthRecords.identityKey(provider, linked.subject), of: account.user.id, in: records)
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             return account.user
         }
@@ -70,58 +67,58 @@ extension LocalAuthService {
         return user
     }
 
-    /// Changes the account's email address; needs a recent login (AUTH-4).
-    /// - Parameter email: The new address.
-    /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `invalidEmail`, `notSignedIn`, `requiresRecentLogin`, `emailAlreadyInUse`.
     public func updateEmail(to email: String) async throws -> UserEntity {
         let address = try Credentials.normalizedEmail(email)
         let current = try requireSession()
         try requireRecentLogin(current, before: "changing your email address")
-        let passwordLink = current.user.providers.first { $0.provider == .password }
-        if passwordLink != nil, let owner = try read({
-            try $0.value(forKey: AuthRecords.identityKey(.password, address), in: AuthRecords.identities)
-        }), owner != current.user.id {
-            throw AuthError(.emailAlreadyInUse)
-        }
         let user = try write { records in
-            var account = current
+            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+            let userID = account.user.id
+            try AuthRecords.claim(address, for: userID, in: records)
+            if let old = account.user.email, old != address { try AuthRecords.release(old, of: userID, in: records) }
+            if let index = account.user.providers.firstIndex(where: { $0.provider == .password }),
+               account.user.providers[index].subject != address {
+                let newIdentity = AuthRecords.identityKey(.password, address)
+                if let owner = try records.value(forKey: newIdentity, in: AuthRecords.identities), owner != userID {
+                    throw AuthError(.emailAlreadyInUse)
+                }
+                try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, account.user.providers[index].subject), of: userID, in: records)
+                try records.put(userID, forKey: newIdentity, in: AuthRecords.identities)
+                account.user.providers[index].subject = address
+                account.user.providers[index].email = address
+            }
             account.user.email = address
             account.user.isPrivateEmail = false
-            if let old = passwordLink, old.subject != address {
-                try records.removeValue(forKey: AuthRecords.identityKey(.password, old.subject), in: AuthRecords.identities)
-                try records.put(account.user.id, forKey: AuthRecords.identityKey(.password, address), in: AuthRecords.identities)
-                if let index = account.user.providers.firstIndex(where: { $0.provider == .password }) {
-                    account.user.providers[index].subject = address
-                    account.user.providers[index].email = address
-                }
-            }
-            try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
+            try records.put(account, forKey: userID, in: AuthRecords.accounts)
             return account.user
         }
         publish(user)
         return user
     }
 
-    /// Deletes the signed-in account and everything TrainAuth keeps for it; needs a
-    /// recent login. Apple tokens are revoked first with the authorization code of
-    /// this session's last Apple sign-in; a failure there is reported in the receipt.
-    /// - Returns: What was done.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`, `storage`.
+    /// Deletes the signed-in account and everything TrainAuth keeps for it. An Apple
+    /// account's tokens are revoked first, with the authorization code of this
+    /// service's Apple sign-in or re-authentication in the last five minutes; without
+    /// one, the deletion throws ``AuthError/Code/requiresAppleReauthentication`` and
+    /// changes nothing. A revocation that fails at Apple's end is reported in the
+    /// receipt, and the account is deleted all the same.
+    @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
         let current = try requireSession()
         try requireRecentLogin(current, before: "deleting your account")
         let userID = current.user.id
         var revocation = AccountDeletionReceipt.TokenRevocation.notApplicable
         if current.user.isLinked(.apple) {
-            revocation = await revokeAppleToken(for: userID)
+            revocation = await revokeAppleToken(using: try usableAppleCode(for: userID))
+            try requireStillSignedIn(userID, during: "the Apple token was being revoked")
         }
         let deleted = try write { records -> [AuthProvider] in
-            // Read again: the account may have changed (a provider linked) while the revocation was awaited.
-            let account = try records.value(forKey: userID, in: AuthRecords.accounts) ?? current
+            // Read again: the account may have changed, or gone, while Apple was awaited.
+            guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { return [] }
             for linked in account.user.providers {
-                try records.removeValue(forKey: AuthRecords.identityKey(linked.provider, linked.subject), in: AuthRecords.identities)
+                try AuthRecords.removeIdentity(AuthRecords.identityKey(linked.provider, linked.subject), of: userID, in: records)
             }
+            try AuthRecords.release(account.user.email, of: userID, in: records)
             try records.removeValue(forKey: userID, in: AuthRecords.passwords)
             try records.removeValue(forKey: userID, in: AuthRecords.settings)
             try records.removeValue(forKey: userID, in: AuthRecords.accounts)
@@ -134,13 +131,23 @@ extension LocalAuthService {
         return AccountDeletionReceipt(userID: userID, providers: deleted, tokenRevocation: revocation)
     }
 
-    private func revokeAppleToken(for userID: String) async -> AccountDeletionReceipt.TokenRevocation {
-        guard let authorizer = configuration.apple?.authorizer else {
-            return .failed(AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured, so its token could not be revoked."))
+    /// The Apple authorization code to revoke with, or nil when Sign in with Apple is not
+    /// configured here (revocation is then reported as failed).
+    /// - Throws: ``AuthError/Code/requiresAppleReauthentication`` when this service has no
+    ///   code for the user younger than Apple's lifetime.
+    private func usableAppleCode(for userID: String) throws(AuthError) -> String? {
+        guard configuration.apple != nil else { return nil }
+        let lifetime = configuration.policy.appleAuthorizationCodeLifetime.timeInterval
+        guard let issued = authorizationCodes[userID], configuration.clock.now.timeIntervalSince(issued.issuedAt) <= lifetime else {
+            throw AuthError(.requiresAppleReauthentication,
+                            detail: "No Apple authorization code younger than \(Int(lifetime)) seconds; re-authenticate with Apple, then delete.")
         }
-        guard let code = authorizationCodes[userID] else {
-            return .failed(AuthError(.invalidCredential,
-                                     detail: "No Apple authorization code from this session; re-authenticate with Apple before deleting to revoke the token."))
+        return issued.code
+    }
+
+    private func revokeAppleToken(using code: String?) async -> AccountDeletionReceipt.TokenRevocation {
+        guard let authorizer = configuration.apple?.authorizer, let code else {
+            return .failed(AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured, so its token could not be revoked."))
         }
         do {
             try await authorizer.revokeToken(authorizationCode: code)
@@ -152,28 +159,20 @@ extension LocalAuthService {
         }
     }
 
-    // MARK: - Biometric lock (AUTH-10)
+    // MARK: - Biometric lock
 
-    /// Whether the signed-in user turned on the biometric app lock; unavailable
-    /// hardware turns the stored setting off.
-    /// - Returns: The setting.
-    /// - Throws: ``AuthError/Code/notSignedIn``.
+    /// Whether the signed-in user turned the lock on. Only hardware that is absent
+    /// turns a stored lock off; a lockout or a face no longer enrolled keeps it on, and
+    /// the app falls back to the device passcode.
     public func isBiometricLockEnabled() async throws -> Bool {
         let userID = try requireSession().user.id
         guard try read({ try $0.value(forKey: userID, in: AuthRecords.settings) })?.biometricLockEnabled == true else { return false }
-        guard await configuration.biometrics.availability().isAvailable else {
-            try storeBiometricLock(false, for: userID)
-            return false
-        }
-        return true
+        guard await configuration.biometrics.availability().type == .none else { return true }
+        try requireStillSignedIn(userID, during: "biometrics were checked")
+        try storeBiometricLock(false, for: userID)
+        return false
     }
 
-    /// Turns the biometric app lock on, after a successful evaluation, or off.
-    /// - Parameters:
-    ///   - enabled: The new setting.
-    ///   - reason: Shown in the biometric prompt when enabling.
-    /// - Throws: ``AuthError`` — `notSignedIn`, and when enabling, the reason biometrics
-    ///   are unavailable or the evaluation's error; the setting is then unchanged.
     public func setBiometricLock(enabled: Bool, reason: String) async throws {
         let userID = try requireSession().user.id
         if enabled {
@@ -183,9 +182,12 @@ extension LocalAuthService {
                 try await configuration.biometrics.evaluate(reason: reason)
             } catch let error as AuthError {
                 throw error
+            } catch is CancellationError {
+                throw AuthError(.cancelled)
             } catch {
                 throw AuthError(.biometryFailed, detail: "The biometric evaluation failed: \(type(of: error)).")
             }
+            try requireStillSignedIn(userID, during: "the biometric prompt was up")
         }
         try storeBiometricLock(enabled, for: userID)
     }

@@ -2,16 +2,16 @@ import Foundation
 import Synchronization
 import TrainCore
 
-/// TrainKit's ``AuthService``: the whole sign-in logic of SPEC §2 running on this
-/// device, on a ``RecordStore`` — in memory for previews and tests, or in a file so
-/// the session survives a relaunch (AUTH-8). Both variants run this same code.
+/// TrainKit's ``AuthService``: the whole sign-in logic running on this device, on a
+/// ``RecordStore`` — in memory for previews and tests, or in a file so the session
+/// survives a relaunch. Both variants run this same code.
 ///
 /// ```swift
 /// let clock = SystemClock()
 /// let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
 /// apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada")))
 /// let auth = try LocalAuthService(
-///     fileAt: directory.appendingPathComponent("auth.sqlite"),
+///     storage: .file(directory.appendingPathComponent("auth.sqlite")),
 ///     configuration: AuthConfiguration(clock: clock, apple: .init(authorizer: apple, audience: "com.example.train")))
 /// let user = try await auth.signInWithApple()
 /// ```
@@ -19,13 +19,20 @@ import TrainCore
 /// Identity tokens are checked for issuer, audience, expiry and nonce; their
 /// signatures are the backend's business (Firebase checks them with Apple's keys)
 /// and are not verified here.
+///
+/// Two services on one file — an app and its extension — never overwrite each
+/// other: every check that guards a write (one account per email and per identity,
+/// a free account ID) runs inside the write's transaction, and each service signs out
+/// only the session it signed in. An account that another service deleted or
+/// disabled is signed out here at this service's next call.
 public actor LocalAuthService: AuthService {
     private let store: RecordStore
     let configuration: AuthConfiguration
     nonisolated let users: Broadcast<UserEntity?>
     var phoneVerifications = PhoneVerifications()
-    /// The latest Apple authorization code of each user this session, for token revocation. Memory only.
-    var authorizationCodes: [String: String] = [:]
+    /// The latest Apple authorization code of each user this session and when it was
+    /// issued, for token revocation at deletion. Memory only, as the code is a secret.
+    var authorizationCodes: [String: (code: String, issuedAt: Date)] = [:]
     private let revocationListener = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates a service whose accounts live in memory. It cannot fail, so a SwiftUI
@@ -100,25 +107,14 @@ public actor LocalAuthService: AuthService {
 
     // MARK: - Sign-in
 
-    /// Signs in with Apple through the configured authorizer (AUTH-1).
-    /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``.
     public func signInWithApple() async throws -> UserEntity {
         try await signIn(with: requestCredential(from: .apple))
     }
 
-    /// Signs in with Google through the configured authorizer (AUTH-3).
-    /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``.
     public func signInWithGoogle() async throws -> UserEntity {
         try await signIn(with: requestCredential(from: .google))
     }
 
-    /// Runs the provider's sign-in with a fresh nonce and returns the credential.
-    /// - Parameter provider: `.apple` or `.google`.
-    /// - Returns: The credential and its raw nonce.
-    /// - Throws: ``AuthError/Code/operationNotAllowed`` for an unconfigured provider,
-    ///   and the authorizer's errors.
     public func requestCredential(from provider: AuthProvider) async throws -> AuthCredential {
         guard let configured = configuration.provider(provider) else {
             throw AuthError(.operationNotAllowed, detail: "\(provider.rawValue) is not configured for this service.")
@@ -136,30 +132,45 @@ public actor LocalAuthService: AuthService {
         }
     }
 
-    /// Signs in with a credential, creating the account on a first Apple, Google or phone sign-in.
-    /// - Parameter credential: The credential.
-    /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``.
     public func signIn(with credential: AuthCredential) async throws -> UserEntity {
         let verified = try verify(credential)
-        let existing = try read { try self.account(for: verified, in: $0) }
-        if let existing {
+        // A password is checked before the transaction (hashing takes a while), and the
+        // transaction makes sure the account still has the hash that was checked.
+        let storedHash = try read { records -> PasswordHash? in
+            guard let existing = try self.account(for: verified, in: records) else {
+                if verified.password != nil { throw AuthError(.userNotFound, detail: "No account uses this email address.") }
+                return nil
+            }
             guard !existing.isDisabled else { throw AuthError(.userDisabled) }
-            try checkPassword(of: verified, forUserID: existing.user.id)
-        } else if verified.provider == .password {
-            throw AuthError(.userNotFound, detail: "No account uses this email address.")
+            return try self.storedHash(for: verified, userID: existing.user.id, in: records)
         }
+        let checkedHash = try checkPassword(of: verified, against: storedHash)
         let now = configuration.clock.now
         let user = try write { records in
-            var account = existing ?? AuthRecords.Account(user: self.newUser(from: verified, now: now))
-            if existing == nil {
+            var account: AuthRecords.Account
+            if let existing = try self.account(for: verified, in: records) {
+                guard !existing.isDisabled else { throw AuthError(.userDisabled) }
+                if verified.password != nil {
+                    guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
+                        throw AuthError(.wrongPassword)
+                    }
+                }
+                account = existing
+                // What a later sign-in does not carry never erases what the first one did.
+                account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
+                if account.user.email == nil, let email = verified.email,
+                   try !AuthRecords.isTaken(email, byAnotherThan: account.user.id, in: records) {
+                    try AuthRecords.claim(email, for: account.user.id, in: records)
+                    account.user.email = email
+                    account.user.isPrivateEmail = verified.isPrivateEmail
+                }
+            } else {
+                guard verified.provider != .password else { throw AuthError(.userNotFound, detail: "No account uses this email address.") }
+                account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
+                if let email = verified.email {
+                    try AuthRecords.claim(email, for: account.user.id, in: records, conflict: .accountExistsWithDifferentCredential)
+                }
                 try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
-            }
-            // AUTH-2: what a later sign-in does not carry never erases what the first one did.
-            account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
-            if account.user.email == nil, let email = verified.email {
-                account.user.email = email
-                account.user.isPrivateEmail = verified.isPrivateEmail
             }
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
@@ -172,39 +183,34 @@ public actor LocalAuthService: AuthService {
         return user
     }
 
-    /// Creates an email-and-password account and signs it in.
-    /// - Parameters:
-    ///   - email: The email address.
-    ///   - password: The password.
-    /// - Returns: The new user.
-    /// - Throws: ``AuthError`` — `invalidEmail`, `weakPassword`, `emailAlreadyInUse`.
     public func createUser(email: String, password: String) async throws -> UserEntity {
         let address = try Credentials.normalizedEmail(email)
         try Credentials.checkStrength(password, minimumLength: configuration.policy.minimumPasswordLength)
-        let key = AuthRecords.identityKey(.password, address)
-        guard try read({ try $0.value(forKey: key, in: AuthRecords.identities) }) == nil else {
+        let identity = AuthRecords.identityKey(.password, address)
+        guard try read({ try $0.value(forKey: identity, in: AuthRecords.identities) == nil && !AuthRecords.isTaken(address, byAnotherThan: nil, in: $0) }) else {
             throw AuthError(.emailAlreadyInUse)
         }
         let hash = try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
         let now = configuration.clock.now
-        let user = UserEntity(id: configuration.ids.makeID(), email: address,
-                              providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
-                              createdAt: now, lastSignInAt: now)
-        try write { records in
+        let user = try write { records in
+            // Checked again here: another service on the file may have taken the address meanwhile.
+            guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthError(.emailAlreadyInUse) }
+            let user = UserEntity(id: try self.newAccountID(in: records), email: address,
+                                  providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
+                                  createdAt: now, lastSignInAt: now)
+            try AuthRecords.claim(address, for: user.id, in: records)
             try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
-            try records.put(user.id, forKey: key, in: AuthRecords.identities)
+            try records.put(user.id, forKey: identity, in: AuthRecords.identities)
             try records.put(hash, forKey: user.id, in: AuthRecords.passwords)
             try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            return user
         }
         publish(user)
         return user
     }
 
-    /// Sends a 6-digit code to a phone number; test numbers get their fixed code and no SMS.
-    /// - Parameter phoneNumber: The number with its country code.
-    /// - Returns: The verification ID.
-    /// - Throws: ``AuthError`` — `invalidPhoneNumber` (also for a number that is not a
-    ///   test number when no ``VerificationCodeSender`` is configured), `tooManyRequests`.
+    /// Sends a 6-digit code; a test number gets its fixed code and no SMS. A new code
+    /// replaces the number's earlier ones.
     public func sendVerificationCode(to phoneNumber: String) async throws -> String {
         let number = try PhoneNumber.normalize(phoneNumber)
         let policy = configuration.policy
@@ -214,16 +220,16 @@ public actor LocalAuthService: AuthService {
         }
         let code = fixed ?? String(format: "%06d", Int.random(in: 0...999_999))
         let id = configuration.ids.makeID()
+        let now = configuration.clock.now
         // The verification (and with it the resend cooldown) is taken before the SMS is
         // awaited, so two calls at once cannot both send.
-        try phoneVerifications.checkCooldown(for: number, now: configuration.clock.now, cooldown: policy.codeResendCooldown.timeInterval)
-        let previous = phoneVerifications.start(id: id, phoneNumber: number, code: code, now: configuration.clock.now,
-                                                lifetime: policy.codeLifetime.timeInterval)
+        try phoneVerifications.checkCanSend(to: number, now: now, limits: phoneLimits)
+        let replaced = phoneVerifications.start(id: id, phoneNumber: number, code: code, now: now, lifetime: policy.codeLifetime.timeInterval)
         if fixed == nil, let sender = configuration.codeSender {
             do {
                 try await sender.send(code: code, to: number)
             } catch {
-                phoneVerifications.cancel(id, restoringLastSent: previous, for: number)
+                phoneVerifications.cancel(id, for: number, restoring: replaced)
                 if let error = error as? AuthError { throw error }
                 throw AuthError(.networkError, detail: "The code could not be sent: \(type(of: error)).")
             }
@@ -233,22 +239,26 @@ public actor LocalAuthService: AuthService {
 
     // MARK: - Session
 
-    /// Proves again that the signed-in user is present (AUTH-4).
-    /// - Parameter credential: A credential of the signed-in user.
-    /// - Returns: The user with a new `lastSignInAt`.
-    /// - Throws: ``AuthError/Code/userMismatch`` for another user's credential; the
-    ///   current user stays signed in.
+    @discardableResult
     public func reauthenticate(with credential: AuthCredential) async throws -> UserEntity {
         let current = try requireSession()
         let verified = try verify(credential)
-        let owner = try read { try self.account(for: verified, in: $0) }
-        guard let owner, owner.user.id == current.user.id else {
-            throw AuthError(.userMismatch, detail: "The credential belongs to another account than the signed-in one.")
+        let storedHash = try read { records -> PasswordHash? in
+            guard let owner = try self.account(for: verified, in: records), owner.user.id == current.user.id else {
+                throw AuthError(.userMismatch, detail: "The credential belongs to another account than the signed-in one.")
+            }
+            return try self.storedHash(for: verified, userID: owner.user.id, in: records)
         }
-        try checkPassword(of: verified, forUserID: owner.user.id)
+        let checkedHash = try checkPassword(of: verified, against: storedHash)
         let now = configuration.clock.now
         let user = try write { records in
-            var account = current
+            guard try records.value(forKey: verified.identityKey, in: AuthRecords.identities) == current.user.id,
+                  var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
+                throw AuthError(.userMismatch, detail: "The credential no longer belongs to the signed-in account.")
+            }
+            if verified.password != nil, try records.value(forKey: account.user.id, in: AuthRecords.passwords) != checkedHash {
+                throw AuthError(.wrongPassword)
+            }
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try self.consume(verified, in: records)
@@ -259,16 +269,12 @@ public actor LocalAuthService: AuthService {
         return user
     }
 
-    /// Signs out: the local session is cleared first, and no network is used (AUTH-7).
-    /// - Throws: ``AuthError/Code/storage`` if the stored session could not be removed;
-    ///   the user is signed out in memory all the same.
+    /// Signs out: the session is cleared in memory first, then in storage — where it is
+    /// removed only if it is still the one this service signed in.
     public func signOut() async throws {
         try endSession()
     }
 
-    /// Asks Apple whether the signed-in user still authorizes the app (AUTH-6).
-    /// - Returns: The state; `revoked` and `notFound` have signed the user out.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
     public func checkCredentialState() async throws -> CredentialState {
         let current = try requireSession()
         guard let apple = configuration.apple else { throw AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured.") }
@@ -322,24 +328,48 @@ public actor LocalAuthService: AuthService {
         return account
     }
 
-    /// Throws `requiresRecentLogin` when the last sign-in is older than the window (AUTH-4).
+    /// After an `await`: throws unless `userID` is still the user signed in to this service.
+    func requireStillSignedIn(_ userID: String, during action: String) throws(AuthError) {
+        guard let current = currentUser else {
+            throw AuthError(.notSignedIn, detail: "The user signed out while \(action).")
+        }
+        guard current.id == userID else {
+            throw AuthError(.userMismatch, detail: "Another user signed in while \(action); nothing was changed.")
+        }
+    }
+
+    /// Throws `requiresRecentLogin` unless the last sign-in is between 0 and the window
+    /// old: exactly the window is fresh, and a sign-in dated in the future (the clock was
+    /// ahead, then set back) is not.
     /// - Parameter action: What the user is doing, for the user-facing sentence.
     func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthError) {
         let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
-        guard age <= configuration.policy.recentLoginWindow.timeInterval else {
-            throw AuthError(.requiresRecentLogin, detail: "The last sign-in was \(Int(age)) seconds ago.",
+        guard age >= 0, age <= configuration.policy.recentLoginWindow.timeInterval else {
+            throw AuthError(.requiresRecentLogin,
+                            detail: age < 0 ? "The last sign-in is dated \(Int(-age)) seconds in the future." : "The last sign-in was \(Int(age)) seconds ago.",
                             message: AuthError.recentLoginMessage(before: action))
         }
     }
 
-    /// Clears the session in memory first, then in storage.
-    func endSession() throws(AuthError) {
-        if let user = currentUser {
-            authorizationCodes[user.id] = nil
-            users.send(nil)
+    /// An account ID that no stored account has: a generator shared by several services
+    /// on one file (or restarted) may hand out one that is taken.
+    func newAccountID(in records: RecordReader) throws -> String {
+        for _ in 0..<1_000 {
+            let id = configuration.ids.makeID()
+            if try records.data(forKey: id, in: AuthRecords.accounts) == nil { return id }
         }
+        throw AuthError(.storage, detail: "The ID generator gave 1,000 IDs in a row that existing accounts already have.")
+    }
+
+    /// Clears the session in memory first, then in storage if it is still this service's.
+    func endSession() throws(AuthError) {
+        guard let user = currentUser else { return }
+        authorizationCodes[user.id] = nil
+        users.send(nil)
         try write { records in
-            try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            if try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session)?.userID == user.id {
+                try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            }
         }
     }
 
@@ -357,9 +387,14 @@ public actor LocalAuthService: AuthService {
         if currentUser?.id == userID { users.send(nil) }
     }
 
+    var phoneLimits: PhoneVerifications.Limits {
+        let policy = configuration.policy
+        return PhoneVerifications.Limits(cooldown: policy.codeResendCooldown.timeInterval, maxWrongCodes: policy.maxCodeAttempts,
+                                         lockout: policy.phoneNumberLockout.timeInterval)
+    }
+
     func checkPhoneCode(verificationID: String, code: String) throws(AuthError) -> String {
-        try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now,
-                                     maxAttempts: configuration.policy.maxCodeAttempts)
+        try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now, limits: phoneLimits)
     }
 
     func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthError) -> Result {

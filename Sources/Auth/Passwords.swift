@@ -47,21 +47,44 @@ enum Credentials {
         }
     }
 
-    /// Trims and lowercases an email address after checking its shape.
+    /// The one spelling of an email address: trimmed of surrounding white space,
+    /// in Unicode NFC, lowercased. Two spellings of one address (precomposed or
+    /// decomposed accents, any case) give the same result.
+    /// - Throws: `invalidEmail` for an address with a control, format or other invisible
+    ///   character, white space inside, a shape other than `local@domain.tld`, more than
+    ///   254 bytes of UTF-8, or a local part over 64 bytes.
     static func normalizedEmail(_ text: String) throws(AuthError) -> String {
-        let email = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.unicodeScalars.allSatisfy(isVisible) else {
+            throw AuthError(.invalidEmail, detail: "The email address contains a control or invisible character.")
+        }
+        let email = trimmed.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64,
-              parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains(".."),
-              !email.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-            throw AuthError(.invalidEmail, detail: "The email address is not of the form name@domain.tld.")
+        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64,
+              parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains("..") else {
+            throw AuthError(.invalidEmail, detail: "The email address is not of the form name@domain.tld, or is too long.")
         }
         return email
     }
 
-    /// Throws `weakPassword` unless the password is long enough and mixes letters with other characters.
+    /// Whether a character may appear in an email address: not white space, and not a
+    /// control, format (zero-width, bidirectional), separator, private-use or unassigned code point.
+    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .privateUse, .surrogate, .unassigned:
+            false
+        default:
+            !scalar.properties.isWhitespace
+        }
+    }
+
+    /// The longest password, in UTF-8 bytes.
+    static let maximumPasswordBytes = 1024
+
+    /// Throws `weakPassword` unless the password is long enough (in characters), at most
+    /// ``maximumPasswordBytes`` bytes, and mixes letters with other characters.
     static func checkStrength(_ password: String, minimumLength: Int) throws(AuthError) {
-        guard password.count >= minimumLength, password.count <= 1024,
+        guard password.count >= minimumLength, password.utf8.count <= maximumPasswordBytes,
               password.contains(where: \.isLetter), password.contains(where: { !$0.isLetter }) else {
             throw AuthError(.weakPassword, detail: "A password needs at least \(minimumLength) characters, with letters and at least one digit or symbol.")
         }

@@ -87,65 +87,101 @@ public enum PhoneNumber {
     }
 }
 
-/// The pending phone verifications of one service: codes, resend cooldown, attempt
-/// limit and expiry (AUTH-3). Kept in memory only: a code never reaches storage.
+/// The pending phone verifications of one service: codes, resend cooldown, expiry,
+/// and wrong codes counted per phone number (AUTH-3). Kept in memory only: a code
+/// never reaches storage.
+///
+/// A new code for a number replaces its earlier ones, and wrong codes count for the
+/// number across all its verifications, so asking for a new code every minute gives
+/// no fresh guesses.
 struct PhoneVerifications {
     struct Pending {
         let phoneNumber: String
         let code: String
         let expiresAt: Date
-        var wrongAttempts = 0
+    }
+
+    /// What ``start(id:phoneNumber:code:now:lifetime:)`` replaced, to put back if the code cannot be sent.
+    struct Replaced {
+        let lastSent: Date?
+        let pending: [String: Pending]
+    }
+
+    /// The rules, from the service's policy.
+    struct Limits {
+        var cooldown: TimeInterval
+        var maxWrongCodes: Int
+        var lockout: TimeInterval
     }
 
     private var pending: [String: Pending] = [:]
     private var lastSent: [String: Date] = [:]
+    /// Wrong codes per number, and when the last one was typed.
+    private var wrongCodes: [String: (count: Int, last: Date)] = [:]
 
-    /// Throws `tooManyRequests` if a code went to `phoneNumber` less than `cooldown` ago.
-    func checkCooldown(for phoneNumber: String, now: Date, cooldown: TimeInterval) throws(AuthError) {
-        if let last = lastSent[phoneNumber], now.timeIntervalSince(last) < cooldown {
-            throw AuthError(.tooManyRequests, detail: "A code was sent to this number less than \(Int(cooldown)) seconds ago.")
+    /// Throws `tooManyRequests` while the number is blocked for wrong codes, or if a
+    /// code went to it less than the cooldown ago.
+    mutating func checkCanSend(to phoneNumber: String, now: Date, limits: Limits) throws(AuthError) {
+        try checkNotBlocked(phoneNumber, now: now, limits: limits)
+        if let last = lastSent[phoneNumber], now.timeIntervalSince(last) < limits.cooldown {
+            throw AuthError(.tooManyRequests, detail: "A code was sent to this number less than \(Int(limits.cooldown)) seconds ago.")
         }
     }
 
-    /// Starts a verification and returns when a code last went to the number before it.
-    @discardableResult
-    mutating func start(id: String, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval) -> Date? {
+    /// Starts a verification; the number's earlier verifications end here.
+    mutating func start(id: String, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval) -> Replaced {
+        let earlier = pending.filter { $0.value.phoneNumber == phoneNumber }
+        for key in earlier.keys { pending[key] = nil }
         pending[id] = Pending(phoneNumber: phoneNumber, code: code, expiresAt: now.addingTimeInterval(lifetime))
         defer { lastSent[phoneNumber] = now }
-        return lastSent[phoneNumber]
+        return Replaced(lastSent: lastSent[phoneNumber], pending: earlier)
     }
 
     /// Undoes ``start(id:phoneNumber:code:now:lifetime:)`` when the code could not be sent.
-    mutating func cancel(_ id: String, restoringLastSent previous: Date?, for phoneNumber: String) {
+    mutating func cancel(_ id: String, for phoneNumber: String, restoring replaced: Replaced) {
         pending[id] = nil
-        lastSent[phoneNumber] = previous
+        lastSent[phoneNumber] = replaced.lastSent
+        pending.merge(replaced.pending) { current, _ in current }
     }
 
     /// Checks `code` for verification `id` and returns its phone number; consumes the
     /// verification only through ``consume(_:)``, once the caller's work succeeded.
-    mutating func check(id: String, code: String, now: Date, maxAttempts: Int) throws(AuthError) -> String {
+    mutating func check(id: String, code: String, now: Date, limits: Limits) throws(AuthError) -> String {
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw AuthError(.invalidVerificationCode, detail: "A verification code is six digits.")
         }
-        guard var entry = pending[id] else {
-            throw AuthError(.invalidVerificationID, detail: "The verification ID is unknown or was already used.")
+        guard let entry = pending[id] else {
+            throw AuthError(.invalidVerificationID, detail: "The verification ID is unknown, was replaced by a newer code, or was already used.")
         }
         guard now <= entry.expiresAt else {
             pending[id] = nil
             throw AuthError(.sessionExpired, detail: "The verification code expired.")
         }
-        guard entry.wrongAttempts < maxAttempts else {
-            throw AuthError(.tooManyRequests, detail: "\(maxAttempts) wrong codes were entered for this verification.")
-        }
+        try checkNotBlocked(entry.phoneNumber, now: now, limits: limits)
         guard entry.code == code else {
-            entry.wrongAttempts += 1
-            pending[id] = entry
-            throw AuthError(.invalidVerificationCode, detail: "The code does not match (attempt \(entry.wrongAttempts) of \(maxAttempts)).")
+            let count = (wrongCodes[entry.phoneNumber]?.count ?? 0) + 1
+            wrongCodes[entry.phoneNumber] = (count, now)
+            throw AuthError(.invalidVerificationCode, detail: "The code does not match (wrong code \(count) of \(limits.maxWrongCodes) for this number).")
         }
         return entry.phoneNumber
     }
 
+    /// Ends a verification whose code was right, and clears its number's wrong codes.
     mutating func consume(_ id: String) {
-        pending[id] = nil
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        wrongCodes[entry.phoneNumber] = nil
+    }
+
+    /// Throws `tooManyRequests` while the number has used up its wrong codes; a count
+    /// whose last wrong code is older than the lockout is forgotten.
+    private mutating func checkNotBlocked(_ phoneNumber: String, now: Date, limits: Limits) throws(AuthError) {
+        guard let wrong = wrongCodes[phoneNumber] else { return }
+        guard now.timeIntervalSince(wrong.last) < limits.lockout else {
+            wrongCodes[phoneNumber] = nil
+            return
+        }
+        if wrong.count >= limits.maxWrongCodes {
+            throw AuthError(.tooManyRequests, detail: "\(limits.maxWrongCodes) wrong codes were entered for this number; try again later.")
+        }
     }
 }

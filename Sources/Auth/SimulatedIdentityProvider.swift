@@ -101,6 +101,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     private struct State {
         var selected: Account?
         var pendingFailure: AuthError?
+        var pendingRevocationFailure: AuthError?
         var states: [String: CredentialState] = [:]
         var sharedOnce: Set<String> = []
         var codes: [String: IssuedCode] = [:]
@@ -148,6 +149,13 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     /// - Parameter error: The error to throw once.
     public func failNextAuthorization(with error: AuthError) {
         state.withLock { $0.pendingFailure = error }
+    }
+
+    /// Makes the next ``revokeToken(authorizationCode:)`` throw `error` (for example
+    /// `AuthError(.networkError)`, Apple's servers out of reach); the code stays unused.
+    /// - Parameter error: The error to throw once.
+    public func failNextRevocation(with error: AuthError) {
+        state.withLock { $0.pendingRevocationFailure = error }
     }
 
     /// Sets what ``credentialState(forUserID:)`` answers for a user.
@@ -237,11 +245,16 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
 
     /// Revokes the tokens of the code's user and records it.
     /// - Parameter authorizationCode: A code from ``authorize(_:)``, unused and younger than five minutes.
-    /// - Throws: ``AuthError/Code/invalidCredential`` for an unknown, used or expired code.
+    /// - Throws: ``AuthError/Code/invalidCredential`` for an unknown, used or expired code,
+    ///   or the error set by ``failNextRevocation(with:)``.
     public func revokeToken(authorizationCode: String) async throws {
         let now = clock.now
         try state.withLock { state throws(AuthError) in
             state.calls.append(.revokeToken)
+            if let failure = state.pendingRevocationFailure {
+                state.pendingRevocationFailure = nil
+                throw failure
+            }
             guard var issued = state.codes[authorizationCode] else {
                 throw AuthError(.invalidCredential, detail: "The authorization code is unknown.")
             }

@@ -274,6 +274,7 @@ public final class FakeAuthService: AuthService {
     /// Recorded; returns the scripted user, or by default the current user.
     /// - Parameter credential: The credential.
     /// - Returns: The user.
+    @discardableResult
     public func reauthenticate(with credential: AuthCredential) async throws -> UserEntity {
         try await updating(.reauthenticate(credential.provider), .reauthenticate)
     }
@@ -322,6 +323,7 @@ public final class FakeAuthService: AuthService {
 
     /// Recorded; returns the scripted receipt, or by default one for the current user. Signs out.
     /// - Returns: The receipt.
+    @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
         let receipt = try await perform(.deleteAccount, .deleteAccount, extract: { if case .receipt(let r) = $0 { r } else { nil } }) {
             guard let user = currentUser else { throw AuthError(.notSignedIn) }

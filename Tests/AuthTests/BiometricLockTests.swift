@@ -45,6 +45,40 @@ import TrainTesting
         await #expect(throws: AuthError(.biometryNotEnrolled)) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
     }
 
+    @Test("a lockout or a face no longer enrolled keeps the lock on: the app falls back to the passcode",
+          arguments: [AuthError.Code.biometryLockout, .biometryNotEnrolled], AuthVariant.allCases)
+    func lockoutKeepsLock(reason: AuthError.Code, variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        try await harness.signInWithApple()
+        try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
+        harness.biometrics.setAvailability(BiometricAvailability(type: .faceID, unavailableReason: reason))
+        #expect(try await harness.service.isBiometricLockEnabled(), "the lock stays on while Face ID is \(reason)")
+        harness.biometrics.setAvailability(BiometricAvailability(type: .faceID))
+        #expect(try await harness.service.isBiometricLockEnabled(), "and is still on once Face ID works again")
+        if variant == .file {
+            #expect(try await harness.relaunch().isBiometricLockEnabled(), "nothing was stored as off")
+        }
+    }
+
+    @Test("the setting goes to the user who turned it on, even if another user signs in during the Face ID prompt")
+    func userSwitchDuringEvaluation() async throws {
+        let harness = try AuthHarness()
+        let ada = try await harness.signInWithApple()
+        harness.biometrics.controls.holdCalls()
+        let service = harness.service
+        let enabling = Task { try await service.setBiometricLock(enabled: true, reason: "Unlock") }
+        await harness.biometrics.controls.waitForHeldCalls(1)
+        try await harness.service.signOut()
+        try await harness.signInWithApple(as: AuthHarness.grace)
+        harness.biometrics.controls.releaseHeldCalls()
+        await #expect(throws: AuthError(.userMismatch)) { try await enabling.value }
+        #expect(try await harness.service.isBiometricLockEnabled() == false, "Grace's lock was not turned on")
+        try await harness.service.signOut()
+        try await harness.signInWithApple()
+        #expect(harness.service.currentUser?.id == ada.id)
+        #expect(try await harness.service.isBiometricLockEnabled() == false, "nor Ada's, whose prompt ended after she left")
+    }
+
     @Test("the setting belongs to one user and goes with the account")
     func perUser() async throws {
         let harness = try AuthHarness()

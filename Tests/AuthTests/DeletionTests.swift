@@ -18,33 +18,42 @@ import TrainTesting
         #expect(again.displayName == "Ada Lovelace", "after revocation Apple shares the name again")
     }
 
-    @Test("a failed token revocation is reported and the account is deleted all the same")
+    @Test("a revocation that fails at Apple's end is reported, and the account is deleted all the same")
     func revocationFailure() async throws {
-        let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(600), passwordIterations: 1_000))
+        let harness = try AuthHarness()
         let user = try await harness.signInWithApple()
-        harness.clock.advance(by: .seconds(400))   // Apple's authorization code lives 5 minutes
+        harness.apple.failNextRevocation(with: AuthError(.networkError))
         let receipt = try await harness.service.deleteAccount()
-        guard case .failed(let error) = receipt.tokenRevocation else {
-            Issue.record("expected a failed revocation, got \(receipt.tokenRevocation)")
-            return
-        }
-        #expect(error.code == .invalidCredential)
+        #expect(receipt.tokenRevocation == .failed(AuthError(.networkError)))
         #expect(harness.service.currentUser == nil)
         let again = try await harness.signInWithApple()
         #expect(again.id != user.id, "the account is gone")
     }
 
-    @Test("after a relaunch there is no authorization code to revoke with, and the receipt says so")
+    @Test("without a usable Apple authorization code (after a relaunch), deletion asks for re-authentication with Apple and keeps the account")
     func noCodeAfterRelaunch() async throws {
         let harness = try AuthHarness(.file)
-        try await harness.signInWithApple()
-        let receipt = try await harness.relaunch().deleteAccount()
-        guard case .failed(let error) = receipt.tokenRevocation else {
-            Issue.record("expected a failed revocation")
-            return
-        }
-        #expect(error.detail.contains("re-authenticate with Apple"))
+        let user = try await harness.signInWithApple()
+        let relaunched = try harness.relaunch()
+        let error = await #expect(throws: AuthError(.requiresAppleReauthentication)) { _ = try await relaunched.deleteAccount() }
+        #expect(error?.errorDescription?.contains("Sign in with Apple") == true)
         #expect(harness.apple.revocationsRecorded.isEmpty)
+        #expect(relaunched.currentUser?.id == user.id, "nothing was deleted")
+        _ = try await relaunched.reauthenticate(with: try await harness.appleCredential())
+        let receipt = try await relaunched.deleteAccount()
+        #expect(receipt.tokenRevocation == .revoked)
+        #expect(harness.apple.revocationsRecorded.map(\.userID) == [AuthHarness.ada.subject])
+    }
+
+    @Test("an authorization code older than Apple's five minutes is not used: deletion asks for re-authentication with Apple")
+    func expiredCode() async throws {
+        let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(600), passwordIterations: 1_000))
+        try await harness.signInWithApple()
+        harness.clock.advance(by: .seconds(301))
+        await #expect(throws: AuthError(.requiresAppleReauthentication)) { _ = try await harness.service.deleteAccount() }
+        #expect(harness.apple.calls.contains(.revokeToken) == false, "Apple was not asked with a stale code")
+        _ = try await harness.service.reauthenticate(with: try await harness.appleCredential())
+        #expect(try await harness.service.deleteAccount().tokenRevocation == .revoked)
     }
 
     @Test("an email account's deletion has no token to revoke")

@@ -72,6 +72,46 @@ extension LocalAuthService {
         #expect(harness.service.currentUser == nil)
     }
 
+    @Test("a new code invalidates the number's earlier codes")
+    func newCodeInvalidatesOlder() async throws {
+        let harness = try AuthHarness()
+        let older = try await harness.service.sendVerificationCode(to: "+44 20 7946 0000")
+        let olderCode = try #require(harness.inbox.lastCode(for: "+442079460000"))
+        harness.clock.advance(by: .seconds(60))
+        let newer = try await harness.service.sendVerificationCode(to: "+44 20 7946 0000")
+        await #expect(throws: AuthError(.invalidVerificationID)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: older, code: olderCode))
+        }
+        let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
+        #expect(try await harness.service.signIn(with: .phone(verificationID: newer, code: code)).phoneNumber == "+442079460000")
+    }
+
+    @Test("wrong codes count per number across verifications: a new verification every minute gives no fresh attempts")
+    func attemptsPerNumber() async throws {
+        let harness = try AuthHarness()
+        var verificationID = ""
+        for attempt in 1...5 {
+            if attempt.isMultiple(of: 2) || attempt == 1 {
+                if attempt > 1 { harness.clock.advance(by: .seconds(60)) }
+                verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
+            }
+            await #expect(throws: AuthError(.invalidVerificationCode)) {
+                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
+            }
+        }
+        await #expect(throws: AuthError(.tooManyRequests)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+        }
+        harness.clock.advance(by: .seconds(60))
+        await #expect(throws: AuthError(.tooManyRequests), "no new code while the number is blocked") {
+            _ = try await harness.service.sendVerificationCode(to: "+16505551234")
+        }
+        harness.clock.advance(by: .seconds(3600))
+        let fresh = try await harness.service.sendVerificationCode(to: "+16505551234")
+        #expect(try await harness.service.signIn(with: .phone(verificationID: fresh, code: "123456")).phoneNumber == "+16505551234",
+                "after the hour the number can sign in again")
+    }
+
     @Test("codes that are not six digits are invalidVerificationCode and do not count as attempts", arguments: ["12345", "1234567", "abcdef", "", "12 456"])
     func badCodeFormat(code: String) async throws {
         let harness = try AuthHarness()

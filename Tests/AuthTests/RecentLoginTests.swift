@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TrainAuth
 import TrainCore
@@ -63,6 +64,18 @@ import TrainTesting
         await #expect(throws: AuthError(.requiresRecentLogin), "the window was not reset") { _ = try await harness.service.deleteAccount() }
     }
 
+    @Test("a sign-in dated in the future (the clock was ahead, then set back) is not recent")
+    func futureSignIn() async throws {
+        let clock = SettableClock(ManualClock.defaultStart.addingTimeInterval(3600))
+        let service = LocalAuthService(configuration: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
+        _ = try await service.createUser(email: "ada@example.com", password: "correct horse 1")
+        clock.set(ManualClock.defaultStart)
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await service.deleteAccount() }
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await service.updateEmail(to: "ada@new.example") }
+        _ = try await service.reauthenticate(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        #expect(try await service.deleteAccount().userID.isEmpty == false, "a sign-in at the corrected time is recent")
+    }
+
     @Test("the window is a policy value")
     func configurableWindow() async throws {
         let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(60), passwordIterations: 1_000))
@@ -70,4 +83,17 @@ import TrainTesting
         harness.clock.advance(by: .seconds(61))
         await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
     }
+}
+
+/// A clock a test can set to any date, backwards included, as a user changing the device's time.
+final class SettableClock: DateClock {
+    private let date: Mutex<Date>
+
+    init(_ start: Date) { date = Mutex(start) }
+
+    var now: Date { date.withLock { $0 } }
+
+    func set(_ newDate: Date) { date.withLock { $0 = newDate } }
+
+    func sleep(until deadline: Date) async throws { try Task.checkCancellation() }
 }

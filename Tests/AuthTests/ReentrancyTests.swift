@@ -78,4 +78,54 @@ struct SlowRevocation: IdentityAuthorizer {
         #expect(try await service.createUser(email: "ada@example.com", password: "correct horse 2").email == "ada@example.com",
                 "the linked email was freed with the account")
     }
+
+    @Test("a deletion that resumes after the same Apple ID made a new account elsewhere leaves the new account's sign-in alone")
+    func deletionResumesAfterNewAccount() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("auth.sqlite")
+        let clock = ManualClock()
+        let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
+        apple.signIn(as: AuthHarness.ada)
+        func configuration(_ authorizer: any IdentityAuthorizer, ids: String) -> AuthConfiguration {
+            AuthConfiguration(clock: clock, ids: SequentialIDGenerator(prefix: ids),
+                              apple: IdentityProviderConfiguration(authorizer: authorizer, audience: AuthHarness.appleAudience),
+                              policy: AuthPolicy(passwordIterations: 1_000))
+        }
+        let app = try LocalAuthService(storage: .file(file), configuration: configuration(SlowRevocation(inner: apple, clock: clock), ids: "app-"))
+        let old = try await app.signInWithApple()
+        let deletion = Task { try await app.deleteAccount() }
+        await clock.waitForSleepers(1)
+        // Meanwhile the extension deletes the account and the same Apple ID makes a new one.
+        let widget = try LocalAuthService(storage: .file(file), configuration: configuration(apple, ids: "widget-"))
+        _ = try await widget.reauthenticate(with: try await widget.requestCredential(from: .apple))
+        _ = try await widget.deleteAccount()
+        let new = try await widget.signInWithApple()
+        #expect(new.id != old.id)
+        clock.advance(by: .seconds(1))
+        _ = try await deletion.value
+        try await widget.signOut()
+        #expect(try await widget.signInWithApple().id == new.id, "the new account still signs in with Apple")
+    }
+
+    @Test("a deletion whose user was replaced in this service during the revocation deletes nothing")
+    func deletionAfterUserSwitch() async throws {
+        let clock = ManualClock()
+        let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
+        let service = LocalAuthService(configuration: AuthConfiguration(
+            clock: clock, apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
+            policy: AuthPolicy(passwordIterations: 1_000)))
+        apple.signIn(as: AuthHarness.ada)
+        let ada = try await service.signInWithApple()
+        let deletion = Task { try await service.deleteAccount() }
+        await clock.waitForSleepers(1)
+        try await service.signOut()
+        apple.signIn(as: AuthHarness.grace)
+        let grace = try await service.signInWithApple()
+        clock.advance(by: .seconds(1))
+        await #expect(throws: AuthError(.userMismatch)) { _ = try await deletion.value }
+        #expect(service.currentUser?.id == grace.id, "Grace stays signed in")
+        try await service.signOut()
+        apple.signIn(as: AuthHarness.ada)
+        #expect(try await service.signInWithApple().id == ada.id, "Ada's account was not deleted")
+    }
 }

@@ -27,6 +27,7 @@ import TrainTesting
         try await other.setAccountDisabled(false, userID: user.id)
         let again = try await harness.signInWithApple()
         let third = try harness.makeService()
+        _ = try await third.reauthenticate(with: try await third.requestCredential(from: .apple))
         _ = try await third.deleteAccount()
         #expect(again.id == user.id)
         #expect(try harness.relaunch().currentUser == nil)
