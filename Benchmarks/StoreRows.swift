@@ -12,10 +12,6 @@ struct StoreRows {
     /// The same 256 bytes for every record on both sides.
     let payload = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* 37) })
 
-    func run() throws -> [BenchRow] {
-        [try durableCommit(), try bulkWrite()]
-    }
-
     /// PERF-3: one durable single-record commit, engine vs a bare SQLite WAL commit.
     /// Single commits alternate between the two files and each is timed on its own,
     /// so drift in the disk's flush time reaches both sides alike; the row reports medians.

@@ -3,10 +3,21 @@
 
 import Foundation
 
-let arguments = Set(CommandLine.arguments.dropFirst())
+var options = Array(CommandLine.arguments.dropFirst())
+var onlyRow: String?
+if let index = options.firstIndex(of: "--row"), index + 1 < options.count {
+    onlyRow = options[index + 1]
+    options.removeSubrange(index...index + 1)
+}
+let arguments = Set(options)
 let unknown = arguments.subtracting(["--json", "--quick", "--help"])
 if arguments.contains("--help") || !unknown.isEmpty {
-    print("usage: train-bench [--json] [--quick]\n  --json   print the rows as a JSON array\n  --quick  fewer rounds, for a smoke test")
+    print("""
+        usage: train-bench [--json] [--quick] [--row ID]
+          --json    print the rows as a JSON array
+          --quick   fewer rounds, for a smoke test
+          --row ID  run only the row with this id (PERF-3, ENGINE-BULK, PERF-7)
+        """)
     exit(unknown.isEmpty ? 0 : 2)
 }
 
@@ -15,7 +26,12 @@ do {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let quick = arguments.contains("--quick")
-    let rows = try StoreRows(directory: directory, quick: quick).run() + [EntitlementRow(quick: quick).run()]
+    let all: [(id: String, run: () throws -> BenchRow)] = [
+        ("PERF-3", { try StoreRows(directory: directory, quick: quick).durableCommit() }),
+        ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
+        ("PERF-7", { try EntitlementRow(quick: quick).run() }),
+    ]
+    let rows = try all.filter { onlyRow == nil || $0.id == onlyRow }.map { try $0.run() }
     if arguments.contains("--json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

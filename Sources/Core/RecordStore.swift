@@ -105,7 +105,8 @@ public final class RecordStore: @unchecked Sendable {
     /// The last `data_version` seen, and how often it changed: commits by other connections.
     private var dataVersion: Int?
     private var externalChanges: UInt64 = 0
-    private let collections: Set<String>
+    /// The collections of this store's schema: name → name qualified by the schema.
+    private let collections: [String: String]
     /// The thread inside a transaction closure, to refuse a nested call instead of deadlocking.
     private let owner = Atomic<Int>(0)
 
@@ -162,7 +163,7 @@ public final class RecordStore: @unchecked Sendable {
         self.file = nil
         self.quarantinedFile = nil
         self.failure = failure
-        self.collections = []
+        self.collections = [:]
     }
 
     deinit {
@@ -170,7 +171,7 @@ public final class RecordStore: @unchecked Sendable {
     }
 
     /// Runs the migrations newer than the stored version in one write transaction.
-    private static func migrate(_ backend: any StorageBackend, schema: StoreSchema, file: URL?) throws(CoreError) -> Set<String> {
+    private static func migrate(_ backend: any StorageBackend, schema: StoreSchema, file: URL?) throws(CoreError) -> [String: String] {
         try backend.beginWrite()
         do throws(CoreError) {
             let catalog = try backend.catalog()
@@ -179,7 +180,10 @@ public final class RecordStore: @unchecked Sendable {
                 throw CoreError(.newerSchema, file: file, detail: "The schema '\(schema.name)' is at version \(stored); "
                                 + "this version of the app knows up to \(schema.latestVersion).")
             }
-            let writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: catalog.collections,
+            let prefix = schema.name + "/"
+            var existing: [String: String] = [:]
+            for name in catalog.collections where name.hasPrefix(prefix) { existing[String(name.dropFirst(prefix.count))] = name }
+            let writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: existing,
                                       externalChangeCount: 0)
             defer { writer.isActive = false }
             for migration in schema.migrations where migration.version > stored {
@@ -294,7 +298,7 @@ public final class RecordStore: @unchecked Sendable {
         }
     }
 
-    private func withBackend<Result>(_ body: (any StorageBackend, Set<String>) throws -> Result) throws -> Result {
+    private func withBackend<Result>(_ body: (any StorageBackend, [String: String]) throws -> Result) throws -> Result {
         let thread = ObjectIdentifier(Thread.current).hashValue
         guard owner.load(ordering: .acquiring) != thread else {
             throw CoreError(.nestedTransaction, file: file,

@@ -23,8 +23,8 @@ extension String: CollectionReference {
 public struct RecordCollection<Value>: CollectionReference, Sendable {
     /// The collection's name within its schema.
     public let name: String
-    private let encoder: @Sendable (Value) throws -> Data
-    private let decoder: @Sendable (Data) throws -> Value
+    @usableFromInline let encoder: @Sendable (Value) throws -> Data
+    @usableFromInline let decoder: @Sendable (Data) throws -> Value
 
     /// Creates a collection reference with a codec of your own.
     /// - Parameters:
@@ -42,6 +42,7 @@ public struct RecordCollection<Value>: CollectionReference, Sendable {
     /// The collection's name.
     public var collectionName: String { name }
 
+    @inlinable
     func encode(_ value: Value, key: String) throws(CoreError) -> Data {
         do {
             return try encoder(value)
@@ -50,6 +51,7 @@ public struct RecordCollection<Value>: CollectionReference, Sendable {
         }
     }
 
+    @inlinable
     func decode(_ data: Data, key: String, file: URL?) throws(CoreError) -> Value {
         do {
             return try decoder(data)
@@ -60,7 +62,8 @@ public struct RecordCollection<Value>: CollectionReference, Sendable {
     }
 
     /// Names where decoding failed without quoting stored content.
-    private static func describe(_ error: any Error) -> String {
+    @usableFromInline
+    static func describe(_ error: any Error) -> String {
         guard let decodingError = error as? DecodingError else { return "\(type(of: error))" }
         switch decodingError {
         case .dataCorrupted(let context), .keyNotFound(_, let context),
@@ -101,15 +104,16 @@ extension RecordCollection where Value == Data {
 /// A reader is valid only inside the closure it was passed to; kept and used
 /// later, every call throws ``CoreError/Code/transactionEnded``.
 public class RecordReader {
-    let backend: any StorageBackend
+    @usableFromInline let backend: any StorageBackend
     let schemaName: String
-    let file: URL?
-    var collections: Set<String>
+    @usableFromInline let file: URL?
+    /// The collections of the schema: name → name qualified by the schema.
+    var collections: [String: String]
     var isActive = true
     /// How many commits of other connections the store had seen when this transaction began.
     public let externalChangeCount: UInt64
 
-    init(backend: any StorageBackend, schemaName: String, file: URL?, collections: Set<String>, externalChangeCount: UInt64) {
+    init(backend: any StorageBackend, schemaName: String, file: URL?, collections: [String: String], externalChangeCount: UInt64) {
         self.backend = backend
         self.schemaName = schemaName
         self.file = file
@@ -119,8 +123,7 @@ public class RecordReader {
 
     /// The names of the collections of this store's schema, sorted.
     public var collectionNames: [String] {
-        let prefix = schemaName + "/"
-        return collections.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }.sorted()
+        collections.keys.sorted()
     }
 
     /// The stored bytes of one record.
@@ -142,6 +145,7 @@ public class RecordReader {
     /// - Returns: The value, or nil if there is no such record.
     /// - Throws: ``CoreError/Code/undecodable`` if the stored bytes do not decode,
     ///   and the errors of ``data(forKey:in:)``.
+    @inlinable
     public func value<Value>(forKey key: String, in collection: RecordCollection<Value>) throws(CoreError) -> Value? {
         guard let data = try data(forKey: key, in: collection) else { return nil }
         return try collection.decode(data, key: key, file: file)
@@ -180,18 +184,19 @@ public class RecordReader {
         try backend.count(in: qualified(collection))
     }
 
+    @usableFromInline
     func qualified(_ collection: some CollectionReference) throws(CoreError) -> String {
         guard isActive else {
             throw CoreError(.transactionEnded, file: file, detail: "A transaction was used after its closure returned.")
         }
-        let name = "\(schemaName)/\(collection.collectionName)"
-        guard collections.contains(name) else {
+        guard let name = collections[collection.collectionName] else {
             throw CoreError(.unknownCollection, file: file,
                             detail: "The schema '\(schemaName)' has no collection '\(collection.collectionName)'.")
         }
         return name
     }
 
+    @usableFromInline
     func check(key: String) throws(CoreError) {
         guard !key.isEmpty, key.utf8.count <= RecordStore.maximumKeyLength else {
             throw CoreError(.invalidArgument, file: file,
@@ -222,9 +227,11 @@ public final class RecordWriter: RecordReader {
     ///   - collection: The collection to write to, with its codec.
     /// - Throws: ``CoreError/Code/unencodable`` if the value does not encode, and the
     ///   errors of ``setData(_:forKey:in:)``.
+    @inlinable
     public func put<Value>(_ value: Value, forKey key: String, in collection: RecordCollection<Value>) throws(CoreError) {
-        _ = try qualified(collection)
-        try setData(collection.encode(value, key: key), forKey: key, in: collection)
+        let name = try qualified(collection)
+        try check(key: key)
+        try backend.put(collection.encode(value, key: key), forKey: key, in: name)
     }
 
     /// Deletes the record under `key`; deleting a missing record does nothing.
@@ -254,12 +261,12 @@ public final class RecordWriter: RecordReader {
         }
         let qualifiedName = "\(schemaName)/\(name)"
         try backend.createCollection(qualifiedName)
-        collections.insert(qualifiedName)
+        collections[name] = qualifiedName
     }
 
     func dropCollection(_ name: String) throws(CoreError) {
         let qualifiedName = try qualified(name)
         try backend.dropCollection(qualifiedName)
-        collections.remove(qualifiedName)
+        collections[name] = nil
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 /// Every call happens while the store's mutex is held. Writes happen only between
 /// `beginWrite()` and `commitWrite()` / `rollbackWrite()`, and a rollback undoes
 /// every write since `beginWrite()`.
+@usableFromInline
 protocol StorageBackend: AnyObject {
     /// The collections that exist and the stored version of each schema.
     func catalog() throws(CoreError) -> StorageCatalog
@@ -39,6 +40,7 @@ protocol StorageBackend: AnyObject {
 }
 
 /// What exists in a backend: collection names and schema versions.
+@usableFromInline
 struct StorageCatalog {
     var collections: Set<String> = []
     var schemaVersions: [String: Int] = [:]
@@ -68,13 +70,26 @@ public struct StoredRecord: Hashable, Sendable {
 /// Records are keyed by the UTF-8 bytes of their keys, as SQLite compares them, not by
 /// `String` equality (which treats canonically equivalent spellings as one).
 final class MemoryBackend: StorageBackend {
-    private var collections: [String: [[UInt8]: Data]] = [:]
+    /// One collection's records; a class, so a write changes it in place.
+    private final class Table {
+        var rows: [KeyBytes: Data] = [:]
+    }
+
+    /// What undoes one write of a transaction.
+    private enum Undo {
+        case row(Table, KeyBytes, Data?)
+        case rows(Table, [KeyBytes: Data])
+        case table(String, Table?)
+        case version(String, Int?)
+    }
+
+    private var tables: [String: Table] = [:]
     private var schemaVersions: [String: Int] = [:]
-    private var undo: [() -> Void] = []
+    private var undo: [Undo] = []
     private var writing = false
 
     func catalog() -> StorageCatalog {
-        StorageCatalog(collections: Set(collections.keys), schemaVersions: schemaVersions)
+        StorageCatalog(collections: Set(tables.keys), schemaVersions: schemaVersions)
     }
 
     /// Nothing else can write to memory.
@@ -94,63 +109,82 @@ final class MemoryBackend: StorageBackend {
     }
 
     func rollbackWrite() {
-        for step in undo.reversed() { step() }
+        for step in undo.reversed() {
+            switch step {
+            case .row(let table, let key, let previous): table.rows[key] = previous
+            case .rows(let table, let previous): table.rows = previous
+            case .table(let name, let previous): tables[name] = previous
+            case .version(let schema, let previous): schemaVersions[schema] = previous
+            }
+        }
         undo.removeAll(keepingCapacity: true)
         writing = false
     }
 
     func value(forKey key: String, in collection: String) -> Data? {
-        collections[collection]?[Array(key.utf8)]
+        tables[collection]?.rows[KeyBytes(key)]
     }
 
     func records(in collection: String, keyPrefix prefix: String) -> [StoredRecord] {
-        guard let records = collections[collection] else { return [] }
+        guard let table = tables[collection] else { return [] }
         let prefix = Array(prefix.utf8)
-        return records
-            .filter { $0.key.starts(with: prefix) }
-            .sorted { $0.key.lexicographicallyPrecedes($1.key) }
-            .map { StoredRecord(key: String(decoding: $0.key, as: UTF8.self), data: $0.value) }
+        return table.rows
+            .filter { $0.key.bytes.starts(with: prefix) }
+            .sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }
+            .map { StoredRecord(key: String(decoding: $0.key.bytes, as: UTF8.self), data: $0.value) }
     }
 
     func count(in collection: String) -> Int {
-        collections[collection]?.count ?? 0
+        tables[collection]?.rows.count ?? 0
     }
 
     func put(_ value: Data, forKey key: String, in collection: String) {
-        let key = Array(key.utf8)
-        let previous = collections[collection]?.updateValue(value, forKey: key)
-        undo.append { [unowned self] in collections[collection]?[key] = previous }
+        guard let table = tables[collection] else { return }
+        let key = KeyBytes(key)
+        undo.append(.row(table, key, table.rows.updateValue(value, forKey: key)))
     }
 
     func removeValue(forKey key: String, in collection: String) {
-        let key = Array(key.utf8)
-        guard let previous = collections[collection]?.removeValue(forKey: key) else { return }
-        undo.append { [unowned self] in collections[collection]?[key] = previous }
+        let key = KeyBytes(key)
+        guard let table = tables[collection], let previous = table.rows.removeValue(forKey: key) else { return }
+        undo.append(.row(table, key, previous))
     }
 
     func removeAll(in collection: String) {
-        guard let previous = collections[collection] else { return }
-        collections[collection] = [:]
-        undo.append { [unowned self] in collections[collection] = previous }
+        guard let table = tables[collection] else { return }
+        undo.append(.rows(table, table.rows))
+        table.rows = [:]
     }
 
     func createCollection(_ collection: String) {
-        guard collections[collection] == nil else { return }
-        collections[collection] = [:]
-        undo.append { [unowned self] in collections[collection] = nil }
+        guard tables[collection] == nil else { return }
+        tables[collection] = Table()
+        undo.append(.table(collection, nil))
     }
 
     func dropCollection(_ collection: String) {
-        guard let previous = collections.removeValue(forKey: collection) else { return }
-        undo.append { [unowned self] in collections[collection] = previous }
+        guard let previous = tables.removeValue(forKey: collection) else { return }
+        undo.append(.table(collection, previous))
     }
 
     func setVersion(_ version: Int, ofSchema schema: String) {
-        let previous = schemaVersions.updateValue(version, forKey: schema)
-        undo.append { [unowned self] in schemaVersions[schema] = previous }
+        undo.append(.version(schema, schemaVersions.updateValue(version, forKey: schema)))
     }
 
     func close() {
-        collections.removeAll()
+        tables.removeAll()
+    }
+}
+
+/// A key as its UTF-8 bytes, hashed in one pass over the bytes.
+struct KeyBytes: Hashable {
+    let bytes: [UInt8]
+
+    init(_ key: String) {
+        bytes = Array(key.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

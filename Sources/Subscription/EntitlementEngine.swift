@@ -77,16 +77,18 @@ public struct EntitlementEngine: Sendable {
         }
     }
 
+    private static let paidTiersHighestFirst = SubscriptionTier.allCases.sorted(by: >).filter { $0 != .free }
+
     /// The tier the rule gives at `now`.
     /// - Parameter now: The date to evaluate at.
     /// - Returns: The highest active tier, or `.free`.
     public mutating func tier(at now: Date) -> SubscriptionTier {
         for tier in stale { recount(tier) }
         stale.removeAll()
-        return SubscriptionTier.allCases.sorted(by: >).first { tier in
-            guard let until = latestActive[tier] else { return false }
-            return now <= until
-        } ?? .free
+        for tier in Self.paidTiersHighestFirst {
+            if let until = latestActive[tier], now <= until { return tier }
+        }
+        return .free
     }
 
     private func activeUntil(_ entry: Entry, id: UInt64) -> Date? {

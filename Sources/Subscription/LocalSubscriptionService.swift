@@ -6,9 +6,11 @@ import TrainCore
 /// delivery and finishing — on a ``SimulatedAppStore``. In memory or file-backed
 /// depends only on the store it is given.
 ///
-/// The store tells the service of every change as it happens, so ``currentTier``
-/// reflects a purchase, a renewal or a refund as soon as the store call returns, and
-/// a renewal or lapse as soon as the clock passes its date.
+/// The store tells the service of every change as it happens, and the service keeps
+/// its entitlements up to date one change at a time: ``currentTier`` reflects a
+/// purchase, a renewal or a refund as soon as the store call returns, costs the same
+/// whatever the length of the history, and never writes to the store. A renewal due
+/// by the clock counts at once, even before the store has recorded it.
 ///
 /// ```swift
 /// let store = try SimulatedAppStore(storage: .file(directory.appendingPathComponent("train.sqlite")))
@@ -23,7 +25,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         let continuation: AsyncStream<StoreVerificationResult<StoreTransaction>>.Continuation
         /// The latest revision of each transaction handed over, so an older state that
         /// arrives late is not handed over after a newer one.
-        var delivered: [UInt64: Int]
+        var delivered: [UInt64: Int] = [:]
 
         /// Hands over `result` unless this listener already has it or a newer state of it.
         mutating func deliver(_ result: StoreVerificationResult<StoreTransaction>, revision: Int) {
@@ -37,9 +39,15 @@ public final class LocalSubscriptionService: SubscriptionService {
     private struct State {
         var appAccountToken: UUID?
         var engine: EntitlementEngine
+        /// The store's grace-event number at the last rebuild: those up to it are in the engine.
+        var rebuiltAt: UInt64 = 0
+        /// The number of the last grace event applied, by transaction.
+        var graceApplied: [UInt64: UInt64] = [:]
         var listeners: [Int: Listener] = [:]
         var nextListenerID = 0
         var requests = 0
+        /// How many times the entitlements were recomputed from the whole history.
+        var rebuilds = 0
     }
 
     // The service's state, behind one lock. It is never held while calling into the
@@ -59,7 +67,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         tiers = Broadcast(initial: .free)
         // Listen first, then read the history under the lock: a change reported in
         // between is applied again afterwards, which is harmless.
-        let id = store.addObserver { [weak self] event in self?.handle(event) }
+        let id = store.addObserver { [weak self] events in self?.handle(events) }
         observation.withLock { $0 = id }
         rebuild()
     }
@@ -70,36 +78,29 @@ public final class LocalSubscriptionService: SubscriptionService {
         state.withLock { state in state.listeners.values.forEach { $0.continuation.finish() } }
     }
 
-    /// The tier the user's entitlements grant at the store clock's present (renewals
-    /// and lapses due by now are applied first).
     public var currentTier: SubscriptionTier {
-        store.settle()
+        store.refreshFromStorage()
         let now = store.clock.now
-        return state.withLock { $0.engine.tier(at: now) }
+        guard store.isDue(at: now) else { return state.withLock { $0.engine.tier(at: now) } }
+        // A renewal or grace period is due and the store has not recorded it yet:
+        // answer as if it had, on a copy, without writing anything.
+        let preview = store.preview(at: now)
+        return state.withLock { state in
+            var copy = state
+            for event in preview { Self.apply(event, to: &copy, deliver: false) }
+            return copy.engine.tier(at: now)
+        }
     }
 
-    /// Whether a purchase is in progress.
     public var isPurchaseInProgress: Bool { inProgress.withLock { $0 } }
 
-    /// What the current tier may use under `catalog`.
-    /// - Parameter catalog: The tier-to-feature mapping.
-    /// - Returns: The feature access.
-    public func featureAccess(catalog: FeatureCatalog = .standard) -> FeatureAccess {
-        FeatureAccess(tier: currentTier, catalog: catalog)
-    }
-
-    /// The products on sale.
-    /// - Returns: The store's products.
     public func products() async throws -> [StoreProduct] {
         store.products
     }
 
-    /// Buys a product for the signed-in app user; the purchase is in progress while
-    /// the (simulated) sheet is up.
-    /// - Parameter productID: The product.
-    /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
-    /// - Throws: ``SubscriptionError`` — `noAppAccount`, `productNotFound`,
-    ///   `purchaseInProgress`, or the store's failure; nothing changes.
+    /// Buys a product for the signed-in app user; the purchase is in progress while the
+    /// (simulated) sheet is up. Cancelling the calling task while the sheet is up ends
+    /// the purchase as `.userCancelled`, buying nothing.
     public func purchase(_ productID: String) async throws -> StorePurchaseResult {
         guard let token = state.withLock({ $0.appAccountToken }) else { throw SubscriptionError(.noAppAccount) }
         guard let product = store.product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
@@ -110,8 +111,20 @@ public final class LocalSubscriptionService: SubscriptionService {
         guard started else { throw SubscriptionError(.purchaseInProgress) }
         defer { inProgress.withLock { $0 = false } }
         let delay = store.purchaseSheetDelay
-        if delay > .zero { try await store.clock.sleep(for: delay) }
-        let request = state.withLock { state in
+        if delay > .zero {
+            do {
+                try await store.clock.sleep(for: delay)
+            } catch {
+                return .userCancelled
+            }
+        }
+        guard !Task.isCancelled else { return .userCancelled }
+        let request = try state.withLock { state throws(SubscriptionError) -> String in
+            // Read again after the sheet: the app user may have changed meanwhile.
+            guard let current = state.appAccountToken else { throw SubscriptionError(.noAppAccount) }
+            guard current == token else {
+                throw SubscriptionError(.notYourTransaction, detail: "Another app user signed in while the purchase sheet was up; nothing was bought.")
+            }
             state.requests += 1
             return "request-\(state.requests)-\(UUID().uuidString.prefix(8))"
         }
@@ -120,7 +133,6 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     /// Brings the ledger up to now and recomputes the entitlements from it.
-    /// - Returns: The tier.
     public func restorePurchases() async throws -> SubscriptionTier {
         store.settle()
         rebuild()
@@ -128,15 +140,15 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     /// Renewals, refunds, Ask to Buy outcomes and outside purchases; unfinished
-    /// transactions first (SUB-5). The listener exists from the moment this returns.
-    /// - Returns: The stream.
+    /// transactions first, and those of each app user who signs in while it runs. The
+    /// listener exists from the moment this returns.
     public func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>> {
         let (stream, continuation) = AsyncStream<StoreVerificationResult<StoreTransaction>>.makeStream()
         let store = store
         let id = state.withLock { state in
             let id = state.nextListenerID
             state.nextListenerID += 1
-            var listener = Listener(continuation: continuation, delivered: [:])
+            var listener = Listener(continuation: continuation)
             if let token = state.appAccountToken {
                 for (result, revision) in store.unfinished(of: token) { listener.deliver(result, revision: revision) }
             }
@@ -149,21 +161,14 @@ public final class LocalSubscriptionService: SubscriptionService {
         return stream
     }
 
-    /// The tier now, then each change.
-    /// - Returns: The stream.
     public func tierChanges() -> AsyncStream<SubscriptionTier> {
         tiers.subscribe()
     }
 
-    /// Finishes a transaction of the signed-in user; idempotent.
-    /// - Parameter transactionID: The transaction.
-    /// - Throws: ``SubscriptionError`` — `transactionNotFound`, `notYourTransaction`.
     public func finish(_ transactionID: UInt64) async throws {
         try store.finish(transactionID, appAccountToken: state.withLock { $0.appAccountToken })
     }
 
-    /// The transactions that grant access now.
-    /// - Returns: The user's verified, unrevoked, not upgraded, active transactions.
     public func currentEntitlements() async throws -> [StoreTransaction] {
         guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
         store.settle()
@@ -176,35 +181,54 @@ public final class LocalSubscriptionService: SubscriptionService {
         }
     }
 
-    /// The state and renewal info of each of the user's subscriptions.
-    /// - Returns: One status per subscription.
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
         guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
         store.settle()
         return store.statuses(of: token)
     }
 
-    /// Switches to another app user (or to nobody): their entitlements, and only theirs, count.
-    /// - Parameter token: The user's `appAccountToken`, or nil.
+    /// Switches to another app user (or to nobody): their entitlements, and only
+    /// theirs, count, and running update listeners receive their unfinished transactions.
     public func setAppAccountToken(_ token: UUID?) async {
         rebuild(switchingTo: .some(token))
     }
 
+    /// How many times the entitlements were recomputed from the whole history: at
+    /// creation, on a switch of user, on restore, and when the ledger was read again.
+    /// Renewals, refunds and grace periods are applied one change at a time.
+    var rebuildCount: Int { state.withLock { $0.rebuilds } }
+
     // MARK: - Store changes
 
-    private func handle(_ event: SimulatedAppStore.Event) {
+    /// Applies one change's events, then publishes the tier once.
+    private func handle(_ events: [SimulatedAppStore.Event]) {
+        let now = store.clock.now
+        let reloaded = events.contains { if case .reloaded = $0 { true } else { false } }
+        if reloaded { rebuild() }
+        state.withLock { state in
+            // After a rebuild the engine already has these changes; listeners still get
+            // the transactions, and applying them again changes nothing.
+            for event in events { Self.apply(event, to: &state, deliver: true) }
+            publish(&state, now: now)
+        }
+    }
+
+    /// Applies one change of the store to the entitlements of the current user, and
+    /// hands a transaction to the update listeners when `deliver` says so.
+    private static func apply(_ event: SimulatedAppStore.Event, to state: inout State, deliver: Bool) {
+        guard let token = state.appAccountToken else { return }
         switch event {
         case .transaction(let result, let revision, let returnedByPurchase):
-            let applied: Bool = state.withLock { state in
-                guard let token = state.appAccountToken, result.unsafePayloadValue.appAccountToken == token else { return false }
-                state.engine.apply(result)
-                guard !returnedByPurchase else { return true }
-                for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
-                return true
-            }
-            if applied { publishTier() }
-        case .status(let token):
-            if token != nil, token == state.withLock({ $0.appAccountToken }) { rebuild() }
+            guard result.unsafePayloadValue.appAccountToken == token else { return }
+            state.engine.apply(result)
+            guard deliver, !returnedByPurchase else { return }
+            for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
+        case .grace(let owner, let transactionID, let end, let sequence):
+            guard owner == token, sequence > state.rebuiltAt, sequence > state.graceApplied[transactionID] ?? 0 else { return }
+            state.graceApplied[transactionID] = sequence
+            state.engine.setGracePeriodEnd(end, forTransaction: transactionID)
+        case .status, .reloaded:
+            break
         }
     }
 
@@ -217,18 +241,22 @@ public final class LocalSubscriptionService: SubscriptionService {
         state.withLock { state in
             if let newUser { state.appAccountToken = newUser }
             var engine = EntitlementEngine(products: store.products)
+            state.graceApplied = [:]
             if let token = state.appAccountToken {
                 let history = store.history(of: token)
                 history.transactions.forEach { engine.apply($0) }
                 for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
+                state.rebuiltAt = history.sequence
+                if newUser != nil {
+                    for (result, revision) in store.unfinished(of: token) {
+                        for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
+                    }
+                }
             }
             state.engine = engine
+            state.rebuilds += 1
             publish(&state, now: now)
         }
-    }
-
-    private func publishTier() {
-        state.withLock { publish(&$0, now: store.clock.now) }
     }
 
     /// Sends the tier if it changed; called with the lock held, so sends are in order.

@@ -67,12 +67,47 @@ enum StoreLedger {
         }
     }
 
-    static let transactions = RecordCollection<Entry>("transactions")
-    static let subscriptions = RecordCollection<Subscription>("subscriptions")
+    // The ledger is written on every renewal, so its records use a compact binary
+    // layout; records that an earlier version wrote as JSON are still read.
+    static let transactions = binary("transactions", encode: Entry.write, decode: { reader throws(CoreError) in try Entry(from: &reader) })
+    static let subscriptions = binary("subscriptions", encode: Subscription.write, decode: { reader throws(CoreError) in try Subscription(from: &reader) })
     static let pending = RecordCollection<PendingPurchase>("pending")
-    static let meta = RecordCollection<UInt64>("meta")
+    static let meta = binary("meta", encode: { value, writer in writer.write(value) },
+                             decode: { reader throws(CoreError) in try reader.read() as UInt64 })
 
-    static func key(_ id: UInt64) -> String { String(format: "%020llu", id) }
+    /// The binary layout of every ledger record.
+    static let format: UInt8 = 1
+
+    /// A collection whose records are written in the binary layout and read from it, or
+    /// from the JSON an earlier version wrote.
+    private static func binary<Value: Codable & Sendable>(
+        _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
+        decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
+    ) -> RecordCollection<Value> {
+        RecordCollection(name, encode: { value in
+            var writer = BinaryWriter(format: format)
+            encode(value, &writer)
+            return writer.data
+        }, decode: { data in
+            guard BinaryReader.isBinary(data, formats: [format]) else { return try JSONDecoder().decode(Value.self, from: data) }
+            var reader = try BinaryReader(data, formats: [format])
+            return try decode(&reader)
+        })
+    }
+
+    /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
+    /// keys sort as the IDs do.
+    static func key(_ id: UInt64) -> String {
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: 20)
+        var rest = id
+        var index = 19
+        while rest > 0 {
+            digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
 }
 
 /// A purchase waiting for a parent's approval (Ask to Buy) or for an interruption to be resolved.
@@ -109,5 +144,64 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
         self.appAccountToken = appAccountToken
         self.requestedAt = requestedAt
         self.kind = kind
+    }
+}
+
+// MARK: - Binary layouts
+
+extension StoreLedger.Entry {
+    static func write(_ entry: Self, to writer: inout BinaryWriter) {
+        let transaction = entry.transaction
+        writer.write(transaction.id)
+        writer.write(transaction.originalID)
+        writer.write(transaction.productID)
+        writer.write(transaction.subscriptionGroupID)
+        writer.write(transaction.purchaseDate)
+        writer.write(transaction.expirationDate)
+        writer.write(transaction.revocationDate)
+        writer.write(transaction.revocationReason?.rawValue)
+        writer.write(transaction.isUpgraded)
+        writer.write(transaction.ownershipType.rawValue)
+        writer.write(transaction.appAccountToken)
+        writer.write(transaction.environment.rawValue)
+        writer.write(entry.verified)
+        writer.write(entry.finished)
+        writer.write(entry.revision)
+    }
+
+    init(from reader: inout BinaryReader) throws(CoreError) {
+        let transaction = StoreTransaction(
+            id: try reader.read(), originalID: try reader.read(), productID: try reader.read(), subscriptionGroupID: try reader.read(),
+            purchaseDate: try reader.read(), expirationDate: try reader.read(), revocationDate: try reader.read(),
+            revocationReason: try reader.read(RevocationReason?.self),
+            isUpgraded: try reader.read(), ownershipType: try reader.read(OwnershipType.self), appAccountToken: try reader.read(),
+            environment: try reader.read(StoreEnvironment.self))
+        self.init(transaction: transaction, verified: try reader.read(), finished: try reader.read(), revision: try reader.read())
+    }
+}
+
+extension StoreLedger.Subscription {
+    static func write(_ subscription: Self, to writer: inout BinaryWriter) {
+        writer.write(subscription.originalID)
+        writer.write(subscription.groupID)
+        writer.write(subscription.appAccountToken)
+        writer.write(subscription.productID)
+        writer.write(subscription.latestTransactionID)
+        writer.write(subscription.periodEnd)
+        writer.write(subscription.state.rawValue)
+        writer.write(subscription.willAutoRenew)
+        writer.write(subscription.autoRenewPreference)
+        writer.write(subscription.graceEnd)
+        writer.write(subscription.retryEnd)
+        writer.write(subscription.expirationReason?.rawValue)
+        writer.write(subscription.priceIncrease.rawValue)
+    }
+
+    init(from reader: inout BinaryReader) throws(CoreError) {
+        self.init(originalID: try reader.read(), groupID: try reader.read(), appAccountToken: try reader.read(),
+                  productID: try reader.read(), latestTransactionID: try reader.read(), periodEnd: try reader.read(),
+                  state: try reader.read(RenewalState.self), willAutoRenew: try reader.read(), autoRenewPreference: try reader.read(),
+                  graceEnd: try reader.read(), retryEnd: try reader.read(), expirationReason: try reader.read(ExpirationReason?.self),
+                  priceIncrease: try reader.read(PriceIncreaseStatus.self))
     }
 }

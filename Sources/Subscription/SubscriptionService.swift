@@ -1,8 +1,8 @@
 import Foundation
 
-/// The subscription service (SUB-1): the current tier, products, purchases, restore,
-/// and streams of transaction updates and tier changes — seed 004's
-/// `SubscriptionService`, without StoreKit, so it runs everywhere.
+/// The subscription service: the current tier, products, purchases, restore, and
+/// streams of transaction updates and tier changes — without StoreKit, so it runs
+/// everywhere.
 ///
 /// TrainKit's conformance is ``LocalSubscriptionService`` on a ``SimulatedAppStore``;
 /// `FakeSubscriptionService` in TrainTesting is a scriptable double; an app adds a
@@ -17,11 +17,12 @@ import Foundation
 ///     case .pending, .userCancelled:
 ///         break
 ///     }
-///     if FeatureAccess(tier: subscriptions.currentTier).canAccess(.analytics) { /* show analytics */ }
+///     if subscriptions.featureAccess().canAccess(.analytics) { /* show analytics */ }
 /// }
 /// ```
 public protocol SubscriptionService: Sendable {
-    /// The tier the signed-in app user's entitlements grant now.
+    /// The tier the signed-in app user's entitlements grant now. Reading it never
+    /// writes anything.
     var currentTier: SubscriptionTier { get }
 
     /// Whether a purchase is in progress (the purchase sheet is up).
@@ -32,21 +33,23 @@ public protocol SubscriptionService: Sendable {
     /// - Throws: ``SubscriptionError/Code/networkError`` when the store cannot be reached.
     func products() async throws -> [StoreProduct]
 
-    /// Buys a product for the signed-in app user.
+    /// Buys a product for the signed-in app user. Cancelling the calling task while the
+    /// purchase sheet is up ends it as `.userCancelled`, never as `CancellationError`.
     /// - Parameter productID: The product.
     /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
     /// - Throws: ``SubscriptionError`` — `productNotFound`, `purchaseInProgress`,
     ///   `noAppAccount`, or the store's failure.
     func purchase(_ productID: String) async throws -> StorePurchaseResult
 
-    /// Brings the entitlements up to date with the store (`AppStore.sync`).
+    /// Brings the entitlements up to date with the store (StoreKit's `AppStore.sync`).
     /// - Returns: The tier afterwards.
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be read.
     func restorePurchases() async throws -> SubscriptionTier
 
     /// Transactions that arrive outside `purchase`: renewals, refunds, Ask to Buy
     /// outcomes, purchases made elsewhere. A new listener first receives every
-    /// unfinished transaction of the user (SUB-5).
+    /// unfinished transaction of the user, and a running one those of each app user
+    /// who signs in.
     /// - Returns: A stream; cancelling its consumer ends it.
     func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>>
 
@@ -67,7 +70,16 @@ public protocol SubscriptionService: Sendable {
     /// - Returns: One status per subscription.
     func subscriptionStatuses() async throws -> [SubscriptionStatus]
 
-    /// Ties purchases and entitlements to an app user (SUB-7); nil when nobody is signed in.
+    /// Ties purchases and entitlements to an app user; nil when nobody is signed in.
     /// - Parameter token: The user's `appAccountToken`.
     func setAppAccountToken(_ token: UUID?) async
+}
+
+extension SubscriptionService {
+    /// What the current tier may use under `catalog`, for any conformance.
+    /// - Parameter catalog: The tier-to-feature mapping; the standard one by default.
+    /// - Returns: The feature access of ``currentTier``.
+    public func featureAccess(catalog: FeatureCatalog = .standard) -> FeatureAccess {
+        FeatureAccess(tier: currentTier, catalog: catalog)
+    }
 }

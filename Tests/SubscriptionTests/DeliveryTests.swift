@@ -41,6 +41,15 @@ import TrainTesting
         #expect(!delivered.contains { $0.id == transaction.id && !$0.isUpgraded }, "a finished transaction is not redelivered as it was")
     }
 
+    @Test("after a switch of app user, a running listener receives the new user's unfinished transactions")
+    func switchRedelivers() async throws {
+        let harness = try H()
+        let graces = try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace).unsafePayloadValue
+        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        await harness.service.setAppAccountToken(H.grace)
+        #expect(await updates.next()?.unsafePayloadValue.id == graces.id)
+    }
+
     @Test("a relaunched service redelivers what the last one did not finish", arguments: [true, false])
     func redeliveryAcrossLaunches(finishFirst: Bool) async throws {
         let harness = try H(.file)

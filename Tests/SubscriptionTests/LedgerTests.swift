@@ -21,6 +21,33 @@ import TrainTesting
         #expect(harness.store.allTransactions.count == 2, "the renewal happened at launch, on the clock")
     }
 
+    @Test("a ledger whose records an earlier version wrote as JSON is read, and grows in the binary layout")
+    func earlierJSONLedger() async throws {
+        let harness = try H(.file)
+        let start = ManualClock.defaultStart
+        let transaction = StoreTransaction(id: 7, productID: H.proMonthly, purchaseDate: start,
+                                           expirationDate: start.addingTimeInterval(30 * 86_400), appAccountToken: H.ada)
+        let subscription = StoreLedger.Subscription(originalID: 7, groupID: transaction.subscriptionGroupID, appAccountToken: H.ada,
+                                                    productID: H.proMonthly, latestTransactionID: 7,
+                                                    periodEnd: transaction.expirationDate ?? start, autoRenewPreference: H.proMonthly)
+        do {
+            let raw = try RecordStore(.file(harness.directory.file("old.sqlite")), schema: StoreLedger.schema)
+            try raw.write { records in
+                try records.put(StoreLedger.Entry(transaction: transaction, verified: true), forKey: StoreLedger.key(7),
+                                in: RecordCollection<StoreLedger.Entry>("transactions"))
+                try records.put(subscription, forKey: StoreLedger.key(7), in: RecordCollection<StoreLedger.Subscription>("subscriptions"))
+                try records.put(UInt64(8), forKey: "nextID", in: RecordCollection<UInt64>("meta"))
+            }
+        }
+        let store = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), clock: harness.clock)
+        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        #expect(store.allTransactions.map(\.unsafePayloadValue) == [transaction])
+        #expect(service.currentTier == .pro)
+        try store.forceRenewal(productID: H.proMonthly, appAccountToken: H.ada)
+        let reopened = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), clock: harness.clock)
+        #expect(reopened.allTransactions.map(\.unsafePayloadValue.id) == [7, 8])
+    }
+
     @Test("an unreadable ledger is an error, never an empty history")
     func unreadable() async throws {
         let harness = try H(.file)

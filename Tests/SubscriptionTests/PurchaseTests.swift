@@ -46,6 +46,33 @@ import TrainTesting
         #expect(harness.service.currentTier == .pro)
     }
 
+    @Test("cancelling the purchase's task while the sheet is up ends it as userCancelled, never CancellationError")
+    func cancelledTask() async throws {
+        let harness = try SubscriptionHarness()
+        harness.store.purchaseSheetDelay = .seconds(5)
+        let service = harness.service
+        let purchase = Task { try await service.purchase(SubscriptionHarness.proMonthly) }
+        await harness.clock.waitForSleepers(1)
+        purchase.cancel()
+        #expect(try await purchase.value == .userCancelled)
+        #expect(!harness.service.isPurchaseInProgress)
+        #expect(harness.store.allTransactions.isEmpty)
+        #expect(harness.service.currentTier == .free)
+    }
+
+    @Test("a purchase whose app user changes while the sheet is up buys nothing for either user")
+    func userChangesDuringSheet() async throws {
+        let harness = try SubscriptionHarness()
+        harness.store.purchaseSheetDelay = .seconds(5)
+        let service = harness.service
+        let purchase = Task { try await service.purchase(SubscriptionHarness.proMonthly) }
+        await harness.clock.waitForSleepers(1)
+        await service.setAppAccountToken(SubscriptionHarness.grace)
+        harness.clock.advance(by: .seconds(5))
+        await #expect(throws: SubscriptionError(.notYourTransaction)) { _ = try await purchase.value }
+        #expect(harness.store.allTransactions.isEmpty)
+    }
+
     @Test("a dismissed sheet is userCancelled and buys nothing")
     func cancelled() async throws {
         let harness = try SubscriptionHarness()

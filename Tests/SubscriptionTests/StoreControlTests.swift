@@ -76,6 +76,24 @@ import TrainTesting
         #expect(try await harness.service.restorePurchases() == .pro)
     }
 
+    @Test("buying the product you already have cancels a pending downgrade and turns auto-renew back on")
+    func rebuyCancelsDowngrade() async throws {
+        let harness = try H()
+        let premium = try await harness.buy(H.premiumMonthly)
+        _ = try await harness.service.purchase(H.proMonthly)
+        try harness.store.setAutoRenew(false, productID: H.premiumMonthly, appAccountToken: H.ada)
+        guard case .success(let again) = try await harness.service.purchase(H.premiumMonthly) else {
+            Issue.record("buying the current product returns its transaction")
+            return
+        }
+        #expect(again.unsafePayloadValue.id == premium.id, "nothing new was bought")
+        let info = try #require(try await harness.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue)
+        #expect(info.autoRenewPreference == H.premiumMonthly)
+        #expect(info.willAutoRenew)
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        #expect(try await harness.service.restorePurchases() == .premium, "it renews as Premium")
+    }
+
     @Test("a crossgrade to another period of the same tier takes effect at renewal")
     func crossgrade() async throws {
         let harness = try H()

@@ -42,6 +42,24 @@ import TrainTesting
         #expect(harness.service.currentTier == .free)
     }
 
+    @Test("a ten-day clock jump at one month per second settles with a bounded number of renewals and the right state")
+    func boundedJump() async throws {
+        let harness = try H()
+        try harness.store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
+        try await harness.buy()
+        harness.clock.advance(by: .seconds(10 * 86_400))
+        harness.store.settle()
+        let transactions = harness.store.allTransactions.map(\.unsafePayloadValue)
+        #expect(transactions.count <= SimulatedAppStore.maximumRenewalsPerSettle + 1)
+        #expect(transactions.count > SimulatedAppStore.maximumRenewalsPerSettle, "the latest renewals are all there")
+        let latest = try #require(transactions.last)
+        #expect(latest.purchaseDate <= harness.clock.now && harness.clock.now <= (latest.expirationDate ?? .distantPast),
+                "the latest renewal covers now")
+        #expect(harness.service.currentTier == .pro)
+        let status = try #require(try await harness.service.subscriptionStatuses().first)
+        #expect(status.state == .subscribed && status.transaction.unsafePayloadValue.id == latest.id)
+    }
+
     @Test("a time rate under a second per month, and a backdate beyond the limit, are refused and change nothing")
     func runawayInputs() async throws {
         let harness = try H()

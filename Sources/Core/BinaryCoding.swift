@@ -1,0 +1,157 @@
+import Foundation
+
+/// A compact binary encoding for records read and written on a hot path, where JSON
+/// (several microseconds a record with Foundation on Linux) would dominate. Fields
+/// are written in a fixed order after a format byte; a record type owns its layout.
+///
+/// ```swift
+/// var writer = BinaryWriter(format: 1)
+/// writer.write(transaction.id)
+/// writer.write(transaction.productID)
+/// let data = writer.data
+///
+/// var reader = try BinaryReader(data, formats: [1])
+/// let id: UInt64 = try reader.read()
+/// ```
+package struct BinaryWriter {
+    /// The bytes written so far.
+    package private(set) var bytes: [UInt8]
+
+    /// Starts a record of layout `format`.
+    package init(format: UInt8) {
+        bytes = [format]
+        bytes.reserveCapacity(128)
+    }
+
+    /// The record's bytes.
+    package var data: Data { Data(bytes) }
+
+    package mutating func write(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
+
+    package mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+
+    package mutating func write(_ value: Double) { write(value.bitPattern) }
+
+    /// A date, exactly (its `timeIntervalSinceReferenceDate` bits).
+    package mutating func write(_ value: Date) { write(value.timeIntervalSinceReferenceDate) }
+
+    package mutating func write(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            write(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    package mutating func write(_ value: UUID) {
+        withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A presence byte, then the value if there is one.
+    package mutating func write(_ value: Date?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+
+    /// A presence byte, then the value if there is one.
+    package mutating func write(_ value: String?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+
+    /// A presence byte, then the value if there is one.
+    package mutating func write(_ value: UUID?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+}
+
+/// Reads what a ``BinaryWriter`` wrote, in the same order. Every read checks that the
+/// bytes are there: a cut-off or foreign record is a ``CoreError/Code/undecodable``.
+package struct BinaryReader {
+    private let bytes: [UInt8]
+    private var offset = 1
+    /// The record's layout, its first byte.
+    package let format: UInt8
+
+    /// Starts reading a record whose layout must be one of `formats`.
+    package init(_ data: Data, formats: Set<UInt8>) throws(CoreError) {
+        bytes = Array(data)
+        guard let first = bytes.first, formats.contains(first) else {
+            throw CoreError(.undecodable, detail: "The record is not in a known binary layout.")
+        }
+        format = first
+    }
+
+    /// Whether `data` starts with one of `formats` — to tell a binary record from an
+    /// older record in another encoding (JSON starts with `{`).
+    package static func isBinary(_ data: Data, formats: Set<UInt8>) -> Bool {
+        data.first.map(formats.contains) ?? false
+    }
+
+    private mutating func take(_ count: Int) throws(CoreError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= bytes.count - offset else {
+            throw CoreError(.undecodable, detail: "The record ends early.")
+        }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    package mutating func read() throws(CoreError) -> UInt64 {
+        try take(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    package mutating func read() throws(CoreError) -> Int { Int(Int64(bitPattern: try read())) }
+
+    package mutating func read() throws(CoreError) -> Bool {
+        switch try take(1).first {
+        case 0: false
+        case 1: true
+        default: throw CoreError(.undecodable, detail: "A flag is neither 0 nor 1.")
+        }
+    }
+
+    package mutating func read() throws(CoreError) -> Double { Double(bitPattern: try read()) }
+
+    package mutating func read() throws(CoreError) -> Date { Date(timeIntervalSinceReferenceDate: try read()) }
+
+    package mutating func read() throws(CoreError) -> String {
+        let count: Int = try read()
+        return String(decoding: try take(count), as: UTF8.self)
+    }
+
+    package mutating func read() throws(CoreError) -> UUID {
+        let b = Array(try take(16))
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    package mutating func read() throws(CoreError) -> Date? {
+        try read() as Bool ? try read() as Date : nil
+    }
+
+    package mutating func read() throws(CoreError) -> String? {
+        try read() as Bool ? try read() as String : nil
+    }
+
+    package mutating func read() throws(CoreError) -> UUID? {
+        try read() as Bool ? try read() as UUID : nil
+    }
+
+    /// An optional enumeration value stored by its raw string.
+    package mutating func read<Value: RawRepresentable>(_ type: Value?.Type) throws(CoreError) -> Value? where Value.RawValue == String {
+        try read() as Bool ? try read(Value.self) : nil
+    }
+
+    /// A value of an enumeration stored by its raw string.
+    package mutating func read<Value: RawRepresentable>(_ type: Value.Type) throws(CoreError) -> Value where Value.RawValue == String {
+        let raw: String = try read()
+        guard let value = Value(rawValue: raw) else {
+            throw CoreError(.undecodable, detail: "'\(raw)' is not a \(Value.self).")
+        }
+        return value
+    }
+}

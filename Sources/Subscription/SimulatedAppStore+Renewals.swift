@@ -1,0 +1,206 @@
+import Foundation
+import TrainCore
+
+/// Subscription time and the state machine: renewals, lapses, grace and billing
+/// retry, purchases in a group.
+extension SimulatedAppStore {
+    func product(_ id: String) -> StoreProduct? {
+        products.first { $0.id == id }
+    }
+
+    /// The end of `periods` periods of `product` from `start`: calendar months in UTC
+    /// in real time, fixed lengths at an accelerated rate.
+    func periodEnd(of product: StoreProduct, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
+        let months = product.period.months * periods
+        switch rate {
+        case .realTime:
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+            return calendar.date(byAdding: .month, value: months, to: start) ?? start.addingTimeInterval(Double(months) * 30 * 86_400)
+        case .monthlyRenewal(let every):
+            return start.addingTimeInterval(every.timeInterval * Double(months))
+        }
+    }
+
+    /// 16 days in real time, as Apple's grace period for monthly and longer periods.
+    func gracePeriod(_ rate: TimeRate) -> TimeInterval {
+        scaled(16 * 86_400, rate)
+    }
+
+    /// 60 days in real time, as Apple's billing retry.
+    func billingRetryPeriod(_ rate: TimeRate) -> TimeInterval {
+        scaled(60 * 86_400, rate)
+    }
+
+    private func scaled(_ interval: TimeInterval, _ rate: TimeRate) -> TimeInterval {
+        switch rate {
+        case .realTime: interval
+        case .monthlyRenewal(let every): interval * every.timeInterval / (30 * 86_400)
+        }
+    }
+
+    // MARK: - The state machine
+
+    /// Brings every subscription and pending purchase up to `now`.
+    func settle(_ state: inout State, _ changes: inout Changes, now: Date) {
+        for id in state.subscriptions.keys.sorted() {
+            guard var subscription = state.subscriptions[id] else { continue }
+            let before = subscription
+            advance(&subscription, &state, &changes, now: now)
+            if subscription != before {
+                state.subscriptions[id] = subscription
+                changes.subscriptions.insert(id)
+            }
+        }
+        for (id, pending) in state.pending where pending.kind == .askToBuy
+            && pending.requestedAt.addingTimeInterval(Self.askToBuyLifetime) < now {
+            state.pending[id] = nil
+            changes.pending.insert(id)
+        }
+    }
+
+    private func advance(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, now: Date) {
+        var renewals = 0
+        while true {
+            switch subscription.state {
+            case .subscribed where subscription.periodEnd < now:
+                if !subscription.willAutoRenew {
+                    subscription.state = .expired
+                    subscription.expirationReason = .autoRenewDisabled
+                } else if subscription.priceIncrease == .pending {
+                    subscription.state = .expired
+                    subscription.expirationReason = .didNotConsentToPriceIncrease
+                } else if state.settings.shouldEnterBillingRetryOnRenewal {
+                    subscription.retryEnd = subscription.periodEnd.addingTimeInterval(billingRetryPeriod(state.settings.timeRate))
+                    if state.settings.billingGracePeriodIsEnabled {
+                        subscription.state = .inGracePeriod
+                        subscription.graceEnd = subscription.periodEnd.addingTimeInterval(gracePeriod(state.settings.timeRate))
+                    } else {
+                        subscription.state = .inBillingRetryPeriod
+                    }
+                } else {
+                    if renewals == 0 { skipOlderPeriods(&subscription, rate: state.settings.timeRate, now: now) }
+                    renew(&subscription, &state, &changes, at: subscription.periodEnd)
+                    renewals += 1
+                }
+            case .inGracePeriod where (subscription.graceEnd ?? .distantPast) < now:
+                subscription.state = .inBillingRetryPeriod
+                subscription.graceEnd = nil
+            case .inBillingRetryPeriod where (subscription.retryEnd ?? .distantPast) < now:
+                subscription.state = .expired
+                subscription.expirationReason = .billingError
+                subscription.retryEnd = nil
+            default:
+                return
+            }
+        }
+    }
+
+    /// When more than ``maximumRenewalsPerSettle`` periods have passed, moves the
+    /// subscription past the older ones without recording them, so that the latest
+    /// renewals — what an app can see — are recorded in bounded time. Only a plain
+    /// renewal into the same product is skipped; a pending change of product applies at
+    /// the first renewal as usual.
+    private func skipOlderPeriods(_ subscription: inout StoreLedger.Subscription, rate: TimeRate, now: Date) {
+        guard subscription.autoRenewPreference == subscription.productID, let product = product(subscription.productID) else { return }
+        let start = subscription.periodEnd
+        let length = periodEnd(of: product, from: start, rate: rate).timeIntervalSince(start)
+        guard length > 0 else { return }
+        let due = Int(min(now.timeIntervalSince(start) / length, 1e12))
+        let skipped = due - Self.maximumRenewalsPerSettle
+        guard skipped > 0 else { return }
+        subscription.periodEnd = periodEnd(of: product, from: start, rate: rate, periods: skipped)
+    }
+
+    /// Starts the next period at `start`, in the product the subscription renews into.
+    func renew(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, at start: Date) {
+        let product = product(subscription.autoRenewPreference) ?? product(subscription.productID)
+        guard let product else {
+            subscription.state = .expired
+            subscription.expirationReason = .productUnavailable
+            return
+        }
+        let transaction = newTransaction(product, token: subscription.appAccountToken, originalID: subscription.originalID,
+                                         purchaseDate: start, state: &state, changes: &changes, returnedByPurchase: false)
+        subscription.begin(transaction)
+        if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
+    }
+
+    /// Records a new transaction and queues its announcement.
+    @discardableResult
+    func newTransaction(_ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, state: inout State,
+                        changes: inout Changes, returnedByPurchase: Bool) -> StoreTransaction {
+        let id = state.nextID
+        state.nextID += 1
+        let transaction = StoreTransaction(
+            id: id, originalID: originalID ?? id, productID: product.id, subscriptionGroupID: product.subscriptionGroupID,
+            purchaseDate: purchaseDate, expirationDate: periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate),
+            appAccountToken: token)
+        let entry = StoreLedger.Entry(transaction: transaction, verified: !state.settings.producesUnverifiedTransactions)
+        state.entries[id] = entry
+        changes.entries.insert(id)
+        changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: returnedByPurchase))
+        return transaction
+    }
+
+    /// Changes a stored transaction and queues its announcement.
+    func update(_ id: UInt64, _ state: inout State, _ changes: inout Changes, _ body: (inout StoreTransaction) -> Void) {
+        guard var entry = state.entries[id] else { return }
+        body(&entry.transaction)
+        entry.revision += 1
+        state.entries[id] = entry
+        changes.entries.insert(id)
+        changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: false))
+    }
+
+    /// Buys `product` for `token` at `date`: a new subscription, a resubscription,
+    /// an immediate upgrade, or a downgrade or crossgrade that waits for the next renewal.
+    func buy(_ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
+             changes: inout Changes, now: Date) -> StoreVerificationResult<StoreTransaction> {
+        let existing = state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token }
+        if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
+            let latest = subscription.latestTransactionID
+            if product.id == current.id || product.tier <= current.tier {
+                // Downgrade or crossgrade: it takes effect at the next renewal. The same
+                // product: nothing to buy, but a pending downgrade is cancelled and
+                // auto-renew is on again, as StoreKit does.
+                if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew {
+                    subscription.autoRenewPreference = product.id
+                    subscription.willAutoRenew = true
+                    state.subscriptions[subscription.originalID] = subscription
+                    changes.subscriptions.insert(subscription.originalID)
+                }
+                return state.entries[latest]?.result ?? .verified(StoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
+            }
+            // Upgrade: immediate; the old transaction is marked upgraded.
+            update(latest, &state, &changes) { $0.isUpgraded = true }
+            let transaction = newTransaction(product, token: token, originalID: subscription.originalID, purchaseDate: date,
+                                             state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
+            subscription.begin(transaction)
+            state.subscriptions[subscription.originalID] = subscription
+            changes.subscriptions.insert(subscription.originalID)
+            return state.entries[transaction.id]?.result ?? .verified(transaction)
+        }
+        let transaction = newTransaction(product, token: token, originalID: existing?.originalID, purchaseDate: date,
+                                         state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
+        let subscription = StoreLedger.Subscription(
+            originalID: transaction.originalID, groupID: product.subscriptionGroupID, appAccountToken: token,
+            productID: product.id, latestTransactionID: transaction.id, periodEnd: transaction.expirationDate ?? date,
+            autoRenewPreference: product.id)
+        state.subscriptions[subscription.originalID] = subscription
+        changes.subscriptions.insert(subscription.originalID)
+        return state.entries[transaction.id]?.result ?? .verified(transaction)
+    }
+
+    /// The subscription of `token` in `product`'s group.
+    func subscriptionID(for productID: String, token: UUID, in state: State) throws(SubscriptionError) -> UInt64 {
+        guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
+        guard let subscription = state.subscriptions.values.first(where: {
+            $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token
+        }) else {
+            throw SubscriptionError(.notSubscribed, detail: "This user has no subscription in the group of '\(productID)'.")
+        }
+        return subscription.originalID
+    }
+}
+

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import TrainSubscription
+import TrainCore
+import TrainTesting
+
+/// Two stores on one ledger file (an app and its extension, or two processes) never
+/// reuse a transaction ID or write over each other.
+@Suite(.timeLimit(.minutes(1))) struct SharedLedgerTests {
+    typealias H = SubscriptionHarness
+
+    @Test("two stores on one file hand out distinct transaction IDs, and after a relaunch both buyers keep their tier")
+    func distinctIDs() async throws {
+        let harness = try H(.file)
+        let widgetStore = try harness.makeStore()
+        let widget = LocalSubscriptionService(store: widgetStore, appAccountToken: H.grace)
+        let pro = try await harness.buy(H.proMonthly)
+        guard case .success(let premium) = try await widget.purchase(H.premiumMonthly) else {
+            Issue.record("the widget's purchase should succeed")
+            return
+        }
+        #expect(premium.unsafePayloadValue.id != pro.id)
+        try harness.relaunch()
+        #expect(harness.service.currentTier == .pro, "Ada's Pro survived the widget's purchase")
+        await harness.service.setAppAccountToken(H.grace)
+        #expect(harness.service.currentTier == .premium)
+        #expect(Set(harness.store.allTransactions.map(\.unsafePayloadValue.id)).count == 2)
+    }
+
+    @Test("a service sees a purchase made through another store on the file at its next read")
+    func seesOtherStore() async throws {
+        let harness = try H(.file)
+        let widgetStore = try harness.makeStore()
+        #expect(harness.service.currentTier == .free)
+        try widgetStore.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
+        #expect(harness.service.currentTier == .premium)
+        try widgetStore.refund(transactionID: try #require(widgetStore.allTransactions.last?.unsafePayloadValue.id))
+        #expect(harness.service.currentTier == .free)
+    }
+
+    @Test("a ledger missing its next-ID record never reuses an ID over an existing transaction")
+    func missingNextID() async throws {
+        let harness = try H(.file)
+        let first = try await harness.buy(H.proMonthly)
+        try harness.store.ledger.write { try $0.removeValue(forKey: "nextID", in: StoreLedger.meta) }
+        try harness.relaunch(user: H.grace)
+        let second = try await harness.buy(H.premiumMonthly)
+        #expect(second.id > first.id)
+        await harness.service.setAppAccountToken(H.ada)
+        #expect(harness.service.currentTier == .pro, "Ada's transaction was not overwritten")
+    }
+}
