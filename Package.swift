@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
         .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Testing"),
         .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Demo"),
-        .executableTarget(name: "train-bench", dependencies: ["TrainCore", "TrainSubscription", sqlite], path: "Benchmarks"),
+        .executableTarget(name: "train-bench", dependencies: ["TrainCore", "TrainSubscription", "TrainTesting", sqlite], path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
         .testTarget(

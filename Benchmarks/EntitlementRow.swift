@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import TrainCore
 import TrainSubscription
+import TrainTesting
 
 /// PERF-7: one renewal seen through `LocalSubscriptionService` in memory — the clock
 /// passes the period's end, the store records the renewal, the app reads the tier —
@@ -25,7 +25,7 @@ struct EntitlementRow {
     /// An app user with a subscription that renews every simulated second, and a
     /// history of the given length.
     struct Subscriber {
-        let clock = BenchClock()
+        let clock = ManualClock()
         let store: SimulatedAppStore
         let service: LocalSubscriptionService
         static let user = UUID(uuidString: "00000000-0000-0000-0000-00000000ada1") ?? UUID()
@@ -40,7 +40,7 @@ struct EntitlementRow {
             var recorded = store.allTransactions.count
             while recorded < history {
                 let step = min(history - recorded, 1_000)
-                clock.advance(by: Double(step))
+                clock.setDate(clock.now.addingTimeInterval(Double(step)))
                 store.settle()
                 recorded += step
             }
@@ -61,23 +61,11 @@ struct EntitlementRow {
         /// reads the tier. Not inlined, so a profiler can attribute it.
         @inline(never)
         func renewOnce() -> Bool {
-            clock.advance(by: 1)
+            clock.setDate(clock.now.addingTimeInterval(1))   // no timer wakes: the renewal is the store's work only
             store.settle()
             return service.currentTier == .pro
         }
     }
-}
-
-/// A clock the benchmark moves by hand; its sleepers never wake, so no timer work
-/// runs beside what is measured.
-final class BenchClock: DateClock {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_767_225_600))
-
-    var now: Date { date.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-
-    func sleep(until deadline: Date) async throws { try await Task.sleep(for: .seconds(86_400)) }
 }
 
 struct BenchError: Error, CustomStringConvertible {

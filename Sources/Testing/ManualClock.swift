@@ -64,6 +64,15 @@ public final class ManualClock: DateClock {
         sleepers.release(updating: { $0 = max($0, date) }, where: { deadline, now in deadline <= now }, ordered: <)
     }
 
+    /// Sets the clock to `date`, forwards or backwards, and wakes no sleeper — as a user
+    /// changing the device's time. A sleeper whose deadline is passed wakes at the next
+    /// ``advance(by:)`` or ``advance(to:)``. Use it to test code against a clock that
+    /// was set back, or to look at a later date while nothing else runs.
+    /// - Parameter date: The new date.
+    public func setDate(_ date: Date) {
+        sleepers.withContext { $0 = date }
+    }
+
     /// Suspends until at least `count` tasks are sleeping on this clock, so a test can
     /// advance time knowing the code under test is waiting for it.
     /// - Parameter count: The number of sleepers to wait for.

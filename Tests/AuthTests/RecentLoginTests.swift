@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import TrainAuth
 import TrainCore
@@ -66,10 +65,10 @@ import TrainTesting
 
     @Test("a sign-in dated in the future (the clock was ahead, then set back) is not recent")
     func futureSignIn() async throws {
-        let clock = SettableClock(ManualClock.defaultStart.addingTimeInterval(3600))
+        let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(3600))
         let service = LocalAuthService(configuration: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await service.createUser(email: "ada@example.com", password: "correct horse 1")
-        clock.set(ManualClock.defaultStart)
+        clock.setDate(ManualClock.defaultStart)
         await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await service.deleteAccount() }
         await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await service.updateEmail(to: "ada@new.example") }
         _ = try await service.reauthenticate(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
@@ -85,15 +84,3 @@ import TrainTesting
     }
 }
 
-/// A clock a test can set to any date, backwards included, as a user changing the device's time.
-final class SettableClock: DateClock {
-    private let date: Mutex<Date>
-
-    init(_ start: Date) { date = Mutex(start) }
-
-    var now: Date { date.withLock { $0 } }
-
-    func set(_ newDate: Date) { date.withLock { $0 = newDate } }
-
-    func sleep(until deadline: Date) async throws { try Task.checkCancellation() }
-}

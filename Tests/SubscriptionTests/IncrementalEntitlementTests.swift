@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import TrainSubscription
 import TrainCore
@@ -34,7 +33,7 @@ import TrainTesting
     @Test("a renewal that is due shows in the tier at once, and reading the tier writes nothing to the file")
     func readingWritesNothing() async throws {
         let directory = try TemporaryDirectory()
-        let clock = FrozenTimerClock(ManualClock.defaultStart)
+        let clock = ManualClock()
         let file = directory.file("appstore.sqlite")
         let store = try SimulatedAppStore(storage: .file(file), clock: clock)
         let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
@@ -44,7 +43,7 @@ import TrainTesting
             return
         }
         let renewal = try #require(first.unsafePayloadValue.expirationDate)
-        clock.set(renewal.addingTimeInterval(3600))
+        clock.setDate(renewal.addingTimeInterval(3600))   // the store's renewal timer does not wake
         let before = try observer.ledger.externalChangeCount()
         #expect(service.currentTier == .pro, "the renewal due an hour ago counts")
         #expect(service.currentTier == .pro)
@@ -55,18 +54,3 @@ import TrainTesting
     }
 }
 
-/// A clock a test sets by hand, on which no sleeper ever wakes: the store's renewal
-/// timers never fire, so what the test reads is all that runs.
-final class FrozenTimerClock: DateClock {
-    private let date: Mutex<Date>
-
-    init(_ start: Date) { date = Mutex(start) }
-
-    var now: Date { date.withLock { $0 } }
-
-    func set(_ newDate: Date) { date.withLock { $0 = newDate } }
-
-    func sleep(until deadline: Date) async throws {
-        try await Task.sleep(for: .seconds(3600))
-    }
-}

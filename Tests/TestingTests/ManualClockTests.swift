@@ -109,4 +109,20 @@ import TrainTesting
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test("setDate moves the date either way and wakes nobody; the next advance wakes the sleepers it passed")
+    func setDate() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
+        await clock.waitForSleepers(1)
+        clock.setDate(start.addingTimeInterval(60))
+        #expect(clock.now == start.addingTimeInterval(60))
+        #expect(clock.sleeperCount == 1, "a date set by hand wakes no one")
+        clock.setDate(start.addingTimeInterval(-3600))
+        #expect(clock.now == start.addingTimeInterval(-3600), "the clock can be set back")
+        clock.advance(by: .seconds(3610))
+        try await sleeper.value
+        #expect(clock.sleeperCount == 0)
+    }
 }
