@@ -271,16 +271,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     /// Revocation events emitted by ``revokeAuthorization(forUserID:)`` from now on.
     /// - Returns: A stream of user identifiers.
     public func revocations() -> AsyncStream<String> {
-        let events = revocationEvents.subscribe(replayingCurrent: false)
-        return AsyncStream { continuation in
-            let forward = Task {
-                for await userID in events {
-                    if let userID { continuation.yield(userID) }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in forward.cancel() }
-        }
+        revocationEvents.events()
     }
 
     private static func randomCode() -> String? {

@@ -17,6 +17,17 @@ public final class Broadcast<Element: Sendable>: Sendable {
         var current: Element
         var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
         var nextID = 0
+        /// Tasks waiting for a number of subscribers.
+        var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Waiters cancelled before they could wait.
+        var cancelledWaiters: Set<Int> = []
+
+        /// Removes and returns the waiters that now see enough subscribers.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            let ready = waiters.filter { $0.count <= subscribers.count }
+            waiters.removeAll { $0.count <= subscribers.count }
+            return ready.map(\.continuation)
+        }
     }
 
     private let state: Mutex<State>
@@ -50,11 +61,42 @@ public final class Broadcast<Element: Sendable>: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
-        state.withLock { state in
+        let ready = state.withLock { state in
             state.subscribers[id] = continuation
             if replayingCurrent { continuation.yield(state.current) }
+            return state.satisfiedWaiters()
         }
+        ready.forEach { $0.resume() }
         return stream
+    }
+
+    /// Suspends until at least `count` subscribers are subscribed, or the waiting task
+    /// is cancelled — so a test can send a value knowing the code under test listens.
+    /// - Parameter count: The number of subscribers to wait for.
+    public func waitForSubscribers(_ count: Int = 1) async {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { state in
+                    if state.cancelledWaiters.remove(id) != nil || state.subscribers.count >= count { return true }
+                    state.waiters.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledWaiters.insert(id)
+                    return nil
+                }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume()
+        }
     }
 
     /// Makes `value` the current value and delivers it to every subscriber.
@@ -80,5 +122,24 @@ public final class Broadcast<Element: Sendable>: Sendable {
             return Array(state.subscribers.values)
         }
         subscribers.forEach { $0.finish() }
+    }
+}
+
+extension Broadcast {
+    /// The non-nil values sent from now on, for a broadcast of optional values used to
+    /// announce events (a revocation, a renewal) rather than to hold a state. The
+    /// subscription exists from the moment this returns.
+    /// - Returns: A stream that ends when ``finish()`` is called or its consumer is cancelled.
+    public func events<Wrapped: Sendable>() -> AsyncStream<Wrapped> where Element == Wrapped? {
+        let source = subscribe(replayingCurrent: false)
+        return AsyncStream { continuation in
+            let forward = Task {
+                for await value in source {
+                    if let value { continuation.yield(value) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
     }
 }

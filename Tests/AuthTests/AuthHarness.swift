@@ -76,13 +76,3 @@ final class AuthHarness {
         return try await service.requestCredential(from: .apple)
     }
 }
-
-/// Collects the first `count` values of a stream.
-func first<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>) async -> [Element] {
-    var values: [Element] = []
-    for await value in stream {
-        values.append(value)
-        if values.count == count { break }
-    }
-    return values
-}

@@ -21,8 +21,8 @@ import TrainTesting
         let graceAgain = try await harness.signInWithApple(as: AuthHarness.grace)
         _ = try await service.deleteAccount()
 
-        let earlyValues = await first(6, of: early).map { $0?.id }
-        let lateValues = await first(5, of: late).map { $0?.id }
+        let earlyValues = await early.collect(6).map { $0?.id }
+        let lateValues = await late.collect(5).map { $0?.id }
         #expect(earlyValues == [nil, ada.id, grace.id, nil, grace.id, nil])
         #expect(lateValues == [ada.id, grace.id, nil, graceAgain.id, nil])
     }
@@ -42,7 +42,7 @@ import TrainTesting
     func restoredFirst() async throws {
         let harness = try AuthHarness(.file)
         let user = try await harness.signInWithApple()
-        let values = await first(1, of: try harness.relaunch().authStateChanges())
+        let values = await (try harness.relaunch().authStateChanges()).collect(1)
         #expect(values == [user])
     }
 }

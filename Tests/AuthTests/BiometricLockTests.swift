@@ -25,7 +25,7 @@ import TrainTesting
     func failedEvaluation(code: AuthError.Code) async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        harness.biometrics.scriptEvaluation(.failure(AuthError(code)))
+        harness.biometrics.script(.evaluate, .throwing(AuthError(code)))
         let error = await #expect(throws: AuthError.self) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
         #expect(error?.code == code)
         #expect(error?.errorDescription?.isEmpty == false)
@@ -99,7 +99,7 @@ import TrainTesting
         let harness = try AuthHarness()
         try await harness.signInWithApple()
         try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
-        harness.biometrics.scriptEvaluation(.failure(AuthError(.biometryLockout)))
+        harness.biometrics.script(.evaluate, .throwing(AuthError(.biometryLockout)))
         try await harness.service.setBiometricLock(enabled: false, reason: "Unlock")
         #expect(try await harness.service.isBiometricLockEnabled() == false)
     }

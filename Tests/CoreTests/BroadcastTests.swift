@@ -1,5 +1,6 @@
 import Testing
 import TrainCore
+import TrainTesting
 
 /// The state-stream primitive: current value first, then every change, to every subscriber.
 @Suite struct BroadcastTests {
@@ -11,8 +12,8 @@ import TrainCore
         let second = broadcast.subscribe()
         broadcast.send(2)
         broadcast.finish()
-        #expect(await collect(first) == [0, 1, 2])
-        #expect(await collect(second) == [1, 2])
+        #expect(await first.collect(.max) == [0, 1, 2])
+        #expect(await second.collect(.max) == [1, 2])
     }
 
     @Test("a cancelled subscriber is removed")
@@ -26,10 +27,28 @@ import TrainCore
         #expect(broadcast.subscriberCount == 0)
         #expect(broadcast.value == "a")
     }
-}
 
-private func collect<Element>(_ stream: AsyncStream<Element>) async -> [Element] {
-    var values: [Element] = []
-    for await value in stream { values.append(value) }
-    return values
+    @Test("an event stream yields the non-nil values sent after it subscribed")
+    func events() async {
+        let broadcast = Broadcast<String?>(initial: "before")
+        let events: AsyncStream<String> = broadcast.events()
+        broadcast.send(nil)
+        broadcast.send("renewal")
+        broadcast.send("refund")
+        #expect(await events.collect(2) == ["renewal", "refund"])
+    }
+
+    @Test("a test can wait for subscribers; a cancelled wait ends")
+    func waitForSubscribers() async {
+        let broadcast = Broadcast(initial: 0)
+        let waiting = Task { await broadcast.waitForSubscribers(2) }
+        let first = broadcast.subscribe()
+        let second = broadcast.subscribe()
+        await waiting.value
+        #expect(broadcast.subscriberCount == 2)
+        let abandoned = Task { await broadcast.waitForSubscribers(5) }
+        abandoned.cancel()
+        await abandoned.value
+        _ = (first, second)
+    }
 }

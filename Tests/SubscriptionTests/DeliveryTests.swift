@@ -12,15 +12,15 @@ import TrainTesting
     func purchaseNotRepeated() async throws {
         let harness = try H()
         let updates = harness.service.transactionUpdates()
-        var iterator = updates.makeAsyncIterator()
+        let iterator = updates
         let bought = try await harness.buy()
         try await harness.service.finish(bought.id)
         // The next thing on the stream is the outside purchase, not the in-app one.
         try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
-        var seen = await next(1, from: &iterator).map(\.unsafePayloadValue)
+        var seen = await iterator.collect(1).map(\.unsafePayloadValue)
         if seen.first?.id == bought.id {
             // The listener registered after the purchase and received it as unfinished; that was before finish().
-            seen = await next(1, from: &iterator).map(\.unsafePayloadValue)
+            seen = await iterator.collect(1).map(\.unsafePayloadValue)
         }
         #expect(seen.map(\.productID).last == H.premiumMonthly || seen.last?.isUpgraded == true)
     }
@@ -29,15 +29,15 @@ import TrainTesting
     func redelivery() async throws {
         let harness = try H()
         let transaction = try await harness.buy()
-        var first = harness.service.transactionUpdates().makeAsyncIterator()
-        #expect(await first.next()?.unsafePayloadValue.id == transaction.id)
-        var second = harness.service.transactionUpdates().makeAsyncIterator()
-        #expect(await second.next()?.unsafePayloadValue.id == transaction.id)
+        let first = harness.service.transactionUpdates()
+        #expect(await first.collect(1).first?.unsafePayloadValue.id == transaction.id)
+        let second = harness.service.transactionUpdates()
+        #expect(await second.collect(1).first?.unsafePayloadValue.id == transaction.id)
         try await harness.service.finish(transaction.id)
         try await harness.service.finish(transaction.id)   // idempotent
-        var third = harness.service.transactionUpdates().makeAsyncIterator()
+        let third = harness.service.transactionUpdates()
         try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
-        let delivered = await next(2, from: &third).map(\.unsafePayloadValue)
+        let delivered = await third.collect(2).map(\.unsafePayloadValue)
         #expect(!delivered.contains { $0.id == transaction.id && !$0.isUpgraded }, "a finished transaction is not redelivered as it was")
     }
 
@@ -45,9 +45,9 @@ import TrainTesting
     func switchRedelivers() async throws {
         let harness = try H()
         let graces = try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace).unsafePayloadValue
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        let updates = harness.service.transactionUpdates()
         await harness.service.setAppAccountToken(H.grace)
-        #expect(await updates.next()?.unsafePayloadValue.id == graces.id)
+        #expect(await updates.collect(1).first?.unsafePayloadValue.id == graces.id)
     }
 
     @Test("a relaunched service redelivers what the last one did not finish", arguments: [true, false])
@@ -57,10 +57,10 @@ import TrainTesting
         if finishFirst { try await harness.service.finish(transaction.id) }
         try harness.relaunch()
         try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace)   // another user's, never delivered here
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        let updates = harness.service.transactionUpdates()
         try harness.store.setAutoRenew(false, productID: H.proMonthly, appAccountToken: H.ada)
         try harness.store.refund(transactionID: transaction.id)
-        let first = try #require(await updates.next()).unsafePayloadValue
+        let first = try #require(await updates.collect(1).first).unsafePayloadValue
         if finishFirst {
             #expect(first.revocationDate != nil, "only the refund arrives")
         } else {

@@ -13,9 +13,9 @@ import TrainTesting
         let harness = try H(variant)
         let first = try await harness.buy()
         try await harness.service.finish(first.id)
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        let updates = harness.service.transactionUpdates()
         harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
-        let renewal = try #require(await updates.next()).unsafePayloadValue
+        let renewal = try #require(await updates.collect(1).first).unsafePayloadValue
         #expect(renewal.originalID == first.id && renewal.id != first.id)
         #expect(renewal.purchaseDate == harness.months(1))
         #expect(renewal.expirationDate == harness.months(2))
@@ -147,10 +147,10 @@ import TrainTesting
     func refund() async throws {
         let harness = try H()
         let transaction = try await harness.buy()
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
-        _ = await updates.next()   // the unfinished purchase, redelivered to the new listener
+        let updates = harness.service.transactionUpdates()
+        _ = await updates.collect(1).first   // the unfinished purchase, redelivered to the new listener
         try harness.store.refund(transactionID: transaction.id, reason: .developerIssue)
-        let refunded = try #require(await updates.next()).unsafePayloadValue
+        let refunded = try #require(await updates.collect(1).first).unsafePayloadValue
         #expect(refunded.id == transaction.id)
         #expect(refunded.revocationDate == harness.clock.now && refunded.revocationReason == .developerIssue)
         #expect(try await harness.service.restorePurchases() == .free)
@@ -164,9 +164,9 @@ import TrainTesting
         #expect(try await harness.service.purchase(H.proMonthly) == .pending)
         let request = try #require(harness.store.pendingPurchases.first)
         #expect(request.kind == .askToBuy && request.appAccountToken == H.ada)
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        let updates = harness.service.transactionUpdates()
         try harness.store.approveAskToBuy(requestID: request.id)
-        #expect(try #require(await updates.next()).unsafePayloadValue.productID == H.proMonthly)
+        #expect(try #require(await updates.collect(1).first).unsafePayloadValue.productID == H.proMonthly)
 
         let declining = try H()
         declining.store.askToBuyEnabled = true
@@ -192,9 +192,9 @@ import TrainTesting
         #expect(try await harness.service.purchase(H.proMonthly) == .pending)
         let request = try #require(harness.store.pendingPurchases.first)
         #expect(request.kind == .interrupted)
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        let updates = harness.service.transactionUpdates()
         try harness.store.resolveInterruptedPurchase(requestID: request.id)
-        #expect(try #require(await updates.next()).unsafePayloadValue.appAccountToken == H.ada)
+        #expect(try #require(await updates.collect(1).first).unsafePayloadValue.appAccountToken == H.ada)
     }
 
     @Test("a price increase without consent lapses the subscription at renewal; with consent it renews")
@@ -245,9 +245,9 @@ import TrainTesting
     func backdated() async throws {
         let harness = try H()
         harness.clock.advance(to: harness.months(3).addingTimeInterval(3600))
-        var updates = harness.service.transactionUpdates().makeAsyncIterator()
+        let updates = harness.service.transactionUpdates()
         try harness.store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada, purchaseDate: ManualClock.defaultStart)
-        let delivered = await next(4, from: &updates).map(\.unsafePayloadValue)
+        let delivered = await updates.collect(4).map(\.unsafePayloadValue)
         #expect(delivered.map(\.purchaseDate) == (0...3).map { harness.months($0) })
         #expect(try await harness.service.restorePurchases() == .pro)
     }

@@ -62,10 +62,3 @@ final class SubscriptionHarness {
         return calendar.date(byAdding: .month, value: months, to: ManualClock.defaultStart) ?? .distantFuture
     }
 }
-
-/// The next `count` values of an iterator.
-func next<Element: Sendable>(_ count: Int, from iterator: inout AsyncStream<Element>.Iterator) async -> [Element] {
-    var values: [Element] = []
-    while values.count < count, let value = await iterator.next() { values.append(value) }
-    return values
-}

@@ -7,7 +7,7 @@ import TrainTesting
 @Suite(.timeLimit(.minutes(1))) struct FakeControlsTests {
     @Test("waiting for held calls ends when the waiting task is cancelled")
     func cancelledWait() async {
-        let controls = FakeControls<String>()
+        let controls = FakeControls<String>(fakeName: "FakeThing")
         let waiter = Task { await controls.waitForHeldCalls(1) }
         waiter.cancel()
         await waiter.value
@@ -21,5 +21,17 @@ import TrainTesting
         }
         try await check.run(in: 1)
         await #expect(throws: ContractViolation.self) { try await check.run(in: 0) }
+    }
+
+    @Test("a fake of one's own runs on the controls: typed scripts, strictness and left-overs")
+    func ownFake() async throws {
+        let controls = FakeControls<String>(fakeName: "FakeWeather", strict: true)
+        controls.script("temperature()", FakeScript<Double>.sequence([.success(21.5)]))
+        let temperature = try await controls.perform("temperature", method: "temperature()") { 0.0 }
+        #expect(temperature == 21.5)
+        await withKnownIssue {
+            _ = try? await controls.perform("temperature", method: "temperature()") { 0.0 }
+        }
+        #expect(controls.leftovers.isEmpty)
     }
 }

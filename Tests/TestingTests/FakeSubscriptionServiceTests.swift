@@ -17,32 +17,77 @@ import TrainTesting
         try await fake.finish(result.unsafePayloadValue.id)
         #expect(fake.currentTier == .pro)
         #expect(fake.calls == [.products, .purchase("com.train.pro.monthly"), .finish(1)])
-        await #expect(throws: SubscriptionError(.productNotFound, detail: "No product 'nope'.")) { _ = try await fake.purchase("nope") }
+        await #expect(throws: SubscriptionError(.productNotFound)) { _ = try await fake.purchase("nope") }
+    }
+
+    @Test("the tier after a purchase comes from the scripted products, and the tier stream follows")
+    func tierFromScriptedProducts() async throws {
+        let gold = StoreProduct(id: "com.example.gold", displayName: "Gold", tier: .premium, period: .year, price: 59)
+        let fake = FakeSubscriptionService()
+        fake.script(.products, .returning([gold]))
+        let tiers = fake.tierChanges()
+        _ = try await fake.purchase(gold.id)
+        #expect(fake.currentTier == .premium)
+        #expect(await tiers.collect(2) == [.free, .premium])
+        await #expect(throws: SubscriptionError(.productNotFound), "a standard product is not in the scripted catalog") {
+            _ = try await fake.purchase("com.train.pro.monthly")
+        }
+    }
+
+    @Test("a scripted successful purchase raises the tier too")
+    func scriptedSuccessRaisesTier() async throws {
+        let fake = FakeSubscriptionService()
+        let transaction = StoreTransaction(id: 5, productID: "com.train.premium.monthly", purchaseDate: ManualClock.defaultStart, expirationDate: nil)
+        fake.script(.purchase, .once(.success(.success(.verified(transaction)))))
+        _ = try await fake.purchase("com.train.premium.monthly")
+        #expect(fake.currentTier == .premium)
+    }
+
+    @Test("a purchase is dated by the fake's clock")
+    func purchaseDates() async throws {
+        let clock = ManualClock()
+        clock.advance(by: .seconds(86_400))
+        let fake = FakeSubscriptionService(clock: clock)
+        guard case .success(let result) = try await fake.purchase("com.train.pro.monthly") else {
+            Issue.record("expected a success")
+            return
+        }
+        #expect(result.unsafePayloadValue.purchaseDate == clock.now)
     }
 
     @Test("scripted results are returned, and the streams are driven by the test")
     func scriptedAndStreams() async throws {
         let fake = FakeSubscriptionService()
-        fake.scriptPurchase(.success(.pending))
+        fake.script(.purchase, .returning(.pending))
         #expect(try await fake.purchase("com.train.premium.monthly") == .pending)
         #expect(fake.currentTier == .free)
-        var tiers = fake.tierChanges().makeAsyncIterator()
-        #expect(await tiers.next() == .free)
+        let tiers = fake.tierChanges()
         fake.setTier(.premium)
-        #expect(await tiers.next() == .premium)
-        var updates = fake.transactionUpdates().makeAsyncIterator()
-        let renewal = StoreTransaction(id: 9, productID: "com.train.pro.monthly", purchaseDate: .distantPast, expirationDate: nil)
-        fake.sendTransactionUpdate(.verified(renewal))
-        #expect(await updates.next() == .verified(renewal))
+        #expect(await tiers.collect(2) == [.free, .premium])
     }
 
-    @Test("a strict fake throws unimplemented for every unscripted call")
+    @Test("a test can wait until the view model listens for transaction updates")
+    func waitForListener() async throws {
+        let fake = FakeSubscriptionService()
+        let listener = Task { await fake.transactionUpdates().collect(1) }
+        await fake.waitForTransactionListeners(1)
+        let renewal = StoreTransaction(id: 9, productID: "com.train.pro.monthly", purchaseDate: .distantPast, expirationDate: nil)
+        fake.sendTransactionUpdate(.verified(renewal))
+        #expect(await listener.value == [.verified(renewal)])
+    }
+
+    @Test("a strict fake records a test failure for every unscripted call")
     func strict() async throws {
         let fake = FakeSubscriptionService(strict: true)
-        await #expect(throws: FakeError.unimplemented("purchase(_:)")) { _ = try await fake.purchase("com.train.pro.monthly") }
-        await #expect(throws: FakeError.unimplemented("finish(_:)")) { try await fake.finish(1) }
-        fake.scriptFinish(failingWith: nil)
+        await withKnownIssue {
+            await #expect(throws: FakeError.unimplemented("FakeSubscriptionService.purchase(_:)")) {
+                _ = try await fake.purchase("com.train.pro.monthly")
+            }
+            await #expect(throws: FakeError.unimplemented("FakeSubscriptionService.finish(_:)")) { try await fake.finish(1) }
+        }
+        fake.script(.finish, .succeeding)
         try await fake.finish(1)
+        #expect(fake.finish().isEmpty)
     }
 
     @Test("the next or n-th call fails; latency runs on the test clock; a held purchase is in progress")
@@ -52,6 +97,7 @@ import TrainTesting
         fake.controls.failNextCall(with: SubscriptionError(.networkError))
         await #expect(throws: SubscriptionError(.networkError)) { _ = try await fake.products() }
         fake.controls.failCall(number: 3, with: SubscriptionError(.systemError))
+        _ = fake.tierChanges()
         _ = try await fake.products()
         await #expect(throws: SubscriptionError(.systemError)) { _ = try await fake.restorePurchases() }
 

@@ -72,10 +72,9 @@ import TrainTesting
         }
         // Wake them one deadline at a time: the order is fixed by the clock, not by scheduling.
         var order: [Int] = []
-        var iterator = stream.makeAsyncIterator()
         for deadline in clock.pendingDeadlines {
             clock.advance(to: deadline)
-            if let woken = await iterator.next() { order.append(woken) }
+            if let woken = await stream.collect(1).first { order.append(woken) }
         }
         #expect(order == [10, 20, 30, 40, 50])
         for sleeper in sleepers { try await sleeper.value }

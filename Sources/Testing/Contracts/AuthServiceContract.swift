@@ -50,14 +50,14 @@ public enum AuthServiceContract {
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             try check.expect(auth.currentUser?.id == user.id, "currentUser is the new account")
             try check.expect(user.email == ada.email, "the account keeps its email")
-            let states = await check.first(1, of: auth.authStateChanges())
+            let states = await auth.authStateChanges().collect(1)
             try check.expect(states.first??.id == user.id, "the stream's first value is the current user")
         },
         AuthContractCheck("sign-out clears the user and emits nil exactly once") { environment, check in
             let auth = try await environment.makeService()
             let ada = try await auth.createUser(email: ada.email, password: ada.password)
             let stream = auth.authStateChanges()
-            let watched = Task { await check.first(3, of: stream) }
+            let watched = Task { await stream.collect(3) }
             try await auth.signOut()
             try await auth.signOut()
             let grace = try await auth.createUser(email: grace.email, password: grace.password)
@@ -123,7 +123,7 @@ public enum AuthServiceContract {
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             let stream = auth.authStateChanges()
-            let watched = Task { await check.first(3, of: stream) }
+            let watched = Task { await stream.collect(3) }
             let receipt = try await auth.deleteAccount()
             try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
             let next = try await auth.createUser(email: grace.email, password: grace.password)

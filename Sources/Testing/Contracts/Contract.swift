@@ -72,29 +72,3 @@ struct Expectations: Sendable {
         throw ContractViolation(check: check, message: "\(what): expected \(code), but it succeeded")
     }
 }
-
-
-extension Expectations {
-    /// The first `count` values of `stream`, or fewer if it does not produce them within
-    /// `limit` of real time — a watchdog, so a broken conformance fails a check instead
-    /// of hanging it.
-    func first<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>, within limit: Duration = .seconds(5)) async -> [Element] {
-        await withTaskGroup(of: [Element]?.self) { group in
-            group.addTask {
-                var values: [Element] = []
-                for await value in stream {
-                    values.append(value)
-                    if values.count == count { break }
-                }
-                return values
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let values = await group.next() ?? nil
-            group.cancelAll()
-            return values ?? []
-        }
-    }
-}

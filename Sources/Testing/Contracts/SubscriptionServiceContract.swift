@@ -100,7 +100,7 @@ public enum SubscriptionServiceContract {
             let service = try await environment.makeService(appAccountToken: ada)
             let tiers = service.tierChanges()
             guard let product = try await entryProduct(of: service) else { return }
-            let watched = Task { await check.first(2, of: tiers) }
+            let watched = Task { await tiers.collect(2) }
             _ = try await service.purchase(product.id)
             let values = await watched.value
             try check.expect(values.first == .free, "the stream starts with the current tier")
@@ -113,7 +113,7 @@ public enum SubscriptionServiceContract {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
             for listener in 1...2 {
-                let delivered = await check.first(1, of: service.transactionUpdates())
+                let delivered = await service.transactionUpdates().collect(1)
                 try check.expect(delivered.first?.unsafePayloadValue.id == result.unsafePayloadValue.id,
                                  "listener \(listener) receives the unfinished purchase")
             }

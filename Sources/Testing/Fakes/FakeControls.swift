@@ -1,0 +1,325 @@
+import Foundation
+import Synchronization
+import Testing
+import TrainCore
+
+/// The error a strict fake throws for a call nobody scripted, besides recording a
+/// test failure that names the call.
+public enum FakeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The named call was made, but the test scripted no result for it.
+    case unimplemented(String)
+
+    /// A sentence naming the call.
+    public var description: String {
+        switch self {
+        case .unimplemented(let call): "unimplemented: \(call) was called, but the test scripted no result for it"
+        }
+    }
+}
+
+/// What every TrainKit fake can do, shared by all of them: record each call (readable
+/// synchronously), return scripted results, fail the next call, the n-th call, or the
+/// n-th call of one method, add latency on a test clock, hold calls suspended until
+/// the test releases them, and report what a test left over.
+///
+/// ```swift
+/// let fake = FakeAuthService(clock: clock)
+/// fake.controls.holdCalls()
+/// let signIn = Task { try await fake.signInWithApple() }
+/// await fake.controls.waitForHeldCalls(1)      // the view model is now "loading"
+/// signIn.cancel()                              // or: fake.controls.releaseHeldCalls()
+/// ```
+///
+/// A fake built `strict` answers a call nobody scripted by recording a test failure
+/// (`Issue.record`) that names the call, and throwing ``FakeError/unimplemented(_:)``
+/// — so a view model that swallows the error cannot hide it.
+public final class FakeControls<Call: Sendable>: Sendable {
+    private struct Script {
+        var results: [Result<any Sendable, any Error>]
+        let isSticky: Bool
+        var uses = 0
+    }
+
+    private struct State {
+        var calls: [Call] = []
+        /// Calls numbered so far; stream subscriptions are not numbered.
+        var numbered = 0
+        var numberedByMethod: [String: Int] = [:]
+        var nextFailure: (any Error)?
+        var numberedFailures: [Int: any Error] = [:]
+        var methodFailures: [String: [Int: any Error]] = [:]
+        var scripts: [String: Script] = [:]
+        var latency: Duration?
+    }
+
+    private let state = Mutex(State())
+    /// Held calls; the context is whether new calls are held.
+    private let held = WaitingRoom<Void, Bool>(context: false)
+    /// The clock latency is measured on; usually a `ManualClock`.
+    public let clock: (any DateClock)?
+    /// The fake's name, for failures and left-overs: `FakeAuthService`.
+    public let fakeName: String
+    /// Whether unscripted calls fail the test instead of returning defaults.
+    public let isStrict: Bool
+
+    /// Creates controls.
+    /// - Parameters:
+    ///   - fakeName: The fake's name, used in failure messages.
+    ///   - strict: Whether a call nobody scripted records a test failure and throws.
+    ///   - clock: The clock latency sleeps on; without one, ``latency`` is ignored.
+    public init(fakeName: String, strict: Bool = false, clock: (any DateClock)? = nil) {
+        self.fakeName = fakeName
+        self.isStrict = strict
+        self.clock = clock
+    }
+
+    // MARK: - Calls
+
+    /// Every call made so far, in order, including calls still held or sleeping and
+    /// stream subscriptions.
+    public var calls: [Call] { state.withLock { $0.calls } }
+
+    /// Forgets the recorded calls.
+    public func clearCalls() {
+        state.withLock { $0.calls.removeAll() }
+    }
+
+    // MARK: - Scripts and failures
+
+    /// Scripts what `method` returns from now on, replacing its previous script.
+    /// - Parameters:
+    ///   - method: The method's name.
+    ///   - script: The results.
+    public func script<Output: Sendable>(_ method: String, _ script: FakeScript<Output>) {
+        let results = script.results.map { $0.map { $0 as any Sendable } }
+        state.withLock { $0.scripts[method] = Script(results: results, isSticky: script.isSticky) }
+    }
+
+    /// The value the next call of `method` would return from its script, without using it.
+    /// - Parameter method: The method's name.
+    /// - Returns: The scripted value, or nil if there is none or it is an error.
+    public func peekScript<Output>(_ method: String, as type: Output.Type) -> Output? {
+        state.withLock { state in
+            guard case .success(let value)? = state.scripts[method]?.results.first else { return nil }
+            return value as? Output
+        }
+    }
+
+    /// Makes the next call that can fail throw `error` (after any hold and latency).
+    /// - Parameter error: The error.
+    public func failNextCall(with error: any Error) {
+        state.withLock { $0.nextFailure = error }
+    }
+
+    /// Makes the `number`-th call of this fake (counting from 1; stream subscriptions
+    /// are not counted) throw `error`.
+    /// - Parameters:
+    ///   - number: The call's position.
+    ///   - error: The error.
+    public func failCall(number: Int, with error: any Error) {
+        state.withLock { $0.numberedFailures[number] = error }
+    }
+
+    /// Makes the `number`-th call of `method` (counting from 1) throw `error`.
+    /// - Parameters:
+    ///   - number: The call's position among the calls of that method.
+    ///   - method: The method's name.
+    ///   - error: The error.
+    public func failCall(_ number: Int, of method: String, with error: any Error) {
+        state.withLock { $0.methodFailures[method, default: [:]][number] = error }
+    }
+
+    /// How long each call takes on ``clock``; nil for no latency.
+    public var latency: Duration? {
+        get { state.withLock { $0.latency } }
+        set { state.withLock { $0.latency = newValue } }
+    }
+
+    // MARK: - Holding
+
+    /// From now on, calls suspend until ``releaseHeldCalls()``.
+    public func holdCalls() {
+        held.withContext { $0 = true }
+    }
+
+    /// Resumes every held call and stops holding new ones.
+    public func releaseHeldCalls() {
+        held.release(updating: { $0 = false }, where: { _, _ in true }, ordered: { _, _ in false })
+    }
+
+    /// The number of calls suspended by ``holdCalls()``.
+    public var heldCallCount: Int { held.count }
+
+    /// Suspends until at least `count` calls are held, or the waiting task is cancelled.
+    /// - Parameter count: The number of held calls to wait for.
+    public func waitForHeldCalls(_ count: Int = 1) async {
+        await held.waitForCount(count)
+    }
+
+    // MARK: - Running a call
+
+    /// Runs a call of a fake's method: records it, applies hold, latency and any
+    /// injected failure, then returns the scripted result — or, unscripted, `fallback`'s
+    /// value, or for a strict fake a recorded test failure and ``FakeError/unimplemented(_:)``.
+    /// - Parameters:
+    ///   - call: The call, with its arguments.
+    ///   - method: The method's name, as its ``FakeMethod`` names it.
+    ///   - fallback: The plausible default of an unscripted call of a lenient fake.
+    /// - Returns: The result.
+    /// - Throws: An injected failure, the scripted error, `unimplemented`, or
+    ///   `CancellationError` if cancelled while held or sleeping.
+    public func perform<Output: Sendable>(_ call: Call, method: String, fallback: () throws -> Output) async throws -> Output {
+        let numbers = count(call, method: method)
+        try await wait()
+        if let failure = takeFailure(numbers) { throw failure }
+        let scripted: Result<any Sendable, any Error>? = state.withLock { state in
+            guard var script = state.scripts[method], let first = script.results.first else { return nil }
+            script.uses += 1
+            if !script.isSticky { script.results.removeFirst() }
+            state.scripts[method] = script
+            return first
+        }
+        switch scripted {
+        case .success(let value)?:
+            guard let value = value as? Output else {
+                Issue.record("\(fakeName).\(method) was scripted with a \(type(of: value)), but returns \(Output.self)")
+                throw FakeError.unimplemented("\(fakeName).\(method)")
+            }
+            return value
+        case .failure(let error)?:
+            throw error
+        case nil:
+            guard !isStrict else {
+                Issue.record("\(fakeName).\(method) was called, but the test scripted no result for it (the fake is strict)")
+                throw FakeError.unimplemented("\(fakeName).\(method)")
+            }
+            return try fallback()
+        }
+    }
+
+    /// Records a call of a method that cannot throw: hold and latency apply, and an
+    /// injected failure is left for the next call that can throw.
+    /// - Parameters:
+    ///   - call: The call.
+    ///   - method: The method's name.
+    public func performWithoutFailing(_ call: Call, method: String) async {
+        _ = count(call, method: method)
+        try? await wait()
+    }
+
+    /// Records a subscription to a stream: it is listed in ``calls`` but not numbered,
+    /// so subscribing does not shift which call a numbered failure falls on.
+    /// - Parameter call: The call.
+    public func recordSubscription(_ call: Call) {
+        state.withLock { $0.calls.append(call) }
+    }
+
+    private func count(_ call: Call, method: String) -> (all: Int, method: String, ofMethod: Int) {
+        state.withLock { state in
+            state.calls.append(call)
+            state.numbered += 1
+            state.numberedByMethod[method, default: 0] += 1
+            return (state.numbered, method, state.numberedByMethod[method] ?? 1)
+        }
+    }
+
+    private func wait() async throws {
+        if held.withContext({ $0 }) {
+            // Registered only if calls are still held by the time it gets the lock.
+            try await held.wait((), unless: { holding in !holding })
+        }
+        if let latency, let clock { try await clock.sleep(for: latency) }
+    }
+
+    private func takeFailure(_ numbers: (all: Int, method: String, ofMethod: Int)) -> (any Error)? {
+        state.withLock { state in
+            if let numbered = state.numberedFailures.removeValue(forKey: numbers.all) { return numbered }
+            // A numbered failure that fell on a call that cannot fail moves to the next one.
+            if let missed = state.numberedFailures.keys.filter({ $0 < numbers.all }).min() {
+                return state.numberedFailures.removeValue(forKey: missed)
+            }
+            if let failure = state.methodFailures[numbers.method]?.removeValue(forKey: numbers.ofMethod) { return failure }
+            defer { state.nextFailure = nil }
+            return state.nextFailure
+        }
+    }
+
+    // MARK: - Left-overs
+
+    /// What the test set up and never saw happen: calls still held, failures that
+    /// never fired, scripted results never used.
+    public var leftovers: [String] {
+        var found: [String] = []
+        let held = heldCallCount
+        if held > 0 { found.append("\(held) call\(held == 1 ? " is" : "s are") still held") }
+        state.withLock { state in
+            if state.nextFailure != nil { found.append("the failure set for the next call never fired") }
+            for number in state.numberedFailures.keys.sorted() { found.append("the failure set for call \(number) never fired") }
+            for method in state.methodFailures.keys.sorted() {
+                for number in (state.methodFailures[method] ?? [:]).keys.sorted() {
+                    found.append("the failure set for call \(number) of \(method) never fired")
+                }
+            }
+            for method in state.scripts.keys.sorted() {
+                guard let script = state.scripts[method] else { continue }
+                if script.isSticky && script.uses == 0 {
+                    found.append("the script of \(method) was never used")
+                } else if !script.isSticky && !script.results.isEmpty {
+                    found.append("\(script.results.count) scripted result\(script.results.count == 1 ? "" : "s") of \(method) never used")
+                }
+            }
+        }
+        return found
+    }
+
+    /// Ends a test's use of the fake: records a test failure for each left-over
+    /// (``leftovers``), as NIO's `finish()` does, and returns them.
+    /// - Parameter sourceLocation: Where the failures point; the caller's line by default.
+    /// - Returns: The left-overs; empty when everything set up was used.
+    @discardableResult
+    public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+        let found = leftovers
+        for leftover in found { Issue.record("\(fakeName): \(leftover)", sourceLocation: sourceLocation) }
+        return found
+    }
+}
+
+/// A fake built on ``FakeControls``, scripted through typed ``FakeMethod``s.
+public protocol ScriptableFake: AnyObject, Sendable {
+    /// The fake's record of one call.
+    associatedtype Call: Sendable
+
+    /// Failures, latency, holds, scripts and left-overs.
+    var controls: FakeControls<Call> { get }
+}
+
+extension ScriptableFake {
+    /// Scripts what `method` returns from now on.
+    /// - Parameters:
+    ///   - method: The method, such as `.signInWithApple`.
+    ///   - script: Its results: `.returning(value)`, `.throwing(error)`, `.once(…)`, `.sequence(…)`.
+    public func script<Output>(_ method: FakeMethod<Self, Output>, _ script: FakeScript<Output>) {
+        controls.script(method.name, script)
+    }
+
+    /// Makes the `number`-th call of `method` (counting from 1) throw `error`.
+    /// - Parameters:
+    ///   - number: The call's position among the calls of that method.
+    ///   - method: The method.
+    ///   - error: The error.
+    public func failCall<Output>(_ number: Int, of method: FakeMethod<Self, Output>, with error: any Error) {
+        controls.failCall(number, of: method.name, with: error)
+    }
+
+    /// Every call made so far, in order.
+    public var calls: [Call] { controls.calls }
+
+    /// Records a test failure for each left-over — calls still held, failures never
+    /// fired, scripts never used — and returns them.
+    /// - Parameter sourceLocation: Where the failures point; the caller's line by default.
+    /// - Returns: The left-overs.
+    @discardableResult
+    public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+        controls.finish(sourceLocation: sourceLocation)
+    }
+}

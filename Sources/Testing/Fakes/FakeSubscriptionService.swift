@@ -1,0 +1,216 @@
+import Foundation
+import Synchronization
+import TrainCore
+import TrainSubscription
+
+/// A scriptable ``SubscriptionService`` for unit tests of view models.
+///
+/// Calls are recorded; scripted results are returned; unscripted calls return
+/// plausible defaults, or — when the fake is strict — record a test failure naming
+/// the call and throw ``FakeError/unimplemented(_:)``. ``setTier(_:)`` and
+/// ``sendTransactionUpdate(_:)`` drive the two streams; ``controls`` inject failures,
+/// latency and holds.
+///
+/// A purchase that succeeds, scripted or not, raises the tier to its product's,
+/// looked up in the scripted products (``StoreProduct/standard`` when none are
+/// scripted), and its transaction is dated by the fake's clock.
+///
+/// ```swift
+/// let subscriptions = FakeSubscriptionService()
+/// subscriptions.script(.purchase, .returning(.pending))
+/// let model = PaywallModel(subscriptions: subscriptions)
+/// await model.buy("com.train.pro.monthly")
+/// #expect(model.message == "Waiting for approval")
+/// #expect(subscriptions.calls == [.purchase("com.train.pro.monthly")])
+/// ```
+public final class FakeSubscriptionService: SubscriptionService, ScriptableFake {
+    /// A recorded call.
+    public enum Call: Hashable, Sendable {
+        /// ``products()``.
+        case products
+        /// ``purchase(_:)``.
+        case purchase(String)
+        /// ``restorePurchases()``.
+        case restorePurchases
+        /// ``transactionUpdates()``.
+        case transactionUpdates
+        /// ``tierChanges()``.
+        case tierChanges
+        /// ``finish(_:)``.
+        case finish(UInt64)
+        /// ``currentEntitlements()``.
+        case currentEntitlements
+        /// ``subscriptionStatuses()``.
+        case subscriptionStatuses
+        /// ``setAppAccountToken(_:)``.
+        case setAppAccountToken(UUID?)
+    }
+
+    /// Failure injection, latency, holding, scripts and left-overs.
+    public let controls: FakeControls<Call>
+    private let tiers: Broadcast<SubscriptionTier>
+    private let updates = Broadcast<StoreVerificationResult<StoreTransaction>?>(initial: nil)
+    private let purchasesInFlight = Mutex(0)
+    private let nextTransactionID = Mutex<UInt64>(1)
+    private let lastProducts = Mutex<[StoreProduct]?>(nil)
+
+    /// Creates a fake.
+    /// - Parameters:
+    ///   - tier: The tier at the start.
+    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of returning a default.
+    ///   - clock: The clock that dates transactions and that ``FakeControls/latency``
+    ///     sleeps on; without one, transactions are dated 2026-01-01.
+    public init(tier: SubscriptionTier = .free, strict: Bool = false, clock: (any DateClock)? = nil) {
+        tiers = Broadcast(initial: tier)
+        controls = FakeControls(fakeName: "FakeSubscriptionService", strict: strict, clock: clock)
+    }
+
+    /// Whether unscripted calls fail the test.
+    public var isStrict: Bool { controls.isStrict }
+
+    public var currentTier: SubscriptionTier { tiers.value }
+
+    /// True while a ``purchase(_:)`` call is under way (held, sleeping or running).
+    public var isPurchaseInProgress: Bool { purchasesInFlight.withLock { $0 > 0 } }
+
+    /// Sets the tier and, if it changed, emits it on ``tierChanges()``.
+    /// - Parameter tier: The new tier.
+    public func setTier(_ tier: SubscriptionTier) {
+        if tier != tiers.value { tiers.send(tier) }
+    }
+
+    /// Emits a transaction on every ``transactionUpdates()`` stream, as a renewal or refund would.
+    /// - Parameter update: The transaction.
+    public func sendTransactionUpdate(_ update: StoreVerificationResult<StoreTransaction>) {
+        updates.send(update)
+    }
+
+    /// Suspends until at least `count` listeners follow ``transactionUpdates()``.
+    /// - Parameter count: The number of listeners to wait for.
+    public func waitForTransactionListeners(_ count: Int = 1) async {
+        await updates.waitForSubscribers(count)
+    }
+
+    /// Suspends until at least `count` subscribers follow ``tierChanges()``.
+    /// - Parameter count: The number of subscribers to wait for.
+    public func waitForTierSubscribers(_ count: Int = 1) async {
+        await tiers.waitForSubscribers(count)
+    }
+
+    private func perform<Output>(_ call: Call, _ method: FakeMethod<FakeSubscriptionService, Output>,
+                                 fallback: () throws -> Output) async throws -> Output {
+        try await controls.perform(call, method: method.name, fallback: fallback)
+    }
+
+    /// The products a purchase is looked up in: the scripted ones (or the last that
+    /// ``products()`` returned), or the standard four.
+    private var catalog: [StoreProduct] {
+        controls.peekScript(FakeMethod<FakeSubscriptionService, [StoreProduct]>.products.name, as: [StoreProduct].self)
+            ?? lastProducts.withLock { $0 } ?? StoreProduct.standard
+    }
+
+    /// Returns the scripted products, or ``StoreProduct/standard``.
+    public func products() async throws -> [StoreProduct] {
+        let products = try await perform(.products, .products) { StoreProduct.standard }
+        lastProducts.withLock { $0 = products }
+        return products
+    }
+
+    /// In progress until it returns. Returns the scripted result, or a verified
+    /// transaction of the product dated by the fake's clock; a success raises the tier
+    /// to the product's.
+    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
+        purchasesInFlight.withLock { $0 += 1 }
+        defer { purchasesInFlight.withLock { $0 -= 1 } }
+        let products = catalog
+        let result = try await perform(.purchase(productID), .purchase) { () throws -> StorePurchaseResult in
+            guard let product = products.first(where: { $0.id == productID }) else {
+                throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.")
+            }
+            let id = nextTransactionID.withLock { next in
+                defer { next += 1 }
+                return next
+            }
+            let date = controls.clock?.now ?? ManualClock.defaultStart
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+            let expiry = calendar.date(byAdding: .month, value: product.period.months, to: date)
+            return .success(.verified(StoreTransaction(id: id, productID: productID, subscriptionGroupID: product.subscriptionGroupID,
+                                                       purchaseDate: date, expirationDate: expiry)))
+        }
+        if case .success(let transaction) = result, transaction.isVerified,
+           let tier = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier {
+            setTier(max(tier, currentTier))
+        }
+        return result
+    }
+
+    /// Returns the scripted tier (and sets it), or the current tier.
+    public func restorePurchases() async throws -> SubscriptionTier {
+        let tier = try await perform(.restorePurchases, .restorePurchases) { currentTier }
+        setTier(tier)
+        return tier
+    }
+
+    /// Recorded as a subscription; yields what ``sendTransactionUpdate(_:)`` sends from now on.
+    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>> {
+        controls.recordSubscription(.transactionUpdates)
+        return updates.events()
+    }
+
+    /// Recorded as a subscription; the tier now, then what ``setTier(_:)`` sets.
+    public func tierChanges() -> AsyncStream<SubscriptionTier> {
+        controls.recordSubscription(.tierChanges)
+        return tiers.subscribe()
+    }
+
+    /// Succeeds unless scripted to fail.
+    public func finish(_ transactionID: UInt64) async throws {
+        try await perform(.finish(transactionID), .finish) {}
+    }
+
+    /// Returns the scripted transactions, or none.
+    public func currentEntitlements() async throws -> [StoreTransaction] {
+        try await perform(.currentEntitlements, .currentEntitlements) { [] }
+    }
+
+    /// Returns the scripted statuses, or none.
+    public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
+        try await perform(.subscriptionStatuses, .subscriptionStatuses) { [] }
+    }
+
+    /// Recorded; does nothing else.
+    public func setAppAccountToken(_ token: UUID?) async {
+        await controls.performWithoutFailing(.setAppAccountToken(token), method: "setAppAccountToken(_:)")
+    }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreProduct] {
+    /// ``FakeSubscriptionService/products()``: the products; also where purchases look up their tier.
+    public static var products: Self { Self("products()") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == StorePurchaseResult {
+    /// ``FakeSubscriptionService/purchase(_:)``: the outcome; a success raises the tier.
+    public static var purchase: Self { Self("purchase(_:)") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == SubscriptionTier {
+    /// ``FakeSubscriptionService/restorePurchases()``: the tier, which becomes current.
+    public static var restorePurchases: Self { Self("restorePurchases()") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == Void {
+    /// ``FakeSubscriptionService/finish(_:)``.
+    public static var finish: Self { Self("finish(_:)") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreTransaction] {
+    /// ``FakeSubscriptionService/currentEntitlements()``: the transactions.
+    public static var currentEntitlements: Self { Self("currentEntitlements()") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [SubscriptionStatus] {
+    /// ``FakeSubscriptionService/subscriptionStatuses()``: the statuses.
+    public static var subscriptionStatuses: Self { Self("subscriptionStatuses()") }
+}
