@@ -16,8 +16,8 @@ let package = Package(
         .library(name: "TrainAuth", targets: ["TrainAuth"]),
         .library(name: "TrainSubscription", targets: ["TrainSubscription"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
-        .executable(name: "train-demo", targets: ["train-demo"]),
-        .executable(name: "train-bench", targets: ["train-bench"]),
+        // train-demo and train-bench are executable targets without products: `swift run`
+        // builds them in this package, and a package that depends on TrainKit never sees them.
     ],
     targets: [
         .systemLibrary(

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #else
-import CSQLite
+    import CSQLite
 #endif
 
 /// The baseline: SQLite used directly, the way a careful app would without TrainKit —

@@ -13,13 +13,17 @@ struct EntitlementRow {
         let long = try Subscriber(history: 10_000)
         let short = try Subscriber(history: 10)
         let renewalsPerRound = quick ? 200 : 2_000
-        let (ours, baseline) = try interleaved(rounds: quick ? 3 : 7, ours: {
-            try long.renew(times: renewalsPerRound)
-        }, baseline: {
-            try short.renew(times: renewalsPerRound)
-        })
-        return BenchRow(id: "PERF-7", workload: "one renewal seen through the service, 10k- vs 10-transaction history",
-                        ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/renewal", target: "ratio <= 1.5, ours <= 10 µs")
+        let (ours, baseline) = try interleaved(
+            rounds: quick ? 3 : 7,
+            ours: {
+                try long.renew(times: renewalsPerRound)
+            },
+            baseline: {
+                try short.renew(times: renewalsPerRound)
+            })
+        return BenchRow(
+            id: "PERF-7", workload: "one renewal seen through the service, 10k- vs 10-transaction history",
+            ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/renewal", target: "ratio <= 1.5, ours <= 10 µs")
     }
 
     /// An app user with a subscription that renews every simulated second, and a
@@ -35,8 +39,9 @@ struct EntitlementRow {
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
             service = LocalSubscriptionService(store: store, appAccountToken: Self.user)
             let backdated = min(history - 1, SimulatedAppStore.maximumBackdatedPeriods)
-            try store.buyOutsideApp(productID: "com.train.pro.monthly", appAccountToken: Self.user,
-                                    purchaseDate: clock.now.addingTimeInterval(-Double(backdated)))
+            try store.buyOutsideApp(
+                productID: "com.train.pro.monthly", appAccountToken: Self.user,
+                purchaseDate: clock.now.addingTimeInterval(-Double(backdated)))
             var recorded = store.allTransactions.count
             while recorded < history {
                 let step = min(history - recorded, 1_000)
@@ -61,7 +66,7 @@ struct EntitlementRow {
         /// reads the tier. Not inlined, so a profiler can attribute it.
         @inline(never)
         func renewOnce() -> Bool {
-            clock.setDate(clock.now.addingTimeInterval(1))   // no timer wakes: the renewal is the store's work only
+            clock.setDate(clock.now.addingTimeInterval(1)) // no timer wakes: the renewal is the store's work only
             store.settle()
             return service.currentTier == .pro
         }

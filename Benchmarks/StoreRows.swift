@@ -24,15 +24,19 @@ struct StoreRows {
             next += 1
             return "k-\(next)"
         }
-        let (ours, baseline) = try interleaved(rounds: quick ? 200 : 2000, ours: {
-            let key = key()
-            return try seconds { try store.write { try $0.put(payload, forKey: key, in: Self.records) } }
-        }, baseline: {
-            let key = key()
-            return try seconds { try bare.insert(key: key, value: payload) }
-        })
-        return BenchRow(id: "PERF-3", workload: "durable single-record commit (256 B, WAL, synchronous=FULL)",
-                        ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/commit", target: "ratio <= 1.2")
+        let (ours, baseline) = try interleaved(
+            rounds: quick ? 200 : 2000,
+            ours: {
+                let key = key()
+                return try seconds { try store.write { try $0.put(payload, forKey: key, in: Self.records) } }
+            },
+            baseline: {
+                let key = key()
+                return try seconds { try bare.insert(key: key, value: payload) }
+            })
+        return BenchRow(
+            id: "PERF-3", workload: "durable single-record commit (256 B, WAL, synchronous=FULL)",
+            ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/commit", target: "ratio <= 1.2")
     }
 
     /// 10,000 records in one transaction, engine vs bare SQLite.
@@ -40,24 +44,28 @@ struct StoreRows {
         let count = 10_000
         let keys = (0..<count).map { "k-\($0)" }
         var round = 0
-        let (ours, baseline) = try interleaved(rounds: quick ? 3 : 7, ours: {
-            round += 1
-            let store = try RecordStore(.file(directory.appendingPathComponent("bulk-ours-\(round).sqlite")), schema: Self.schema)
-            defer { store.close() }
-            return try seconds {
-                try store.write { records in
-                    for key in keys { try records.put(payload, forKey: key, in: Self.records) }
+        let (ours, baseline) = try interleaved(
+            rounds: quick ? 3 : 7,
+            ours: {
+                round += 1
+                let store = try RecordStore(.file(directory.appendingPathComponent("bulk-ours-\(round).sqlite")), schema: Self.schema)
+                defer { store.close() }
+                return try seconds {
+                    try store.write { records in
+                        for key in keys { try records.put(payload, forKey: key, in: Self.records) }
+                    }
                 }
-            }
-        }, baseline: {
-            let bare = try BareSQLite(path: directory.appendingPathComponent("bulk-bare-\(round).sqlite").path)
-            return try seconds {
-                try bare.execute("BEGIN IMMEDIATE")
-                for key in keys { try bare.insert(key: key, value: payload) }
-                try bare.execute("COMMIT")
-            }
-        })
-        return BenchRow(id: "ENGINE-BULK", workload: "write 10k records (256 B) in one transaction",
-                        ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms", target: "ratio <= 2.0")
+            },
+            baseline: {
+                let bare = try BareSQLite(path: directory.appendingPathComponent("bulk-bare-\(round).sqlite").path)
+                return try seconds {
+                    try bare.execute("BEGIN IMMEDIATE")
+                    for key in keys { try bare.insert(key: key, value: payload) }
+                    try bare.execute("COMMIT")
+                }
+            })
+        return BenchRow(
+            id: "ENGINE-BULK", workload: "write 10k records (256 B) in one transaction",
+            ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms", target: "ratio <= 2.0")
     }
 }

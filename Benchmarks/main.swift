@@ -12,7 +12,8 @@ if let index = options.firstIndex(of: "--row"), index + 1 < options.count {
 let arguments = Set(options)
 let unknown = arguments.subtracting(["--json", "--quick", "--help"])
 if arguments.contains("--help") || !unknown.isEmpty {
-    print("""
+    print(
+        """
         usage: train-bench [--json] [--quick] [--row ID]
           --json    print the rows as a JSON array
           --quick   fewer rounds, for a smoke test
@@ -50,7 +51,10 @@ func printTable(_ rows: [BenchRow]) {
     let header = [pad("id", 12), pad("workload", 62), pad("ours", 10), pad("baseline", 10), pad("unit", 10), pad("ratio", 7), "target"]
     print(header.joined(separator: " "))
     for row in rows {
-        print([pad(row.id, 12), pad(row.workload, 62), pad(format(row.ours), 10), pad(format(row.baseline), 10),
-               pad(row.unit, 10), pad(String(format: row.ratio < 0.01 ? "%.4f" : "%.2f", row.ratio), 7), row.target].joined(separator: " "))
+        print(
+            [
+                pad(row.id, 12), pad(row.workload, 62), pad(format(row.ours), 10), pad(format(row.baseline), 10),
+                pad(row.unit, 10), pad(String(format: row.ratio < 0.01 ? "%.4f" : "%.2f", row.ratio), 7), row.target,
+            ].joined(separator: " "))
     }
 }

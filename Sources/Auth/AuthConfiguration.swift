@@ -39,10 +39,12 @@ public struct AuthPolicy: Sendable {
     ///   - codeLifetime: 10 minutes.
     ///   - phoneNumberLockout: 1 hour.
     ///   - appleAuthorizationCodeLifetime: 5 minutes.
-    public init(recentLoginWindow: Duration = .seconds(300), passwordIterations: Int = 600_000,
-                minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = [:],
-                codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600),
-                phoneNumberLockout: Duration = .seconds(3600), appleAuthorizationCodeLifetime: Duration = .seconds(300)) {
+    public init(
+        recentLoginWindow: Duration = .seconds(300), passwordIterations: Int = 600_000,
+        minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = [:],
+        codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600),
+        phoneNumberLockout: Duration = .seconds(3600), appleAuthorizationCodeLifetime: Duration = .seconds(300)
+    ) {
         self.recentLoginWindow = recentLoginWindow
         self.passwordIterations = passwordIterations
         self.minimumPasswordLength = minimumPasswordLength
@@ -103,10 +105,12 @@ public struct AuthConfiguration: Sendable {
     ///   - codeSender: The SMS sender for real numbers.
     ///   - biometrics: The device's biometrics; none by default.
     ///   - policy: The rules.
-    public init(clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
-                apple: IdentityProviderConfiguration? = nil, google: IdentityProviderConfiguration? = nil,
-                codeSender: (any VerificationCodeSender)? = nil, biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
-                policy: AuthPolicy = AuthPolicy()) {
+    public init(
+        clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
+        apple: IdentityProviderConfiguration? = nil, google: IdentityProviderConfiguration? = nil,
+        codeSender: (any VerificationCodeSender)? = nil, biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
+        policy: AuthPolicy = AuthPolicy()
+    ) {
         self.clock = clock
         self.ids = ids
         self.apple = apple

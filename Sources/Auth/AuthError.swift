@@ -118,20 +118,28 @@ public struct AuthError: Error, Hashable, Sendable {
 
     private static let messages: [Code: (description: String, suggestion: String?)] = [
         .requiresRecentLogin: (recentLoginMessage(before: "deleting your account"), "Sign in again to continue."),
-        .requiresAppleReauthentication: ("To delete your account, confirm it once more with Sign in with Apple, so that Apple can end this app's access.",
-                                         "Tap Sign in with Apple, then delete your account."),
-        .userMismatch: ("The account you verified with is not the one that is signed in.",
-                        "Verify with the same account you are signed in with."),
+        .requiresAppleReauthentication: (
+            "To delete your account, confirm it once more with Sign in with Apple, so that Apple can end this app's access.",
+            "Tap Sign in with Apple, then delete your account."
+        ),
+        .userMismatch: (
+            "The account you verified with is not the one that is signed in.",
+            "Verify with the same account you are signed in with."
+        ),
         .userNotFound: ("There is no account for these sign-in details.", "Check the details, or create an account."),
         .userDisabled: ("This account has been disabled.", "Contact support to restore it."),
         .missingOrInvalidNonce: ("The sign-in request could not be verified.", "Try signing in again."),
         .invalidCredential: ("The sign-in details are invalid or have expired.", "Try signing in again."),
-        .credentialAlreadyInUse: ("These sign-in details already belong to another account.",
-                                  "Sign in to that account instead, or use other details."),
+        .credentialAlreadyInUse: (
+            "These sign-in details already belong to another account.",
+            "Sign in to that account instead, or use other details."
+        ),
         .providerAlreadyLinked: ("This sign-in method is already linked to your account.", nil),
         .noSuchProvider: ("This sign-in method is not linked to your account.", nil),
-        .lastProvider: ("This is your only way to sign in, so it cannot be removed.",
-                        "Add another sign-in method first."),
+        .lastProvider: (
+            "This is your only way to sign in, so it cannot be removed.",
+            "Add another sign-in method first."
+        ),
         .invalidVerificationCode: ("The verification code is wrong.", "Check the 6-digit code in the text message and try again."),
         .invalidVerificationID: ("This verification is no longer valid.", "Request a new code."),
         .sessionExpired: ("The verification code has expired.", "Request a new code."),
@@ -141,8 +149,10 @@ public struct AuthError: Error, Hashable, Sendable {
         .weakPassword: ("The password is too weak.", "Use at least 8 characters, mixing letters and digits."),
         .wrongPassword: ("The password is wrong.", "Try again, or reset your password."),
         .emailAlreadyInUse: ("Another account already uses this email address.", "Sign in to that account instead."),
-        .accountExistsWithDifferentCredential: ("An account with this email address already exists, with another way to sign in.",
-                                                "Sign in the way you did before, then add this sign-in method in your account settings."),
+        .accountExistsWithDifferentCredential: (
+            "An account with this email address already exists, with another way to sign in.",
+            "Sign in the way you did before, then add this sign-in method in your account settings."
+        ),
         .operationNotAllowed: ("This sign-in method is not available.", "Choose another way to sign in."),
         .networkError: ("The network could not be reached.", "Check your connection and try again."),
         .notSignedIn: ("You are not signed in.", "Sign in to continue."),

@@ -92,8 +92,10 @@ public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
     ///   - providers: The linked providers.
     ///   - createdAt: When the account was created.
     ///   - lastSignInAt: When the user last signed in.
-    public init(id: String, email: String? = nil, isPrivateEmail: Bool = false, displayName: String? = nil,
-                phoneNumber: String? = nil, providers: [LinkedProvider] = [], createdAt: Date, lastSignInAt: Date) {
+    public init(
+        id: String, email: String? = nil, isPrivateEmail: Bool = false, displayName: String? = nil,
+        phoneNumber: String? = nil, providers: [LinkedProvider] = [], createdAt: Date, lastSignInAt: Date
+    ) {
         self.id = id
         self.email = email
         self.isPrivateEmail = isPrivateEmail

@@ -4,13 +4,15 @@ import TrainCore
 /// The stored form of TrainAuth's data: one ``RecordStore`` schema, the same for the
 /// in-memory and the file-backed service.
 enum AuthRecords {
-    static let schema = StoreSchema(name: "auth", migrations: [
-        .createCollections(version: 1, ["accounts", "identities", "passwords", "session", "usedCredentials", "settings"]),
-        StoreMigration(version: 2, summary: "Index accounts by normalized email") { migration in
-            try migration.createCollection("emails")
-            try indexEmails(in: migration.records)
-        },
-    ])
+    static let schema = StoreSchema(
+        name: "auth",
+        migrations: [
+            .createCollections(version: 1, ["accounts", "identities", "passwords", "session", "usedCredentials", "settings"]),
+            StoreMigration(version: 2, summary: "Index accounts by normalized email") { migration in
+                try migration.createCollection("emails")
+                try indexEmails(in: migration.records)
+            },
+        ])
 
     /// An account: the user and whether it is disabled.
     struct Account: Codable, Hashable, Sendable {
@@ -49,8 +51,10 @@ enum AuthRecords {
 
     /// Makes `email` the address of `userID`, inside the caller's transaction.
     /// - Throws: `conflict` (``AuthError/Code/emailAlreadyInUse`` by default) if another account uses it.
-    static func claim(_ email: String, for userID: String, in records: RecordWriter,
-                      conflict: AuthError.Code = .emailAlreadyInUse) throws {
+    static func claim(
+        _ email: String, for userID: String, in records: RecordWriter,
+        conflict: AuthError.Code = .emailAlreadyInUse
+    ) throws {
         if let owner = try records.value(forKey: email, in: emails), owner != userID { throw AuthError(conflict) }
         try records.put(userID, forKey: email, in: emails)
     }
@@ -80,19 +84,22 @@ enum AuthRecords {
         let all = try records.values(in: accounts).sorted { ($0.user.createdAt, $0.user.id) < ($1.user.createdAt, $1.user.id) }
         for account in all {
             guard let email = account.user.email.flatMap({ try? Credentials.normalizedEmail($0) }),
-                  try records.value(forKey: email, in: emails) == nil else { continue }
+                try records.value(forKey: email, in: emails) == nil
+            else { continue }
             try records.put(account.user.id, forKey: email, in: emails)
         }
         for stored in try records.records(in: identities) where stored.key.hasPrefix(AuthProvider.password.rawValue + "|") {
             let subject = String(stored.key.dropFirst(AuthProvider.password.rawValue.count + 1))
             guard let normalized = try? Credentials.normalizedEmail(subject), normalized != subject,
-                  let owner = try records.value(forKey: stored.key, in: identities) else { continue }
+                let owner = try records.value(forKey: stored.key, in: identities)
+            else { continue }
             let key = identityKey(.password, normalized)
             guard try records.value(forKey: key, in: identities) == nil else { continue }
             try records.removeValue(forKey: stored.key, in: identities)
             try records.put(owner, forKey: key, in: identities)
             if var account = try records.value(forKey: owner, in: accounts),
-               let index = account.user.providers.firstIndex(where: { $0.provider == .password && $0.subject == subject }) {
+                let index = account.user.providers.firstIndex(where: { $0.provider == .password && $0.subject == subject })
+            {
                 account.user.providers[index].subject = normalized
                 try records.put(account, forKey: owner, in: accounts)
             }

@@ -53,14 +53,17 @@ extension LocalAuthService {
             throw AuthError(.invalidCredential, detail: "The credential's user does not match its identity token.")
         }
         guard let nonce = claims.nonce, !rawNonce.isEmpty,
-              nonce == (try Credentials.sha256Hex(rawNonce)) else {
+            nonce == (try Credentials.sha256Hex(rawNonce))
+        else {
             throw AuthError(.missingOrInvalidNonce, detail: "The token's nonce is missing or is not the SHA-256 of the raw nonce.")
         }
         let tokenKey = "token:" + (try Credentials.sha256Hex(identity.identityToken))
         let nonceKey = "nonce:" + nonce
         let (tokenUsed, nonceUsed) = try read { records in
-            (try records.data(forKey: tokenKey, in: AuthRecords.usedCredentials) != nil,
-             try records.data(forKey: nonceKey, in: AuthRecords.usedCredentials) != nil)
+            (
+                try records.data(forKey: tokenKey, in: AuthRecords.usedCredentials) != nil,
+                try records.data(forKey: nonceKey, in: AuthRecords.usedCredentials) != nil
+            )
         }
         guard !tokenUsed else { throw AuthError(.invalidCredential, detail: "The identity token was already used.") }
         guard !nonceUsed else { throw AuthError(.missingOrInvalidNonce, detail: "The nonce was already used.") }
@@ -97,11 +100,12 @@ extension LocalAuthService {
 
     /// A new account with `id` for a first sign-in with Apple, Google or a phone number.
     func newUser(from verified: VerifiedCredential, id: String, now: Date) -> UserEntity {
-        UserEntity(id: id, email: verified.email, isPrivateEmail: verified.isPrivateEmail,
-                   displayName: verified.fullName?.formatted,
-                   phoneNumber: verified.provider == .phone ? verified.subject : nil,
-                   providers: [LinkedProvider(provider: verified.provider, subject: verified.subject, email: verified.email, linkedAt: now)],
-                   createdAt: now, lastSignInAt: now)
+        UserEntity(
+            id: id, email: verified.email, isPrivateEmail: verified.isPrivateEmail,
+            displayName: verified.fullName?.formatted,
+            phoneNumber: verified.provider == .phone ? verified.subject : nil,
+            providers: [LinkedProvider(provider: verified.provider, subject: verified.subject, email: verified.email, linkedAt: now)],
+            createdAt: now, lastSignInAt: now)
     }
 
     /// Records the credential's token and nonce as used, in the operation's transaction.

@@ -49,8 +49,10 @@ public struct IdentityCredential: Hashable, Sendable {
     ///   - authorizationCode: The single-use authorization code.
     ///   - fullName: The name, when shared.
     ///   - email: The email, when shared.
-    public init(provider: AuthProvider, user: String, identityToken: String, authorizationCode: String? = nil,
-                fullName: FullName? = nil, email: String? = nil) {
+    public init(
+        provider: AuthProvider, user: String, identityToken: String, authorizationCode: String? = nil,
+        fullName: FullName? = nil, email: String? = nil
+    ) {
         self.provider = provider
         self.user = user
         self.identityToken = identityToken

@@ -36,8 +36,10 @@ public struct IdentityTokenClaims: Codable, Hashable, Sendable {
     ///   - emailVerified: `email_verified`.
     ///   - isPrivateEmail: `is_private_email`.
     ///   - name: `name`.
-    public init(issuer: String, audience: String, subject: String, issuedAt: Date, expiresAt: Date, nonce: String? = nil,
-                email: String? = nil, emailVerified: Bool? = nil, isPrivateEmail: Bool? = nil, name: String? = nil) {
+    public init(
+        issuer: String, audience: String, subject: String, issuedAt: Date, expiresAt: Date, nonce: String? = nil,
+        email: String? = nil, emailVerified: Bool? = nil, isPrivateEmail: Bool? = nil, name: String? = nil
+    ) {
         self.issuer = issuer
         self.audience = audience
         self.subject = subject
@@ -51,8 +53,15 @@ public struct IdentityTokenClaims: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case issuer = "iss", audience = "aud", subject = "sub", issuedAt = "iat", expiresAt = "exp", nonce, email
-        case emailVerified = "email_verified", isPrivateEmail = "is_private_email", name
+        case issuer = "iss"
+        case audience = "aud"
+        case subject = "sub"
+        case issuedAt = "iat"
+        case expiresAt = "exp"
+        case nonce, email
+        case emailVerified = "email_verified"
+        case isPrivateEmail = "is_private_email"
+        case name
     }
 
     /// Decodes claims; dates are NumericDate seconds, and Apple's booleans may come as `"true"` strings.
@@ -105,7 +114,8 @@ public enum IdentityToken {
             throw AuthError(.invalidCredential, detail: "The identity token does not have three parts.")
         }
         guard let header = Base64URL.decode(String(parts[0])), let payload = Base64URL.decode(String(parts[1])),
-              Base64URL.decode(String(parts[2])) != nil else {
+            Base64URL.decode(String(parts[2])) != nil
+        else {
             throw AuthError(.invalidCredential, detail: "The identity token is not base64url.")
         }
         guard let headerFields = try? JSONSerialization.jsonObject(with: header) as? [String: Any], headerFields["alg"] is String else {

@@ -25,8 +25,10 @@ extension LocalAuthService {
             if let owner = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) {
                 throw AuthError(owner == account.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
             }
-            account.user.providers.append(LinkedProvider(provider: verified.provider, subject: verified.subject,
-                                                         email: verified.email, linkedAt: now))
+            account.user.providers.append(
+                LinkedProvider(
+                    provider: verified.provider, subject: verified.subject,
+                    email: verified.email, linkedAt: now))
             if account.user.email == nil, let email = verified.email {
                 try AuthRecords.claim(email, for: account.user.id, in: records)
                 account.user.email = email
@@ -77,7 +79,8 @@ extension LocalAuthService {
             try AuthRecords.claim(address, for: userID, in: records)
             if let old = account.user.email, old != address { try AuthRecords.release(old, of: userID, in: records) }
             if let index = account.user.providers.firstIndex(where: { $0.provider == .password }),
-               account.user.providers[index].subject != address {
+                account.user.providers[index].subject != address
+            {
                 let newIdentity = AuthRecords.identityKey(.password, address)
                 if let owner = try records.value(forKey: newIdentity, in: AuthRecords.identities), owner != userID {
                     throw AuthError(.emailAlreadyInUse)
@@ -139,8 +142,9 @@ extension LocalAuthService {
         guard configuration.apple != nil else { return nil }
         let lifetime = configuration.policy.appleAuthorizationCodeLifetime.timeInterval
         guard let issued = authorizationCodes[userID], configuration.clock.now.timeIntervalSince(issued.issuedAt) <= lifetime else {
-            throw AuthError(.requiresAppleReauthentication,
-                            detail: "No Apple authorization code younger than \(Int(lifetime)) seconds; re-authenticate with Apple, then delete.")
+            throw AuthError(
+                .requiresAppleReauthentication,
+                detail: "No Apple authorization code younger than \(Int(lifetime)) seconds; re-authenticate with Apple, then delete.")
         }
         return issued.code
     }

@@ -159,7 +159,8 @@ public actor LocalAuthService: AuthService {
                 // What a later sign-in does not carry never erases what the first one did.
                 account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
                 if account.user.email == nil, let email = verified.email,
-                   try !AuthRecords.isTaken(email, byAnotherThan: account.user.id, in: records) {
+                    try !AuthRecords.isTaken(email, byAnotherThan: account.user.id, in: records)
+                {
                     try AuthRecords.claim(email, for: account.user.id, in: records)
                     account.user.email = email
                     account.user.isPrivateEmail = verified.isPrivateEmail
@@ -187,7 +188,11 @@ public actor LocalAuthService: AuthService {
         let address = try Credentials.normalizedEmail(email)
         try Credentials.checkStrength(password, minimumLength: configuration.policy.minimumPasswordLength)
         let identity = AuthRecords.identityKey(.password, address)
-        guard try read({ try $0.value(forKey: identity, in: AuthRecords.identities) == nil && !AuthRecords.isTaken(address, byAnotherThan: nil, in: $0) }) else {
+        guard
+            try read({
+                try $0.value(forKey: identity, in: AuthRecords.identities) == nil && !AuthRecords.isTaken(address, byAnotherThan: nil, in: $0)
+            })
+        else {
             throw AuthError(.emailAlreadyInUse)
         }
         let hash = try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
@@ -195,9 +200,10 @@ public actor LocalAuthService: AuthService {
         let user = try write { records in
             // Checked again here: another service on the file may have taken the address meanwhile.
             guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthError(.emailAlreadyInUse) }
-            let user = UserEntity(id: try self.newAccountID(in: records), email: address,
-                                  providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
-                                  createdAt: now, lastSignInAt: now)
+            let user = UserEntity(
+                id: try self.newAccountID(in: records), email: address,
+                providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
+                createdAt: now, lastSignInAt: now)
             try AuthRecords.claim(address, for: user.id, in: records)
             try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
             try records.put(user.id, forKey: identity, in: AuthRecords.identities)
@@ -253,7 +259,8 @@ public actor LocalAuthService: AuthService {
         let now = configuration.clock.now
         let user = try write { records in
             guard try records.value(forKey: verified.identityKey, in: AuthRecords.identities) == current.user.id,
-                  var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
+                var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled
+            else {
                 throw AuthError(.userMismatch, detail: "The credential no longer belongs to the signed-in account.")
             }
             if verified.password != nil, try records.value(forKey: account.user.id, in: AuthRecords.passwords) != checkedHash {
@@ -345,9 +352,10 @@ public actor LocalAuthService: AuthService {
     func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthError) {
         let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
         guard age >= 0, age <= configuration.policy.recentLoginWindow.timeInterval else {
-            throw AuthError(.requiresRecentLogin,
-                            detail: age < 0 ? "The last sign-in is dated \(Int(-age)) seconds in the future." : "The last sign-in was \(Int(age)) seconds ago.",
-                            message: AuthError.recentLoginMessage(before: action))
+            throw AuthError(
+                .requiresRecentLogin,
+                detail: age < 0 ? "The last sign-in is dated \(Int(-age)) seconds in the future." : "The last sign-in was \(Int(age)) seconds ago.",
+                message: AuthError.recentLoginMessage(before: action))
         }
     }
 
@@ -389,8 +397,9 @@ public actor LocalAuthService: AuthService {
 
     var phoneLimits: PhoneVerifications.Limits {
         let policy = configuration.policy
-        return PhoneVerifications.Limits(cooldown: policy.codeResendCooldown.timeInterval, maxWrongCodes: policy.maxCodeAttempts,
-                                         lockout: policy.phoneNumberLockout.timeInterval)
+        return PhoneVerifications.Limits(
+            cooldown: policy.codeResendCooldown.timeInterval, maxWrongCodes: policy.maxCodeAttempts,
+            lockout: policy.phoneNumberLockout.timeInterval)
     }
 
     func checkPhoneCode(verificationID: String, code: String) throws(AuthError) -> String {

@@ -27,8 +27,9 @@ struct PasswordHash: Codable, Hashable, Sendable {
         guard algorithm == "pbkdf2-sha256" else { return false }
         let candidate: [UInt8]
         do {
-            candidate = try PlatformCrypto.pbkdf2SHA256(password: Data(password.utf8), salt: salt, iterations: iterations,
-                                                        length: hash.count)
+            candidate = try PlatformCrypto.pbkdf2SHA256(
+                password: Data(password.utf8), salt: salt, iterations: iterations,
+                length: hash.count)
         } catch {
             throw AuthError(.storage, detail: "The stored password hash could not be checked: \(error.detail)")
         }
@@ -61,7 +62,8 @@ enum Credentials {
         let email = trimmed.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64,
-              parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains("..") else {
+            parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains("..")
+        else {
             throw AuthError(.invalidEmail, detail: "The email address is not of the form name@domain.tld, or is too long.")
         }
         return email
@@ -85,8 +87,10 @@ enum Credentials {
     /// ``maximumPasswordBytes`` bytes, and mixes letters with other characters.
     static func checkStrength(_ password: String, minimumLength: Int) throws(AuthError) {
         guard password.count >= minimumLength, password.utf8.count <= maximumPasswordBytes,
-              password.contains(where: \.isLetter), password.contains(where: { !$0.isLetter }) else {
-            throw AuthError(.weakPassword, detail: "A password needs at least \(minimumLength) characters, with letters and at least one digit or symbol.")
+            password.contains(where: \.isLetter), password.contains(where: { !$0.isLetter })
+        else {
+            throw AuthError(
+                .weakPassword, detail: "A password needs at least \(minimumLength) characters, with letters and at least one digit or symbol.")
         }
     }
 }

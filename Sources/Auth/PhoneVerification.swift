@@ -161,7 +161,8 @@ struct PhoneVerifications {
         guard entry.code == code else {
             let count = (wrongCodes[entry.phoneNumber]?.count ?? 0) + 1
             wrongCodes[entry.phoneNumber] = (count, now)
-            throw AuthError(.invalidVerificationCode, detail: "The code does not match (wrong code \(count) of \(limits.maxWrongCodes) for this number).")
+            throw AuthError(
+                .invalidVerificationCode, detail: "The code does not match (wrong code \(count) of \(limits.maxWrongCodes) for this number).")
         }
         return entry.phoneNumber
     }

@@ -117,8 +117,10 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     ///   - audience: The app's bundle or client ID, put in `aud`.
     ///   - clock: The clock that stamps and expires tokens and codes.
     ///   - tokenLifetime: How long identity tokens are valid (10 minutes, as Apple's).
-    public init(provider: AuthProvider = .apple, audience: String, clock: any DateClock = SystemClock(),
-                tokenLifetime: Duration = .seconds(600)) {
+    public init(
+        provider: AuthProvider = .apple, audience: String, clock: any DateClock = SystemClock(),
+        tokenLifetime: Duration = .seconds(600)
+    ) {
         self.provider = provider
         self.audience = audience
         self.issuer = provider == .google ? "https://accounts.google.com" : "https://appleid.apple.com"
@@ -188,8 +190,10 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     ///   - audience: `aud`; the provider's audience by default.
     /// - Returns: The compact JWT.
     /// - Throws: ``AuthError/Code/invalidCredential`` if the token cannot be signed.
-    public func mintToken(for account: Account, nonce: String?, issuedAt: Date? = nil, expiresAt: Date? = nil,
-                          audience: String? = nil) throws(AuthError) -> String {
+    public func mintToken(
+        for account: Account, nonce: String?, issuedAt: Date? = nil, expiresAt: Date? = nil,
+        audience: String? = nil
+    ) throws(AuthError) -> String {
         let issued = issuedAt ?? clock.now
         let claims = IdentityTokenClaims(
             issuer: issuer, audience: audience ?? self.audience, subject: account.subject, issuedAt: issued,

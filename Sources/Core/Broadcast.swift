@@ -66,7 +66,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
             if replayingCurrent { continuation.yield(state.current) }
             return state.satisfiedWaiters()
         }
-        ready.forEach { $0.resume() }
+        for waiter in ready { waiter.resume() }
         return stream
     }
 
@@ -121,7 +121,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)
         }
-        subscribers.forEach { $0.finish() }
+        for subscriber in subscribers { subscriber.finish() }
     }
 }
 

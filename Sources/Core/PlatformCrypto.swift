@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(CommonCrypto)
-import CommonCrypto
+    import CommonCrypto
 #elseif canImport(CCrypto)
-import CCrypto
+    import CCrypto
 #endif
 
 /// SHA-256, HMAC-SHA256 and PBKDF2-HMAC-SHA256 from the platform's optimized
@@ -55,21 +55,27 @@ package enum PlatformCrypto {
     /// - Throws: ``CoreError/Code/invalidArgument`` for iterations outside
     ///   1...``maximumIterations``, a length or salt outside 1...``maximumLength``,
     ///   or a password longer than 1 MiB.
-    package static func pbkdf2SHA256(password: some DataProtocol, salt: some DataProtocol, iterations: Int,
-                                     length: Int = 32) throws(CoreError) -> [UInt8] {
+    package static func pbkdf2SHA256(
+        password: some DataProtocol, salt: some DataProtocol, iterations: Int,
+        length: Int = 32
+    ) throws(CoreError) -> [UInt8] {
         let password = Array(password)
         let salt = Array(salt)
         guard (1...maximumIterations).contains(iterations), (1...maximumLength).contains(length),
-              (1...maximumLength).contains(salt.count), password.count <= 1 << 20 else {
-            throw CoreError(.invalidArgument, detail: "PBKDF2 takes 1 to \(maximumIterations) iterations, a salt and a length of "
-                            + "1 to \(maximumLength) bytes, and a password of at most 1 MiB.")
+            (1...maximumLength).contains(salt.count), password.count <= 1 << 20
+        else {
+            throw CoreError(
+                .invalidArgument,
+                detail: "PBKDF2 takes 1 to \(maximumIterations) iterations, a salt and a length of "
+                    + "1 to \(maximumLength) bytes, and a password of at most 1 MiB.")
         }
         var key = [UInt8](repeating: 0, count: length)
         let succeeded = withBytes(password) { password, passwordCount in
             withBytes(salt) { salt, saltCount in
                 key.withUnsafeMutableBufferPointer {
-                    pbkdf2SHA256(password: password, passwordCount: passwordCount, salt: salt, saltCount: saltCount,
-                                 iterations: iterations, into: $0)
+                    pbkdf2SHA256(
+                        password: password, passwordCount: passwordCount, salt: salt, saltCount: saltCount,
+                        iterations: iterations, into: $0)
                 }
             }
         }
@@ -119,55 +125,65 @@ extension PlatformCrypto {
 }
 
 #if canImport(CommonCrypto)
-extension PlatformCrypto {
-    private static func sha256(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        var context = CC_SHA256_CTX()
-        CC_SHA256_Init(&context)
-        var offset = 0
-        repeat {
-            // CC_SHA256_Update counts in 32 bits: feed it at most 1 GiB at a time.
-            let piece = min(count - offset, 1 << 30)
-            CC_SHA256_Update(&context, input + offset, CC_LONG(piece))
-            offset += piece
-        } while offset < count
-        CC_SHA256_Final(output.baseAddress, &context)
-        return true
-    }
-
-    private static func hmacSHA256(key: UnsafePointer<UInt8>, keyCount: Int, message: UnsafePointer<UInt8>, messageCount: Int,
-                                   into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        CCHmac(CCHmacAlgorithm(kCCHmacAlgSHA256), key, keyCount, message, messageCount, output.baseAddress)
-        return true
-    }
-
-    private static func pbkdf2SHA256(password: UnsafePointer<UInt8>, passwordCount: Int, salt: UnsafePointer<UInt8>, saltCount: Int,
-                                     iterations: Int, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        let status = password.withMemoryRebound(to: CChar.self, capacity: passwordCount + 1) { characters in
-            CCKeyDerivationPBKDF(CCPBKDFAlgorithm(kCCPBKDF2), characters, passwordCount, salt, saltCount,
-                                 CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(iterations), output.baseAddress, output.count)
+    extension PlatformCrypto {
+        private static func sha256(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+            var context = CC_SHA256_CTX()
+            CC_SHA256_Init(&context)
+            var offset = 0
+            repeat {
+                // CC_SHA256_Update counts in 32 bits: feed it at most 1 GiB at a time.
+                let piece = min(count - offset, 1 << 30)
+                CC_SHA256_Update(&context, input + offset, CC_LONG(piece))
+                offset += piece
+            } while offset < count
+            CC_SHA256_Final(output.baseAddress, &context)
+            return true
         }
-        return status == Int32(kCCSuccess)
+
+        private static func hmacSHA256(
+            key: UnsafePointer<UInt8>, keyCount: Int, message: UnsafePointer<UInt8>, messageCount: Int,
+            into output: UnsafeMutableBufferPointer<UInt8>
+        ) -> Bool {
+            CCHmac(CCHmacAlgorithm(kCCHmacAlgSHA256), key, keyCount, message, messageCount, output.baseAddress)
+            return true
+        }
+
+        private static func pbkdf2SHA256(
+            password: UnsafePointer<UInt8>, passwordCount: Int, salt: UnsafePointer<UInt8>, saltCount: Int,
+            iterations: Int, into output: UnsafeMutableBufferPointer<UInt8>
+        ) -> Bool {
+            let status = password.withMemoryRebound(to: CChar.self, capacity: passwordCount + 1) { characters in
+                CCKeyDerivationPBKDF(
+                    CCPBKDFAlgorithm(kCCPBKDF2), characters, passwordCount, salt, saltCount,
+                    CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(iterations), output.baseAddress, output.count)
+            }
+            return status == Int32(kCCSuccess)
+        }
     }
-}
 #else
-extension PlatformCrypto {
-    private static func sha256(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        SHA256(input, count, output.baseAddress) != nil
-    }
+    extension PlatformCrypto {
+        private static func sha256(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+            SHA256(input, count, output.baseAddress) != nil
+        }
 
-    private static func hmacSHA256(key: UnsafePointer<UInt8>, keyCount: Int, message: UnsafePointer<UInt8>, messageCount: Int,
-                                   into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        var length: UInt32 = 0
-        let code = HMAC(EVP_sha256(), key, Int32(keyCount), message, messageCount, output.baseAddress, &length)
-        return code != nil && Int(length) == output.count
-    }
+        private static func hmacSHA256(
+            key: UnsafePointer<UInt8>, keyCount: Int, message: UnsafePointer<UInt8>, messageCount: Int,
+            into output: UnsafeMutableBufferPointer<UInt8>
+        ) -> Bool {
+            var length: UInt32 = 0
+            let code = HMAC(EVP_sha256(), key, Int32(keyCount), message, messageCount, output.baseAddress, &length)
+            return code != nil && Int(length) == output.count
+        }
 
-    private static func pbkdf2SHA256(password: UnsafePointer<UInt8>, passwordCount: Int, salt: UnsafePointer<UInt8>, saltCount: Int,
-                                     iterations: Int, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        password.withMemoryRebound(to: CChar.self, capacity: passwordCount + 1) { characters in
-            PKCS5_PBKDF2_HMAC(characters, Int32(passwordCount), salt, Int32(saltCount), Int32(iterations),
-                              EVP_sha256(), Int32(output.count), output.baseAddress) == 1
+        private static func pbkdf2SHA256(
+            password: UnsafePointer<UInt8>, passwordCount: Int, salt: UnsafePointer<UInt8>, saltCount: Int,
+            iterations: Int, into output: UnsafeMutableBufferPointer<UInt8>
+        ) -> Bool {
+            password.withMemoryRebound(to: CChar.self, capacity: passwordCount + 1) { characters in
+                PKCS5_PBKDF2_HMAC(
+                    characters, Int32(passwordCount), salt, Int32(saltCount), Int32(iterations),
+                    EVP_sha256(), Int32(output.count), output.baseAddress) == 1
+            }
         }
     }
-}
 #endif

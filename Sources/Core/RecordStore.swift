@@ -78,8 +78,10 @@ public final class RecordStore: @unchecked Sendable {
         ///   - busyTimeout: How long to wait for another connection's lock.
         ///   - checksIntegrityOnOpen: Whether opening checks every page.
         ///   - clock: The clock that timestamps a quarantined file's name.
-        public init(recovery: Recovery = .fail, durability: Durability = .full, busyTimeout: Duration = .seconds(5),
-                    checksIntegrityOnOpen: Bool = true, clock: any DateClock = SystemClock()) {
+        public init(
+            recovery: Recovery = .fail, durability: Durability = .full, busyTimeout: Duration = .seconds(5),
+            checksIntegrityOnOpen: Bool = true, clock: any DateClock = SystemClock()
+        ) {
             self.recovery = recovery
             self.durability = durability
             self.busyTimeout = busyTimeout
@@ -177,14 +179,17 @@ public final class RecordStore: @unchecked Sendable {
             let catalog = try backend.catalog()
             let stored = catalog.schemaVersions[schema.name] ?? 0
             guard stored <= schema.latestVersion else {
-                throw CoreError(.newerSchema, file: file, detail: "The schema '\(schema.name)' is at version \(stored); "
-                                + "this version of the app knows up to \(schema.latestVersion).")
+                throw CoreError(
+                    .newerSchema, file: file,
+                    detail: "The schema '\(schema.name)' is at version \(stored); "
+                        + "this version of the app knows up to \(schema.latestVersion).")
             }
             let prefix = schema.name + "/"
             var existing: [String: String] = [:]
             for name in catalog.collections where name.hasPrefix(prefix) { existing[String(name.dropFirst(prefix.count))] = name }
-            let writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: existing,
-                                      externalChangeCount: 0)
+            let writer = RecordWriter(
+                backend: backend, schemaName: schema.name, file: file, collections: existing,
+                externalChangeCount: 0)
             defer { writer.isActive = false }
             for migration in schema.migrations where migration.version > stored {
                 do {
@@ -192,8 +197,9 @@ public final class RecordStore: @unchecked Sendable {
                 } catch let error as CoreError {
                     throw error
                 } catch {
-                    throw CoreError(.migrationFailed, file: file,
-                                    detail: "Migration \(migration.version) of '\(schema.name)' (\(migration.summary)) failed: \(error).")
+                    throw CoreError(
+                        .migrationFailed, file: file,
+                        detail: "Migration \(migration.version) of '\(schema.name)' (\(migration.summary)) failed: \(error).")
                 }
                 try backend.setVersion(migration.version, ofSchema: schema.name)
             }
@@ -218,8 +224,9 @@ public final class RecordStore: @unchecked Sendable {
         try withBackend { backend, collections in
             try backend.beginRead()
             defer { backend.endRead() }
-            let reader = RecordReader(backend: backend, schemaName: schema.name, file: file, collections: collections,
-                                      externalChangeCount: try noteExternalChanges(backend))
+            let reader = RecordReader(
+                backend: backend, schemaName: schema.name, file: file, collections: collections,
+                externalChangeCount: try noteExternalChanges(backend))
             defer { reader.isActive = false }
             return try body(reader)
         }
@@ -237,8 +244,9 @@ public final class RecordStore: @unchecked Sendable {
             try backend.beginWrite()
             let writer: RecordWriter
             do {
-                writer = RecordWriter(backend: backend, schemaName: schema.name, file: file, collections: collections,
-                                      externalChangeCount: try noteExternalChanges(backend))
+                writer = RecordWriter(
+                    backend: backend, schemaName: schema.name, file: file, collections: collections,
+                    externalChangeCount: try noteExternalChanges(backend))
             } catch {
                 backend.rollbackWrite()
                 throw error
@@ -301,8 +309,9 @@ public final class RecordStore: @unchecked Sendable {
     private func withBackend<Result>(_ body: (any StorageBackend, [String: String]) throws -> Result) throws -> Result {
         let thread = ObjectIdentifier(Thread.current).hashValue
         guard owner.load(ordering: .acquiring) != thread else {
-            throw CoreError(.nestedTransaction, file: file,
-                            detail: "The store was called from inside one of its own transactions; use the reader or writer you were given.")
+            throw CoreError(
+                .nestedTransaction, file: file,
+                detail: "The store was called from inside one of its own transactions; use the reader or writer you were given.")
         }
         return try lock.withLock { _ throws -> Result in
             if let failure { throw failure }

@@ -31,9 +31,11 @@ public struct RecordCollection<Value>: CollectionReference, Sendable {
     ///   - name: The collection's name within its schema.
     ///   - encode: Turns a value into the bytes to store.
     ///   - decode: Turns stored bytes back into a value.
-    public init(_ name: String,
-                encode: @escaping @Sendable (Value) throws -> Data,
-                decode: @escaping @Sendable (Data) throws -> Value) {
+    public init(
+        _ name: String,
+        encode: @escaping @Sendable (Value) throws -> Data,
+        decode: @escaping @Sendable (Data) throws -> Value
+    ) {
         self.name = name
         self.encoder = encode
         self.decoder = decode
@@ -56,8 +58,9 @@ public struct RecordCollection<Value>: CollectionReference, Sendable {
         do {
             return try decoder(data)
         } catch {
-            throw CoreError(.undecodable, file: file,
-                            detail: "The record '\(key)' in '\(name)' could not be decoded as \(Value.self): \(Self.describe(error)).")
+            throw CoreError(
+                .undecodable, file: file,
+                detail: "The record '\(key)' in '\(name)' could not be decoded as \(Value.self): \(Self.describe(error)).")
         }
     }
 
@@ -67,7 +70,7 @@ public struct RecordCollection<Value>: CollectionReference, Sendable {
         guard let decodingError = error as? DecodingError else { return "\(type(of: error))" }
         switch decodingError {
         case .dataCorrupted(let context), .keyNotFound(_, let context),
-             .typeMismatch(_, let context), .valueNotFound(_, let context):
+            .typeMismatch(_, let context), .valueNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? "the data is not valid" : "a problem at '\(path)'"
         @unknown default:
@@ -80,13 +83,16 @@ extension RecordCollection where Value: Codable & Sendable {
     /// Creates a collection reference whose values are stored as JSON.
     /// - Parameter name: The collection's name within its schema.
     public init(_ name: String) {
-        self.init(name, encode: { value in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            return try encoder.encode(value)
-        }, decode: { data in
-            try JSONDecoder().decode(Value.self, from: data)
-        })
+        self.init(
+            name,
+            encode: { value in
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = .sortedKeys
+                return try encoder.encode(value)
+            },
+            decode: { data in
+                try JSONDecoder().decode(Value.self, from: data)
+            })
     }
 }
 
@@ -190,8 +196,9 @@ public class RecordReader {
             throw CoreError(.transactionEnded, file: file, detail: "A transaction was used after its closure returned.")
         }
         guard let name = collections[collection.collectionName] else {
-            throw CoreError(.unknownCollection, file: file,
-                            detail: "The schema '\(schemaName)' has no collection '\(collection.collectionName)'.")
+            throw CoreError(
+                .unknownCollection, file: file,
+                detail: "The schema '\(schemaName)' has no collection '\(collection.collectionName)'.")
         }
         return name
     }
@@ -199,8 +206,9 @@ public class RecordReader {
     @usableFromInline
     func check(key: String) throws(CoreError) {
         guard !key.isEmpty, key.utf8.count <= RecordStore.maximumKeyLength else {
-            throw CoreError(.invalidArgument, file: file,
-                            detail: "A record key has 1 to \(RecordStore.maximumKeyLength) bytes; this one has \(key.utf8.count).")
+            throw CoreError(
+                .invalidArgument, file: file,
+                detail: "A record key has 1 to \(RecordStore.maximumKeyLength) bytes; this one has \(key.utf8.count).")
         }
     }
 }

@@ -87,7 +87,8 @@ final class SQLiteBackend: StorageBackend {
     }
 
     func put(_ value: Data, forKey key: String, in collection: String) throws(CoreError) {
-        let statement = try connection.statement("""
+        let statement = try connection.statement(
+            """
             INSERT INTO train_records (collection, key, value) VALUES (?1, ?2, ?3)
             ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value
             """)
@@ -124,7 +125,8 @@ final class SQLiteBackend: StorageBackend {
     }
 
     func setVersion(_ version: Int, ofSchema schema: String) throws(CoreError) {
-        let statement = try connection.statement("""
+        let statement = try connection.statement(
+            """
             INSERT INTO train_schemas (name, version) VALUES (?1, ?2)
             ON CONFLICT (name) DO UPDATE SET version = excluded.version
             """)

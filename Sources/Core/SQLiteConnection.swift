@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #else
-import CSQLite
+    import CSQLite
 #endif
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe: the
@@ -112,11 +112,12 @@ struct Statement {
     func bind(_ text: String, at index: Int32) throws(CoreError) {
         var bytes = Array(text.utf8)
         let count = bytes.count
-        bytes.append(0)     // never an empty buffer: a null pointer would bind SQL NULL
+        bytes.append(0) // never an empty buffer: a null pointer would bind SQL NULL
         let rc = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in
-                sqlite3_bind_text64(handle, index, characters.baseAddress, sqlite3_uint64(count), SQLITE_TRANSIENT_DESTRUCTOR,
-                                    UInt8(SQLITE_UTF8))
+                sqlite3_bind_text64(
+                    handle, index, characters.baseAddress, sqlite3_uint64(count), SQLITE_TRANSIENT_DESTRUCTOR,
+                    UInt8(SQLITE_UTF8))
             }
         }
         guard rc == SQLITE_OK else { throw connection.error(rc, doing: "bind a parameter") }
@@ -126,7 +127,8 @@ struct Statement {
     func bind(_ data: Data, at index: Int32) throws(CoreError) {
         let rc = data.withUnsafeBytes { bytes in
             // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
-            sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(bytes.count), SQLITE_TRANSIENT_DESTRUCTOR)
+            sqlite3_bind_blob64(
+                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(bytes.count), SQLITE_TRANSIENT_DESTRUCTOR)
         }
         guard rc == SQLITE_OK else { throw connection.error(rc, doing: "bind a parameter") }
     }

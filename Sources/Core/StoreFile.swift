@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Everything about the database file itself: creating it atomically with
@@ -17,7 +17,7 @@ enum StoreFile {
     static func open(_ file: URL, options: RecordStore.Options) throws(CoreError) -> (backend: SQLiteBackend, quarantined: URL?) {
         do {
             return (try openOnce(file, options: options), nil)
-        } catch where options.recovery == .quarantine && quarantinable.contains(error.code) {
+        } catch  where options.recovery == .quarantine && quarantinable.contains(error.code) {
             let moved = try quarantine(file, at: options.clock.now)
             return (try openOnce(file, options: options), moved)
         }
@@ -145,8 +145,9 @@ enum StoreFile {
         }
         let format = try connection.integer("PRAGMA user_version") ?? 0
         guard format <= SQLiteBackend.formatVersion else {
-            throw CoreError(.newerSchema, file: file,
-                            detail: "The store was written in storage format \(format); this version reads up to \(SQLiteBackend.formatVersion).")
+            throw CoreError(
+                .newerSchema, file: file,
+                detail: "The store was written in storage format \(format); this version reads up to \(SQLiteBackend.formatVersion).")
         }
         let mode = try connection.text("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {

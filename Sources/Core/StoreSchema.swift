@@ -32,7 +32,8 @@ public struct StoreSchema: Sendable {
     static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
         default: false
         }
     }
@@ -49,8 +50,10 @@ public struct StoreSchema: Sendable {
             throw CoreError(.invalidMigrations, detail: "The schema '\(name)' has no migrations; version 1 must create its collections.")
         }
         for (index, migration) in migrations.enumerated() where migration.version != index + 1 {
-            throw CoreError(.invalidMigrations, detail: "The migrations of schema '\(name)' must be versions 1, 2, 3… in order; "
-                            + "position \(index + 1) holds version \(migration.version).")
+            throw CoreError(
+                .invalidMigrations,
+                detail: "The migrations of schema '\(name)' must be versions 1, 2, 3… in order; "
+                    + "position \(index + 1) holds version \(migration.version).")
         }
     }
 }

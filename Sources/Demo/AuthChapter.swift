@@ -6,8 +6,9 @@ import TrainCore
 /// a sensitive change after time has passed demands re-authentication.
 struct AuthChapter {
     static let audience = "com.example.train"
-    static let ada = SimulatedIdentityProvider.Account(subject: "001.ada", email: "ada@example.com",
-                                                      fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
+    static let ada = SimulatedIdentityProvider.Account(
+        subject: "001.ada", email: "ada@example.com",
+        fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
 
     let file: URL
     let clock: DemoClock
@@ -28,8 +29,9 @@ struct AuthChapter {
 
         if let remembered = auth.currentUser {
             await narrator.step("Find the session remembered from the last run") {
-                narrator.say("Signed in as \(remembered.displayName ?? remembered.id) <\(remembered.email ?? "no email")>, "
-                             + "last sign-in \(remembered.lastSignInAt.formatted(date: .abbreviated, time: .standard)).")
+                narrator.say(
+                    "Signed in as \(remembered.displayName ?? remembered.id) <\(remembered.email ?? "no email")>, "
+                        + "last sign-in \(remembered.lastSignInAt.formatted(date: .abbreviated, time: .standard)).")
                 return remembered.providers.contains { $0.provider == .apple } ? nil : "the remembered user has no Apple ID linked"
             }
         } else {

@@ -16,13 +16,25 @@ final class DemoClock: DateClock {
 
     var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
 
-    /// Skips `duration` ahead, as if that much time had passed, and remembers it.
+    /// Skips `duration` ahead, as if that much time had passed, and remembers it in a
+    /// file only the owner can read, as the store's are.
     func advance(by duration: Duration) throws {
         let total = offset.withLock { value in
             value += duration.timeInterval
             return value
         }
-        try JSONEncoder().encode(total).write(to: file, options: .atomic)
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString)")
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: try JSONEncoder().encode(total),
+                attributes: [.posixPermissions: 0o600])
+        else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
     }
 
     func sleep(until deadline: Date) async throws {

@@ -40,7 +40,7 @@ final class Narrator {
             return 0
         }
         print("\(failures.count) step(s) failed:")
-        failures.forEach { print("  - \($0)") }
+        for failure in failures { print("  - \(failure)") }
         return 1
     }
 }

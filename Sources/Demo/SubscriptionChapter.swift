@@ -15,8 +15,11 @@ struct SubscriptionChapter {
     static func appAccountToken(for userID: String) throws -> UUID {
         if let uuid = UUID(uuidString: userID) { return uuid }
         let bytes = try PlatformCrypto.sha256(Data(userID.utf8))
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     func run() async {
@@ -37,7 +40,9 @@ struct SubscriptionChapter {
         await narrator.step("On the free tier, analytics are gated behind Pro") {
             let tier = try await subscriptions.restorePurchases()
             let access = FeatureAccess(tier: tier)
-            narrator.say("Tier: \(tier). Analytics: \(access.canAccess(.analytics) ? "open" : "locked, unlocked by \(access.minimumTier(for: .analytics)?.rawValue ?? "?")").")
+            narrator.say(
+                "Tier: \(tier). Analytics: \(access.canAccess(.analytics) ? "open" : "locked, unlocked by \(access.minimumTier(for: .analytics)?.rawValue ?? "?")")."
+            )
             return tier == .free && access.minimumTier(for: .analytics) == .pro ? nil : "expected the free tier with analytics behind Pro"
         }
 
@@ -47,7 +52,8 @@ struct SubscriptionChapter {
             let transaction = try result.payloadValue
             try await subscriptions.finish(transaction.id)
             bought = transaction
-            narrator.say("Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?").")
+            narrator.say(
+                "Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?").")
             return subscriptions.featureAccess().canAccess(.analytics) ? nil : "analytics stayed locked after buying Pro"
         }
         guard let bought else { return }
@@ -58,7 +64,8 @@ struct SubscriptionChapter {
             let tier = try await subscriptions.restorePurchases()
             let latest = try await subscriptions.subscriptionStatuses().first?.transaction.unsafePayloadValue
             renewal = latest
-            narrator.say("Renewed as transaction \(latest?.id ?? 0), from \(latest?.purchaseDate.formatted(date: .abbreviated, time: .omitted) ?? "?").")
+            narrator.say(
+                "Renewed as transaction \(latest?.id ?? 0), from \(latest?.purchaseDate.formatted(date: .abbreviated, time: .omitted) ?? "?").")
             return tier == .pro && latest?.originalID == bought.originalID && latest?.id != bought.id ? nil : "no renewal happened"
         }
         guard let renewal else { return }

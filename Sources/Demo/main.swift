@@ -7,8 +7,8 @@
 // Exits 0 only if every step did what it says.
 
 import Foundation
-import TrainCore
 import TrainAuth
+import TrainCore
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var dataDirectory: URL?
@@ -31,7 +31,7 @@ let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendin
 
 print("TrainKit demo — data in \(directory.path)\(keepsData ? " (kept)" : " (temporary)")\n")
 let narrator = Narrator()
-try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 let clock = DemoClock(directory: directory)
 let storeFile = directory.appendingPathComponent("trainkit.sqlite")
 print("— The store —")

@@ -44,14 +44,15 @@ public struct EntitlementEngine: Sendable {
     public mutating func apply(_ result: StoreVerificationResult<StoreTransaction>) {
         let transaction = result.unsafePayloadValue
         guard let tier = tiers[transaction.productID], tier != .free else { return }
-        var entry = Entry(tier: tier, expiration: transaction.expirationDate,
-                          verified: result.isVerified, revoked: transaction.revocationDate != nil, upgraded: transaction.isUpgraded)
+        var entry = Entry(
+            tier: tier, expiration: transaction.expirationDate,
+            verified: result.isVerified, revoked: transaction.revocationDate != nil, upgraded: transaction.isUpgraded)
         if let old = entries[transaction.id] {
             entry.verified = old.verified && entry.verified
             entry.revoked = old.revoked || entry.revoked
             entry.upgraded = old.upgraded || entry.upgraded
             entry.expiration = [old.expiration, entry.expiration].compactMap { $0 }.min()
-            guard entry != old else { return }      // the same state again: nothing to do
+            guard entry != old else { return } // the same state again: nothing to do
             if old.isEligible { stale.insert(old.tier) }
         }
         entries[transaction.id] = entry
@@ -112,13 +113,16 @@ public struct EntitlementEngine: Sendable {
     ///   - products: The product catalog.
     ///   - now: The date to evaluate at.
     /// - Returns: The tier.
-    public static func referenceTier(of transactions: [StoreVerificationResult<StoreTransaction>], gracePeriods: [UInt64: Date],
-                                     products: [StoreProduct], at now: Date) -> SubscriptionTier {
+    public static func referenceTier(
+        of transactions: [StoreVerificationResult<StoreTransaction>], gracePeriods: [UInt64: Date],
+        products: [StoreProduct], at now: Date
+    ) -> SubscriptionTier {
         let tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
         var best = SubscriptionTier.free
         for result in transactions {
             guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded,
-                  let tier = tiers[transaction.productID] else { continue }
+                let tier = tiers[transaction.productID]
+            else { continue }
             let expiration = transaction.expirationDate ?? .distantFuture
             let grace = gracePeriods[transaction.id] ?? .distantPast
             if now <= expiration || now <= grace { best = max(best, tier) }

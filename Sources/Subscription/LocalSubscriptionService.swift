@@ -75,7 +75,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     deinit {
         if let id = observation.withLock({ $0 }) { store.removeObserver(id) }
         tiers.finish()
-        state.withLock { state in state.listeners.values.forEach { $0.continuation.finish() } }
+        state.withLock { state in for listener in state.listeners.values { listener.continuation.finish() } }
     }
 
     public var currentTier: SubscriptionTier {
@@ -123,7 +123,8 @@ public final class LocalSubscriptionService: SubscriptionService {
             // Read again after the sheet: the app user may have changed meanwhile.
             guard let current = state.appAccountToken else { throw SubscriptionError(.noAppAccount) }
             guard current == token else {
-                throw SubscriptionError(.notYourTransaction, detail: "Another app user signed in while the purchase sheet was up; nothing was bought.")
+                throw SubscriptionError(
+                    .notYourTransaction, detail: "Another app user signed in while the purchase sheet was up; nothing was bought.")
             }
             state.requests += 1
             return "request-\(state.requests)-\(UUID().uuidString.prefix(8))"
@@ -244,7 +245,7 @@ public final class LocalSubscriptionService: SubscriptionService {
             state.graceApplied = [:]
             if let token = state.appAccountToken {
                 let history = store.history(of: token)
-                history.transactions.forEach { engine.apply($0) }
+                for transaction in history.transactions { engine.apply(transaction) }
                 for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
                 state.rebuiltAt = history.sequence
                 if newUser != nil {

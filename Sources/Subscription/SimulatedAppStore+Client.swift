@@ -12,8 +12,9 @@ extension SimulatedAppStore {
             }
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
-                state.pending[requestID] = PendingPurchase(id: requestID, productID: product.id, appAccountToken: appAccountToken,
-                                                           requestedAt: now, kind: kind)
+                state.pending[requestID] = PendingPurchase(
+                    id: requestID, productID: product.id, appAccountToken: appAccountToken,
+                    requestedAt: now, kind: kind)
                 changes.pending.insert(requestID)
                 return .pending
             }
@@ -64,8 +65,9 @@ extension SimulatedAppStore {
             state.subscriptions.values.filter { $0.appAccountToken == token }.sorted { $0.originalID < $1.originalID }.compactMap { subscription in
                 guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
                 let info = subscription.renewalInfo
-                return SubscriptionStatus(state: subscription.state, transaction: entry.result,
-                                          renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
+                return SubscriptionStatus(
+                    state: subscription.state, transaction: entry.result,
+                    renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
             }
         }
     }

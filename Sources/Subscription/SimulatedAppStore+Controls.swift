@@ -99,14 +99,17 @@ extension SimulatedAppStore {
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
     ///   for a purchase date more than ``maximumBackdatedPeriods`` periods ago.
     @discardableResult
-    public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
+    public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError)
+        -> StoreVerificationResult<StoreTransaction>
+    {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         return try mutate { state, changes, now throws(SubscriptionError) in
             let date = min(purchaseDate ?? now, now)
             let periodLength = periodEnd(of: product, from: date, rate: state.settings.timeRate).timeIntervalSince(date)
             guard periodLength > 0, now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods) else {
-                throw SubscriptionError(.invalidArgument,
-                                        detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
+                throw SubscriptionError(
+                    .invalidArgument,
+                    detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
             }
             return buy(product, token: appAccountToken, at: date, returnedByPurchase: false, state: &state, changes: &changes, now: now)
         }
@@ -255,7 +258,8 @@ extension SimulatedAppStore {
         try mutate { state, changes, now throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
             guard var subscription = state.subscriptions[id],
-                  subscription.state == .inGracePeriod || subscription.state == .inBillingRetryPeriod else {
+                subscription.state == .inGracePeriod || subscription.state == .inBillingRetryPeriod
+            else {
                 throw SubscriptionError(.notSubscribed, detail: "The subscription has no billing issue to resolve.")
             }
             renew(&subscription, &state, &changes, at: subscription.state == .inGracePeriod ? subscription.periodEnd : now)
@@ -283,8 +287,10 @@ extension SimulatedAppStore {
         state.withLock { $0.settings = Settings() }
     }
 
-    private func changeSubscription(productID: String, token: UUID,
-                                    _ body: @escaping (inout StoreLedger.Subscription) -> Void) throws(SubscriptionError) {
+    private func changeSubscription(
+        productID: String, token: UUID,
+        _ body: @escaping (inout StoreLedger.Subscription) -> Void
+    ) throws(SubscriptionError) {
         try mutate { state, changes, _ throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, token: token, in: state)
             guard var subscription = state.subscriptions[id] else { return }

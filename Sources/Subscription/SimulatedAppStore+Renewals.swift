@@ -52,8 +52,10 @@ extension SimulatedAppStore {
                 changes.subscriptions.insert(id)
             }
         }
-        for (id, pending) in state.pending where pending.kind == .askToBuy
-            && pending.requestedAt.addingTimeInterval(Self.askToBuyLifetime) < now {
+        for (id, pending) in state.pending
+        where pending.kind == .askToBuy
+            && pending.requestedAt.addingTimeInterval(Self.askToBuyLifetime) < now
+        {
             state.pending[id] = nil
             changes.pending.insert(id)
         }
@@ -120,16 +122,19 @@ extension SimulatedAppStore {
             subscription.expirationReason = .productUnavailable
             return
         }
-        let transaction = newTransaction(product, token: subscription.appAccountToken, originalID: subscription.originalID,
-                                         purchaseDate: start, state: &state, changes: &changes, returnedByPurchase: false)
+        let transaction = newTransaction(
+            product, token: subscription.appAccountToken, originalID: subscription.originalID,
+            purchaseDate: start, state: &state, changes: &changes, returnedByPurchase: false)
         subscription.begin(transaction)
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
     }
 
     /// Records a new transaction and queues its announcement.
     @discardableResult
-    func newTransaction(_ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, state: inout State,
-                        changes: inout Changes, returnedByPurchase: Bool) -> StoreTransaction {
+    func newTransaction(
+        _ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, state: inout State,
+        changes: inout Changes, returnedByPurchase: Bool
+    ) -> StoreTransaction {
         let id = state.nextID
         state.nextID += 1
         let transaction = StoreTransaction(
@@ -155,8 +160,10 @@ extension SimulatedAppStore {
 
     /// Buys `product` for `token` at `date`: a new subscription, a resubscription,
     /// an immediate upgrade, or a downgrade or crossgrade that waits for the next renewal.
-    func buy(_ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
-             changes: inout Changes, now: Date) -> StoreVerificationResult<StoreTransaction> {
+    func buy(
+        _ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
+        changes: inout Changes, now: Date
+    ) -> StoreVerificationResult<StoreTransaction> {
         let existing = state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token }
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
@@ -170,19 +177,22 @@ extension SimulatedAppStore {
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
                 }
-                return state.entries[latest]?.result ?? .verified(StoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
+                return state.entries[latest]?.result
+                    ?? .verified(StoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
             }
             // Upgrade: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }
-            let transaction = newTransaction(product, token: token, originalID: subscription.originalID, purchaseDate: date,
-                                             state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
+            let transaction = newTransaction(
+                product, token: token, originalID: subscription.originalID, purchaseDate: date,
+                state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
             subscription.begin(transaction)
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
             return state.entries[transaction.id]?.result ?? .verified(transaction)
         }
-        let transaction = newTransaction(product, token: token, originalID: existing?.originalID, purchaseDate: date,
-                                         state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
+        let transaction = newTransaction(
+            product, token: token, originalID: existing?.originalID, purchaseDate: date,
+            state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
         let subscription = StoreLedger.Subscription(
             originalID: transaction.originalID, groupID: product.subscriptionGroupID, appAccountToken: token,
             productID: product.id, latestTransactionID: transaction.id, periodEnd: transaction.expirationDate ?? date,
@@ -195,12 +205,13 @@ extension SimulatedAppStore {
     /// The subscription of `token` in `product`'s group.
     func subscriptionID(for productID: String, token: UUID, in state: State) throws(SubscriptionError) -> UInt64 {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
-        guard let subscription = state.subscriptions.values.first(where: {
-            $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token
-        }) else {
+        guard
+            let subscription = state.subscriptions.values.first(where: {
+                $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token
+            })
+        else {
             throw SubscriptionError(.notSubscribed, detail: "This user has no subscription in the group of '\(productID)'.")
         }
         return subscription.originalID
     }
 }
-

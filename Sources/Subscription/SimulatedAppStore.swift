@@ -134,8 +134,10 @@ public final class SimulatedAppStore: Sendable {
     ///   - clock: The clock that dates transactions and drives renewals.
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable``, naming the file, if the
     ///   ledger cannot be opened or a record cannot be read.
-    public convenience init(storage: Storage, products: [StoreProduct] = StoreProduct.standard,
-                            clock: any DateClock = SystemClock()) throws(SubscriptionError) {
+    public convenience init(
+        storage: Storage, products: [StoreProduct] = StoreProduct.standard,
+        clock: any DateClock = SystemClock()
+    ) throws(SubscriptionError) {
         do {
             let ledger = try RecordStore(storage, schema: StoreLedger.schema)
             self.init(products: products, clock: clock, ledger: ledger, state: try ledger.read(Self.load))
@@ -192,7 +194,8 @@ public final class SimulatedAppStore: Sendable {
     /// is read again first if another store on the file changed it, brought up to now,
     /// changed, and what the change touched is written before the transaction commits.
     /// Then the change is announced. A failed write reloads the ledger and throws.
-    func mutate<Result: Sendable>(_ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result) throws(SubscriptionError) -> Result {
+    func mutate<Result: Sendable>(_ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result) throws(SubscriptionError) -> Result
+    {
         let now = clock.now
         let (result, changes): (Result, Changes) = try state.withLock { state throws(SubscriptionError) in
             guard !state.isBroken else {
@@ -253,7 +256,8 @@ public final class SimulatedAppStore: Sendable {
     func refreshFromStorage() {
         let reloaded: Bool = state.withLock { state in
             guard !state.isBroken, let external = try? ledger.externalChangeCount(), external != state.seenExternalChanges,
-                  let fresh = try? ledger.read({ records in try Self.reloaded(state, from: records) }) else { return false }
+                let fresh = try? ledger.read({ records in try Self.reloaded(state, from: records) })
+            else { return false }
             state = fresh
             return true
         }

@@ -3,9 +3,11 @@ import TrainCore
 
 /// The simulated App Store's records: what it persists in its ``RecordStore``.
 enum StoreLedger {
-    static let schema = StoreSchema(name: "appstore", migrations: [
-        .createCollections(version: 1, ["transactions", "subscriptions", "pending", "meta"]),
-    ])
+    static let schema = StoreSchema(
+        name: "appstore",
+        migrations: [
+            .createCollections(version: 1, ["transactions", "subscriptions", "pending", "meta"])
+        ])
 
     /// A transaction as the store keeps it: whether it verifies, and whether the app finished it.
     struct Entry: Codable, Hashable, Sendable {
@@ -59,21 +61,24 @@ enum StoreLedger {
         }
 
         var renewalInfo: RenewalInfo {
-            RenewalInfo(originalTransactionID: originalID, currentProductID: productID, willAutoRenew: willAutoRenew,
-                        autoRenewPreference: autoRenewPreference, expirationReason: expirationReason,
-                        gracePeriodExpirationDate: state == .inGracePeriod ? graceEnd : nil,
-                        isInBillingRetry: state == .inGracePeriod || state == .inBillingRetryPeriod,
-                        priceIncreaseStatus: priceIncrease)
+            RenewalInfo(
+                originalTransactionID: originalID, currentProductID: productID, willAutoRenew: willAutoRenew,
+                autoRenewPreference: autoRenewPreference, expirationReason: expirationReason,
+                gracePeriodExpirationDate: state == .inGracePeriod ? graceEnd : nil,
+                isInBillingRetry: state == .inGracePeriod || state == .inBillingRetryPeriod,
+                priceIncreaseStatus: priceIncrease)
         }
     }
 
     // The ledger is written on every renewal, so its records use a compact binary
     // layout; records that an earlier version wrote as JSON are still read.
     static let transactions = binary("transactions", encode: Entry.write, decode: { reader throws(CoreError) in try Entry(from: &reader) })
-    static let subscriptions = binary("subscriptions", encode: Subscription.write, decode: { reader throws(CoreError) in try Subscription(from: &reader) })
+    static let subscriptions = binary(
+        "subscriptions", encode: Subscription.write, decode: { reader throws(CoreError) in try Subscription(from: &reader) })
     static let pending = RecordCollection<PendingPurchase>("pending")
-    static let meta = binary("meta", encode: { value, writer in writer.write(value) },
-                             decode: { reader throws(CoreError) in try reader.read() as UInt64 })
+    static let meta = binary(
+        "meta", encode: { value, writer in writer.write(value) },
+        decode: { reader throws(CoreError) in try reader.read() as UInt64 })
 
     /// The binary layout of every ledger record.
     static let format: UInt8 = 1
@@ -84,15 +89,18 @@ enum StoreLedger {
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        RecordCollection(name, encode: { value in
-            var writer = BinaryWriter(format: format)
-            encode(value, &writer)
-            return writer.data
-        }, decode: { data in
-            guard BinaryReader.isBinary(data, formats: [format]) else { return try JSONDecoder().decode(Value.self, from: data) }
-            var reader = try BinaryReader(data, formats: [format])
-            return try decode(&reader)
-        })
+        RecordCollection(
+            name,
+            encode: { value in
+                var writer = BinaryWriter(format: format)
+                encode(value, &writer)
+                return writer.data
+            },
+            decode: { data in
+                guard BinaryReader.isBinary(data, formats: [format]) else { return try JSONDecoder().decode(Value.self, from: data) }
+                var reader = try BinaryReader(data, formats: [format])
+                return try decode(&reader)
+            })
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
@@ -198,10 +206,11 @@ extension StoreLedger.Subscription {
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
-        self.init(originalID: try reader.read(), groupID: try reader.read(), appAccountToken: try reader.read(),
-                  productID: try reader.read(), latestTransactionID: try reader.read(), periodEnd: try reader.read(),
-                  state: try reader.read(RenewalState.self), willAutoRenew: try reader.read(), autoRenewPreference: try reader.read(),
-                  graceEnd: try reader.read(), retryEnd: try reader.read(), expirationReason: try reader.read(ExpirationReason?.self),
-                  priceIncrease: try reader.read(PriceIncreaseStatus.self))
+        self.init(
+            originalID: try reader.read(), groupID: try reader.read(), appAccountToken: try reader.read(),
+            productID: try reader.read(), latestTransactionID: try reader.read(), periodEnd: try reader.read(),
+            state: try reader.read(RenewalState.self), willAutoRenew: try reader.read(), autoRenewPreference: try reader.read(),
+            graceEnd: try reader.read(), retryEnd: try reader.read(), expirationReason: try reader.read(ExpirationReason?.self),
+            priceIncrease: try reader.read(PriceIncreaseStatus.self))
     }
 }

@@ -138,8 +138,10 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     ///   - period: The renewal period.
     ///   - price: The price.
     ///   - subscriptionGroupID: The subscription group.
-    public init(id: String, displayName: String, tier: SubscriptionTier, period: SubscriptionPeriod, price: Decimal,
-                subscriptionGroupID: String = "train.subscriptions") {
+    public init(
+        id: String, displayName: String, tier: SubscriptionTier, period: SubscriptionPeriod, price: Decimal,
+        subscriptionGroupID: String = "train.subscriptions"
+    ) {
         self.id = id
         self.displayName = displayName
         self.tier = tier

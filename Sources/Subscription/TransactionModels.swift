@@ -70,10 +70,12 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     ///   - ownershipType: How it is owned.
     ///   - appAccountToken: The buyer's app account.
     ///   - environment: Where it was made.
-    public init(id: UInt64, originalID: UInt64? = nil, productID: String, subscriptionGroupID: String = "train.subscriptions",
-                purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil, revocationReason: RevocationReason? = nil,
-                isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased, appAccountToken: UUID? = nil,
-                environment: StoreEnvironment = .simulated) {
+    public init(
+        id: UInt64, originalID: UInt64? = nil, productID: String, subscriptionGroupID: String = "train.subscriptions",
+        purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil, revocationReason: RevocationReason? = nil,
+        isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased, appAccountToken: UUID? = nil,
+        environment: StoreEnvironment = .simulated
+    ) {
         self.id = id
         self.originalID = originalID ?? id
         self.productID = productID
@@ -200,9 +202,11 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
     ///   - gracePeriodExpirationDate: When grace ends.
     ///   - isInBillingRetry: Whether billing is being retried.
     ///   - priceIncreaseStatus: The price-increase state.
-    public init(originalTransactionID: UInt64, currentProductID: String, willAutoRenew: Bool = true, autoRenewPreference: String? = nil,
-                expirationReason: ExpirationReason? = nil, gracePeriodExpirationDate: Date? = nil, isInBillingRetry: Bool = false,
-                priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending) {
+    public init(
+        originalTransactionID: UInt64, currentProductID: String, willAutoRenew: Bool = true, autoRenewPreference: String? = nil,
+        expirationReason: ExpirationReason? = nil, gracePeriodExpirationDate: Date? = nil, isInBillingRetry: Bool = false,
+        priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending
+    ) {
         self.originalTransactionID = originalTransactionID
         self.currentProductID = currentProductID
         self.willAutoRenew = willAutoRenew

@@ -41,8 +41,10 @@ extension AsyncStream where Element: Sendable {
     }
 
     /// Runs `body`, or gives up after `limit` with `fallback`, cancelling `body`.
-    private func withWatchdog<Result: Sendable>(_ limit: Duration, default fallback: Result,
-                                                _ body: @escaping @Sendable () async -> Result) async -> Result {
+    private func withWatchdog<Result: Sendable>(
+        _ limit: Duration, default fallback: Result,
+        _ body: @escaping @Sendable () async -> Result
+    ) async -> Result {
         await withTaskGroup(of: Result?.self) { group in
             group.addTask { await body() }
             group.addTask {

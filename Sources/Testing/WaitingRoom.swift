@@ -85,7 +85,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
                 }
                 guard let outcome else { return continuation.resume(throwing: CancellationError()) }
                 if outcome.pass { return continuation.resume() }
-                outcome.ready.forEach { $0.continuation.resume() }
+                for waiter in outcome.ready { waiter.continuation.resume() }
             }
         } onCancel: {
             let waiter: Waiter? = state.withLock { state in
@@ -101,8 +101,10 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
 
     /// Updates the context, then lets go of the waiters `isDue` picks, in the order
     /// `areInOrder` gives (ties in arrival order).
-    func release(updating update: (inout Context) -> Void, where isDue: (Ticket, Context) -> Bool,
-                 ordered areInOrder: (Ticket, Ticket) -> Bool) {
+    func release(
+        updating update: (inout Context) -> Void, where isDue: (Ticket, Context) -> Bool,
+        ordered areInOrder: (Ticket, Ticket) -> Bool
+    ) {
         let due: [Waiter] = state.withLock { state in
             update(&state.context)
             let context = state.context

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-1, AUTH-2, AUTH-6: Sign in with Apple end to end.
 @Suite(.timeLimit(.minutes(1))) struct AppleSignInTests {
@@ -65,7 +66,9 @@ import TrainTesting
     func nonceMismatch() async throws {
         let harness = try AuthHarness()
         guard case .identity(let identity, _) = try await harness.appleCredential() else { return }
-        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "another nonce")) }
+        await #expect(throws: AuthError(.missingOrInvalidNonce)) {
+            _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "another nonce"))
+        }
         #expect(harness.service.currentUser == nil)
         // The credential was not consumed by the failed attempt.
         await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "")) }
@@ -76,7 +79,9 @@ import TrainTesting
         let harness = try AuthHarness()
         let token = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nil)
         let credential = IdentityCredential(provider: .apple, user: AuthHarness.ada.subject, identityToken: token)
-        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(credential, rawNonce: "raw")) }
+        await #expect(throws: AuthError(.missingOrInvalidNonce)) {
+            _ = try await harness.service.signIn(with: .identity(credential, rawNonce: "raw"))
+        }
     }
 
     @Test("a token expires: valid at exactly exp, invalidCredential one second later")
@@ -94,7 +99,8 @@ import TrainTesting
         let atExpiry = try AuthHarness()
         let onTime = try atExpiry.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
         atExpiry.clock.advance(to: expiry)
-        let user = try await atExpiry.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: onTime), rawNonce: raw))
+        let user = try await atExpiry.service.signIn(
+            with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: onTime), rawNonce: raw))
         #expect(user.email == "ada@example.com")
     }
 
@@ -105,25 +111,30 @@ import TrainTesting
         let nonce = PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8)))
         let foreign = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, audience: "com.other.app")
         let error = await #expect(throws: AuthError.self) {
-            _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: foreign), rawNonce: raw))
+            _ = try await harness.service.signIn(
+                with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: foreign), rawNonce: raw))
         }
         #expect(error?.code == .invalidCredential)
         // A Google token presented as an Apple credential.
         let google = try harness.google.mintToken(for: AuthHarness.ada, nonce: nonce, audience: AuthHarness.appleAudience)
         let issuerError = await #expect(throws: AuthError.self) {
-            _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: google), rawNonce: raw))
+            _ = try await harness.service.signIn(
+                with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: google), rawNonce: raw))
         }
         #expect(issuerError?.code == .invalidCredential)
         #expect(harness.service.currentUser == nil)
     }
 
-    @Test("malformed tokens are invalidCredential", arguments: [
-        "only.two", "a.b.c.d", "###.$$$.%%%", "e30.bm90IGpzb24.c2ln", "e30.e30.c2ln", "..", "",
-    ])
+    @Test(
+        "malformed tokens are invalidCredential",
+        arguments: [
+            "only.two", "a.b.c.d", "###.$$$.%%%", "e30.bm90IGpzb24.c2ln", "e30.e30.c2ln", "..", "",
+        ])
     func malformedTokens(token: String) async throws {
         let harness = try AuthHarness()
         let error = await #expect(throws: AuthError.self) {
-            _ = try await harness.service.signIn(with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: "raw"))
+            _ = try await harness.service.signIn(
+                with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: "raw"))
         }
         #expect(error?.code == .invalidCredential)
         #expect(harness.service.currentUser == nil)
@@ -141,8 +152,9 @@ import TrainTesting
 
         // A different token carrying the same nonce.
         guard case .identity(let identity, let raw) = credential else { return }
-        let sameNonce = try harness.apple.mintToken(for: AuthHarness.ada, nonce: PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8))),
-                                                issuedAt: harness.clock.now.addingTimeInterval(1))
+        let sameNonce = try harness.apple.mintToken(
+            for: AuthHarness.ada, nonce: PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8))),
+            issuedAt: harness.clock.now.addingTimeInterval(1))
         var reused = identity
         reused.identityToken = sameNonce
         await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await service.signIn(with: .identity(reused, rawNonce: raw)) }
@@ -164,9 +176,11 @@ import TrainTesting
         #expect(harness.service.currentUser == nil)
     }
 
-    @Test("AUTH-6: revoked and notFound credential states sign the user out; authorized and transferred do not", arguments: [
-        (CredentialState.authorized, true), (.transferred, true), (.revoked, false), (.notFound, false),
-    ])
+    @Test(
+        "AUTH-6: revoked and notFound credential states sign the user out; authorized and transferred do not",
+        arguments: [
+            (CredentialState.authorized, true), (.transferred, true), (.revoked, false), (.notFound, false),
+        ])
     func credentialState(state: CredentialState, staysSignedIn: Bool) async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()

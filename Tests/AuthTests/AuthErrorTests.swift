@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-9: one error type with Firebase-like codes and user-facing text.
 @Suite(.timeLimit(.minutes(1))) struct AuthErrorTests {
@@ -25,7 +26,8 @@ import TrainTesting
 
     @Test("requiresRecentLogin says what seed 002 says")
     func seedWording() {
-        #expect(AuthError(.requiresRecentLogin).errorDescription
+        #expect(
+            AuthError(.requiresRecentLogin).errorDescription
                 == "For security reasons, you need to verify your identity before deleting your account. This only takes a moment.")
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// The two storage variants every auth rule must hold for.
 enum AuthVariant: String, CaseIterable, CustomStringConvertible {
@@ -14,10 +15,12 @@ enum AuthVariant: String, CaseIterable, CustomStringConvertible {
 final class AuthHarness {
     static let appleAudience = "com.example.train"
     static let googleAudience = "train.apps.googleusercontent.com"
-    static let ada = SimulatedIdentityProvider.Account(subject: "001.ada", email: "ada@example.com",
-                                                      fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
-    static let grace = SimulatedIdentityProvider.Account(subject: "002.grace", email: "grace@example.com",
-                                                        fullName: FullName(givenName: "Grace", familyName: "Hopper"))
+    static let ada = SimulatedIdentityProvider.Account(
+        subject: "001.ada", email: "ada@example.com",
+        fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
+    static let grace = SimulatedIdentityProvider.Account(
+        subject: "002.grace", email: "grace@example.com",
+        fullName: FullName(givenName: "Grace", familyName: "Hopper"))
 
     let variant: AuthVariant
     let clock = ManualClock()
@@ -30,8 +33,10 @@ final class AuthHarness {
     var policy = AuthPolicy(passwordIterations: 1_000, testPhoneNumbers: AuthPolicy.exampleTestPhoneNumbers)
     private(set) var service: LocalAuthService
 
-    init(_ variant: AuthVariant = .inMemory,
-         policy: AuthPolicy = AuthPolicy(passwordIterations: 1_000, testPhoneNumbers: AuthPolicy.exampleTestPhoneNumbers)) throws {
+    init(
+        _ variant: AuthVariant = .inMemory,
+        policy: AuthPolicy = AuthPolicy(passwordIterations: 1_000, testPhoneNumbers: AuthPolicy.exampleTestPhoneNumbers)
+    ) throws {
         self.variant = variant
         self.policy = policy
         directory = try TemporaryDirectory()
@@ -44,10 +49,11 @@ final class AuthHarness {
     var file: URL { directory.file("auth.sqlite") }
 
     var configuration: AuthConfiguration {
-        AuthConfiguration(clock: clock, ids: ids,
-                          apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
-                          google: IdentityProviderConfiguration(authorizer: google, audience: Self.googleAudience),
-                          codeSender: inbox, biometrics: biometrics, policy: policy)
+        AuthConfiguration(
+            clock: clock, ids: ids,
+            apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
+            google: IdentityProviderConfiguration(authorizer: google, audience: Self.googleAudience),
+            codeSender: inbox, biometrics: biometrics, policy: policy)
     }
 
     func makeService() throws -> LocalAuthService {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-5: the auth-state stream.
 @Suite(.timeLimit(.minutes(1))) struct AuthStateStreamTests {
@@ -13,11 +14,11 @@ import TrainTesting
         let early = service.authStateChanges()
         let ada = try await harness.signInWithApple()
         let late = service.authStateChanges()
-        _ = try await service.reauthenticate(with: try await harness.appleCredential())    // same user: nothing
-        _ = try await service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))   // profile: nothing
-        let grace = try await harness.signInWithApple(as: AuthHarness.grace)              // another user
+        _ = try await service.reauthenticate(with: try await harness.appleCredential()) // same user: nothing
+        _ = try await service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1")) // profile: nothing
+        let grace = try await harness.signInWithApple(as: AuthHarness.grace) // another user
         try await service.signOut()
-        try await service.signOut()                                                       // already out: nothing
+        try await service.signOut() // already out: nothing
         let graceAgain = try await harness.signInWithApple(as: AuthHarness.grace)
         _ = try await service.deleteAccount()
 

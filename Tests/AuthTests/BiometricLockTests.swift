@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-10: the biometric app lock.
 @Suite(.timeLimit(.minutes(1))) struct BiometricLockTests {
@@ -19,9 +20,11 @@ import TrainTesting
         }
     }
 
-    @Test("a failed evaluation leaves the lock off and gives a friendly error", arguments: [
-        AuthError.Code.biometryFailed, .biometryLockout, .cancelled, .biometryNotEnrolled,
-    ])
+    @Test(
+        "a failed evaluation leaves the lock off and gives a friendly error",
+        arguments: [
+            AuthError.Code.biometryFailed, .biometryLockout, .cancelled, .biometryNotEnrolled,
+        ])
     func failedEvaluation(code: AuthError.Code) async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
@@ -45,8 +48,9 @@ import TrainTesting
         await #expect(throws: AuthError(.biometryNotEnrolled)) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
     }
 
-    @Test("a lockout or a face no longer enrolled keeps the lock on: the app falls back to the passcode",
-          arguments: [AuthError.Code.biometryLockout, .biometryNotEnrolled], AuthVariant.allCases)
+    @Test(
+        "a lockout or a face no longer enrolled keeps the lock on: the app falls back to the passcode",
+        arguments: [AuthError.Code.biometryLockout, .biometryNotEnrolled], AuthVariant.allCases)
     func lockoutKeepsLock(reason: AuthError.Code, variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         try await harness.signInWithApple()

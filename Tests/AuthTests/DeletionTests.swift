@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 @Suite(.timeLimit(.minutes(1))) struct DeletionTests {
     @Test("deleting an Apple account revokes its token, frees its identities, and signs out", arguments: AuthVariant.allCases)
@@ -61,7 +62,9 @@ import TrainTesting
         let harness = try AuthHarness()
         let user = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         #expect(try await harness.service.deleteAccount().tokenRevocation == .notApplicable)
-        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1")) }
+        await #expect(throws: AuthError(.userNotFound)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        }
         #expect(!user.id.isEmpty)
     }
 }

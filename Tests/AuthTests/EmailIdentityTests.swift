@@ -1,15 +1,18 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
 
+@testable import TrainAuth
+
 /// AUTH-3: one email address is one account, whatever its spelling and its providers.
 @Suite(.timeLimit(.minutes(1))) struct EmailIdentityTests {
-    @Test("an email with a control or invisible character is invalidEmail", arguments: [
-        "ada@example.com\0x", "\0ada@example.com", "ada\u{7}@example.com", "ada@exam\u{200B}ple.com", "ada\u{202E}@example.com",
-        "ada\u{2028}x@example.com",
-    ], AuthVariant.allCases)
+    @Test(
+        "an email with a control or invisible character is invalidEmail",
+        arguments: [
+            "ada@example.com\0x", "\0ada@example.com", "ada\u{7}@example.com", "ada@exam\u{200B}ple.com", "ada\u{202E}@example.com",
+            "ada\u{2028}x@example.com",
+        ], AuthVariant.allCases)
     func controlCharacters(email: String, variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
@@ -81,8 +84,9 @@ import TrainTesting
         #expect(harness.service.currentUser?.email == "grace@example.com")
         let moved = try await harness.service.updateEmail(to: "grace@new.example")
         try await harness.service.signOut()
-        #expect(try await harness.service.createUser(email: "grace@example.com", password: "correct horse 2").id != moved.id,
-                "the old address was freed")
+        #expect(
+            try await harness.service.createUser(email: "grace@example.com", password: "correct horse 2").id != moved.id,
+            "the old address was freed")
     }
 
     @Test("length limits count UTF-8 bytes: one letter with 100,000 combining marks is too long")
@@ -113,9 +117,11 @@ import TrainTesting
             let version1 = StoreSchema(name: "auth", migrations: [AuthRecords.schema.migrations[0]])
             let old = try RecordStore(.file(harness.directory.file("old.sqlite")), schema: version1)
             try old.write { records in
-                let jose = UserEntity(id: "old-1", email: decomposed, providers: [
-                    LinkedProvider(provider: .password, subject: decomposed, email: decomposed, linkedAt: start),
-                ], createdAt: start, lastSignInAt: start)
+                let jose = UserEntity(
+                    id: "old-1", email: decomposed,
+                    providers: [
+                        LinkedProvider(provider: .password, subject: decomposed, email: decomposed, linkedAt: start)
+                    ], createdAt: start, lastSignInAt: start)
                 let ada = UserEntity(id: "old-2", email: "ada@example.com", createdAt: start, lastSignInAt: start)
                 try records.put(AuthRecords.Account(user: jose), forKey: jose.id, in: AuthRecords.accounts)
                 try records.put(AuthRecords.Account(user: ada), forKey: ada.id, in: AuthRecords.accounts)
@@ -124,8 +130,12 @@ import TrainTesting
             }
         }
         let service = try LocalAuthService(storage: .file(harness.directory.file("old.sqlite")), configuration: harness.configuration)
-        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await service.createUser(email: "ada@example.com", password: "correct horse 2") }
-        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await service.createUser(email: "jos\u{E9}@example.com", password: "correct horse 2") }
+        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+            _ = try await service.createUser(email: "ada@example.com", password: "correct horse 2")
+        }
+        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+            _ = try await service.createUser(email: "jos\u{E9}@example.com", password: "correct horse 2")
+        }
         #expect(try await service.signIn(with: .emailPassword(email: "jos\u{E9}@example.com", password: "correct horse 1")).id == "old-1")
     }
 }

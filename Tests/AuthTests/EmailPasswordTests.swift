@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-3: email + password, and phone numbers with 6-digit codes.
 @Suite(.timeLimit(.minutes(1))) struct EmailPasswordTests {
@@ -22,14 +23,24 @@ import TrainTesting
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.wrongPassword)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 1")) }
-        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "bob@example.com", password: "correct horse 1")) }
-        await #expect(throws: AuthError(.wrongPassword)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "")) }
+        await #expect(throws: AuthError(.wrongPassword)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 1"))
+        }
+        await #expect(throws: AuthError(.userNotFound)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "bob@example.com", password: "correct horse 1"))
+        }
+        await #expect(throws: AuthError(.wrongPassword)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: ""))
+        }
         #expect(harness.service.currentUser == nil)
     }
 
-    @Test("malformed emails are invalidEmail", arguments: ["", "ada", "ada@", "@example.com", "ada@example", "ada@@example.com",
-                                                         "ada example@example.com", "ada@.example.com", "ada@example..com"])
+    @Test(
+        "malformed emails are invalidEmail",
+        arguments: [
+            "", "ada", "ada@", "@example.com", "ada@example", "ada@@example.com",
+            "ada example@example.com", "ada@.example.com", "ada@example..com",
+        ])
     func malformedEmail(email: String) async throws {
         let harness = try AuthHarness()
         await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
@@ -49,7 +60,9 @@ import TrainTesting
     func emailInUse() async throws {
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
-        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await harness.service.createUser(email: "ADA@example.com", password: "other horse 2") }
+        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+            _ = try await harness.service.createUser(email: "ADA@example.com", password: "other horse 2")
+        }
     }
 
     @Test("the password is stored only as a salted, iterated hash: never in the file, never in an error")
@@ -57,7 +70,9 @@ import TrainTesting
         let harness = try AuthHarness(.file)
         let password = "Sup3r-Secret-Passw0rd"
         let user = try await harness.service.createUser(email: "ada@example.com", password: password)
-        let error = await #expect(throws: AuthError.self) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: password + "x")) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: password + "x"))
+        }
         #expect(error.map { "\($0) \($0.localizedDescription) \($0.recoverySuggestion ?? "")".contains(password) } == false)
         let stored = try await harness.service.storedPasswordHash(for: user.id)
         #expect(stored?.iterations == 1_000)

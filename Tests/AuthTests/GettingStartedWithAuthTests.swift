@@ -9,8 +9,10 @@ import TrainTesting
 
 private func makeAuth(in directory: URL, clock: any DateClock) throws -> (LocalAuthService, SimulatedIdentityProvider) {
     let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
-    apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com",
-                           fullName: FullName(givenName: "Ada", familyName: "Lovelace")))
+    apple.signIn(
+        as: .init(
+            subject: "001.ada", email: "ada@example.com",
+            fullName: FullName(givenName: "Ada", familyName: "Lovelace")))
     let configuration = AuthConfiguration(
         clock: clock,
         apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"))

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-3 (linking), AUTH-4 (recent login), AUTH-7, AUTH-8 and deletion.
 @Suite(.timeLimit(.minutes(1))) struct LinkingTests {
@@ -24,7 +25,9 @@ import TrainTesting
     func alreadyLinked() async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        await #expect(throws: AuthError(.providerAlreadyLinked)) { _ = try await harness.service.link(try await harness.appleCredential(for: AuthHarness.grace)) }
+        await #expect(throws: AuthError(.providerAlreadyLinked)) {
+            _ = try await harness.service.link(try await harness.appleCredential(for: AuthHarness.grace))
+        }
     }
 
     @Test("linking a credential of another account is credentialAlreadyInUse and changes nothing")
@@ -34,7 +37,9 @@ import TrainTesting
         let grace = try await harness.service.signInWithGoogle()
         try await harness.service.signOut()
         let ada = try await harness.signInWithApple()
-        await #expect(throws: AuthError(.credentialAlreadyInUse)) { _ = try await harness.service.link(try await harness.service.requestCredential(from: .google)) }
+        await #expect(throws: AuthError(.credentialAlreadyInUse)) {
+            _ = try await harness.service.link(try await harness.service.requestCredential(from: .google))
+        }
         #expect(harness.service.currentUser?.providers.map(\.provider) == [.apple])
         try await harness.service.signOut()
         #expect(try await harness.service.signInWithGoogle().id == grace.id)
@@ -51,7 +56,9 @@ import TrainTesting
         let user = try await harness.service.unlink(.password)
         #expect(user.providers.map(\.provider) == [.apple])
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.userNotFound)) { _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1")) }
+        await #expect(throws: AuthError(.userNotFound)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        }
     }
 
     @Test("changing the email moves the password sign-in to the new address")

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 extension LocalAuthService {
     /// Test access to the stored hash.
@@ -44,7 +45,8 @@ extension LocalAuthService {
         await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-9999") }
     }
 
-    @Test("malformed numbers are invalidPhoneNumber", arguments: ["", "6505551234", "+1", "+1 650 555 12345678901", "+1-650-CALL-NOW", "+0123456789"])
+    @Test(
+        "malformed numbers are invalidPhoneNumber", arguments: ["", "6505551234", "+1", "+1 650 555 12345678901", "+1-650-CALL-NOW", "+0123456789"])
     func malformedNumber(number: String) async throws {
         let harness = try AuthHarness()
         await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await harness.service.sendVerificationCode(to: number) }
@@ -66,9 +68,13 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         for _ in 1...5 {
-            await #expect(throws: AuthError(.invalidVerificationCode)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000")) }
+            await #expect(throws: AuthError(.invalidVerificationCode)) {
+                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
+            }
         }
-        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")) }
+        await #expect(throws: AuthError(.tooManyRequests)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+        }
         #expect(harness.service.currentUser == nil)
     }
 
@@ -108,16 +114,21 @@ extension LocalAuthService {
         }
         harness.clock.advance(by: .seconds(3600))
         let fresh = try await harness.service.sendVerificationCode(to: "+16505551234")
-        #expect(try await harness.service.signIn(with: .phone(verificationID: fresh, code: "123456")).phoneNumber == "+16505551234",
-                "after the hour the number can sign in again")
+        #expect(
+            try await harness.service.signIn(with: .phone(verificationID: fresh, code: "123456")).phoneNumber == "+16505551234",
+            "after the hour the number can sign in again")
     }
 
-    @Test("codes that are not six digits are invalidVerificationCode and do not count as attempts", arguments: ["12345", "1234567", "abcdef", "", "12 456"])
+    @Test(
+        "codes that are not six digits are invalidVerificationCode and do not count as attempts",
+        arguments: ["12345", "1234567", "abcdef", "", "12 456"])
     func badCodeFormat(code: String) async throws {
         let harness = try AuthHarness()
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         for _ in 1...6 {
-            await #expect(throws: AuthError(.invalidVerificationCode)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code)) }
+            await #expect(throws: AuthError(.invalidVerificationCode)) {
+                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code))
+            }
         }
         #expect(try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")).phoneNumber == "+16505551234")
     }
@@ -128,13 +139,19 @@ extension LocalAuthService {
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.invalidVerificationID)) { _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456")) }
-        await #expect(throws: AuthError(.invalidVerificationID)) { _ = try await harness.service.signIn(with: .phone(verificationID: "nope", code: "123456")) }
+        await #expect(throws: AuthError(.invalidVerificationID)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+        }
+        await #expect(throws: AuthError(.invalidVerificationID)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: "nope", code: "123456"))
+        }
 
         harness.clock.advance(by: .seconds(60))
         let later = try await harness.service.sendVerificationCode(to: "+16505551234")
         harness.clock.advance(by: .seconds(601))
-        await #expect(throws: AuthError(.sessionExpired)) { _ = try await harness.service.signIn(with: .phone(verificationID: later, code: "123456")) }
+        await #expect(throws: AuthError(.sessionExpired)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: later, code: "123456"))
+        }
     }
 
     @Test("Google sign-in goes through the same authorizer seam and shares the profile every time")

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 @Suite(.timeLimit(.minutes(1))) struct RecentLoginMessageTests {
     @Test("the recent-login sentence names the action the user is taking")
@@ -14,7 +15,9 @@ import TrainTesting
         let email = await #expect(throws: AuthError.self) { _ = try await harness.service.updateEmail(to: "ada@new.example") }
         let unlink = await #expect(throws: AuthError.self) { _ = try await harness.service.unlink(.password) }
         let delete = await #expect(throws: AuthError.self) { _ = try await harness.service.deleteAccount() }
-        #expect(email?.errorDescription == "For security reasons, you need to verify your identity before changing your email address. This only takes a moment.")
+        #expect(
+            email?.errorDescription
+                == "For security reasons, you need to verify your identity before changing your email address. This only takes a moment.")
         #expect(unlink?.errorDescription?.contains("removing a sign-in method") == true)
         #expect(delete?.errorDescription == AuthError(.requiresRecentLogin).errorDescription)
     }

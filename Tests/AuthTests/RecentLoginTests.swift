@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 @Suite(.timeLimit(.minutes(1))) struct RecentLoginTests {
     /// The three gated operations, each run on a freshly signed-in account with two providers.
@@ -58,7 +59,9 @@ import TrainTesting
         let harness = try await Self.signedIn()
         let ada = try #require(harness.service.currentUser)
         harness.clock.advance(by: .seconds(600))
-        await #expect(throws: AuthError(.userMismatch)) { _ = try await harness.service.reauthenticate(with: try await harness.appleCredential(for: AuthHarness.grace)) }
+        await #expect(throws: AuthError(.userMismatch)) {
+            _ = try await harness.service.reauthenticate(with: try await harness.appleCredential(for: AuthHarness.grace))
+        }
         #expect(harness.service.currentUser == ada)
         await #expect(throws: AuthError(.requiresRecentLogin), "the window was not reset") { _ = try await harness.service.deleteAccount() }
     }
@@ -83,4 +86,3 @@ import TrainTesting
         await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
     }
 }
-

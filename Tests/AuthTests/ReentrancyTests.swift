@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// A sender that takes a second of the test clock, or fails.
 struct SlowSender: VerificationCodeSender {
@@ -40,7 +41,8 @@ struct SlowRevocation: IdentityAuthorizer {
     @Test("two codes requested at once for one number: the second is refused while the first is being sent")
     func concurrentSends() async throws {
         let clock = ManualClock()
-        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
+        let service = try LocalAuthService(
+            storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
         let first = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         await clock.waitForSleepers(1)
         await #expect(throws: AuthError(.tooManyRequests)) { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
@@ -51,7 +53,8 @@ struct SlowRevocation: IdentityAuthorizer {
     @Test("a code that could not be sent does not start the cooldown")
     func failedSendReleasesCooldown() async throws {
         let clock = ManualClock()
-        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: true)))
+        let service = try LocalAuthService(
+            storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: true)))
         for _ in 0..<2 {
             let attempt = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
             await clock.waitForSleepers(1)
@@ -65,9 +68,12 @@ struct SlowRevocation: IdentityAuthorizer {
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
         apple.signIn(as: AuthHarness.ada)
-        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(
-            clock: clock, apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
-            policy: AuthPolicy(passwordIterations: 1_000)))
+        let service = try LocalAuthService(
+            storage: .inMemory,
+            configuration: AuthConfiguration(
+                clock: clock,
+                apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
+                policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await service.signInWithApple()
         let deletion = Task { try await service.deleteAccount() }
         await clock.waitForSleepers(1)
@@ -75,8 +81,9 @@ struct SlowRevocation: IdentityAuthorizer {
         clock.advance(by: .seconds(1))
         let receipt = try await deletion.value
         #expect(receipt.providers == [.apple, .password])
-        #expect(try await service.createUser(email: "ada@example.com", password: "correct horse 2").email == "ada@example.com",
-                "the linked email was freed with the account")
+        #expect(
+            try await service.createUser(email: "ada@example.com", password: "correct horse 2").email == "ada@example.com",
+            "the linked email was freed with the account")
     }
 
     @Test("a deletion that resumes after the same Apple ID made a new account elsewhere leaves the new account's sign-in alone")
@@ -87,9 +94,10 @@ struct SlowRevocation: IdentityAuthorizer {
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
         apple.signIn(as: AuthHarness.ada)
         func configuration(_ authorizer: any IdentityAuthorizer, ids: String) -> AuthConfiguration {
-            AuthConfiguration(clock: clock, ids: SequentialIDGenerator(prefix: ids),
-                              apple: IdentityProviderConfiguration(authorizer: authorizer, audience: AuthHarness.appleAudience),
-                              policy: AuthPolicy(passwordIterations: 1_000))
+            AuthConfiguration(
+                clock: clock, ids: SequentialIDGenerator(prefix: ids),
+                apple: IdentityProviderConfiguration(authorizer: authorizer, audience: AuthHarness.appleAudience),
+                policy: AuthPolicy(passwordIterations: 1_000))
         }
         let app = try LocalAuthService(storage: .file(file), configuration: configuration(SlowRevocation(inner: apple, clock: clock), ids: "app-"))
         let old = try await app.signInWithApple()
@@ -111,9 +119,11 @@ struct SlowRevocation: IdentityAuthorizer {
     func deletionAfterUserSwitch() async throws {
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
-        let service = LocalAuthService(configuration: AuthConfiguration(
-            clock: clock, apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
-            policy: AuthPolicy(passwordIterations: 1_000)))
+        let service = LocalAuthService(
+            configuration: AuthConfiguration(
+                clock: clock,
+                apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
+                policy: AuthPolicy(passwordIterations: 1_000)))
         apple.signIn(as: AuthHarness.ada)
         let ada = try await service.signInWithApple()
         let deletion = Task { try await service.deleteAccount() }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 @Suite(.timeLimit(.minutes(1))) struct SessionTests {
     @Test("AUTH-8: the file-backed service remembers the session across launches")

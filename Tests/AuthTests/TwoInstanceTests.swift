@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainAuth
 import TrainCore
 import TrainTesting
+
+@testable import TrainAuth
 
 /// AUTH-11: two services on one file (an app and its extension) never overwrite each other.
 @Suite(.timeLimit(.minutes(1))) struct TwoInstanceTests {

@@ -4,9 +4,9 @@ import TrainCore
 import TrainTesting
 
 #if canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #else
-import CSQLite
+    import CSQLite
 #endif
 
 /// REL-2 / CORE-4: a file that is not a readable store is a typed error naming the

@@ -11,9 +11,11 @@ private struct Workout: Codable, Equatable, Sendable {
     var minutes: Int
 }
 
-private let schema = StoreSchema(name: "workouts", migrations: [
-    .createCollections(version: 1, ["workouts", "totals"]),
-])
+private let schema = StoreSchema(
+    name: "workouts",
+    migrations: [
+        .createCollections(version: 1, ["workouts", "totals"])
+    ])
 private let workouts = RecordCollection<Workout>("workouts")
 private let totals = RecordCollection<Int>("totals")
 
@@ -25,7 +27,7 @@ private func logWorkout(in directory: URL) throws -> Int {
     try store.write { records in
         try records.put(Workout(name: "Intervals", minutes: 30), forKey: "w1", in: workouts)
         let minutes = try records.value(forKey: "minutes", in: totals) ?? 0
-        try records.put(minutes + 30, forKey: "minutes", in: totals)   // commits with w1, or neither does
+        try records.put(minutes + 30, forKey: "minutes", in: totals) // commits with w1, or neither does
     }
     return try store.read { try $0.value(forKey: "minutes", in: totals) ?? 0 }
 }

@@ -6,8 +6,9 @@ import TrainTesting
 /// Key identity is the key's UTF-8 bytes, the same in memory and on disk: a key is
 /// stored faithfully or refused with a typed error.
 @Suite struct KeyIdentityTests {
-    @Test("a key with a NUL inside is its own key: \"k\\0x\" is not \"k\", and \"\\0abc\" is not \"abc\"",
-          arguments: StoreVariant.allCases)
+    @Test(
+        "a key with a NUL inside is its own key: \"k\\0x\" is not \"k\", and \"\\0abc\" is not \"abc\"",
+        arguments: StoreVariant.allCases)
     func nulBytes(variant: StoreVariant) throws {
         let directory = try TemporaryDirectory()
         let store = try variant.open(in: directory)

@@ -37,9 +37,11 @@ import TrainTesting
         #expect(try last.read { try $0.value(forKey: "b", in: notes)?.pinned } == false)
     }
 
-    @Test("a migration list out of order, with a gap, or empty is a typed error", arguments: [
-        [2, 1], [1, 3], [0], [Int](), [1, 1],
-    ])
+    @Test(
+        "a migration list out of order, with a gap, or empty is a typed error",
+        arguments: [
+            [2, 1], [1, 3], [0], [Int](), [1, 1],
+        ])
     func invalidLists(versions: [Int]) throws {
         let migrations = versions.map { StoreMigration.createCollections(version: $0, ["c\($0)"]) }
         let error = #expect(throws: CoreError.self) {
@@ -104,7 +106,8 @@ import TrainTesting
         let directory = try TemporaryDirectory()
         let file = directory.file("app.sqlite")
         let auth = try RecordStore(.file(file), schema: StoreSchema(name: "auth", migrations: [.createCollections(version: 1, ["users"])]))
-        let social = try RecordStore(.file(file), schema: StoreSchema(name: "social", migrations: [.createCollections(version: 1, ["users", "posts"])]))
+        let social = try RecordStore(
+            .file(file), schema: StoreSchema(name: "social", migrations: [.createCollections(version: 1, ["users", "posts"])]))
         let users = RecordCollection<String>("users")
         try auth.write { try $0.put("auth user", forKey: "u1", in: users) }
         try social.write { try $0.put("social user", forKey: "u1", in: users) }

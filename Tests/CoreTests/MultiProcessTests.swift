@@ -45,7 +45,9 @@ import TrainTesting
             kills += 1
             let acked = child.acknowledged
             let store = try RecordStore(.file(target), schema: Probe.schema)
-            let (keys, total) = try store.read { (Set(try $0.records(in: Probe.acks).map(\.key)), try $0.value(forKey: "total", in: Probe.counters) ?? 0) }
+            let (keys, total) = try store.read {
+                (Set(try $0.records(in: Probe.acks).map(\.key)), try $0.value(forKey: "total", in: Probe.counters) ?? 0)
+            }
             store.close()
             let missing = acked.filter { !keys.contains($0) }
             #expect(missing.isEmpty, "round \(round): acknowledged but lost: \(missing)")

@@ -36,7 +36,8 @@ import TrainTesting
         #expect(Set(text) == Set(Nonce.alphabet))
     }
 
-    @Test("a nonce shorter than one character or longer than the maximum is an invalid argument", arguments: [0, -1, Nonce.maximumLength + 1, Int.max])
+    @Test(
+        "a nonce shorter than one character or longer than the maximum is an invalid argument", arguments: [0, -1, Nonce.maximumLength + 1, Int.max])
     func invalidLength(length: Int) {
         #expect(throws: CoreError.self) { try Nonce.random(length: length) }
         do {

@@ -2,9 +2,9 @@ import Foundation
 import TrainCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The schema and collections `train-store-probe` writes with.

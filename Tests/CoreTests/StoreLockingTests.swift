@@ -4,9 +4,9 @@ import TrainCore
 import TrainTesting
 
 #if canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #else
-import CSQLite
+    import CSQLite
 #endif
 
 /// CORE-3 / CORE-5: WAL mode, and a lock held past the busy timeout is a typed error.

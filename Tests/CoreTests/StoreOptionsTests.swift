@@ -4,9 +4,11 @@ import TrainCore
 import TrainTesting
 
 @Suite struct StoreOptionsTests {
-    @Test("any busy timeout a caller passes is accepted, clamped to what SQLite takes", arguments: [
-        Duration.seconds(Int64.max), .seconds(-5), .zero,
-    ])
+    @Test(
+        "any busy timeout a caller passes is accepted, clamped to what SQLite takes",
+        arguments: [
+            Duration.seconds(Int64.max), .seconds(-5), .zero,
+        ])
     func extremeBusyTimeout(timeout: Duration) throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(.file(directory.file("s.sqlite"), options: .init(busyTimeout: timeout)), schema: notesSchema)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// SUB-5: what comes back through purchase(), and what through the stream.
 @Suite(.timeLimit(.minutes(1))) struct DeliveryTests {
@@ -34,7 +35,7 @@ import TrainTesting
         let second = harness.service.transactionUpdates()
         #expect(await second.collect(1).first?.unsafePayloadValue.id == transaction.id)
         try await harness.service.finish(transaction.id)
-        try await harness.service.finish(transaction.id)   // idempotent
+        try await harness.service.finish(transaction.id) // idempotent
         let third = harness.service.transactionUpdates()
         try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
         let delivered = await third.collect(2).map(\.unsafePayloadValue)
@@ -56,7 +57,7 @@ import TrainTesting
         let transaction = try await harness.buy()
         if finishFirst { try await harness.service.finish(transaction.id) }
         try harness.relaunch()
-        try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace)   // another user's, never delivered here
+        try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace) // another user's, never delivered here
         let updates = harness.service.transactionUpdates()
         try harness.store.setAutoRenew(false, productID: H.proMonthly, appAccountToken: H.ada)
         try harness.store.refund(transactionID: transaction.id)
@@ -71,8 +72,9 @@ import TrainTesting
     @Test("granting is idempotent: the same transaction applied twice changes nothing")
     func idempotentGrant() throws {
         var engine = EntitlementEngine(products: StoreProduct.standard)
-        let transaction = StoreTransaction(id: 1, productID: H.proMonthly, purchaseDate: ManualClock.defaultStart,
-                                      expirationDate: ManualClock.defaultStart.addingTimeInterval(100))
+        let transaction = StoreTransaction(
+            id: 1, productID: H.proMonthly, purchaseDate: ManualClock.defaultStart,
+            expirationDate: ManualClock.defaultStart.addingTimeInterval(100))
         engine.apply(.verified(transaction))
         engine.apply(.verified(transaction))
         #expect(engine.transactionCount == 1)

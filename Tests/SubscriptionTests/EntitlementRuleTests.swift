@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// A random subscription history: purchases, renewals, upgrades, downgrades, refunds,
 /// grace, billing retry, unverified transactions and auto-renew turned off.
@@ -26,37 +27,46 @@ struct RandomHistory {
             var previous: Int?
             periods: for _ in 0..<Int.random(in: 1...6, using: &random) {
                 let length = Double(product.period.months * 30) * Self.day
-                var transaction = StoreTransaction(id: nextID, originalID: originalID, productID: product.id, purchaseDate: date,
-                                              expirationDate: date.addingTimeInterval(length))
+                var transaction = StoreTransaction(
+                    id: nextID, originalID: originalID, productID: product.id, purchaseDate: date,
+                    expirationDate: date.addingTimeInterval(length))
                 nextID += 1
                 let verified = Int.random(in: 0..<10, using: &random) != 0
-                var states: [StoreVerificationResult<StoreTransaction>] = [verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)]
+                var states: [StoreVerificationResult<StoreTransaction>] = [
+                    verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)
+                ]
                 func record(_ change: (inout StoreTransaction) -> Void) {
                     change(&transaction)
                     states.append(verified ? .verified(transaction) : .unverified(transaction, .invalidSignature))
                 }
-                if Int.random(in: 0..<8, using: &random) == 0 {          // refund or revoke
+                if Int.random(in: 0..<8, using: &random) == 0 { // refund or revoke
                     record { $0.revocationDate = date.addingTimeInterval(Self.day) }
                 }
-                if Int.random(in: 0..<8, using: &random) == 0 {          // expire early / forced renewal
+                if Int.random(in: 0..<8, using: &random) == 0 { // expire early / forced renewal
                     record { $0.expirationDate = date.addingTimeInterval(Double(Int.random(in: 1...20, using: &random)) * Self.day) }
                 }
                 snapshots.append(states)
                 let index = snapshots.count - 1
                 switch Int.random(in: 0..<10, using: &random) {
-                case 0:                                                  // upgrade: the previous period is marked upgraded
+                case 0: // upgrade: the previous period is marked upgraded
                     if let higher = StoreProduct.standard.first(where: { $0.tier > product.tier }) {
-                        snapshots[index].append(.verified({ var t = transaction; t.isUpgraded = true; return t }()))
+                        snapshots[index].append(
+                            .verified(
+                                {
+                                    var t = transaction
+                                    t.isUpgraded = true
+                                    return t
+                                }()))
                         product = higher
                         date = date.addingTimeInterval(Double(Int.random(in: 1...10, using: &random)) * Self.day)
                         previous = index
                         continue periods
                     }
-                case 1:                                                  // downgrade at renewal
+                case 1: // downgrade at renewal
                     product = StoreProduct.standard.first { $0.tier < product.tier } ?? product
-                case 2:                                                  // auto-renew off: the chain ends
+                case 2: // auto-renew off: the chain ends
                     break periods
-                case 3:                                                  // billing retry: ends, or grace then ends
+                case 3: // billing retry: ends, or grace then ends
                     if Bool.random(using: &random) {
                         // Grace extends the subscription's latest transaction: this one.
                         grace[transaction.id] = (transaction.expirationDate ?? date).addingTimeInterval(16 * Self.day)
@@ -95,7 +105,7 @@ struct RandomHistory {
         var random = SeededRandomNumberGenerator(seed: seed ^ 0xDEAD_BEEF)
         var engine = EntitlementEngine(products: StoreProduct.standard)
         var events = history.snapshots.flatMap { $0 }.map { Optional($0) }
-        events += Array(repeating: nil, count: history.grace.count)        // nil: apply the grace periods here
+        events += Array(repeating: nil, count: history.grace.count) // nil: apply the grace periods here
         events.shuffle(using: &random)
         var graceApplied = false
         for event in events {
@@ -119,7 +129,8 @@ struct RandomHistory {
     func expirationBoundary() {
         var engine = EntitlementEngine(products: StoreProduct.standard)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
-        engine.apply(.verified(StoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
+        engine.apply(
+            .verified(StoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
         #expect(engine.tier(at: expiry) == .pro)
         #expect(engine.tier(at: expiry.addingTimeInterval(0.001)) == .free)
     }
@@ -129,7 +140,8 @@ struct RandomHistory {
         var engine = EntitlementEngine(products: StoreProduct.standard)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         let graceEnd = expiry.addingTimeInterval(500)
-        engine.apply(.verified(StoreTransaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
+        engine.apply(
+            .verified(StoreTransaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
         engine.setGracePeriodEnd(graceEnd, forTransaction: 7)
         #expect(engine.tier(at: graceEnd) == .premium)
         #expect(engine.tier(at: graceEnd.addingTimeInterval(0.001)) == .free)
@@ -139,8 +151,9 @@ struct RandomHistory {
 
     @Test("revoked, upgraded and unverified transactions never grant, in whatever order their states arrive")
     func neverGrant() {
-        let base = StoreTransaction(id: 3, productID: "com.train.premium.yearly", purchaseDate: RandomHistory.start,
-                               expirationDate: RandomHistory.start.addingTimeInterval(10_000))
+        let base = StoreTransaction(
+            id: 3, productID: "com.train.premium.yearly", purchaseDate: RandomHistory.start,
+            expirationDate: RandomHistory.start.addingTimeInterval(10_000))
         var revoked = base
         revoked.revocationDate = RandomHistory.start
         var upgraded = base
@@ -148,7 +161,7 @@ struct RandomHistory {
         for later in [StoreVerificationResult.verified(revoked), .verified(upgraded), .unverified(base, .invalidSignature)] {
             for order in [[StoreVerificationResult.verified(base), later], [later, .verified(base)]] {
                 var engine = EntitlementEngine(products: StoreProduct.standard)
-                order.forEach { engine.apply($0) }
+                for result in order { engine.apply(result) }
                 #expect(engine.tier(at: RandomHistory.start) == .free)
             }
         }
@@ -157,10 +170,16 @@ struct RandomHistory {
     @Test("the highest active tier wins, and a lower one takes over when it ends")
     func highestWins() {
         var engine = EntitlementEngine(products: StoreProduct.standard)
-        engine.apply(.verified(StoreTransaction(id: 1, productID: "com.train.pro.yearly", purchaseDate: RandomHistory.start,
-                                           expirationDate: RandomHistory.start.addingTimeInterval(5000))))
-        engine.apply(.verified(StoreTransaction(id: 2, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start,
-                                           expirationDate: RandomHistory.start.addingTimeInterval(1000))))
+        engine.apply(
+            .verified(
+                StoreTransaction(
+                    id: 1, productID: "com.train.pro.yearly", purchaseDate: RandomHistory.start,
+                    expirationDate: RandomHistory.start.addingTimeInterval(5000))))
+        engine.apply(
+            .verified(
+                StoreTransaction(
+                    id: 2, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start,
+                    expirationDate: RandomHistory.start.addingTimeInterval(1000))))
         #expect(engine.tier(at: RandomHistory.start) == .premium)
         #expect(engine.tier(at: RandomHistory.start.addingTimeInterval(2000)) == .pro)
         #expect(engine.tier(at: RandomHistory.start.addingTimeInterval(6000)) == .free)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 @Suite(.timeLimit(.minutes(1))) struct FeatureAccessTests {
     @Test("free gates analytics behind Pro, and Pro gates advanced progression behind Premium")

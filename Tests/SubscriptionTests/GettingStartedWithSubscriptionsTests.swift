@@ -13,7 +13,7 @@ private func unlockAnalytics(subscriptions: LocalSubscriptionService) async thro
     guard access.minimumTier(for: .analytics) == .pro else { return false }
     switch try await subscriptions.purchase("com.train.pro.monthly") {
     case .success(let verification):
-        let transaction = try verification.payloadValue   // unverified transactions throw here
+        let transaction = try verification.payloadValue // unverified transactions throw here
         try await subscriptions.finish(transaction.id)
         return subscriptions.featureAccess().canAccess(.analytics)
     case .pending, .userCancelled:
@@ -21,13 +21,15 @@ private func unlockAnalytics(subscriptions: LocalSubscriptionService) async thro
     }
 }
 
-private func renewThenRefund(store: SimulatedAppStore, subscriptions: LocalSubscriptionService,
-                             advance: (Duration) -> Void) async throws -> [SubscriptionTier] {
+private func renewThenRefund(
+    store: SimulatedAppStore, subscriptions: LocalSubscriptionService,
+    advance: (Duration) -> Void
+) async throws -> [SubscriptionTier] {
     var tiers: [SubscriptionTier] = []
-    advance(.seconds(32 * 86_400))                              // the subscription renews on its own
+    advance(.seconds(32 * 86_400)) // the subscription renews on its own
     tiers.append(try await subscriptions.restorePurchases())
     if let latest = try await subscriptions.subscriptionStatuses().first?.transaction.unsafePayloadValue {
-        try store.refund(transactionID: latest.id, reason: .other)  // access ends at once
+        try store.refund(transactionID: latest.id, reason: .other) // access ends at once
     }
     tiers.append(try await subscriptions.restorePurchases())
     return tiers

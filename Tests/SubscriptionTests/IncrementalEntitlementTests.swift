@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// The service keeps entitlements one change at a time, and reading the tier writes nothing.
 @Suite(.timeLimit(.minutes(1))) struct IncrementalEntitlementTests {
@@ -43,7 +44,7 @@ import TrainTesting
             return
         }
         let renewal = try #require(first.unsafePayloadValue.expirationDate)
-        clock.setDate(renewal.addingTimeInterval(3600))   // the store's renewal timer does not wake
+        clock.setDate(renewal.addingTimeInterval(3600)) // the store's renewal timer does not wake
         let before = try observer.ledger.externalChangeCount()
         #expect(service.currentTier == .pro, "the renewal due an hour ago counts")
         #expect(service.currentTier == .pro)
@@ -53,4 +54,3 @@ import TrainTesting
         #expect(service.currentTier == .pro)
     }
 }
-

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// SUB-6: the file-backed ledger survives relaunches; an unreadable one is an error.
 @Suite(.timeLimit(.minutes(1))) struct LedgerTests {
@@ -25,16 +26,19 @@ import TrainTesting
     func earlierJSONLedger() async throws {
         let harness = try H(.file)
         let start = ManualClock.defaultStart
-        let transaction = StoreTransaction(id: 7, productID: H.proMonthly, purchaseDate: start,
-                                           expirationDate: start.addingTimeInterval(30 * 86_400), appAccountToken: H.ada)
-        let subscription = StoreLedger.Subscription(originalID: 7, groupID: transaction.subscriptionGroupID, appAccountToken: H.ada,
-                                                    productID: H.proMonthly, latestTransactionID: 7,
-                                                    periodEnd: transaction.expirationDate ?? start, autoRenewPreference: H.proMonthly)
+        let transaction = StoreTransaction(
+            id: 7, productID: H.proMonthly, purchaseDate: start,
+            expirationDate: start.addingTimeInterval(30 * 86_400), appAccountToken: H.ada)
+        let subscription = StoreLedger.Subscription(
+            originalID: 7, groupID: transaction.subscriptionGroupID, appAccountToken: H.ada,
+            productID: H.proMonthly, latestTransactionID: 7,
+            periodEnd: transaction.expirationDate ?? start, autoRenewPreference: H.proMonthly)
         do {
             let raw = try RecordStore(.file(harness.directory.file("old.sqlite")), schema: StoreLedger.schema)
             try raw.write { records in
-                try records.put(StoreLedger.Entry(transaction: transaction, verified: true), forKey: StoreLedger.key(7),
-                                in: RecordCollection<StoreLedger.Entry>("transactions"))
+                try records.put(
+                    StoreLedger.Entry(transaction: transaction, verified: true), forKey: StoreLedger.key(7),
+                    in: RecordCollection<StoreLedger.Entry>("transactions"))
                 try records.put(subscription, forKey: StoreLedger.key(7), in: RecordCollection<StoreLedger.Subscription>("subscriptions"))
                 try records.put(UInt64(8), forKey: "nextID", in: RecordCollection<UInt64>("meta"))
             }

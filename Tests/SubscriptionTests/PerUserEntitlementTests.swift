@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// SUB-7: entitlements belong to the app user who bought them.
 @Suite(.timeLimit(.minutes(1))) struct PerUserEntitlementTests {

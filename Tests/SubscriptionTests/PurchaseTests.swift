@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// SUB-1 and SUB-2.
 @Suite(.timeLimit(.minutes(1))) struct PurchaseTests {
@@ -90,12 +91,16 @@ import TrainTesting
         await #expect(throws: SubscriptionError(.transactionNotFound)) { try await harness.service.finish(42) }
         #expect(throws: SubscriptionError(.invalidTimeRate)) { try harness.store.setTimeRate(.monthlyRenewal(every: .zero)) }
         #expect(harness.store.timeRate == .realTime)
-        #expect(throws: SubscriptionError(.notSubscribed)) { try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly, appAccountToken: SubscriptionHarness.ada) }
+        #expect(throws: SubscriptionError(.notSubscribed)) {
+            try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly, appAccountToken: SubscriptionHarness.ada)
+        }
     }
 
-    @Test("a failing store fails the purchase with the chosen error and changes nothing", arguments: [
-        SubscriptionError.Code.networkError, .paymentNotAllowed, .systemError,
-    ])
+    @Test(
+        "a failing store fails the purchase with the chosen error and changes nothing",
+        arguments: [
+            SubscriptionError.Code.networkError, .paymentNotAllowed, .systemError,
+        ])
     func chosenFailure(code: SubscriptionError.Code) async throws {
         let harness = try SubscriptionHarness()
         harness.store.purchaseFailure = code

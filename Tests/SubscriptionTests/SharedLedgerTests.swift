@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// Two stores on one ledger file (an app and its extension, or two processes) never
 /// reuse a transaction ID or write over each other.

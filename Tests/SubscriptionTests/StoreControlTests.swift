@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// SUB-4: the simulated App Store's controls, driven by the injected clock.
 @Suite(.timeLimit(.minutes(1))) struct StoreControlTests {
@@ -148,7 +149,7 @@ import TrainTesting
         let harness = try H()
         let transaction = try await harness.buy()
         let updates = harness.service.transactionUpdates()
-        _ = await updates.collect(1).first   // the unfinished purchase, redelivered to the new listener
+        _ = await updates.collect(1).first // the unfinished purchase, redelivered to the new listener
         try harness.store.refund(transactionID: transaction.id, reason: .developerIssue)
         let refunded = try #require(await updates.collect(1).first).unsafePayloadValue
         #expect(refunded.id == transaction.id)

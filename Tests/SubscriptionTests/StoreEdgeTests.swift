@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 /// Edges found in review: grace extends only the latest period, the service follows
 /// the store at once, and the store refuses inputs that would make it run away.
@@ -13,7 +14,7 @@ import TrainTesting
     func graceAfterDowngrade() async throws {
         let harness = try H()
         try await harness.buy(H.premiumMonthly)
-        _ = try await harness.service.purchase(H.proMonthly)               // downgrade at the next renewal
+        _ = try await harness.service.purchase(H.proMonthly) // downgrade at the next renewal
         harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
         #expect(harness.service.currentTier == .pro)
         harness.store.shouldEnterBillingRetryOnRenewal = true
@@ -53,8 +54,9 @@ import TrainTesting
         #expect(transactions.count <= SimulatedAppStore.maximumRenewalsPerSettle + 1)
         #expect(transactions.count > SimulatedAppStore.maximumRenewalsPerSettle, "the latest renewals are all there")
         let latest = try #require(transactions.last)
-        #expect(latest.purchaseDate <= harness.clock.now && harness.clock.now <= (latest.expirationDate ?? .distantPast),
-                "the latest renewal covers now")
+        #expect(
+            latest.purchaseDate <= harness.clock.now && harness.clock.now <= (latest.expirationDate ?? .distantPast),
+            "the latest renewal covers now")
         #expect(harness.service.currentTier == .pro)
         let status = try #require(try await harness.service.subscriptionStatuses().first)
         #expect(status.state == .subscribed && status.transaction.unsafePayloadValue.id == latest.id)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import TrainSubscription
 import TrainCore
 import TrainTesting
+
+@testable import TrainSubscription
 
 enum StoreVariant: String, CaseIterable, CustomStringConvertible {
     case inMemory, file

@@ -72,7 +72,7 @@ import TrainTesting
     func swallowedUnimplemented() async {
         let fake = FakeAuthService(strict: true)
         await withKnownIssue {
-            _ = try? await fake.checkCredentialState()     // a catch-all would hide the error
+            _ = try? await fake.checkCredentialState() // a catch-all would hide the error
         }
     }
 
@@ -117,10 +117,11 @@ import TrainTesting
         withKnownIssue {
             reported = fake.finish()
         }
-        #expect(reported == [
-            "1 call is still held", "the failure set for the next call never fired", "the failure set for call 3 of signOut() never fired",
-            "2 scripted results of deleteAccount() never used", "the script of signInWithApple() was never used",
-        ])
+        #expect(
+            reported == [
+                "1 call is still held", "the failure set for the next call never fired", "the failure set for call 3 of signOut() never fired",
+                "2 scripted results of deleteAccount() never used", "the script of signInWithApple() was never used",
+            ])
         fake.controls.releaseHeldCalls()
         await #expect(throws: AuthError(.networkError)) { _ = try await held.value }
     }

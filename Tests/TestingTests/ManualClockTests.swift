@@ -29,7 +29,10 @@ import TrainTesting
     @Test("a sleeper wakes when its deadline is reached, not a moment before")
     func wakesAtDeadline() async throws {
         let clock = ManualClock()
-        let sleeper = Task { try await clock.sleep(for: .seconds(300)); return clock.now }
+        let sleeper = Task {
+            try await clock.sleep(for: .seconds(300))
+            return clock.now
+        }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(299))
         #expect(clock.sleeperCount == 1)
@@ -64,10 +67,11 @@ import TrainTesting
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         var sleepers: [Task<Void, any Error>] = []
         for offset in [50, 10, 40, 20, 30] {
-            sleepers.append(Task {
-                try await clock.sleep(until: start.addingTimeInterval(TimeInterval(offset)))
-                continuation.yield(offset)
-            })
+            sleepers.append(
+                Task {
+                    try await clock.sleep(until: start.addingTimeInterval(TimeInterval(offset)))
+                    continuation.yield(offset)
+                })
             await clock.waitForSleepers(sleepers.count)
         }
         // Wake them one deadline at a time: the order is fixed by the clock, not by scheduling.

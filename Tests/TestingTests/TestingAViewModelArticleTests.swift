@@ -10,7 +10,10 @@ import TrainTesting
 @MainActor
 final class SettingsModel {
     enum State: Equatable {
-        case idle, deleting, needsReauthentication(String), deleted, failed(String)
+        case idle, deleting
+        case needsReauthentication(String)
+        case deleted
+        case failed(String)
     }
 
     private(set) var state = State.idle
@@ -69,7 +72,9 @@ final class SettingsModel {
 @MainActor
 final class PaywallModel {
     enum Status: Equatable {
-        case browsing, purchasing, waitingForApproval, subscribed(SubscriptionTier), failed(String)
+        case browsing, purchasing, waitingForApproval
+        case subscribed(SubscriptionTier)
+        case failed(String)
     }
 
     private(set) var status = Status.browsing

@@ -61,8 +61,10 @@ struct Expectations: Sendable {
     }
 
     /// Runs `body` and requires it to throw an error of type `Failure` whose `code` is `code`.
-    func expectError<Failure: Error, Code: Equatable>(_ code: Code, _ what: String, codeOf: (Failure) -> Code,
-                                                       _ body: () async throws -> Void) async throws {
+    func expectError<Failure: Error, Code: Equatable>(
+        _ code: Code, _ what: String, codeOf: (Failure) -> Code,
+        _ body: () async throws -> Void
+    ) async throws {
         do {
             try await body()
         } catch let error as Failure {

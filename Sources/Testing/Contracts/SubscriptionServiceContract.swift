@@ -68,7 +68,8 @@ public enum SubscriptionServiceContract {
         SubscriptionContractCheck("finishing is idempotent; an unknown transaction is transactionNotFound") { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
-                  case .success(let result) = try await service.purchase(product.id) else {
+                case .success(let result) = try await service.purchase(product.id)
+            else {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
             let id = result.unsafePayloadValue.id
@@ -79,7 +80,8 @@ public enum SubscriptionServiceContract {
         SubscriptionContractCheck("another app user on the device does not inherit the subscription") { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
-                  case .success(let result) = try await service.purchase(product.id) else {
+                case .success(let result) = try await service.purchase(product.id)
+            else {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
             await service.setAppAccountToken(grace)
@@ -109,13 +111,15 @@ public enum SubscriptionServiceContract {
         SubscriptionContractCheck("an unfinished purchase is redelivered to every new listener") { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
-                  case .success(let result) = try await service.purchase(product.id) else {
+                case .success(let result) = try await service.purchase(product.id)
+            else {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
             for listener in 1...2 {
                 let delivered = await service.transactionUpdates().collect(1)
-                try check.expect(delivered.first?.unsafePayloadValue.id == result.unsafePayloadValue.id,
-                                 "listener \(listener) receives the unfinished purchase")
+                try check.expect(
+                    delivered.first?.unsafePayloadValue.id == result.unsafePayloadValue.id,
+                    "listener \(listener) receives the unfinished purchase")
             }
             try await service.finish(result.unsafePayloadValue.id)
         },

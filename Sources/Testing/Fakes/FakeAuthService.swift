@@ -97,8 +97,10 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         await users.waitForSubscribers(count)
     }
 
-    private func perform<Output>(_ call: Call, _ method: FakeMethod<FakeAuthService, Output>,
-                                 fallback: () throws -> Output) async throws -> Output {
+    private func perform<Output>(
+        _ call: Call, _ method: FakeMethod<FakeAuthService, Output>,
+        fallback: () throws -> Output
+    ) async throws -> Output {
         try await controls.perform(call, method: method.name, fallback: fallback)
     }
 
@@ -108,8 +110,10 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         return user
     }
 
-    private func updating(_ call: Call, _ method: FakeMethod<FakeAuthService, UserEntity>,
-                          _ change: (inout UserEntity) -> Void = { _ in }) async throws -> UserEntity {
+    private func updating(
+        _ call: Call, _ method: FakeMethod<FakeAuthService, UserEntity>,
+        _ change: (inout UserEntity) -> Void = { _ in }
+    ) async throws -> UserEntity {
         let user = try await perform(call, method) { () throws -> UserEntity in
             guard var user = currentUser else { throw AuthError(.notSignedIn) }
             change(&user)

@@ -30,8 +30,10 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
     ///   - availability: What ``availability()`` answers; Face ID, available, by default.
     ///   - strict: Whether an unscripted evaluation fails the test (and throws) instead of succeeding.
     ///   - clock: The clock ``FakeControls/latency`` sleeps on.
-    public init(availability: BiometricAvailability = BiometricAvailability(type: .faceID), strict: Bool = false,
-                clock: (any DateClock)? = nil) {
+    public init(
+        availability: BiometricAvailability = BiometricAvailability(type: .faceID), strict: Bool = false,
+        clock: (any DateClock)? = nil
+    ) {
         currentAvailability = Mutex(availability)
         controls = FakeControls(fakeName: "FakeBiometricAuthenticator", strict: strict, clock: clock)
     }

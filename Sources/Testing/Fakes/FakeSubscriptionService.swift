@@ -97,8 +97,10 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         await tiers.waitForSubscribers(count)
     }
 
-    private func perform<Output>(_ call: Call, _ method: FakeMethod<FakeSubscriptionService, Output>,
-                                 fallback: () throws -> Output) async throws -> Output {
+    private func perform<Output>(
+        _ call: Call, _ method: FakeMethod<FakeSubscriptionService, Output>,
+        fallback: () throws -> Output
+    ) async throws -> Output {
         try await controls.perform(call, method: method.name, fallback: fallback)
     }
 
@@ -135,11 +137,15 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
             let expiry = calendar.date(byAdding: .month, value: product.period.months, to: date)
-            return .success(.verified(StoreTransaction(id: id, productID: productID, subscriptionGroupID: product.subscriptionGroupID,
-                                                       purchaseDate: date, expirationDate: expiry)))
+            return .success(
+                .verified(
+                    StoreTransaction(
+                        id: id, productID: productID, subscriptionGroupID: product.subscriptionGroupID,
+                        purchaseDate: date, expirationDate: expiry)))
         }
         if case .success(let transaction) = result, transaction.isVerified,
-           let tier = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier {
+            let tier = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier
+        {
             setTier(max(tier, currentTier))
         }
         return result
