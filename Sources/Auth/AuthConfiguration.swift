@@ -3,7 +3,7 @@ import TrainCore
 
 /// The rules of a ``LocalAuthService``, each a value an app or a test can change.
 public struct AuthPolicy: Sendable {
-    /// How old the last sign-in may be for delete account, unlink and email change (AUTH-4).
+    /// How old the last sign-in may be for delete account, unlink and email change.
     /// Exactly this old is still fresh.
     public var recentLoginWindow: Duration
     /// PBKDF2 iterations for new password hashes.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one error type of TrainAuth (AUTH-9). Its codes mirror Firebase Auth's, and
+/// The one error type of TrainAuth. Its codes mirror Firebase Auth's, and
 /// each has a user-facing description and recovery suggestion an app can show as is.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ public struct AuthError: Error, Hashable, Sendable {
         public let name: String
         private init(_ name: String) { self.name = name }
 
-        /// The operation is sensitive and the last sign-in is too old (AUTH-4).
+        /// The operation is sensitive and the last sign-in is too old.
         public static let requiresRecentLogin = Code("requiresRecentLogin")
         /// Deleting an account with Sign in with Apple needs a fresh Apple authorization
         /// (Apple requires the app to revoke its tokens, which takes a code under five

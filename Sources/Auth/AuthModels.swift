@@ -61,7 +61,7 @@ public struct FullName: Codable, Hashable, Sendable {
     }
 }
 
-/// A signed-in user (seed 004's `UserEntity`). The subscription tier is not stored
+/// A signed-in user. The subscription tier is not stored
 /// here: it is read from the subscription service.
 public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
     /// The account's stable identifier (Firebase's UID).

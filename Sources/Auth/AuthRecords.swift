@@ -1,7 +1,7 @@
 import Foundation
 import TrainCore
 
-/// The stored form of TrainAuth's data: one ``RecordStore`` schema, the same for the
+/// The stored form of TrainAuth's data: one `RecordStore` schema, the same for the
 /// in-memory and the file-backed service.
 enum AuthRecords {
     static let schema = StoreSchema(

@@ -33,7 +33,7 @@ public struct BiometricAvailability: Hashable, Sendable {
     public var isAvailable: Bool { unavailableReason == nil }
 }
 
-/// The seam to the device's biometrics (AUTH-10). In an app, a conformance wraps
+/// The seam to the device's biometrics. In an app, a conformance wraps
 /// `LAContext` (`canEvaluatePolicy`, `evaluatePolicy`) and maps `LAError` to
 /// ``AuthError`` codes; TrainTesting ships `FakeBiometricAuthenticator`.
 ///

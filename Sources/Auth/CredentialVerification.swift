@@ -19,7 +19,7 @@ struct VerifiedCredential {
 
 extension LocalAuthService {
     /// Checks a credential without changing anything but a phone verification's
-    /// wrong-attempt count (AUTH-1, AUTH-3).
+    /// wrong-attempt count.
     func verify(_ credential: AuthCredential) throws(AuthError) -> VerifiedCredential {
         switch credential {
         case .identity(let identity, let rawNonce):

@@ -62,7 +62,7 @@ public struct IdentityCredential: Hashable, Sendable {
     }
 }
 
-/// The seam to an identity provider's sign-in sheet (AUTH-1, AUTH-3, AUTH-6).
+/// The seam to an identity provider's sign-in sheet.
 ///
 /// In an app, a conformance wraps `ASAuthorizationController` (Apple) or
 /// `GIDSignIn` (Google); TrainKit ships ``SimulatedIdentityProvider`` for prototypes

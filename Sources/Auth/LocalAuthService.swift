@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import TrainCore
 
 /// TrainKit's ``AuthService``: the whole sign-in logic running on this device, on a
-/// ``RecordStore`` — in memory for previews and tests, or in a file so the session
+/// `RecordStore` — in memory for previews and tests, or in a file so the session
 /// survives a relaunch. Both variants run this same code.
 ///
 /// ```swift
@@ -33,7 +32,7 @@ public actor LocalAuthService: AuthService {
     /// The latest Apple authorization code of each user this session and when it was
     /// issued, for token revocation at deletion. Memory only, as the code is a secret.
     var authorizationCodes: [String: (code: String, issuedAt: Date)] = [:]
-    private let revocationListener = Mutex<Task<Void, Never>?>(nil)
+    private let revocationListener = Locked<Task<Void, Never>?>(nil)
 
     /// Creates a service whose accounts live in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
@@ -48,7 +47,7 @@ public actor LocalAuthService: AuthService {
     /// - Parameters:
     ///   - storage: In memory, or a file (other services may share it) with its options.
     ///   - configuration: Clock, IDs, providers and policy.
-    /// - Throws: ``TrainCore/CoreError`` naming the file if it cannot be opened.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
     public init(storage: Storage, configuration: AuthConfiguration = AuthConfiguration()) throws {
         let store = try RecordStore(storage, schema: AuthRecords.schema)
         let restored = try Self.restoreSession(in: store, now: configuration.clock.now)
@@ -96,11 +95,8 @@ public actor LocalAuthService: AuthService {
 
     // MARK: - State
 
-    /// The signed-in user, or nil.
     public nonisolated var currentUser: UserEntity? { users.value }
 
-    /// The signed-in user now and after every change of user (AUTH-5).
-    /// - Returns: A stream that yields the current value first.
     public nonisolated func authStateChanges() -> AsyncStream<UserEntity?> {
         users.subscribe()
     }

@@ -37,7 +37,7 @@ struct PasswordHash: Codable, Hashable, Sendable {
     }
 }
 
-/// Email addresses, password strength and nonce hashing (AUTH-1, AUTH-3).
+/// Email addresses, password strength and nonce hashing.
 enum Credentials {
     /// The SHA-256 of a raw nonce (or of any text), in lowercase hex, as Apple and Google expect it.
     static func sha256Hex(_ text: String) throws(AuthError) -> String {

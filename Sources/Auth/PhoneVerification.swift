@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TrainCore
 
 /// Delivers SMS verification codes. An app implements it with its SMS gateway (or
 /// leaves the phone flow to Firebase); TrainKit ships ``SimulatedSMSInbox``.
@@ -37,7 +37,7 @@ public final class SimulatedSMSInbox: VerificationCodeSender {
         }
     }
 
-    private let received = Mutex<[Message]>([])
+    private let received = Locked<[Message]>([])
 
     /// Creates an empty inbox.
     public init() {}
@@ -88,7 +88,7 @@ public enum PhoneNumber {
 }
 
 /// The pending phone verifications of one service: codes, resend cooldown, expiry,
-/// and wrong codes counted per phone number (AUTH-3). Kept in memory only: a code
+/// and wrong codes counted per phone number. Kept in memory only: a code
 /// never reaches storage.
 ///
 /// A new code for a number replaces its earlier ones, and wrong codes count for the

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TrainCore
 
 /// A stand-in for Apple's (or Google's) identity service, for prototypes and tests:
@@ -109,7 +108,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
         var revoked: [Revocation] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a simulated provider.
     /// - Parameters:

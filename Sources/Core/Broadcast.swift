@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A value that many subscribers follow as an `AsyncStream`: each subscriber gets
 /// the current value first, then every value sent after it subscribed, in order.
 /// Cancelling a subscriber's task (or dropping its stream) removes it.
@@ -30,12 +28,12 @@ public final class Broadcast<Element: Sendable>: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a broadcast holding `initial`.
     /// - Parameter initial: The value new subscribers receive first.
     public init(initial: Element) {
-        state = Mutex(State(current: initial))
+        state = Locked(State(current: initial))
     }
 
     /// The latest value.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The source of time for every rule that depends on it: freshness windows, expiry,
-/// renewals, daily unlocks, backoff (CORE-1).
+/// renewals, daily unlocks, backoff.
 ///
 /// Services take a clock in their initializer. Production code passes
 /// ``SystemClock``; tests pass `ManualClock` from TrainTesting, which moves only

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Makes the identifiers of new records: users, posts, transactions (CORE-2).
+/// Makes the identifiers of new records: users, posts, transactions.
 ///
 /// Production code uses ``RandomIDGenerator``; tests inject
 /// `SequentialIDGenerator` from TrainTesting so that IDs, and anything ordered by

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The storage engine every service stands on (CORE-3): named collections of keyed
+/// The storage engine every service stands on: named collections of keyed
 /// records, transactions that span several records and collections, and a schema
 /// with ordered migrations — in memory, or in an SQLite file in WAL mode.
 ///
@@ -35,13 +35,12 @@ import Synchronization
 /// ``RecordReader/externalChangeCount`` with the value it cached at, inside the
 /// transaction it is about to write in, to know when to read again.
 public final class RecordStore: @unchecked Sendable {
-    // Sendability: `backend`, `dataVersion` and `externalChanges` are the only mutable
-    // state. They are read and written only inside `lock.withLock`, and the SQLite
-    // connection the backend holds is opened with SQLITE_OPEN_NOMUTEX because this
+    // Sendability: the only mutable state is `state`, behind its lock; the SQLite
+    // connection the backend holds is opened with SQLITE_OPEN_NOMUTEX because that
     // lock serializes every use of it.
     /// How a file-backed store opens and writes.
     public struct Options: Sendable {
-        /// What to do when the file is not a readable TrainKit store (CORE-4).
+        /// What to do when the file is not a readable TrainKit store.
         public enum Recovery: Hashable, Sendable {
             /// Throw a ``CoreError`` naming the file; touch nothing. The default.
             case fail
@@ -100,13 +99,27 @@ public final class RecordStore: @unchecked Sendable {
     /// The longest key, in UTF-8 bytes: 16 KiB.
     public static let maximumKeyLength = 16_384
 
-    private let lock = Mutex(())
-    private var backend: (any StorageBackend)?
+    /// What changes while the store is open, behind one lock.
+    private struct State {
+        /// The records' place; nil once closed.
+        var backend: (any StorageBackend)?
+        /// The last `data_version` seen, and how often it changed: commits by other connections.
+        var dataVersion: Int?
+        var externalChanges: UInt64 = 0
+
+        /// Reads the backend's data version inside a transaction and counts a change
+        /// since the last one seen.
+        mutating func noteExternalChanges(_ backend: any StorageBackend) throws(CoreError) -> UInt64 {
+            let version = try backend.dataVersion()
+            if let seen = dataVersion, seen != version { externalChanges += 1 }
+            dataVersion = version
+            return externalChanges
+        }
+    }
+
+    private let state: Locked<State>
     /// Why the store could not be set up, for a store made by ``inMemoryOrFailing(_:)``.
     private let failure: CoreError?
-    /// The last `data_version` seen, and how often it changed: commits by other connections.
-    private var dataVersion: Int?
-    private var externalChanges: UInt64 = 0
     /// The collections of this store's schema: name → name qualified by the schema.
     private let collections: [String: String]
     /// The thread inside a transaction closure, to refuse a nested call instead of deadlocking.
@@ -153,7 +166,7 @@ public final class RecordStore: @unchecked Sendable {
         self.failure = nil
         do {
             collections = try Self.migrate(backend, schema: schema, file: file)
-            self.backend = backend
+            state = Locked(State(backend: backend))
         } catch {
             backend.close()
             throw error
@@ -166,10 +179,11 @@ public final class RecordStore: @unchecked Sendable {
         self.quarantinedFile = nil
         self.failure = failure
         self.collections = [:]
+        self.state = Locked(State())
     }
 
     deinit {
-        backend?.close()
+        state.withLock { $0.backend?.close() }
     }
 
     /// Runs the migrations newer than the stored version in one write transaction.
@@ -213,7 +227,7 @@ public final class RecordStore: @unchecked Sendable {
 
     /// Whether ``close()`` has been called.
     public var isClosed: Bool {
-        lock.withLock { _ in backend == nil }
+        state.withLock { $0.backend == nil }
     }
 
     /// Reads records in one consistent snapshot.
@@ -221,12 +235,12 @@ public final class RecordStore: @unchecked Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: ``CoreError/Code/closed`` after ``close()``, and whatever `body` throws.
     public func read<Result>(_ body: (RecordReader) throws -> Result) throws -> Result {
-        try withBackend { backend, collections in
+        try withBackend { state, backend, collections in
             try backend.beginRead()
             defer { backend.endRead() }
             let reader = RecordReader(
                 backend: backend, schemaName: schema.name, file: file, collections: collections,
-                externalChangeCount: try noteExternalChanges(backend))
+                externalChangeCount: try state.noteExternalChanges(backend))
             defer { reader.isActive = false }
             return try body(reader)
         }
@@ -240,13 +254,13 @@ public final class RecordStore: @unchecked Sendable {
     ///   if another process holds the file locked past the busy timeout, and
     ///   whatever `body` throws (after rolling back).
     public func write<Result>(_ body: (RecordWriter) throws -> Result) throws -> Result {
-        try withBackend { backend, collections in
+        try withBackend { state, backend, collections in
             try backend.beginWrite()
             let writer: RecordWriter
             do {
                 writer = RecordWriter(
                     backend: backend, schemaName: schema.name, file: file, collections: collections,
-                    externalChangeCount: try noteExternalChanges(backend))
+                    externalChangeCount: try state.noteExternalChanges(backend))
             } catch {
                 backend.rollbackWrite()
                 throw error
@@ -277,10 +291,10 @@ public final class RecordStore: @unchecked Sendable {
     public func externalChangeCount() throws(CoreError) -> UInt64 {
         guard file != nil else { return 0 }
         do {
-            return try withBackend { backend, _ in
+            return try withBackend { state, backend, _ in
                 try backend.beginRead()
                 defer { backend.endRead() }
-                return try noteExternalChanges(backend)
+                return try state.noteExternalChanges(backend)
             }
         } catch let error as CoreError {
             throw error
@@ -289,38 +303,34 @@ public final class RecordStore: @unchecked Sendable {
         }
     }
 
-    /// Reads the backend's data version inside a transaction and counts a change
-    /// since the last one seen. Called with the lock held.
-    private func noteExternalChanges(_ backend: any StorageBackend) throws(CoreError) -> UInt64 {
-        let version = try backend.dataVersion()
-        if let seen = dataVersion, seen != version { externalChanges += 1 }
-        dataVersion = version
-        return externalChanges
-    }
-
     /// Closes the store; later calls throw ``CoreError/Code/closed``. Closing twice does nothing.
     public func close() {
-        lock.withLock { _ in
-            backend?.close()
-            backend = nil
+        state.withLock { state in
+            state.backend?.close()
+            state.backend = nil
         }
     }
 
-    private func withBackend<Result>(_ body: (any StorageBackend, [String: String]) throws -> Result) throws -> Result {
-        let thread = ObjectIdentifier(Thread.current).hashValue
+    /// An identifier of the calling thread (cheaper than `Thread.current`).
+    private static var currentThread: Int {
+        Int(bitPattern: pthread_self())
+    }
+
+    private func withBackend<Result>(_ body: (inout State, any StorageBackend, [String: String]) throws -> Result) throws -> Result {
+        let thread = Self.currentThread
         guard owner.load(ordering: .acquiring) != thread else {
             throw CoreError(
                 .nestedTransaction, file: file,
                 detail: "The store was called from inside one of its own transactions; use the reader or writer you were given.")
         }
-        return try lock.withLock { _ throws -> Result in
+        return try state.withLock { state throws -> Result in
             if let failure { throw failure }
-            guard let backend else {
+            guard let backend = state.backend else {
                 throw CoreError(.closed, file: file, detail: "The store is closed.")
             }
             owner.store(thread, ordering: .releasing)
             defer { owner.store(0, ordering: .releasing) }
-            return try body(backend, collections)
+            return try body(&state, backend, collections)
         }
     }
 }

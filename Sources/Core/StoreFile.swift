@@ -9,8 +9,8 @@ import Foundation
 #endif
 
 /// Everything about the database file itself: creating it atomically with
-/// owner-only permissions (CORE-6), recognizing a bad file before SQLite touches it
-/// (CORE-4), verifying it once open, and moving a bad one aside when asked.
+/// owner-only permissions, recognizing a bad file before SQLite touches it
+///, verifying it once open, and moving a bad one aside when asked.
 enum StoreFile {
     /// Opens the store at `file`, creating it if it does not exist. With the
     /// quarantine option, a bad file is moved aside once and a new store started.

@@ -1,5 +1,5 @@
 /// The collections a service keeps and how they evolved: a name and an ordered list
-/// of migrations (CORE-3).
+/// of migrations.
 ///
 /// Several services can share one database file; each opens it with its own
 /// schema, whose name keeps its collections and its version apart from the others'.

@@ -1,17 +1,16 @@
 import Foundation
-import Synchronization
 import TrainCore
 
 /// The demo's clock: the real date plus the simulated time the story has skipped
 /// ahead, kept in the data directory so a second run continues on the same timeline.
 final class DemoClock: DateClock {
     private let file: URL
-    private let offset: Mutex<TimeInterval>
+    private let offset: Locked<TimeInterval>
 
     init(directory: URL) {
         file = directory.appendingPathComponent("demo-clock.json")
         let saved = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode(TimeInterval.self, from: $0) }
-        offset = Mutex(saved ?? 0)
+        offset = Locked(saved ?? 0)
     }
 
     var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }

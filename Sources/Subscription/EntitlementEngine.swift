@@ -1,6 +1,6 @@
 import Foundation
 
-/// The entitlement rule (SUB-3), kept up to date one transaction at a time.
+/// The entitlement rule, kept up to date one transaction at a time.
 ///
 /// The tier is the highest tier among transactions that are verified, not revoked,
 /// not upgraded, and active — `now <= expirationDate`, or within their

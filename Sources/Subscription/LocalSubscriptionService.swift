@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TrainCore
 
 /// TrainKit's ``SubscriptionService``: the device side of StoreKit 2 — entitlement,
@@ -52,10 +51,10 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     // The service's state, behind one lock. It is never held while calling into the
     // store's changes (which call back into `handle`), only while reading the store.
-    private let state: Mutex<State>
-    private let inProgress = Mutex(false)
+    private let state: Locked<State>
+    private let inProgress = Locked(false)
     private let tiers: Broadcast<SubscriptionTier>
-    private let observation = Mutex<Int?>(nil)
+    private let observation = Locked<Int?>(nil)
 
     /// Creates the service.
     /// - Parameters:
@@ -63,7 +62,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     ///   - appAccountToken: The signed-in app user, if any.
     public init(store: SimulatedAppStore, appAccountToken: UUID? = nil) {
         self.store = store
-        state = Mutex(State(appAccountToken: appAccountToken, engine: EntitlementEngine(products: store.products)))
+        state = Locked(State(appAccountToken: appAccountToken, engine: EntitlementEngine(products: store.products)))
         tiers = Broadcast(initial: .free)
         // Listen first, then read the history under the lock: a change reported in
         // between is applied again afterwards, which is harmless.

@@ -271,9 +271,9 @@ extension SimulatedAppStore {
     /// Removes every transaction, subscription and pending purchase (`clearTransactions`).
     public func clearTransactions() {
         _ = try? mutate { state, changes, _ throws(SubscriptionError) in
-            changes.entries = Set(state.entries.keys)
-            changes.subscriptions = Set(state.subscriptions.keys)
-            changes.pending = Set(state.pending.keys)
+            changes.entries = Touched(state.entries.keys)
+            changes.subscriptions = Touched(state.subscriptions.keys)
+            changes.pending = Touched(state.pending.keys)
             state.entries.removeAll()
             state.subscriptions.removeAll()
             state.pending.removeAll()

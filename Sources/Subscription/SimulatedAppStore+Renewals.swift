@@ -43,7 +43,9 @@ extension SimulatedAppStore {
 
     /// Brings every subscription and pending purchase up to `now`.
     func settle(_ state: inout State, _ changes: inout Changes, now: Date) {
-        for id in state.subscriptions.keys.sorted() {
+        var due: [UInt64] = []
+        for (id, subscription) in state.subscriptions where subscription.hasPassedBoundary(at: now) { due.append(id) }
+        for id in due.sorted() {
             guard var subscription = state.subscriptions[id] else { continue }
             let before = subscription
             advance(&subscription, &state, &changes, now: now)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TrainCore
 
 /// The App Store's side of subscriptions, simulated: a ledger of transactions and
@@ -100,21 +99,41 @@ public final class SimulatedAppStore: Sendable {
 
     /// Which records a change touched, to persist them.
     struct Changes {
-        var entries: Set<UInt64> = []
-        var subscriptions: Set<UInt64> = []
-        var pending: Set<String> = []
+        var entries = Touched<UInt64>()
+        var subscriptions = Touched<UInt64>()
+        var pending = Touched<String>()
         var events: [Event] = []
+    }
+
+    /// The records a change touched, each once, in the order first touched. A change
+    /// touches a handful; an array costs less than a set at that size.
+    struct Touched<ID: Hashable>: Sequence {
+        private var ids: [ID] = []
+
+        init() {}
+
+        init(_ ids: some Sequence<ID>) {
+            self.ids = Array(Set(ids))
+        }
+
+        var isEmpty: Bool { ids.isEmpty }
+
+        mutating func insert(_ id: ID) {
+            if !ids.contains(id) { ids.append(id) }
+        }
+
+        func makeIterator() -> IndexingIterator<[ID]> { ids.makeIterator() }
     }
 
     /// The products on sale.
     public let products: [StoreProduct]
     let clock: any DateClock
     let ledger: RecordStore
-    let state: Mutex<State>
+    let state: Locked<State>
     /// Called outside the state lock with the events of each change, in order; the service keeps its entitlements current through them.
-    private let observers = Mutex<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>((0, []))
+    private let observers = Locked<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>((0, []))
     /// The one task that sleeps until the next boundary, and the date it wakes at.
-    private let timer = Mutex<(deadline: Date?, task: Task<Void, Never>?)>((nil, nil))
+    private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?)>((nil, nil))
 
     /// Creates a store whose ledger lives in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
@@ -150,7 +169,7 @@ public final class SimulatedAppStore: Sendable {
         self.products = products
         self.clock = clock
         self.ledger = ledger
-        self.state = Mutex(state)
+        self.state = Locked(state)
         settle()
     }
 
@@ -190,44 +209,52 @@ public final class SimulatedAppStore: Sendable {
 
     // MARK: - Running changes
 
-    /// Applies `body` to the state inside one write transaction on the ledger: the state
-    /// is read again first if another store on the file changed it, brought up to now,
-    /// changed, and what the change touched is written before the transaction commits.
-    /// Then the change is announced. A failed write reloads the ledger and throws.
+    /// Applies `body` to the state inside one write transaction on the ledger (see
+    /// ``transaction(_:now:_:)``), then announces the change.
     func mutate<Result: Sendable>(_ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result) throws(SubscriptionError) -> Result
     {
         let now = clock.now
         let (result, changes): (Result, Changes) = try state.withLock { state throws(SubscriptionError) in
-            guard !state.isBroken else {
-                throw SubscriptionError(.ledgerUnreadable, detail: "An earlier write to the ledger failed and could not be undone; reopen the store.")
-            }
-            do {
-                return try ledger.write { records in
-                    var changes = Changes()
-                    if records.externalChangeCount != state.seenExternalChanges {
-                        state = try Self.reloaded(state, from: records)
-                        changes.events.append(.reloaded)
-                    }
-                    settle(&state, &changes, now: now)
-                    let result = try body(&state, &changes, now)
-                    settle(&state, &changes, now: now)
-                    try persist(state, changes, in: records)
-                    announceGrace(&state, &changes)
-                    return (result, changes)
-                }
-            } catch {
-                // What is stored is the truth: go back to it, keeping this session's settings.
-                if let reloaded = try? ledger.read({ records in try Self.reloaded(state, from: records) }) {
-                    state = reloaded
-                } else {
-                    state.isBroken = true
-                }
-                if let error = error as? SubscriptionError { throw error }
-                throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be written: \(error)")
-            }
+            try transaction(&state, now: now, body)
         }
         announce(changes)
         return result
+    }
+
+    /// Runs `body` in one write transaction on the ledger, with the state lock held: the
+    /// state is read again first if another store on the file changed it, brought up to
+    /// now, changed, and what the change touched is written before the transaction
+    /// commits. A failed write reloads the ledger and throws.
+    private func transaction<Result>(_ state: inout State, now: Date, _ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result)
+        throws(SubscriptionError) -> (Result, Changes)
+    {
+        guard !state.isBroken else {
+            throw SubscriptionError(.ledgerUnreadable, detail: "An earlier write to the ledger failed and could not be undone; reopen the store.")
+        }
+        do {
+            return try ledger.write { records in
+                var changes = Changes()
+                if records.externalChangeCount != state.seenExternalChanges {
+                    state = try Self.reloaded(state, from: records)
+                    changes.events.append(.reloaded)
+                }
+                settle(&state, &changes, now: now)
+                let result = try body(&state, &changes, now)
+                settle(&state, &changes, now: now)
+                try persist(state, changes, in: records)
+                announceGrace(&state, &changes)
+                return (result, changes)
+            }
+        } catch {
+            // What is stored is the truth: go back to it, keeping this session's settings.
+            if let reloaded = try? ledger.read({ records in try Self.reloaded(state, from: records) }) {
+                state = reloaded
+            } else {
+                state.isBroken = true
+            }
+            if let error = error as? SubscriptionError { throw error }
+            throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be written: \(error)")
+        }
     }
 
     /// The ledger as stored, with this instance's settings and event numbering kept.
@@ -244,16 +271,18 @@ public final class SimulatedAppStore: Sendable {
     /// or changed.
     public func settle() {
         let now = clock.now
-        let needed: Bool = state.withLock { state in
-            guard !state.isBroken else { return false }
+        let changes: Changes? = state.withLock { state in
+            guard !state.isBroken else { return nil }
             let external = (try? ledger.externalChangeCount()) ?? state.seenExternalChanges
-            return external != state.seenExternalChanges || Self.isDue(state, at: now)
+            guard external != state.seenExternalChanges || Self.isDue(state, at: now) else { return nil }
+            return try? transaction(&state, now: now) { (_, _, _) throws(SubscriptionError) in }.1
         }
-        if needed { _ = try? mutate { (_, _, _) throws(SubscriptionError) in } }
+        if let changes { announce(changes) }
     }
 
     /// Reads the ledger again, without writing, if another store on the file changed it.
     func refreshFromStorage() {
+        guard ledger.file != nil else { return } // nothing else writes to memory
         let reloaded: Bool = state.withLock { state in
             guard !state.isBroken, let external = try? ledger.externalChangeCount(), external != state.seenExternalChanges,
                 let fresh = try? ledger.read({ records in try Self.reloaded(state, from: records) })

@@ -1,7 +1,7 @@
 import Foundation
 import TrainCore
 
-/// The simulated App Store's records: what it persists in its ``RecordStore``.
+/// The simulated App Store's records: what it persists in its `RecordStore`.
 enum StoreLedger {
     static let schema = StoreSchema(
         name: "appstore",
@@ -49,6 +49,17 @@ enum StoreLedger {
             graceEnd = nil
             retryEnd = nil
             expirationReason = nil
+        }
+
+        /// Whether the end of its period, grace or billing retry has passed at `now`,
+        /// so that settling changes it.
+        func hasPassedBoundary(at now: Date) -> Bool {
+            switch state {
+            case .subscribed: periodEnd < now
+            case .inGracePeriod: (graceEnd ?? .distantPast) < now
+            case .inBillingRetryPeriod: (retryEnd ?? .distantPast) < now
+            case .expired, .revoked: false
+            }
         }
 
         /// Whether the user has access through it at `now`.

@@ -15,7 +15,7 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let purchaseInProgress = Code("purchaseInProgress")
         /// No transaction has this identifier.
         public static let transactionNotFound = Code("transactionNotFound")
-        /// The transaction belongs to another app user (SUB-7).
+        /// The transaction belongs to another app user.
         public static let notYourTransaction = Code("notYourTransaction")
         /// Purchases need a signed-in app user to tie them to.
         public static let noAppAccount = Code("noAppAccount")

@@ -23,7 +23,7 @@ public enum SubscriptionTier: String, Codable, Hashable, Sendable, CaseIterable,
     }
 }
 
-/// A gated capability of the app (seed 004).
+/// A gated capability of the app.
 public enum Feature: String, Codable, Hashable, Sendable, CaseIterable {
     /// Ready-made training plans.
     case basicPlans
@@ -37,7 +37,7 @@ public enum Feature: String, Codable, Hashable, Sendable, CaseIterable {
     case advancedProgression
 }
 
-/// Which features each tier unlocks — data, not a switch, so an app can replace it (SUB-2).
+/// Which features each tier unlocks — data, not a switch, so an app can replace it.
 public struct FeatureCatalog: Codable, Hashable, Sendable {
     /// The features of each tier. A tier missing from the map unlocks nothing.
     public var features: [SubscriptionTier: Set<Feature>]
@@ -48,7 +48,7 @@ public struct FeatureCatalog: Codable, Hashable, Sendable {
         self.features = features
     }
 
-    /// Seed 004's mapping: free has basic plans and workout tracking; Pro adds custom
+    /// The standard mapping: free has basic plans and workout tracking; Pro adds custom
     /// plans and analytics; Premium adds advanced progression.
     public static let standard = FeatureCatalog(features: [
         .free: [.basicPlans, .workoutTracking],
@@ -64,7 +64,7 @@ public struct FeatureCatalog: Codable, Hashable, Sendable {
     }
 }
 
-/// Whether the current tier may use a feature, and what it would take (SUB-2).
+/// Whether the current tier may use a feature, and what it would take.
 ///
 /// ```swift
 /// let access = FeatureAccess(tier: subscriptions.currentTier)
@@ -81,7 +81,7 @@ public struct FeatureAccess: Hashable, Sendable {
     /// Creates the access of `tier` under `catalog`.
     /// - Parameters:
     ///   - tier: The current tier.
-    ///   - catalog: The mapping; seed 004's by default.
+    ///   - catalog: The mapping; the standard one by default.
     public init(tier: SubscriptionTier, catalog: FeatureCatalog = .standard) {
         self.tier = tier
         self.catalog = catalog
@@ -150,7 +150,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         self.subscriptionGroupID = subscriptionGroupID
     }
 
-    /// The four products of seed 004, in one subscription group.
+    /// The four standard products — Pro and Premium, monthly and yearly — in one subscription group.
     public static let standard: [StoreProduct] = [
         StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: 4.99),
         StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: 49.99),

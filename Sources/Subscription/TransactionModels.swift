@@ -51,7 +51,7 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     public var isUpgraded: Bool
     /// How the user owns it.
     public var ownershipType: OwnershipType
-    /// The app user who bought it (SUB-7).
+    /// The app user who bought it.
     public var appAccountToken: UUID?
     /// Where it was made.
     public var environment: StoreEnvironment

@@ -1,4 +1,4 @@
-import Synchronization
+import TrainCore
 
 /// Tasks suspended until released, each leaving when its task is cancelled: the
 /// waiting shared by ``ManualClock`` (sleepers until a deadline) and ``FakeControls``
@@ -53,10 +53,10 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(context: Context) {
-        state = Mutex(State(context: context))
+        state = Locked(State(context: context))
     }
 
     /// Reads or changes the context under the lock.

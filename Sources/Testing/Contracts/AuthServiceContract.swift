@@ -22,7 +22,7 @@ public protocol AuthContractEnvironment: Sendable {
 /// A check of the ``AuthServiceContract``.
 public typealias AuthContractCheck = ContractCheck<any AuthContractEnvironment>
 
-/// The public behavioural contract of ``AuthService`` (TEST-4): checks any
+/// The public behavioural contract of `AuthService`: checks any
 /// conformance must pass. TrainKit runs them against its in-memory and file-backed
 /// services; an app runs them against its own:
 ///

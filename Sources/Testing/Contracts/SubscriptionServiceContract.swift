@@ -20,8 +20,8 @@ extension Expectations {
     }
 }
 
-/// The public behavioural contract of ``SubscriptionService`` (TEST-4). TrainKit runs
-/// it against ``LocalSubscriptionService`` in memory and on disk; an app runs it
+/// The public behavioural contract of `SubscriptionService`. TrainKit runs
+/// it against `LocalSubscriptionService` in memory and on disk; an app runs it
 /// against its StoreKit conformance in a StoreKitTest session:
 ///
 /// ```swift

@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import TrainAuth
 import TrainCore
 
-/// A scriptable ``AuthService`` for unit tests of view models.
+/// A scriptable `AuthService` for unit tests of view models.
 ///
 /// Every call is recorded in ``calls``. A method returns what the test scripted for
 /// it; an unscripted call returns a plausible default — or, when the fake is built
@@ -67,7 +66,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
     private let users: Broadcast<UserEntity?>
-    private let biometricLock = Mutex(false)
+    private let biometricLock = Locked(false)
 
     /// Creates a fake.
     /// - Parameters:

@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import TrainAuth
 import TrainCore
 
-/// A scriptable ``BiometricAuthenticator``: choose the sensor and its availability,
+/// A scriptable `BiometricAuthenticator`: choose the sensor and its availability,
 /// script each evaluation's outcome, and inspect the calls.
 ///
 /// ```swift
@@ -23,7 +22,7 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
     /// apply to ``evaluate(reason:)``; ``availability()`` cannot fail and only records,
     /// holds and waits.
     public let controls: FakeControls<Call>
-    private let currentAvailability: Mutex<BiometricAvailability>
+    private let currentAvailability: Locked<BiometricAvailability>
 
     /// Creates a fake.
     /// - Parameters:
@@ -34,7 +33,7 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
         availability: BiometricAvailability = BiometricAvailability(type: .faceID), strict: Bool = false,
         clock: (any DateClock)? = nil
     ) {
-        currentAvailability = Mutex(availability)
+        currentAvailability = Locked(availability)
         controls = FakeControls(fakeName: "FakeBiometricAuthenticator", strict: strict, clock: clock)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TrainCore
 
@@ -52,7 +51,7 @@ public final class FakeControls<Call: Sendable>: Sendable {
         var latency: Duration?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Held calls; the context is whether new calls are held.
     private let held = WaitingRoom<Void, Bool>(context: false)
     /// The clock latency is measured on; usually a `ManualClock`.
@@ -96,7 +95,9 @@ public final class FakeControls<Call: Sendable>: Sendable {
     }
 
     /// The value the next call of `method` would return from its script, without using it.
-    /// - Parameter method: The method's name.
+    /// - Parameters:
+    ///   - method: The method's name.
+    ///   - type: The type the method returns.
     /// - Returns: The scripted value, or nil if there is none or it is an error.
     public func peekScript<Output>(_ method: String, as type: Output.Type) -> Output? {
         state.withLock { state in

@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import TrainCore
 import TrainSubscription
 
-/// A scriptable ``SubscriptionService`` for unit tests of view models.
+/// A scriptable `SubscriptionService` for unit tests of view models.
 ///
 /// Calls are recorded; scripted results are returned; unscripted calls return
 /// plausible defaults, or — when the fake is strict — record a test failure naming
@@ -12,7 +11,7 @@ import TrainSubscription
 /// latency and holds.
 ///
 /// A purchase that succeeds, scripted or not, raises the tier to its product's,
-/// looked up in the scripted products (``StoreProduct/standard`` when none are
+/// looked up in the scripted products (`StoreProduct.standard` when none are
 /// scripted), and its transaction is dated by the fake's clock.
 ///
 /// ```swift
@@ -50,9 +49,9 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     public let controls: FakeControls<Call>
     private let tiers: Broadcast<SubscriptionTier>
     private let updates = Broadcast<StoreVerificationResult<StoreTransaction>?>(initial: nil)
-    private let purchasesInFlight = Mutex(0)
-    private let nextTransactionID = Mutex<UInt64>(1)
-    private let lastProducts = Mutex<[StoreProduct]?>(nil)
+    private let purchasesInFlight = Locked(0)
+    private let nextTransactionID = Locked<UInt64>(1)
+    private let lastProducts = Locked<[StoreProduct]?>(nil)
 
     /// Creates a fake.
     /// - Parameters:
@@ -111,7 +110,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             ?? lastProducts.withLock { $0 } ?? StoreProduct.standard
     }
 
-    /// Returns the scripted products, or ``StoreProduct/standard``.
+    /// Returns the scripted products, or `StoreProduct.standard`.
     public func products() async throws -> [StoreProduct] {
         let products = try await perform(.products, .products) { StoreProduct.standard }
         lastProducts.withLock { $0 = products }

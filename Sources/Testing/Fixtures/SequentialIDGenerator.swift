@@ -1,8 +1,7 @@
 import Foundation
-import Synchronization
 import TrainCore
 
-/// Deterministic identifiers for tests: `"id-000001"`, `"id-000002"`, … (CORE-2).
+/// Deterministic identifiers for tests: `"id-000001"`, `"id-000002"`, ….
 ///
 /// The number is zero-padded so that IDs sort in the order they were made.
 ///
@@ -13,7 +12,7 @@ import TrainCore
 public final class SequentialIDGenerator: IDGenerator {
     /// The text before each number.
     public let prefix: String
-    private let counter = Mutex(0)
+    private let counter = Locked(0)
 
     /// Creates a generator whose first ID is `prefix` followed by `000001`.
     /// - Parameter prefix: The text before each number.

@@ -2,7 +2,7 @@ import Foundation
 import TrainCore
 
 /// A clock for tests that starts at a fixed date and moves only when the test says
-/// so (CORE-1).
+/// so.
 ///
 /// ``advance(by:)`` and ``advance(to:)`` move the clock and wake every sleeper whose
 /// deadline has been reached, earliest deadline first (ties in the order they began
