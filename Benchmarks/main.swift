@@ -17,7 +17,7 @@ if arguments.contains("--help") || !unknown.isEmpty {
         usage: train-bench [--json] [--quick] [--row ID]
           --json    print the rows as a JSON array
           --quick   fewer rounds, for a smoke test
-          --row ID  run only the row with this id (PERF-3, ENGINE-BULK, PERF-7)
+          --row ID  run only the row with this id (PERF-3, ENGINE-BULK, PERF-7, PERF-7-DUE, SUB-JUMP)
         """)
     exit(unknown.isEmpty ? 0 : 2)
 }
@@ -31,6 +31,8 @@ do {
         ("PERF-3", { try StoreRows(directory: directory, quick: quick).durableCommit() }),
         ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
         ("PERF-7", { try EntitlementRow(quick: quick).run() }),
+        ("PERF-7-DUE", { try EntitlementRow(quick: quick).dueRead() }),
+        ("SUB-JUMP", { try EntitlementRow(quick: quick).jump() }),
     ]
     let rows = try all.filter { onlyRow == nil || $0.id == onlyRow }.map { try $0.run() }
     if arguments.contains("--json") {

@@ -49,14 +49,33 @@ enum AuthRecords {
 
     // MARK: - One email, one account
 
-    /// Makes `email` the address of `userID`, inside the caller's transaction.
-    /// - Throws: `conflict` (``AuthError/Code/emailAlreadyInUse`` by default) if another account uses it.
-    static func claim(
-        _ email: String, for userID: String, in records: RecordWriter,
-        conflict: AuthError.Code = .emailAlreadyInUse
+    /// The addresses an account answers to: its email, and the address it signs in
+    /// with by password. No two accounts share one.
+    static func addresses(of user: UserEntity?) -> Set<String> {
+        guard let user else { return [] }
+        var addresses = Set(user.providers.filter { $0.provider == .password }.map(\.subject))
+        if let email = user.email { addresses.insert(email) }
+        return addresses
+    }
+
+    /// Moves the email index from what `old` answered to to what `new` does, inside the
+    /// caller's transaction: claims each new address and frees each one no longer used.
+    /// Pass nil as `old` for a new account, and as `new` for a deleted one.
+    /// - Throws: `conflict` (``AuthError/Code/emailAlreadyInUse`` by default) if another
+    ///   account holds one of the new addresses.
+    static func reindex(
+        from old: UserEntity?, to new: UserEntity?, in records: RecordWriter, conflict: AuthError.Code = .emailAlreadyInUse
     ) throws {
-        if let owner = try records.value(forKey: email, in: emails), owner != userID { throw AuthError(conflict) }
-        try records.put(userID, forKey: email, in: emails)
+        guard let userID = new?.id ?? old?.id else { return }
+        let before = addresses(of: old)
+        let after = addresses(of: new)
+        for email in after.subtracting(before).sorted() {
+            if let owner = try records.value(forKey: email, in: emails), owner != userID { throw AuthError(conflict) }
+            try records.put(userID, forKey: email, in: emails)
+        }
+        for email in before.subtracting(after).sorted() where try records.value(forKey: email, in: emails) == userID {
+            try records.removeValue(forKey: email, in: emails)
+        }
     }
 
     /// Whether another account than `userID` uses `email`.
@@ -65,29 +84,16 @@ enum AuthRecords {
         return owner != userID
     }
 
-    /// Frees `email` if `userID` holds it.
-    static func release(_ email: String?, of userID: String, in records: RecordWriter) throws {
-        guard let email, try records.value(forKey: email, in: emails) == userID else { return }
-        try records.removeValue(forKey: email, in: emails)
-    }
-
     /// Removes an identity if it still names `userID` (another account may have taken it since).
     static func removeIdentity(_ key: String, of userID: String, in records: RecordWriter) throws {
         guard try records.value(forKey: key, in: identities) == userID else { return }
         try records.removeValue(forKey: key, in: identities)
     }
 
-    /// Builds the email index of a store written before it existed: the oldest account
-    /// keeps an address that several share, and password sign-ins move to the
-    /// normalized address where it is free.
+    /// Builds the email index of a store written before it existed: password sign-ins
+    /// move to the normalized address where it is free, then each account's addresses
+    /// are indexed, the oldest account keeping an address that several share.
     private static func indexEmails(in records: RecordWriter) throws {
-        let all = try records.values(in: accounts).sorted { ($0.user.createdAt, $0.user.id) < ($1.user.createdAt, $1.user.id) }
-        for account in all {
-            guard let email = account.user.email.flatMap({ try? Credentials.normalizedEmail($0) }),
-                try records.value(forKey: email, in: emails) == nil
-            else { continue }
-            try records.put(account.user.id, forKey: email, in: emails)
-        }
         for stored in try records.records(in: identities) where stored.key.hasPrefix(AuthProvider.password.rawValue + "|") {
             let subject = String(stored.key.dropFirst(AuthProvider.password.rawValue.count + 1))
             guard let normalized = try? Credentials.normalizedEmail(subject), normalized != subject,
@@ -102,6 +108,13 @@ enum AuthRecords {
             {
                 account.user.providers[index].subject = normalized
                 try records.put(account, forKey: owner, in: accounts)
+            }
+        }
+        let all = try records.values(in: accounts).sorted { ($0.user.createdAt, $0.user.id) < ($1.user.createdAt, $1.user.id) }
+        for account in all {
+            let normalized = addresses(of: account.user).compactMap { try? Credentials.normalizedEmail($0) }
+            for email in Set(normalized).sorted() where try records.value(forKey: email, in: emails) == nil {
+                try records.put(account.user.id, forKey: email, in: emails)
             }
         }
     }

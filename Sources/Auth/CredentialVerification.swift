@@ -27,6 +27,10 @@ extension LocalAuthService {
         case .emailPassword(let email, let password):
             let address = try Credentials.normalizedEmail(email)
             guard !password.isEmpty else { throw AuthError(.wrongPassword, detail: "The password is empty.") }
+            // No stored password is longer (creating one refuses it), so a longer one is wrong without hashing it.
+            guard password.utf8.count <= Credentials.maximumPasswordBytes else {
+                throw AuthError(.wrongPassword, detail: "The password is longer than any password an account can have.")
+            }
             return VerifiedCredential(provider: .password, subject: address, email: address, password: password)
         case .phone(let verificationID, let code):
             let number = try checkPhoneCode(verificationID: verificationID, code: code)

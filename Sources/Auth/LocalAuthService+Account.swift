@@ -19,6 +19,7 @@ extension LocalAuthService {
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
                 throw AuthError(.userNotFound)
             }
+            let before = account.user
             guard !account.user.isLinked(verified.provider) else {
                 throw AuthError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
             }
@@ -30,12 +31,13 @@ extension LocalAuthService {
                     provider: verified.provider, subject: verified.subject,
                     email: verified.email, linkedAt: now))
             if account.user.email == nil, let email = verified.email {
-                try AuthRecords.claim(email, for: account.user.id, in: records)
                 account.user.email = email
                 account.user.isPrivateEmail = verified.isPrivateEmail
             }
             if verified.provider == .phone { account.user.phoneNumber = verified.subject }
             account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
+            // A linked password's address becomes this account's too: no other account may use it.
+            try AuthRecords.reindex(from: before, to: account.user, in: records)
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
             if let hash { try records.put(hash, forKey: account.user.id, in: AuthRecords.passwords) }
@@ -58,10 +60,12 @@ extension LocalAuthService {
             guard account.user.providers.count > 1 else {
                 throw AuthError(.lastProvider, detail: "\(provider.rawValue) is the account's only sign-in method.")
             }
+            let before = account.user
             account.user.providers.removeAll { $0.provider == provider }
             if provider == .phone { account.user.phoneNumber = nil }
             if provider == .password { try records.removeValue(forKey: account.user.id, in: AuthRecords.passwords) }
             try AuthRecords.removeIdentity(AuthRecords.identityKey(provider, linked.subject), of: account.user.id, in: records)
+            try AuthRecords.reindex(from: before, to: account.user, in: records)
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             return account.user
         }
@@ -76,8 +80,7 @@ extension LocalAuthService {
         let user = try write { records in
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
             let userID = account.user.id
-            try AuthRecords.claim(address, for: userID, in: records)
-            if let old = account.user.email, old != address { try AuthRecords.release(old, of: userID, in: records) }
+            let before = account.user
             if let index = account.user.providers.firstIndex(where: { $0.provider == .password }),
                 account.user.providers[index].subject != address
             {
@@ -92,6 +95,7 @@ extension LocalAuthService {
             }
             account.user.email = address
             account.user.isPrivateEmail = false
+            try AuthRecords.reindex(from: before, to: account.user, in: records)
             try records.put(account, forKey: userID, in: AuthRecords.accounts)
             return account.user
         }
@@ -121,7 +125,7 @@ extension LocalAuthService {
             for linked in account.user.providers {
                 try AuthRecords.removeIdentity(AuthRecords.identityKey(linked.provider, linked.subject), of: userID, in: records)
             }
-            try AuthRecords.release(account.user.email, of: userID, in: records)
+            try AuthRecords.reindex(from: account.user, to: nil, in: records)
             try records.removeValue(forKey: userID, in: AuthRecords.passwords)
             try records.removeValue(forKey: userID, in: AuthRecords.settings)
             try records.removeValue(forKey: userID, in: AuthRecords.accounts)

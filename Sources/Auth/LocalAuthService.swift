@@ -157,16 +157,14 @@ public actor LocalAuthService: AuthService {
                 if account.user.email == nil, let email = verified.email,
                     try !AuthRecords.isTaken(email, byAnotherThan: account.user.id, in: records)
                 {
-                    try AuthRecords.claim(email, for: account.user.id, in: records)
                     account.user.email = email
                     account.user.isPrivateEmail = verified.isPrivateEmail
+                    try AuthRecords.reindex(from: existing.user, to: account.user, in: records)
                 }
             } else {
                 guard verified.provider != .password else { throw AuthError(.userNotFound, detail: "No account uses this email address.") }
                 account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
-                if let email = verified.email {
-                    try AuthRecords.claim(email, for: account.user.id, in: records, conflict: .accountExistsWithDifferentCredential)
-                }
+                try AuthRecords.reindex(from: nil, to: account.user, in: records, conflict: .accountExistsWithDifferentCredential)
                 try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
             }
             account.user.lastSignInAt = now
@@ -200,7 +198,7 @@ public actor LocalAuthService: AuthService {
                 id: try self.newAccountID(in: records), email: address,
                 providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
                 createdAt: now, lastSignInAt: now)
-            try AuthRecords.claim(address, for: user.id, in: records)
+            try AuthRecords.reindex(from: nil, to: user, in: records)
             try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
             try records.put(user.id, forKey: identity, in: AuthRecords.identities)
             try records.put(hash, forKey: user.id, in: AuthRecords.passwords)
@@ -348,9 +346,11 @@ public actor LocalAuthService: AuthService {
     func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthError) {
         let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
         guard age >= 0, age <= configuration.policy.recentLoginWindow.timeInterval else {
+            // A stored date can be anything a file holds: the seconds are shown clamped, never converted unchecked.
+            let seconds = age.isFinite ? Int(min(abs(age), 1e12)) : 0
             throw AuthError(
                 .requiresRecentLogin,
-                detail: age < 0 ? "The last sign-in is dated \(Int(-age)) seconds in the future." : "The last sign-in was \(Int(age)) seconds ago.",
+                detail: age < 0 ? "The last sign-in is dated \(seconds) seconds in the future." : "The last sign-in was \(seconds) seconds ago.",
                 message: AuthError.recentLoginMessage(before: action))
         }
     }

@@ -14,6 +14,8 @@ public final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var current: Element
         var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
+        /// Set by `finish()`: a later subscriber's stream ends at once.
+        var isFinished = false
         var nextID = 0
         /// Tasks waiting for a number of subscribers.
         var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -49,7 +51,8 @@ public final class Broadcast<Element: Sendable>: Sendable {
     /// Returns a stream that yields the current value (unless `replayingCurrent` is
     /// false), then every value sent later.
     /// - Parameter replayingCurrent: Whether the stream starts with the current value.
-    /// - Returns: A stream that ends when ``finish()`` is called.
+    /// - Returns: A stream that ends when ``finish()`` is called; subscribed after
+    ///   `finish()`, it yields the current value (if asked) and ends at once.
     public func subscribe(replayingCurrent: Bool = true) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
         let id: Int = state.withLock { state in
@@ -59,10 +62,16 @@ public final class Broadcast<Element: Sendable>: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
-        let ready = state.withLock { state in
-            state.subscribers[id] = continuation
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
             if replayingCurrent { continuation.yield(state.current) }
+            guard !state.isFinished else { return nil }
+            state.subscribers[id] = continuation
             return state.satisfiedWaiters()
+        }
+        // Finished outside the lock: finishing runs `onTermination`, which takes it.
+        guard let ready else {
+            continuation.finish()
+            return stream
         }
         for waiter in ready { waiter.resume() }
         return stream
@@ -113,9 +122,10 @@ public final class Broadcast<Element: Sendable>: Sendable {
         state.withLock { $0.current = value }
     }
 
-    /// Ends every subscriber's stream.
+    /// Ends every subscriber's stream, and the stream of anyone who subscribes later.
     public func finish() {
         let subscribers = state.withLock { state in
+            state.isFinished = true
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)
         }

@@ -78,6 +78,35 @@ public struct EntitlementEngine: Sendable {
         }
     }
 
+    /// The tier at `now` as if `transactions` and `graceEnds` had been applied, leaving
+    /// the engine as it was: costs what they change, not the length of the history.
+    /// - Parameters:
+    ///   - now: The date to evaluate at.
+    ///   - transactions: Transactions to take in for this answer only.
+    ///   - graceEnds: Grace periods to set or clear for this answer only.
+    /// - Returns: The tier.
+    mutating func tier(
+        at now: Date, previewing transactions: [StoreVerificationResult<StoreTransaction>], graceEnds: [(transactionID: UInt64, end: Date?)]
+    ) -> SubscriptionTier {
+        let (savedLatest, savedStale) = (latestActive, stale)
+        var savedEntries: [UInt64: Entry?] = [:]
+        var savedGrace: [UInt64: Date?] = [:]
+        for result in transactions {
+            let id = result.unsafePayloadValue.id
+            if savedEntries.index(forKey: id) == nil { savedEntries[id] = .some(entries[id]) }
+            apply(result)
+        }
+        for (id, end) in graceEnds {
+            if savedGrace.index(forKey: id) == nil { savedGrace[id] = .some(self.graceEnds[id]) }
+            setGracePeriodEnd(end, forTransaction: id)
+        }
+        let answer = tier(at: now)
+        for (id, entry) in savedEntries { entries[id] = entry }
+        for (id, end) in savedGrace { self.graceEnds[id] = end }
+        (latestActive, stale) = (savedLatest, savedStale)
+        return answer
+    }
+
     private static let paidTiersHighestFirst = SubscriptionTier.allCases.sorted(by: >).filter { $0 != .free }
 
     /// The tier the rule gives at `now`.

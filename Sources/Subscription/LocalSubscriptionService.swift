@@ -82,12 +82,19 @@ public final class LocalSubscriptionService: SubscriptionService {
         let now = store.clock.now
         guard store.isDue(at: now) else { return state.withLock { $0.engine.tier(at: now) } }
         // A renewal or grace period is due and the store has not recorded it yet:
-        // answer as if it had, on a copy, without writing anything.
+        // answer as if it had, without writing or keeping anything.
         let preview = store.preview(at: now)
         return state.withLock { state in
-            var copy = state
-            for event in preview { Self.apply(event, to: &copy, deliver: false) }
-            return copy.engine.tier(at: now)
+            var transactions: [StoreVerificationResult<StoreTransaction>] = []
+            var graceEnds: [(transactionID: UInt64, end: Date?)] = []
+            for event in preview {
+                switch Self.change(event, for: state) {
+                case .transaction(let result, _, _)?: transactions.append(result)
+                case .grace(let transactionID, let end, _)?: graceEnds.append((transactionID, end))
+                case nil: break
+                }
+            }
+            return state.engine.tier(at: now, previewing: transactions, graceEnds: graceEnds)
         }
     }
 
@@ -208,26 +215,45 @@ public final class LocalSubscriptionService: SubscriptionService {
         state.withLock { state in
             // After a rebuild the engine already has these changes; listeners still get
             // the transactions, and applying them again changes nothing.
-            for event in events { Self.apply(event, to: &state, deliver: true) }
+            for event in events { Self.apply(event, to: &state) }
             publish(&state, now: now)
         }
     }
 
-    /// Applies one change of the store to the entitlements of the current user, and
-    /// hands a transaction to the update listeners when `deliver` says so.
-    private static func apply(_ event: SimulatedAppStore.Event, to state: inout State, deliver: Bool) {
-        guard let token = state.appAccountToken else { return }
+    /// What a store event changes in the current user's entitlements.
+    private enum Change {
+        case transaction(StoreVerificationResult<StoreTransaction>, revision: Int, returnedByPurchase: Bool)
+        case grace(transactionID: UInt64, end: Date?, sequence: UInt64)
+    }
+
+    /// The change `event` makes for the current user, or nil: another user's, a grace
+    /// event the entitlements already have, or an event that changes none.
+    private static func change(_ event: SimulatedAppStore.Event, for state: State) -> Change? {
+        guard let token = state.appAccountToken else { return nil }
         switch event {
         case .transaction(let result, let revision, let returnedByPurchase):
-            guard result.unsafePayloadValue.appAccountToken == token else { return }
-            state.engine.apply(result)
-            guard deliver, !returnedByPurchase else { return }
-            for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
+            guard result.unsafePayloadValue.appAccountToken == token else { return nil }
+            return .transaction(result, revision: revision, returnedByPurchase: returnedByPurchase)
         case .grace(let owner, let transactionID, let end, let sequence):
-            guard owner == token, sequence > state.rebuiltAt, sequence > state.graceApplied[transactionID] ?? 0 else { return }
+            guard owner == token, sequence > state.rebuiltAt, sequence > state.graceApplied[transactionID] ?? 0 else { return nil }
+            return .grace(transactionID: transactionID, end: end, sequence: sequence)
+        case .status, .reloaded:
+            return nil
+        }
+    }
+
+    /// Applies one change of the store to the entitlements of the current user, and
+    /// hands a transaction to the update listeners unless `purchase` returns it itself.
+    private static func apply(_ event: SimulatedAppStore.Event, to state: inout State) {
+        switch change(event, for: state) {
+        case .transaction(let result, let revision, let returnedByPurchase)?:
+            state.engine.apply(result)
+            guard !returnedByPurchase else { return }
+            for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
+        case .grace(let transactionID, let end, let sequence)?:
             state.graceApplied[transactionID] = sequence
             state.engine.setGracePeriodEnd(end, forTransaction: transactionID)
-        case .status, .reloaded:
+        case nil:
             break
         }
     }

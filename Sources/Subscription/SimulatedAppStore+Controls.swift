@@ -282,8 +282,10 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Puts every test setting back to its default (`resetToDefaultState`); the ledger stays.
+    /// Puts every test setting back to its default (`resetToDefaultState`); the ledger
+    /// stays. What was due before is settled first, under the settings it was due under.
     public func resetToDefaultState() {
+        settle()
         state.withLock { $0.settings = Settings() }
     }
 

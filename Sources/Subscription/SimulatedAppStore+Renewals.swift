@@ -64,7 +64,10 @@ extension SimulatedAppStore {
     }
 
     private func advance(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, now: Date) {
-        var renewals = 0
+        // Older periods are skipped once the subscription renews into the product it
+        // keeps: at the first renewal, or at the second when the first applies a pending
+        // downgrade or crossgrade.
+        var checkedSkip = false
         while true {
             switch subscription.state {
             case .subscribed where subscription.periodEnd < now:
@@ -83,9 +86,11 @@ extension SimulatedAppStore {
                         subscription.state = .inBillingRetryPeriod
                     }
                 } else {
-                    if renewals == 0 { skipOlderPeriods(&subscription, rate: state.settings.timeRate, now: now) }
+                    if !checkedSkip, subscription.autoRenewPreference == subscription.productID {
+                        skipOlderPeriods(&subscription, rate: state.settings.timeRate, now: now)
+                        checkedSkip = true
+                    }
                     renew(&subscription, &state, &changes, at: subscription.periodEnd)
-                    renewals += 1
                 }
             case .inGracePeriod where (subscription.graceEnd ?? .distantPast) < now:
                 subscription.state = .inBillingRetryPeriod
@@ -102,18 +107,29 @@ extension SimulatedAppStore {
 
     /// When more than ``maximumRenewalsPerSettle`` periods have passed, moves the
     /// subscription past the older ones without recording them, so that the latest
-    /// renewals — what an app can see — are recorded in bounded time. Only a plain
-    /// renewal into the same product is skipped; a pending change of product applies at
-    /// the first renewal as usual.
+    /// renewals — what an app can see — are recorded in bounded time. The periods are
+    /// counted exactly (calendar months in real time), so the skip never passes `now`.
     private func skipOlderPeriods(_ subscription: inout StoreLedger.Subscription, rate: TimeRate, now: Date) {
-        guard subscription.autoRenewPreference == subscription.productID, let product = product(subscription.productID) else { return }
+        guard let product = product(subscription.productID), product.period.months > 0 else { return }
         let start = subscription.periodEnd
-        let length = periodEnd(of: product, from: start, rate: rate).timeIntervalSince(start)
-        guard length > 0 else { return }
-        let due = Int(min(now.timeIntervalSince(start) / length, 1e12))
+        let due: Int
+        switch rate {
+        case .realTime:
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+            guard let months = calendar.dateComponents([.month], from: start, to: now).month else { return }
+            due = months / product.period.months
+        case .monthlyRenewal:
+            let length = periodEnd(of: product, from: start, rate: rate).timeIntervalSince(start)
+            let periods = now.timeIntervalSince(start) / length
+            guard length > 0, periods.isFinite else { return }
+            due = Int(min(max(periods, 0), 1e12))
+        }
         let skipped = due - Self.maximumRenewalsPerSettle
         guard skipped > 0 else { return }
-        subscription.periodEnd = periodEnd(of: product, from: start, rate: rate, periods: skipped)
+        let end = periodEnd(of: product, from: start, rate: rate, periods: skipped)
+        guard end < now else { return }
+        subscription.periodEnd = end
     }
 
     /// Starts the next period at `start`, in the product the subscription renews into.

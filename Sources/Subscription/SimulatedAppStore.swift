@@ -84,8 +84,12 @@ public final class SimulatedAppStore: Sendable {
         var announcedGrace: [UInt64: Grace] = [:]
         /// Numbers grace events, so an observer can tell an older one that arrives late.
         var sequence: UInt64 = 0
-        /// The ledger's count of commits by other connections when this state was read.
+        /// The ledger store's count of commits by other connections when this state was read.
         var seenExternalChanges: UInt64 = 0
+        /// The ledger's own version, raised by every write to it: a commit by another
+        /// connection that left it alone (another service's schema on the file) is no
+        /// reason to read the ledger again.
+        var ledgerVersion: UInt64 = 0
         /// Set when a failed write could not be undone by reloading: every later change
         /// is refused rather than written over the ledger from a state that may be wrong.
         var isBroken = false
@@ -105,21 +109,29 @@ public final class SimulatedAppStore: Sendable {
         var events: [Event] = []
     }
 
-    /// The records a change touched, each once, in the order first touched. A change
-    /// touches a handful; an array costs less than a set at that size.
+    /// The records a change touched, each once, in the order first touched. Most
+    /// changes touch a handful, searched in the array; a clock jump can touch thousands
+    /// (every renewal it records), so past 16 membership is kept in a set.
     struct Touched<ID: Hashable>: Sequence {
         private var ids: [ID] = []
+        private var members: Set<ID>?
 
         init() {}
 
         init(_ ids: some Sequence<ID>) {
-            self.ids = Array(Set(ids))
+            for id in ids { insert(id) }
         }
 
         var isEmpty: Bool { ids.isEmpty }
 
         mutating func insert(_ id: ID) {
-            if !ids.contains(id) { ids.append(id) }
+            if members == nil {
+                guard !ids.contains(id) else { return }
+                ids.append(id)
+                if ids.count > 16 { members = Set(ids) }
+            } else if members?.insert(id).inserted == true {
+                ids.append(id)
+            }
         }
 
         func makeIterator() -> IndexingIterator<[ID]> { ids.makeIterator() }
@@ -132,8 +144,9 @@ public final class SimulatedAppStore: Sendable {
     let state: Locked<State>
     /// Called outside the state lock with the events of each change, in order; the service keeps its entitlements current through them.
     private let observers = Locked<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>((0, []))
-    /// The one task that sleeps until the next boundary, and the date it wakes at.
-    private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?)>((nil, nil))
+    /// The one task that sleeps until the next boundary, the date it wakes at, and how
+    /// many times in a row it woke and could not settle.
+    private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?, failures: Int)>((nil, nil, 0))
 
     /// Creates a store whose ledger lives in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
@@ -200,6 +213,7 @@ public final class SimulatedAppStore: Sendable {
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
         let pastEvery = (state.entries.keys.max() ?? 0) + 1
         state.nextID = max(try records.value(forKey: "nextID", in: StoreLedger.meta) ?? 1, pastEvery)
+        state.ledgerVersion = try records.value(forKey: "version", in: StoreLedger.meta) ?? 0
         for subscription in state.subscriptions.values {
             if let grace = state.grace(of: subscription) { state.announcedGrace[subscription.originalID] = grace }
         }
@@ -234,14 +248,11 @@ public final class SimulatedAppStore: Sendable {
         do {
             return try ledger.write { records in
                 var changes = Changes()
-                if records.externalChangeCount != state.seenExternalChanges {
-                    state = try Self.reloaded(state, from: records)
-                    changes.events.append(.reloaded)
-                }
+                changes.events += try Self.reloadIfChanged(&state, from: records)
                 settle(&state, &changes, now: now)
                 let result = try body(&state, &changes, now)
                 settle(&state, &changes, now: now)
-                try persist(state, changes, in: records)
+                try persist(&state, changes, in: records)
                 announceGrace(&state, &changes)
                 return (result, changes)
             }
@@ -265,32 +276,57 @@ public final class SimulatedAppStore: Sendable {
         return fresh
     }
 
+    /// Reads the ledger again if another store on the file wrote to it since `state`
+    /// was read, and returns what observers must hear: `.reloaded`, then every
+    /// transaction the other store created or changed, so update listeners receive a
+    /// renewal, refund or purchase recorded there as if it had happened here.
+    private static func reloadIfChanged(_ state: inout State, from records: RecordReader) throws -> [Event] {
+        guard records.externalChangeCount != state.seenExternalChanges else { return [] }
+        state.seenExternalChanges = records.externalChangeCount
+        guard try records.value(forKey: "version", in: StoreLedger.meta) ?? 0 != state.ledgerVersion else { return [] }
+        let fresh = try reloaded(state, from: records)
+        var events: [Event] = [.reloaded]
+        for (id, entry) in fresh.entries.sorted(by: { $0.key < $1.key }) where state.entries[id]?.revision != entry.revision {
+            events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: false))
+        }
+        state = fresh
+        return events
+    }
+
     /// Brings every subscription up to the clock's present — renewals, lapses, grace
     /// and billing retry ending, Ask to Buy requests lapsing after 24 hours — and picks
-    /// up what another store on the same file wrote. Writes only when something is due
-    /// or changed.
+    /// up what another store on the same file wrote. Writes only when something is due.
     public func settle() {
+        _ = settleNow()
+    }
+
+    /// ``settle()``, telling whether the ledger is now settled: false when a settlement
+    /// was due and could not be written.
+    private func settleNow() -> Bool {
+        refreshFromStorage()
         let now = clock.now
-        let changes: Changes? = state.withLock { state in
-            guard !state.isBroken else { return nil }
-            let external = (try? ledger.externalChangeCount()) ?? state.seenExternalChanges
-            guard external != state.seenExternalChanges || Self.isDue(state, at: now) else { return nil }
-            return try? transaction(&state, now: now) { (_, _, _) throws(SubscriptionError) in }.1
+        let (settled, changes): (Bool, Changes?) = state.withLock { state in
+            guard !state.isBroken else { return (false, nil) }
+            guard Self.isDue(state, at: now) else { return (true, nil) }
+            let changes = try? transaction(&state, now: now) { (_, _, _) throws(SubscriptionError) in }.1
+            return (changes != nil, changes)
         }
+        if settled { timer.withLock { $0.failures = 0 } }
         if let changes { announce(changes) }
+        return settled
     }
 
     /// Reads the ledger again, without writing, if another store on the file changed it.
     func refreshFromStorage() {
         guard ledger.file != nil else { return } // nothing else writes to memory
-        let reloaded: Bool = state.withLock { state in
-            guard !state.isBroken, let external = try? ledger.externalChangeCount(), external != state.seenExternalChanges,
-                let fresh = try? ledger.read({ records in try Self.reloaded(state, from: records) })
-            else { return false }
-            state = fresh
-            return true
+        let events: [Event] = state.withLock { state in
+            guard !state.isBroken, let external = try? ledger.externalChangeCount(), external != state.seenExternalChanges else { return [] }
+            var updated = state
+            guard let events = try? ledger.read({ records in try Self.reloadIfChanged(&updated, from: records) }) else { return [] }
+            state = updated
+            return events
         }
-        if reloaded { announce(Changes(events: [.reloaded])) }
+        if !events.isEmpty { announce(Changes(events: events)) }
     }
 
     /// Whether a renewal, lapse or other boundary has passed that the ledger has not settled.
@@ -302,19 +338,35 @@ public final class SimulatedAppStore: Sendable {
         nextBoundary(of: state).map { $0 < now } ?? false
     }
 
-    /// What settling at `now` would announce, computed on a copy: nothing is written.
+    /// What settling at `now` would announce; nothing is written or kept. The settlement
+    /// runs on the state itself and is undone, so it costs what it changes, not the
+    /// length of the history (a copy of the state would copy every transaction).
     func preview(at now: Date) -> [Event] {
         state.withLock { state in
-            var copy = state
+            let saved = (
+                subscriptions: state.subscriptions, pending: state.pending, nextID: state.nextID,
+                announcedGrace: state.announcedGrace, sequence: state.sequence
+            )
             var changes = Changes()
-            settle(&copy, &changes, now: now)
-            announceGrace(&copy, &changes)
+            settle(&state, &changes, now: now)
+            announceGrace(&state, &changes)
+            // Settling only adds transactions (renewals), numbered from the saved next ID.
+            for id in changes.entries where id >= saved.nextID { state.entries[id] = nil }
+            state.subscriptions = saved.subscriptions
+            state.pending = saved.pending
+            state.nextID = saved.nextID
+            state.announcedGrace = saved.announcedGrace
+            state.sequence = saved.sequence
             return changes.events
         }
     }
 
-    private func persist(_ state: State, _ changes: Changes, in records: RecordWriter) throws {
+    private func persist(_ state: inout State, _ changes: Changes, in records: RecordWriter) throws {
         guard !changes.entries.isEmpty || !changes.subscriptions.isEmpty || !changes.pending.isEmpty else { return }
+        if ledger.file != nil { // only a file has other stores to tell
+            state.ledgerVersion += 1
+            try records.put(state.ledgerVersion, forKey: "version", in: StoreLedger.meta)
+        }
         for id in changes.entries {
             if let entry = state.entries[id] {
                 try records.put(entry, forKey: StoreLedger.key(id), in: StoreLedger.transactions)
@@ -391,11 +443,18 @@ public final class SimulatedAppStore: Sendable {
     }
 
     /// Makes sure the timer task wakes just after the next boundary. A task armed for an
-    /// earlier date is kept: it settles then, and arms the next one.
+    /// earlier date is kept: it settles then, and arms the next one. After a wake that
+    /// could not settle (the ledger cannot be written), the next wake waits 1 s, then 2,
+    /// 4, … up to 5 minutes of the clock, instead of finding the same boundary past and
+    /// trying again at once; a broken ledger arms nothing.
     private func scheduleTimers() {
-        guard let next = state.withLock({ Self.nextBoundary(of: $0) }) else { return }
+        guard let boundary = state.withLock({ $0.isBroken ? nil : Self.nextBoundary(of: $0) }) else { return }
         let clock = clock
         timer.withLock { timer in
+            var next = boundary
+            if timer.failures > 0 {
+                next = max(next, clock.now.addingTimeInterval(min(pow(2, Double(timer.failures - 1)), 300)))
+            }
             if let armed = timer.deadline, armed <= next { return }
             timer.task?.cancel()
             timer.deadline = next
@@ -404,7 +463,7 @@ public final class SimulatedAppStore: Sendable {
                 try? await clock.sleep(until: next.addingTimeInterval(0.001))
                 guard !Task.isCancelled, let self else { return }
                 self.timer.withLock { if $0.deadline == next { $0.deadline = nil } }
-                self.settle()
+                if !self.settleNow() { self.timer.withLock { $0.failures += 1 } }
                 self.scheduleTimers()
             }
         }

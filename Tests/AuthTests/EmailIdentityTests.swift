@@ -89,6 +89,34 @@ import TrainTesting
             "the old address was freed")
     }
 
+    @Test(
+        "a password linked to an Apple account makes its address that account's: no other Apple ID or account may take it",
+        arguments: AuthVariant.allCases)
+    func linkedPasswordAddress(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let ada = try await harness.signInWithApple()
+        _ = try await harness.service.link(.emailPassword(email: "Other@Example.com", password: "correct horse 1"))
+        try await harness.service.signOut()
+        let other = SimulatedIdentityProvider.Account(subject: "003.other", email: "other@example.com", fullName: FullName(givenName: "O"))
+        await #expect(throws: AuthError(.accountExistsWithDifferentCredential)) { _ = try await harness.signInWithApple(as: other) }
+        _ = try await harness.signInWithApple(as: AuthHarness.grace)
+        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await harness.service.updateEmail(to: "other@example.com") }
+        await #expect(throws: AuthError(.credentialAlreadyInUse)) {
+            _ = try await harness.service.link(.emailPassword(email: "other@example.com", password: "correct horse 2"))
+        }
+        try await harness.service.signOut()
+        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+            _ = try await harness.service.createUser(email: "other@example.com", password: "correct horse 2")
+        }
+        // Once Ada unlinks the password, the address is free again.
+        _ = try await harness.signInWithApple()
+        _ = try await harness.service.unlink(.password)
+        try await harness.service.signOut()
+        let taken = try await harness.signInWithApple(as: other)
+        #expect(taken.id != ada.id)
+        #expect(taken.email == "other@example.com")
+    }
+
     @Test("length limits count UTF-8 bytes: one letter with 100,000 combining marks is too long")
     func byteLimits() async throws {
         let harness = try AuthHarness()
@@ -122,9 +150,14 @@ import TrainTesting
                     providers: [
                         LinkedProvider(provider: .password, subject: decomposed, email: decomposed, linkedAt: start)
                     ], createdAt: start, lastSignInAt: start)
-                let ada = UserEntity(id: "old-2", email: "ada@example.com", createdAt: start, lastSignInAt: start)
+                // Ada signs in with Apple and has linked a password with another address.
+                let ada = UserEntity(
+                    id: "old-2", email: "ada@example.com",
+                    providers: [LinkedProvider(provider: .password, subject: "ada@work.example", email: "ada@work.example", linkedAt: start)],
+                    createdAt: start, lastSignInAt: start)
                 try records.put(AuthRecords.Account(user: jose), forKey: jose.id, in: AuthRecords.accounts)
                 try records.put(AuthRecords.Account(user: ada), forKey: ada.id, in: AuthRecords.accounts)
+                try records.put(ada.id, forKey: AuthRecords.identityKey(.password, "ada@work.example"), in: AuthRecords.identities)
                 try records.put(jose.id, forKey: AuthRecords.identityKey(.password, decomposed), in: AuthRecords.identities)
                 try records.put(hash, forKey: jose.id, in: AuthRecords.passwords)
             }
@@ -136,6 +169,12 @@ import TrainTesting
         await #expect(throws: AuthError(.emailAlreadyInUse)) {
             _ = try await service.createUser(email: "jos\u{E9}@example.com", password: "correct horse 2")
         }
+        let grace = try await service.createUser(email: "grace@example.com", password: "correct horse 2")
+        await #expect(throws: AuthError(.emailAlreadyInUse), "a linked password's address is indexed too") {
+            _ = try await service.updateEmail(to: "ada@work.example")
+        }
+        try await service.signOut()
+        #expect(grace.id != "old-2")
         #expect(try await service.signIn(with: .emailPassword(email: "jos\u{E9}@example.com", password: "correct horse 1")).id == "old-1")
     }
 }

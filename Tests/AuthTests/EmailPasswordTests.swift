@@ -35,6 +35,21 @@ import TrainTesting
         #expect(harness.service.currentUser == nil)
     }
 
+    @Test("a password longer than any account can have is wrongPassword at sign-in and re-authentication, not a storage error")
+    func overlongPassword() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        let overlong = String(repeating: "a", count: (1 << 20) + 1)
+        await #expect(throws: AuthError(.wrongPassword)) {
+            _ = try await harness.service.reauthenticate(with: .emailPassword(email: "ada@example.com", password: overlong))
+        }
+        try await harness.service.signOut()
+        await #expect(throws: AuthError(.wrongPassword)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: overlong))
+        }
+        #expect(harness.service.currentUser == nil)
+    }
+
     @Test(
         "malformed emails are invalidEmail",
         arguments: [

@@ -78,6 +78,23 @@ import TrainTesting
         #expect(try await service.deleteAccount().userID.isEmpty == false, "a sign-in at the corrected time is recent")
     }
 
+    @Test("a stored sign-in date far from now, as a restored or tampered file may hold, is requiresRecentLogin, not a crash")
+    func farStoredSignIn() async throws {
+        for offset in [1e300, -1e300] {
+            let harness = try AuthHarness(.file)
+            let ada = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+            let raw = try RecordStore(.file(harness.file), schema: AuthRecords.schema)
+            try raw.write { records in
+                var account = try #require(try records.value(forKey: ada.id, in: AuthRecords.accounts))
+                account.user.lastSignInAt = Date(timeIntervalSinceReferenceDate: offset)
+                try records.put(account, forKey: ada.id, in: AuthRecords.accounts)
+            }
+            raw.close()
+            let service = try harness.relaunch()
+            await #expect(throws: AuthError(.requiresRecentLogin)) { try await service.deleteAccount() }
+        }
+    }
+
     @Test("the window is a policy value")
     func configurableWindow() async throws {
         let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(60), passwordIterations: 1_000))

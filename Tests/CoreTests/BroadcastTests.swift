@@ -16,6 +16,17 @@ import TrainTesting
         #expect(await second.collect(.max) == [1, 2])
     }
 
+    @Test("a stream subscribed after finish yields the current value and ends, and later sends reach no one")
+    func subscribeAfterFinish() async {
+        let broadcast = Broadcast(initial: 0)
+        broadcast.finish()
+        let late = broadcast.subscribe()
+        broadcast.send(1)
+        #expect(await late.collect(.max) == [0], "ended after the current value")
+        #expect(broadcast.subscriberCount == 0)
+        #expect(await broadcast.subscribe(replayingCurrent: false).collect(.max) == [])
+    }
+
     @Test("a cancelled subscriber is removed")
     func cancellation() async {
         let broadcast = Broadcast(initial: "a")

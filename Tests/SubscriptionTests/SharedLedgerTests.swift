@@ -39,6 +39,42 @@ import TrainTesting
         #expect(harness.service.currentTier == .free)
     }
 
+    @Test("a refund or a purchase recorded through another store on the file reaches this service's update listeners")
+    func updatesFromOtherStore() async throws {
+        let harness = try H(.file)
+        let bought = try await harness.buy()
+        try await harness.service.finish(bought.id)
+        let updates = harness.service.transactionUpdates()
+        let widgetStore = try harness.makeStore()
+        try widgetStore.refund(transactionID: bought.id, reason: .other)
+        try widgetStore.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
+        harness.store.settle() // the app's store notices the other store's commits
+        let delivered = await updates.collect(2).map(\.unsafePayloadValue)
+        #expect(delivered.first?.id == bought.id)
+        #expect(delivered.first?.revocationDate != nil, "the refund arrived")
+        #expect(delivered.last?.productID == H.premiumMonthly, "the other store's purchase arrived")
+        #expect(harness.service.currentTier == .premium)
+    }
+
+    @Test("writes of another service's schema on the shared file do not make the store read its ledger again")
+    func otherSchemaWrites() async throws {
+        let harness = try H(.file)
+        try await harness.buy()
+        _ = harness.service.currentTier
+        let rebuilds = harness.service.rebuildCount
+        let settings = try RecordStore(
+            .file(harness.file), schema: StoreSchema(name: "settings", migrations: [.createCollections(version: 1, ["prefs"])]))
+        for index in 0..<5 {
+            try settings.write { try $0.put(index, forKey: "k\(index)", in: RecordCollection<Int>("prefs")) }
+            #expect(harness.service.currentTier == .pro)
+        }
+        #expect(harness.service.rebuildCount == rebuilds)
+        let widgetStore = try harness.makeStore()
+        try widgetStore.refund(transactionID: try #require(widgetStore.allTransactions.last?.unsafePayloadValue.id))
+        #expect(harness.service.currentTier == .free, "a write to the ledger is still seen")
+        #expect(harness.service.rebuildCount == rebuilds + 1)
+    }
+
     @Test("a ledger missing its next-ID record never reuses an ID over an existing transaction")
     func missingNextID() async throws {
         let harness = try H(.file)

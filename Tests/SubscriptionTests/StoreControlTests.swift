@@ -265,4 +265,53 @@ import TrainTesting
         #expect(!harness.store.askToBuyEnabled)
         #expect(try await harness.buy().productID == H.proMonthly)
     }
+
+    @Test("reset settles what was due under the settings it was due under, as the setters do")
+    func resetSettlesFirst() async throws {
+        let harness = try H()
+        let transaction = try await harness.buy()
+        harness.store.shouldEnterBillingRetryOnRenewal = true
+        try harness.makeRenewalDue(transaction)
+        harness.store.resetToDefaultState()
+        #expect(try await harness.service.subscriptionStatuses().first?.state == .inBillingRetryPeriod)
+        #expect(harness.store.allTransactions.count == 1, "no renewal under the default settings")
+    }
+
+    @Test("a store whose ledger cannot be written for a while backs its timer off instead of waking again at once")
+    func timerBacksOff() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock()
+        let file = directory.file("appstore.sqlite")
+        let store = try SimulatedAppStore(storage: .file(file, options: .init(busyTimeout: .milliseconds(20))), clock: clock)
+        try store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada)
+        let renewal = try #require(store.allTransactions.last?.unsafePayloadValue.expirationDate)
+        // Another connection holds the file's write lock, so settling fails with busy.
+        let other = try RecordStore(.file(file), schema: StoreSchema(name: "other", migrations: [.createCollections(version: 1, ["x"])]))
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? other.write { _ in
+                holding.signal()
+                release.wait()
+            }
+            released.signal()
+        }
+        holding.wait()
+        clock.advance(to: renewal.addingTimeInterval(60))
+        // The timer woke, could not settle, and sleeps again: until a later date, not the boundary it missed.
+        await clock.waitForSleepers(1)
+        let first = try #require(clock.pendingDeadlines.first)
+        #expect(first >= clock.now.addingTimeInterval(1))
+        clock.advance(to: first)
+        await clock.waitForSleepers(1)
+        let second = try #require(clock.pendingDeadlines.first)
+        #expect(second >= clock.now.addingTimeInterval(2), "the wait doubles")
+        release.signal()
+        released.wait()
+        clock.advance(to: second)
+        await clock.waitForSleepers(1)
+        #expect(store.allTransactions.count == 2, "once the file can be written, the renewal is recorded")
+        #expect(try #require(clock.pendingDeadlines.first) > renewal.addingTimeInterval(60), "and the timer waits for the next period")
+    }
 }

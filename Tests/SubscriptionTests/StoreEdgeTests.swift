@@ -62,6 +62,57 @@ import TrainTesting
         #expect(status.state == .subscribed && status.transaction.unsafePayloadValue.id == latest.id)
     }
 
+    @Test("a one-day jump with a downgrade pending applies it at the first renewal and still records a bounded number")
+    func boundedJumpWithPendingDowngrade() async throws {
+        let harness = try H()
+        try harness.store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
+        try await harness.buy(H.premiumMonthly)
+        _ = try await harness.service.purchase(H.proMonthly) // a downgrade: waits for the renewal
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(86_400))
+        harness.store.settle()
+        let transactions = harness.store.allTransactions.map(\.unsafePayloadValue)
+        #expect(transactions.count <= SimulatedAppStore.maximumRenewalsPerSettle + 2)
+        let latest = try #require(transactions.last)
+        #expect(latest.productID == H.proMonthly, "the downgrade applied")
+        #expect(latest.purchaseDate <= harness.clock.now && harness.clock.now <= (latest.expirationDate ?? .distantPast))
+        #expect(harness.service.currentTier == .pro)
+    }
+
+    @Test("a real-time monthly subscription over a jump of 2,000 years never renews past now")
+    func longJumpStaysInThePast() async throws {
+        let harness = try H()
+        try await harness.buy() // on 1 January: the first period measured is February's 28 days
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let later = try #require(calendar.date(byAdding: .year, value: 2_000, to: harness.clock.now))
+        harness.clock.setDate(later)
+        harness.store.settle()
+        let transactions = harness.store.allTransactions.map(\.unsafePayloadValue)
+        let latest = try #require(transactions.last)
+        #expect(latest.purchaseDate <= later, "a renewal is never dated after now")
+        #expect(later <= (latest.expirationDate ?? .distantPast), "the latest renewal covers now")
+        #expect(transactions.count > SimulatedAppStore.maximumRenewalsPerSettle, "the latest renewals are all recorded")
+        #expect(transactions.count <= SimulatedAppStore.maximumRenewalsPerSettle + 1)
+    }
+
+    @Test("reading the tier while a renewal is due changes nothing the store or the service keeps")
+    func previewKeepsNothing() async throws {
+        let harness = try H()
+        let first = try await harness.buy()
+        harness.store.billingGracePeriodIsEnabled = true
+        try harness.makeRenewalDue(first)
+        let rebuilds = harness.service.rebuildCount
+        #expect(harness.store.isDue(at: harness.clock.now))
+        #expect(harness.service.currentTier == .pro)
+        #expect(harness.service.currentTier == .pro)
+        #expect(harness.store.isDue(at: harness.clock.now), "reading recorded nothing: the renewal is still due")
+        #expect(harness.service.rebuildCount == rebuilds)
+        harness.store.settle()
+        #expect(!harness.store.isDue(at: harness.clock.now))
+        #expect(harness.store.allTransactions.count == 2)
+        #expect(harness.service.currentTier == .pro)
+    }
+
     @Test("a time rate under a second per month, and a backdate beyond the limit, are refused and change nothing")
     func runawayInputs() async throws {
         let harness = try H()

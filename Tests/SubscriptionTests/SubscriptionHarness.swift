@@ -56,6 +56,13 @@ final class SubscriptionHarness {
         return result.unsafePayloadValue
     }
 
+    /// Sets the clock a minute past `transaction`'s expiration without waking the
+    /// store's timer: its renewal is due and not yet recorded.
+    func makeRenewalDue(_ transaction: StoreTransaction) throws {
+        guard let expiration = transaction.expirationDate else { throw SubscriptionError(.systemError, detail: "no expiration") }
+        clock.setDate(expiration.addingTimeInterval(60))
+    }
+
     /// The date `months` calendar months after the clock's start.
     func months(_ months: Int) -> Date {
         var calendar = Calendar(identifier: .gregorian)

@@ -14,6 +14,21 @@ import TrainTesting
         #expect(controls.heldCallCount == 0)
     }
 
+    @Test("a failure set for call 1 is used up by call 1 when it is cancelled while held; call 2 succeeds")
+    func cancelledCallUsesItsFailure() async throws {
+        let auth = FakeAuthService()
+        auth.controls.failCall(number: 1, with: AuthError(.networkError))
+        auth.controls.holdCalls()
+        let first = Task { try await auth.signInWithApple() }
+        await auth.controls.waitForHeldCalls(1)
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        auth.controls.releaseHeldCalls()
+        let user = try await auth.signInWithApple()
+        #expect(!user.id.isEmpty)
+        #expect(auth.controls.leftovers.isEmpty)
+    }
+
     @Test("a check of one's own runs beside a suite's")
     func ownCheck() async throws {
         let check = ContractCheck<Int>("the environment is positive") { value in

@@ -106,14 +106,16 @@ public final class FakeControls<Call: Sendable>: Sendable {
         }
     }
 
-    /// Makes the next call that can fail throw `error` (after any hold and latency).
+    /// Makes the next call that can fail throw `error` (after any hold and latency). The
+    /// call takes the failure when it is made: cancelled while held, it uses it up.
     /// - Parameter error: The error.
     public func failNextCall(with error: any Error) {
         state.withLock { $0.nextFailure = error }
     }
 
     /// Makes the `number`-th call of this fake (counting from 1; stream subscriptions
-    /// are not counted) throw `error`.
+    /// are not counted) throw `error`; that call uses it up even if it is cancelled
+    /// while held, so it never falls on a later call.
     /// - Parameters:
     ///   - number: The call's position.
     ///   - error: The error.
@@ -170,9 +172,11 @@ public final class FakeControls<Call: Sendable>: Sendable {
     /// - Throws: An injected failure, the scripted error, `unimplemented`, or
     ///   `CancellationError` if cancelled while held or sleeping.
     public func perform<Output: Sendable>(_ call: Call, method: String, fallback: () throws -> Output) async throws -> Output {
-        let numbers = count(call, method: method)
+        // The failure meant for this call is taken when the call is counted: a call
+        // cancelled while held or sleeping uses it up, as the call it was set for.
+        let failure = takeFailure(count(call, method: method))
         try await wait()
-        if let failure = takeFailure(numbers) { throw failure }
+        if let failure { throw failure }
         let scripted: Result<any Sendable, any Error>? = state.withLock { state in
             guard var script = state.scripts[method], let first = script.results.first else { return nil }
             script.uses += 1
