@@ -17,7 +17,7 @@ if arguments.contains("--help") || !unknown.isEmpty {
         usage: train-bench [--json] [--quick] [--row ID]
           --json    print the rows as a JSON array
           --quick   fewer rounds, for a smoke test
-          --row ID  run only the row with this id (PERF-3, ENGINE-BULK, PERF-7, PERF-7-DUE, SUB-JUMP)
+          --row ID  run only the row with this id (its first column)
         """)
     exit(unknown.isEmpty ? 0 : 2)
 }
@@ -27,12 +27,26 @@ do {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let quick = arguments.contains("--quick")
+    let engine = EngineRows(directory: directory, quick: quick)
+    // The spec's rows first, then the engine's, whose million-record stores stay
+    // alive until the last of them.
     let all: [(id: String, run: () throws -> BenchRow)] = [
         ("PERF-3", { try StoreRows(directory: directory, quick: quick).durableCommit() }),
-        ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
         ("PERF-7", { try EntitlementRow(quick: quick).run() }),
         ("PERF-7-DUE", { try EntitlementRow(quick: quick).dueRead() }),
         ("SUB-JUMP", { try EntitlementRow(quick: quick).jump() }),
+        ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
+        ("ENGINE-BULK-MEM", { try engine.bulkMemory() }),
+        ("ENGINE-SEEK-MEM", { try engine.seek(inMemory: true) }),
+        ("ENGINE-MEM-READ", { try engine.memoryAgainstSQLite(put: false) }),
+        ("ENGINE-MEM-PUT", { try engine.memoryAgainstSQLite(put: true) }),
+        ("ENGINE-MEM-VS-DICT-READ", { try engine.memoryAgainstDictionary(put: false) }),
+        ("ENGINE-MEM-VS-DICT-PUT", { try engine.memoryAgainstDictionary(put: true) }),
+        ("ENGINE-READ-UNDER-WRITE-MEM", { try engine.readUnderWrite(inMemory: true) }),
+        ("ENGINE-SEEK-FILE", { try engine.seek(inMemory: false) }),
+        ("ENGINE-SEEK-SQL", { try engine.seekSQL() }),
+        ("ENGINE-READ-UNDER-WRITE", { try engine.readUnderWrite(inMemory: false) }),
+        ("ENGINE-OPEN", { try engine.open() }),
     ]
     let rows = try all.filter { onlyRow == nil || $0.id == onlyRow }.map { try $0.run() }
     if arguments.contains("--json") {

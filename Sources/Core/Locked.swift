@@ -10,7 +10,9 @@ package final class Locked<Value>: @unchecked Sendable {
     // `pthread_mutex_unlock` of `mutex`, in `withLock`; the mutex is heap-allocated
     // so its address never changes.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // The mutex already makes access exclusive; the runtime's own check would only
+    // repeat it on every call.
+    @exclusivity(unchecked) private var value: Value
 
     /// Puts `value` behind a new lock.
     package init(_ value: Value) {
@@ -29,6 +31,14 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Runs `body` with the value, holding the lock. `body` must not lock this lock again.
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+
+    /// Runs `body` with the value if the lock is free now, without waiting.
+    /// - Returns: What `body` returns, or nil if another thread holds the lock.
+    package func withLockIfAvailable<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }

@@ -22,9 +22,15 @@ import Synchronization
 /// let first = try store.read { try $0.value(forKey: "n1", in: notes) }
 /// ```
 ///
-/// Calls are serialized: a store is safe to share between tasks and threads.
-/// A transaction closure must not call back into the same store (that throws
-/// ``CoreError/Code/nestedTransaction``).
+/// A store is safe to share between tasks and threads. Write transactions run one at
+/// a time; read transactions run beside each other and beside a write, each on the
+/// snapshot of the last commit before it began, so a long write never holds up a
+/// reader (a UI reading on the main actor included). A transaction closure must not
+/// call back into the same store (that throws ``CoreError/Code/nestedTransaction``).
+///
+/// Records of a collection are ordered by the UTF-8 bytes of their keys, and read by
+/// range in that order or its reverse (``RecordReader/records(in:range:direction:limit:)``);
+/// ``RecordKey`` builds keys whose order is the order of their parts.
 ///
 /// Keys are compared as their UTF-8 bytes in both variants: `"é"` written precomposed
 /// and `"e\u{301}"` are two keys, and a key containing NUL is stored as it is. A
@@ -35,9 +41,9 @@ import Synchronization
 /// ``RecordReader/externalChangeCount`` with the value it cached at, inside the
 /// transaction it is about to write in, to know when to read again.
 public final class RecordStore: @unchecked Sendable {
-    // Sendability: the only mutable state is `state`, behind its lock; the SQLite
-    // connection the backend holds is opened with SQLITE_OPEN_NOMUTEX because that
-    // lock serializes every use of it.
+    // Sendability: the mutable state is the writer, behind its lock, and the reader
+    // pool, behind its own; each SQLite connection is opened with SQLITE_OPEN_NOMUTEX
+    // because one thread at a time uses it (the writer's lock, or the pool's hand-off).
     /// How a file-backed store opens and writes.
     public struct Options: Sendable {
         /// What to do when the file is not a readable TrainKit store.
@@ -64,8 +70,14 @@ public final class RecordStore: @unchecked Sendable {
         public var durability: Durability
         /// How long to wait for another connection's lock before throwing ``CoreError/Code/busy``.
         public var busyTimeout: Duration
-        /// Whether opening runs SQLite's `quick_check` over the whole file. It reads
-        /// every page; turn it off for very large stores that open often.
+        /// Whether opening runs SQLite's `quick_check` over the whole file. Off by
+        /// default: the check reads every page, so it costs the size of the store, and
+        /// opening without it costs the same at a million records as at ten. A file that
+        /// is not a store, or is cut short, is found from its header and schema either
+        /// way; a damaged page is a ``CoreError/Code/corrupt`` error naming the file on
+        /// the read that reaches it. Turn it on, or call ``RecordStore/checkIntegrity()``,
+        /// when there is a reason to look: a read reported `corrupt`, say, before
+        /// reopening with ``Recovery/quarantine``.
         public var checksIntegrityOnOpen: Bool
         /// The clock that timestamps a quarantined file's name.
         public var clock: any DateClock
@@ -75,11 +87,11 @@ public final class RecordStore: @unchecked Sendable {
         ///   - recovery: What to do with a bad file; `.fail` unless the user agreed to start over.
         ///   - durability: How durable each commit is.
         ///   - busyTimeout: How long to wait for another connection's lock.
-        ///   - checksIntegrityOnOpen: Whether opening checks every page.
+        ///   - checksIntegrityOnOpen: Whether opening checks every page; off by default.
         ///   - clock: The clock that timestamps a quarantined file's name.
         public init(
             recovery: Recovery = .fail, durability: Durability = .full, busyTimeout: Duration = .seconds(5),
-            checksIntegrityOnOpen: Bool = true, clock: any DateClock = SystemClock()
+            checksIntegrityOnOpen: Bool = false, clock: any DateClock = SystemClock()
         ) {
             self.recovery = recovery
             self.durability = durability
@@ -99,16 +111,16 @@ public final class RecordStore: @unchecked Sendable {
     /// The longest key, in UTF-8 bytes: 16 KiB.
     public static let maximumKeyLength = 16_384
 
-    /// What changes while the store is open, behind one lock.
-    private struct State {
-        /// The records' place; nil once closed.
+    /// The writing connection and what it has seen, behind the lock every write takes.
+    private struct Writer {
+        /// Nil once closed.
         var backend: (any StorageBackend)?
         /// The last `data_version` seen, and how often it changed: commits by other connections.
         var dataVersion: Int?
         var externalChanges: UInt64 = 0
 
-        /// Reads the backend's data version inside a transaction and counts a change
-        /// since the last one seen.
+        /// Reads the writer's data version and counts a change since the last one seen.
+        /// The store's readers never commit, so every change is another store's commit.
         mutating func noteExternalChanges(_ backend: any StorageBackend) throws(CoreError) -> UInt64 {
             let version = try backend.dataVersion()
             if let seen = dataVersion, seen != version { externalChanges += 1 }
@@ -117,13 +129,16 @@ public final class RecordStore: @unchecked Sendable {
         }
     }
 
-    private let state: Locked<State>
+    private let writer: Locked<Writer>
+    private let readers: ReaderPool
+    /// The writer's last count of external changes, for a read that finds it busy.
+    private let lastExternalChanges = Atomic<UInt64>(0)
     /// Why the store could not be set up, for a store made by ``inMemoryOrFailing(_:)``.
     private let failure: CoreError?
     /// The collections of this store's schema: name → name qualified by the schema.
     private let collections: [String: String]
-    /// The thread inside a transaction closure, to refuse a nested call instead of deadlocking.
-    private let owner = Atomic<Int>(0)
+    /// The threads inside one of this store's transactions, to refuse a nested call.
+    private let threadsInTransactions = Locked([Int]())
 
     /// Opens a store: an empty one in memory, or the one in a file — created with
     /// owner-only permissions (and its directory) if it does not exist — and runs the
@@ -140,10 +155,20 @@ public final class RecordStore: @unchecked Sendable {
         try schema.validate()
         switch storage {
         case .inMemory:
-            try self.init(backend: MemoryBackend(), schema: schema, file: nil, quarantinedFile: nil)
+            let database = MemoryDatabase()
+            let backend = MemoryBackend(database)
+            let collections = try Self.migrate(backend, schema: schema, file: nil)
+            self.init(
+                backend: backend, collections: collections, readers: ReaderPool(file: nil) { MemoryBackend(database) }, schema: schema,
+                file: nil, quarantinedFile: nil)
         case .file(let file, let options):
-            let (backend, quarantined) = try StoreFile.open(file, options: options)
-            try self.init(backend: backend, schema: schema, file: file, quarantinedFile: quarantined)
+            let opened = try StoreFile.open(file, options: options) { backend throws(CoreError) in
+                try Self.migrate(backend, schema: schema, file: file)
+            }
+            let readers = ReaderPool(file: file) { () throws(CoreError) in try StoreFile.openReader(file, options: options) }
+            self.init(
+                backend: opened.backend, collections: opened.prepared, readers: readers, schema: schema, file: file,
+                quarantinedFile: opened.quarantined)
         }
     }
 
@@ -159,18 +184,17 @@ public final class RecordStore: @unchecked Sendable {
         }
     }
 
-    private init(backend: any StorageBackend, schema: StoreSchema, file: URL?, quarantinedFile: URL?) throws(CoreError) {
+    private init(
+        backend: any StorageBackend, collections: [String: String], readers: ReaderPool, schema: StoreSchema, file: URL?,
+        quarantinedFile: URL?
+    ) {
         self.schema = schema
         self.file = file
         self.quarantinedFile = quarantinedFile
         self.failure = nil
-        do {
-            collections = try Self.migrate(backend, schema: schema, file: file)
-            state = Locked(State(backend: backend))
-        } catch {
-            backend.close()
-            throw error
-        }
+        self.collections = collections
+        self.readers = readers
+        self.writer = Locked(Writer(backend: backend))
     }
 
     private init(failure: CoreError, schema: StoreSchema) {
@@ -179,15 +203,29 @@ public final class RecordStore: @unchecked Sendable {
         self.quarantinedFile = nil
         self.failure = failure
         self.collections = [:]
-        self.state = Locked(State())
+        self.writer = Locked(Writer())
+        self.readers = ReaderPool(file: nil) { () throws(CoreError) in throw failure }
     }
 
     deinit {
-        state.withLock { $0.backend?.close() }
+        close()
     }
 
     /// Runs the migrations newer than the stored version in one write transaction.
     private static func migrate(_ backend: any StorageBackend, schema: StoreSchema, file: URL?) throws(CoreError) -> [String: String] {
+        // Most opens find nothing to migrate: read the catalog without taking the write lock.
+        try backend.beginRead()
+        let current: StorageCatalog
+        do {
+            current = try backend.catalog()
+            backend.endRead()
+        } catch {
+            backend.endRead()
+            throw error
+        }
+        if let stored = current.schemaVersions[schema.name], stored == schema.latestVersion {
+            return collections(of: schema, in: current)
+        }
         try backend.beginWrite()
         do throws(CoreError) {
             let catalog = try backend.catalog()
@@ -198,11 +236,8 @@ public final class RecordStore: @unchecked Sendable {
                     detail: "The schema '\(schema.name)' is at version \(stored); "
                         + "this version of the app knows up to \(schema.latestVersion).")
             }
-            let prefix = schema.name + "/"
-            var existing: [String: String] = [:]
-            for name in catalog.collections where name.hasPrefix(prefix) { existing[String(name.dropFirst(prefix.count))] = name }
             let writer = RecordWriter(
-                backend: backend, schemaName: schema.name, file: file, collections: existing,
+                backend: backend, schemaName: schema.name, file: file, collections: collections(of: schema, in: catalog),
                 externalChangeCount: 0)
             defer { writer.isActive = false }
             for migration in schema.migrations where migration.version > stored {
@@ -225,57 +260,76 @@ public final class RecordStore: @unchecked Sendable {
         }
     }
 
-    /// Whether ``close()`` has been called.
-    public var isClosed: Bool {
-        state.withLock { $0.backend == nil }
+    /// The collections of `schema` in `catalog`: name → name qualified by the schema.
+    private static func collections(of schema: StoreSchema, in catalog: StorageCatalog) -> [String: String] {
+        let prefix = schema.name + "/"
+        var collections: [String: String] = [:]
+        for name in catalog.collections where name.hasPrefix(prefix) { collections[String(name.dropFirst(prefix.count))] = name }
+        return collections
     }
 
-    /// Reads records in one consistent snapshot.
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool {
+        writer.withLock { $0.backend == nil }
+    }
+
+    /// Reads records in one consistent snapshot: the last commit before the read
+    /// began, whatever commits while `body` runs. Reads run beside each other and
+    /// beside a write.
     /// - Parameter body: Reads through the reader it is given; must not call this store.
     /// - Returns: What `body` returns.
     /// - Throws: ``CoreError/Code/closed`` after ``close()``, and whatever `body` throws.
     public func read<Result>(_ body: (RecordReader) throws -> Result) throws -> Result {
-        try withBackend { state, backend, collections in
+        try transaction { () throws -> Result in
+            let backend = try readers.take()
+            defer { readers.give(backend) }
+            // Counted before the snapshot begins, so it never counts a commit the snapshot lacks.
+            let externalChanges = try currentExternalChanges()
             try backend.beginRead()
             defer { backend.endRead() }
             let reader = RecordReader(
-                backend: backend, schemaName: schema.name, file: file, collections: collections,
-                externalChangeCount: try state.noteExternalChanges(backend))
+                backend: backend, schemaName: schema.name, file: file, collections: collections, externalChangeCount: externalChanges)
             defer { reader.isActive = false }
             return try body(reader)
         }
     }
 
     /// Reads and writes records in one atomic transaction: every change commits when
-    /// `body` returns, or none does if it throws.
+    /// `body` returns, or none does if it throws. Writes run one at a time; reads run
+    /// beside them and see none of a write until it commits.
     /// - Parameter body: Reads and writes through the writer it is given; must not call this store.
     /// - Returns: What `body` returns.
     /// - Throws: ``CoreError/Code/closed`` after ``close()``, ``CoreError/Code/busy``
     ///   if another process holds the file locked past the busy timeout, and
     ///   whatever `body` throws (after rolling back).
     public func write<Result>(_ body: (RecordWriter) throws -> Result) throws -> Result {
-        try withBackend { state, backend, collections in
-            try backend.beginWrite()
-            let writer: RecordWriter
-            do {
-                writer = RecordWriter(
-                    backend: backend, schemaName: schema.name, file: file, collections: collections,
-                    externalChangeCount: try state.noteExternalChanges(backend))
-            } catch {
-                backend.rollbackWrite()
-                throw error
+        try transaction { () throws -> Result in
+            try writer.withLock { state throws -> Result in
+                guard let backend = state.backend else { throw closedError }
+                try backend.beginWrite()
+                let writer: RecordWriter
+                do {
+                    let externalChanges = try state.noteExternalChanges(backend)
+                    lastExternalChanges.store(externalChanges, ordering: .releasing)
+                    writer = RecordWriter(
+                        backend: backend, schemaName: schema.name, file: file, collections: collections,
+                        externalChangeCount: externalChanges)
+                } catch {
+                    backend.rollbackWrite()
+                    throw error
+                }
+                let result: Result
+                do {
+                    result = try body(writer)
+                    writer.isActive = false
+                } catch {
+                    writer.isActive = false
+                    backend.rollbackWrite()
+                    throw error
+                }
+                try backend.commitWrite()
+                return result
             }
-            let result: Result
-            do {
-                result = try body(writer)
-                writer.isActive = false
-            } catch {
-                writer.isActive = false
-                backend.rollbackWrite()
-                throw error
-            }
-            try backend.commitWrite()
-            return result
         }
     }
 
@@ -289,26 +343,55 @@ public final class RecordStore: @unchecked Sendable {
     /// - Returns: The count.
     /// - Throws: ``CoreError/Code/closed`` after ``close()``, or a storage failure.
     public func externalChangeCount() throws(CoreError) -> UInt64 {
+        if let failure { throw failure }
         guard file != nil else { return 0 }
-        do {
-            return try withBackend { state, backend, _ in
-                try backend.beginRead()
-                defer { backend.endRead() }
-                return try state.noteExternalChanges(backend)
-            }
-        } catch let error as CoreError {
-            throw error
-        } catch {
-            throw CoreError(.sqlite, file: file, detail: "\(error)")
+        return try writer.withLock { state throws(CoreError) in
+            guard let backend = state.backend else { throw closedError }
+            let count = try state.noteExternalChanges(backend)
+            lastExternalChanges.store(count, ordering: .releasing)
+            return count
         }
     }
 
-    /// Closes the store; later calls throw ``CoreError/Code/closed``. Closing twice does nothing.
+    /// Runs SQLite's `quick_check` over the whole file, beside other reads and writes.
+    /// It reads every page, so it costs the size of the store; nothing to do in memory.
+    /// - Throws: ``CoreError/Code/corrupt`` naming the file if a page is damaged,
+    ///   ``CoreError/Code/closed`` after ``close()``, or a storage failure.
+    public func checkIntegrity() throws(CoreError) {
+        if let failure { throw failure }
+        let backend = try readers.take()
+        defer { readers.give(backend) }
+        try backend.checkIntegrity()
+    }
+
+    /// Closes the store; later calls throw ``CoreError/Code/closed``. Closing twice
+    /// does nothing. A write in progress finishes first; a read in progress finishes
+    /// on its snapshot.
     public func close() {
-        state.withLock { state in
+        readers.close()
+        writer.withLock { state in
             state.backend?.close()
             state.backend = nil
         }
+    }
+
+    private var closedError: CoreError {
+        CoreError(.closed, file: file, detail: "The store is closed.")
+    }
+
+    /// The external-change count for a read about to begin: asked of the writer when it
+    /// is free; while a write holds it, the count that write saw, which is never ahead
+    /// of what the read's snapshot holds (so a service comparing it reads again at
+    /// worst once more than it needed, never once less).
+    private func currentExternalChanges() throws(CoreError) -> UInt64 {
+        guard file != nil else { return 0 }
+        let fresh = try writer.withLockIfAvailable { state throws(CoreError) -> UInt64? in
+            guard let backend = state.backend else { throw closedError }
+            let count = try state.noteExternalChanges(backend)
+            lastExternalChanges.store(count, ordering: .releasing)
+            return count
+        }
+        return fresh.flatMap { $0 } ?? lastExternalChanges.load(ordering: .acquiring)
     }
 
     /// An identifier of the calling thread (cheaper than `Thread.current`).
@@ -316,21 +399,30 @@ public final class RecordStore: @unchecked Sendable {
         Int(bitPattern: pthread_self())
     }
 
-    private func withBackend<Result>(_ body: (inout State, any StorageBackend, [String: String]) throws -> Result) throws -> Result {
+    /// Runs one transaction's `body`, refusing a call from inside another of this
+    /// store's transactions on the same thread (which would deadlock, or read around
+    /// its own uncommitted writes).
+    private func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        if let failure { throw failure }
         let thread = Self.currentThread
-        guard owner.load(ordering: .acquiring) != thread else {
+        // A short list rather than a set: a handful of threads at most, and no hashing.
+        let entered = threadsInTransactions.withLock { threads in
+            guard !threads.contains(thread) else { return false }
+            threads.append(thread)
+            return true
+        }
+        guard entered else {
             throw CoreError(
                 .nestedTransaction, file: file,
                 detail: "The store was called from inside one of its own transactions; use the reader or writer you were given.")
         }
-        return try state.withLock { state throws -> Result in
-            if let failure { throw failure }
-            guard let backend = state.backend else {
-                throw CoreError(.closed, file: file, detail: "The store is closed.")
+        defer {
+            threadsInTransactions.withLock { threads in
+                guard let index = threads.firstIndex(of: thread) else { return }
+                threads.swapAt(index, threads.count - 1)
+                threads.removeLast()
             }
-            owner.store(thread, ordering: .releasing)
-            defer { owner.store(0, ordering: .releasing) }
-            return try body(&state, backend, collections)
         }
+        return try body()
     }
 }

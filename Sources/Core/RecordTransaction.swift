@@ -105,6 +105,27 @@ extension RecordCollection where Value == Data {
     }
 }
 
+/// A record's key and its decoded value, as ``RecordReader/entries(in:range:direction:limit:)`` returns them.
+public struct RecordEntry<Value> {
+    /// The record's key.
+    public let key: String
+    /// The record's value.
+    public let value: Value
+
+    /// Creates an entry.
+    /// - Parameters:
+    ///   - key: The record's key.
+    ///   - value: The record's value.
+    public init(key: String, value: Value) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension RecordEntry: Sendable where Value: Sendable {}
+extension RecordEntry: Equatable where Value: Equatable {}
+extension RecordEntry: Hashable where Value: Hashable {}
+
 /// Reads records inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
 ///
 /// A reader is valid only inside the closure it was passed to; kept and used
@@ -157,37 +178,128 @@ public class RecordReader {
         return try collection.decode(data, key: key, file: file)
     }
 
-    /// The records of a collection, ordered by the UTF-8 bytes of their keys.
+    /// The records of a collection in a range of keys, in the UTF-8 byte order of
+    /// their keys or its reverse, at most `limit` of them. Costs O(log n + k) for k
+    /// records returned.
+    ///
+    /// ```swift
+    /// let newest = try records.records(in: posts, range: .prefix("ada/"), direction: .reverse, limit: 20)
+    /// if let last = newest.last {
+    ///     let older = try records.records(in: posts, range: .prefix("ada/").before(last.key), direction: .reverse, limit: 20)
+    /// }
+    /// ```
     /// - Parameters:
     ///   - collection: The collection to read.
-    ///   - keyPrefix: Only keys that start with this prefix; empty for all.
-    /// - Returns: The matching records.
-    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
-    public func records(in collection: some CollectionReference, keyPrefix: String = "") throws(CoreError) -> [StoredRecord] {
-        try backend.records(in: qualified(collection), keyPrefix: keyPrefix)
+    ///   - range: The keys to read; every key by default. A range whose lower bound
+    ///     is above its upper bound holds nothing.
+    ///   - direction: Ascending key order (the default) or descending.
+    ///   - limit: The most records to return; nil for all. 0 returns none.
+    /// - Returns: The records, in `direction`.
+    /// - Throws: ``CoreError/Code/invalidArgument`` for a negative limit, and
+    ///   ``CoreError`` for an unknown collection or a storage failure.
+    public func records(
+        in collection: some CollectionReference, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
+    ) throws(CoreError) -> [StoredRecord] {
+        let name = try qualified(collection)
+        guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
+        return try backend.records(in: name, range: range, direction: direction, limit: limit)
     }
 
-    /// The values of a collection, decoded, in key order.
+    /// The values of a collection in a range of keys, decoded, in key order or its
+    /// reverse, at most `limit` of them.
     /// - Parameters:
     ///   - collection: The collection to read, with its codec.
-    ///   - keyPrefix: Only keys that start with this prefix; empty for all.
-    /// - Returns: The decoded values.
-    /// - Throws: ``CoreError/Code/undecodable`` if any stored value does not decode,
-    ///   and the errors of ``records(in:keyPrefix:)``.
-    public func values<Value>(in collection: RecordCollection<Value>, keyPrefix: String = "") throws(CoreError) -> [Value] {
+    ///   - range: The keys to read; every key by default.
+    ///   - direction: Ascending key order (the default) or descending.
+    ///   - limit: The most values to return; nil for all.
+    /// - Returns: The decoded values, in `direction`.
+    /// - Throws: ``CoreError/Code/undecodable`` if a stored value does not decode, and
+    ///   the errors of ``records(in:range:direction:limit:)``.
+    public func values<Value>(
+        in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
+    ) throws(CoreError) -> [Value] {
         var values: [Value] = []
-        for record in try records(in: collection, keyPrefix: keyPrefix) {
+        for record in try records(in: collection, range: range, direction: direction, limit: limit) {
             values.append(try collection.decode(record.data, key: record.key, file: file))
         }
         return values
     }
 
-    /// The number of records in a collection.
-    /// - Parameter collection: The collection to count.
-    /// - Returns: How many records it holds.
+    /// The records of a collection in a range of keys, each key with its decoded
+    /// value: the last entry's key is where the next page starts (``KeyRange/init(after:)``).
+    /// - Parameters:
+    ///   - collection: The collection to read, with its codec.
+    ///   - range: The keys to read; every key by default.
+    ///   - direction: Ascending key order (the default) or descending.
+    ///   - limit: The most entries to return; nil for all.
+    /// - Returns: The entries, in `direction`.
+    /// - Throws: ``CoreError/Code/undecodable`` if a stored value does not decode, and
+    ///   the errors of ``records(in:range:direction:limit:)``.
+    public func entries<Value>(
+        in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
+    ) throws(CoreError) -> [RecordEntry<Value>] {
+        var entries: [RecordEntry<Value>] = []
+        for record in try records(in: collection, range: range, direction: direction, limit: limit) {
+            entries.append(RecordEntry(key: record.key, value: try collection.decode(record.data, key: record.key, file: file)))
+        }
+        return entries
+    }
+
+    /// The keys of a collection in a range, without reading their values.
+    /// - Parameters:
+    ///   - collection: The collection to read.
+    ///   - range: The keys to read; every key by default.
+    ///   - direction: Ascending key order (the default) or descending.
+    ///   - limit: The most keys to return; nil for all.
+    /// - Returns: The keys, in `direction`.
+    /// - Throws: The errors of ``records(in:range:direction:limit:)``.
+    public func keys(
+        in collection: some CollectionReference, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
+    ) throws(CoreError) -> [String] {
+        let name = try qualified(collection)
+        guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
+        return try backend.keys(in: name, range: range, direction: direction, limit: limit)
+    }
+
+    /// The smallest key of a collection in a range, in O(log n).
+    /// - Parameters:
+    ///   - collection: The collection to read.
+    ///   - range: The keys to consider; every key by default.
+    /// - Returns: The key, or nil if the range holds none.
     /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
-    public func count(in collection: some CollectionReference) throws(CoreError) -> Int {
-        try backend.count(in: qualified(collection))
+    public func firstKey(in collection: some CollectionReference, range: KeyRange = .all) throws(CoreError) -> String? {
+        try keys(in: collection, range: range, limit: 1).first
+    }
+
+    /// The largest key of a collection in a range, in O(log n).
+    /// - Parameters:
+    ///   - collection: The collection to read.
+    ///   - range: The keys to consider; every key by default.
+    /// - Returns: The key, or nil if the range holds none.
+    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
+    public func lastKey(in collection: some CollectionReference, range: KeyRange = .all) throws(CoreError) -> String? {
+        try keys(in: collection, range: range, direction: .reverse, limit: 1).first
+    }
+
+    /// The number of records of a collection in a range, without reading their values.
+    /// - Parameters:
+    ///   - collection: The collection to count.
+    ///   - range: The keys to count; every key by default.
+    /// - Returns: How many records lie in the range.
+    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
+    public func count(in collection: some CollectionReference, range: KeyRange = .all) throws(CoreError) -> Int {
+        let name = try qualified(collection)
+        guard !range.isEmpty else { return 0 }
+        return try backend.count(in: name, range: range)
+    }
+
+    /// `limit` as a backend takes it (`Int.max` for none), or nil when there is nothing to read.
+    private func scanLimit(_ limit: Int?) throws(CoreError) -> Int? {
+        guard let limit else { return .max }
+        guard limit >= 0 else {
+            throw CoreError(.invalidArgument, file: file, detail: "A read's limit is 0 or more; this one is \(limit).")
+        }
+        return limit == 0 ? nil : limit
     }
 
     @usableFromInline

@@ -64,26 +64,63 @@ final class SQLiteBackend: StorageBackend {
         return try statement.step() ? statement.data(at: 0) : nil
     }
 
-    func records(in collection: String, keyPrefix prefix: String) throws(CoreError) -> [StoredRecord] {
-        let statement = try connection.statement(
-            "SELECT key, value FROM train_records WHERE collection = ?1 AND key >= ?2 ORDER BY key")
+    func records(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) throws(CoreError) -> [StoredRecord] {
+        let statement = try rangeStatement("key, value", in: collection, range: range, direction: direction, limit: limit)
         defer { statement.reset() }
-        try statement.bind(collection, at: 1)
-        try statement.bind(prefix, at: 2)
         var records: [StoredRecord] = []
-        while try statement.step() {
-            let key = statement.text(at: 0)
-            guard key.utf8.starts(with: prefix.utf8) else { break }
-            records.append(StoredRecord(key: key, data: statement.data(at: 1)))
-        }
+        while try statement.step() { records.append(StoredRecord(key: statement.text(at: 0), data: statement.data(at: 1))) }
         return records
     }
 
-    func count(in collection: String) throws(CoreError) -> Int {
-        let statement = try connection.statement("SELECT count(*) FROM train_records WHERE collection = ?1")
+    func keys(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) throws(CoreError) -> [String] {
+        let statement = try rangeStatement("key", in: collection, range: range, direction: direction, limit: limit)
         defer { statement.reset() }
-        try statement.bind(collection, at: 1)
+        var keys: [String] = []
+        while try statement.step() { keys.append(statement.text(at: 0)) }
+        return keys
+    }
+
+    func count(in collection: String, range: KeyRange) throws(CoreError) -> Int {
+        let statement = try rangeStatement("count(*)", in: collection, range: range, direction: nil, limit: nil)
+        defer { statement.reset() }
         return try statement.step() ? statement.integer(at: 0) : 0
+    }
+
+    /// The cached statement selecting `columns` of the records of collection `?1` in
+    /// `range` — one statement per shape of range, bounds bound as `?2` and `?3` —
+    /// walking the primary key in `direction`, at most `limit` (`?4`) rows.
+    private func rangeStatement(_ columns: String, in collection: String, range: KeyRange, direction: ScanDirection?, limit: Int?) throws(CoreError)
+        -> Statement
+    {
+        var sql = "SELECT \(columns) FROM train_records WHERE collection = ?1"
+        switch range.lower {
+        case .unbounded: break
+        case .included: sql += " AND key >= ?2"
+        case .excluded: sql += " AND key > ?2"
+        }
+        switch range.upper {
+        case .unbounded: break
+        case .included: sql += " AND key <= ?3"
+        case .excluded: sql += " AND key < ?3"
+        }
+        switch direction {
+        case .forward: sql += " ORDER BY key"
+        case .reverse: sql += " ORDER BY key DESC"
+        case nil: break
+        }
+        if limit != nil { sql += " LIMIT ?4" }
+        let statement = try connection.statement(sql)
+        do {
+            try statement.bind(collection, at: 1)
+            if let key = range.lower.key { try statement.bind(key, at: 2) }
+            if let key = range.upper.key { try statement.bind(key, at: 3) }
+            // SQLite reads a negative limit as none.
+            if let limit { try statement.bind(limit == .max ? -1 : limit, at: 4) }
+        } catch {
+            statement.reset()
+            throw error
+        }
+        return statement
     }
 
     func put(_ value: Data, forKey key: String, in collection: String) throws(CoreError) {
@@ -133,6 +170,13 @@ final class SQLiteBackend: StorageBackend {
         try statement.bind(schema, at: 1)
         try statement.bind(version, at: 2)
         try statement.run()
+    }
+
+    func checkIntegrity() throws(CoreError) {
+        let verdict = try connection.text("PRAGMA quick_check(1)")
+        guard verdict == "ok" else {
+            throw CoreError(.corrupt, file: connection.file, detail: "The database is corrupt: \(verdict ?? "no verdict").")
+        }
     }
 
     func close() {

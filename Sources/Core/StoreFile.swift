@@ -9,24 +9,33 @@ import Foundation
 #endif
 
 /// Everything about the database file itself: creating it atomically with
-/// owner-only permissions, recognizing a bad file before SQLite touches it
-///, verifying it once open, and moving a bad one aside when asked.
+/// owner-only permissions, recognizing a bad file before SQLite touches it,
+/// verifying it once open — from its header and schema, in time that does not grow
+/// with the store — and moving a bad one aside when asked.
 enum StoreFile {
-    /// Opens the store at `file`, creating it if it does not exist. With the
-    /// quarantine option, a bad file is moved aside once and a new store started.
-    static func open(_ file: URL, options: RecordStore.Options) throws(CoreError) -> (backend: SQLiteBackend, quarantined: URL?) {
+    /// Opens the store at `file`, creating it if it does not exist, and runs `prepare`
+    /// on it (the schema's migrations). With the quarantine option, a file found bad on
+    /// the way — by its header, its schema, or a damaged page `prepare` reads — is moved
+    /// aside once and a new store started.
+    static func open<Prepared>(
+        _ file: URL, options: RecordStore.Options, prepare: (SQLiteBackend) throws(CoreError) -> Prepared
+    ) throws(CoreError) -> (backend: SQLiteBackend, prepared: Prepared, quarantined: URL?) {
         do {
-            return (try openOnce(file, options: options), nil)
+            let (backend, prepared) = try openOnce(file, options: options, prepare: prepare)
+            return (backend, prepared, nil)
         } catch  where options.recovery == .quarantine && quarantinable.contains(error.code) {
             let moved = try quarantine(file, at: options.clock.now)
-            return (try openOnce(file, options: options), moved)
+            let (backend, prepared) = try openOnce(file, options: options, prepare: prepare)
+            return (backend, prepared, moved)
         }
     }
 
     /// The codes whose file holds nothing this engine can read, so moving it aside loses nothing more.
     static let quarantinable: Set<CoreError.Code> = [.notADatabase, .corrupt, .truncated, .emptyFile, .foreignDatabase]
 
-    private static func openOnce(_ file: URL, options: RecordStore.Options) throws(CoreError) -> SQLiteBackend {
+    private static func openOnce<Prepared>(
+        _ file: URL, options: RecordStore.Options, prepare: (SQLiteBackend) throws(CoreError) -> Prepared
+    ) throws(CoreError) -> (SQLiteBackend, Prepared) {
         try prepareDirectory(of: file)
         if !FileManager.default.fileExists(atPath: file.path) {
             try create(file, busyTimeout: options.busyTimeout)
@@ -35,7 +44,8 @@ enum StoreFile {
         let connection = try SQLiteConnection(file: file, busyTimeout: options.busyTimeout)
         do {
             try verify(connection, options: options)
-            return SQLiteBackend(connection: connection)
+            let backend = SQLiteBackend(connection: connection)
+            return (backend, try prepare(backend))
         } catch {
             connection.close()
             throw error
@@ -154,11 +164,19 @@ enum StoreFile {
             throw CoreError(.io, file: file, detail: "The store could not be switched to write-ahead logging (mode \(mode ?? "none")).")
         }
         try connection.execute(options.durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-        if options.checksIntegrityOnOpen {
-            let verdict = try connection.text("PRAGMA quick_check(1)")
-            guard verdict == "ok" else {
-                throw CoreError(.corrupt, file: file, detail: "The database is corrupt: \(verdict ?? "no verdict").")
-            }
+        if options.checksIntegrityOnOpen { try SQLiteBackend(connection: connection).checkIntegrity() }
+    }
+
+    /// Opens one more connection to a store that ``open(_:options:)`` opened, for read
+    /// transactions only.
+    static func openReader(_ file: URL, options: RecordStore.Options) throws(CoreError) -> SQLiteBackend {
+        let connection = try SQLiteConnection(file: file, busyTimeout: options.busyTimeout)
+        do {
+            try connection.execute("PRAGMA query_only = 1")
+            return SQLiteBackend(connection: connection)
+        } catch {
+            connection.close()
+            throw error
         }
     }
 

@@ -105,6 +105,36 @@ import TrainTesting
         #expect(try reopened.read { try $0.value(forKey: "n1", in: notes)?.text } == "fresh")
     }
 
+    @Test("a damaged page that opening does not read is corrupt on the read that reaches it, and the check finds it when asked")
+    func damageBeyondOpen() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("store.sqlite")
+        try Damage.corruptPages.makeStore(at: file, records: 400)
+        var bytes = try Data(contentsOf: file)
+        let pageSize = 4096
+        // The last page holds records, not the header, schema or catalog that opening reads.
+        for index in (bytes.count - pageSize)..<bytes.count { bytes[index] = UInt8(truncatingIfNeeded: index &* 13) }
+        try bytes.write(to: file)
+
+        let store = try RecordStore(.file(file), schema: notesSchema)
+        let readError = #expect(throws: CoreError.self) { try store.read { try $0.records(in: notes) } }
+        #expect(readError?.code == .corrupt)
+        #expect(readError?.file == file)
+        let checkError = #expect(throws: CoreError.self) { try store.checkIntegrity() }
+        #expect(checkError?.code == .corrupt)
+        #expect(checkError?.file == file)
+        store.close()
+
+        let openError = #expect(throws: CoreError.self) {
+            try RecordStore(.file(file, options: .init(checksIntegrityOnOpen: true)), schema: notesSchema)
+        }
+        #expect(openError?.code == .corrupt)
+        let fresh = try RecordStore(.file(file, options: .init(recovery: .quarantine, checksIntegrityOnOpen: true)), schema: notesSchema)
+        #expect(fresh.quarantinedFile != nil)
+        #expect(try fresh.read { try $0.count(in: notes) } == 0)
+        try fresh.checkIntegrity()
+    }
+
     @Test("a file of a newer storage format is refused with newerSchema")
     func newerFormat() throws {
         let directory = try TemporaryDirectory()

@@ -21,7 +21,7 @@ import TrainTesting
         }
         let listed = try store.read { try $0.records(in: counters) }.map(\.key)
         #expect(listed == ["\0", "\0abc", "abc", "k", "k\0x"], "every key comes back byte for byte, in byte order")
-        #expect(try store.read { try $0.records(in: counters, keyPrefix: "k\0") }.map(\.key) == ["k\0x"])
+        #expect(try store.read { try $0.records(in: counters, range: .prefix("k\0")) }.map(\.key) == ["k\0x"])
     }
 
     @Test("precomposed and decomposed spellings of one word are two keys in both variants", arguments: StoreVariant.allCases)

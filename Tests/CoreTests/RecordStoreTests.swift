@@ -86,7 +86,7 @@ struct Boom: Error {}
         }
         let all = try store.read { try $0.records(in: notes).map(\.key) }
         #expect(all == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
-        let prefixed = try store.read { try $0.values(in: notes, keyPrefix: "user/2/").map(\.text) }
+        let prefixed = try store.read { try $0.values(in: notes, range: .prefix("user/2/")).map(\.text) }
         #expect(prefixed == ["user/2/a", "user/2/b"])
     }
 

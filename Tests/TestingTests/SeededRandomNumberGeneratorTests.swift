@@ -13,4 +13,13 @@ import TrainTesting
         #expect(a != (0..<5).map { _ in other.next() })
         #expect(Set(a).count == 5)
     }
+
+    @Test("a property test runs the default seeds, more when the environment asks, or the one it replays")
+    func seedsFromTheEnvironment() {
+        #expect(SeededRandomNumberGenerator.seeds(default: 3, environment: [:]) == [0, 1, 2])
+        #expect(SeededRandomNumberGenerator.seeds(default: 3, environment: ["TRAINKIT_SEEDS": "5"]) == [0, 1, 2, 3, 4])
+        #expect(SeededRandomNumberGenerator.seeds(default: 3, environment: ["TRAINKIT_SEED": "41", "TRAINKIT_SEEDS": "5"]) == [41])
+        #expect(SeededRandomNumberGenerator.seeds(default: 3, environment: ["TRAINKIT_SEEDS": "many"]) == [0, 1, 2])
+        #expect(SeededRandomNumberGenerator.seeds(default: 3, environment: ["TRAINKIT_SEEDS": "-4"]).isEmpty)
+    }
 }
