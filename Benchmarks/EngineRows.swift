@@ -90,18 +90,39 @@ final class EngineRows {
         let (ours, baseline) = try interleaved(
             rounds: quick ? 3 : 9,
             ours: { try pageTime(fixture, pages: pages, random: &random) },
-            baseline: {
-                let starts = (0..<pages).map { _ in fixture.keys[Int.random(in: 0..<fixture.keys.count, using: &random)] }
-                var read = 0
-                let elapsed = seconds {
-                    for start in starts { read += bare.records(in: Self.qualifiedRecords, from: start, limit: 20).count }
-                }
-                guard read > 0 else { throw BenchError("the bare pages were empty") }
-                return elapsed / Double(pages)
-            })
+            baseline: { try barePageTime(bare, keys: fixture.keys, pages: pages, random: &random) })
         return BenchRow(
             id: "ENGINE-SEEK-SQL", workload: "page of 20 from a random key at \(large / 1_000)k records: ours vs the same query in bare SQLite",
             ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/page", target: "ratio <= 1.5")
+    }
+
+    /// ENGINE-SEEK-BARE: how bare SQLite's own page scales from 10,000 records to a
+    /// million on this machine, the reference for ENGINE-SEEK-FILE's ratio.
+    func seekBare() throws -> BenchRow {
+        let large = try store(large, inMemory: false)
+        let small = try store(small, inMemory: false)
+        let bareLarge = try BareStoreReader(path: directory.appendingPathComponent("file-\(self.large).sqlite").path)
+        let bareSmall = try BareStoreReader(path: directory.appendingPathComponent("file-\(self.small).sqlite").path)
+        var random = SystemRandomNumberGenerator()
+        let pages = quick ? 500 : 2_000
+        let (ours, baseline) = try interleaved(
+            rounds: quick ? 3 : 9,
+            ours: { try barePageTime(bareLarge, keys: large.keys, pages: pages, random: &random) },
+            baseline: { try barePageTime(bareSmall, keys: small.keys, pages: pages, random: &random) })
+        return BenchRow(
+            id: "ENGINE-SEEK-BARE", workload: "bare SQLite alone: page of 20 from a random key, \(self.large / 1_000)k vs 10k records",
+            ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/page", target: "reference")
+    }
+
+    /// Seconds per page of 20 records from a random key read with bare SQLite, over `pages` pages.
+    private func barePageTime(_ bare: BareStoreReader, keys: [String], pages: Int, random: inout SystemRandomNumberGenerator) throws -> Double {
+        let starts = (0..<pages).map { _ in keys[Int.random(in: 0..<keys.count, using: &random)] }
+        var read = 0
+        let elapsed = seconds {
+            for start in starts { read += bare.records(in: Self.qualifiedRecords, from: start, limit: 20).count }
+        }
+        guard read > 0 else { throw BenchError("the bare pages were empty") }
+        return elapsed / Double(pages)
     }
 
     /// ENGINE-OPEN: opening a million-record file and reading one record, against bare SQLite.

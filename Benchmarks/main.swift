@@ -45,6 +45,7 @@ do {
         ("ENGINE-READ-UNDER-WRITE-MEM", { try engine.readUnderWrite(inMemory: true) }),
         ("ENGINE-SEEK-FILE", { try engine.seek(inMemory: false) }),
         ("ENGINE-SEEK-SQL", { try engine.seekSQL() }),
+        ("ENGINE-SEEK-BARE", { try engine.seekBare() }),
         ("ENGINE-READ-UNDER-WRITE", { try engine.readUnderWrite(inMemory: false) }),
         ("ENGINE-OPEN", { try engine.open() }),
     ]
