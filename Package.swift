@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "TrainCore", targets: ["TrainCore"]),
         .library(name: "TrainAuth", targets: ["TrainAuth"]),
         .library(name: "TrainSubscription", targets: ["TrainSubscription"]),
+        .library(name: "TrainSocial", targets: ["TrainSocial"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
         // train-demo and train-bench are executable targets without products: `swift run`
         // builds them in this package, and a package that depends on TrainKit never sees them.
@@ -35,7 +36,8 @@ let package = Package(
         .target(name: "TrainCore", dependencies: [sqlite, crypto], path: "Sources/Core"),
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
         .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
-        .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Testing"),
+        .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
+        .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial"], path: "Sources/Testing"),
         .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Demo"),
         .executableTarget(name: "train-bench", dependencies: ["TrainCore", "TrainSubscription", "TrainTesting", sqlite], path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
@@ -47,6 +49,7 @@ let package = Package(
         ),
         .testTarget(name: "TrainAuthTests", dependencies: ["TrainAuth", "TrainTesting"], path: "Tests/AuthTests"),
         .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
+        .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,290 @@
+import Foundation
+import TrainCore
+
+extension LocalSocialFeedService {
+    // MARK: - Follows
+
+    public func follow(_ userID: String) async throws {
+        let user = try signedInUser()
+        guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot follow themselves.") }
+        let now = now
+        try writing { records in
+            try ensureProfile(user, in: records)
+            _ = try profile(of: userID, in: records)
+            guard try !blockedEitherWay(user.id, in: records).contains(userID) else { throw SocialError(.blocked) }
+            try addFollow(from: user.id, to: userID, at: now, in: records)
+        }
+    }
+
+    public func unfollow(_ userID: String) async throws {
+        let user = try signedInUser()
+        guard Self.isPlausibleUserID(userID) else { return }
+        try writing { records in try removeFollow(from: user.id, to: userID, in: records) }
+    }
+
+    public func following() async throws -> [SocialProfile] {
+        let user = try signedInUser()
+        return try reading { records in try profiles(in: SocialRecords.follows, of: user.id, in: records) }
+    }
+
+    public func followers() async throws -> [SocialProfile] {
+        let user = try signedInUser()
+        return try reading { records in try profiles(in: SocialRecords.followers, of: user.id, in: records) }
+    }
+
+    /// Adds a follow with its counts, and puts the followee's live posts in the
+    /// follower's friends feed. Following twice changes nothing.
+    func addFollow(from follower: String, to followee: String, at now: Date, in records: RecordWriter) throws {
+        let key = try SocialRecords.key([.string(follower), .string(followee)])
+        guard try records.data(forKey: key, in: SocialRecords.follows) == nil else { return }
+        try records.setData(SocialRecords.value(followee), forKey: key, in: SocialRecords.follows)
+        try records.setData(
+            SocialRecords.value(follower), forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
+        try adjust(follower, in: records) { $0.followingCount += 1 }
+        try adjust(followee, in: records) { $0.followerCount += 1 }
+        let longestLifetime = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
+        for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(followee)])) {
+            guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
+            if post.createdAt.addingTimeInterval(longestLifetime) <= now { break }
+            let position = SocialRecords.position(post.createdAt, post.id)
+            try records.setData(entry.data, forKey: SocialRecords.key([.string(follower)] + position), in: SocialRecords.timelines)
+        }
+    }
+
+    /// Removes a follow with its counts and the followee's posts from the follower's
+    /// friends feed. Removing a follow that is not there changes nothing.
+    func removeFollow(from follower: String, to followee: String, in records: RecordWriter) throws {
+        let key = try SocialRecords.key([.string(follower), .string(followee)])
+        guard try records.data(forKey: key, in: SocialRecords.follows) != nil else { return }
+        try records.removeValue(forKey: key, in: SocialRecords.follows)
+        try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
+        try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) }
+        try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) }
+        for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(followee)])) {
+            guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
+            let position = SocialRecords.position(post.createdAt, post.id)
+            try records.removeValue(forKey: SocialRecords.key([.string(follower)] + position), in: SocialRecords.timelines)
+        }
+    }
+
+    /// Changes a stored profile's counts.
+    func adjust(_ userID: String, in records: RecordWriter, _ change: (inout SocialProfile) -> Void) throws {
+        guard var profile = try records.value(forKey: userID, in: SocialRecords.profiles) else { return }
+        change(&profile)
+        try records.put(profile, forKey: userID, in: SocialRecords.profiles)
+    }
+
+    /// The profiles a relation of `userID` names, in the relation's key order.
+    func profiles(in relation: RecordCollection<Data>, of userID: String, in records: RecordReader) throws -> [SocialProfile] {
+        try records.records(in: relation, range: SocialRecords.range([.string(userID)])).compactMap { entry in
+            try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.profiles)
+        }
+    }
+
+    // MARK: - Profiles and search
+
+    public func profile(_ userID: String) async throws -> SocialProfile {
+        let user = try signedInUser()
+        return try reading { records in
+            let profile = try profile(of: userID, in: records)
+            guard try !blockedEitherWay(user.id, in: records).contains(userID) else { throw SocialError(.userNotFound) }
+            return profile
+        }
+    }
+
+    public func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile] {
+        let user = try signedInUser()
+        let limit = try Self.pageSize(limit)
+        let words = SocialRecords.words(query)
+        guard let word = words.first, words.count == 1, word.count >= 2 else {
+            throw SocialError(.queryTooShort, detail: "A search needs one word of two characters or more.")
+        }
+        return try reading { records in
+            let hidden = try blockedEitherWay(user.id, in: records)
+            var seen: Set<String> = []
+            var found: [SocialProfile] = []
+            for key in try records.keys(in: SocialRecords.names, range: .prefix(word)) {
+                guard let separator = key.firstIndex(of: "\u{0}") else { continue }
+                let userID = String(key[key.index(after: separator)...])
+                guard !hidden.contains(userID), seen.insert(userID).inserted,
+                    let profile = try records.value(forKey: userID, in: SocialRecords.profiles)
+                else { continue }
+                found.append(profile)
+                if found.count == limit { break }
+            }
+            return found
+        }
+    }
+
+    // MARK: - Blocks
+
+    public func block(_ userID: String) async throws {
+        let user = try signedInUser()
+        guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot block themselves.") }
+        try writing { records in
+            try ensureProfile(user, in: records)
+            _ = try profile(of: userID, in: records)
+            try records.setData(
+                SocialRecords.value(userID), forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: SocialRecords.blocks)
+            try records.setData(
+                SocialRecords.value(user.id), forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: SocialRecords.blockedBy)
+            try removeFollow(from: user.id, to: userID, in: records)
+            try removeFollow(from: userID, to: user.id, in: records)
+        }
+    }
+
+    public func unblock(_ userID: String) async throws {
+        let user = try signedInUser()
+        guard Self.isPlausibleUserID(userID) else { return }
+        try writing { records in
+            try records.removeValue(forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: SocialRecords.blocks)
+            try records.removeValue(forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: SocialRecords.blockedBy)
+        }
+    }
+
+    public func blockedUsers() async throws -> [SocialProfile] {
+        let user = try signedInUser()
+        return try reading { records in try profiles(in: SocialRecords.blocks, of: user.id, in: records) }
+    }
+
+    /// The users `userID` blocks or is blocked by.
+    func blockedEitherWay(_ userID: String, in records: RecordReader) throws -> Set<String> {
+        let range = try SocialRecords.range([.string(userID)])
+        var users = Set(try records.records(in: SocialRecords.blocks, range: range).map { SocialRecords.userID($0.data) })
+        for entry in try records.records(in: SocialRecords.blockedBy, range: range) { users.insert(SocialRecords.userID(entry.data)) }
+        return users
+    }
+
+    // MARK: - Likes and comments
+
+    /// A post `userID` may like or comment on at `now`.
+    func interactablePost(_ postID: UUID, by userID: String, at now: Date, in records: RecordReader) throws -> PostEntity {
+        guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
+        guard post.isVisible(at: now) else { throw SocialError(.postExpired) }
+        guard try !blockedEitherWay(userID, in: records).contains(post.userID) else { throw SocialError(.blocked) }
+        return post
+    }
+
+    public func like(_ postID: UUID) async throws {
+        let user = try signedInUser()
+        let now = now
+        try writing { records in
+            var post = try interactablePost(postID, by: user.id, at: now, in: records)
+            try ensureProfile(user, in: records)
+            let key = try SocialRecords.key([.uuid(postID), .string(user.id)])
+            guard try records.data(forKey: key, in: SocialRecords.likes) == nil else { return }
+            try records.setData(SocialRecords.value(user.id), forKey: key, in: SocialRecords.likes)
+            try records.setData(SocialRecords.value(postID), forKey: SocialRecords.key([.string(user.id), .uuid(postID)]), in: SocialRecords.liked)
+            post.likeCount += 1
+            try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+        }
+    }
+
+    public func unlike(_ postID: UUID) async throws {
+        let user = try signedInUser()
+        try writing { records in
+            guard var post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
+            let key = try SocialRecords.key([.uuid(postID), .string(user.id)])
+            guard try records.data(forKey: key, in: SocialRecords.likes) != nil else { return }
+            try records.removeValue(forKey: key, in: SocialRecords.likes)
+            try records.removeValue(forKey: SocialRecords.key([.string(user.id), .uuid(postID)]), in: SocialRecords.liked)
+            post.likeCount = max(0, post.likeCount - 1)
+            try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+        }
+    }
+
+    public func likes(on postID: UUID) async throws -> [SocialProfile] {
+        let user = try signedInUser()
+        return try reading { records in
+            guard try records.data(forKey: SocialRecords.key(postID), in: SocialRecords.posts) != nil else { throw SocialError(.postNotFound) }
+            let hidden = try blockedEitherWay(user.id, in: records)
+            return try records.records(in: SocialRecords.likes, range: SocialRecords.range([.uuid(postID)])).compactMap { entry in
+                let userID = SocialRecords.userID(entry.data)
+                return hidden.contains(userID) ? nil : try records.value(forKey: userID, in: SocialRecords.profiles)
+            }
+        }
+    }
+
+    public func comment(on postID: UUID, text: String) async throws -> PostComment {
+        let user = try signedInUser()
+        guard let text = Self.validText(text, maximum: policy.maximumCommentLength) else {
+            throw SocialError(.invalidComment, detail: "A comment needs 1 to \(policy.maximumCommentLength) characters without control characters.")
+        }
+        let now = now
+        let id = newID()
+        return try writing { records in
+            var post = try interactablePost(postID, by: user.id, at: now, in: records)
+            let profile = try ensureProfile(user, in: records)
+            let comment = PostComment(id: id, postID: postID, userID: user.id, userName: profile.displayName, text: text, createdAt: now)
+            let key = try SocialRecords.key([.uuid(postID), .date(now), .uuid(id)])
+            try records.put(comment, forKey: key, in: SocialRecords.comments)
+            try records.setData(Data(key.utf8), forKey: SocialRecords.key(id), in: SocialRecords.commentIndex)
+            post.commentCount += 1
+            try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+            return comment
+        }
+    }
+
+    public func comments(on postID: UUID) async throws -> [PostComment] {
+        let user = try signedInUser()
+        return try reading { records in
+            guard try records.data(forKey: SocialRecords.key(postID), in: SocialRecords.posts) != nil else { throw SocialError(.postNotFound) }
+            let hidden = try blockedEitherWay(user.id, in: records)
+            return try records.values(in: SocialRecords.comments, range: SocialRecords.range([.uuid(postID)])).filter { comment in
+                comment.userID.map { !hidden.contains($0) } ?? true
+            }
+        }
+    }
+
+    public func deleteComment(_ commentID: UUID) async throws {
+        let user = try signedInUser()
+        try writing { records in
+            guard let keyData = try records.data(forKey: SocialRecords.key(commentID), in: SocialRecords.commentIndex),
+                let comment = try records.value(forKey: String(decoding: keyData, as: UTF8.self), in: SocialRecords.comments)
+            else { throw SocialError(.commentNotFound) }
+            var post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
+            guard comment.userID == user.id || post?.userID == user.id else {
+                throw SocialError(.notAuthorized, detail: "A comment is deleted by its author or the post's owner.")
+            }
+            try records.removeValue(forKey: String(decoding: keyData, as: UTF8.self), in: SocialRecords.comments)
+            try records.removeValue(forKey: SocialRecords.key(commentID), in: SocialRecords.commentIndex)
+            if var counted = post {
+                counted.commentCount = max(0, counted.commentCount - 1)
+                post = counted
+                try records.put(counted, forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
+            }
+        }
+    }
+
+    // MARK: - Counts
+
+    public func recount() async throws -> Int {
+        _ = try signedInUser()
+        return try writing { records in
+            var wrong = 0
+            for entry in try records.entries(in: SocialRecords.profiles) {
+                var profile = entry.value
+                let range = try SocialRecords.range([.string(profile.id)])
+                let following = try records.count(in: SocialRecords.follows, range: range)
+                let followers = try records.count(in: SocialRecords.followers, range: range)
+                guard profile.followingCount != following || profile.followerCount != followers else { continue }
+                wrong += (profile.followingCount != following ? 1 : 0) + (profile.followerCount != followers ? 1 : 0)
+                profile.followingCount = following
+                profile.followerCount = followers
+                try records.put(profile, forKey: entry.key, in: SocialRecords.profiles)
+            }
+            for entry in try records.entries(in: SocialRecords.posts) {
+                var post = entry.value
+                let range = try SocialRecords.range([.uuid(post.id)])
+                let likes = try records.count(in: SocialRecords.likes, range: range)
+                let comments = try records.count(in: SocialRecords.comments, range: range)
+                guard post.likeCount != likes || post.commentCount != comments else { continue }
+                wrong += (post.likeCount != likes ? 1 : 0) + (post.commentCount != comments ? 1 : 0)
+                post.likeCount = likes
+                post.commentCount = comments
+                try records.put(post, forKey: entry.key, in: SocialRecords.posts)
+            }
+            return wrong
+        }
+    }
+}

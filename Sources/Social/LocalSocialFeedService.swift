@@ -1,0 +1,212 @@
+import Foundation
+import TrainAuth
+import TrainCore
+
+/// TrainKit's ``SocialFeedService`` over a `RecordStore`: in memory or in a file, with
+/// the same logic. Every call acts as the auth service's signed-in user, read once at
+/// its start, and each change — a relation with its counts, a post with its index
+/// entries — is one transaction, so two instances on one file never overwrite each
+/// other.
+///
+/// ```swift
+/// let social = try LocalSocialFeedService(auth: auth, storage: .file(directory.appendingPathComponent("social.sqlite")))
+/// _ = try await social.unlockFeed(workoutType: .run)
+/// let post = try await social.createPost(content: "5 km before breakfast", workoutType: .run)
+/// ```
+public final class LocalSocialFeedService: SocialFeedService {
+    /// Who the calls act as.
+    public let auth: any AuthService
+    /// Clock, IDs, time zone and policy.
+    public let configuration: SocialConfiguration
+    let store: RecordStore
+
+    /// Creates a service that keeps its data in memory.
+    /// - Parameters:
+    ///   - auth: The auth service whose signed-in user the calls act as.
+    ///   - configuration: Clock, IDs, time zone and policy.
+    public convenience init(auth: any AuthService, configuration: SocialConfiguration = SocialConfiguration()) {
+        self.init(auth: auth, store: .inMemoryOrFailing(SocialRecords.schema), configuration: configuration)
+    }
+
+    /// Creates a service whose data lives in `storage`. Opening reads no post.
+    /// - Parameters:
+    ///   - auth: The auth service whose signed-in user the calls act as.
+    ///   - storage: In memory, or a file (other services may share it) with its options.
+    ///   - configuration: Clock, IDs, time zone and policy.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
+    public convenience init(auth: any AuthService, storage: Storage, configuration: SocialConfiguration = SocialConfiguration()) throws {
+        self.init(auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), configuration: configuration)
+    }
+
+    init(auth: any AuthService, store: RecordStore, configuration: SocialConfiguration) {
+        self.auth = auth
+        self.store = store
+        self.configuration = configuration
+    }
+
+    var policy: SocialPolicy { configuration.policy }
+    var now: Date { configuration.clock.now }
+
+    // MARK: - Transactions
+
+    /// The signed-in user, or `notSignedIn`.
+    func signedInUser() throws(SocialError) -> UserEntity {
+        guard let user = auth.currentUser else { throw SocialError(.notSignedIn) }
+        return user
+    }
+
+    /// Runs `body` in one read of the store; store failures become `storage`.
+    func reading<Result>(_ body: (RecordReader) throws -> Result) throws(SocialError) -> Result {
+        do {
+            return try store.read(body)
+        } catch let error as SocialError {
+            throw error
+        } catch {
+            throw SocialError(.storage, detail: "\(error)")
+        }
+    }
+
+    /// Runs `body` in one write transaction: all of it is kept, or none of it.
+    func writing<Result>(_ body: (RecordWriter) throws -> Result) throws(SocialError) -> Result {
+        do {
+            return try store.write(body)
+        } catch let error as SocialError {
+            throw error
+        } catch {
+            throw SocialError(.storage, detail: "\(error)")
+        }
+    }
+
+    // MARK: - Profiles
+
+    /// The name a user's posts and profile show.
+    static func displayName(of user: UserEntity) -> String {
+        let name = user.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return name.isEmpty ? "Athlete" : name
+    }
+
+    /// The signed-in user's profile, created or renamed to match their account.
+    @discardableResult
+    func ensureProfile(_ user: UserEntity, in records: RecordWriter) throws -> SocialProfile {
+        let name = Self.displayName(of: user)
+        let stored = try records.value(forKey: user.id, in: SocialRecords.profiles)
+        if let stored, stored.displayName == name { return stored }
+        if let stored {
+            for word in Set(SocialRecords.words(stored.displayName)) {
+                try records.removeValue(forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
+            }
+        }
+        for word in Set(SocialRecords.words(name)) {
+            try records.setData(Data(), forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
+        }
+        var profile = stored ?? SocialProfile(id: user.id, displayName: name)
+        profile.displayName = name
+        try records.put(profile, forKey: user.id, in: SocialRecords.profiles)
+        return profile
+    }
+
+    /// A word's entry in the name index: the word, NUL, the user's ID. Words hold no NUL.
+    static func nameKey(_ word: String, _ userID: String) -> String { "\(word)\u{0}\(userID)" }
+
+    /// The profile of another user named in a call, or `userNotFound`.
+    func profile(of userID: String, in records: RecordReader) throws -> SocialProfile {
+        guard Self.isPlausibleUserID(userID), let profile = try records.value(forKey: userID, in: SocialRecords.profiles) else {
+            throw SocialError(.userNotFound)
+        }
+        return profile
+    }
+
+    /// Whether `userID` could name a user: not empty and not absurdly long.
+    static func isPlausibleUserID(_ userID: String) -> Bool {
+        !userID.isEmpty && userID.utf8.count <= 512
+    }
+
+    // MARK: - Unlocking
+
+    public func hasFeedUnlocked() -> Bool {
+        guard let user = auth.currentUser else { return false }
+        let now = now
+        return (try? reading { try $0.value(forKey: user.id, in: SocialRecords.unlocks) })??.isActive(at: now) ?? false
+    }
+
+    public func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock {
+        let user = try signedInUser()
+        guard workoutType != .rest || policy.restUnlocksFeed else {
+            throw SocialError(.feedLocked, detail: "A rest day does not unlock the feed under this policy.")
+        }
+        let now = now
+        let timeZone = configuration.timeZone()
+        let unlock = FeedUnlock(
+            id: newID(), userID: user.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
+            expiresAt: try Self.startOfNextDay(after: now, in: timeZone))
+        return try writing { records in
+            try ensureProfile(user, in: records)
+            // A second workout never shortens an unlock (flying east, for one).
+            if let current = try records.value(forKey: user.id, in: SocialRecords.unlocks), current.expiresAt >= unlock.expiresAt {
+                return current
+            }
+            try records.put(unlock, forKey: user.id, in: SocialRecords.unlocks)
+            return unlock
+        }
+    }
+
+    /// The start of the calendar day after the one `date` falls on in `timeZone`: 23
+    /// or 25 hours away on a daylight-saving day, never a fixed 86,400 seconds.
+    static func startOfNextDay(after date: Date, in timeZone: TimeZone) throws(SocialError) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        if let day = calendar.dateInterval(of: .day, for: date), day.end > date { return day.end }
+        guard let next = calendar.nextDate(after: date, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
+        else { throw SocialError(.storage, detail: "No next day after \(date) in \(timeZone.identifier).") }
+        return next
+    }
+
+    /// Whether `userID`'s feed is unlocked at `date`.
+    func isUnlocked(_ userID: String, at date: Date, in records: RecordReader) throws -> Bool {
+        try records.value(forKey: userID, in: SocialRecords.unlocks)?.isActive(at: date) ?? false
+    }
+
+    // MARK: - Input
+
+    /// A new identifier as a UUID: the generator's, or one derived from it when it
+    /// does not make UUIDs (a test's sequential IDs).
+    func newID() -> UUID {
+        let id = configuration.ids.makeID()
+        if let uuid = UUID(uuidString: id) { return uuid }
+        var bytes = (try? PlatformCrypto.sha256(Data(id.utf8))) ?? []
+        bytes += [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
+
+    /// `text` trimmed, if it is 1 to `maximum` characters with no control characters
+    /// other than newlines and tabs.
+    static func validText(_ text: String, maximum: Int) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= maximum else { return nil }
+        let hasControl = trimmed.unicodeScalars.contains { scalar in
+            scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t"
+        }
+        return hasControl ? nil : trimmed
+    }
+
+    /// Whether a media URL may be attached: `https` with a host, or `file`.
+    static func isValidMediaURL(_ url: URL) -> Bool {
+        switch url.scheme?.lowercased() {
+        case "https": !(url.host ?? "").isEmpty
+        case "file": url.isFileURL && !url.path.isEmpty
+        default: false
+        }
+    }
+
+    /// `limit` if it is a page size, else `invalidLimit`.
+    static func pageSize(_ limit: Int) throws(SocialError) -> Int {
+        guard (1...100).contains(limit) else { throw SocialError(.invalidLimit, detail: "A limit of \(limit) is outside 1...100.") }
+        return limit
+    }
+}

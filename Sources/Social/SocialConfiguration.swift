@@ -1,0 +1,63 @@
+import Foundation
+import TrainCore
+
+/// The rules of a ``LocalSocialFeedService``, each a value an app or a test can change.
+public struct SocialPolicy: Sendable {
+    /// How long a post stays visible after it is posted.
+    public var postLifetime: Duration
+    /// The most characters in a post, after trimming.
+    public var maximumPostLength: Int
+    /// The most characters in a comment, after trimming.
+    public var maximumCommentLength: Int
+    /// Whether a rest day unlocks the feed.
+    public var restUnlocksFeed: Bool
+    /// Whether the discover feed is locked like the friends feed.
+    public var discoverRequiresUnlock: Bool
+
+    /// Creates a policy.
+    /// - Parameters:
+    ///   - postLifetime: 24 hours.
+    ///   - maximumPostLength: 500 characters.
+    ///   - maximumCommentLength: 300 characters.
+    ///   - restUnlocksFeed: Yes.
+    ///   - discoverRequiresUnlock: Yes.
+    public init(
+        postLifetime: Duration = .seconds(86_400), maximumPostLength: Int = 500, maximumCommentLength: Int = 300,
+        restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true
+    ) {
+        self.postLifetime = postLifetime
+        self.maximumPostLength = maximumPostLength
+        self.maximumCommentLength = maximumCommentLength
+        self.restUnlocksFeed = restUnlocksFeed
+        self.discoverRequiresUnlock = discoverRequiresUnlock
+    }
+}
+
+/// Everything a ``LocalSocialFeedService`` is built from: clock, IDs, time zone and policy.
+public struct SocialConfiguration: Sendable {
+    /// The clock of every time rule.
+    public var clock: any DateClock
+    /// Makes the identifiers of posts, comments and unlocks.
+    public var ids: any IDGenerator
+    /// The user's time zone now; asked at each unlock, so a user who travels unlocks
+    /// until midnight where they are.
+    public var timeZone: @Sendable () -> TimeZone
+    /// The rules.
+    public var policy: SocialPolicy
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - clock: The clock; the system's by default.
+    ///   - ids: The ID generator; random by default.
+    ///   - timeZone: The user's time zone; the device's by default.
+    ///   - policy: The rules.
+    public init(
+        clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
+        timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, policy: SocialPolicy = SocialPolicy()
+    ) {
+        self.clock = clock
+        self.ids = ids
+        self.timeZone = timeZone
+        self.policy = policy
+    }
+}

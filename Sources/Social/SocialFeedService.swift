@@ -1,0 +1,175 @@
+import Foundation
+
+/// The social feature: a feed unlocked by a workout, posts that expire, follows,
+/// likes, comments and blocks. Every call acts as the signed-in user.
+///
+/// TrainKit's conformance is ``LocalSocialFeedService``, in memory or in a file;
+/// `FakeSocialFeedService` in TrainTesting is a scriptable double; an app can add a
+/// Firebase-backed conformance behind the same protocol.
+///
+/// A feed page is newest first. Pass the last post of a page as the cursor of the
+/// next: the pages put together hold every post that was visible at the first call
+/// and still is, each once, whatever is posted, deleted or expires in between.
+///
+/// ```swift
+/// func workoutFinished(_ type: WorkoutType, social: any SocialFeedService) async throws {
+///     let unlock = try await social.unlockFeed(workoutType: type)
+///     print("Feed open until", unlock.expiresAt)
+///     var page = try await social.friendsFeed(limit: 20, after: nil)
+///     while let last = page.last {
+///         page = try await social.friendsFeed(limit: 20, after: last.id)
+///     }
+/// }
+/// ```
+public protocol SocialFeedService: Sendable {
+    /// Posts by the users the signed-in user follows, and their own, newest first.
+    /// - Parameters:
+    ///   - limit: The page size, 1...100.
+    ///   - lastPostID: The last post of the previous page; nil for the first page.
+    /// - Returns: Up to `limit` visible posts after the cursor.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidLimit`, `invalidCursor`.
+    func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity]
+
+    /// Posts by everyone, newest first, except users blocked either way.
+    /// - Parameters:
+    ///   - limit: The page size, 1...100.
+    ///   - lastPostID: The last post of the previous page; nil for the first page.
+    /// - Returns: Up to `limit` visible posts after the cursor.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked` (unless the policy
+    ///   leaves discover open), `invalidLimit`, `invalidCursor`.
+    func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity]
+
+    /// Whether the signed-in user's feed is unlocked now; false when signed out.
+    func hasFeedUnlocked() -> Bool
+
+    /// Records a completed workout: the feed is unlocked until the start of the next
+    /// calendar day where the user is.
+    /// - Parameter workoutType: The workout completed.
+    /// - Returns: The unlock and when it ends.
+    /// - Throws: ``SocialError`` — `notSignedIn`, or `feedLocked` for a rest day when
+    ///   rest does not unlock.
+    func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock
+
+    /// Posts to the feed; the feed must be unlocked.
+    /// - Parameters:
+    ///   - content: The text; trimmed, then 1 to 500 characters.
+    ///   - workoutType: The workout it is about.
+    ///   - mediaURL: A photo or video, `https` or `file`.
+    /// - Returns: The post.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent`, `invalidMediaURL`.
+    func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity
+
+    /// Deletes one of the signed-in user's posts, with its likes and comments.
+    /// - Parameter postID: The post.
+    /// - Throws: ``SocialError`` — `postNotFound`, `notAuthorized`.
+    func deletePost(_ postID: UUID) async throws
+
+    /// Follows a user; following twice leaves one follow.
+    /// - Parameter userID: The user to follow.
+    /// - Throws: ``SocialError`` — `userNotFound`, `cannotTargetSelf`, `blocked`.
+    func follow(_ userID: String) async throws
+
+    /// Stops following a user; unfollowing someone not followed does nothing.
+    /// - Parameter userID: The user.
+    func unfollow(_ userID: String) async throws
+
+    /// The users the signed-in user follows.
+    /// - Returns: Their profiles.
+    func following() async throws -> [SocialProfile]
+
+    /// The users who follow the signed-in user.
+    /// - Returns: Their profiles.
+    func followers() async throws -> [SocialProfile]
+
+    /// A user's profile, with its counts.
+    /// - Parameter userID: The user.
+    /// - Returns: The profile.
+    /// - Throws: ``SocialError`` — `userNotFound`, also for a user blocked either way.
+    func profile(_ userID: String) async throws -> SocialProfile
+
+    /// Users whose name has a word starting with `query`, ignoring case and accents.
+    /// - Parameters:
+    ///   - query: Two characters or more.
+    ///   - limit: The most results, 1...100.
+    /// - Returns: Matching profiles, without users blocked either way.
+    /// - Throws: ``SocialError`` — `queryTooShort`, `invalidLimit`.
+    func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile]
+
+    /// Likes a visible post; liking twice leaves one like.
+    /// - Parameter postID: The post.
+    /// - Throws: ``SocialError`` — `postNotFound`, `postExpired`, `blocked`.
+    func like(_ postID: UUID) async throws
+
+    /// Removes the signed-in user's like; removing none does nothing.
+    /// - Parameter postID: The post.
+    /// - Throws: ``SocialError`` — `postNotFound`.
+    func unlike(_ postID: UUID) async throws
+
+    /// The users who like a post, without users blocked either way.
+    /// - Parameter postID: The post.
+    /// - Returns: Their profiles.
+    /// - Throws: ``SocialError`` — `postNotFound`.
+    func likes(on postID: UUID) async throws -> [SocialProfile]
+
+    /// Comments on a visible post.
+    /// - Parameters:
+    ///   - postID: The post.
+    ///   - text: The text; trimmed, then 1 to 300 characters.
+    /// - Returns: The comment.
+    /// - Throws: ``SocialError`` — `postNotFound`, `postExpired`, `blocked`, `invalidComment`.
+    func comment(on postID: UUID, text: String) async throws -> PostComment
+
+    /// The comments on a post, oldest first, without those of users blocked either way.
+    /// - Parameter postID: The post.
+    /// - Returns: The comments.
+    /// - Throws: ``SocialError`` — `postNotFound`.
+    func comments(on postID: UUID) async throws -> [PostComment]
+
+    /// Deletes a comment: its author or the post's owner may.
+    /// - Parameter commentID: The comment.
+    /// - Throws: ``SocialError`` — `commentNotFound`, `notAuthorized`.
+    func deleteComment(_ commentID: UUID) async throws
+
+    /// Blocks a user: each disappears from the other's feeds, search, likes,
+    /// comments and follow lists, and follows between them end.
+    /// - Parameter userID: The user.
+    /// - Throws: ``SocialError`` — `userNotFound`, `cannotTargetSelf`.
+    func block(_ userID: String) async throws
+
+    /// Unblocks a user; follows ended by the block are not restored.
+    /// - Parameter userID: The user.
+    func unblock(_ userID: String) async throws
+
+    /// The users the signed-in user blocks.
+    /// - Returns: Their profiles.
+    func blockedUsers() async throws -> [SocialProfile]
+
+    /// Recomputes every follow, like and comment count from the relations.
+    /// - Returns: How many counts were wrong; zero on a healthy store.
+    func recount() async throws -> Int
+}
+
+extension SocialFeedService {
+    /// The first page of the friends feed.
+    /// - Parameter limit: The page size, 1...100; 20 by default.
+    /// - Returns: Up to `limit` visible posts.
+    public func friendsFeed(limit: Int = 20) async throws -> [PostEntity] {
+        try await friendsFeed(limit: limit, after: nil)
+    }
+
+    /// The first page of the discover feed.
+    /// - Parameter limit: The page size, 1...100; 20 by default.
+    /// - Returns: Up to `limit` visible posts.
+    public func discoverFeed(limit: Int = 20) async throws -> [PostEntity] {
+        try await discoverFeed(limit: limit, after: nil)
+    }
+
+    /// Posts without media.
+    /// - Parameters:
+    ///   - content: The text.
+    ///   - workoutType: The workout it is about.
+    /// - Returns: The post.
+    public func createPost(content: String, workoutType: WorkoutType) async throws -> PostEntity {
+        try await createPost(content: content, workoutType: workoutType, mediaURL: nil)
+    }
+}

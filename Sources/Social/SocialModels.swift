@@ -1,0 +1,185 @@
+import Foundation
+
+/// The kind of workout a user completed; completing one unlocks the feed.
+public enum WorkoutType: String, Codable, Hashable, Sendable, CaseIterable, Identifiable {
+    /// Weights and resistance.
+    case strength
+    /// General cardio.
+    case cardio
+    /// Running.
+    case run
+    /// Swimming.
+    case swim
+    /// Cycling.
+    case cycle
+    /// Yoga.
+    case yoga
+    /// High-intensity interval training.
+    case hiit
+    /// A rest day; whether it unlocks the feed is a policy value.
+    case rest
+
+    /// The raw value.
+    public var id: String { rawValue }
+}
+
+/// An unlock of the feed by a completed workout: it lasts until the start of the next
+/// calendar day in the time zone the user was in when they completed it.
+public struct FeedUnlock: Codable, Hashable, Sendable, Identifiable {
+    /// The unlock's identifier.
+    public let id: UUID
+    /// The user who completed the workout.
+    public let userID: String
+    /// The workout completed.
+    public let workoutType: WorkoutType
+    /// When it was completed.
+    public let unlockDate: Date
+    /// The identifier of the user's time zone then, such as `"Europe/Paris"`.
+    public let timeZoneIdentifier: String
+    /// The start of the next local calendar day: the feed is unlocked before it.
+    public let expiresAt: Date
+
+    /// Creates an unlock.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - userID: The user.
+    ///   - workoutType: The workout completed.
+    ///   - unlockDate: When.
+    ///   - timeZoneIdentifier: The user's time zone then.
+    ///   - expiresAt: The start of the next local day.
+    public init(id: UUID, userID: String, workoutType: WorkoutType, unlockDate: Date, timeZoneIdentifier: String, expiresAt: Date) {
+        self.id = id
+        self.userID = userID
+        self.workoutType = workoutType
+        self.unlockDate = unlockDate
+        self.timeZoneIdentifier = timeZoneIdentifier
+        self.expiresAt = expiresAt
+    }
+
+    /// Whether the feed is unlocked at `date`.
+    /// - Parameter date: The moment to check.
+    /// - Returns: True from the unlock until the start of the next local day.
+    public func isActive(at date: Date) -> Bool {
+        date < expiresAt
+    }
+}
+
+/// A post in the feed: a short text about a workout, visible until it expires.
+public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
+    /// The post's identifier.
+    public let id: UUID
+    /// The author.
+    public let userID: String
+    /// The author's name when they posted.
+    public let userName: String
+    /// The workout the post is about.
+    public let workoutType: WorkoutType
+    /// The text, trimmed.
+    public let content: String
+    /// When it was posted. Never earlier than a post made before it on the same store.
+    public let createdAt: Date
+    /// When it stops being visible.
+    public let expiresAt: Date
+    /// A photo or video, `https` or `file`.
+    public var mediaURL: URL?
+    /// How many users like it.
+    public var likeCount: Int
+    /// How many comments it has.
+    public var commentCount: Int
+
+    /// Creates a post.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - userID: The author.
+    ///   - userName: The author's name.
+    ///   - workoutType: The workout.
+    ///   - content: The text.
+    ///   - createdAt: When it was posted.
+    ///   - expiresAt: When it stops being visible.
+    ///   - mediaURL: A photo or video.
+    ///   - likeCount: Its likes.
+    ///   - commentCount: Its comments.
+    public init(
+        id: UUID, userID: String, userName: String, workoutType: WorkoutType, content: String, createdAt: Date, expiresAt: Date,
+        mediaURL: URL? = nil, likeCount: Int = 0, commentCount: Int = 0
+    ) {
+        self.id = id
+        self.userID = userID
+        self.userName = userName
+        self.workoutType = workoutType
+        self.content = content
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.mediaURL = mediaURL
+        self.likeCount = likeCount
+        self.commentCount = commentCount
+    }
+
+    /// Whether the post is visible at `date`.
+    /// - Parameter date: The moment to check.
+    /// - Returns: True before ``expiresAt``.
+    public func isVisible(at date: Date) -> Bool {
+        date < expiresAt
+    }
+}
+
+/// A comment on a post.
+public struct PostComment: Codable, Hashable, Sendable, Identifiable {
+    /// The comment's identifier.
+    public let id: UUID
+    /// The post it is on.
+    public let postID: UUID
+    /// The author; nil once the author's account was deleted.
+    public var userID: String?
+    /// The author's name when they commented; nil once the account was deleted.
+    public var userName: String?
+    /// The text, trimmed.
+    public let text: String
+    /// When it was written.
+    public let createdAt: Date
+
+    /// Creates a comment.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - postID: The post.
+    ///   - userID: The author.
+    ///   - userName: The author's name.
+    ///   - text: The text.
+    ///   - createdAt: When.
+    public init(id: UUID, postID: UUID, userID: String?, userName: String?, text: String, createdAt: Date) {
+        self.id = id
+        self.postID = postID
+        self.userID = userID
+        self.userName = userName
+        self.text = text
+        self.createdAt = createdAt
+    }
+
+    /// The name to show: the author's, or "[Deleted User]" once the account is gone.
+    public var displayName: String { userName ?? "[Deleted User]" }
+}
+
+/// A user as the social feature sees them: their name and follow counts.
+public struct SocialProfile: Codable, Hashable, Sendable, Identifiable {
+    /// The user's identifier, the same as their account's.
+    public let id: String
+    /// The name shown on posts and in search.
+    public var displayName: String
+    /// How many users follow them.
+    public var followerCount: Int
+    /// How many users they follow.
+    public var followingCount: Int
+
+    /// Creates a profile.
+    /// - Parameters:
+    ///   - id: The user's identifier.
+    ///   - displayName: The name.
+    ///   - followerCount: Their followers.
+    ///   - followingCount: The users they follow.
+    public init(id: String, displayName: String, followerCount: Int = 0, followingCount: Int = 0) {
+        self.id = id
+        self.displayName = displayName
+        self.followerCount = followerCount
+        self.followingCount = followingCount
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import TrainCore
+
+/// The stored form of TrainSocial's data: one `RecordStore` schema, the same for the
+/// in-memory and the file-backed service.
+///
+/// Posts are kept by ID; three indexes hold a post's ID under its position, newest
+/// first: everyone's (`feed`), each author's (`authored`) and each reader's friends
+/// feed (`timelines`, written when a followed user posts and when a user follows
+/// someone). A page is a walk of one index from the cursor, so it costs what it
+/// returns, not what the store holds. Each relation is kept both ways, keyed by the
+/// user it is looked up from, with the other user's ID as the value.
+enum SocialRecords {
+    static let schema = StoreSchema(
+        name: "social",
+        migrations: [
+            .createCollections(
+                version: 1,
+                [
+                    "profiles", "names", "posts", "removedPosts", "feed", "authored", "timelines", "follows", "followers",
+                    "blocks", "blockedBy", "likes", "liked", "comments", "commentIndex", "unlocks", "meta",
+                ])
+        ])
+
+    static let profiles = RecordCollection<SocialProfile>("profiles")
+    /// A word of a user's name, NUL, their ID: user search by word prefix.
+    static let names = RecordCollection<Data>.bytes("names")
+    static let posts = RecordCollection<PostEntity>("posts")
+    /// The position of each deleted post, so a cursor on it still continues.
+    static let removedPosts = RecordCollection<Date>("removedPosts")
+    static let feed = RecordCollection<Data>.bytes("feed")
+    static let authored = RecordCollection<Data>.bytes("authored")
+    static let timelines = RecordCollection<Data>.bytes("timelines")
+    /// (follower, followee) → followee.
+    static let follows = RecordCollection<Data>.bytes("follows")
+    /// (followee, follower) → follower.
+    static let followers = RecordCollection<Data>.bytes("followers")
+    /// (blocker, blocked) → blocked.
+    static let blocks = RecordCollection<Data>.bytes("blocks")
+    /// (blocked, blocker) → blocker.
+    static let blockedBy = RecordCollection<Data>.bytes("blockedBy")
+    /// (post, user) → user.
+    static let likes = RecordCollection<Data>.bytes("likes")
+    /// (user, post) → post.
+    static let liked = RecordCollection<Data>.bytes("liked")
+    /// (post, date, comment) → the comment.
+    static let comments = RecordCollection<PostComment>("comments")
+    /// comment → its key in `comments`.
+    static let commentIndex = RecordCollection<Data>.bytes("commentIndex")
+    static let unlocks = RecordCollection<FeedUnlock>("unlocks")
+    static let meta = RecordCollection<Meta>("meta")
+    static let metaKey = "feed"
+
+    /// What every page and post needs to know of the whole store.
+    struct Meta: Codable, Hashable, Sendable {
+        /// The creation date of the newest post: a new post is dated after it.
+        var newestPost: Date?
+        /// The longest lifetime any stored post was given: a walk newest first stops
+        /// at a post older than this, as it and every later one have expired.
+        var longestLifetime: TimeInterval = 0
+    }
+
+    /// The key of a post, a comment or an unlock: its ID.
+    static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+
+    /// The components of a post's position, newest first, the ID breaking ties.
+    static func position(_ createdAt: Date, _ id: UUID) -> [RecordKey.Component] {
+        [.descending(.date(createdAt)), .descending(.uuid(id))]
+    }
+
+    /// The key of `components`, or a storage error (only a key over the store's
+    /// limit fails, and user IDs are checked first).
+    static func key(_ components: [RecordKey.Component]) throws(SocialError) -> String {
+        do {
+            return try RecordKey(components).encoded
+        } catch {
+            throw SocialError(.storage, detail: "A key could not be made: \(error)")
+        }
+    }
+
+    /// The range of keys that start with `components`.
+    static func range(_ components: [RecordKey.Component]) throws(SocialError) -> KeyRange {
+        do {
+            return try RecordKey(components).range
+        } catch {
+            throw SocialError(.storage, detail: "A key could not be made: \(error)")
+        }
+    }
+
+    /// A relation's value: the other user's ID.
+    static func value(_ userID: String) -> Data { Data(userID.utf8) }
+
+    /// The user ID a relation's value holds.
+    static func userID(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
+
+    /// A post ID as an index's value.
+    static func value(_ postID: UUID) -> Data { Data(key(postID).utf8) }
+
+    /// The words of a name as search matches them: lowercased, without accents.
+    static func words(_ text: String) -> [String] {
+        normalized(text).split { !$0.isLetter && !$0.isNumber }.map(String.init)
+    }
+
+    /// Text as search compares it.
+    static func normalized(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+    }
+}

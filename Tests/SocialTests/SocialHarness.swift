@@ -1,0 +1,81 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainTesting
+
+enum SocialVariant: String, CaseIterable, CustomStringConvertible {
+    case inMemory, file
+    var description: String { rawValue }
+}
+
+/// A social service on a manual clock, acting as whichever user the test names.
+final class SocialHarness: Sendable {
+    let clock: ManualClock
+    let auth = FakeAuthService()
+    let directory: TemporaryDirectory
+    let zone = Locked(TimeZone(identifier: "UTC") ?? .current)
+    let variant: SocialVariant
+    let policy: SocialPolicy
+    let social: LocalSocialFeedService
+
+    init(_ variant: SocialVariant = .inMemory, policy: SocialPolicy = SocialPolicy(), start: Date = ManualClock.defaultStart) throws {
+        self.variant = variant
+        self.policy = policy
+        clock = ManualClock(start: start)
+        directory = try TemporaryDirectory()
+        social = try Self.service(variant, auth: auth, clock: clock, zone: zone, policy: policy, file: directory.file("social.sqlite"))
+    }
+
+    static func service(
+        _ variant: SocialVariant, auth: FakeAuthService, clock: ManualClock, zone: Locked<TimeZone>, policy: SocialPolicy, file: URL
+    ) throws -> LocalSocialFeedService {
+        let configuration = SocialConfiguration(
+            clock: clock, ids: SequentialIDGenerator(prefix: "social-"), timeZone: { zone.withLock { $0 } }, policy: policy)
+        switch variant {
+        case .inMemory: return LocalSocialFeedService(auth: auth, configuration: configuration)
+        case .file: return try LocalSocialFeedService(auth: auth, storage: .file(file), configuration: configuration)
+        }
+    }
+
+    /// A second service on the same file, as after a relaunch or in an app extension.
+    func reopened() throws -> LocalSocialFeedService {
+        try Self.service(.file, auth: auth, clock: clock, zone: zone, policy: policy, file: directory.file("social.sqlite"))
+    }
+
+    func setTimeZone(_ identifier: String) {
+        zone.withLock { $0 = TimeZone(identifier: identifier) ?? $0 }
+    }
+
+    /// Signs `id` in on the fake auth service.
+    func act(as id: String) {
+        auth.setCurrentUser(UserEntity(id: id, displayName: id.capitalized, createdAt: clock.now, lastSignInAt: clock.now))
+    }
+
+    /// Makes each user known to the service with an unlocked feed, and leaves the last one signed in.
+    func join(_ ids: String...) async throws {
+        for id in ids {
+            act(as: id)
+            _ = try await social.unlockFeed(workoutType: .run)
+        }
+    }
+
+    /// `id` posts `content`.
+    @discardableResult
+    func post(_ content: String, by id: String) async throws -> PostEntity {
+        act(as: id)
+        if !social.hasFeedUnlocked() { _ = try await social.unlockFeed(workoutType: .run) }
+        return try await social.createPost(content: content, workoutType: .run)
+    }
+
+    /// Every page of a feed of `limit`, as `id`.
+    func allPages(of feed: (Int, UUID?) async throws -> [PostEntity], limit: Int) async throws -> [PostEntity] {
+        var posts: [PostEntity] = []
+        var page = try await feed(limit, nil)
+        while let last = page.last {
+            posts += page
+            page = try await feed(limit, last.id)
+        }
+        return posts
+    }
+}
