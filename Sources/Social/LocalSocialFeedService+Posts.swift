@@ -10,6 +10,12 @@ extension LocalSocialFeedService {
         if let mediaURL, !Self.isValidMediaURL(mediaURL) {
             throw SocialError(.invalidMediaURL, detail: "Media must be https with a host, or file.")
         }
+        let photo = mediaURL.flatMap(media.reference(for:))
+        if let photo {
+            guard photo.userID == user.id else { throw SocialError(.notAuthorized, detail: "A post shows only its author's photos.") }
+            guard try await media.contains(photo) else { throw SocialError(.mediaNotFound) }
+            try checkStillSignedIn(user)
+        }
         let now = now
         let lifetime = TimeInterval(policy.postLifetime.components.seconds) + TimeInterval(policy.postLifetime.components.attoseconds) / 1e18
         let id = newID()
@@ -30,49 +36,80 @@ extension LocalSocialFeedService {
             meta.longestLifetime = max(meta.longestLifetime, lifetime)
             try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
             try records.put(post, forKey: SocialRecords.key(id), in: SocialRecords.posts)
+            if let photo {
+                try records.setData(
+                    SocialRecords.value(id), forKey: SocialRecords.key([.string(photo.path), .uuid(id)]), in: SocialRecords.mediaUses)
+            }
             let position = SocialRecords.position(createdAt, id)
             let value = SocialRecords.value(id)
             try records.setData(value, forKey: SocialRecords.key(position), in: SocialRecords.feed)
             try records.setData(value, forKey: SocialRecords.key([.string(user.id)] + position), in: SocialRecords.authored)
-            try records.setData(value, forKey: SocialRecords.key([.string(user.id)] + position), in: SocialRecords.timelines)
-            for follower in try records.records(in: SocialRecords.followers, range: SocialRecords.range([.string(user.id)])) {
-                let reader = SocialRecords.userID(follower.data)
+            for reader in try readers(of: user.id, in: records) {
                 try records.setData(value, forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
             }
             return post
         }
     }
 
+    /// The users whose friends feed shows `author`'s posts: the author and their followers.
+    func readers(of author: String, in records: RecordReader) throws -> [String] {
+        [author]
+            + (try records.records(in: SocialRecords.followers, range: SocialRecords.range([.string(author)])).map { SocialRecords.userID($0.data) })
+    }
+
     public func deletePost(_ postID: UUID) async throws {
         let user = try signedInUser()
-        try writing { records in
+        let now = now
+        let orphans = try writing { records in
             guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else {
                 throw SocialError(.postNotFound)
             }
             guard post.userID == user.id else { throw SocialError(.notAuthorized, detail: "Only the author deletes a post.") }
-            try removePost(post, in: records)
+            return try removePost(post, at: now, in: records)
         }
+        try await deleteMedia(orphans)
     }
 
     /// Removes a post with its likes, comments and index entries, keeping its position
-    /// for cursors. Friends-feed entries are skipped when read and go when the reader
-    /// unfollows.
-    func removePost(_ post: PostEntity, in records: RecordWriter) throws {
+    /// for cursors.
+    /// - Returns: The stored photo it showed, if no other post shows it: the caller
+    ///   deletes it once the transaction is kept, so no post ever points at a missing photo.
+    func removePost(_ post: PostEntity, at now: Date, in records: RecordWriter) throws -> [MediaReference] {
         let key = SocialRecords.key(post.id)
         let position = SocialRecords.position(post.createdAt, post.id)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
         try records.put(post.createdAt, forKey: key, in: SocialRecords.removedPosts)
         try records.removeValue(forKey: SocialRecords.key(position), in: SocialRecords.feed)
         try records.removeValue(forKey: SocialRecords.key([.string(post.userID)] + position), in: SocialRecords.authored)
+        // A live post leaves its readers' friends feeds; an expired one is past where any page stops.
+        if try isWithinReadWindow(post.createdAt, at: now, in: records) {
+            for reader in try readers(of: post.userID, in: records) {
+                try records.removeValue(forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
+            }
+        }
         for like in try records.records(in: SocialRecords.likes, range: SocialRecords.range([.uuid(post.id)])) {
             let userID = SocialRecords.userID(like.data)
             try records.removeValue(forKey: like.key, in: SocialRecords.likes)
             try records.removeValue(forKey: SocialRecords.key([.string(userID), .uuid(post.id)]), in: SocialRecords.liked)
         }
         for comment in try records.entries(in: SocialRecords.comments, range: SocialRecords.range([.uuid(post.id)])) {
-            try records.removeValue(forKey: comment.key, in: SocialRecords.comments)
-            try records.removeValue(forKey: SocialRecords.key(comment.value.id), in: SocialRecords.commentIndex)
+            try removeComment(comment.value, key: comment.key, in: records)
         }
+        guard let url = post.mediaURL, let photo = media.reference(for: url) else { return [] }
+        try records.removeValue(forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
+        let stillShown = try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
+        return stillShown ? [] : [photo]
+    }
+
+    /// Whether a post made at `createdAt` may still be visible: pages walk back no further.
+    func isWithinReadWindow(_ createdAt: Date, at now: Date, in records: RecordReader) throws -> Bool {
+        let longestLifetime = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
+        return createdAt.addingTimeInterval(longestLifetime) > now
+    }
+
+    /// Deletes photos no post shows any more.
+    func deleteMedia(_ photos: [MediaReference]) async throws {
+        for photo in photos { try await media.delete(photo) }
     }
 
     public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
@@ -115,7 +152,11 @@ extension LocalSocialFeedService {
             let batch = try records.records(in: index, range: range, limit: max(limit * 2, 16))
             guard let last = batch.last else { break }
             for entry in batch {
-                guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
+                guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else {
+                    // A deleted post: its key still tells whether the walk is past every live post.
+                    if let createdAt = SocialRecords.positionDate(entry.key), createdAt.addingTimeInterval(longestLifetime) <= now { return posts }
+                    continue
+                }
                 // This post and every older one expired: no post lives longer than this.
                 if post.createdAt.addingTimeInterval(longestLifetime) <= now { return posts }
                 guard post.isVisible(at: now), !hidden.contains(post.userID) else { continue }

@@ -19,7 +19,8 @@ extension LocalSocialFeedService {
     public func unfollow(_ userID: String) async throws {
         let user = try signedInUser()
         guard Self.isPlausibleUserID(userID) else { return }
-        try writing { records in try removeFollow(from: user.id, to: userID, in: records) }
+        let now = now
+        try writing { records in try removeFollow(from: user.id, to: userID, at: now, in: records) }
     }
 
     public func following() async throws -> [SocialProfile] {
@@ -53,16 +54,18 @@ extension LocalSocialFeedService {
 
     /// Removes a follow with its counts and the followee's posts from the follower's
     /// friends feed. Removing a follow that is not there changes nothing.
-    func removeFollow(from follower: String, to followee: String, in records: RecordWriter) throws {
+    func removeFollow(from follower: String, to followee: String, at now: Date, in records: RecordWriter) throws {
         let key = try SocialRecords.key([.string(follower), .string(followee)])
         guard try records.data(forKey: key, in: SocialRecords.follows) != nil else { return }
         try records.removeValue(forKey: key, in: SocialRecords.follows)
         try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
         try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) }
         try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) }
+        // Only posts a page can still reach: a walk stops before older ones.
         for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(followee)])) {
-            guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
-            let position = SocialRecords.position(post.createdAt, post.id)
+            guard let createdAt = SocialRecords.positionDate(entry.key), try isWithinReadWindow(createdAt, at: now, in: records) else { break }
+            guard let postID = UUID(uuidString: SocialRecords.userID(entry.data)) else { continue }
+            let position = SocialRecords.position(createdAt, postID)
             try records.removeValue(forKey: SocialRecords.key([.string(follower)] + position), in: SocialRecords.timelines)
         }
     }
@@ -121,6 +124,7 @@ extension LocalSocialFeedService {
     public func block(_ userID: String) async throws {
         let user = try signedInUser()
         guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot block themselves.") }
+        let now = now
         try writing { records in
             try ensureProfile(user, in: records)
             _ = try profile(of: userID, in: records)
@@ -128,8 +132,8 @@ extension LocalSocialFeedService {
                 SocialRecords.value(userID), forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: SocialRecords.blocks)
             try records.setData(
                 SocialRecords.value(user.id), forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: SocialRecords.blockedBy)
-            try removeFollow(from: user.id, to: userID, in: records)
-            try removeFollow(from: userID, to: user.id, in: records)
+            try removeFollow(from: user.id, to: userID, at: now, in: records)
+            try removeFollow(from: userID, to: user.id, at: now, in: records)
         }
     }
 
@@ -219,6 +223,7 @@ extension LocalSocialFeedService {
             let key = try SocialRecords.key([.uuid(postID), .date(now), .uuid(id)])
             try records.put(comment, forKey: key, in: SocialRecords.comments)
             try records.setData(Data(key.utf8), forKey: SocialRecords.key(id), in: SocialRecords.commentIndex)
+            try records.setData(Data(key.utf8), forKey: SocialRecords.key([.string(user.id), .uuid(id)]), in: SocialRecords.userComments)
             post.commentCount += 1
             try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
             return comment
@@ -246,13 +251,21 @@ extension LocalSocialFeedService {
             guard comment.userID == user.id || post?.userID == user.id else {
                 throw SocialError(.notAuthorized, detail: "A comment is deleted by its author or the post's owner.")
             }
-            try records.removeValue(forKey: String(decoding: keyData, as: UTF8.self), in: SocialRecords.comments)
-            try records.removeValue(forKey: SocialRecords.key(commentID), in: SocialRecords.commentIndex)
+            try removeComment(comment, key: String(decoding: keyData, as: UTF8.self), in: records)
             if var counted = post {
                 counted.commentCount = max(0, counted.commentCount - 1)
                 post = counted
                 try records.put(counted, forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
             }
+        }
+    }
+
+    /// Removes a comment and its index entries; the caller fixes the post's count.
+    func removeComment(_ comment: PostComment, key: String, in records: RecordWriter) throws {
+        try records.removeValue(forKey: key, in: SocialRecords.comments)
+        try records.removeValue(forKey: SocialRecords.key(comment.id), in: SocialRecords.commentIndex)
+        if let author = comment.userID {
+            try records.removeValue(forKey: SocialRecords.key([.string(author), .uuid(comment.id)]), in: SocialRecords.userComments)
         }
     }
 

@@ -16,6 +16,9 @@ import TrainCore
 public final class LocalSocialFeedService: SocialFeedService {
     /// Who the calls act as.
     public let auth: any AuthService
+    /// Where post and profile photos are kept; a post's photo from this store is
+    /// checked when posting and deleted with the post or the account.
+    public let media: any MediaStore
     /// Clock, IDs, time zone and policy.
     public let configuration: SocialConfiguration
     let store: RecordStore
@@ -23,24 +26,33 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// Creates a service that keeps its data in memory.
     /// - Parameters:
     ///   - auth: The auth service whose signed-in user the calls act as.
+    ///   - media: Where photos are kept; a new in-memory store by default.
     ///   - configuration: Clock, IDs, time zone and policy.
-    public convenience init(auth: any AuthService, configuration: SocialConfiguration = SocialConfiguration()) {
-        self.init(auth: auth, store: .inMemoryOrFailing(SocialRecords.schema), configuration: configuration)
+    public convenience init(
+        auth: any AuthService, media: any MediaStore = LocalMediaStore(), configuration: SocialConfiguration = SocialConfiguration()
+    ) {
+        self.init(auth: auth, store: .inMemoryOrFailing(SocialRecords.schema), media: media, configuration: configuration)
     }
 
     /// Creates a service whose data lives in `storage`. Opening reads no post.
     /// - Parameters:
     ///   - auth: The auth service whose signed-in user the calls act as.
     ///   - storage: In memory, or a file (other services may share it) with its options.
+    ///   - media: Where photos are kept, such as a ``LocalMediaStore`` in a directory
+    ///     beside the file; a new in-memory store by default.
     ///   - configuration: Clock, IDs, time zone and policy.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
-    public convenience init(auth: any AuthService, storage: Storage, configuration: SocialConfiguration = SocialConfiguration()) throws {
-        self.init(auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), configuration: configuration)
+    public convenience init(
+        auth: any AuthService, storage: Storage, media: any MediaStore = LocalMediaStore(),
+        configuration: SocialConfiguration = SocialConfiguration()
+    ) throws {
+        self.init(auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), media: media, configuration: configuration)
     }
 
-    init(auth: any AuthService, store: RecordStore, configuration: SocialConfiguration) {
+    init(auth: any AuthService, store: RecordStore, media: any MediaStore, configuration: SocialConfiguration) {
         self.auth = auth
         self.store = store
+        self.media = media
         self.configuration = configuration
     }
 
@@ -53,6 +65,14 @@ public final class LocalSocialFeedService: SocialFeedService {
     func signedInUser() throws(SocialError) -> UserEntity {
         guard let user = auth.currentUser else { throw SocialError(.notSignedIn) }
         return user
+    }
+
+    /// Throws `notSignedIn` unless `user` is still the signed-in user: a call that
+    /// awaited something checks this before acting as them.
+    func checkStillSignedIn(_ user: UserEntity) throws(SocialError) {
+        guard auth.currentUser?.id == user.id else {
+            throw SocialError(.notSignedIn, detail: "The signed-in user changed during the call.")
+        }
     }
 
     /// Runs `body` in one read of the store; store failures become `storage`.

@@ -13,6 +13,8 @@ public struct SocialPolicy: Sendable {
     public var restUnlocksFeed: Bool
     /// Whether the discover feed is locked like the friends feed.
     public var discoverRequiresUnlock: Bool
+    /// What account deletion does to the user's comments on other users' posts.
+    public var deletedUserComments: DeletedCommentPolicy
 
     /// Creates a policy.
     /// - Parameters:
@@ -21,16 +23,26 @@ public struct SocialPolicy: Sendable {
     ///   - maximumCommentLength: 300 characters.
     ///   - restUnlocksFeed: Yes.
     ///   - discoverRequiresUnlock: Yes.
+    ///   - deletedUserComments: ``DeletedCommentPolicy/anonymize``.
     public init(
         postLifetime: Duration = .seconds(86_400), maximumPostLength: Int = 500, maximumCommentLength: Int = 300,
-        restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true
+        restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true, deletedUserComments: DeletedCommentPolicy = .anonymize
     ) {
         self.postLifetime = postLifetime
         self.maximumPostLength = maximumPostLength
         self.maximumCommentLength = maximumCommentLength
         self.restUnlocksFeed = restUnlocksFeed
         self.discoverRequiresUnlock = discoverRequiresUnlock
+        self.deletedUserComments = deletedUserComments
     }
+}
+
+/// What happens to a deleted user's comments on other users' posts.
+public enum DeletedCommentPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The comments stay, shown as "[Deleted User]", with no ID or name of the user kept.
+    case anonymize
+    /// The comments are removed and the posts' comment counts go down.
+    case delete
 }
 
 /// Everything a ``LocalSocialFeedService`` is built from: clock, IDs, time zone and policy.

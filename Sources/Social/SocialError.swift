@@ -47,6 +47,12 @@ public struct SocialError: Error, Hashable, Sendable {
         public static let blocked = Code("blocked")
         /// Only the author may do this (or, for a comment, the post's owner).
         public static let notAuthorized = Code("notAuthorized")
+        /// The photo is larger than the media store accepts.
+        public static let mediaTooLarge = Code("mediaTooLarge")
+        /// The data is not a JPEG, PNG, GIF, HEIC or WebP image.
+        public static let unsupportedMediaType = Code("unsupportedMediaType")
+        /// No such photo in the media store, or it was deleted.
+        public static let mediaNotFound = Code("mediaNotFound")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -84,6 +90,9 @@ public struct SocialError: Error, Hashable, Sendable {
         .cannotTargetSelf: ("You cannot do this to your own account.", nil),
         .blocked: ("You cannot interact with this user.", nil),
         .notAuthorized: ("Only the author can do this.", nil),
+        .mediaTooLarge: ("This photo is too large.", "Choose a smaller photo."),
+        .unsupportedMediaType: ("This file is not a supported photo.", "Choose a JPEG, PNG, GIF, HEIC or WebP photo."),
+        .mediaNotFound: ("This photo is no longer available.", "Choose the photo again."),
         .storage: ("Your feed data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }

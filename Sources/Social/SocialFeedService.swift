@@ -144,6 +144,17 @@ public protocol SocialFeedService: Sendable {
     /// - Returns: Their profiles.
     func blockedUsers() async throws -> [SocialProfile]
 
+    /// Deletes the signed-in user's social data, as part of deleting their account:
+    /// their posts (with the likes and comments on them), likes, follows both ways,
+    /// blocks both ways, unlock, profile and photos, every count fixed. Their comments on
+    /// other users' posts are anonymized or removed, as the policy says. Cursors on
+    /// removed posts keep working. Calling it again finishes what a failure left.
+    ///
+    /// Ask the user to sign in again before calling it, as for deleting the account.
+    /// - Returns: What was removed.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
+    func deleteAccountData() async throws -> SocialDeletionReport
+
     /// Recomputes every follow, like and comment count from the relations.
     /// - Returns: How many counts were wrong; zero on a healthy store.
     func recount() async throws -> Int

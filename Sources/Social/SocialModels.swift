@@ -183,3 +183,42 @@ public struct SocialProfile: Codable, Hashable, Sendable, Identifiable {
         self.followingCount = followingCount
     }
 }
+
+/// What deleting a user's social data removed.
+public struct SocialDeletionReport: Codable, Hashable, Sendable {
+    /// Their posts, with the likes and comments on them.
+    public var posts: Int
+    /// Their likes on other users' posts.
+    public var likes: Int
+    /// Follows from and to them.
+    public var follows: Int
+    /// Blocks by and of them.
+    public var blocks: Int
+    /// Their comments on other users' posts left as "[Deleted User]".
+    public var anonymizedComments: Int
+    /// Their comments on other users' posts removed.
+    public var deletedComments: Int
+    /// Their photos in the media store.
+    public var media: Int
+
+    /// Creates a report.
+    /// - Parameters:
+    ///   - posts: Posts removed.
+    ///   - likes: Likes removed.
+    ///   - follows: Follows removed.
+    ///   - blocks: Blocks removed.
+    ///   - anonymizedComments: Comments anonymized.
+    ///   - deletedComments: Comments removed.
+    ///   - media: Photos removed.
+    public init(
+        posts: Int = 0, likes: Int = 0, follows: Int = 0, blocks: Int = 0, anonymizedComments: Int = 0, deletedComments: Int = 0, media: Int = 0
+    ) {
+        self.posts = posts
+        self.likes = likes
+        self.follows = follows
+        self.blocks = blocks
+        self.anonymizedComments = anonymizedComments
+        self.deletedComments = deletedComments
+        self.media = media
+    }
+}

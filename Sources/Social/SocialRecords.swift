@@ -19,7 +19,16 @@ enum SocialRecords {
                 [
                     "profiles", "names", "posts", "removedPosts", "feed", "authored", "timelines", "follows", "followers",
                     "blocks", "blockedBy", "likes", "liked", "comments", "commentIndex", "unlocks", "meta",
-                ])
+                ]),
+            StoreMigration(version: 2, summary: "Index comments by author and stored photos by post") { migration in
+                try migration.createCollection("userComments")
+                try migration.createCollection("mediaUses")
+                for entry in try migration.records.entries(in: comments) {
+                    guard let userID = entry.value.userID else { continue }
+                    try migration.records.setData(
+                        Data(entry.key.utf8), forKey: key([.string(userID), .uuid(entry.value.id)]), in: userComments)
+                }
+            },
         ])
 
     static let profiles = RecordCollection<SocialProfile>("profiles")
@@ -47,6 +56,10 @@ enum SocialRecords {
     static let comments = RecordCollection<PostComment>("comments")
     /// comment → its key in `comments`.
     static let commentIndex = RecordCollection<Data>.bytes("commentIndex")
+    /// (author, comment) → the comment's key in `comments`: what account deletion reaches.
+    static let userComments = RecordCollection<Data>.bytes("userComments")
+    /// (photo path, post) → post: the posts showing a photo of the media store.
+    static let mediaUses = RecordCollection<Data>.bytes("mediaUses")
     static let unlocks = RecordCollection<FeedUnlock>("unlocks")
     static let meta = RecordCollection<Meta>("meta")
     static let metaKey = "feed"
@@ -66,6 +79,14 @@ enum SocialRecords {
     /// The components of a post's position, newest first, the ID breaking ties.
     static func position(_ createdAt: Date, _ id: UUID) -> [RecordKey.Component] {
         [.descending(.date(createdAt)), .descending(.uuid(id))]
+    }
+
+    /// The creation date in an index key that ends with a position.
+    static func positionDate(_ key: String) -> Date? {
+        guard let components = try? RecordKey(encoded: key).components, components.count >= 2,
+            case .descending(.date(let date)) = components[components.count - 2]
+        else { return nil }
+        return date
     }
 
     /// The key of `components`, or a storage error (only a key over the store's

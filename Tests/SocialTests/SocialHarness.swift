@@ -17,6 +17,7 @@ final class SocialHarness: Sendable {
     let zone = Locked(TimeZone(identifier: "UTC") ?? .current)
     let variant: SocialVariant
     let policy: SocialPolicy
+    let media: LocalMediaStore
     let social: LocalSocialFeedService
 
     init(_ variant: SocialVariant = .inMemory, policy: SocialPolicy = SocialPolicy(), start: Date = ManualClock.defaultStart) throws {
@@ -24,23 +25,30 @@ final class SocialHarness: Sendable {
         self.policy = policy
         clock = ManualClock(start: start)
         directory = try TemporaryDirectory()
-        social = try Self.service(variant, auth: auth, clock: clock, zone: zone, policy: policy, file: directory.file("social.sqlite"))
+        media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()
+        social = try Self.service(variant, auth: auth, clock: clock, zone: zone, policy: policy, media: media, file: directory.file("social.sqlite"))
     }
 
     static func service(
-        _ variant: SocialVariant, auth: FakeAuthService, clock: ManualClock, zone: Locked<TimeZone>, policy: SocialPolicy, file: URL
+        _ variant: SocialVariant, auth: FakeAuthService, clock: ManualClock, zone: Locked<TimeZone>, policy: SocialPolicy, media: LocalMediaStore,
+        file: URL
     ) throws -> LocalSocialFeedService {
         let configuration = SocialConfiguration(
             clock: clock, ids: SequentialIDGenerator(prefix: "social-"), timeZone: { zone.withLock { $0 } }, policy: policy)
         switch variant {
-        case .inMemory: return LocalSocialFeedService(auth: auth, configuration: configuration)
-        case .file: return try LocalSocialFeedService(auth: auth, storage: .file(file), configuration: configuration)
+        case .inMemory: return LocalSocialFeedService(auth: auth, media: media, configuration: configuration)
+        case .file: return try LocalSocialFeedService(auth: auth, storage: .file(file), media: media, configuration: configuration)
         }
     }
 
-    /// A second service on the same file, as after a relaunch or in an app extension.
+    /// A second service on the same file and media, as after a relaunch or in an app extension.
     func reopened() throws -> LocalSocialFeedService {
-        try Self.service(.file, auth: auth, clock: clock, zone: zone, policy: policy, file: directory.file("social.sqlite"))
+        try Self.service(.file, auth: auth, clock: clock, zone: zone, policy: policy, media: media, file: directory.file("social.sqlite"))
+    }
+
+    /// The first bytes of a JPEG, then `size - 4` more.
+    static func jpeg(size: Int = 64) -> Data {
+        Data([0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 7, count: max(0, size - 4)))
     }
 
     func setTimeZone(_ identifier: String) {

@@ -1,0 +1,168 @@
+import Foundation
+import TrainCore
+
+/// TrainKit's ``MediaStore``: in memory, or one file per photo in a directory. The two
+/// differ only in where the bytes go; the checks, paths and URLs are the same.
+///
+/// A photo is accepted when it is at most ``maximumSize`` bytes and its first bytes
+/// are those of a JPEG, PNG, GIF, HEIC or WebP image, whatever it claims to be. Paths
+/// hold the owner's ID in hexadecimal, so no user ID can reach outside its folder.
+///
+/// ```swift
+/// let media = try LocalMediaStore(directory: appSupport.appendingPathComponent("media"))
+/// let photo = try await media.put(jpegData, kind: .postPhoto, for: user.id)
+/// ```
+public final class LocalMediaStore: MediaStore {
+    public let maximumSize: Int
+    private let blobs: Blobs
+    /// The root of the URLs: the directory, or a path no file is at for the in-memory store.
+    private let root: URL
+
+    /// Where the bytes go.
+    private enum Blobs: Sendable {
+        case memory(Locked<[String: Data]>)
+        case directory(URL)
+    }
+
+    /// Creates a store that keeps photos in memory. Its URLs are `file` URLs under
+    /// `/trainkit-memory-media/<a random ID>/`, where no file is: read them with
+    /// ``data(for:)``.
+    /// - Parameter maximumSize: The largest photo, in bytes; 10 MB by default.
+    public init(maximumSize: Int = 10_000_000) {
+        self.maximumSize = maximumSize
+        blobs = .memory(Locked([:]))
+        root = URL(fileURLWithPath: "/trainkit-memory-media/\(UUID().uuidString.lowercased())", isDirectory: true)
+    }
+
+    /// Creates a store that keeps each photo in a file under `directory`, created if
+    /// missing. Several stores may share a directory.
+    /// - Parameters:
+    ///   - directory: The root folder.
+    ///   - maximumSize: The largest photo, in bytes; 10 MB by default.
+    /// - Throws: ``SocialError`` `storage` if the directory cannot be created.
+    public init(directory: URL, maximumSize: Int = 10_000_000) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SocialError(.storage, detail: "The media directory \(directory.path) cannot be created: \(error.localizedDescription)")
+        }
+        self.maximumSize = maximumSize
+        blobs = .directory(directory.standardizedFileURL)
+        root = directory.standardizedFileURL
+    }
+
+    public func put(_ data: Data, kind: MediaKind, for userID: String) async throws -> MediaReference {
+        try Self.checkOwner(userID)
+        guard data.count <= maximumSize else {
+            throw SocialError(.mediaTooLarge, detail: "\(data.count) bytes is over the limit of \(maximumSize).")
+        }
+        guard let contentType = MediaContentType(sniffing: data) else {
+            throw SocialError(.unsupportedMediaType, detail: "The data is not a JPEG, PNG, GIF, HEIC or WebP image.")
+        }
+        let reference = MediaReference(userID: userID, kind: kind, id: UUID(), contentType: contentType)
+        switch blobs {
+        case .memory(let memory):
+            memory.withLock { $0[reference.path] = data }
+        case .directory:
+            let file = url(for: reference)
+            do {
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: file, options: .atomic)
+            } catch {
+                throw SocialError(.storage, detail: "\(file.path) cannot be written: \(error.localizedDescription)")
+            }
+        }
+        return reference
+    }
+
+    public func data(for reference: MediaReference) async throws -> Data {
+        switch blobs {
+        case .memory(let memory):
+            guard let data = memory.withLock({ $0[reference.path] }) else { throw SocialError(.mediaNotFound) }
+            return data
+        case .directory:
+            let file = url(for: reference)
+            guard FileManager.default.fileExists(atPath: file.path) else { throw SocialError(.mediaNotFound) }
+            do {
+                return try Data(contentsOf: file)
+            } catch {
+                throw SocialError(.storage, detail: "\(file.path) cannot be read: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    public func contains(_ reference: MediaReference) async throws -> Bool {
+        switch blobs {
+        case .memory(let memory): memory.withLock { $0[reference.path] != nil }
+        case .directory: FileManager.default.fileExists(atPath: url(for: reference).path)
+        }
+    }
+
+    public func list(for userID: String) async throws -> [MediaReference] {
+        let folder = MediaReference.folder(of: userID) + "/"
+        let paths: [String]
+        switch blobs {
+        case .memory(let memory):
+            paths = memory.withLock { $0.keys.filter { $0.hasPrefix(folder) } }
+        case .directory(let directory):
+            paths = MediaKind.allCases.flatMap { kind in
+                let names =
+                    (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder + kind.rawValue).path)) ?? []
+                return names.map { folder + kind.rawValue + "/" + $0 }
+            }
+        }
+        // Files that are not photos this store wrote (a half-written temporary file) are left out.
+        return paths.compactMap(MediaReference.init(path:)).filter { $0.userID == userID }.sorted { $0.path < $1.path }
+    }
+
+    public func delete(_ reference: MediaReference) async throws {
+        switch blobs {
+        case .memory(let memory):
+            memory.withLock { $0[reference.path] = nil }
+        case .directory:
+            try Self.removeItem(at: url(for: reference))
+        }
+    }
+
+    public func deleteAll(for userID: String) async throws -> Int {
+        let references = try await list(for: userID)
+        switch blobs {
+        case .memory(let memory):
+            memory.withLock { stored in for reference in references { stored[reference.path] = nil } }
+        case .directory(let directory):
+            try Self.removeItem(at: directory.appendingPathComponent(MediaReference.folder(of: userID), isDirectory: true))
+        }
+        return references.count
+    }
+
+    public func url(for reference: MediaReference) -> URL {
+        root.appendingPathComponent(reference.path, isDirectory: false)
+    }
+
+    public func reference(for url: URL) -> MediaReference? {
+        guard url.isFileURL else { return nil }
+        let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+        let path = url.standardizedFileURL.path
+        guard path.hasPrefix(prefix) else { return nil }
+        return MediaReference(path: String(path.dropFirst(prefix.count)))
+    }
+
+    /// Throws `userNotFound` unless `userID` is 1 to 100 UTF-8 bytes.
+    static func checkOwner(_ userID: String) throws(SocialError) {
+        guard (1...100).contains(userID.utf8.count) else {
+            throw SocialError(.userNotFound, detail: "Media belongs to a user ID of 1 to 100 bytes.")
+        }
+    }
+
+    /// Removes a file or folder; one that is not there is already removed.
+    static func removeItem(at url: URL) throws(SocialError) {
+        do {
+            try FileManager.default.removeItem(at: url)
+        } catch let error as CocoaError where error.code == .fileNoSuchFile {
+            return
+        } catch {
+            guard FileManager.default.fileExists(atPath: url.path) else { return }
+            throw SocialError(.storage, detail: "\(url.path) cannot be removed: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import TrainCore
+
+extension LocalSocialFeedService {
+    public func deleteAccountData() async throws -> SocialDeletionReport {
+        let user = try signedInUser()
+        let now = now
+        var (report, photos) = try writing { records in
+            var report = SocialDeletionReport()
+            // Follows first, so the posts below have no reader but their author left.
+            try removeRelations(of: user.id, in: records, report: &report, at: now)
+            var photos: [MediaReference] = []
+            for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(user.id)])) {
+                guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
+                photos += try removePost(post, at: now, in: records)
+                report.posts += 1
+            }
+            try removeInteractions(of: user.id, in: records, report: &report)
+            for entry in try records.records(in: SocialRecords.timelines, range: SocialRecords.range([.string(user.id)])) {
+                try records.removeValue(forKey: entry.key, in: SocialRecords.timelines)
+            }
+            try records.removeValue(forKey: user.id, in: SocialRecords.unlocks)
+            if let profile = try records.value(forKey: user.id, in: SocialRecords.profiles) {
+                for word in Set(SocialRecords.words(profile.displayName)) {
+                    try records.removeValue(forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
+                }
+                try records.removeValue(forKey: user.id, in: SocialRecords.profiles)
+            }
+            return (report, photos)
+        }
+        // The records went first: a failure here leaves photos no post shows, which a
+        // second call deletes.
+        try await deleteMedia(photos)
+        report.media = try await photos.count + media.deleteAll(for: user.id)
+        return report
+    }
+
+    /// Removes the follows and blocks from and to `userID`, with every count they change.
+    func removeRelations(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport, at now: Date) throws {
+        let range = try SocialRecords.range([.string(userID)])
+        for entry in try records.records(in: SocialRecords.follows, range: range) {
+            try removeFollow(from: userID, to: SocialRecords.userID(entry.data), at: now, in: records)
+            report.follows += 1
+        }
+        for entry in try records.records(in: SocialRecords.followers, range: range) {
+            try removeFollow(from: SocialRecords.userID(entry.data), to: userID, at: now, in: records)
+            report.follows += 1
+        }
+        for (relation, inverse) in [(SocialRecords.blocks, SocialRecords.blockedBy), (SocialRecords.blockedBy, SocialRecords.blocks)] {
+            for entry in try records.records(in: relation, range: range) {
+                try records.removeValue(forKey: entry.key, in: relation)
+                try records.removeValue(forKey: SocialRecords.key([.string(SocialRecords.userID(entry.data)), .string(userID)]), in: inverse)
+                report.blocks += 1
+            }
+        }
+    }
+
+    /// Removes `userID`'s likes on other users' posts and anonymizes or removes their
+    /// comments there, as the policy says, fixing the posts' counts.
+    func removeInteractions(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport) throws {
+        for entry in try records.records(in: SocialRecords.liked, range: SocialRecords.range([.string(userID)])) {
+            try records.removeValue(forKey: entry.key, in: SocialRecords.liked)
+            guard let postID = UUID(uuidString: SocialRecords.userID(entry.data)) else { continue }
+            try records.removeValue(forKey: SocialRecords.key([.uuid(postID), .string(userID)]), in: SocialRecords.likes)
+            try adjustPost(postID, in: records) { $0.likeCount = max(0, $0.likeCount - 1) }
+            report.likes += 1
+        }
+        for entry in try records.records(in: SocialRecords.userComments, range: SocialRecords.range([.string(userID)])) {
+            try records.removeValue(forKey: entry.key, in: SocialRecords.userComments)
+            let key = String(decoding: entry.data, as: UTF8.self)
+            guard var comment = try records.value(forKey: key, in: SocialRecords.comments) else { continue }
+            switch policy.deletedUserComments {
+            case .anonymize:
+                comment.userID = nil
+                comment.userName = nil
+                try records.put(comment, forKey: key, in: SocialRecords.comments)
+                report.anonymizedComments += 1
+            case .delete:
+                try removeComment(comment, key: key, in: records)
+                try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
+                report.deletedComments += 1
+            }
+        }
+    }
+
+    /// Changes a stored post's counts; a post that is gone has none to change.
+    func adjustPost(_ postID: UUID, in records: RecordWriter, _ change: (inout PostEntity) -> Void) throws {
+        let key = SocialRecords.key(postID)
+        guard var post = try records.value(forKey: key, in: SocialRecords.posts) else { return }
+        change(&post)
+        try records.put(post, forKey: key, in: SocialRecords.posts)
+    }
+}
