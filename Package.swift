@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
         .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial"], path: "Sources/Testing"),
         .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Demo"),
-        .executableTarget(name: "train-bench", dependencies: ["TrainCore", "TrainSubscription", "TrainTesting", sqlite], path: "Benchmarks"),
+        .executableTarget(
+            name: "train-bench", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainTesting", sqlite],
+            path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
         .testTarget(

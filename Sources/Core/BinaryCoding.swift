@@ -155,3 +155,31 @@ package struct BinaryReader {
         return value
     }
 }
+
+extension RecordCollection where Value: Codable & Sendable {
+    /// A collection whose records are written in a binary layout and read from it, or
+    /// from the JSON an earlier version wrote.
+    /// - Parameters:
+    ///   - name: The collection's name within its schema.
+    ///   - format: The layout's format byte, first in every record.
+    ///   - encode: Writes a value's fields in order.
+    ///   - decode: Reads them back in the same order.
+    /// - Returns: The collection reference.
+    package static func binary(
+        _ name: String, format: UInt8, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
+        decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
+    ) -> RecordCollection<Value> {
+        RecordCollection(
+            name,
+            encode: { value in
+                var writer = BinaryWriter(format: format)
+                encode(value, &writer)
+                return writer.data
+            },
+            decode: { data in
+                guard BinaryReader.isBinary(data, formats: [format]) else { return try JSONDecoder().decode(Value.self, from: data) }
+                var reader = try BinaryReader(data, formats: [format])
+                return try decode(&reader)
+            })
+    }
+}

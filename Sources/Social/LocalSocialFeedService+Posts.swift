@@ -1,4 +1,5 @@
 import Foundation
+import TrainAuth
 import TrainCore
 
 extension LocalSocialFeedService {
@@ -35,19 +36,45 @@ extension LocalSocialFeedService {
             meta.newestPost = createdAt
             meta.longestLifetime = max(meta.longestLifetime, lifetime)
             try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
-            try records.put(post, forKey: SocialRecords.key(id), in: SocialRecords.posts)
-            if let photo {
-                try records.setData(
-                    SocialRecords.value(id), forKey: SocialRecords.key([.string(photo.path), .uuid(id)]), in: SocialRecords.mediaUses)
-            }
-            let position = SocialRecords.position(createdAt, id)
-            let value = SocialRecords.value(id)
-            try records.setData(value, forKey: SocialRecords.key(position), in: SocialRecords.feed)
-            try records.setData(value, forKey: SocialRecords.key([.string(user.id)] + position), in: SocialRecords.authored)
-            for reader in try readers(of: user.id, in: records) {
-                try records.setData(value, forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
-            }
+            try insert(post, photo: photo, in: records)
             return post
+        }
+    }
+
+    /// Stores a post with its index entries and its readers' friends-feed entries; the
+    /// caller keeps the store's `Meta` in step.
+    func insert(_ post: PostEntity, photo: MediaReference?, in records: RecordWriter) throws {
+        try records.put(post, forKey: SocialRecords.key(post.id), in: SocialRecords.posts)
+        if let photo {
+            try records.setData(
+                SocialRecords.value(post.id), forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
+        }
+        let position = SocialRecords.position(post.createdAt, post.id)
+        let value = SocialRecords.value(post.id)
+        try records.setData(value, forKey: SocialRecords.key(position), in: SocialRecords.feed)
+        try records.setData(value, forKey: SocialRecords.key([.string(post.userID)] + position), in: SocialRecords.authored)
+        for reader in try readers(of: post.userID, in: records) {
+            try records.setData(value, forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
+        }
+    }
+
+    /// Stores posts made elsewhere — a benchmark's or a migration's — in one
+    /// transaction, creating their authors' profiles, as ``createPost(content:workoutType:mediaURL:)``
+    /// lays them out. Their content is not checked.
+    package func importPosts(_ posts: [PostEntity]) throws(SocialError) {
+        try writing { records in
+            var meta = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta) ?? SocialRecords.Meta()
+            var known: Set<String> = []
+            for post in posts {
+                if known.insert(post.userID).inserted, try records.data(forKey: post.userID, in: SocialRecords.profiles) == nil {
+                    try ensureProfile(
+                        UserEntity(id: post.userID, displayName: post.userName, createdAt: post.createdAt, lastSignInAt: post.createdAt), in: records)
+                }
+                try insert(post, photo: nil, in: records)
+                meta.newestPost = max(meta.newestPost ?? post.createdAt, post.createdAt)
+                meta.longestLifetime = max(meta.longestLifetime, post.expiresAt.timeIntervalSince(post.createdAt))
+            }
+            try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
         }
     }
 

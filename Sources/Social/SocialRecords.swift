@@ -34,7 +34,39 @@ enum SocialRecords {
     static let profiles = RecordCollection<SocialProfile>("profiles")
     /// A word of a user's name, NUL, their ID: user search by word prefix.
     static let names = RecordCollection<Data>.bytes("names")
-    static let posts = RecordCollection<PostEntity>("posts")
+    /// Posts by ID, in a binary layout: every page reads twenty of them, and JSON would
+    /// be most of its time.
+    static let posts = RecordCollection<PostEntity>.binary(
+        "posts", format: 1,
+        encode: { post, writer in
+            writer.write(post.id)
+            writer.write(post.userID)
+            writer.write(post.userName)
+            writer.write(post.workoutType.rawValue)
+            writer.write(post.content)
+            writer.write(post.createdAt)
+            writer.write(post.expiresAt)
+            writer.write(post.mediaURL?.absoluteString)
+            writer.write(post.likeCount)
+            writer.write(post.commentCount)
+        },
+        decode: { reader throws(CoreError) in
+            let id: UUID = try reader.read()
+            let userID: String = try reader.read()
+            let userName: String = try reader.read()
+            let workoutType = try reader.read(WorkoutType.self)
+            let content: String = try reader.read()
+            let createdAt: Date = try reader.read()
+            let expiresAt: Date = try reader.read()
+            let media: String? = try reader.read()
+            let mediaURL = try media.map { text throws(CoreError) in
+                guard let url = URL(string: text) else { throw CoreError(.undecodable, detail: "A post's media URL is not a URL.") }
+                return url
+            }
+            return PostEntity(
+                id: id, userID: userID, userName: userName, workoutType: workoutType, content: content, createdAt: createdAt,
+                expiresAt: expiresAt, mediaURL: mediaURL, likeCount: try reader.read(), commentCount: try reader.read())
+        })
     /// The position of each deleted post, so a cursor on it still continues.
     static let removedPosts = RecordCollection<Date>("removedPosts")
     static let feed = RecordCollection<Data>.bytes("feed")

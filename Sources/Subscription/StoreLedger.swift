@@ -94,24 +94,12 @@ enum StoreLedger {
     /// The binary layout of every ledger record.
     static let format: UInt8 = 1
 
-    /// A collection whose records are written in the binary layout and read from it, or
-    /// from the JSON an earlier version wrote.
+    /// A collection of ledger records in the binary layout.
     private static func binary<Value: Codable & Sendable>(
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        RecordCollection(
-            name,
-            encode: { value in
-                var writer = BinaryWriter(format: format)
-                encode(value, &writer)
-                return writer.data
-            },
-            decode: { data in
-                guard BinaryReader.isBinary(data, formats: [format]) else { return try JSONDecoder().decode(Value.self, from: data) }
-                var reader = try BinaryReader(data, formats: [format])
-                return try decode(&reader)
-            })
+        .binary(name, format: format, encode: encode, decode: decode)
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
