@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
         .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial"], path: "Sources/Testing"),
-        .executableTarget(name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription"], path: "Sources/Demo"),
+        .executableTarget(
+            name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainTesting"], path: "Sources/Demo"),
         .executableTarget(
             name: "train-bench", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainTesting", sqlite],
             path: "Benchmarks"),

@@ -14,8 +14,8 @@ struct AuthChapter {
     let clock: DemoClock
     let narrator: Narrator
 
-    /// Runs the chapter and returns the signed-in user.
-    func run() async -> UserEntity? {
+    /// Runs the chapter and returns the account service, its user signed in.
+    func run() async -> LocalAuthService? {
         let apple = SimulatedIdentityProvider(provider: .apple, audience: Self.audience, clock: clock)
         apple.signIn(as: Self.ada)
         let configuration = AuthConfiguration(clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.audience))
@@ -61,6 +61,6 @@ struct AuthChapter {
             narrator.say("Contact email is now \(user.email ?? "?").")
             return user.email == newEmail ? nil : "the email did not change"
         }
-        return auth.currentUser
+        return auth
     }
 }

@@ -42,7 +42,7 @@ public final class LocalMediaStore: MediaStore {
     /// - Throws: ``SocialError`` `storage` if the directory cannot be created.
     public init(directory: URL, maximumSize: Int = 10_000_000) throws {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: Self.folderAttributes)
         } catch {
             throw SocialError(.storage, detail: "The media directory \(directory.path) cannot be created: \(error.localizedDescription)")
         }
@@ -64,13 +64,7 @@ public final class LocalMediaStore: MediaStore {
         case .memory(let memory):
             memory.withLock { $0[reference.path] = data }
         case .directory:
-            let file = url(for: reference)
-            do {
-                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try data.write(to: file, options: .atomic)
-            } catch {
-                throw SocialError(.storage, detail: "\(file.path) cannot be written: \(error.localizedDescription)")
-            }
+            try Self.write(data, to: url(for: reference))
         }
         return reference
     }
@@ -145,6 +139,28 @@ public final class LocalMediaStore: MediaStore {
         let path = url.standardizedFileURL.path
         guard path.hasPrefix(prefix) else { return nil }
         return MediaReference(path: String(path.dropFirst(prefix.count)))
+    }
+
+    /// Folders only the owner can open, as the stores' files are.
+    static var folderAttributes: [FileAttributeKey: Any] { [.posixPermissions: 0o700] }
+
+    /// Writes a photo only its owner can read: to a temporary file beside it, then
+    /// renamed over, so a reader never sees half a photo.
+    static func write(_ data: Data, to file: URL) throws(SocialError) {
+        let folder = file.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(UUID().uuidString.lowercased()).tmp")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: folderAttributes)
+        } catch {
+            throw SocialError(.storage, detail: "\(folder.path) cannot be created: \(error.localizedDescription)")
+        }
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw SocialError(.storage, detail: "\(temporary.path) cannot be written.")
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw SocialError(.storage, detail: "\(file.path) cannot be written.")
+        }
     }
 
     /// Throws `userNotFound` unless `userID` is 1 to 100 UTF-8 bytes.

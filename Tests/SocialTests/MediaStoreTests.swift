@@ -120,6 +120,19 @@ import TrainTesting
         #expect(try await !first.contains(photo))
     }
 
+    @Test("in a directory, photos and their folders are readable by their owner only")
+    func ownerOnlyFiles() async throws {
+        let directory = try TemporaryDirectory()
+        let media = try LocalMediaStore(directory: directory.file("media"))
+        let photo = try await media.put(SocialHarness.jpeg(), kind: .postPhoto, for: "ada")
+        var url = media.url(for: photo)
+        for expected in [0o600, 0o700, 0o700, 0o700, 0o700] {
+            let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
+            #expect(permissions == expected, "\(url.path)")
+            url = url.deletingLastPathComponent()
+        }
+    }
+
     @Test("a post shows only its author's stored photos, and only ones that exist; nothing is posted otherwise", arguments: SocialVariant.allCases)
     func postMediaIsChecked(variant: SocialVariant) async throws {
         let harness = try SocialHarness(variant)
