@@ -216,6 +216,13 @@ public final class FakeControls<Call: Sendable>: Sendable {
     /// so subscribing does not shift which call a numbered failure falls on.
     /// - Parameter call: The call.
     public func recordSubscription(_ call: Call) {
+        record(call)
+    }
+
+    /// Records a call of a synchronous method that cannot fail, such as a query of a
+    /// flag: it is listed in ``calls`` but not numbered, held or delayed.
+    /// - Parameter call: The call.
+    public func record(_ call: Call) {
         state.withLock { $0.calls.append(call) }
     }
 

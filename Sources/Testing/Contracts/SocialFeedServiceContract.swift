@@ -1,0 +1,170 @@
+import Foundation
+import TrainCore
+import TrainSocial
+
+/// What the ``SocialFeedServiceContract`` needs from the conformance under test.
+public protocol SocialContractEnvironment: Sendable {
+    /// Makes a service over an empty social store, and a way to choose who it acts as.
+    /// - Returns: The service and its sign-in.
+    func makeService() async throws -> SocialContractSession
+}
+
+/// A service under test and how to sign users in and out of it.
+public struct SocialContractSession: Sendable {
+    /// The service under test.
+    public let service: any SocialFeedService
+    /// Signs the user with this ID in (nil: signs out); the service's next calls act as them.
+    public let signIn: @Sendable (String?) async throws -> Void
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - service: The service under test.
+    ///   - signIn: Signs a user in, or out with nil.
+    public init(service: any SocialFeedService, signIn: @escaping @Sendable (String?) async throws -> Void) {
+        self.service = service
+        self.signIn = signIn
+    }
+
+    /// Signs `userID` in and unlocks their feed, as a user who just finished a workout.
+    func join(_ userID: String) async throws {
+        try await signIn(userID)
+        _ = try await service.unlockFeed(workoutType: .run)
+    }
+}
+
+/// A check of the ``SocialFeedServiceContract``.
+public typealias SocialContractCheck = ContractCheck<any SocialContractEnvironment>
+
+extension Expectations {
+    func expectSocialError(_ code: SocialError.Code, _ what: String, _ body: () async throws -> Void) async throws {
+        try await expectError(code, what, codeOf: { (error: SocialError) in error.code }, body)
+    }
+}
+
+/// The public behavioural contract of `SocialFeedService` (SOC-2, 3, 6, 7, 9, 10).
+/// TrainKit runs it against `LocalSocialFeedService` in memory and on disk; an app
+/// runs it against its own conformance, such as one over Firestore's emulator:
+///
+/// ```swift
+/// @Test(arguments: SocialFeedServiceContract.checks)
+/// func socialContract(_ check: SocialContractCheck) async throws {
+///     try await check.run(in: MyFirestoreEnvironment())
+/// }
+/// ```
+public enum SocialFeedServiceContract {
+    /// Every check of the contract.
+    public static let checks: [SocialContractCheck] = [
+        SocialContractCheck("a locked friends feed is feedLocked, not an empty page, and posting needs an unlocked feed") { environment, check in
+            let session = try await environment.makeService()
+            try await session.signIn("ada")
+            try check.expect(!session.service.hasFeedUnlocked(), "a new user's feed starts locked")
+            try await check.expectSocialError(.feedLocked, "a locked friends feed") { _ = try await session.service.friendsFeed(limit: 20) }
+            try await check.expectSocialError(.feedLocked, "posting while locked") {
+                _ = try await session.service.createPost(content: "hi", workoutType: .run)
+            }
+        },
+        SocialContractCheck("a workout unlocks the feed, and the new post is first in the friends feed") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            try check.expect(session.service.hasFeedUnlocked(), "the feed is unlocked after a workout")
+            let post = try await session.service.createPost(content: "  5 km  ", workoutType: .run)
+            try check.expect(post.content == "5 km" && post.userID == "ada", "the post is trimmed and is Ada's")
+            try check.expect(try await session.service.friendsFeed(limit: 20).first?.id == post.id, "the post leads the friends feed")
+        },
+        SocialContractCheck("pages are newest first and, put together, hold each post once while posts are added between pages") {
+            environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            var posted: [UUID] = []
+            for number in 0..<5 { posted.append(try await session.service.createPost(content: "post \(number)", workoutType: .run).id) }
+            var seen: [UUID] = []
+            var page = try await session.service.friendsFeed(limit: 2)
+            while let last = page.last {
+                seen += page.map(\.id)
+                _ = try await session.service.createPost(content: "between pages", workoutType: .run)
+                page = try await session.service.friendsFeed(limit: 2, after: last.id)
+            }
+            try check.expect(seen == posted.reversed(), "the pages hold the five posts newest first, once each, and no later post")
+        },
+        SocialContractCheck("a limit outside 1...100 is invalidLimit and an unknown cursor is invalidCursor") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            for limit in [0, 101] {
+                try await check.expectSocialError(.invalidLimit, "a limit of \(limit)") { _ = try await session.service.friendsFeed(limit: limit) }
+            }
+            try await check.expectSocialError(.invalidCursor, "a cursor that never existed") {
+                _ = try await session.service.discoverFeed(limit: 20, after: UUID())
+            }
+        },
+        SocialContractCheck("following twice leaves one follow counted once, and following yourself is cannotTargetSelf") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("bob")
+            try await session.join("ada")
+            try await session.service.follow("bob")
+            try await session.service.follow("bob")
+            try check.expect(try await session.service.following().map(\.id) == ["bob"], "one follow")
+            try check.expect(try await session.service.profile("bob").followerCount == 1, "Bob has one follower")
+            try await check.expectSocialError(.cannotTargetSelf, "following yourself") { try await session.service.follow("ada") }
+        },
+        SocialContractCheck("a block ends follows both ways and hides each user's posts from the other") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("bob")
+            let bobs = try await session.service.createPost(content: "bob's run", workoutType: .run)
+            try await session.join("ada")
+            try await session.service.follow("bob")
+            try await session.signIn("bob")
+            try await session.service.follow("ada")
+            try await session.service.block("ada")
+            try check.expect(try await session.service.following().isEmpty, "Bob no longer follows Ada")
+            try await session.signIn("ada")
+            try check.expect(try await session.service.following().isEmpty, "Ada no longer follows Bob")
+            try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "Bob's post is hidden from Ada")
+            try await check.expectSocialError(.blocked, "following someone who blocks you") { try await session.service.follow("bob") }
+        },
+        SocialContractCheck("only the author deletes a post") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("bob")
+            let post = try await session.service.createPost(content: "mine", workoutType: .run)
+            try await session.join("ada")
+            try await check.expectSocialError(.notAuthorized, "deleting another user's post") { try await session.service.deletePost(post.id) }
+            try await session.signIn("bob")
+            try await session.service.deletePost(post.id)
+            try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "the author's delete removes it")
+        },
+        SocialContractCheck("empty or 501-character posts, http media and one-character searches are refused with their codes") {
+            environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            for content in ["   ", String(repeating: "x", count: 501)] {
+                try await check.expectSocialError(.invalidContent, "a post of \(content.count) characters") {
+                    _ = try await session.service.createPost(content: content, workoutType: .run)
+                }
+            }
+            try await check.expectSocialError(.invalidMediaURL, "an http media URL") {
+                _ = try await session.service.createPost(content: "photo", workoutType: .run, mediaURL: URL(string: "http://example.com/a.jpg"))
+            }
+            try await check.expectSocialError(.queryTooShort, "a one-character search") { _ = try await session.service.searchUsers("a", limit: 10) }
+            try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "nothing was posted")
+        },
+        SocialContractCheck("likes are a set: twice counts one, unliking twice counts none") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            let post = try await session.service.createPost(content: "like me", workoutType: .run)
+            try await session.service.like(post.id)
+            try await session.service.like(post.id)
+            try check.expect(try await session.service.friendsFeed(limit: 1).first?.likeCount == 1, "one like")
+            try await session.service.unlike(post.id)
+            try await session.service.unlike(post.id)
+            try check.expect(try await session.service.friendsFeed(limit: 1).first?.likeCount == 0, "no like")
+            try check.expect(try await session.service.recount() == 0, "recount finds nothing to fix")
+        },
+        SocialContractCheck("signed out, calls are notSignedIn and the feed is not unlocked") { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            try await session.signIn(nil)
+            try check.expect(!session.service.hasFeedUnlocked(), "no feed is unlocked when signed out")
+            try await check.expectSocialError(.notSignedIn, "a feed page") { _ = try await session.service.friendsFeed(limit: 20) }
+            try await check.expectSocialError(.notSignedIn, "a post") { _ = try await session.service.createPost(content: "hi", workoutType: .run) }
+        },
+    ]
+}
