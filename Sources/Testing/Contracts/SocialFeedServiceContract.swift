@@ -41,7 +41,7 @@ extension Expectations {
     }
 }
 
-/// The public behavioural contract of `SocialFeedService` (SOC-2, 3, 6, 7, 9, 10).
+/// The public behavioural contract of `SocialFeedService`: locking, pages, relations, blocks, authorization and input.
 /// TrainKit runs it against `LocalSocialFeedService` in memory and on disk; an app
 /// runs it against its own conformance, such as one over Firestore's emulator:
 ///

@@ -5,7 +5,7 @@ import TrainSocial
 
 /// A social world for tests and previews, built through the real service one
 /// expression at a time: users with posts, followers, likes and comments, or a seeded
-/// random graph. Everything goes through ``LocalSocialFeedService``'s public calls, so
+/// random graph. Everything goes through `LocalSocialFeedService`'s public calls, so
 /// every count and index is what the app would see.
 ///
 /// ```swift
@@ -73,7 +73,7 @@ public final class SocialScenario: Sendable {
     ///   - likes: How many likes their posts get in all.
     ///   - comments: How many comments their posts get in all.
     /// - Returns: The user as they are then.
-    /// - Throws: ``SocialError`` `postNotFound` for likes or comments without posts, or
+    /// - Throws: `SocialError` `postNotFound` for likes or comments without posts, or
     ///   any error of the service.
     @discardableResult
     public func user(_ id: String, posts: Int = 0, followers: Int = 0, likes: Int = 0, comments: Int = 0) async throws -> User {
