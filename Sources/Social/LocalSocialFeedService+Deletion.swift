@@ -30,7 +30,7 @@ extension LocalSocialFeedService {
         }
         // The records went first: a failure here leaves photos no post shows, which a
         // second call deletes.
-        try await deleteMedia(photos)
+        await deleteMedia(photos)
         report.media = try await photos.count + media.deleteAll(for: user.id)
         return report
     }

@@ -19,8 +19,8 @@ extension LocalSocialFeedService {
         }
         let now = now
         let lifetime = TimeInterval(policy.postLifetime.components.seconds) + TimeInterval(policy.postLifetime.components.attoseconds) / 1e18
-        let id = newID()
         return try writing { records in
+            let id = try freshID(unusedIn: [SocialRecords.posts, SocialRecords.removedPosts], in: records)
             let profile = try ensureProfile(user, in: records)
             guard try isUnlocked(user.id, at: now, in: records) else { throw SocialError(.feedLocked) }
             var meta = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta) ?? SocialRecords.Meta()
@@ -94,7 +94,7 @@ extension LocalSocialFeedService {
             guard post.userID == user.id else { throw SocialError(.notAuthorized, detail: "Only the author deletes a post.") }
             return try removePost(post, at: now, in: records)
         }
-        try await deleteMedia(orphans)
+        await deleteMedia(orphans)
     }
 
     /// Removes a post with its likes, comments and index entries, keeping its position
@@ -134,9 +134,11 @@ extension LocalSocialFeedService {
         return createdAt.addingTimeInterval(longestLifetime) > now
     }
 
-    /// Deletes photos no post shows any more.
-    func deleteMedia(_ photos: [MediaReference]) async throws {
-        for photo in photos { try await media.delete(photo) }
+    /// Deletes photos no post shows any more, once the posts are gone. A photo that
+    /// cannot be deleted now is left behind, shown by nothing; deleting the account
+    /// deletes it with the rest of the user's media.
+    func deleteMedia(_ photos: [MediaReference]) async {
+        for photo in photos { try? await media.delete(photo) }
     }
 
     public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {

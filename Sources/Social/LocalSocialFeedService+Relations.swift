@@ -99,9 +99,12 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         let limit = try Self.pageSize(limit)
         let words = SocialRecords.words(query)
-        guard let word = words.first, words.count == 1, word.count >= 2 else {
-            throw SocialError(.queryTooShort, detail: "A search needs one word of two characters or more.")
+        // The longest word finds the candidates; every other word must start one of their name's words.
+        guard let word = words.max(by: { $0.count < $1.count }), words.joined().count >= 2 else {
+            throw SocialError(.queryTooShort, detail: "A search needs two letters or digits or more.")
         }
+        // Names are at most 100 characters: a longer word matches nobody.
+        guard word.count <= 100 else { return [] }
         return try reading { records in
             let hidden = try blockedEitherWay(user.id, in: records)
             var seen: Set<String> = []
@@ -112,6 +115,8 @@ extension LocalSocialFeedService {
                 guard !hidden.contains(userID), seen.insert(userID).inserted,
                     let profile = try records.value(forKey: userID, in: SocialRecords.profiles)
                 else { continue }
+                let nameWords = SocialRecords.words(profile.displayName)
+                guard words.allSatisfy({ part in nameWords.contains { $0.hasPrefix(part) } }) else { continue }
                 found.append(profile)
                 if found.count == limit { break }
             }
@@ -200,8 +205,8 @@ extension LocalSocialFeedService {
     public func likes(on postID: UUID) async throws -> [SocialProfile] {
         let user = try signedInUser()
         return try reading { records in
-            guard try records.data(forKey: SocialRecords.key(postID), in: SocialRecords.posts) != nil else { throw SocialError(.postNotFound) }
             let hidden = try blockedEitherWay(user.id, in: records)
+            try visiblePost(postID, hiding: hidden, in: records)
             return try records.records(in: SocialRecords.likes, range: SocialRecords.range([.uuid(postID)])).compactMap { entry in
                 let userID = SocialRecords.userID(entry.data)
                 return hidden.contains(userID) ? nil : try records.value(forKey: userID, in: SocialRecords.profiles)
@@ -215,8 +220,8 @@ extension LocalSocialFeedService {
             throw SocialError(.invalidComment, detail: "A comment needs 1 to \(policy.maximumCommentLength) characters without control characters.")
         }
         let now = now
-        let id = newID()
         return try writing { records in
+            let id = try freshID(unusedIn: [SocialRecords.commentIndex], in: records)
             var post = try interactablePost(postID, by: user.id, at: now, in: records)
             let profile = try ensureProfile(user, in: records)
             let comment = PostComment(id: id, postID: postID, userID: user.id, userName: profile.displayName, text: text, createdAt: now)
@@ -233,11 +238,19 @@ extension LocalSocialFeedService {
     public func comments(on postID: UUID) async throws -> [PostComment] {
         let user = try signedInUser()
         return try reading { records in
-            guard try records.data(forKey: SocialRecords.key(postID), in: SocialRecords.posts) != nil else { throw SocialError(.postNotFound) }
             let hidden = try blockedEitherWay(user.id, in: records)
+            try visiblePost(postID, hiding: hidden, in: records)
             return try records.values(in: SocialRecords.comments, range: SocialRecords.range([.uuid(postID)])).filter { comment in
                 comment.userID.map { !hidden.contains($0) } ?? true
             }
+        }
+    }
+
+    /// Throws `postNotFound` unless the post exists and its author is not in `hidden`:
+    /// a blocked user's post is not there for the other user.
+    func visiblePost(_ postID: UUID, hiding hidden: Set<String>, in records: RecordReader) throws {
+        guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), !hidden.contains(post.userID) else {
+            throw SocialError(.postNotFound)
         }
     }
 

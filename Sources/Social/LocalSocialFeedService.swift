@@ -99,9 +99,10 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     // MARK: - Profiles
 
-    /// The name a user's posts and profile show.
+    /// The name a user's posts and profile show: their account's, without control or
+    /// invisible characters, at most 100 characters; "Athlete" when nothing is left.
     static func displayName(of user: UserEntity) -> String {
-        let name = user.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let name = cleaned(String((user.displayName ?? "").prefix(200)), maximum: 200, allowsNewlines: false).map { String($0.prefix(100)) } ?? ""
         return name.isEmpty ? "Athlete" : name
     }
 
@@ -162,7 +163,9 @@ public final class LocalSocialFeedService: SocialFeedService {
         return try writing { records in
             try ensureProfile(user, in: records)
             // A second workout never shortens an unlock (flying east, for one).
-            if let current = try records.value(forKey: user.id, in: SocialRecords.unlocks), current.expiresAt >= unlock.expiresAt {
+            if let current = try records.value(forKey: user.id, in: SocialRecords.unlocks), current.unlockDate <= now,
+                current.expiresAt >= unlock.expiresAt
+            {
                 return current
             }
             try records.put(unlock, forKey: user.id, in: SocialRecords.unlocks)
@@ -188,6 +191,17 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     // MARK: - Input
 
+    /// A new identifier not yet used in `collections`: the generator's, or a random one
+    /// if that is taken (a sequential generator restarted after a relaunch, or two
+    /// instances on one file).
+    func freshID(unusedIn collections: [any CollectionReference], in records: RecordReader) throws -> UUID {
+        let id = newID()
+        for collection in collections where try records.data(forKey: SocialRecords.key(id), in: collection) != nil {
+            return UUID()
+        }
+        return id
+    }
+
     /// A new identifier as a UUID: the generator's, or one derived from it when it
     /// does not make UUIDs (a test's sequential IDs).
     func newID() -> UUID {
@@ -204,20 +218,49 @@ public final class LocalSocialFeedService: SocialFeedService {
             ))
     }
 
-    /// `text` trimmed, if it is 1 to `maximum` characters with no control characters
-    /// other than newlines and tabs.
+    /// `text` trimmed, with `\r\n` and `\r` made `\n`, if it is 1 to `maximum`
+    /// characters and passes ``cleaned(_:maximum:allowsNewlines:)``.
     static func validText(_ text: String, maximum: Int) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= maximum else { return nil }
-        let hasControl = trimmed.unicodeScalars.contains { scalar in
-            scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t"
+        guard let cleaned = cleaned(text, maximum: maximum, allowsNewlines: true), !cleaned.isEmpty, cleaned.count <= maximum else { return nil }
+        return cleaned
+    }
+
+    /// `text` trimmed, or nil if it holds a control
+    /// character (newlines and tabs aside, when allowed), an invisible formatting
+    /// character (bidirectional overrides, zero-width spaces; the zero-width joiner and
+    /// non-joiner of emoji and scripts are kept), a character of more than 16 scalars
+    /// (stacked combining marks), more than 32 bytes a character in all, or nothing
+    /// visible, or if it is over 32 bytes a character for `maximum` characters.
+    static func cleaned(_ text: String, maximum: Int, allowsNewlines: Bool) -> String? {
+        guard text.utf8.count <= maximum * 32 + 64 else { return nil }
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let trimmed = unified.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return "" }
+        var visible = false
+        for character in trimmed {
+            guard character.unicodeScalars.count <= 16 else { return nil }
+            for scalar in character.unicodeScalars {
+                switch scalar.properties.generalCategory {
+                case .control:
+                    guard allowsNewlines, scalar == "\n" || scalar == "\t" else { return nil }
+                case .format:
+                    guard scalar == "\u{200C}" || scalar == "\u{200D}" else { return nil }
+                case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber, .letterNumber,
+                    .otherNumber, .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+                    .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+                    if !scalar.properties.isDefaultIgnorableCodePoint { visible = true }
+                default:
+                    break
+                }
+            }
         }
-        return hasControl ? nil : trimmed
+        return visible ? trimmed : nil
     }
 
     /// Whether a media URL may be attached: `https` with a host, or `file`.
     static func isValidMediaURL(_ url: URL) -> Bool {
-        switch url.scheme?.lowercased() {
+        guard url.absoluteString.utf8.count <= 2_048 else { return false }
+        return switch url.scheme?.lowercased() {
         case "https": !(url.host ?? "").isEmpty
         case "file": url.isFileURL && !url.path.isEmpty
         default: false

@@ -87,9 +87,10 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `userNotFound`, also for a user blocked either way.
     func profile(_ userID: String) async throws -> SocialProfile
 
-    /// Users whose name has a word starting with `query`, ignoring case and accents.
+    /// Users whose name has, for each word of `query`, a word starting with it,
+    /// ignoring case, accents and Unicode spelling.
     /// - Parameters:
-    ///   - query: Two characters or more.
+    ///   - query: Two letters or digits or more.
     ///   - limit: The most results, 1...100.
     /// - Returns: Matching profiles, without users blocked either way.
     /// - Throws: ``SocialError`` — `queryTooShort`, `invalidLimit`.

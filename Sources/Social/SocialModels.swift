@@ -58,9 +58,10 @@ public struct FeedUnlock: Codable, Hashable, Sendable, Identifiable {
 
     /// Whether the feed is unlocked at `date`.
     /// - Parameter date: The moment to check.
-    /// - Returns: True from the unlock until the start of the next local day.
+    /// - Returns: True from the unlock until the start of the next local day; false
+    ///   before the unlock, so a clock that ran fast and was set back unlocks nothing.
     public func isActive(at date: Date) -> Bool {
-        date < expiresAt
+        unlockDate <= date && date < expiresAt
     }
 }
 

@@ -20,9 +20,15 @@ enum SocialRecords {
                     "profiles", "names", "posts", "removedPosts", "feed", "authored", "timelines", "follows", "followers",
                     "blocks", "blockedBy", "likes", "liked", "comments", "commentIndex", "unlocks", "meta",
                 ]),
-            StoreMigration(version: 2, summary: "Index comments by author and stored photos by post") { migration in
+            StoreMigration(version: 2, summary: "Index comments by author and stored photos by post; names in NFKC") { migration in
                 try migration.createCollection("userComments")
                 try migration.createCollection("mediaUses")
+                try migration.records.removeAll(in: names)
+                for profile in try migration.records.values(in: profiles) {
+                    for word in Set(words(profile.displayName)) {
+                        try migration.records.setData(Data(), forKey: LocalSocialFeedService.nameKey(word, profile.id), in: names)
+                    }
+                }
                 for entry in try migration.records.entries(in: comments) {
                     guard let userID = entry.value.userID else { continue }
                     try migration.records.setData(
@@ -156,6 +162,7 @@ enum SocialRecords {
 
     /// Text as search compares it.
     static func normalized(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        text.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            .lowercased()
     }
 }

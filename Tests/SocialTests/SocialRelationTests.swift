@@ -169,7 +169,13 @@ import TrainTesting
                 default: if let post = posts.randomElement(using: &random) { try? await social.deletePost(post) }
                 }
             }
+            var relations = 0
+            for user in users {
+                harness.act(as: user)
+                relations += try await harness.social.following().count
+            }
             harness.act(as: "ada")
+            #expect(relations > 0, "seed \(seed): the sequence left no follow to count")
             #expect(try await harness.social.recount() == 0, "seed \(seed): replay with TRAINKIT_SEED=\(seed)")
             let relaunched = try harness.reopened()
             #expect(try await relaunched.recount() == 0, "seed \(seed) after relaunch")
