@@ -23,13 +23,13 @@ struct SocialRows {
 
     /// A service over `count` posts by 5,000 authors in the 20 hours before ``start``,
     /// signed in as a reader who follows 500 of the authors and has unlocked the feed.
-    /// - Returns: The service and the IDs of the posts in the reader's friends feed.
-    static func fixture(_ count: Int, storage: Storage) async throws -> (social: LocalSocialFeedService, friendsPosts: [UUID]) {
+    /// - Returns: The service and the posts in the reader's friends feed.
+    static func fixture(_ count: Int, storage: Storage) async throws -> (social: LocalSocialFeedService, friendsPosts: [PostEntity]) {
         let auth = FakeAuthService()
         auth.setCurrentUser(reader)
         let social = try LocalSocialFeedService(auth: auth, storage: storage, configuration: configuration)
         let spacing = 72_000 / Double(count)
-        var friendsPosts: [UUID] = []
+        var friendsPosts: [PostEntity] = []
         for batch in stride(from: 0, to: count, by: 20_000) {
             let posts = (batch..<min(batch + 20_000, count)).map { index in
                 let author = index % authors
@@ -39,7 +39,7 @@ struct SocialRows {
                     content: "Workout \(index): 5 km easy, then strides.", createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(86_400))
             }
             try social.importPosts(posts)
-            friendsPosts += posts.filter { Int($0.userID.dropFirst("author-".count)).map { $0 < followees } ?? false }.map(\.id)
+            friendsPosts += posts.filter { Int($0.userID.dropFirst("author-".count)).map { $0 < followees } ?? false }
         }
         _ = try await social.unlockFeed(workoutType: .run)
         for author in 0..<followees { try await social.follow("author-\(author)") }
@@ -61,24 +61,10 @@ struct SocialRows {
         let (ours, baseline) = try blocking {
             let big = try await Self.fixture(large, storage: storage(large))
             let little = try await Self.fixture(small, storage: storage(small))
-            var random = SystemRandomNumberGenerator()
-            var bigTimes: [Double] = []
-            var littleTimes: [Double] = []
-            for round in 0..<(quick ? 6 : 20) {
-                let order = round.isMultiple(of: 2) ? [big, little] : [little, big]
-                for fixture in order {
-                    var times: [Double] = []
-                    for _ in 0..<200 {
-                        let cursor = fixture.friendsPosts[Int.random(in: 0..<fixture.friendsPosts.count, using: &random)]
-                        let start = ContinuousClock.now
-                        let page = try await fixture.social.friendsFeed(limit: 20, after: cursor)
-                        times.append(Self.elapsed(ContinuousClock.now - start))
-                        guard !page.isEmpty || cursor == fixture.friendsPosts.first else { throw BenchError("an empty page mid-feed") }
-                    }
-                    if fixture.social === big.social { bigTimes += times } else { littleTimes += times }
-                }
+            return try await Self.pageTimes(rounds: quick ? 6 : 20, big: big.friendsPosts, little: little.friendsPosts) { isBig, cursor in
+                let page = try await (isBig ? big : little).social.friendsFeed(limit: 20, after: cursor.id)
+                if page.isEmpty && cursor.id != (isBig ? big : little).friendsPosts.first?.id { throw BenchError("an empty page mid-feed") }
             }
-            return (bigTimes, littleTimes)
         }
         let p99 = percentile(ours, 0.99)
         return BenchRow(
@@ -89,13 +75,62 @@ struct SocialRows {
             target: inMemory ? "ratio <= 1.5, ours <= 1000 µs" : "ratio <= 1.5")
     }
 
+    /// Seconds per page at both sizes, in rounds of 200 pages from random cursors that
+    /// alternate which size goes first.
+    static func pageTimes(
+        rounds: Int, big: [PostEntity], little: [PostEntity], page: (_ isBig: Bool, _ cursor: PostEntity) async throws -> Void
+    ) async throws -> (big: [Double], little: [Double]) {
+        var random = SystemRandomNumberGenerator()
+        var times: (big: [Double], little: [Double]) = ([], [])
+        for round in 0..<rounds {
+            for isBig in round.isMultiple(of: 2) ? [true, false] : [false, true] {
+                let posts = isBig ? big : little
+                for _ in 0..<200 {
+                    let cursor = posts[Int.random(in: 0..<posts.count, using: &random)]
+                    let start = ContinuousClock.now
+                    try await page(isBig, cursor)
+                    let elapsed = elapsed(ContinuousClock.now - start)
+                    if isBig { times.big.append(elapsed) } else { times.little.append(elapsed) }
+                }
+            }
+        }
+        return times
+    }
+
+    /// PERF-1-BARE, the reference for PERF-1-FILE: the same page written directly against
+    /// SQLite on the same kind of files — the reader's friends-feed index from the cursor,
+    /// then the twenty posts by key — at a million posts against 10,000.
+    func barePage() throws -> BenchRow {
+        let (large, small, quick, directory) = (large, small, quick, directory)
+        let (ours, baseline) = try blocking {
+            let files = [large, small].map { directory.appendingPathComponent("social-bare-\($0).sqlite") }
+            let big = try await Self.fixture(large, storage: .file(files[0], options: .init(durability: .normal))).friendsPosts
+            let little = try await Self.fixture(small, storage: .file(files[1], options: .init(durability: .normal))).friendsPosts
+            let readers = try files.map { try BareStoreReader(path: $0.path) }
+            return try await Self.pageTimes(rounds: quick ? 6 : 20, big: big, little: little) { isBig, cursor in
+                let bare = readers[isBig ? 0 : 1]
+                let key = try RecordKey(.string(Self.reader.id), .descending(.date(cursor.createdAt)), .descending(.uuid(cursor.id))).encoded
+                var read = 0
+                for entry in bare.records(in: "social/timelines", from: key, limit: 21).dropFirst() {
+                    read += bare.value(in: "social/posts", key: String(decoding: entry.1, as: UTF8.self))?.count ?? 0
+                }
+                if read == 0 && cursor.id != (isBig ? big : little).first?.id { throw BenchError("an empty bare page mid-feed") }
+            }
+        }
+        return BenchRow(
+            id: "PERF-1-BARE",
+            workload:
+                "reference for PERF-1-FILE: the page's reads on bare SQLite, p99, \(large / 1_000)k vs 10k posts; p50 \(String(format: "%.1f", percentile(ours, 0.5) * 1e6)) µs",
+            ours: percentile(ours, 0.99) * 1e6, baseline: percentile(baseline, 0.99) * 1e6, unit: "µs", target: "reference")
+    }
+
     /// PERF-2: opening the file-backed service over 100,000 posts and reading the first
     /// friends page, against opening the bare SQLite file and reading one row.
     func open() throws -> BenchRow {
         let file = directory.appendingPathComponent("social-open-100000.sqlite")
         let somePost = try blocking {
             let fixture = try await Self.fixture(100_000, storage: .file(file, options: .init(durability: .normal)))
-            return fixture.friendsPosts[0]
+            return fixture.friendsPosts[0].id
         }
         let path = file.path
         let postKey = somePost.uuidString.lowercased()
@@ -127,7 +162,10 @@ struct SocialRows {
     /// transaction — against one bare SQLite transaction writing the same three rows.
     func like() throws -> BenchRow {
         let file = directory.appendingPathComponent("social-like.sqlite")
-        let (social, posts) = try blocking { try await Self.fixture(small, storage: .file(file)) }
+        let (social, posts) = try blocking {
+            let fixture = try await Self.fixture(small, storage: .file(file))
+            return (fixture.social, fixture.friendsPosts.map(\.id))
+        }
         let bare = try BareSQLite(path: directory.appendingPathComponent("social-like-bare.sqlite").path)
         let postBytes = try JSONEncoder().encode(
             PostEntity(

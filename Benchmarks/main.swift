@@ -37,6 +37,7 @@ do {
         ("SUB-JUMP", { try EntitlementRow(quick: quick).jump() }),
         ("PERF-1-MEM", { try SocialRows(directory: directory, quick: quick).friendsPage(inMemory: true) }),
         ("PERF-1-FILE", { try SocialRows(directory: directory, quick: quick).friendsPage(inMemory: false) }),
+        ("PERF-1-BARE", { try SocialRows(directory: directory, quick: quick).barePage() }),
         ("PERF-2", { try SocialRows(directory: directory, quick: quick).open() }),
         ("SOC-WRITE", { try SocialRows(directory: directory, quick: quick).like() }),
         ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
