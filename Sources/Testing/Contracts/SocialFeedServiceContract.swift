@@ -104,6 +104,7 @@ public enum SocialFeedServiceContract {
             try await session.service.follow("bob")
             try check.expect(try await session.service.following().map(\.id) == ["bob"], "one follow")
             try check.expect(try await session.service.profile("bob").followerCount == 1, "Bob has one follower")
+            try check.expect(try await session.service.profile("ada").followingCount == 1, "Ada follows one user")
             try await check.expectSocialError(.cannotTargetSelf, "following yourself") { try await session.service.follow("ada") }
         },
         SocialContractCheck("a block ends follows both ways and hides each user's posts from the other") { environment, check in
@@ -111,11 +112,13 @@ public enum SocialFeedServiceContract {
             try await session.join("bob")
             let bobs = try await session.service.createPost(content: "bob's run", workoutType: .run)
             try await session.join("ada")
+            let adas = try await session.service.createPost(content: "ada's swim", workoutType: .swim)
             try await session.service.follow("bob")
             try await session.signIn("bob")
             try await session.service.follow("ada")
             try await session.service.block("ada")
             try check.expect(try await session.service.following().isEmpty, "Bob no longer follows Ada")
+            try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == adas.id }, "Ada's post is hidden from Bob")
             try await session.signIn("ada")
             try check.expect(try await session.service.following().isEmpty, "Ada no longer follows Bob")
             try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "Bob's post is hidden from Ada")

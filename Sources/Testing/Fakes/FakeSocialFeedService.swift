@@ -7,9 +7,12 @@ import TrainSocial
 /// Calls are recorded; scripted results are returned; unscripted calls of a strict
 /// fake record a test failure and throw ``FakeError/unimplemented(_:)``. Unscripted
 /// calls of a lenient fake work on a small state of one user's view: whether the feed
-/// is unlocked, the posts both feeds page through (newest first), and the users
-/// followed and blocked. They check limits, cursors, text and media URLs as the real
-/// service does; they know no other user, so any non-empty user ID can be followed.
+/// is unlocked (``setFeedUnlocked(_:)``), the posts both feeds page through, newest
+/// first (``setPosts(_:)``), the users followed and blocked, and the likes and
+/// comments made on the fake. They check the lock, limits, cursors, text and media
+/// URLs as the real service does, except that a cursor must be a post the fake still
+/// holds. They know no other user: any non-empty user ID can be followed, nobody
+/// follows back, and search looks only among the users followed.
 ///
 /// ```swift
 /// let social = FakeSocialFeedService(feedUnlocked: true, posts: [post])
@@ -91,12 +94,16 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     ///   - userID: The signed-in user the fake acts as.
     ///   - feedUnlocked: Whether the feed starts unlocked.
     ///   - posts: The posts both feeds page through.
+    ///   - following: The IDs of the users the user follows.
     ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of using the state.
     ///   - clock: The clock that dates posts and unlocks and that ``FakeControls/latency``
     ///     sleeps on; without one, 2026-01-01.
-    public init(userID: String = "user", feedUnlocked: Bool = false, posts: [PostEntity] = [], strict: Bool = false, clock: (any DateClock)? = nil) {
+    public init(
+        userID: String = "user", feedUnlocked: Bool = false, posts: [PostEntity] = [], following: [String] = [], strict: Bool = false,
+        clock: (any DateClock)? = nil
+    ) {
         self.userID = userID
-        state = Locked(State(isUnlocked: feedUnlocked, posts: Self.sorted(posts)))
+        state = Locked(State(isUnlocked: feedUnlocked, posts: Self.sorted(posts), following: following))
         controls = FakeControls(fakeName: "FakeSocialFeedService", strict: strict, clock: clock)
     }
 
@@ -311,7 +318,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         }
     }
 
-    /// Succeeds unless scripted to fail: blocks and unfollows; yourself is `cannotTargetSelf`.
+    /// Succeeds unless scripted to fail: blocks, unfollows and removes the user's posts
+    /// from ``posts``; yourself is `cannotTargetSelf`.
     public func block(_ userID: String) async throws {
         try await perform(.block(userID), .block) {
             guard userID != self.userID else { throw SocialError(.cannotTargetSelf) }
@@ -323,7 +331,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         }
     }
 
-    /// Succeeds unless scripted to fail: unblocks.
+    /// Succeeds unless scripted to fail: unblocks; the posts a block removed stay removed.
     public func unblock(_ userID: String) async throws {
         try await perform(.unblock(userID), .unblock) { state.withLock { $0.blocked.removeAll { $0 == userID } } }
     }
@@ -333,7 +341,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         try await perform(.blockedUsers, .blockedUsers) { state.withLock { $0.blocked.map { SocialProfile(id: $0, displayName: $0) } } }
     }
 
-    /// Returns the scripted report, or removes the user's posts, follows and blocks and reports them.
+    /// Returns the scripted report, or removes the user's posts, follows and blocks,
+    /// locks the feed and reports what it removed.
     public func deleteAccountData() async throws -> SocialDeletionReport {
         try await perform(.deleteAccountData, .deleteAccountData) {
             state.withLock { state in

@@ -73,16 +73,48 @@ import TrainTesting
         #expect(fake.finish().isEmpty)
     }
 
-    @Test("a strict fake records a test failure for every unscripted call")
+    @Test("a strict fake fails the test and throws unimplemented for each unscripted call, and returns what is scripted")
     func strict() async throws {
-        let fake = FakeSocialFeedService(strict: true)
+        let fake = FakeSocialFeedService(feedUnlocked: true, strict: true)
         await withKnownIssue {
             await #expect(throws: FakeError.unimplemented("FakeSocialFeedService.friendsFeed(limit:after:)")) {
                 _ = try await fake.friendsFeed(limit: 20, after: nil)
             }
         }
+        await withKnownIssue {
+            await #expect(throws: FakeError.unimplemented("FakeSocialFeedService.follow(_:)")) { try await fake.follow("bob") }
+        }
+        await withKnownIssue {
+            await #expect(throws: FakeError.unimplemented("FakeSocialFeedService.deleteAccountData()")) { _ = try await fake.deleteAccountData() }
+        }
+        #expect(fake.calls == [.friendsFeed(limit: 20, after: nil), .follow("bob"), .deleteAccountData])
         fake.script(.deleteAccountData, .returning(SocialDeletionReport(posts: 2)))
         #expect(try await fake.deleteAccountData().posts == 2)
+    }
+
+    @Test("unscripted relations keep a small state: seeded follows, a block unfollows and hides posts, deletion reports and clears")
+    func lenientRelations() async throws {
+        let bobs = Self.post(1, by: "bob")
+        let fake = FakeSocialFeedService(userID: "ada", feedUnlocked: true, posts: [bobs], following: ["bob", "cy"])
+        #expect(try await fake.following().map(\.id) == ["bob", "cy"])
+        #expect(try await fake.profile("ada").followingCount == 2)
+        #expect(try await fake.searchUsers("CY", limit: 5).map(\.id) == ["cy"])
+        try await fake.block("bob")
+        #expect(try await fake.following().map(\.id) == ["cy"])
+        #expect(try await fake.blockedUsers().map(\.id) == ["bob"])
+        #expect(try await fake.friendsFeed(limit: 20, after: nil).isEmpty)
+        await #expect(throws: SocialError(.blocked)) { try await fake.follow("bob") }
+        try await fake.unfollow("cy")
+        try await fake.unfollow("cy")
+        #expect(try await fake.following().isEmpty)
+
+        _ = try await fake.createPost(content: "mine", workoutType: .run)
+        try await fake.follow("dee")
+        let report = try await fake.deleteAccountData()
+        #expect(report == SocialDeletionReport(posts: 1, follows: 1, blocks: 1))
+        #expect(fake.posts.isEmpty && !fake.hasFeedUnlocked())
+        #expect(try await fake.following().isEmpty)
+        #expect(try await fake.blockedUsers().isEmpty)
     }
 
     @Test("the next or n-th call fails, latency runs on the test clock, a held call waits for release, and left-overs are reported")

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import TrainSocial
+import TrainTesting
+
+/// The contract can fail: a conformance that never locks, keeps no follower counts and
+/// ignores who is signed in — so it lets each user follow themselves and act for
+/// the others — is caught.
+struct PermissiveSocialEnvironment: SocialContractEnvironment {
+    func makeService() async throws -> SocialContractSession {
+        SocialContractSession(service: FakeSocialFeedService(feedUnlocked: true)) { _ in }
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct SocialContractCatchesViolationsTests {
+    @Test("a permissive conformance breaks the locked-feed, follow, block and signed-out checks")
+    func catchesViolations() async throws {
+        var violated: [String] = []
+        for check in SocialFeedServiceContract.checks {
+            do {
+                try await check.run(in: PermissiveSocialEnvironment())
+            } catch is ContractViolation {
+                violated.append(check.name)
+            } catch {}
+        }
+        #expect(violated.contains("a locked friends feed is feedLocked, not an empty page, and posting needs an unlocked feed"))
+        #expect(violated.contains("following twice leaves one follow counted once, and following yourself is cannotTargetSelf"))
+        #expect(violated.contains("a block ends follows both ways and hides each user's posts from the other"))
+        #expect(violated.contains("signed out, calls are notSignedIn and the feed is not unlocked"))
+    }
+
+}
