@@ -35,7 +35,8 @@ struct SocialRows {
                 let author = index % authors
                 let createdAt = start.addingTimeInterval(-72_000 + Double(index) * spacing)
                 return PostEntity(
-                    id: UUID(), userID: "author-\(author)", userName: "Author \(author)", workoutType: .run,
+                    id: LocalSocialFeedService.postID(createdAt: createdAt, entropy: UUID()), userID: "author-\(author)",
+                    userName: "Author \(author)", workoutType: .run,
                     content: "Workout \(index): 5 km easy, then strides.", createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(86_400))
             }
             try social.importPosts(posts)

@@ -20,7 +20,6 @@ extension LocalSocialFeedService {
         let now = now
         let lifetime = TimeInterval(policy.postLifetime.components.seconds) + TimeInterval(policy.postLifetime.components.attoseconds) / 1e18
         return try writing { records in
-            let id = try freshID(unusedIn: [SocialRecords.posts, SocialRecords.removedPosts], in: records)
             let profile = try ensureProfile(user, in: records)
             guard try isUnlocked(user.id, at: now, in: records) else { throw SocialError(.feedLocked) }
             var meta = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta) ?? SocialRecords.Meta()
@@ -29,6 +28,9 @@ extension LocalSocialFeedService {
             var createdAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
             if let newest = meta.newestPost, createdAt <= newest {
                 createdAt = Date(timeIntervalSince1970: ((newest.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
+            }
+            let id = try freshID(unusedIn: [SocialRecords.posts, SocialRecords.removedPosts], in: records) {
+                Self.postID(createdAt: createdAt, entropy: $0)
             }
             let post = PostEntity(
                 id: id, userID: user.id, userName: profile.displayName, workoutType: workoutType, content: text, createdAt: createdAt,
@@ -76,6 +78,23 @@ extension LocalSocialFeedService {
             }
             try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
         }
+    }
+
+    /// A post's ID: a UUID whose first 48 bits are its creation time in milliseconds, as
+    /// in UUID version 7, and whose other bits come from `entropy`. Posts are stored by
+    /// ID, so posts made near each other in time sit near each other in the file, and a
+    /// page of the feed reads neighbouring records.
+    package static func postID(createdAt: Date, entropy: UUID) -> UUID {
+        let milliseconds = UInt64(max(0, (createdAt.timeIntervalSince1970 * 1000).rounded(.down)))
+        var bytes = withUnsafeBytes(of: entropy.uuid) { Array($0) }
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        bytes[6] = 0x70 | (bytes[6] & 0x0F)
+        bytes[8] = 0x80 | (bytes[8] & 0x3F)
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// The users whose friends feed shows `author`'s posts: the author and their followers.

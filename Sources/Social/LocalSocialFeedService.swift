@@ -193,11 +193,13 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     /// A new identifier not yet used in `collections`: the generator's, or a random one
     /// if that is taken (a sequential generator restarted after a relaunch, or two
-    /// instances on one file).
-    func freshID(unusedIn collections: [any CollectionReference], in records: RecordReader) throws -> UUID {
-        let id = newID()
+    /// instances on one file); `shape` turns either into the ID (a post's carries its time).
+    func freshID(
+        unusedIn collections: [any CollectionReference], in records: RecordReader, shape: (UUID) -> UUID = { $0 }
+    ) throws -> UUID {
+        let id = shape(newID())
         for collection in collections where try records.data(forKey: SocialRecords.key(id), in: collection) != nil {
-            return UUID()
+            return shape(UUID())
         }
         return id
     }

@@ -67,7 +67,8 @@ public struct FeedUnlock: Codable, Hashable, Sendable, Identifiable {
 
 /// A post in the feed: a short text about a workout, visible until it expires.
 public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
-    /// The post's identifier.
+    /// The post's identifier. `LocalSocialFeedService` makes it a UUID version 7: its
+    /// first 48 bits are `createdAt` in milliseconds, so IDs sort as the posts were made.
     public let id: UUID
     /// The author.
     public let userID: String

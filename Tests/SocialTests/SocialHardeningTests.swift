@@ -21,6 +21,21 @@ import TrainTesting
         #expect(try await relaunched.recount() == 0)
     }
 
+    @Test("post IDs are UUID version 7 of their creation time, so they sort as the posts were made, also when the clock is set back")
+    func postIDsFollowTime() async throws {
+        let harness = try SocialHarness()
+        var posts: [PostEntity] = []
+        for step in [3_600.0, -7_200, 0.001, 86_000] {
+            posts.append(try await harness.post("at \(step)", by: "ada"))
+            harness.clock.setDate(harness.clock.now.addingTimeInterval(step))
+        }
+        let keys = posts.map { $0.id.uuidString.lowercased() }
+        #expect(keys == keys.sorted())
+        #expect(posts.allSatisfy { $0.id.uuidString.dropFirst(14).first == "7" })
+        let milliseconds = posts.map { UInt64($0.id.uuidString.replacingOccurrences(of: "-", with: "").prefix(12), radix: 16) }
+        #expect(milliseconds == posts.map { UInt64(($0.createdAt.timeIntervalSince1970 * 1000).rounded()) })
+    }
+
     @Test("text limits count characters of at most 16 scalars; invisible, direction-changing and control-only text is refused; CRLF is a newline")
     func textIsChecked() async throws {
         let harness = try SocialHarness()
