@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TrainAuth", targets: ["TrainAuth"]),
         .library(name: "TrainSubscription", targets: ["TrainSubscription"]),
         .library(name: "TrainSocial", targets: ["TrainSocial"]),
+        .library(name: "TrainSync", targets: ["TrainSync"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
         // train-demo and train-bench are executable targets without products: `swift run`
         // builds them in this package, and a package that depends on TrainKit never sees them.
@@ -37,11 +38,14 @@ let package = Package(
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
         .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
-        .target(name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial"], path: "Sources/Testing"),
+        .target(name: "TrainSync", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Sync"),
+        .target(
+            name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync"], path: "Sources/Testing"),
         .executableTarget(
-            name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainTesting"], path: "Sources/Demo"),
+            name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainTesting"],
+            path: "Sources/Demo"),
         .executableTarget(
-            name: "train-bench", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainTesting", sqlite],
+            name: "train-bench", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainTesting", sqlite],
             path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
@@ -53,6 +57,7 @@ let package = Package(
         .testTarget(name: "TrainAuthTests", dependencies: ["TrainAuth", "TrainTesting"], path: "Tests/AuthTests"),
         .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
         .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
+        .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting"], path: "Tests/SyncTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]

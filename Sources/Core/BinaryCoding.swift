@@ -51,6 +51,12 @@ package struct BinaryWriter {
         withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
     }
 
+    /// The byte count, then the bytes.
+    package mutating func write(_ value: Data) {
+        write(value.count)
+        bytes.append(contentsOf: value)
+    }
+
     /// A presence byte, then the value if there is one.
     package mutating func write(_ value: Date?) {
         write(value != nil)
@@ -122,6 +128,11 @@ package struct BinaryReader {
     package mutating func read() throws(CoreError) -> String {
         let count: Int = try read()
         return String(decoding: try take(count), as: UTF8.self)
+    }
+
+    package mutating func read() throws(CoreError) -> Data {
+        let count: Int = try read()
+        return Data(try take(count))
     }
 
     package mutating func read() throws(CoreError) -> UUID {

@@ -1,0 +1,294 @@
+import Foundation
+import TrainCore
+
+/// The limits and clock of a ``LocalRemotePlanStore``.
+public struct RemotePolicy: Sendable {
+    /// The most writes in one batch; Firestore's batched writes allow 500.
+    public var maximumBatchCount: Int
+    /// The most document bytes in one batch.
+    public var maximumBatchBytes: Int
+    /// The largest document accepted; a larger one is rejected for good.
+    public var maximumDocumentBytes: Int
+    /// How long a deletion is kept in the change feed. A device whose cursor is older
+    /// reads a snapshot instead, so it cannot bring a deleted record back.
+    public var tombstoneRetention: Duration
+    /// The remote's clock: deletion times and the time in every answer.
+    public var clock: any DateClock
+
+    /// Creates a policy.
+    /// - Parameters:
+    ///   - maximumBatchCount: 500 writes.
+    ///   - maximumBatchBytes: 10 MiB.
+    ///   - maximumDocumentBytes: 1 MiB.
+    ///   - tombstoneRetention: 30 days.
+    ///   - clock: The system clock.
+    public init(
+        maximumBatchCount: Int = 500, maximumBatchBytes: Int = 10 << 20, maximumDocumentBytes: Int = 1 << 20,
+        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: any DateClock = SystemClock()
+    ) {
+        self.maximumBatchCount = maximumBatchCount
+        self.maximumBatchBytes = maximumBatchBytes
+        self.maximumDocumentBytes = maximumDocumentBytes
+        self.tombstoneRetention = tombstoneRetention
+        self.clock = clock
+    }
+}
+
+/// TrainKit's ``RemotePlanStore``: the server side of sync in memory or in a file,
+/// with the same logic. Devices in a test or a prototype sync through one of these;
+/// a file lets several processes (or two runs of a demo) share it.
+///
+/// Each scope keeps its records by ID, a change feed by version, the IDs of applied
+/// mutations and the deletions by date; every call is one transaction.
+///
+/// ```swift
+/// let remote = try LocalRemotePlanStore(storage: .file(directory.appendingPathComponent("remote.sqlite")))
+/// let phone = LocalPlanSyncService(auth: auth, remote: remote)
+/// ```
+public final class LocalRemotePlanStore: RemotePlanStore {
+    /// Limits, retention and clock.
+    public let policy: RemotePolicy
+    let store: RecordStore
+
+    /// Creates a remote that keeps its data in memory.
+    /// - Parameter policy: Limits, retention and clock.
+    public init(policy: RemotePolicy = RemotePolicy()) {
+        self.policy = policy
+        self.store = .inMemoryOrFailing(RemoteRecords.schema)
+    }
+
+    /// Creates a remote whose data lives in `storage`.
+    /// - Parameters:
+    ///   - storage: In memory, or a file with its options.
+    ///   - policy: Limits, retention and clock.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
+    public init(storage: Storage, policy: RemotePolicy = RemotePolicy()) throws {
+        self.policy = policy
+        self.store = try RecordStore(storage, schema: RemoteRecords.schema)
+    }
+
+    public func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws(RemoteStoreError) -> RemoteWriteResponse {
+        try Self.check(scope)
+        guard mutations.count <= policy.maximumBatchCount,
+            mutations.reduce(0, { $0 + $1.document.count }) <= policy.maximumBatchBytes
+        else {
+            throw RemoteStoreError(
+                .tooLarge, detail: "A batch holds at most \(policy.maximumBatchCount) writes and \(policy.maximumBatchBytes) bytes.")
+        }
+        guard Set(mutations.map(\.recordID)).count == mutations.count else {
+            throw RemoteStoreError(.invalidRequest, detail: "A batch writes each record once.")
+        }
+        let now = policy.clock.now
+        let results = try transaction { records in
+            var head = try purge(scope, at: now, in: records)
+            var results: [RemoteWriteResult] = []
+            for mutation in mutations {
+                results.append(try apply(mutation, in: scope, head: &head, at: now, records: records))
+            }
+            try records.put(head, forKey: RemoteRecords.key([.string(scope.collection), .string(scope.userID)]), in: RemoteRecords.heads)
+            return results
+        }
+        return RemoteWriteResponse(results: results, serverTime: now)
+    }
+
+    public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+        try Self.check(scope)
+        guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
+        let now = policy.clock.now
+        let head = try transaction { records in try purge(scope, at: now, in: records) }
+        guard cursor == 0 || (cursor >= head.purgedThrough && cursor <= head.version) else {
+            throw RemoteStoreError(
+                .cursorExpired, detail: "Deletions up to version \(head.purgedThrough) are no longer kept; the cursor is \(cursor).")
+        }
+        return try read { records in
+            let start = try RemoteRecords.key([.string(scope.collection), .string(scope.userID), .uint(cursor)])
+            let range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)]).after(start)
+            let entries = try records.entries(in: RemoteRecords.feed, range: range, limit: min(limit, 10_000) + 1)
+            var page: [RemoteRecord] = []
+            for entry in entries.prefix(limit) {
+                guard let id = UUID(uuidString: String(decoding: entry.value, as: UTF8.self)),
+                    let stored = try records.value(forKey: RemoteRecords.recordKey(scope, id), in: RemoteRecords.records)
+                else { throw CoreError(.undecodable, detail: "A change-feed entry names no record.") }
+                page.append(stored.record)
+            }
+            return RemotePage(
+                records: page, cursor: page.last?.version ?? cursor, hasMore: entries.count > page.count, serverTime: now)
+        }
+    }
+
+    public func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+        try Self.check(scope)
+        guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
+        let now = policy.clock.now
+        return try read { records in
+            var range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
+            if let recordID { range = range.after(try RemoteRecords.recordKey(scope, recordID)) }
+            var page: [RemoteRecord] = []
+            var hasMore = false
+            while !hasMore {
+                let batch = try records.entries(in: RemoteRecords.records, range: range, limit: 256)
+                for entry in batch where !entry.value.record.isDeleted {
+                    if page.count == limit {
+                        hasMore = true
+                        break
+                    }
+                    page.append(entry.value.record)
+                }
+                guard let last = batch.last, batch.count == 256 else { break }
+                range = range.after(last.key)
+            }
+            let head = try records.value(forKey: RemoteRecords.key([.string(scope.collection), .string(scope.userID)]), in: RemoteRecords.heads)
+            return RemotePage(records: page, cursor: head?.version ?? 0, hasMore: hasMore, serverTime: now)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Applies one mutation of a batch: once per mutation ID, and only on its base version.
+    private func apply(
+        _ mutation: RemoteMutation, in scope: RemoteScope, head: inout RemoteRecords.Head, at now: Date, records: RecordWriter
+    ) throws -> RemoteWriteResult {
+        let replica = mutation.id.replicaID
+        guard !replica.isEmpty, replica.utf8.count <= 128, mutation.document.count <= policy.maximumDocumentBytes else {
+            return .rejected(reason: "A write needs a replica ID of 1 to 128 bytes and a document of at most \(policy.maximumDocumentBytes) bytes.")
+        }
+        let applied = try RemoteRecords.key([.string(scope.collection), .string(scope.userID), .string(replica), .uint(mutation.id.sequence)])
+        if let version = try records.value(forKey: applied, in: RemoteRecords.mutations) { return .applied(version: version) }
+        let key = try RemoteRecords.recordKey(scope, mutation.recordID)
+        let current = try records.value(forKey: key, in: RemoteRecords.records)
+        guard current?.record.version == mutation.baseVersion else { return .conflict(current: current?.record) }
+        if let current { try forget(current, in: scope, records: records) }
+        head.version += 1
+        let record = RemoteRecord(
+            id: mutation.recordID, version: head.version, isDeleted: mutation.isDeletion, mutation: mutation.id, document: mutation.document)
+        let stored = RemoteRecords.Stored(record: record, deletedAt: mutation.isDeletion ? now : nil)
+        try records.put(stored, forKey: key, in: RemoteRecords.records)
+        try records.setData(
+            Data(RemoteRecords.idText(record.id).utf8), forKey: try RemoteRecords.feedKey(scope, record.version), in: RemoteRecords.feed)
+        if let deletedAt = stored.deletedAt {
+            try records.setData(Data(), forKey: try RemoteRecords.tombstoneKey(scope, deletedAt, record.id), in: RemoteRecords.tombstones)
+        }
+        try records.put(head.version, forKey: applied, in: RemoteRecords.mutations)
+        return .applied(version: head.version)
+    }
+
+    /// Removes a record's feed and deletion entries before it is replaced or purged.
+    private func forget(_ stored: RemoteRecords.Stored, in scope: RemoteScope, records: RecordWriter) throws {
+        try records.removeValue(forKey: try RemoteRecords.feedKey(scope, stored.record.version), in: RemoteRecords.feed)
+        if let deletedAt = stored.deletedAt {
+            try records.removeValue(forKey: try RemoteRecords.tombstoneKey(scope, deletedAt, stored.record.id), in: RemoteRecords.tombstones)
+        }
+    }
+
+    /// Drops the scope's deletions older than the retention and returns its head.
+    private func purge(_ scope: RemoteScope, at now: Date, in records: RecordWriter) throws -> RemoteRecords.Head {
+        let headKey = try RemoteRecords.key([.string(scope.collection), .string(scope.userID)])
+        var head = try records.value(forKey: headKey, in: RemoteRecords.heads) ?? RemoteRecords.Head()
+        let retention = TimeInterval(policy.tombstoneRetention.components.seconds)
+        let cutoff = now.addingTimeInterval(-retention)
+        let scopeRange = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
+        let expired = KeyRange(
+            lower: scopeRange.lower, upper: .excluded(try RemoteRecords.key([.string(scope.collection), .string(scope.userID), .date(cutoff)])))
+        let keys = try records.keys(in: RemoteRecords.tombstones, range: expired)
+        guard !keys.isEmpty else { return head }
+        for tombstone in keys {
+            guard case .uuid(let id)? = try RecordKey(encoded: tombstone).components.last,
+                let stored = try records.value(forKey: try RemoteRecords.recordKey(scope, id), in: RemoteRecords.records)
+            else { throw CoreError(.undecodable, detail: "A deletion entry names no record.") }
+            try forget(stored, in: scope, records: records)
+            try records.removeValue(forKey: try RemoteRecords.recordKey(scope, id), in: RemoteRecords.records)
+            head.purgedThrough = max(head.purgedThrough, stored.record.version)
+        }
+        try records.put(head, forKey: headKey, in: RemoteRecords.heads)
+        return head
+    }
+
+    // MARK: - Transactions
+
+    /// A scope's user and collection must be plausible names.
+    private static func check(_ scope: RemoteScope) throws(RemoteStoreError) {
+        guard !scope.userID.isEmpty, scope.userID.utf8.count <= 512, !scope.collection.isEmpty, scope.collection.utf8.count <= 128 else {
+            throw RemoteStoreError(.invalidRequest, detail: "A scope needs a user ID of 1 to 512 bytes and a collection of 1 to 128.")
+        }
+    }
+
+    private func read<Result>(_ body: (RecordReader) throws -> Result) throws(RemoteStoreError) -> Result {
+        do { return try store.read(body) } catch { throw RemoteStoreError(.unavailable, detail: "\(error)") }
+    }
+
+    private func transaction<Result>(_ body: (RecordWriter) throws -> Result) throws(RemoteStoreError) -> Result {
+        do { return try store.write(body) } catch { throw RemoteStoreError(.unavailable, detail: "\(error)") }
+    }
+}
+
+/// The stored form of a ``LocalRemotePlanStore``.
+enum RemoteRecords {
+    static let schema = StoreSchema(
+        name: "remote", migrations: [.createCollections(version: 1, ["records", "feed", "tombstones", "mutations", "heads"])])
+
+    /// (collection, user, record) → the record and when it was deleted.
+    static let records = RecordCollection<Stored>.binary(
+        "records", format: 1,
+        encode: { stored, writer in
+            writer.write(stored.record.id)
+            writer.write(stored.record.version)
+            writer.write(stored.record.mutation.replicaID)
+            writer.write(stored.record.mutation.sequence)
+            writer.write(stored.deletedAt)
+            writer.write(stored.record.isDeleted)
+            writer.write(stored.record.document)
+        },
+        decode: { reader throws(CoreError) in
+            let id: UUID = try reader.read()
+            let version: UInt64 = try reader.read()
+            let replica: String = try reader.read()
+            let sequence: UInt64 = try reader.read()
+            let deletedAt: Date? = try reader.read()
+            let isDeleted: Bool = try reader.read()
+            let document: Data = try reader.read()
+            return Stored(
+                record: RemoteRecord(
+                    id: id, version: version, isDeleted: isDeleted, mutation: MutationID(replicaID: replica, sequence: sequence), document: document),
+                deletedAt: deletedAt)
+        })
+    /// (collection, user, version) → the ID of the record written at that version.
+    static let feed = RecordCollection<Data>.bytes("feed")
+    /// (collection, user, deletion date, record) → nothing: what purging walks.
+    static let tombstones = RecordCollection<Data>.bytes("tombstones")
+    /// (collection, user, replica, sequence) → the version the mutation was applied at.
+    static let mutations = RecordCollection<UInt64>("mutations")
+    /// (collection, user) → the scope's latest version and purge horizon.
+    static let heads = RecordCollection<Head>("heads")
+
+    /// A record with the time of its deletion, if it is a tombstone.
+    struct Stored: Codable, Sendable {
+        var record: RemoteRecord
+        var deletedAt: Date?
+    }
+
+    /// A scope's counters.
+    struct Head: Codable, Hashable, Sendable {
+        /// The version of the latest write.
+        var version: UInt64 = 0
+        /// The newest version of a purged deletion: a cursor before it has missed one.
+        var purgedThrough: UInt64 = 0
+    }
+
+    static func idText(_ id: UUID) -> String { id.uuidString.lowercased() }
+
+    static func recordKey(_ scope: RemoteScope, _ id: UUID) throws -> String {
+        try key([.string(scope.collection), .string(scope.userID), .uuid(id)])
+    }
+
+    static func feedKey(_ scope: RemoteScope, _ version: UInt64) throws -> String {
+        try key([.string(scope.collection), .string(scope.userID), .uint(version)])
+    }
+
+    static func tombstoneKey(_ scope: RemoteScope, _ date: Date, _ id: UUID) throws -> String {
+        try key([.string(scope.collection), .string(scope.userID), .date(date), .uuid(id)])
+    }
+
+    static func key(_ components: [RecordKey.Component]) throws -> String { try RecordKey(components).encoded }
+
+    static func range(_ components: [RecordKey.Component]) throws -> KeyRange { try RecordKey(components).range }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// Training plans that work offline and sync across the user's devices: every edit
+/// is saved on the device first and uploaded by ``sync()``; edits made elsewhere
+/// arrive with it. Every call acts as the signed-in user.
+///
+/// TrainKit's conformance is ``LocalPlanSyncService`` (the ``SyncEngine`` for plans),
+/// in memory or in a file; `FakePlanSyncService` in TrainTesting is a scriptable double.
+///
+/// ```swift
+/// func rename(_ id: UUID, to name: String, plans: any PlanSyncService) async throws {
+///     guard var plan = try plans.plan(id: id) else { return }
+///     plan.name = name
+///     _ = try await plans.updatePlan(plan)     // saved here, queued for upload
+///     try await plans.sync()                   // uploaded when the network allows
+/// }
+/// ```
+public protocol PlanSyncService: Sendable {
+    /// The signed-in user's plans on this device, by ID.
+    /// - Returns: The plans.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    func plans() throws(SyncError) -> [TrainingPlan]
+
+    /// One of the signed-in user's plans.
+    /// - Parameter id: The plan's ID.
+    /// - Returns: The plan, or nil if there is none on this device.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    func plan(id: UUID) throws(SyncError) -> TrainingPlan?
+
+    /// Saves a new plan on this device and queues its upload.
+    /// - Parameter plan: The plan.
+    /// - Returns: The plan as saved, owned by the signed-in user.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `invalidRecord`, `notAuthorized`, `recordExists`.
+    func createPlan(_ plan: TrainingPlan) async throws(SyncError) -> TrainingPlan
+
+    /// Saves a change to a plan on this device and queues its upload.
+    /// - Parameter plan: The plan.
+    /// - Returns: The plan as saved.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `invalidRecord`, `notAuthorized`, `recordNotFound`.
+    func updatePlan(_ plan: TrainingPlan) async throws(SyncError) -> TrainingPlan
+
+    /// Deletes a plan on this device and queues the deletion.
+    /// - Parameter id: The plan's ID.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `recordNotFound`.
+    func deletePlan(id: UUID) async throws(SyncError)
+
+    /// Where a plan stands between this device and the remote.
+    /// - Parameter id: The plan's ID.
+    /// - Returns: The status, or nil if there is no such plan here.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    func status(ofPlan id: UUID) throws(SyncError) -> SyncStatus?
+
+    /// Status changes of plans, as they happen.
+    /// - Returns: A stream that ends when the consumer stops.
+    func statusChanges() -> AsyncStream<SyncStatusChange>
+
+    /// Uploads the queued edits and downloads the changes made elsewhere.
+    /// - Returns: What the sync did.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `cancelled`.
+    @discardableResult
+    func sync() async throws(SyncError) -> SyncReport
+
+    /// Uploads one plan's queued edit now.
+    /// - Parameter id: The plan's ID.
+    /// - Returns: Its status afterwards.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `recordNotFound`, `remoteUnavailable`.
+    @discardableResult
+    func uploadPlan(id: UUID) async throws(SyncError) -> SyncStatus?
+
+    /// Downloads the changes made elsewhere, without uploading.
+    /// - Returns: What the download did.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `cancelled`.
+    @discardableResult
+    func downloadPlans() async throws(SyncError) -> SyncReport
+
+    /// Chooses the version of a plan whose conflict is held for the app.
+    /// - Parameters:
+    ///   - id: The plan's ID.
+    ///   - plan: The version to keep.
+    /// - Returns: The plan as saved.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `noConflict`, `invalidRecord`.
+    func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws(SyncError) -> TrainingPlan
+
+    /// The values that lost conflicts, oldest first: what the app can show or restore.
+    /// - Returns: The log.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    func conflictLog() throws(SyncError) -> [SyncConflictRecord]
+
+    /// The plans the remote refused for good.
+    /// - Returns: The dead letters.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    func deadLetters() throws(SyncError) -> [DeadLetter]
+}
+
+/// TrainKit's ``PlanSyncService``: the ``SyncEngine`` for training plans.
+public typealias LocalPlanSyncService = SyncEngine<TrainingPlan>
+
+extension SyncEngine: PlanSyncService where Record == TrainingPlan {
+    public func plans() throws(SyncError) -> [TrainingPlan] { try records() }
+
+    public func plan(id: UUID) throws(SyncError) -> TrainingPlan? { try record(id: id) }
+
+    public func createPlan(_ plan: TrainingPlan) async throws(SyncError) -> TrainingPlan {
+        try await create(stamped(plan))
+    }
+
+    public func updatePlan(_ plan: TrainingPlan) async throws(SyncError) -> TrainingPlan {
+        try await update(stamped(plan))
+    }
+
+    public func deletePlan(id: UUID) async throws(SyncError) { try await delete(id: id) }
+
+    public func status(ofPlan id: UUID) throws(SyncError) -> SyncStatus? { try status(of: id) }
+
+    public func uploadPlan(id: UUID) async throws(SyncError) -> SyncStatus? { try await upload(id: id) }
+
+    public func downloadPlans() async throws(SyncError) -> SyncReport { try await download() }
+
+    public func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws(SyncError) -> TrainingPlan {
+        try await resolveConflict(id: id, keeping: stamped(plan))
+    }
+
+    /// `plan` with `lastModified` set to now, to the millisecond.
+    private func stamped(_ plan: TrainingPlan) -> TrainingPlan {
+        var plan = plan
+        plan.lastModified = Date(timeIntervalSince1970: (configuration.clock.now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        return plan
+    }
+}

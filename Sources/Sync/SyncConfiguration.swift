@@ -1,0 +1,150 @@
+import Foundation
+import TrainCore
+
+/// How a conflict between this device's edit and the remote's newer version is
+/// resolved. Every policy but ``custom(_:)`` gives the same result on every device.
+public enum ConflictPolicy<Record: Syncable>: Sendable {
+    /// Each field keeps the side that changed it; a field both sides changed keeps
+    /// the later edit by hybrid clock, and the other value goes to the conflict log.
+    case fieldMerge
+    /// The whole record of the later edit by hybrid clock wins.
+    case lastWriterWins
+    /// This device's version wins.
+    case localWins
+    /// The remote's version wins.
+    case remoteWins
+    /// The closure decides: keep a record (one of the two, or a blend), or hold the
+    /// conflict for the app to resolve with `resolveConflict`.
+    case custom(@Sendable (SyncConflict<Record>) -> ConflictDecision<Record>)
+}
+
+/// A conflict a ``ConflictPolicy/custom(_:)`` policy decides.
+public struct SyncConflict<Record: Syncable>: Sendable {
+    /// This device's version.
+    public let local: Record
+    /// The remote's version.
+    public let remote: Record
+    /// The version both started from, if this device knows it.
+    public let base: Record?
+
+    /// Creates a conflict.
+    /// - Parameters:
+    ///   - local: This device's version.
+    ///   - remote: The remote's version.
+    ///   - base: The common version.
+    public init(local: Record, remote: Record, base: Record?) {
+        self.local = local
+        self.remote = remote
+        self.base = base
+    }
+}
+
+/// What a custom policy decided.
+public enum ConflictDecision<Record: Syncable>: Sendable {
+    /// Keep this record: it is uploaded over the remote's version.
+    case keep(Record)
+    /// Keep this device's version out of uploads until the app resolves the conflict.
+    case hold
+}
+
+/// Which side wins when one device deletes a record another edited.
+public enum DeleteConflictPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The record stays deleted; the edit goes to the conflict log.
+    case deleteWins
+    /// The edited record comes back.
+    case editWins
+}
+
+/// Everything a ``SyncEngine`` is built from.
+public struct SyncConfiguration<Record: Syncable>: Sendable {
+    /// The device clock; corrected to the remote's clock for conflict order.
+    public var clock: any DateClock
+    /// Makes this device's replica ID the first time the store is used.
+    public var ids: any IDGenerator
+    /// How edit conflicts are resolved.
+    public var conflictPolicy: ConflictPolicy<Record>
+    /// How a deletion against an edit is resolved.
+    public var deletePolicy: DeleteConflictPolicy
+    /// The most records sent in one upload; halved while the remote answers "too large".
+    public var batchSize: Int
+    /// The most records read in one download call.
+    public var pageSize: Int
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - clock: The system clock by default.
+    ///   - ids: Random IDs by default.
+    ///   - conflictPolicy: ``ConflictPolicy/fieldMerge`` by default.
+    ///   - deletePolicy: ``DeleteConflictPolicy/deleteWins`` by default.
+    ///   - batchSize: 500 by default; at least 1.
+    ///   - pageSize: 500 by default; at least 1.
+    public init(
+        clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(), conflictPolicy: ConflictPolicy<Record> = .fieldMerge,
+        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500
+    ) {
+        self.clock = clock
+        self.ids = ids
+        self.conflictPolicy = conflictPolicy
+        self.deletePolicy = deletePolicy
+        self.batchSize = max(1, batchSize)
+        self.pageSize = max(1, pageSize)
+    }
+}
+
+/// A value that lost a conflict, kept so the app can show or restore it.
+public struct SyncConflictRecord: Codable, Hashable, Sendable {
+    /// The record.
+    public let recordID: UUID
+    /// The field, the name of the record's property.
+    public let field: String
+    /// The losing value as JSON; `null` if the losing side had no such field.
+    public let losingValue: Data
+    /// The winning value as JSON; `null` when the record was deleted.
+    public let winningValue: Data
+    /// When this device resolved the conflict, by its clock.
+    public let resolvedAt: Date
+
+    /// Creates a log entry.
+    /// - Parameters:
+    ///   - recordID: The record.
+    ///   - field: The field.
+    ///   - losingValue: The losing value as JSON.
+    ///   - winningValue: The winning value as JSON.
+    ///   - resolvedAt: When it was resolved.
+    public init(recordID: UUID, field: String, losingValue: Data, winningValue: Data, resolvedAt: Date) {
+        self.recordID = recordID
+        self.field = field
+        self.losingValue = losingValue
+        self.winningValue = winningValue
+        self.resolvedAt = resolvedAt
+    }
+
+    /// The losing value decoded, such as the notes text that lost.
+    /// - Parameter type: The field's type.
+    /// - Returns: The value.
+    /// - Throws: `DecodingError` if the value is not of that type.
+    public func losingValue<Value: Decodable>(as type: Value.Type) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: losingValue)
+    }
+}
+
+/// A record the remote refused for good, kept out of uploads until it is edited again.
+public struct DeadLetter: Codable, Hashable, Sendable {
+    /// The record.
+    public let recordID: UUID
+    /// The remote's reason.
+    public let reason: String
+    /// When it was refused, by this device's clock.
+    public let date: Date
+
+    /// Creates a dead letter.
+    /// - Parameters:
+    ///   - recordID: The record.
+    ///   - reason: The reason.
+    ///   - date: When.
+    public init(recordID: UUID, reason: String, date: Date) {
+        self.recordID = recordID
+        self.reason = reason
+        self.date = date
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import TrainCore
+
+/// A record as the engine stores and sends it: each top-level property as JSON, with
+/// the hybrid clock reading of the edit that last set it; a deletion is a document
+/// with a deletion reading and no fields.
+struct SyncDocument: Hashable, Sendable {
+    /// Each field's JSON (object keys sorted, so equal values have equal bytes).
+    var fields: [String: Data]
+    /// The reading of the edit that last set each field.
+    var stamps: [String: HybridTimestamp]
+    /// The reading of the deletion, if the record is deleted.
+    var deleted: HybridTimestamp?
+
+    /// The latest reading in the document: the time of its last edit.
+    var modified: HybridTimestamp? {
+        let latest = stamps.values.max()
+        guard let deleted else { return latest }
+        return latest.map { max($0, deleted) } ?? deleted
+    }
+
+    var isDeleted: Bool { deleted != nil }
+
+    /// A deletion made at `stamp`.
+    static func tombstone(_ stamp: HybridTimestamp) -> SyncDocument {
+        SyncDocument(fields: [:], stamps: [:], deleted: stamp)
+    }
+
+    // MARK: - Records
+
+    /// The document of `record`, each field stamped with the reading in `previous`
+    /// when its value is unchanged, else with `stamp`.
+    static func of<Record: Syncable>(_ record: Record, previous: SyncDocument?, stamp: HybridTimestamp) throws(SyncError) -> SyncDocument {
+        let fields = try fields(of: record)
+        var stamps: [String: HybridTimestamp] = [:]
+        for (name, value) in fields {
+            if let previous, previous.deleted == nil, previous.fields[name] == value, let old = previous.stamps[name] {
+                stamps[name] = old
+            } else {
+                stamps[name] = stamp
+            }
+        }
+        return SyncDocument(fields: fields, stamps: stamps, deleted: nil)
+    }
+
+    /// Each top-level property of `record` as JSON.
+    static func fields<Record: Syncable>(of record: Record) throws(SyncError) -> [String: Data] {
+        do {
+            let object = try JSONDecoder().decode([String: JSONValue].self, from: try JSONEncoder().encode(record))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var fields: [String: Data] = [:]
+            for (name, value) in object { fields[name] = try encoder.encode(value) }
+            return fields
+        } catch {
+            throw SyncError(.invalidRecord, detail: "\(Record.self) does not encode as a JSON object: \(error)")
+        }
+    }
+
+    /// The record the fields describe, or nil for a deletion.
+    func record<Record: Syncable>(as type: Record.Type) throws(SyncError) -> Record? {
+        guard deleted == nil else { return nil }
+        do {
+            var object: [String: JSONValue] = [:]
+            for (name, data) in fields { object[name] = try JSONDecoder().decode(JSONValue.self, from: data) }
+            return try JSONDecoder().decode(Record.self, from: try JSONEncoder().encode(object))
+        } catch {
+            throw SyncError(.storage, detail: "A stored \(Record.self) does not decode: \(error)")
+        }
+    }
+
+    // MARK: - Bytes
+
+    /// The document's bytes: what is stored on this device and sent to the remote.
+    var data: Data {
+        var writer = BinaryWriter(format: 1)
+        writer.write(fields.count)
+        for name in fields.keys.sorted() {
+            writer.write(name)
+            writer.write(fields[name] ?? Data())
+            Self.write(stamps[name], to: &writer)
+        }
+        Self.write(deleted, to: &writer)
+        return writer.data
+    }
+
+    /// Reads a document's bytes.
+    init(data: Data) throws(CoreError) {
+        var reader = try BinaryReader(data, formats: [1])
+        let count: Int = try reader.read()
+        guard count >= 0, count <= data.count else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
+        fields = [:]
+        stamps = [:]
+        for _ in 0..<count {
+            let name: String = try reader.read()
+            fields[name] = try reader.read() as Data
+            stamps[name] = try Self.readStamp(&reader)
+        }
+        deleted = try Self.readStamp(&reader)
+    }
+
+    init(fields: [String: Data], stamps: [String: HybridTimestamp], deleted: HybridTimestamp?) {
+        self.fields = fields
+        self.stamps = stamps
+        self.deleted = deleted
+    }
+
+    private static func write(_ stamp: HybridTimestamp?, to writer: inout BinaryWriter) {
+        writer.write(stamp != nil)
+        guard let stamp else { return }
+        writer.write(Int(stamp.milliseconds))
+        writer.write(Int(stamp.counter))
+        writer.write(stamp.replicaID)
+    }
+
+    private static func readStamp(_ reader: inout BinaryReader) throws(CoreError) -> HybridTimestamp? {
+        guard try reader.read() as Bool else { return nil }
+        let milliseconds: Int = try reader.read()
+        let counter: Int = try reader.read()
+        guard let counter = UInt32(exactly: counter) else { throw CoreError(.undecodable, detail: "A clock counter is out of range.") }
+        return HybridTimestamp(milliseconds: Int64(milliseconds), counter: counter, replicaID: try reader.read())
+    }
+}
+
+/// Any JSON value, decoded without loss so a field can be stored and compared as bytes.
+enum JSONValue: Codable, Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension SyncDocument: Codable {
+    init(from decoder: any Decoder) throws {
+        try self.init(data: try decoder.singleValueContainer().decode(Data.self))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(data)
+    }
+}

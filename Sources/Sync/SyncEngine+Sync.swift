@@ -1,0 +1,409 @@
+import Foundation
+import TrainCore
+
+extension SyncEngine {
+    /// Uploads the signed-in user's queued edits, then downloads the changes made
+    /// elsewhere; if a download merged into a queued edit, uploads once more.
+    /// - Returns: What the sync did.
+    /// - Throws: ``SyncError`` — `notSignedIn` (also when the user changes during the
+    ///   sync), `remoteUnavailable`, `cancelled`, `storage`. What finished before the
+    ///   error is kept; the rest stays queued.
+    @discardableResult
+    public func sync() async throws(SyncError) -> SyncReport {
+        let scope = try currentScope()
+        var report = SyncReport()
+        try await push(scope, only: nil, report: &report)
+        if try await pull(scope, report: &report) {
+            try await push(scope, only: nil, report: &report)
+        }
+        return report
+    }
+
+    /// Uploads one record's queued edit now.
+    /// - Parameter id: The record's ID.
+    /// - Returns: Its status after the upload.
+    /// - Throws: ``SyncError`` — as ``sync()``, and `recordNotFound`.
+    @discardableResult
+    public func upload(id: UUID) async throws(SyncError) -> SyncStatus? {
+        let scope = try currentScope()
+        guard try reading({ try $0.data(forKey: try SyncRecords.key(scope, id), in: SyncRecords.records) }) != nil else {
+            throw SyncError(.recordNotFound)
+        }
+        var report = SyncReport()
+        try await push(scope, only: id, report: &report)
+        return try status(of: id)
+    }
+
+    /// Downloads the changes made elsewhere since the last download, without uploading.
+    /// - Returns: What the download did.
+    /// - Throws: ``SyncError`` — as ``sync()``.
+    @discardableResult
+    public func download() async throws(SyncError) -> SyncReport {
+        let scope = try currentScope()
+        var report = SyncReport()
+        _ = try await pull(scope, report: &report)
+        return report
+    }
+
+    // MARK: - Upload
+
+    /// A queued edit as sent.
+    struct Sent {
+        let key: String
+        let mutation: RemoteMutation
+        let document: SyncDocument
+    }
+
+    /// Uploads the queue in batches; records that met a conflict are merged and sent
+    /// again, up to three more passes.
+    private func push(_ scope: RemoteScope, only: UUID?, report: inout SyncReport) async throws(SyncError) {
+        var after: String?
+        var passes = 0
+        var conflicted = false
+        while true {
+            guard !Task.isCancelled else { throw SyncError(.cancelled) }
+            let (batch, last) = try prepareBatch(scope, after: after, only: only)
+            guard let last else {
+                guard conflicted, passes < 3 else { return }
+                passes += 1
+                conflicted = false
+                after = nil
+                continue
+            }
+            guard !batch.isEmpty else {
+                after = last
+                continue
+            }
+            let response: RemoteWriteResponse
+            do {
+                report.remoteCalls += 1
+                response = try await remote.write(batch.map(\.mutation), in: scope)
+            } catch  where error.code == .tooLarge && batch.count > 1 {
+                batchSize.withLock { $0 = max(1, batch.count / 2) }
+                continue
+            } catch  where error.code == .tooLarge {
+                try writing(scope) { records, changes in
+                    try deadLetter(batch[0], reason: "The remote refused the record as too large.", in: scope, records: records, changes: &changes)
+                }
+                report.rejected += 1
+                after = last
+                continue
+            } catch {
+                throw SyncError(.remoteUnavailable, detail: "\(error)")
+            }
+            try checkStillSignedIn(scope)
+            guard response.results.count == batch.count else {
+                throw SyncError(.remoteUnavailable, detail: "The remote answered \(response.results.count) results for \(batch.count) writes.")
+            }
+            if try acknowledge(batch, response, in: scope, report: &report) { conflicted = true }
+            after = last
+        }
+    }
+
+    /// Gives each queued edit after `after` its mutation ID — the same as its last
+    /// send if the record has not changed since — and returns the batch and the last
+    /// outbox key looked at (nil when none is left).
+    private func prepareBatch(_ scope: RemoteScope, after: String?, only: UUID?) throws(SyncError) -> ([Sent], String?) {
+        let size = batchSize.withLock { $0 }
+        return try writing(scope) { records, _ in
+            var range = try SyncRecords.range(scope)
+            if let only { range = try RecordKey(encoded: try SyncRecords.key(scope, only)).range }
+            if let after { range = range.after(after) }
+            let entries = try records.entries(in: SyncRecords.outbox, range: range, limit: size)
+            var replica = try replica(in: records)
+            var batch: [Sent] = []
+            for entry in entries {
+                guard let id = SyncRecords.recordID(entry.key), let local = try records.value(forKey: entry.key, in: SyncRecords.records) else {
+                    try records.removeValue(forKey: entry.key, in: SyncRecords.outbox)
+                    continue
+                }
+                guard local.held == nil else { continue }
+                var queued = entry.value
+                if queued.sequence == nil || queued.revision != local.revision {
+                    queued = SyncRecords.OutboxEntry(sequence: replica.nextSequence, revision: local.revision)
+                    replica.nextSequence += 1
+                    try records.put(queued, forKey: entry.key, in: SyncRecords.outbox)
+                }
+                let mutation = RemoteMutation(
+                    id: MutationID(replicaID: replica.id, sequence: queued.sequence ?? 0), recordID: id, baseVersion: local.base?.version,
+                    isDeletion: local.document.isDeleted, document: local.document.data)
+                batch.append(Sent(key: entry.key, mutation: mutation, document: local.document))
+            }
+            try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+            return (batch, entries.last?.key)
+        }
+    }
+
+    /// Applies the remote's answers: an acknowledged revision leaves the queue, a
+    /// conflict is merged and queued again, a refusal goes to the dead letters.
+    /// Returns whether any conflict was met.
+    private func acknowledge(_ batch: [Sent], _ response: RemoteWriteResponse, in scope: RemoteScope, report: inout SyncReport) throws(SyncError)
+        -> Bool
+    {
+        let now = configuration.clock.now
+        var conflicted = false
+        var counts = report
+        try writing(scope) { records, changes in
+            try learnTime(response.serverTime, at: now, in: records)
+            for (sent, result) in zip(batch, response.results) {
+                guard let entry = try records.value(forKey: sent.key, in: SyncRecords.outbox), entry.sequence == sent.mutation.id.sequence,
+                    var local = try records.value(forKey: sent.key, in: SyncRecords.records)
+                else { continue }
+                switch result {
+                case .applied(let version):
+                    local.base = SyncRecords.RemoteVersion(version: version, document: sent.document)
+                    try records.put(local, forKey: sent.key, in: SyncRecords.records)
+                    if local.revision == entry.revision {
+                        try records.removeValue(forKey: sent.key, in: SyncRecords.outbox)
+                    } else {
+                        try records.put(SyncRecords.OutboxEntry(), forKey: sent.key, in: SyncRecords.outbox)
+                    }
+                    counts.uploaded += 1
+                case .conflict(let current):
+                    conflicted = true
+                    try reconcile(&local, key: sent.key, with: current, in: scope, records: records, report: &counts)
+                case .rejected(let reason):
+                    try deadLetter(sent, reason: reason, in: scope, records: records, changes: &changes)
+                    counts.rejected += 1
+                }
+                changes.append(sent.mutation.recordID)
+            }
+        }
+        report = counts
+        return conflicted
+    }
+
+    private func deadLetter(_ sent: Sent, reason: String, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID]) throws {
+        try records.removeValue(forKey: sent.key, in: SyncRecords.outbox)
+        let letter = DeadLetter(recordID: sent.mutation.recordID, reason: reason, date: configuration.clock.now)
+        try records.put(letter, forKey: sent.key, in: SyncRecords.deadLetters)
+        changes.append(sent.mutation.recordID)
+    }
+
+    // MARK: - Download
+
+    /// Downloads the changes after the stored cursor, page by page, each page with
+    /// its cursor in one transaction. Returns whether a merge left edits to upload.
+    private func pull(_ scope: RemoteScope, report: inout SyncReport) async throws(SyncError) -> Bool {
+        let cursorKey = try scopeKey(scope)
+        var cursor = try reading { try $0.value(forKey: cursorKey, in: SyncRecords.cursors) } ?? SyncRecords.Cursor()
+        if cursor.needsResync { return try await resync(scope, report: &report) }
+        var queued = false
+        while true {
+            guard !Task.isCancelled else { throw SyncError(.cancelled) }
+            let page: RemotePage
+            do {
+                report.remoteCalls += 1
+                page = try await remote.changes(in: scope, after: cursor.version, limit: configuration.pageSize)
+            } catch  where error.code == .cursorExpired {
+                return try await resync(scope, report: &report)
+            } catch {
+                throw SyncError(.remoteUnavailable, detail: "\(error)")
+            }
+            try checkStillSignedIn(scope)
+            let now = configuration.clock.now
+            var counts = report
+            cursor = try writing(scope) { records, changes in
+                try learnTime(page.serverTime, at: now, in: records)
+                for record in page.records where try apply(record, in: scope, records: records, changes: &changes, report: &counts) {
+                    queued = true
+                }
+                var stored = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
+                stored.version = max(stored.version, page.cursor)
+                try records.put(stored, forKey: cursorKey, in: SyncRecords.cursors)
+                return stored
+            }
+            report = counts
+            if !page.hasMore || page.records.isEmpty { return queued }
+        }
+    }
+
+    /// Reads every record the remote holds, after this device was offline longer
+    /// than the remote keeps deletions: records it no longer holds are removed here
+    /// instead of uploaded again. Queued edits are kept and reconciled on upload.
+    private func resync(_ scope: RemoteScope, report: inout SyncReport) async throws(SyncError) -> Bool {
+        report.didFullResync = true
+        let cursorKey = try scopeKey(scope)
+        try writing(scope) { records, changes in
+            for entry in try records.entries(in: SyncRecords.records, range: try SyncRecords.range(scope))
+            where try records.data(forKey: entry.key, in: SyncRecords.outbox) == nil {
+                var local = entry.value
+                local.isStale = true
+                try records.put(local, forKey: entry.key, in: SyncRecords.records)
+                if let id = SyncRecords.recordID(entry.key) { changes.append(id) }
+            }
+            var cursor = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
+            cursor.needsResync = true
+            try records.put(cursor, forKey: cursorKey, in: SyncRecords.cursors)
+        }
+        var after: UUID?
+        var head: UInt64?
+        var queued = false
+        while true {
+            guard !Task.isCancelled else { throw SyncError(.cancelled) }
+            let page: RemotePage
+            do {
+                report.remoteCalls += 1
+                page = try await remote.snapshot(in: scope, after: after, limit: configuration.pageSize)
+            } catch {
+                throw SyncError(.remoteUnavailable, detail: "\(error)")
+            }
+            try checkStillSignedIn(scope)
+            head = head ?? page.cursor
+            let now = configuration.clock.now
+            var counts = report
+            try writing(scope) { records, changes in
+                try learnTime(page.serverTime, at: now, in: records)
+                for record in page.records where try apply(record, in: scope, records: records, changes: &changes, report: &counts) {
+                    queued = true
+                }
+            }
+            report = counts
+            guard page.hasMore, let last = page.records.last?.id else { break }
+            after = last
+        }
+        try writing(scope) { records, changes in
+            for entry in try records.entries(in: SyncRecords.records, range: try SyncRecords.range(scope)) where entry.value.isStale {
+                try records.removeValue(forKey: entry.key, in: SyncRecords.records)
+                if let id = SyncRecords.recordID(entry.key) { changes.append(id) }
+            }
+            try records.put(SyncRecords.Cursor(version: head ?? 0), forKey: cursorKey, in: SyncRecords.cursors)
+        }
+        return queued
+    }
+
+    /// Applies one downloaded record: taken as is when nothing is queued for it here,
+    /// else reconciled with the queued edit. Returns whether an edit stays queued.
+    private func apply(
+        _ record: RemoteRecord, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID], report: inout SyncReport
+    ) throws -> Bool {
+        let key = try SyncRecords.key(scope, record.id)
+        let local = try records.value(forKey: key, in: SyncRecords.records)
+        if var known = local, let base = known.base, base.version >= record.version {
+            if known.isStale {
+                known.isStale = false
+                try records.put(known, forKey: key, in: SyncRecords.records)
+            }
+            return try records.data(forKey: key, in: SyncRecords.outbox) != nil
+        }
+        // A document this device cannot read (written by a newer app version) waits
+        // for an update; it must not stop the others.
+        guard let document = try? SyncDocument(data: record.document) else { return false }
+        try observe(document, in: records)
+        changes.append(record.id)
+        let remoteVersion = SyncRecords.RemoteVersion(version: record.version, document: document)
+        guard var existing = local, try records.data(forKey: key, in: SyncRecords.outbox) != nil || existing.held != nil else {
+            if local == nil || local?.document != document { report.downloaded += 1 }
+            let adopted = SyncRecords.LocalRecord(document: document, revision: local?.revision ?? 0, base: remoteVersion)
+            try records.put(adopted, forKey: key, in: SyncRecords.records)
+            return false
+        }
+        existing.isStale = false
+        try reconcile(&existing, key: key, with: record, in: scope, records: records, report: &report)
+        return try records.data(forKey: key, in: SyncRecords.outbox) != nil
+    }
+
+    // MARK: - Conflicts
+
+    /// Reconciles a record with a queued edit (or a held conflict) and the remote's
+    /// newer version, and stores the outcome: the remote's version when it was this
+    /// device's own write, else the policy's resolution, queued if it differs from
+    /// the remote's.
+    func reconcile(
+        _ local: inout SyncRecords.LocalRecord, key: String, with remote: RemoteRecord?, in scope: RemoteScope, records: RecordWriter,
+        report: inout SyncReport
+    ) throws {
+        let now = configuration.clock.now
+        let replica = try replica(in: records)
+        let entry = try records.value(forKey: key, in: SyncRecords.outbox)
+        guard let remote, let remoteDocument = try? SyncDocument(data: remote.document) else {
+            // The remote no longer holds the record: its deletion outlived retention.
+            report.conflicts += 1
+            if configuration.deletePolicy == .editWins, !local.document.isDeleted {
+                local.base = nil
+                try records.put(local, forKey: key, in: SyncRecords.records)
+                try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox)
+                return
+            }
+            let losses = ConflictResolver<Record>.changedFields(local.document, since: local.base?.document).map {
+                (field: $0, losing: local.document.fields[$0] ?? ConflictResolver<Record>.null, winning: ConflictResolver<Record>.null)
+            }
+            try log(losses, of: SyncRecords.recordID(key), in: scope, at: now, records: records)
+            try records.removeValue(forKey: key, in: SyncRecords.records)
+            try records.removeValue(forKey: key, in: SyncRecords.outbox)
+            return
+        }
+        try observe(remoteDocument, in: records)
+        let remoteVersion = SyncRecords.RemoteVersion(version: remote.version, document: remoteDocument)
+        if remote.mutation.replicaID == replica.id {
+            // This device's own earlier write (its answer was lost): the local record descends from it.
+            local.base = remoteVersion
+            try records.put(local, forKey: key, in: SyncRecords.records)
+            if local.document == remoteDocument || (entry?.sequence == remote.mutation.sequence && entry?.revision == local.revision) {
+                try records.removeValue(forKey: key, in: SyncRecords.outbox)
+            } else {
+                try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox)
+            }
+            return
+        }
+        report.conflicts += 1
+        if local.held != nil {
+            local.held = remoteVersion
+            try records.put(local, forKey: key, in: SyncRecords.records)
+            return
+        }
+        let stamp = try tick(at: now, in: records)
+        let resolver = ConflictResolver<Record>(policy: configuration.conflictPolicy, deletePolicy: configuration.deletePolicy) { stamp }
+        let resolution = try resolver.resolve(local: local.document, remote: remoteDocument, base: local.base?.document)
+        try log(resolution.losses, of: remote.id, in: scope, at: now, records: records)
+        if resolution.isHeld {
+            local.held = remoteVersion
+            try records.put(local, forKey: key, in: SyncRecords.records)
+            try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox)
+            return
+        }
+        local.base = remoteVersion
+        if resolution.document != local.document {
+            local.document = resolution.document
+            local.revision += 1
+        }
+        try records.put(local, forKey: key, in: SyncRecords.records)
+        if local.document == remoteDocument {
+            try records.removeValue(forKey: key, in: SyncRecords.outbox)
+        } else {
+            try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func scopeKey(_ scope: RemoteScope) throws(SyncError) -> String {
+        do { return try SyncRecords.scopeKey(scope) } catch { throw SyncError(.storage, detail: "\(error)") }
+    }
+
+    /// Adds the values that lost a conflict to the log, in the order they are met.
+    private func log(_ losses: [Loss], of id: UUID?, in scope: RemoteScope, at date: Date, records: RecordWriter) throws {
+        guard let id, !losses.isEmpty else { return }
+        var replica = try replica(in: records)
+        for loss in losses {
+            let key = try RecordKey(.string(scope.collection), .string(scope.userID), .date(date), .uint(replica.nextSequence)).encoded
+            replica.nextSequence += 1
+            let entry = SyncConflictRecord(recordID: id, field: loss.field, losingValue: loss.losing, winningValue: loss.winning, resolvedAt: date)
+            try records.put(entry, forKey: key, in: SyncRecords.conflicts)
+        }
+        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+    }
+
+    private func learnTime(_ serverTime: Date, at date: Date, in records: RecordWriter) throws {
+        var replica = try replica(in: records)
+        replica.clock.learn(serverTime: serverTime, receivedAt: date)
+        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+    }
+
+    private func observe(_ document: SyncDocument, in records: RecordWriter) throws {
+        guard let modified = document.modified else { return }
+        var replica = try replica(in: records)
+        replica.clock.observe(modified)
+        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import TrainAuth
+import TrainCore
+
+/// TrainKit's offline-first sync of one record type, over a `RecordStore` in memory
+/// or in a file, with the same logic. ``LocalPlanSyncService`` is this engine for
+/// training plans; another `Syncable` type (workouts, settings) reuses it as is.
+///
+/// Every local edit is saved with its upload queued in one transaction, so an edit
+/// is never lost between the two. A sync uploads the queue in batches, each write
+/// checked against the version the edit started from, then downloads the changes
+/// after the stored cursor. An edit made while its upload is in flight stays queued;
+/// a retried upload keeps its mutation ID, so the remote applies it once.
+///
+/// ```swift
+/// let plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(directory.appendingPathComponent("sync.sqlite")))
+/// let plan = try await plans.createPlan(TrainingPlan(name: "10k in May", startDate: start, endDate: end, daysPerWeek: 4))
+/// try await plans.sync()
+/// ```
+public final class SyncEngine<Record: Syncable>: Sendable {
+    /// Whose records are synced: the signed-in user.
+    public let auth: any AuthService
+    /// Where every device's edits meet.
+    public let remote: any RemotePlanStore
+    /// Clock, IDs and policies.
+    public let configuration: SyncConfiguration<Record>
+    let store: RecordStore
+    let statuses = Broadcast<SyncStatusChange?>(initial: nil)
+    /// The upload batch size, halved while the remote answers "too large".
+    let batchSize: Locked<Int>
+
+    /// Creates an engine that keeps this device's data in memory.
+    /// - Parameters:
+    ///   - auth: The auth service whose signed-in user's records sync.
+    ///   - remote: The remote store.
+    ///   - configuration: Clock, IDs and policies.
+    public convenience init(auth: any AuthService, remote: any RemotePlanStore, configuration: SyncConfiguration<Record> = SyncConfiguration()) {
+        self.init(auth: auth, remote: remote, store: .inMemoryOrFailing(SyncRecords.schema), configuration: configuration)
+    }
+
+    /// Creates an engine whose device data lives in `storage`.
+    /// - Parameters:
+    ///   - auth: The auth service whose signed-in user's records sync.
+    ///   - remote: The remote store.
+    ///   - storage: In memory, or a file (other services may share it) with its options.
+    ///   - configuration: Clock, IDs and policies.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
+    public convenience init(
+        auth: any AuthService, remote: any RemotePlanStore, storage: Storage, configuration: SyncConfiguration<Record> = SyncConfiguration()
+    ) throws {
+        self.init(auth: auth, remote: remote, store: try RecordStore(storage, schema: SyncRecords.schema), configuration: configuration)
+    }
+
+    init(auth: any AuthService, remote: any RemotePlanStore, store: RecordStore, configuration: SyncConfiguration<Record>) {
+        self.auth = auth
+        self.remote = remote
+        self.store = store
+        self.configuration = configuration
+        self.batchSize = Locked(configuration.batchSize)
+    }
+
+    // MARK: - Reading
+
+    /// The signed-in user's records on this device, deleted ones left out, by ID.
+    /// - Returns: The records.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    public func records() throws(SyncError) -> [Record] {
+        let scope = try currentScope()
+        let documents = try reading { try $0.values(in: SyncRecords.records, range: try SyncRecords.range(scope)).map(\.document) }
+        var records: [Record] = []
+        for document in documents {
+            if let record = try document.record(as: Record.self) { records.append(record) }
+        }
+        return records
+    }
+
+    /// One of the signed-in user's records.
+    /// - Parameter id: The record's ID.
+    /// - Returns: The record, or nil if this device has no such record or it is deleted.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    public func record(id: UUID) throws(SyncError) -> Record? {
+        let scope = try currentScope()
+        return try reading { try $0.value(forKey: try SyncRecords.key(scope, id), in: SyncRecords.records) }?.document.record(as: Record.self)
+    }
+
+    /// Where one of the signed-in user's records stands.
+    /// - Parameter id: The record's ID.
+    /// - Returns: Its status; nil if this device has no such record, or it is deleted
+    ///   and the deletion is synced.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    public func status(of id: UUID) throws(SyncError) -> SyncStatus? {
+        let scope = try currentScope()
+        return try reading { records in try status(of: id, in: scope, records: records) }
+    }
+
+    /// Status changes of records on this device, as they happen.
+    /// - Returns: A stream that ends when the consumer stops.
+    public func statusChanges() -> AsyncStream<SyncStatusChange> { statuses.events() }
+
+    /// The values that lost conflicts for the signed-in user, oldest first.
+    /// - Returns: The log.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    public func conflictLog() throws(SyncError) -> [SyncConflictRecord] {
+        let scope = try currentScope()
+        return try reading { try $0.values(in: SyncRecords.conflicts, range: try SyncRecords.range(scope)) }
+    }
+
+    /// The signed-in user's records the remote refused for good.
+    /// - Returns: The dead letters, by record ID.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    public func deadLetters() throws(SyncError) -> [DeadLetter] {
+        let scope = try currentScope()
+        return try reading { try $0.values(in: SyncRecords.deadLetters, range: try SyncRecords.range(scope)) }
+    }
+
+    /// The number of the signed-in user's records waiting for upload.
+    /// - Returns: The outbox's size.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
+    public func pendingCount() throws(SyncError) -> Int {
+        let scope = try currentScope()
+        return try reading { try $0.count(in: SyncRecords.outbox, range: try SyncRecords.range(scope)) }
+    }
+
+    // MARK: - Editing
+
+    /// Saves a new record for the signed-in user and queues its upload.
+    /// - Parameter record: The record; its `userID` is set to the signed-in user.
+    /// - Returns: The record as saved.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `invalidRecord`, `notAuthorized` (another
+    ///   user's ID in it), `recordExists`, `storage`.
+    public func create(_ record: Record) async throws(SyncError) -> Record {
+        try save(record, creating: true)
+    }
+
+    /// Saves a change to one of the signed-in user's records and queues its upload.
+    /// - Parameter record: The record.
+    /// - Returns: The record as saved.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `invalidRecord`, `notAuthorized`,
+    ///   `recordNotFound`, `storage`.
+    public func update(_ record: Record) async throws(SyncError) -> Record {
+        try save(record, creating: false)
+    }
+
+    /// Deletes one of the signed-in user's records and queues the deletion.
+    /// - Parameter id: The record's ID.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `recordNotFound`, `storage`.
+    public func delete(id: UUID) async throws(SyncError) {
+        let scope = try currentScope()
+        let now = configuration.clock.now
+        try writing(scope) { records, changes in
+            let key = try SyncRecords.key(scope, id)
+            guard var local = try records.value(forKey: key, in: SyncRecords.records), !local.document.isDeleted else {
+                throw SyncError(.recordNotFound)
+            }
+            local.document = .tombstone(try tick(at: now, in: records))
+            try queue(&local, key: key, id: id, in: scope, records: records, changes: &changes)
+        }
+    }
+
+    /// Chooses the version of a record whose conflict a custom policy held: the
+    /// choice is uploaded over the remote's version.
+    /// - Parameters:
+    ///   - id: The record's ID.
+    ///   - record: The version to keep: this device's, the remote's, or a blend.
+    /// - Returns: The record as saved.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `noConflict`, `invalidRecord`, `storage`.
+    public func resolveConflict(id: UUID, keeping record: Record) async throws(SyncError) -> Record {
+        let scope = try currentScope()
+        var kept = record
+        kept.userID = scope.userID
+        kept = try kept.validated()
+        guard kept.id == id else { throw SyncError(.invalidRecord, detail: "The record kept must have the conflict's ID.") }
+        let now = configuration.clock.now
+        let resolved = kept
+        try writing(scope) { records, changes in
+            let key = try SyncRecords.key(scope, id)
+            guard var local = try records.value(forKey: key, in: SyncRecords.records), let held = local.held else { throw SyncError(.noConflict) }
+            local.document = try SyncDocument.of(resolved, previous: held.document, stamp: try tick(at: now, in: records))
+            local.base = held
+            local.held = nil
+            try queue(&local, key: key, id: id, in: scope, records: records, changes: &changes)
+        }
+        return resolved
+    }
+
+    private func save(_ record: Record, creating: Bool) throws(SyncError) -> Record {
+        let scope = try currentScope()
+        var record = record
+        guard record.userID.isEmpty || record.userID == scope.userID else {
+            throw SyncError(.notAuthorized, detail: "The record names another user as its owner.")
+        }
+        record.userID = scope.userID
+        let saved = try record.validated()
+        let now = configuration.clock.now
+        try writing(scope) { records, changes in
+            let key = try SyncRecords.key(scope, saved.id)
+            let existing = try records.value(forKey: key, in: SyncRecords.records)
+            let isLive = existing.map { !$0.document.isDeleted } ?? false
+            if creating, isLive { throw SyncError(.recordExists) }
+            if !creating, !isLive { throw SyncError(.recordNotFound) }
+            let document = try SyncDocument.of(saved, previous: existing?.document, stamp: try tick(at: now, in: records))
+            guard document != existing?.document else { return }
+            var local = existing ?? SyncRecords.LocalRecord(document: document, revision: 0)
+            local.document = document
+            try queue(&local, key: key, id: saved.id, in: scope, records: records, changes: &changes)
+        }
+        return saved
+    }
+
+    /// Stores a local change with its upload queued, in the caller's transaction.
+    private func queue(
+        _ local: inout SyncRecords.LocalRecord, key: String, id: UUID, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID]
+    ) throws {
+        local.revision += 1
+        try records.put(local, forKey: key, in: SyncRecords.records)
+        let entry = try records.value(forKey: key, in: SyncRecords.outbox) ?? SyncRecords.OutboxEntry()
+        try records.put(entry, forKey: key, in: SyncRecords.outbox)
+        try records.removeValue(forKey: key, in: SyncRecords.deadLetters)
+        changes.append(id)
+    }
+
+    // MARK: - Status
+
+    func status(of id: UUID, in scope: RemoteScope, records: RecordReader) throws -> SyncStatus? {
+        let key = try SyncRecords.key(scope, id)
+        guard let local = try records.value(forKey: key, in: SyncRecords.records) else { return nil }
+        if try local.held != nil || records.data(forKey: key, in: SyncRecords.deadLetters) != nil { return .conflict }
+        if local.isStale { return .pendingDownload }
+        if try records.data(forKey: key, in: SyncRecords.outbox) != nil { return local.base == nil ? .notSynced : .pendingUpload }
+        return local.document.isDeleted ? nil : .synced
+    }
+
+    // MARK: - Transactions
+
+    /// The signed-in user's scope, or `notSignedIn`.
+    func currentScope() throws(SyncError) -> RemoteScope {
+        guard let user = auth.currentUser else { throw SyncError(.notSignedIn) }
+        return RemoteScope(userID: user.id, collection: Record.recordType)
+    }
+
+    /// Throws `notSignedIn` unless `scope`'s user is still signed in: a sync checks
+    /// this after every remote call, before it writes what the call returned.
+    func checkStillSignedIn(_ scope: RemoteScope) throws(SyncError) {
+        guard auth.currentUser?.id == scope.userID else {
+            throw SyncError(.notSignedIn, detail: "The signed-in user changed during the sync.")
+        }
+    }
+
+    func reading<Result>(_ body: (RecordReader) throws -> Result) throws(SyncError) -> Result {
+        do {
+            return try store.read(body)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.storage, detail: "\(error)")
+        }
+    }
+
+    /// Runs `body` in one write transaction, then reports the status of each record
+    /// it names in `changes`.
+    func writing<Result>(_ scope: RemoteScope, _ body: (RecordWriter, inout [UUID]) throws -> Result) throws(SyncError) -> Result {
+        do {
+            var changes: [UUID] = []
+            let result = try store.write { records in try body(records, &changes) }
+            if !changes.isEmpty, statuses.subscriberCount > 0 {
+                let updates = try store.read { records in
+                    try changes.map { SyncStatusChange(recordID: $0, status: try status(of: $0, in: scope, records: records)) }
+                }
+                for update in updates { statuses.send(update) }
+            }
+            return result
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.storage, detail: "\(error)")
+        }
+    }
+
+    /// This device's replica, made the first time.
+    func replica(in records: RecordWriter) throws -> SyncRecords.Replica {
+        if let replica = try records.value(forKey: SyncRecords.replicaKey, in: SyncRecords.meta) { return replica }
+        let replica = SyncRecords.Replica(id: configuration.ids.makeID())
+        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+        return replica
+    }
+
+    /// A new hybrid clock reading, stored so the clock never goes back.
+    func tick(at date: Date, in records: RecordWriter) throws -> HybridTimestamp {
+        var replica = try replica(in: records)
+        let stamp = replica.clock.tick(at: date, replicaID: replica.id)
+        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+        return stamp
+    }
+}

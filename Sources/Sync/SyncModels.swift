@@ -1,0 +1,181 @@
+import Foundation
+
+/// A record the sync engine can keep in step across devices: a `Codable` value with a
+/// UUID, owned by one user. Each top-level property is a field: two devices that
+/// change different fields of one record both keep their change.
+///
+/// ```swift
+/// struct Workout: Syncable {
+///     static let recordType = "workouts"
+///     var id: UUID
+///     var userID: String
+///     var title: String
+///     func validated() throws(SyncError) -> Workout {
+///         guard !title.isEmpty else { throw SyncError(.invalidRecord, detail: "A workout needs a title.") }
+///         return self
+///     }
+/// }
+/// ```
+public protocol Syncable: Codable, Hashable, Sendable, Identifiable where ID == UUID {
+    /// The name of the remote collection records of this type live in, such as `"plans"`.
+    static var recordType: String { get }
+    /// The user who owns the record; the engine sets it to the signed-in user.
+    var userID: String { get set }
+    /// The record as it may be stored, or ``SyncError`` with code `invalidRecord`.
+    func validated() throws(SyncError) -> Self
+}
+
+/// One workout of a plan's week.
+public struct PlannedWorkout: Codable, Hashable, Sendable {
+    /// What to do, such as "Easy run".
+    public var title: String
+    /// How long it takes, in minutes.
+    public var minutes: Int
+
+    /// Creates a planned workout.
+    /// - Parameters:
+    ///   - title: What to do.
+    ///   - minutes: How long it takes.
+    public init(title: String, minutes: Int) {
+        self.title = title
+        self.minutes = minutes
+    }
+}
+
+/// A training plan: a name, a date range, how many days a week, and the week's workouts.
+public struct TrainingPlan: Syncable {
+    /// Plans live in the remote collection `plans`.
+    public static let recordType = "plans"
+
+    /// The plan's identifier, the same on every device.
+    public let id: UUID
+    /// The owner; set to the signed-in user when the plan is saved.
+    public var userID: String
+    /// The plan's name, 1 to 200 characters.
+    public var name: String
+    /// Free notes, at most 10,000 characters.
+    public var notes: String
+    /// The first day of the plan.
+    public var startDate: Date
+    /// The last day of the plan; not before `startDate`.
+    public var endDate: Date
+    /// Training days a week, 1...7.
+    public var daysPerWeek: Int
+    /// Whether the athlete finished the plan.
+    public var isCompleted: Bool
+    /// The week's workouts, at most 50.
+    public var weeklyWorkouts: [PlannedWorkout]
+    /// When this device last saved the plan, for display only: sync never orders
+    /// edits by device time.
+    public var lastModified: Date
+
+    /// Creates a plan.
+    /// - Parameters:
+    ///   - id: The identifier; a new one by default.
+    ///   - userID: The owner; the service sets it to the signed-in user.
+    ///   - name: The name.
+    ///   - notes: Notes; none by default.
+    ///   - startDate: The first day.
+    ///   - endDate: The last day.
+    ///   - daysPerWeek: Training days a week.
+    ///   - isCompleted: Whether it is finished; no by default.
+    ///   - weeklyWorkouts: The week's workouts; none by default.
+    ///   - lastModified: When it was last saved; the service sets it.
+    public init(
+        id: UUID = UUID(), userID: String = "", name: String, notes: String = "", startDate: Date, endDate: Date, daysPerWeek: Int,
+        isCompleted: Bool = false, weeklyWorkouts: [PlannedWorkout] = [], lastModified: Date = Date(timeIntervalSince1970: 0)
+    ) {
+        self.id = id
+        self.userID = userID
+        self.name = name
+        self.notes = notes
+        self.startDate = startDate
+        self.endDate = endDate
+        self.daysPerWeek = daysPerWeek
+        self.isCompleted = isCompleted
+        self.weeklyWorkouts = weeklyWorkouts
+        self.lastModified = lastModified
+    }
+
+    /// The plan if its name is 1 to 200 visible characters, its notes at most 10,000,
+    /// `endDate` not before `startDate`, `daysPerWeek` in 1...7 and at most 50 workouts
+    /// each with a title and 1 to 1,440 minutes.
+    public func validated() throws(SyncError) -> TrainingPlan {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SyncError(.invalidRecord, detail: "A plan's name is 1 to 200 characters without control characters.")
+        }
+        guard notes.count <= 10_000, !notes.contains("\u{0}") else {
+            throw SyncError(.invalidRecord, detail: "A plan's notes are at most 10,000 characters, without NUL.")
+        }
+        guard startDate.timeIntervalSince1970.isFinite, endDate.timeIntervalSince1970.isFinite, endDate >= startDate else {
+            throw SyncError(.invalidRecord, detail: "A plan ends on or after the day it starts.")
+        }
+        guard (1...7).contains(daysPerWeek) else {
+            throw SyncError(.invalidRecord, detail: "A plan has 1 to 7 training days a week, not \(daysPerWeek).")
+        }
+        guard weeklyWorkouts.count <= 50,
+            weeklyWorkouts.allSatisfy({
+                !$0.title.trimmingCharacters(in: .whitespaces).isEmpty && $0.title.count <= 200 && (1...1_440).contains($0.minutes)
+            })
+        else {
+            throw SyncError(.invalidRecord, detail: "A plan has at most 50 workouts, each with a title and 1 to 1,440 minutes.")
+        }
+        var plan = self
+        plan.name = name
+        return plan
+    }
+}
+
+/// Where a record stands between this device and the remote.
+public enum SyncStatus: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Made on this device and never uploaded.
+    case notSynced
+    /// The same here as on the remote, as far as the last sync knows.
+    case synced
+    /// Changed on this device since the last upload; queued.
+    case pendingUpload
+    /// To be read again from the remote: this device was offline longer than the
+    /// remote keeps deletions, and a full download is under way or failed.
+    case pendingDownload
+    /// Waiting for the app to choose between this device's and the remote's version
+    /// (a custom conflict policy held it), or refused by the remote for good.
+    case conflict
+}
+
+/// A change of a record's ``SyncStatus``, as the status stream delivers it.
+public struct SyncStatusChange: Hashable, Sendable {
+    /// The record.
+    public let recordID: UUID
+    /// Its status now; nil when it no longer exists on this device.
+    public let status: SyncStatus?
+
+    /// Creates a status change.
+    /// - Parameters:
+    ///   - recordID: The record.
+    ///   - status: Its status now.
+    public init(recordID: UUID, status: SyncStatus?) {
+        self.recordID = recordID
+        self.status = status
+    }
+}
+
+/// What one sync did.
+public struct SyncReport: Hashable, Sendable {
+    /// Records the remote accepted from this device.
+    public var uploaded: Int = 0
+    /// Records changed on this device by remote changes.
+    public var downloaded: Int = 0
+    /// Conflicts found and resolved (or held for the app).
+    public var conflicts: Int = 0
+    /// Records the remote refused for good, now in the dead-letter list.
+    public var rejected: Int = 0
+    /// Calls made to the remote.
+    public var remoteCalls: Int = 0
+    /// Whether this device read everything again because it was offline longer than
+    /// the remote keeps deletions.
+    public var didFullResync: Bool = false
+
+    /// Creates an empty report.
+    public init() {}
+}
