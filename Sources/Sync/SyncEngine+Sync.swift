@@ -96,6 +96,7 @@ extension SyncEngine {
                 throw SyncError(.remoteUnavailable, detail: "The remote answered \(response.results.count) results for \(batch.count) writes.")
             }
             if try acknowledge(batch, response, in: scope, report: &report) { conflicted = true }
+            SyncProgress.observer?(report)
             after = last
         }
     }
@@ -214,6 +215,7 @@ extension SyncEngine {
                 return stored
             }
             report = counts
+            SyncProgress.observer?(report)
             if !page.hasMore || page.records.isEmpty { return queued }
         }
     }
@@ -259,6 +261,7 @@ extension SyncEngine {
                 }
             }
             report = counts
+            SyncProgress.observer?(report)
             guard page.hasMore, let last = page.records.last?.id else { break }
             after = last
         }

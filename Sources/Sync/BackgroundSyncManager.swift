@@ -1,0 +1,254 @@
+import Foundation
+import TrainCore
+
+/// When a ``BackgroundSyncManager`` syncs, and how it backs off.
+public struct BackgroundSyncPolicy: Sendable {
+    /// The time between syncs while all is well.
+    public var interval: Duration
+    /// How long ``BackgroundSyncManager/requestSync()`` waits for more requests
+    /// before it syncs, so a burst of edits makes one sync.
+    public var debounce: Duration
+    /// The first retry's longest wait after a failure; each further failure doubles it.
+    public var retryBase: Duration
+    /// The longest wait before a retry.
+    public var retryCap: Duration
+
+    /// Creates a policy.
+    /// - Parameters:
+    ///   - interval: 300 seconds.
+    ///   - debounce: 1 second.
+    ///   - retryBase: 2 seconds.
+    ///   - retryCap: 300 seconds.
+    public init(
+        interval: Duration = .seconds(300), debounce: Duration = .seconds(1), retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300)
+    ) {
+        self.interval = interval
+        self.debounce = debounce
+        self.retryBase = retryBase
+        self.retryCap = retryCap
+    }
+}
+
+/// What a ``BackgroundSyncManager`` is doing.
+public enum BackgroundSyncStatus: Hashable, Sendable {
+    /// Waiting for the next sync.
+    case idle(lastSyncedAt: Date?)
+    /// Syncing; `progress` counts what this sync has done so far.
+    case syncing(progress: SyncReport, lastSyncedAt: Date?)
+    /// The last sync failed; the next try is at `nextRetryAt`.
+    case failed(SyncError, attempt: Int, nextRetryAt: Date, lastSyncedAt: Date?)
+    /// Stopped; nothing syncs until ``BackgroundSyncManager/start()``.
+    case stopped(lastSyncedAt: Date?)
+}
+
+/// Progress of the sync running in the current task, for the one who started it.
+public enum SyncProgress {
+    /// Called after each batch uploaded and each page downloaded with what the sync
+    /// has done so far; set it with `SyncProgress.$observer.withValue(…)` around a sync.
+    @TaskLocal public static var observer: (@Sendable (SyncReport) -> Void)?
+}
+
+/// Keeps a sync service in step in the background: a sync every 5 minutes, one soon
+/// after a burst of edits, one at once when asked; never two at a time; after a
+/// failure, retries with exponential backoff and full jitter up to a cap. All times
+/// are on the injected clock.
+///
+/// ```swift
+/// let manager = BackgroundSyncManager(service: plans)
+/// manager.start()
+/// _ = try await plans.updatePlan(plan)
+/// manager.requestSync()                      // one sync a second after the last edit
+/// for await status in manager.statusUpdates() { render(status) }
+/// ```
+public final class BackgroundSyncManager: Sendable {
+    private struct State {
+        var status: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
+        var loop: Task<Void, Never>?
+        var sleeper: Task<Void, any Error>?
+        /// When a requested sync is due.
+        var requestedAt: Date?
+        /// When the periodic sync is due.
+        var periodicAt: Date?
+        /// When a retry is due, after failures.
+        var retryAt: Date?
+        var failures = 0
+        var lastSyncedAt: Date?
+        /// Set by a request while the loop decides how long to sleep.
+        var isWoken = false
+    }
+
+    /// Times and backoff.
+    public let policy: BackgroundSyncPolicy
+    /// The clock every wait is on.
+    public let clock: any DateClock
+    private let perform: @Sendable () async throws -> SyncReport
+    private let jitter: @Sendable () -> Double
+    private let state = Locked(State())
+    private let statuses = Broadcast<BackgroundSyncStatus>(initial: .stopped(lastSyncedAt: nil))
+
+    /// Creates a manager that runs `sync`.
+    /// - Parameters:
+    ///   - policy: Times and backoff.
+    ///   - clock: The clock; the system's by default.
+    ///   - jitter: A random number in 0..<1 for each backoff; uniform by default.
+    ///   - sync: One sync, such as `{ try await engine.sync() }`.
+    public init(
+        policy: BackgroundSyncPolicy = BackgroundSyncPolicy(), clock: any DateClock = SystemClock(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, sync: @escaping @Sendable () async throws -> SyncReport
+    ) {
+        self.policy = policy
+        self.clock = clock
+        self.jitter = jitter
+        self.perform = sync
+    }
+
+    /// Creates a manager for a plan sync service.
+    /// - Parameters:
+    ///   - service: The service to keep in step.
+    ///   - policy: Times and backoff.
+    ///   - clock: The clock; the system's by default.
+    ///   - jitter: A random number in 0..<1 for each backoff; uniform by default.
+    public convenience init(
+        service: any PlanSyncService, policy: BackgroundSyncPolicy = BackgroundSyncPolicy(), clock: any DateClock = SystemClock(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.init(policy: policy, clock: clock, jitter: jitter) { try await service.sync() }
+    }
+
+    /// What the manager is doing now.
+    public var status: BackgroundSyncStatus { statuses.value }
+
+    /// The status now, then each change.
+    /// - Returns: A stream that ends when the consumer stops.
+    public func statusUpdates() -> AsyncStream<BackgroundSyncStatus> { statuses.subscribe() }
+
+    /// Starts syncing: once now, then every interval. Does nothing if already started.
+    public func start() {
+        let started = update { state -> Bool in
+            guard state.loop == nil else { return false }
+            state.requestedAt = clock.now
+            state.failures = 0
+            state.retryAt = nil
+            state.status = .idle(lastSyncedAt: state.lastSyncedAt)
+            return true
+        }
+        guard started else { return }
+        let loop = Task { [self] in await run() }
+        state.withLock { $0.loop = loop }
+    }
+
+    /// Asks for a sync soon: after the debounce interval with no further request.
+    public func requestSync() {
+        let due = clock.now.addingTimeInterval(policy.debounce.timeInterval)
+        wake { $0.requestedAt = due }
+    }
+
+    /// Asks for a sync now; if one is running, another follows it.
+    public func syncNow() {
+        let now = clock.now
+        wake { $0.requestedAt = now }
+    }
+
+    /// Stops syncing and cancels a sync in progress; what it finished is kept.
+    public func stop() {
+        let loop = update { state in
+            defer {
+                state.loop = nil
+                state.sleeper?.cancel()
+                state.status = .stopped(lastSyncedAt: state.lastSyncedAt)
+            }
+            return state.loop
+        }
+        loop?.cancel()
+    }
+
+    // MARK: - Loop
+
+    private func wake(_ change: (inout State) -> Void) {
+        let sleeper = state.withLock { state in
+            change(&state)
+            state.isWoken = true
+            return state.sleeper
+        }
+        sleeper?.cancel()
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            let deadline = state.withLock { state -> Date in
+                state.isWoken = false
+                let planned = state.retryAt ?? state.periodicAt ?? .distantFuture
+                return min(planned, state.requestedAt ?? .distantFuture)
+            }
+            let clock = clock
+            let sleeper = Task { try await clock.sleep(until: deadline) }
+            let woken = state.withLock { state in
+                state.sleeper = sleeper
+                return state.isWoken
+            }
+            if woken { sleeper.cancel() }
+            _ = try? await sleeper.value
+            guard !Task.isCancelled else { return }
+            let now = clock.now
+            let isDue = state.withLock { state in
+                state.sleeper = nil
+                return [state.requestedAt, state.retryAt ?? state.periodicAt].contains { $0.map { $0 <= now } ?? false }
+            }
+            if isDue { await syncOnce(startedAt: now) }
+        }
+    }
+
+    private func syncOnce(startedAt start: Date) async {
+        update { state in
+            if let requested = state.requestedAt, requested <= start { state.requestedAt = nil }
+            state.status = .syncing(progress: SyncReport(), lastSyncedAt: state.lastSyncedAt)
+        }
+        let observer: @Sendable (SyncReport) -> Void = { [self] progress in
+            update { state in
+                guard case .syncing = state.status else { return }
+                state.status = .syncing(progress: progress, lastSyncedAt: state.lastSyncedAt)
+            }
+        }
+        let failure: SyncError?
+        do {
+            _ = try await SyncProgress.$observer.withValue(observer) { try await perform() }
+            failure = nil
+        } catch let error as SyncError {
+            failure = error
+        } catch is CancellationError {
+            failure = SyncError(.cancelled)
+        } catch {
+            failure = SyncError(.remoteUnavailable, detail: "\(error)")
+        }
+        let end = clock.now
+        let isStopped = Task.isCancelled
+        update { state in
+            guard !isStopped else { return }
+            if let failure {
+                state.failures += 1
+                let exponent = min(state.failures - 1, 40)
+                let ceiling = min(policy.retryCap.timeInterval, policy.retryBase.timeInterval * pow(2, Double(exponent)))
+                let retry = end.addingTimeInterval(ceiling * min(max(jitter(), 0), 1))
+                state.retryAt = retry
+                state.status = .failed(failure, attempt: state.failures, nextRetryAt: retry, lastSyncedAt: state.lastSyncedAt)
+            } else {
+                state.failures = 0
+                state.retryAt = nil
+                state.lastSyncedAt = end
+                state.periodicAt = end.addingTimeInterval(policy.interval.timeInterval)
+                state.status = .idle(lastSyncedAt: end)
+            }
+        }
+    }
+
+    /// Changes the state and, in the same critical section, sends the status if it
+    /// changed, so the stream never delivers an older status after a newer one.
+    @discardableResult
+    private func update<Result>(_ change: (inout State) -> Result) -> Result {
+        state.withLock { state in
+            let result = change(&state)
+            if state.status != statuses.value { statuses.send(state.status) }
+            return result
+        }
+    }
+}
