@@ -32,7 +32,7 @@ import TrainTesting
         }
 
         func manager(jitter: Double = 0.5) -> BackgroundSyncManager {
-            BackgroundSyncManager(clock: clock, jitter: { jitter }) { try await self.sync() }
+            BackgroundSyncManager(clock: clock, jitter: { jitter }, sync: { try await self.sync() })
         }
     }
 
