@@ -19,36 +19,36 @@ public protocol PlanSyncService: Sendable {
     /// The signed-in user's plans on this device, by ID.
     /// - Returns: The plans.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
-    func plans() throws(SyncError) -> [TrainingPlan]
+    func plans() throws -> [TrainingPlan]
 
     /// One of the signed-in user's plans.
     /// - Parameter id: The plan's ID.
     /// - Returns: The plan, or nil if there is none on this device.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
-    func plan(id: UUID) throws(SyncError) -> TrainingPlan?
+    func plan(id: UUID) throws -> TrainingPlan?
 
     /// Saves a new plan on this device and queues its upload.
     /// - Parameter plan: The plan.
     /// - Returns: The plan as saved, owned by the signed-in user.
     /// - Throws: ``SyncError`` — `notSignedIn`, `invalidRecord`, `notAuthorized`, `recordExists`.
-    func createPlan(_ plan: TrainingPlan) async throws(SyncError) -> TrainingPlan
+    func createPlan(_ plan: TrainingPlan) async throws -> TrainingPlan
 
     /// Saves a change to a plan on this device and queues its upload.
     /// - Parameter plan: The plan.
     /// - Returns: The plan as saved.
     /// - Throws: ``SyncError`` — `notSignedIn`, `invalidRecord`, `notAuthorized`, `recordNotFound`.
-    func updatePlan(_ plan: TrainingPlan) async throws(SyncError) -> TrainingPlan
+    func updatePlan(_ plan: TrainingPlan) async throws -> TrainingPlan
 
     /// Deletes a plan on this device and queues the deletion.
     /// - Parameter id: The plan's ID.
     /// - Throws: ``SyncError`` — `notSignedIn`, `recordNotFound`.
-    func deletePlan(id: UUID) async throws(SyncError)
+    func deletePlan(id: UUID) async throws
 
     /// Where a plan stands between this device and the remote.
     /// - Parameter id: The plan's ID.
     /// - Returns: The status, or nil if there is no such plan here.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
-    func status(ofPlan id: UUID) throws(SyncError) -> SyncStatus?
+    func status(ofPlan id: UUID) throws -> SyncStatus?
 
     /// Status changes of plans, as they happen.
     /// - Returns: A stream that ends when the consumer stops.
@@ -58,20 +58,20 @@ public protocol PlanSyncService: Sendable {
     /// - Returns: What the sync did.
     /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `cancelled`.
     @discardableResult
-    func sync() async throws(SyncError) -> SyncReport
+    func sync() async throws -> SyncReport
 
     /// Uploads one plan's queued edit now.
     /// - Parameter id: The plan's ID.
     /// - Returns: Its status afterwards.
     /// - Throws: ``SyncError`` — `notSignedIn`, `recordNotFound`, `remoteUnavailable`.
     @discardableResult
-    func uploadPlan(id: UUID) async throws(SyncError) -> SyncStatus?
+    func uploadPlan(id: UUID) async throws -> SyncStatus?
 
     /// Downloads the changes made elsewhere, without uploading.
     /// - Returns: What the download did.
     /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `cancelled`.
     @discardableResult
-    func downloadPlans() async throws(SyncError) -> SyncReport
+    func downloadPlans() async throws -> SyncReport
 
     /// Chooses the version of a plan whose conflict is held for the app.
     /// - Parameters:
@@ -79,17 +79,17 @@ public protocol PlanSyncService: Sendable {
     ///   - plan: The version to keep.
     /// - Returns: The plan as saved.
     /// - Throws: ``SyncError`` — `notSignedIn`, `noConflict`, `invalidRecord`.
-    func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws(SyncError) -> TrainingPlan
+    func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws -> TrainingPlan
 
     /// The values that lost conflicts, oldest first: what the app can show or restore.
     /// - Returns: The log.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
-    func conflictLog() throws(SyncError) -> [SyncConflictRecord]
+    func conflictLog() throws -> [SyncConflictRecord]
 
     /// The plans the remote refused for good.
     /// - Returns: The dead letters.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
-    func deadLetters() throws(SyncError) -> [DeadLetter]
+    func deadLetters() throws -> [DeadLetter]
 }
 
 /// TrainKit's ``PlanSyncService``: the ``SyncEngine`` for training plans.

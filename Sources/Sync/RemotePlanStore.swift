@@ -26,8 +26,9 @@ public protocol RemotePlanStore: Sendable {
     ///   - scope: The user and collection written.
     /// - Returns: One result per mutation, in order, and the remote's time.
     /// - Throws: ``RemoteStoreError`` — `tooLarge` for a batch over the limit (nothing
-    ///   applied), `unavailable` when the outcome is unknown.
-    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws(RemoteStoreError) -> RemoteWriteResponse
+    ///   applied), `unavailable` when the outcome is unknown. A sync treats any other
+    ///   error as `unavailable`.
+    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse
 
     /// The records changed after `cursor`, in version order, each in its latest state
     /// (deletions included while the remote keeps them).
@@ -38,7 +39,7 @@ public protocol RemotePlanStore: Sendable {
     /// - Returns: The page, the cursor to continue from and whether more follow.
     /// - Throws: ``RemoteStoreError`` — `cursorExpired` when deletions after `cursor`
     ///   are no longer kept (read a ``snapshot(in:after:limit:)`` instead), `unavailable`.
-    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage
+    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage
 
     /// The records that exist now, in ID order: what a device reads again after being
     /// offline longer than deletions are kept.
@@ -49,7 +50,7 @@ public protocol RemotePlanStore: Sendable {
     /// - Returns: The page, with the change-feed cursor to continue from once every
     ///   page is read.
     /// - Throws: ``RemoteStoreError`` — `unavailable`.
-    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws(RemoteStoreError) -> RemotePage
+    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage
 }
 
 /// One user's records of one type on the remote, such as `plans` of user `ada`.

@@ -78,10 +78,10 @@ extension SyncEngine {
             do {
                 report.remoteCalls += 1
                 response = try await remote.write(batch.map(\.mutation), in: scope)
-            } catch  where error.code == .tooLarge && batch.count > 1 {
+            } catch let error as RemoteStoreError where error.code == .tooLarge && batch.count > 1 {
                 batchSize.withLock { $0 = max(1, batch.count / 2) }
                 continue
-            } catch  where error.code == .tooLarge {
+            } catch let error as RemoteStoreError where error.code == .tooLarge {
                 try writing(scope) { records, changes in
                     try deadLetter(batch[0], reason: "The remote refused the record as too large.", in: scope, records: records, changes: &changes)
                 }
@@ -89,7 +89,7 @@ extension SyncEngine {
                 after = last
                 continue
             } catch {
-                throw SyncError(.remoteUnavailable, detail: "\(error)")
+                throw Self.failure(error)
             }
             try checkStillSignedIn(scope)
             guard response.results.count == batch.count else {
@@ -196,10 +196,10 @@ extension SyncEngine {
             do {
                 report.remoteCalls += 1
                 page = try await remote.changes(in: scope, after: cursor.version, limit: configuration.pageSize)
-            } catch  where error.code == .cursorExpired {
+            } catch let error as RemoteStoreError where error.code == .cursorExpired {
                 return try await resync(scope, report: &report)
             } catch {
-                throw SyncError(.remoteUnavailable, detail: "\(error)")
+                throw Self.failure(error)
             }
             try checkStillSignedIn(scope)
             let now = configuration.clock.now
@@ -248,7 +248,7 @@ extension SyncEngine {
                 report.remoteCalls += 1
                 page = try await remote.snapshot(in: scope, after: after, limit: configuration.pageSize)
             } catch {
-                throw SyncError(.remoteUnavailable, detail: "\(error)")
+                throw Self.failure(error)
             }
             try checkStillSignedIn(scope)
             head = head ?? page.cursor
@@ -379,6 +379,12 @@ extension SyncEngine {
     }
 
     // MARK: - Helpers
+
+    /// A remote call's error as the sync reports it: `cancelled` for a cancellation,
+    /// else `remoteUnavailable`, with what the remote said.
+    private static func failure(_ error: any Error) -> SyncError {
+        error is CancellationError ? SyncError(.cancelled) : SyncError(.remoteUnavailable, detail: "\(error)")
+    }
 
     private func scopeKey(_ scope: RemoteScope) throws(SyncError) -> String {
         do { return try SyncRecords.scopeKey(scope) } catch { throw SyncError(.storage, detail: "\(error)") }

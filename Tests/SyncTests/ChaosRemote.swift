@@ -47,7 +47,7 @@ final class ChaosRemote: RemotePlanStore {
 
     private static let lost = RemoteStoreError(.unavailable, detail: "The network failed.")
 
-    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws(RemoteStoreError) -> RemoteWriteResponse {
+    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
         let (roll, late) = draw()
         if let late { _ = try? await inner.write(late.0, in: late.1) }
         guard let roll, roll < failureRate else { return try await inner.write(mutations, in: scope) }
@@ -66,14 +66,14 @@ final class ChaosRemote: RemotePlanStore {
         }
     }
 
-    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
         let (roll, late) = draw()
         if let late { _ = try? await inner.write(late.0, in: late.1) }
         if let roll, roll < failureRate / 2 { throw Self.lost }
         return try await inner.changes(in: scope, after: cursor, limit: limit)
     }
 
-    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
         let (roll, late) = draw()
         if let late { _ = try? await inner.write(late.0, in: late.1) }
         if let roll, roll < failureRate / 2 { throw Self.lost }

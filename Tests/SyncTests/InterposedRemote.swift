@@ -37,7 +37,7 @@ final class InterposedRemote: RemotePlanStore {
 
     var writeCalls: Int { calls.withLock { $0.filter { if case .write = $0 { true } else { false } }.count } }
 
-    private func act<Result>(_ call: Call, _ body: () async throws(RemoteStoreError) -> Result) async throws(RemoteStoreError) -> Result {
+    private func act<Result>(_ call: Call, _ body: () async throws -> Result) async throws -> Result {
         let index = calls.withLock { calls in
             calls.append(call)
             return calls.count
@@ -52,19 +52,19 @@ final class InterposedRemote: RemotePlanStore {
         }
     }
 
-    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws(RemoteStoreError) -> RemoteWriteResponse {
+    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
         bytes.withLock { $0 += mutations.reduce(0) { $0 + $1.document.count } }
-        return try await act(.write(count: mutations.count)) { () async throws(RemoteStoreError) in try await inner.write(mutations, in: scope) }
+        return try await act(.write(count: mutations.count)) { () async throws in try await inner.write(mutations, in: scope) }
     }
 
-    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
-        let page = try await act(.changes) { () async throws(RemoteStoreError) in try await inner.changes(in: scope, after: cursor, limit: limit) }
+    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
+        let page = try await act(.changes) { () async throws in try await inner.changes(in: scope, after: cursor, limit: limit) }
         bytes.withLock { $0 += page.records.reduce(0) { $0 + $1.document.count } }
         return page
     }
 
-    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws(RemoteStoreError) -> RemotePage {
-        let page = try await act(.snapshot) { () async throws(RemoteStoreError) in try await inner.snapshot(in: scope, after: recordID, limit: limit)
+    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
+        let page = try await act(.snapshot) { () async throws in try await inner.snapshot(in: scope, after: recordID, limit: limit)
         }
         bytes.withLock { $0 += page.records.reduce(0) { $0 + $1.document.count } }
         return page
