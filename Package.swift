@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
         .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
         .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting"], path: "Tests/SyncTests"),
-        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth"], path: "Tests/TestingTests"),
+        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth", "TrainSync"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]
 )

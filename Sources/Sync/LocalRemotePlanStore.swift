@@ -68,6 +68,19 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     }
 
     public func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws(RemoteStoreError) -> RemoteWriteResponse {
+        try writeNow(mutations, in: scope)
+    }
+
+    public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+        try changesNow(in: scope, after: cursor, limit: limit)
+    }
+
+    public func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+        try snapshotNow(in: scope, after: recordID, limit: limit)
+    }
+
+    /// ``write(_:in:)``, without suspending: for a fake that runs it inside its own call.
+    package func writeNow(_ mutations: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) -> RemoteWriteResponse {
         try Self.check(scope)
         guard mutations.count <= policy.maximumBatchCount,
             mutations.reduce(0, { $0 + $1.document.count }) <= policy.maximumBatchBytes
@@ -91,7 +104,8 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         return RemoteWriteResponse(results: results, serverTime: now)
     }
 
-    public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+    /// ``changes(in:after:limit:)``, without suspending.
+    package func changesNow(in scope: RemoteScope, after cursor: UInt64, limit: Int) throws(RemoteStoreError) -> RemotePage {
         try Self.check(scope)
         guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
         let now = policy.clock.now
@@ -116,7 +130,8 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         }
     }
 
-    public func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws(RemoteStoreError) -> RemotePage {
+    /// ``snapshot(in:after:limit:)``, without suspending.
+    package func snapshotNow(in scope: RemoteScope, after recordID: UUID?, limit: Int) throws(RemoteStoreError) -> RemotePage {
         try Self.check(scope)
         guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
         let now = policy.clock.now

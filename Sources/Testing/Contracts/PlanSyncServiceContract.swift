@@ -1,0 +1,146 @@
+import Foundation
+import TrainSync
+
+/// What the ``PlanSyncServiceContract`` needs from the conformance under test.
+public protocol PlanSyncContractEnvironment: Sendable {
+    /// Makes `count` devices, each with its own local data, syncing through one empty remote.
+    /// - Parameter count: How many devices.
+    /// - Returns: The devices.
+    func makeDevices(_ count: Int) async throws -> [PlanSyncContractDevice]
+}
+
+/// One device under test and how to sign users in and out of it.
+public struct PlanSyncContractDevice: Sendable {
+    /// The service under test.
+    public let service: any PlanSyncService
+    /// Signs the user with this ID in (nil: signs out); the service's next calls act as them.
+    public let signIn: @Sendable (String?) async throws -> Void
+
+    /// Creates a device.
+    /// - Parameters:
+    ///   - service: The service under test.
+    ///   - signIn: Signs a user in, or out with nil.
+    public init(service: any PlanSyncService, signIn: @escaping @Sendable (String?) async throws -> Void) {
+        self.service = service
+        self.signIn = signIn
+    }
+}
+
+/// A check of the ``PlanSyncServiceContract``.
+public typealias PlanSyncContractCheck = ContractCheck<any PlanSyncContractEnvironment>
+
+extension Expectations {
+    func expectSyncError(_ code: SyncError.Code, _ what: String, _ body: () async throws -> Void) async throws {
+        try await expectError(code, what, codeOf: { (error: SyncError) in error.code }, body)
+    }
+}
+
+/// The public behavioural contract of `PlanSyncService`: local edits, statuses,
+/// sync between devices, the default field merge, deletions, users kept apart, and
+/// bad input. TrainKit runs it against `LocalPlanSyncService` in memory and on disk;
+/// an app runs it against its own conformance:
+///
+/// ```swift
+/// @Test(arguments: PlanSyncServiceContract.checks)
+/// func planSyncContract(_ check: PlanSyncContractCheck) async throws {
+///     try await check.run(in: MyCloudKitPlansEnvironment())
+/// }
+/// ```
+public enum PlanSyncServiceContract {
+    static let start = Date(timeIntervalSince1970: 1_767_571_200)
+
+    static func plan(_ name: String, notes: String = "", days: Int = 3) -> TrainingPlan {
+        TrainingPlan(name: name, notes: notes, startDate: start, endDate: start.addingTimeInterval(56 * 86_400), daysPerWeek: days)
+    }
+
+    /// Every check of the contract.
+    public static let checks: [PlanSyncContractCheck] = [
+        PlanSyncContractCheck("a new plan belongs to the signed-in user, is listed, and is notSynced until a sync makes it synced") {
+            environment, check in
+            let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
+            try await device.signIn("contract-ada")
+            let plan = try await device.service.createPlan(plan("Base"))
+            try check.expect(plan.userID == "contract-ada", "the plan is Ada's")
+            try check.expect(try device.service.plans().map(\.id) == [plan.id], "the plan is listed")
+            try check.expect(try device.service.status(ofPlan: plan.id) == .notSynced, "a new plan is notSynced")
+            try await device.service.sync()
+            try check.expect(try device.service.status(ofPlan: plan.id) == .synced, "a sync makes it synced")
+        },
+        PlanSyncContractCheck("a plan made on one device reaches another, and so do its edit and its deletion") { environment, check in
+            let devices = try await environment.makeDevices(2)
+            for device in devices { try await device.signIn("contract-ada") }
+            var plan = try await devices[0].service.createPlan(plan("Shared"))
+            try await devices[0].service.sync()
+            try await devices[1].service.sync()
+            try check.expect(try devices[1].service.plan(id: plan.id)?.name == "Shared", "the plan arrives")
+            plan.notes = "Edited on the first device"
+            _ = try await devices[0].service.updatePlan(plan)
+            try await devices[0].service.sync()
+            try await devices[1].service.sync()
+            try check.expect(try devices[1].service.plan(id: plan.id)?.notes == plan.notes, "the edit arrives")
+            try await devices[1].service.deletePlan(id: plan.id)
+            try await devices[1].service.sync()
+            try await devices[0].service.sync()
+            try check.expect(try devices[0].service.plan(id: plan.id) == nil, "the deletion arrives")
+        },
+        PlanSyncContractCheck("edits to different fields on two devices both survive by default") { environment, check in
+            let devices = try await environment.makeDevices(2)
+            for device in devices { try await device.signIn("contract-ada") }
+            let plan = try await devices[0].service.createPlan(plan("Base", days: 3))
+            try await devices[0].service.sync()
+            try await devices[1].service.sync()
+            var renamed = plan
+            renamed.name = "Renamed"
+            _ = try await devices[0].service.updatePlan(renamed)
+            var busier = plan
+            busier.daysPerWeek = 5
+            _ = try await devices[1].service.updatePlan(busier)
+            for device in devices + devices { try await device.service.sync() }
+            for device in devices {
+                let merged = try check.unwrap(try device.service.plan(id: plan.id), "the plan")
+                try check.expect(merged.name == "Renamed" && merged.daysPerWeek == 5, "both edits survive, got \(merged.name), \(merged.daysPerWeek)")
+            }
+        },
+        PlanSyncContractCheck("one user's plans, queued or synced, never reach another user") { environment, check in
+            let devices = try await environment.makeDevices(2)
+            try await devices[0].signIn("contract-ada")
+            _ = try await devices[0].service.createPlan(plan("Ada's synced plan"))
+            try await devices[0].service.sync()
+            _ = try await devices[0].service.createPlan(plan("Ada's queued plan"))
+            try await devices[0].signIn("contract-grace")
+            try check.expect(try devices[0].service.plans().isEmpty, "Grace sees none of Ada's plans on Ada's device")
+            try await devices[0].service.sync()
+            try check.expect(try devices[0].service.plans().isEmpty, "nor after a sync")
+            try await devices[1].signIn("contract-grace")
+            try await devices[1].service.sync()
+            try check.expect(try devices[1].service.plans().isEmpty, "nor on her own device")
+        },
+        PlanSyncContractCheck("invalid plans and unknown IDs are refused with typed errors and change nothing") { environment, check in
+            let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
+            try await device.signIn("contract-ada")
+            let kept = try await device.service.createPlan(plan("Kept"))
+            var empty = kept
+            empty.name = "  "
+            try await check.expectSyncError(.invalidRecord, "an empty name") { _ = try await device.service.updatePlan(empty) }
+            var backwards = kept
+            backwards.endDate = kept.startDate.addingTimeInterval(-86_400)
+            try await check.expectSyncError(.invalidRecord, "an end before the start") { _ = try await device.service.updatePlan(backwards) }
+            var eightDays = kept
+            eightDays.daysPerWeek = 8
+            try await check.expectSyncError(.invalidRecord, "8 days a week") { _ = try await device.service.updatePlan(eightDays) }
+            try await check.expectSyncError(.recordNotFound, "an unknown plan") { _ = try await device.service.updatePlan(plan("Nobody's")) }
+            try await check.expectSyncError(.recordNotFound, "deleting an unknown plan") { try await device.service.deletePlan(id: UUID()) }
+            var theirs = kept
+            theirs.userID = "contract-grace"
+            try await check.expectSyncError(.notAuthorized, "a plan of another user") { _ = try await device.service.updatePlan(theirs) }
+            try check.expect(try device.service.plans() == [kept], "the plan is unchanged")
+        },
+        PlanSyncContractCheck("signed out, calls are notSignedIn") { environment, check in
+            let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
+            try await device.signIn(nil)
+            try await check.expectSyncError(.notSignedIn, "creating a plan") { _ = try await device.service.createPlan(plan("Anyone's")) }
+            try await check.expectSyncError(.notSignedIn, "a sync") { try await device.service.sync() }
+            try await check.expectSyncError(.notSignedIn, "listing plans") { _ = try device.service.plans() }
+        },
+    ]
+}

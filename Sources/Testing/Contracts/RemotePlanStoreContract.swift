@@ -1,0 +1,151 @@
+import Foundation
+import TrainSync
+
+/// What the ``RemotePlanStoreContract`` needs from the conformance under test.
+public protocol RemoteStoreContractEnvironment: Sendable {
+    /// Makes a remote with no records, such as one over a fresh emulator project.
+    /// - Returns: The remote under test.
+    func makeRemote() async throws -> any RemotePlanStore
+}
+
+/// A check of the ``RemotePlanStoreContract``.
+public typealias RemoteStoreContractCheck = ContractCheck<any RemoteStoreContractEnvironment>
+
+/// The public behavioural contract of `RemotePlanStore`: compare-and-set writes,
+/// once-only mutation IDs, the change feed and its cursor, tombstones, snapshots and
+/// scopes. TrainKit runs it against `LocalRemotePlanStore` in memory and in a file;
+/// an app runs it against its own conformance over Firestore or CloudKit:
+///
+/// ```swift
+/// @Test(arguments: RemotePlanStoreContract.checks)
+/// func remoteContract(_ check: RemoteStoreContractCheck) async throws {
+///     try await check.run(in: MyFirestoreRemoteEnvironment())
+/// }
+/// ```
+public enum RemotePlanStoreContract {
+    static let scope = RemoteScope(userID: "contract-ada", collection: "plans")
+
+    static func mutation(_ sequence: UInt64, _ id: UUID, base: UInt64?, _ text: String, deleting: Bool = false, replica: String = "r1")
+        -> RemoteMutation
+    {
+        RemoteMutation(
+            id: MutationID(replicaID: replica, sequence: sequence), recordID: id, baseVersion: base, isDeletion: deleting, document: Data(text.utf8))
+    }
+
+    static func version(_ result: RemoteWriteResult?) -> UInt64? {
+        if case .applied(let version)? = result { version } else { nil }
+    }
+
+    /// Every check of the contract.
+    public static let checks: [RemoteStoreContractCheck] = [
+        RemoteStoreContractCheck("a create applies at a new version and the change feed lists it after cursor 0") { environment, check in
+            let remote = try await environment.makeRemote()
+            let id = UUID()
+            let response = try await remote.write([mutation(1, id, base: nil, "v1")], in: scope)
+            let version = try check.unwrap(version(response.results.first), "the create is applied")
+            let page = try await remote.changes(in: scope, after: 0, limit: 10)
+            try check.expect(page.records.map(\.id) == [id], "the feed lists the record once")
+            try check.expect(
+                page.records.first?.version == version && page.records.first?.document == Data("v1".utf8), "with its version and document")
+            try check.expect(page.cursor >= version && !page.hasMore, "and a cursor past it")
+        },
+        RemoteStoreContractCheck(
+            "a write on the current version applies; on an older version, or a create of an existing record, it is a conflict with the current record"
+        ) {
+            environment, check in
+            let remote = try await environment.makeRemote()
+            let id = UUID()
+            let first = try check.unwrap(version(try await remote.write([mutation(1, id, base: nil, "v1")], in: scope).results.first), "the create")
+            let second = try check.unwrap(
+                version(try await remote.write([mutation(2, id, base: first, "v2")], in: scope).results.first), "the update")
+            try check.expect(second > first, "versions grow")
+            let stale = try await remote.write([mutation(3, id, base: first, "v3", replica: "r2")], in: scope).results.first
+            guard case .conflict(let current?)? = stale else {
+                throw ContractViolation(
+                    check: check.check, message: "a write on an old version is a conflict with the current record, got \(String(describing: stale))")
+            }
+            try check.expect(current.version == second && current.document == Data("v2".utf8), "the conflict carries the current record")
+            let create = try await remote.write([mutation(4, id, base: nil, "again", replica: "r2")], in: scope).results.first
+            guard case .conflict? = create else {
+                throw ContractViolation(
+                    check: check.check, message: "a create of an existing record is a conflict, got \(String(describing: create))")
+            }
+        },
+        RemoteStoreContractCheck(
+            "a mutation delivered twice is applied once: the second delivery answers the first version and the feed holds one change"
+        ) {
+            environment, check in
+            let remote = try await environment.makeRemote()
+            let id = UUID()
+            let write = mutation(7, id, base: nil, "once")
+            let first = try await remote.write([write], in: scope).results.first
+            let again = try await remote.write([write], in: scope).results.first
+            try check.expect(version(first) != nil && version(again) == version(first), "both deliveries answer the same version")
+            let page = try await remote.changes(in: scope, after: 0, limit: 10)
+            try check.expect(page.records.count == 1 && page.records.first?.version == version(first), "one change in the feed")
+        },
+        RemoteStoreContractCheck("each write of a batch stands alone: a conflict does not stop the others") { environment, check in
+            let remote = try await environment.makeRemote()
+            let (a, b) = (UUID(), UUID())
+            let base = try check.unwrap(version(try await remote.write([mutation(1, a, base: nil, "a1")], in: scope).results.first), "the create")
+            let results = try await remote.write([mutation(2, a, base: base + 1_000, "stale"), mutation(3, b, base: nil, "b1")], in: scope).results
+            try check.expect(results.count == 2, "one result per write")
+            guard case .conflict? = results.first else { throw ContractViolation(check: check.check, message: "the stale write is a conflict") }
+            try check.expect(version(results.last) != nil, "the other write is applied")
+        },
+        RemoteStoreContractCheck("the change feed pages in version order with its cursor and lists each record once, in its latest state") {
+            environment, check in
+            let remote = try await environment.makeRemote()
+            var versions: [UUID: UInt64] = [:]
+            for index in 0..<5 {
+                let id = UUID()
+                versions[id] = try check.unwrap(
+                    version(try await remote.write([mutation(UInt64(index + 1), id, base: nil, "r\(index)")], in: scope).results.first), "a create")
+            }
+            let edited = try check.unwrap(versions.first, "a record")
+            _ = try await remote.write([mutation(10, edited.key, base: edited.value, "edited")], in: scope)
+            var seen: [RemoteRecord] = []
+            var cursor: UInt64 = 0
+            for _ in 0..<10 {
+                let page = try await remote.changes(in: scope, after: cursor, limit: 2)
+                try check.expect(page.records.count <= 2, "a page holds at most its limit")
+                seen += page.records
+                cursor = page.cursor
+                if !page.hasMore { break }
+            }
+            try check.expect(seen.count == 5 && Set(seen.map(\.id)).count == 5, "each record once")
+            try check.expect(seen.map(\.version) == seen.map(\.version).sorted(), "in version order")
+            try check.expect(seen.last?.id == edited.key && seen.last?.document == Data("edited".utf8), "the edited record last, in its latest state")
+            try check.expect(try await remote.changes(in: scope, after: cursor, limit: 10).records.isEmpty, "nothing after the last cursor")
+        },
+        RemoteStoreContractCheck("a deletion is a tombstone in the change feed and is left out of the snapshot") { environment, check in
+            let remote = try await environment.makeRemote()
+            let (kept, gone) = (UUID(), UUID())
+            _ = try await remote.write([mutation(1, kept, base: nil, "kept")], in: scope)
+            let base = try check.unwrap(version(try await remote.write([mutation(2, gone, base: nil, "gone")], in: scope).results.first), "a create")
+            _ = try await remote.write([mutation(3, gone, base: base, "", deleting: true)], in: scope)
+            let feed = try await remote.changes(in: scope, after: 0, limit: 10).records
+            try check.expect(feed.contains { $0.id == gone && $0.isDeleted }, "the feed lists the deletion")
+            let snapshot = try await remote.snapshot(in: scope, after: nil, limit: 10)
+            try check.expect(snapshot.records.map(\.id) == [kept], "the snapshot holds only the record that exists")
+            try check.expect(snapshot.cursor >= feed.map(\.version).max() ?? 0, "with a cursor past every change read")
+        },
+        RemoteStoreContractCheck("scopes are apart: one user's records are not in another's feed or snapshot") { environment, check in
+            let remote = try await environment.makeRemote()
+            _ = try await remote.write([mutation(1, UUID(), base: nil, "ada's")], in: scope)
+            let grace = RemoteScope(userID: "contract-grace", collection: "plans")
+            try check.expect(try await remote.changes(in: grace, after: 0, limit: 10).records.isEmpty, "Grace's feed is empty")
+            try check.expect(try await remote.snapshot(in: grace, after: nil, limit: 10).records.isEmpty, "Grace's snapshot is empty")
+            let other = RemoteScope(userID: "contract-ada", collection: "workouts")
+            try check.expect(try await remote.changes(in: other, after: 0, limit: 10).records.isEmpty, "another collection of Ada's is empty")
+        },
+    ]
+}
+
+extension Expectations {
+    /// `value`, or a violation saying what was missing.
+    func unwrap<Value>(_ value: Value?, _ what: String) throws -> Value {
+        guard let value else { throw ContractViolation(check: check, message: "\(what): missing") }
+        return value
+    }
+}

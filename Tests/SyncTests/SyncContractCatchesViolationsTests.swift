@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainSync
+import TrainTesting
+
+/// A remote that keeps the last write of each record whatever its base, and applies a
+/// repeated mutation again: what a naive "set the document" backend does.
+final class OverwritingRemote: RemotePlanStore {
+    private let records = Locked([UUID: RemoteRecord]())
+
+    func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
+        let results = records.withLock { records in
+            mutations.map { mutation -> RemoteWriteResult in
+                let version = UInt64(records.count + 1) + (records[mutation.recordID]?.version ?? 0)
+                records[mutation.recordID] = RemoteRecord(
+                    id: mutation.recordID, version: version, isDeleted: mutation.isDeletion, mutation: mutation.id, document: mutation.document)
+                return .applied(version: version)
+            }
+        }
+        return RemoteWriteResponse(results: results, serverTime: Date())
+    }
+
+    func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
+        let all = records.withLock { Array($0.values) }.sorted { $0.version < $1.version }
+        return RemotePage(records: all, cursor: all.last?.version ?? 0, hasMore: false, serverTime: Date())
+    }
+
+    func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
+        try await changes(in: scope, after: 0, limit: limit)
+    }
+}
+
+struct PermissiveRemoteEnvironment: RemoteStoreContractEnvironment {
+    func makeRemote() async throws -> any RemotePlanStore { OverwritingRemote() }
+}
+
+/// Each device a separate fake that ignores who is signed in.
+struct PermissivePlanSyncEnvironment: PlanSyncContractEnvironment {
+    func makeDevices(_ count: Int) async throws -> [PlanSyncContractDevice] {
+        (0..<count).map { _ in PlanSyncContractDevice(service: FakePlanSyncService()) { _ in } }
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct SyncContractCatchesViolationsTests {
+    static func violations<Environment>(_ checks: [ContractCheck<Environment>], in environment: Environment) async -> [String] {
+        var violated: [String] = []
+        for check in checks {
+            do {
+                try await check.run(in: environment)
+            } catch is ContractViolation {
+                violated.append(check.name)
+            } catch {}
+        }
+        return violated
+    }
+
+    @Test("a remote that overwrites whatever the base and applies repeats again breaks the compare-and-set, once-only and scope checks")
+    func catchesRemoteViolations() async throws {
+        let violated = await Self.violations(RemotePlanStoreContract.checks, in: PermissiveRemoteEnvironment() as any RemoteStoreContractEnvironment)
+        #expect(violated.contains { $0.hasPrefix("a write on the current version applies") })
+        #expect(violated.contains { $0.hasPrefix("a mutation delivered twice is applied once") })
+        #expect(violated.contains { $0.hasPrefix("scopes are apart") })
+        #expect(violated.contains { $0.hasPrefix("a deletion is a tombstone") })
+    }
+
+    @Test("a service that syncs nothing between devices and ignores who is signed in breaks the sync, users-apart and signed-out checks")
+    func catchesPlanSyncViolations() async throws {
+        let violated = await Self.violations(PlanSyncServiceContract.checks, in: PermissivePlanSyncEnvironment() as any PlanSyncContractEnvironment)
+        #expect(violated.contains { $0.hasPrefix("a plan made on one device reaches another") })
+        #expect(violated.contains { $0.hasPrefix("one user's plans, queued or synced, never reach another user") })
+        #expect(violated.contains { $0.hasPrefix("signed out, calls are notSignedIn") })
+    }
+}
