@@ -6,11 +6,25 @@ import TrainCore
 /// with a deletion reading and no fields.
 struct SyncDocument: Hashable, Sendable {
     /// Each field's JSON (object keys sorted, so equal values have equal bytes).
-    var fields: [String: Data]
+    var fields: [String: Data] { didSet { encoded = nil } }
     /// The reading of the edit that last set each field.
-    var stamps: [String: HybridTimestamp]
+    var stamps: [String: HybridTimestamp] { didSet { encoded = nil } }
     /// The reading of the deletion, if the record is deleted.
-    var deleted: HybridTimestamp?
+    var deleted: HybridTimestamp? { didSet { encoded = nil } }
+    /// The bytes the document was read from, until it changes: a downloaded document is
+    /// stored without being written out again.
+    private var encoded: Data?
+
+    static func == (lhs: SyncDocument, rhs: SyncDocument) -> Bool {
+        if let left = lhs.encoded, let right = rhs.encoded, left == right { return true }
+        return lhs.fields == rhs.fields && lhs.stamps == rhs.stamps && lhs.deleted == rhs.deleted
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
+        hasher.combine(stamps)
+        hasher.combine(deleted)
+    }
 
     /// The latest reading in the document: the time of its last edit.
     var modified: HybridTimestamp? {
@@ -72,31 +86,43 @@ struct SyncDocument: Hashable, Sendable {
     // MARK: - Bytes
 
     /// The document's bytes: what is stored on this device and sent to the remote.
+    /// The replicas that made its readings come first, each once; a reading names its
+    /// replica by position.
     var data: Data {
+        if let encoded { return encoded }
         var writer = BinaryWriter(format: 1)
+        let replicas = Array(Set(stamps.values.map(\.replicaID) + (deleted.map { [$0.replicaID] } ?? []))).sorted()
+        let positions = Dictionary(uniqueKeysWithValues: replicas.enumerated().map { ($1, $0) })
+        writer.write(replicas.count)
+        for replica in replicas { writer.write(replica) }
         writer.write(fields.count)
         for name in fields.keys.sorted() {
             writer.write(name)
             writer.write(fields[name] ?? Data())
-            Self.write(stamps[name], to: &writer)
+            Self.write(stamps[name], positions, to: &writer)
         }
-        Self.write(deleted, to: &writer)
+        Self.write(deleted, positions, to: &writer)
         return writer.data
     }
 
     /// Reads a document's bytes.
     init(data: Data) throws(CoreError) {
         var reader = try BinaryReader(data, formats: [1])
+        let replicaCount: Int = try reader.read()
+        guard replicaCount >= 0, replicaCount <= data.count else { throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.") }
+        var replicas: [String] = []
+        for _ in 0..<replicaCount { replicas.append(try reader.read()) }
         let count: Int = try reader.read()
         guard count >= 0, count <= data.count else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
-        fields = [:]
-        stamps = [:]
+        fields = Dictionary(minimumCapacity: count)
+        stamps = Dictionary(minimumCapacity: count)
         for _ in 0..<count {
             let name: String = try reader.read()
             fields[name] = try reader.read() as Data
-            stamps[name] = try Self.readStamp(&reader)
+            stamps[name] = try Self.readStamp(&reader, replicas)
         }
-        deleted = try Self.readStamp(&reader)
+        deleted = try Self.readStamp(&reader, replicas)
+        encoded = data
     }
 
     init(fields: [String: Data], stamps: [String: HybridTimestamp], deleted: HybridTimestamp?) {
@@ -105,20 +131,23 @@ struct SyncDocument: Hashable, Sendable {
         self.deleted = deleted
     }
 
-    private static func write(_ stamp: HybridTimestamp?, to writer: inout BinaryWriter) {
+    private static func write(_ stamp: HybridTimestamp?, _ replicas: [String: Int], to writer: inout BinaryWriter) {
         writer.write(stamp != nil)
         guard let stamp else { return }
         writer.write(Int(stamp.milliseconds))
         writer.write(Int(stamp.counter))
-        writer.write(stamp.replicaID)
+        writer.write(replicas[stamp.replicaID] ?? 0)
     }
 
-    private static func readStamp(_ reader: inout BinaryReader) throws(CoreError) -> HybridTimestamp? {
+    private static func readStamp(_ reader: inout BinaryReader, _ replicas: [String]) throws(CoreError) -> HybridTimestamp? {
         guard try reader.read() as Bool else { return nil }
         let milliseconds: Int = try reader.read()
         let counter: Int = try reader.read()
-        guard let counter = UInt32(exactly: counter) else { throw CoreError(.undecodable, detail: "A clock counter is out of range.") }
-        return HybridTimestamp(milliseconds: Int64(milliseconds), counter: counter, replicaID: try reader.read())
+        let replica: Int = try reader.read()
+        guard let counter = UInt32(exactly: counter), replicas.indices.contains(replica) else {
+            throw CoreError(.undecodable, detail: "A clock reading is out of range.")
+        }
+        return HybridTimestamp(milliseconds: Int64(milliseconds), counter: counter, replicaID: replicas[replica])
     }
 }
 

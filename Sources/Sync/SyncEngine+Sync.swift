@@ -205,10 +205,7 @@ extension SyncEngine {
             let now = configuration.clock.now
             var counts = report
             cursor = try writing(scope) { records, changes in
-                try learnTime(page.serverTime, at: now, in: records)
-                for record in page.records where try apply(record, in: scope, records: records, changes: &changes, report: &counts) {
-                    queued = true
-                }
+                if try applyPage(page, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
                 var stored = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
                 stored.version = max(stored.version, page.cursor)
                 try records.put(stored, forKey: cursorKey, in: SyncRecords.cursors)
@@ -255,10 +252,7 @@ extension SyncEngine {
             let now = configuration.clock.now
             var counts = report
             try writing(scope) { records, changes in
-                try learnTime(page.serverTime, at: now, in: records)
-                for record in page.records where try apply(record, in: scope, records: records, changes: &changes, report: &counts) {
-                    queued = true
-                }
+                if try applyPage(page, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
             }
             report = counts
             SyncProgress.observer?(report)
@@ -275,10 +269,32 @@ extension SyncEngine {
         return queued
     }
 
+    /// Applies a downloaded page in the caller's transaction: learns the remote's time,
+    /// moves the hybrid clock past every edit on the page, then applies each record.
+    /// Returns whether an edit stays queued.
+    private func applyPage(
+        _ page: RemotePage, at now: Date, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID], report: inout SyncReport
+    ) throws -> Bool {
+        // A document this device cannot read (written by a newer app version) waits
+        // for an update; it must not stop the others.
+        let documents = page.records.map { try? SyncDocument(data: $0.document) }
+        var replica = try replica(in: records)
+        replica.clock.learn(serverTime: page.serverTime, receivedAt: now)
+        for case let modified? in documents.map({ $0?.modified }) { replica.clock.observe(modified) }
+        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+        var queued = false
+        for (record, document) in zip(page.records, documents) {
+            guard let document else { continue }
+            if try apply(record, document: document, in: scope, records: records, changes: &changes, report: &report) { queued = true }
+        }
+        return queued
+    }
+
     /// Applies one downloaded record: taken as is when nothing is queued for it here,
     /// else reconciled with the queued edit. Returns whether an edit stays queued.
     private func apply(
-        _ record: RemoteRecord, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID], report: inout SyncReport
+        _ record: RemoteRecord, document: SyncDocument, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID],
+        report: inout SyncReport
     ) throws -> Bool {
         let key = try SyncRecords.key(scope, record.id)
         let local = try records.value(forKey: key, in: SyncRecords.records)
@@ -289,10 +305,6 @@ extension SyncEngine {
             }
             return try records.data(forKey: key, in: SyncRecords.outbox) != nil
         }
-        // A document this device cannot read (written by a newer app version) waits
-        // for an update; it must not stop the others.
-        guard let document = try? SyncDocument(data: record.document) else { return false }
-        try observe(document, in: records)
         changes.append(record.id)
         let remoteVersion = SyncRecords.RemoteVersion(version: record.version, document: document)
         guard var existing = local, try records.data(forKey: key, in: SyncRecords.outbox) != nil || existing.held != nil else {

@@ -17,7 +17,10 @@ enum SyncRecords {
             writer.write(record.base != nil)
             if let base = record.base {
                 writer.write(base.version)
-                writer.write(base.document.data)
+                // Synced, the base is the document itself: stored once.
+                let isDocument = base.document == record.document
+                writer.write(isDocument)
+                if !isDocument { writer.write(base.document.data) }
             }
             writer.write(record.held != nil)
             if let held = record.held {
@@ -29,8 +32,12 @@ enum SyncRecords {
         decode: { reader throws(CoreError) in
             let document = try SyncDocument(data: try reader.read())
             let revision: UInt64 = try reader.read()
-            let base =
-                try reader.read() as Bool ? RemoteVersion(version: try reader.read(), document: try SyncDocument(data: try reader.read())) : nil
+            var base: RemoteVersion?
+            if try reader.read() as Bool {
+                let version: UInt64 = try reader.read()
+                let isDocument: Bool = try reader.read()
+                base = RemoteVersion(version: version, document: isDocument ? document : try SyncDocument(data: try reader.read()))
+            }
             let held =
                 try reader.read() as Bool ? RemoteVersion(version: try reader.read(), document: try SyncDocument(data: try reader.read())) : nil
             return LocalRecord(document: document, revision: revision, base: base, held: held, isStale: try reader.read())
