@@ -73,7 +73,8 @@ struct SyncRows {
             return (calls[0], calls[1])
         }
         return BenchRow(
-            id: "PERF-4-NOOP", workload: "remote calls of a sync with nothing new, \(plans / 1_000)k plans vs 10", ours: Double(many), baseline: Double(few),
+            id: "PERF-4-NOOP", workload: "remote calls of a sync with nothing new, \(plans / 1_000)k plans vs 10", ours: Double(many),
+            baseline: Double(few),
             unit: "calls", target: "ratio <= 1")
     }
 

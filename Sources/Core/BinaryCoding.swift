@@ -130,6 +130,12 @@ package struct BinaryReader {
         return String(decoding: try take(count), as: UTF8.self)
     }
 
+    /// Skips a length-prefixed value (a string or bytes) without copying it.
+    package mutating func skipValue() throws(CoreError) {
+        let count: Int = try read()
+        _ = try take(count)
+    }
+
     package mutating func read() throws(CoreError) -> Data {
         let count: Int = try read()
         return Data(try take(count))

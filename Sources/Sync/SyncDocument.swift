@@ -109,7 +109,9 @@ struct SyncDocument: Hashable, Sendable {
     init(data: Data) throws(CoreError) {
         var reader = try BinaryReader(data, formats: [1])
         let replicaCount: Int = try reader.read()
-        guard replicaCount >= 0, replicaCount <= data.count else { throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.") }
+        guard replicaCount >= 0, replicaCount <= data.count else {
+            throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.")
+        }
         var replicas: [String] = []
         for _ in 0..<replicaCount { replicas.append(try reader.read()) }
         let count: Int = try reader.read()
@@ -123,6 +125,46 @@ struct SyncDocument: Hashable, Sendable {
         }
         deleted = try Self.readStamp(&reader, replicas)
         encoded = data
+    }
+
+    /// The latest reading in a document's bytes, found without building the document:
+    /// what a download needs of a record it stores as it came.
+    /// - Throws: `CoreError` if the bytes are not a document.
+    static func latestStamp(in data: Data) throws(CoreError) -> HybridTimestamp? {
+        var reader = try BinaryReader(data, formats: [1])
+        let replicaCount: Int = try reader.read()
+        guard replicaCount >= 0, replicaCount <= data.count else {
+            throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.")
+        }
+        var replicas: [String] = []
+        for _ in 0..<replicaCount { replicas.append(try reader.read()) }
+        let count: Int = try reader.read()
+        guard count >= 0, count <= data.count else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
+        var best: (milliseconds: Int, counter: Int, replica: Int)?
+        func consider(_ reader: inout BinaryReader) throws(CoreError) {
+            guard try reader.read() as Bool else { return }
+            let stamp: (Int, Int, Int) = (try reader.read(), try reader.read(), try reader.read())
+            guard replicas.indices.contains(stamp.2), UInt32(exactly: stamp.1) != nil else {
+                throw CoreError(.undecodable, detail: "A clock reading is out of range.")
+            }
+            if let current = best {
+                let later =
+                    stamp.0 != current.milliseconds
+                    ? stamp.0 > current.milliseconds
+                    : stamp.1 != current.counter
+                        ? stamp.1 > current.counter
+                        : stamp.2 != current.replica && replicas[current.replica].utf8.lexicographicallyPrecedes(replicas[stamp.2].utf8)
+                if !later { return }
+            }
+            best = stamp
+        }
+        for _ in 0..<count {
+            try reader.skipValue()
+            try reader.skipValue()
+            try consider(&reader)
+        }
+        try consider(&reader)
+        return best.map { HybridTimestamp(milliseconds: Int64($0.milliseconds), counter: UInt32($0.counter), replicaID: replicas[$0.replica]) }
     }
 
     init(fields: [String: Data], stamps: [String: HybridTimestamp], deleted: HybridTimestamp?) {

@@ -275,17 +275,34 @@ extension SyncEngine {
     private func applyPage(
         _ page: RemotePage, at now: Date, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID], report: inout SyncReport
     ) throws -> Bool {
-        // A document this device cannot read (written by a newer app version) waits
-        // for an update; it must not stop the others.
-        let documents = page.records.map { try? SyncDocument(data: $0.document) }
         var replica = try replica(in: records)
         replica.clock.learn(serverTime: page.serverTime, receivedAt: now)
-        for case let modified? in documents.map({ $0?.modified }) { replica.clock.observe(modified) }
+        var known: [(RemoteRecord, SyncDocument)] = []
+        let scopeKey = try SyncRecords.scopeKey(scope)
+        for record in page.records {
+            // A document this device cannot read (written by a newer app version) waits
+            // for an update; it must not stop the others.
+            let key = try SyncRecords.key(after: scopeKey, record.id)
+            guard try records.data(forKey: key, in: SyncRecords.records) == nil else {
+                if let document = try? SyncDocument(data: record.document) {
+                    if let modified = document.modified { replica.clock.observe(modified) }
+                    known.append((record, document))
+                }
+                continue
+            }
+            // New here: stored as it came, without building the document.
+            let latest: HybridTimestamp?
+            do { latest = try SyncDocument.latestStamp(in: record.document) } catch { continue }
+            if let latest { replica.clock.observe(latest) }
+            try records.setData(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records)
+            changes.append(record.id)
+            if !record.isDeleted { report.downloaded += 1 }
+        }
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
         var queued = false
-        for (record, document) in zip(page.records, documents) {
-            guard let document else { continue }
-            if try apply(record, document: document, in: scope, records: records, changes: &changes, report: &report) { queued = true }
+        for (record, document) in known
+        where try apply(record, document: document, in: scope, records: records, changes: &changes, report: &report) {
+            queued = true
         }
         return queued
     }

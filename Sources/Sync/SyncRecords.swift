@@ -12,22 +12,9 @@ enum SyncRecords {
     static let records = RecordCollection<LocalRecord>.binary(
         "records", format: 1,
         encode: { record, writer in
-            writer.write(record.document.data)
-            writer.write(record.revision)
-            writer.write(record.base != nil)
-            if let base = record.base {
-                writer.write(base.version)
-                // Synced, the base is the document itself: stored once.
-                let isDocument = base.document == record.document
-                writer.write(isDocument)
-                if !isDocument { writer.write(base.document.data) }
-            }
-            writer.write(record.held != nil)
-            if let held = record.held {
-                writer.write(held.version)
-                writer.write(held.document.data)
-            }
-            writer.write(record.isStale)
+            // Synced, the base is the document itself: stored once.
+            let base = record.base.map { base in (base.version, base.document == record.document ? nil : base.document.data) }
+            write(document: record.document.data, revision: record.revision, base: base, held: record.held, isStale: record.isStale, to: &writer)
         },
         decode: { reader throws(CoreError) in
             let document = try SyncDocument(data: try reader.read())
@@ -53,6 +40,34 @@ enum SyncRecords {
     /// "replica" → this device's replica ID, mutation counter and hybrid clock.
     static let meta = RecordCollection<Replica>("meta")
     static let replicaKey = "replica"
+
+    /// A local record's layout; a `base` document of nil is the record's own document.
+    static func write(
+        document: Data, revision: UInt64, base: (version: UInt64, document: Data?)?, held: RemoteVersion?, isStale: Bool,
+        to writer: inout BinaryWriter
+    ) {
+        writer.write(document)
+        writer.write(revision)
+        writer.write(base != nil)
+        if let base {
+            writer.write(base.version)
+            writer.write(base.document == nil)
+            if let document = base.document { writer.write(document) }
+        }
+        writer.write(held != nil)
+        if let held {
+            writer.write(held.version)
+            writer.write(held.document.data)
+        }
+        writer.write(isStale)
+    }
+
+    /// The stored bytes of a record downloaded as is: its document, synced at `version`.
+    static func downloaded(_ document: Data, version: UInt64) -> Data {
+        var writer = BinaryWriter(format: 1)
+        write(document: document, revision: 0, base: (version, nil), held: nil, isStale: false, to: &writer)
+        return writer.data
+    }
 
     /// A record on this device.
     struct LocalRecord: Codable, Sendable {
@@ -97,6 +112,12 @@ enum SyncRecords {
 
     static func key(_ scope: RemoteScope, _ id: UUID) throws -> String {
         try RecordKey(.string(scope.collection), .string(scope.userID), .uuid(id)).encoded
+    }
+
+    /// The key of record `id` after a scope's key: a key's components are encoded one
+    /// after another, so this is ``key(_:_:)`` without encoding the scope again.
+    static func key(after scopeKey: String, _ id: UUID) throws -> String {
+        scopeKey + (try RecordKey(.uuid(id)).encoded)
     }
 
     static func scopeKey(_ scope: RemoteScope) throws -> String {
