@@ -42,6 +42,8 @@ print("\n— Subscribing —")
 await SubscriptionChapter(file: storeFile, clock: clock, user: auth?.currentUser, narrator: narrator).run()
 print("\n— The feed —")
 await SocialChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
+print("\n— Plans on two devices —")
+await SyncChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
 let status = narrator.finish()
 if !keepsData { try? FileManager.default.removeItem(at: directory) }
 exit(status)
