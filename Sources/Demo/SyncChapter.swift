@@ -22,7 +22,8 @@ struct SyncChapter {
         }
         var devices: (phone: LocalPlanSyncService, tablet: LocalPlanSyncService)?
         await narrator.step("Open Ada's plans on her phone (the store file) and her tablet (its own file), both syncing through one remote") {
-            let remote = try LocalRemotePlanStore(storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: clock))
+            let remote = try LocalRemotePlanStore(
+                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: clock))
             let configuration = SyncConfiguration<TrainingPlan>(clock: clock)
             let tabletAuth = FakeAuthService(currentUser: ada)
             devices = (
@@ -39,7 +40,8 @@ struct SyncChapter {
             let start = clock.now
             let plan = try await phone.createPlan(
                 TrainingPlan(
-                    name: "Spring 10k", notes: "Easy weeks first.", startDate: start, endDate: start.addingTimeInterval(8 * 7 * 86_400), daysPerWeek: 3,
+                    name: "Spring 10k", notes: "Easy weeks first.", startDate: start, endDate: start.addingTimeInterval(8 * 7 * 86_400),
+                    daysPerWeek: 3,
                     weeklyWorkouts: [PlannedWorkout(title: "Easy run", minutes: 40), PlannedWorkout(title: "Long run", minutes: 80)]))
             narrator.say("Before the sync the phone shows it as \(try phone.status(ofPlan: plan.id).map { "\($0)" } ?? "missing").")
             try await phone.sync()
@@ -51,7 +53,9 @@ struct SyncChapter {
         }
         guard let plan = created else { return }
 
-        await narrator.step("Offline, the phone renames the plan and rewrites the notes; a minute later the tablet changes the days per week and rewrites the notes") {
+        await narrator.step(
+            "Offline, the phone renames the plan and rewrites the notes; a minute later the tablet changes the days per week and rewrites the notes"
+        ) {
             var onPhone = plan
             onPhone.name = "Spring 10k — sub 50"
             onPhone.notes = "Hills on Tuesdays."
@@ -72,7 +76,9 @@ struct SyncChapter {
             try await phone.sync()
             let merged = [try phone.plan(id: plan.id), try tablet.plan(id: plan.id)]
             guard merged[0] == merged[1], let result = merged[0] else { return "the devices differ: \(merged)" }
-            narrator.say("Both devices: \"\(result.name)\", \(result.daysPerWeek) days a week, notes \"\(result.notes)\" (\(report.conflicts) conflict resolved).")
+            narrator.say(
+                "Both devices: \"\(result.name)\", \(result.daysPerWeek) days a week, notes \"\(result.notes)\" (\(report.conflicts) conflict resolved)."
+            )
             guard let lost = try tablet.conflictLog().last(where: { $0.recordID == plan.id && $0.field == "notes" }) else {
                 return "no losing notes were kept"
             }
