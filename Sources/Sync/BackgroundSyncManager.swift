@@ -64,6 +64,8 @@ public final class BackgroundSyncManager: Sendable {
     private struct State {
         var status: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
         var loop: Task<Void, Never>?
+        /// The loop a stop cancelled, which may still be finishing a sync.
+        var stopping: Task<Void, Never>?
         var sleeper: Task<Void, any Error>?
         /// When a requested sync is due.
         var requestedAt: Date?
@@ -124,17 +126,19 @@ public final class BackgroundSyncManager: Sendable {
 
     /// Starts syncing: once now, then every interval. Does nothing if already started.
     public func start() {
-        let started = update { state -> Bool in
-            guard state.loop == nil else { return false }
+        update { state in
+            guard state.loop == nil else { return }
             state.requestedAt = clock.now
             state.failures = 0
             state.retryAt = nil
             state.status = .idle(lastSyncedAt: state.lastSyncedAt)
-            return true
+            // A loop stopped a moment ago may still be in a sync: this one waits for it.
+            let previous = state.stopping
+            state.loop = Task { [self] in
+                await previous?.value
+                await run()
+            }
         }
-        guard started else { return }
-        let loop = Task { [self] in await run() }
-        state.withLock { $0.loop = loop }
     }
 
     /// Asks for a sync soon: after the debounce interval with no further request.
@@ -153,6 +157,7 @@ public final class BackgroundSyncManager: Sendable {
     public func stop() {
         let loop = update { state in
             defer {
+                state.stopping = state.loop ?? state.stopping
                 state.loop = nil
                 state.sleeper?.cancel()
                 state.status = .stopped(lastSyncedAt: state.lastSyncedAt)

@@ -78,15 +78,22 @@ struct ConflictResolver<Record: Syncable> {
         case .remoteWins:
             return whole(remote, over: local, loserChanges: localChanges)
         case .custom(let decide):
-            guard let localRecord = try local.record(as: Record.self), let remoteRecord = try remote.record(as: Record.self) else {
-                return Resolution(document: remote)
+            // A side this app version cannot read as a record is merged field by field.
+            guard let localRecord = try? local.record(as: Record.self), let remoteRecord = try? remote.record(as: Record.self) else {
+                return try ConflictResolver(policy: .fieldMerge, deletePolicy: deletePolicy, tick: tick).resolve(
+                    local: local, remote: remote, base: base)
             }
-            switch decide(SyncConflict(local: localRecord, remote: remoteRecord, base: try base?.record(as: Record.self))) {
+            switch decide(SyncConflict(local: localRecord, remote: remoteRecord, base: try? base?.record(as: Record.self))) {
             case .hold:
                 return Resolution(document: local, isHeld: true)
             case .keep(var kept):
                 kept.userID = remoteRecord.userID
-                let document = try SyncDocument.of(try kept.validated(), previous: remote, stamp: tick())
+                // A kept record that breaks its type's rules cannot be stored: merged instead.
+                guard let valid = try? kept.validated(), valid.id == localRecord.id else {
+                    return try ConflictResolver(policy: .fieldMerge, deletePolicy: deletePolicy, tick: tick).resolve(
+                        local: local, remote: remote, base: base)
+                }
+                let document = try SyncDocument.of(valid, previous: remote, stamp: tick())
                 var losses: [Loss] = []
                 for name in Set(local.fields.keys).union(remote.fields.keys).sorted() {
                     for side in [local, remote] where side.fields[name] != document.fields[name] {

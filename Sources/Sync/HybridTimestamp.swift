@@ -68,12 +68,13 @@ struct HybridClock: Codable, Hashable, Sendable {
         if physical > milliseconds {
             milliseconds = physical
             counter = 0
-        } else if counter == .max {
+        } else if counter < .max {
+            counter += 1
+        } else if milliseconds < .max {
             milliseconds += 1
             counter = 0
-        } else {
-            counter += 1
         }
+        // At the end of time (a reading no real clock makes) the clock stays where it is.
         return HybridTimestamp(milliseconds: milliseconds, counter: counter, replicaID: replicaID)
     }
 

@@ -110,14 +110,17 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
         let now = policy.clock.now
         let head = try transaction { records in try purge(scope, at: now, in: records) }
-        guard cursor == 0 || (cursor >= head.purgedThrough && cursor <= head.version) else {
+        // A device at cursor 0 may hold records from its own uploads: once deletions
+        // have been purged, it too reads a snapshot.
+        guard cursor >= head.purgedThrough, cursor <= head.version else {
             throw RemoteStoreError(
                 .cursorExpired, detail: "Deletions up to version \(head.purgedThrough) are no longer kept; the cursor is \(cursor).")
         }
         return try read { records in
             let start = try RemoteRecords.key([.string(scope.collection), .string(scope.userID), .uint(cursor)])
             let range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)]).after(start)
-            let entries = try records.entries(in: RemoteRecords.feed, range: range, limit: min(limit, 10_000) + 1)
+            let limit = min(limit, 10_000)
+            let entries = try records.entries(in: RemoteRecords.feed, range: range, limit: limit + 1)
             var page: [RemoteRecord] = []
             for entry in entries.prefix(limit) {
                 guard let id = UUID(uuidString: String(decoding: entry.value, as: UTF8.self)),

@@ -38,7 +38,8 @@ public protocol RemotePlanStore: Sendable {
     ///   - limit: The most records to return, 1 or more.
     /// - Returns: The page, the cursor to continue from and whether more follow.
     /// - Throws: ``RemoteStoreError`` — `cursorExpired` when deletions after `cursor`
-    ///   are no longer kept (read a ``snapshot(in:after:limit:)`` instead), `unavailable`.
+    ///   are no longer kept, also for cursor 0 once any deletion was dropped (read a
+    ///   ``snapshot(in:after:limit:)`` instead), `unavailable`.
     func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage
 
     /// The records that exist now, in ID order: what a device reads again after being

@@ -221,11 +221,17 @@ extension SyncEngine {
     /// than the remote keeps deletions: records it no longer holds are removed here
     /// instead of uploaded again. Queued edits are kept and reconciled on upload.
     private func resync(_ scope: RemoteScope, report: inout SyncReport) async throws(SyncError) -> Bool {
+        // Another sync of this engine is reading everything already; its sweep must
+        // not remove what this one marks.
+        guard resyncing.withLock({ $0.insert(scope).inserted }) else { return false }
+        defer { _ = resyncing.withLock { $0.remove(scope) } }
         report.didFullResync = true
         let cursorKey = try scopeKey(scope)
         try writing(scope) { records, changes in
             for entry in try records.entries(in: SyncRecords.records, range: try SyncRecords.range(scope))
-            where try records.data(forKey: entry.key, in: SyncRecords.outbox) == nil {
+            where try records.data(forKey: entry.key, in: SyncRecords.outbox) == nil
+                && records.data(forKey: entry.key, in: SyncRecords.deadLetters) == nil
+            {
                 var local = entry.value
                 local.isStale = true
                 try records.put(local, forKey: entry.key, in: SyncRecords.records)
@@ -260,7 +266,8 @@ extension SyncEngine {
             after = last
         }
         try writing(scope) { records, changes in
-            for entry in try records.entries(in: SyncRecords.records, range: try SyncRecords.range(scope)) where entry.value.isStale {
+            for entry in try records.entries(in: SyncRecords.records, range: try SyncRecords.range(scope))
+            where try entry.value.isStale && records.data(forKey: entry.key, in: SyncRecords.outbox) == nil {
                 try records.removeValue(forKey: entry.key, in: SyncRecords.records)
                 if let id = SyncRecords.recordID(entry.key) { changes.append(id) }
             }
@@ -348,21 +355,30 @@ extension SyncEngine {
         let now = configuration.clock.now
         let replica = try replica(in: records)
         let entry = try records.value(forKey: key, in: SyncRecords.outbox)
-        guard let remote, let remoteDocument = try? SyncDocument(data: remote.document) else {
+        guard let remote else {
             // The remote no longer holds the record: its deletion outlived retention.
-            report.conflicts += 1
-            if configuration.deletePolicy == .editWins, !local.document.isDeleted {
+            // A record made again after that deletion, or an edit under edit-wins, is
+            // uploaded as new; an edit under delete-wins goes, logged.
+            let isRecreated = local.base?.document.isDeleted == true
+            if !local.document.isDeleted, isRecreated || configuration.deletePolicy == .editWins {
                 local.base = nil
                 try records.put(local, forKey: key, in: SyncRecords.records)
                 try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox)
                 return
             }
+            report.conflicts += 1
             let losses = ConflictResolver<Record>.changedFields(local.document, since: local.base?.document).map {
                 (field: $0, losing: local.document.fields[$0] ?? ConflictResolver<Record>.null, winning: ConflictResolver<Record>.null)
             }
             try log(losses, of: SyncRecords.recordID(key), in: scope, at: now, records: records)
             try records.removeValue(forKey: key, in: SyncRecords.records)
             try records.removeValue(forKey: key, in: SyncRecords.outbox)
+            return
+        }
+        guard let remoteDocument = try? SyncDocument(data: remote.document) else {
+            // Written by a newer app version: the edit stays queued, untouched, until
+            // this device can read the remote's version.
+            if entry != nil { try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox) }
             return
         }
         try observe(remoteDocument, in: records)

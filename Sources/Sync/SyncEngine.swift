@@ -28,6 +28,8 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     let statuses = Broadcast<SyncStatusChange?>(initial: nil)
     /// The upload batch size, halved while the remote answers "too large".
     let batchSize: Locked<Int>
+    /// The scopes a full download is running for: one at a time each.
+    let resyncing = Locked(Set<RemoteScope>())
 
     /// Creates an engine that keeps this device's data in memory.
     /// - Parameters:
@@ -61,17 +63,16 @@ public final class SyncEngine<Record: Syncable>: Sendable {
 
     // MARK: - Reading
 
-    /// The signed-in user's records on this device, deleted ones left out, by ID.
+    /// The signed-in user's records on this device, by ID: deleted ones, and any this
+    /// app version cannot read, left out.
     /// - Returns: The records.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
     public func records() throws(SyncError) -> [Record] {
         let scope = try currentScope()
         let documents = try reading { try $0.values(in: SyncRecords.records, range: try SyncRecords.range(scope)).map(\.document) }
-        var records: [Record] = []
-        for document in documents {
-            if let record = try document.record(as: Record.self) { records.append(record) }
-        }
-        return records
+        // A record this app version cannot read (written by a newer one, or damaged
+        // elsewhere) is left out rather than failing the whole list.
+        return documents.compactMap { try? $0.record(as: Record.self) }
     }
 
     /// One of the signed-in user's records.
@@ -153,6 +154,11 @@ public final class SyncEngine<Record: Syncable>: Sendable {
                 throw SyncError(.recordNotFound)
             }
             local.document = .tombstone(try tick(at: now, in: records))
+            if let held = local.held {
+                // Deleting is this device's answer to a held conflict.
+                local.base = held
+                local.held = nil
+            }
             try queue(&local, key: key, id: id, in: scope, records: records, changes: &changes)
         }
     }
@@ -212,6 +218,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         _ local: inout SyncRecords.LocalRecord, key: String, id: UUID, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID]
     ) throws {
         local.revision += 1
+        local.isStale = false
         try records.put(local, forKey: key, in: SyncRecords.records)
         let entry = try records.value(forKey: key, in: SyncRecords.outbox) ?? SyncRecords.OutboxEntry()
         try records.put(entry, forKey: key, in: SyncRecords.outbox)

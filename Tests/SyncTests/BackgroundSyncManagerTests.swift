@@ -149,6 +149,40 @@ import TrainTesting
         #expect(manager.status == .stopped(lastSyncedAt: nil))
     }
 
+    @Test("a start right after a stop waits for the stopped sync to end: syncs never overlap")
+    func stopThenStartDoesNotOverlap() async throws {
+        let running = Locked(0)
+        let mostAtOnce = Locked(0)
+        let gates = Locked([CheckedContinuation<Void, Never>]())
+        let (entries, entered) = AsyncStream<Void>.makeStream()
+        // A sync whose remote call does not notice cancellation: it ends when the test says.
+        let manager = BackgroundSyncManager(
+            clock: ManualClock(), jitter: { 0.5 },
+            sync: {
+                let now = running.withLock { running in
+                    running += 1
+                    return running
+                }
+                mostAtOnce.withLock { $0 = max($0, now) }
+                await withCheckedContinuation { gate in
+                    gates.withLock { $0.append(gate) }
+                    entered.yield()
+                }
+                running.withLock { $0 -= 1 }
+                return SyncReport()
+            })
+        var arrivals = entries.makeAsyncIterator()
+        manager.start()
+        await arrivals.next()
+        manager.stop()
+        manager.start()
+        for gate in gates.withLock({ $0 }) { gate.resume() }
+        await arrivals.next()
+        #expect(mostAtOnce.withLock { $0 } == 1)
+        manager.stop()
+        for gate in gates.withLock({ $0 }).dropFirst() { gate.resume() }
+    }
+
     @Test("the status shows the progress of a sync as its batches are uploaded")
     func progress() async throws {
         let world = try SyncWorld()

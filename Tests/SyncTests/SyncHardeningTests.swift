@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainSync
+
+@Suite struct SyncHardeningTests {
+    static let scope = RemoteScope(userID: "ada", collection: "plans")
+
+    static func head(_ world: SyncWorld) async throws -> [RemoteRecord] {
+        try await world.local.changes(in: scope, after: 0, limit: 1000).records
+    }
+
+    /// Writes `document` for `id` as another replica would, on top of the remote's current version.
+    static func rogueWrite(_ world: SyncWorld, id: UUID, document: Data, sequence: UInt64 = 1) async throws {
+        let current = try await head(world).first { $0.id == id }
+        let response = try await world.local.write(
+            [
+                RemoteMutation(
+                    id: MutationID(replicaID: "rogue", sequence: sequence), recordID: id, baseVersion: current?.version, isDeletion: false,
+                    document: document)
+            ],
+            in: scope)
+        guard case .applied = response.results[0] else { throw SyncError(.remoteUnavailable, detail: "rogue write not applied \(response)") }
+    }
+
+    @Test("a plan deleted, synced, and made again with the same ID after the remote dropped the deletion survives")
+    func recreateAfterRetention() async throws {
+        let world = try SyncWorld { RemotePolicy(tombstoneRetention: .seconds(86_400), clock: $0) }
+        let phone = try world.device("phone")
+        let plan = try await phone.plans.createPlan(Fixture.plan())
+        _ = try await phone.plans.sync()
+        try await phone.plans.deletePlan(id: plan.id)
+        _ = try await phone.plans.sync()
+        world.advance(by: 2 * 86_400)
+        var again = plan
+        again.name = "Back again"
+        _ = try await phone.plans.createPlan(again)
+        _ = try await phone.plans.sync()
+        #expect(try phone.plans.plan(id: plan.id)?.name == "Back again")
+        #expect(try await world.remotePlans().map(\.name) == ["Back again"])
+    }
+
+    @Test("a remote version this app cannot read leaves the local plan and its queued edit as they are")
+    func newerFormatDeletesLocal() async throws {
+        let world = try SyncWorld()
+        let phone = try world.device("phone")
+        let plan = try await phone.plans.createPlan(Fixture.plan())
+        _ = try await phone.plans.sync()
+        // A newer app version writes format 2.
+        var writer = BinaryWriter(format: 2)
+        writer.write(0)
+        try await Self.rogueWrite(world, id: plan.id, document: writer.data)
+        var edited = plan
+        edited.notes = "my edit"
+        _ = try await phone.plans.updatePlan(edited)
+        _ = try await phone.plans.sync()
+        #expect(try phone.plans.plan(id: plan.id)?.notes == "my edit")
+        #expect(try phone.plans.status(ofPlan: plan.id) == .pendingUpload)
+        #expect(try phone.plans.conflictLog().isEmpty)
+    }
+
+    @Test("a downloaded record that does not decode as a plan is left out of the list instead of failing it")
+    func undecodableFieldsBreakList() async throws {
+        let world = try SyncWorld()
+        let phone = try world.device("phone")
+        _ = try await phone.plans.createPlan(Fixture.plan("good"))
+        _ = try await phone.plans.sync()
+        let id = UUID()
+        let stamp = HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "rogue")
+        let document = SyncDocument(fields: ["id": Data("\"\(id.uuidString)\"".utf8)], stamps: ["id": stamp], deleted: nil)
+        try await Self.rogueWrite(world, id: id, document: document.data)
+        _ = try await phone.plans.sync()
+        #expect(try phone.plans.plans().map(\.name) == ["good"])
+    }
+
+    @Test("a remote clock reading at the end of time does not trap the next local edit")
+    func clockOverflow() async throws {
+        let world = try SyncWorld()
+        let phone = try world.device("phone")
+        let id = UUID()
+        var plan = Fixture.plan(id: id)
+        plan.userID = "ada"
+        let document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: .max, counter: .max, replicaID: "rogue"))
+        try await Self.rogueWrite(world, id: id, document: document.data)
+        _ = try await phone.plans.sync()
+        let made = try await phone.plans.createPlan(Fixture.plan("after the end of time"))
+        #expect(try phone.plans.plan(id: made.id) != nil)
+    }
+
+    @Test("a device whose only contact was an upload still learns of a deletion the remote has since dropped")
+    func cursorZeroNeverResyncs() async throws {
+        let world = try SyncWorld { RemotePolicy(tombstoneRetention: .seconds(86_400), clock: $0) }
+        let phone = try world.device("phone")
+        let tablet = try world.device("tablet")
+        let plan = try await phone.plans.createPlan(Fixture.plan())
+        _ = try await phone.plans.uploadPlan(id: plan.id)
+        _ = try await tablet.plans.sync()
+        try await tablet.plans.deletePlan(id: plan.id)
+        _ = try await tablet.plans.sync()
+        world.advance(by: 2 * 86_400)
+        _ = try await tablet.plans.sync()
+        #expect(try await phone.plans.sync().didFullResync)
+        #expect(try await world.remotePlans().isEmpty)
+        #expect(try phone.plans.plans().isEmpty)
+    }
+
+    @Test("a full download keeps a plan the remote refused for good")
+    func resyncDropsDeadLetter() async throws {
+        let world = try SyncWorld { RemotePolicy(maximumDocumentBytes: 3_000, tombstoneRetention: .seconds(86_400), clock: $0) }
+        let phone = try world.device("phone")
+        let tablet = try world.device("tablet")
+        let gone = try await phone.plans.createPlan(Fixture.plan("gone"))
+        _ = try await phone.plans.sync()
+        let big = try await phone.plans.createPlan(Fixture.plan("big", notes: String(repeating: "x", count: 5_000)))
+        _ = try await phone.plans.sync()
+        #expect(try phone.plans.deadLetters().count == 1)
+        _ = try await tablet.plans.sync()
+        try await tablet.plans.deletePlan(id: gone.id)
+        _ = try await tablet.plans.sync()
+        world.advance(by: 2 * 86_400)
+        _ = try await tablet.plans.sync()
+        #expect(try await phone.plans.sync().didFullResync)
+        #expect(try phone.plans.plan(id: big.id) != nil)
+        #expect(try phone.plans.plan(id: gone.id) == nil)
+        #expect(try phone.plans.deadLetters().map(\.recordID) == [big.id])
+    }
+
+    @Test("deleting a plan whose conflict is held uploads the deletion")
+    func heldThenDeleted() async throws {
+        let (world, phone, tablet, plan) = try await ConflictTests.pair(policy: .custom { _ in .hold })
+        var a = plan
+        a.name = "Phone's"
+        var b = plan
+        b.name = "Tablet's"
+        _ = try await phone.plans.updatePlan(a)
+        _ = try await tablet.plans.updatePlan(b)
+        _ = try await phone.plans.sync()
+        _ = try await tablet.plans.sync()
+        try await tablet.plans.deletePlan(id: plan.id)
+        for device in [tablet, phone, tablet, phone] { _ = try await device.plans.sync() }
+        #expect(try await world.remotePlans().isEmpty)
+        #expect(try phone.plans.plan(id: plan.id) == nil)
+        #expect(try tablet.plans.pendingCount() == 0)
+    }
+
+    @Test("with edit-wins, an edit made while a full download runs is kept and uploaded")
+    func editDuringResync() async throws {
+        let world = try SyncWorld { RemotePolicy(tombstoneRetention: .seconds(86_400), clock: $0) }
+        let interposed = InterposedRemote(world.local)
+        let phone = try world.device("phone", deletePolicy: .editWins, remote: interposed)
+        let tablet = try world.device("tablet", deletePolicy: .editWins)
+        let plan = try await phone.plans.createPlan(Fixture.plan())
+        let other = try await phone.plans.createPlan(Fixture.plan("other"))
+        _ = try await phone.plans.sync()
+        _ = try await tablet.plans.sync()
+        try await tablet.plans.deletePlan(id: plan.id)
+        try await tablet.plans.deletePlan(id: other.id)
+        _ = try await tablet.plans.sync()
+        world.advance(by: 2 * 86_400)
+        _ = try await tablet.plans.sync()
+        var draft = plan
+        draft.notes = "edited during resync"
+        let edited = draft
+        interposed.onCall { call, _ in
+            if call == .snapshot { _ = try? await phone.plans.updatePlan(edited) }
+            return .pass
+        }
+        _ = try await phone.plans.sync()
+        interposed.onCall { _, _ in .pass }
+        _ = try await phone.plans.sync()
+        #expect(try await world.remotePlans().map(\.notes) == ["edited during resync"])
+        #expect(try phone.plans.plan(id: plan.id)?.notes == "edited during resync")
+    }
+}
