@@ -394,6 +394,12 @@ final class MemoryBackend: StorageBackend {
         write(value, forKey: key, in: collection)
     }
 
+    func insert(_ value: Data, forKey key: String, in collection: String) -> Bool {
+        guard self.value(forKey: key, in: collection) == nil else { return false }
+        write(value, forKey: key, in: collection)
+        return true
+    }
+
     func removeValue(forKey key: String, in collection: String) {
         write(nil, forKey: key, in: collection)
     }

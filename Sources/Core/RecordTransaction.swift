@@ -340,6 +340,20 @@ public final class RecordWriter: RecordReader {
         try backend.put(data, forKey: key, in: name)
     }
 
+    /// Stores bytes under `key` unless a record is there, in one step: what a caller
+    /// that writes many new records uses instead of reading each key first.
+    /// - Parameters:
+    ///   - data: The bytes to store.
+    ///   - key: The record's key, non-empty.
+    ///   - collection: The collection to write to.
+    /// - Returns: Whether the bytes were stored; false leaves the record there as it was.
+    /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
+    public func setDataIfAbsent(_ data: Data, forKey key: String, in collection: some CollectionReference) throws(CoreError) -> Bool {
+        let name = try qualified(collection)
+        try check(key: key)
+        return try backend.insert(data, forKey: key, in: name)
+    }
+
     /// Encodes and stores a value under `key`, replacing any record there.
     /// - Parameters:
     ///   - value: The value to store.

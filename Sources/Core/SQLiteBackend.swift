@@ -135,6 +135,15 @@ final class SQLiteBackend: StorageBackend {
         try statement.run()
     }
 
+    func insert(_ value: Data, forKey key: String, in collection: String) throws(CoreError) -> Bool {
+        let statement = try connection.statement("INSERT OR IGNORE INTO train_records (collection, key, value) VALUES (?1, ?2, ?3)")
+        try statement.bind(collection, at: 1)
+        try statement.bind(key, at: 2)
+        try statement.bind(value, at: 3)
+        try statement.run()
+        return connection.changes == 1
+    }
+
     func removeValue(forKey key: String, in collection: String) throws(CoreError) {
         let statement = try connection.statement("DELETE FROM train_records WHERE collection = ?1 AND key = ?2")
         try statement.bind(collection, at: 1)

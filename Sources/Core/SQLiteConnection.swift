@@ -73,6 +73,12 @@ final class SQLiteConnection {
         return try statement.step() ? statement.integer(at: 0) : nil
     }
 
+    /// The rows the last finished statement inserted, changed or deleted.
+    var changes: Int {
+        guard let handle else { return 0 }
+        return Int(sqlite3_changes(handle))
+    }
+
     var isInTransaction: Bool {
         guard let handle else { return false }
         return sqlite3_get_autocommit(handle) == 0

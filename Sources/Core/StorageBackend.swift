@@ -37,6 +37,8 @@ protocol StorageBackend: AnyObject {
     func count(in collection: String, range: KeyRange) throws(CoreError) -> Int
 
     func put(_ value: Data, forKey key: String, in collection: String) throws(CoreError)
+    /// Stores `value` unless `key` holds a record; returns whether it stored it.
+    func insert(_ value: Data, forKey key: String, in collection: String) throws(CoreError) -> Bool
     func removeValue(forKey key: String, in collection: String) throws(CoreError)
     func removeAll(in collection: String) throws(CoreError)
     func createCollection(_ collection: String) throws(CoreError)

@@ -290,20 +290,19 @@ extension SyncEngine {
             // A document this device cannot read (written by a newer app version) waits
             // for an update; it must not stop the others.
             let key = try SyncRecords.key(after: scopeKey, record.id)
-            guard try records.data(forKey: key, in: SyncRecords.records) == nil else {
-                if let document = try? SyncDocument(data: record.document) {
-                    if let modified = document.modified { replica.clock.observe(modified) }
-                    known.append((record, document))
-                }
+            // New here: stored as it came, without building the document.
+            if let latest = try? SyncDocument.latestStamp(in: record.document),
+                try records.setDataIfAbsent(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records)
+            {
+                replica.clock.observe(latest)
+                changes.append(record.id)
+                if !record.isDeleted { report.downloaded += 1 }
                 continue
             }
-            // New here: stored as it came, without building the document.
-            let latest: HybridTimestamp?
-            do { latest = try SyncDocument.latestStamp(in: record.document) } catch { continue }
-            if let latest { replica.clock.observe(latest) }
-            try records.setData(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records)
-            changes.append(record.id)
-            if !record.isDeleted { report.downloaded += 1 }
+            if let document = try? SyncDocument(data: record.document) {
+                if let modified = document.modified { replica.clock.observe(modified) }
+                known.append((record, document))
+            }
         }
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
         var queued = false
