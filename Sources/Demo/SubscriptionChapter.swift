@@ -11,17 +11,6 @@ struct SubscriptionChapter {
     let user: UserEntity?
     let narrator: Narrator
 
-    /// The app account token of a user: their ID when it is a UUID, else one derived from it.
-    static func appAccountToken(for userID: String) throws -> UUID {
-        if let uuid = UUID(uuidString: userID) { return uuid }
-        let bytes = try PlatformCrypto.sha256(Data(userID.utf8))
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
-    }
-
     func run() async {
         guard let user else {
             await narrator.step("Subscriptions need a signed-in user") { "nobody is signed in" }
@@ -32,7 +21,7 @@ struct SubscriptionChapter {
         await narrator.step("Open the simulated App Store (its ledger lives in the same store file)") {
             let opened = try SimulatedAppStore(storage: .file(file), clock: clock)
             store = opened
-            subscriptions = LocalSubscriptionService(store: opened, appAccountToken: try Self.appAccountToken(for: user.id))
+            subscriptions = LocalSubscriptionService(store: opened, appAccountToken: try AppAccountToken.forUser(user.id))
             return nil
         }
         guard let store, let subscriptions else { return }
