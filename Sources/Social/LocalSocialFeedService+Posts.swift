@@ -86,15 +86,8 @@ extension LocalSocialFeedService {
     /// page of the feed reads neighbouring records.
     package static func postID(createdAt: Date, entropy: UUID) -> UUID {
         let milliseconds = UInt64(max(0, (createdAt.timeIntervalSince1970 * 1000).rounded(.down)))
-        var bytes = withUnsafeBytes(of: entropy.uuid) { Array($0) }
-        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
-        bytes[6] = 0x70 | (bytes[6] & 0x0F)
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        let time = (0..<6).map { UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - $0))) }
+        return UUID(bytes: time + withUnsafeBytes(of: entropy.uuid) { Array($0) }.dropFirst(6), version: 7)
     }
 
     /// The users whose friends feed shows `author`'s posts: the author and their followers.

@@ -209,15 +209,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     func newID() -> UUID {
         let id = configuration.ids.makeID()
         if let uuid = UUID(uuidString: id) { return uuid }
-        var bytes = (try? PlatformCrypto.sha256(Data(id.utf8))) ?? []
-        bytes += [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        return UUID(bytes: (try? PlatformCrypto.sha256(Data(id.utf8))) ?? [], version: 8)
     }
 
     /// `text` trimmed, with `\r\n` and `\r` made `\n`, if it is 1 to `maximum`

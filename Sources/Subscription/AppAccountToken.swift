@@ -34,13 +34,6 @@ public enum AppAccountToken {
             throw SubscriptionError(.systemError, detail: "SHA-256 failed: \(error)")
         }
         guard digest.count >= 16 else { throw SubscriptionError(.systemError, detail: "SHA-256 returned \(digest.count) bytes.") }
-        var bytes = Array(digest.prefix(16))
-        bytes[6] = 0x80 | (bytes[6] & 0x0F)
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        return UUID(bytes: digest, version: 8)
     }
 }

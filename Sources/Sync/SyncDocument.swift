@@ -108,14 +108,7 @@ struct SyncDocument: Hashable, Sendable {
     /// Reads a document's bytes.
     init(data: Data) throws(CoreError) {
         var reader = try BinaryReader(data, formats: [1])
-        let replicaCount: Int = try reader.read()
-        guard replicaCount >= 0, replicaCount <= data.count else {
-            throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.")
-        }
-        var replicas: [String] = []
-        for _ in 0..<replicaCount { replicas.append(try reader.read()) }
-        let count: Int = try reader.read()
-        guard count >= 0, count <= data.count else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
+        let (replicas, count) = try Self.readHeader(&reader, size: data.count)
         fields = Dictionary(minimumCapacity: count)
         stamps = Dictionary(minimumCapacity: count)
         for _ in 0..<count {
@@ -132,45 +125,34 @@ struct SyncDocument: Hashable, Sendable {
     /// - Throws: `CoreError` if the bytes are not a document.
     static func latestStamp(in data: Data) throws(CoreError) -> HybridTimestamp? {
         var reader = try BinaryReader(data, formats: [1])
-        let replicaCount: Int = try reader.read()
-        guard replicaCount >= 0, replicaCount <= data.count else {
-            throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.")
-        }
-        var replicas: [String] = []
-        for _ in 0..<replicaCount { replicas.append(try reader.read()) }
-        let count: Int = try reader.read()
-        guard count >= 0, count <= data.count else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
-        var best: (milliseconds: Int, counter: Int, replica: Int)?
-        func consider(_ reader: inout BinaryReader) throws(CoreError) {
-            guard try reader.read() as Bool else { return }
-            let stamp: (Int, Int, Int) = (try reader.read(), try reader.read(), try reader.read())
-            guard replicas.indices.contains(stamp.2), UInt32(exactly: stamp.1) != nil else {
-                throw CoreError(.undecodable, detail: "A clock reading is out of range.")
-            }
-            if let current = best {
-                let later =
-                    stamp.0 != current.milliseconds
-                    ? stamp.0 > current.milliseconds
-                    : stamp.1 != current.counter
-                        ? stamp.1 > current.counter
-                        : stamp.2 != current.replica && replicas[current.replica].utf8.lexicographicallyPrecedes(replicas[stamp.2].utf8)
-                if !later { return }
-            }
-            best = stamp
-        }
+        let (replicas, count) = try Self.readHeader(&reader, size: data.count)
+        var latest: HybridTimestamp?
         for _ in 0..<count {
             try reader.skipValue()
             try reader.skipValue()
-            try consider(&reader)
+            if let stamp = try readStamp(&reader, replicas), latest.map({ $0 < stamp }) ?? true { latest = stamp }
         }
-        try consider(&reader)
-        return best.map { HybridTimestamp(milliseconds: Int64($0.milliseconds), counter: UInt32($0.counter), replicaID: replicas[$0.replica]) }
+        if let stamp = try readStamp(&reader, replicas), latest.map({ $0 < stamp }) ?? true { latest = stamp }
+        return latest
     }
 
     init(fields: [String: Data], stamps: [String: HybridTimestamp], deleted: HybridTimestamp?) {
         self.fields = fields
         self.stamps = stamps
         self.deleted = deleted
+    }
+
+    /// Reads the replicas a document names and the number of its fields.
+    private static func readHeader(_ reader: inout BinaryReader, size: Int) throws(CoreError) -> (replicas: [String], fields: Int) {
+        let replicaCount: Int = try reader.read()
+        guard replicaCount >= 0, replicaCount <= size else {
+            throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.")
+        }
+        var replicas: [String] = []
+        for _ in 0..<replicaCount { replicas.append(try reader.read()) }
+        let count: Int = try reader.read()
+        guard count >= 0, count <= size else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
+        return (replicas, count)
     }
 
     private static func write(_ stamp: HybridTimestamp?, _ replicas: [String: Int], to writer: inout BinaryWriter) {

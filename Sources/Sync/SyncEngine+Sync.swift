@@ -287,8 +287,6 @@ extension SyncEngine {
         var known: [(RemoteRecord, SyncDocument)] = []
         let scopeKey = try SyncRecords.scopeKey(scope)
         for record in page.records {
-            // A document this device cannot read (written by a newer app version) waits
-            // for an update; it must not stop the others.
             let key = try SyncRecords.key(after: scopeKey, record.id)
             // New here: stored as it came, without building the document.
             if let latest = try? SyncDocument.latestStamp(in: record.document),
@@ -299,6 +297,8 @@ extension SyncEngine {
                 if !record.isDeleted { report.downloaded += 1 }
                 continue
             }
+            // A document this device cannot read (written by a newer app version) waits
+            // for an update; it must not stop the others.
             if let document = try? SyncDocument(data: record.document) {
                 if let modified = document.modified { replica.clock.observe(modified) }
                 known.append((record, document))

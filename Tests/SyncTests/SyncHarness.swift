@@ -37,10 +37,11 @@ final class SyncWorld: Sendable {
         _ name: String, user: String = "ada", skew: TimeInterval = 0, conflictPolicy: ConflictPolicy<TrainingPlan> = .fieldMerge,
         deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, remote: (any RemotePlanStore)? = nil
     ) throws -> Device {
+        let clock = ManualClock(start: remoteClock.now.addingTimeInterval(skew))
         let device = try Device(
-            name: name, world: self, clock: ManualClock(start: remoteClock.now.addingTimeInterval(skew)),
+            name: name, world: self, clock: clock,
             configuration: SyncConfiguration(
-                clock: ManualClock(), ids: SequentialIDGenerator(prefix: "\(name)-"), conflictPolicy: conflictPolicy, deletePolicy: deletePolicy,
+                clock: clock, ids: SequentialIDGenerator(prefix: "\(name)-"), conflictPolicy: conflictPolicy, deletePolicy: deletePolicy,
                 batchSize: batchSize, pageSize: pageSize), remote: remote ?? self.remote)
         device.auth.setCurrentUser(UserEntity(id: user, displayName: user, createdAt: remoteClock.now, lastSignInAt: remoteClock.now))
         devices.withLock { $0.append(device) }
@@ -74,8 +75,6 @@ final class Device: Sendable {
     init(name: String, world: SyncWorld, clock: ManualClock, configuration: SyncConfiguration<TrainingPlan>, remote: any RemotePlanStore) throws {
         self.name = name
         self.clock = clock
-        var configuration = configuration
-        configuration.clock = clock
         file = world.directory.file("\(name).sqlite")
         plans =
             world.variant == .file
