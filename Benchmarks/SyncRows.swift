@@ -158,6 +158,10 @@ final class MeteredRemote: RemotePlanStore {
         count(page.records.count, page.records.reduce(0) { $0 + $1.document.count })
         return page
     }
+    func erase(_ scope: RemoteScope) async throws -> Int {
+        count(0, 0)
+        return try await inner.erase(scope)
+    }
 }
 
 /// A remote that answers the change feed from pages read beforehand.
@@ -179,5 +183,8 @@ final class CannedRemote: RemotePlanStore {
 
     func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
         RemotePage(records: [], cursor: 0, hasMore: false, serverTime: SyncRows.start)
+    }
+    func erase(_ scope: RemoteScope) async throws -> Int {
+        throw RemoteStoreError(.invalidRequest, detail: "The canned remote is read-only.")
     }
 }

@@ -22,6 +22,9 @@ public struct AuthError: Error, Hashable, Sendable {
         public let name: String
         private init(_ name: String) { self.name = name }
 
+        /// The code of a stored name.
+        static func named(_ name: String) -> Code { Code(name) }
+
         /// The operation is sensitive and the last sign-in is too old.
         public static let requiresRecentLogin = Code("requiresRecentLogin")
         /// Deleting an account with Sign in with Apple needs a fresh Apple authorization

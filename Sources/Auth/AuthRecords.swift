@@ -12,6 +12,7 @@ enum AuthRecords {
                 try migration.createCollection("emails")
                 try indexEmails(in: migration.records)
             },
+            .createCollections(version: 3, ["revocations"]),
         ])
 
     /// An account: the user and whether it is disabled.
@@ -30,6 +31,28 @@ enum AuthRecords {
         var biometricLockEnabled = false
     }
 
+    /// The outcome of revoking a user's Apple token ahead of deleting the account, kept
+    /// so the deletion, resumed after a failure or a relaunch, does not ask Apple again.
+    struct Revocation: Codable, Hashable, Sendable {
+        var at: Date
+        /// The failure's code name and detail; nil when the token was revoked.
+        var failureCode: String?
+        var failureDetail: String?
+
+        init(_ outcome: AccountDeletionReceipt.TokenRevocation, at date: Date) {
+            at = date
+            if case .failed(let error) = outcome {
+                failureCode = error.code.name
+                failureDetail = error.detail
+            }
+        }
+
+        var outcome: AccountDeletionReceipt.TokenRevocation {
+            guard let failureCode else { return .revoked }
+            return .failed(AuthError(AuthError.Code.named(failureCode), detail: failureDetail))
+        }
+    }
+
     static let accounts = RecordCollection<Account>("accounts")
     /// `provider|subject` → account ID.
     static let identities = RecordCollection<String>("identities")
@@ -40,6 +63,7 @@ enum AuthRecords {
     /// SHA-256 of a used token or nonce → the token's expiry, after which it can be forgotten.
     static let usedCredentials = RecordCollection<Date>("usedCredentials")
     static let settings = RecordCollection<Settings>("settings")
+    static let revocations = RecordCollection<Revocation>("revocations")
 
     static let sessionKey = "current"
 

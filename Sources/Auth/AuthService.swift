@@ -120,6 +120,19 @@ public protocol AuthService: Sendable {
     ///   is signed out in memory all the same.
     func signOut() async throws
 
+    /// The first step of deleting an account whose data other services keep too: checks
+    /// the recent login, whatever the providers, and revokes an Apple account's tokens,
+    /// as Apple requires before an account is deleted. Revocation needs a fresh Apple
+    /// authorization, so without one this asks for re-authentication with Apple and
+    /// changes nothing. The outcome is kept with the account: a later ``deleteAccount()``
+    /// does not ask Apple again, also after a relaunch, unless the user has signed in
+    /// with Apple since.
+    /// - Returns: The outcome; `notApplicable` without Sign in with Apple, and
+    ///   `failed` when Apple's end failed (the deletion goes on and reports it).
+    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `requiresAppleReauthentication`, `userMismatch`, `storage`.
+    func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation
+
     /// Deletes the signed-in account; needs a recent login. An Apple account's tokens
     /// are revoked first, as Apple requires; that needs a fresh Apple authorization,
     /// so without one the deletion asks for re-authentication with Apple and changes

@@ -114,11 +114,7 @@ extension LocalAuthService {
         let current = try requireSession()
         try requireRecentLogin(current, before: "deleting your account")
         let userID = current.user.id
-        var revocation = AccountDeletionReceipt.TokenRevocation.notApplicable
-        if current.user.isLinked(.apple) {
-            revocation = await revokeAppleToken(using: try usableAppleCode(for: userID))
-            try requireStillSignedIn(userID, during: "the Apple token was being revoked")
-        }
+        let revocation = try await revocation(for: current)
         let deleted = try write { records -> [AuthProvider] in
             // Read again: the account may have changed, or gone, while Apple was awaited.
             guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { return [] }
@@ -128,6 +124,7 @@ extension LocalAuthService {
             try AuthRecords.reindex(from: account.user, to: nil, in: records)
             try records.removeValue(forKey: userID, in: AuthRecords.passwords)
             try records.removeValue(forKey: userID, in: AuthRecords.settings)
+            try records.removeValue(forKey: userID, in: AuthRecords.revocations)
             try records.removeValue(forKey: userID, in: AuthRecords.accounts)
             if try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session)?.userID == userID {
                 try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
@@ -136,6 +133,32 @@ extension LocalAuthService {
         }
         forget(userID: userID)
         return AccountDeletionReceipt(userID: userID, providers: deleted, tokenRevocation: revocation)
+    }
+
+    public func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation {
+        let current = try requireSession()
+        try requireRecentLogin(current, before: "deleting your account")
+        return try await revocation(for: current)
+    }
+
+    /// Revokes the Apple token of `account` unless it was revoked since its last Apple
+    /// authorization, and keeps the outcome.
+    private func revocation(for account: AuthRecords.Account) async throws(AuthError) -> AccountDeletionReceipt.TokenRevocation {
+        guard account.user.isLinked(.apple) else { return .notApplicable }
+        let userID = account.user.id
+        if let stored = try read({ try $0.value(forKey: userID, in: AuthRecords.revocations) }),
+            authorizationCodes[userID].map({ $0.issuedAt <= stored.at }) ?? true
+        {
+            return stored.outcome
+        }
+        let outcome = await revokeAppleToken(using: try usableAppleCode(for: userID))
+        try requireStillSignedIn(userID, during: "the Apple token was being revoked")
+        let now = configuration.clock.now
+        try write { records in
+            guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { return }
+            try records.put(AuthRecords.Revocation(outcome, at: now), forKey: userID, in: AuthRecords.revocations)
+        }
+        return outcome
     }
 
     /// The Apple authorization code to revoke with, or nil when Sign in with Apple is not

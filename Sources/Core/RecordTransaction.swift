@@ -386,6 +386,28 @@ public final class RecordWriter: RecordReader {
         try backend.removeAll(in: qualified(collection))
     }
 
+    /// Deletes the records of a collection whose keys are in `range`, such as every
+    /// record of one user under a ``RecordKey`` prefix; O(log n + k) for k records.
+    /// - Parameters:
+    ///   - collection: The collection to delete from.
+    ///   - range: The keys to delete.
+    /// - Returns: How many records were deleted.
+    /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
+    @discardableResult
+    public func removeAll(in collection: some CollectionReference, range: KeyRange) throws(CoreError) -> Int {
+        let name = try qualified(collection)
+        var removed = 0
+        var remaining = range
+        while !remaining.isEmpty {
+            let batch = try backend.keys(in: name, range: remaining, direction: .forward, limit: 512)
+            for key in batch { try backend.removeValue(forKey: key, in: name) }
+            removed += batch.count
+            guard let last = batch.last, batch.count == 512 else { break }
+            remaining = remaining.after(last)
+        }
+        return removed
+    }
+
     func createCollection(_ name: String) throws(CoreError) {
         guard isActive else {
             throw CoreError(.transactionEnded, file: file, detail: "A migration was used after it returned.")

@@ -79,6 +79,34 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         try snapshotNow(in: scope, after: recordID, limit: limit)
     }
 
+    public func erase(_ scope: RemoteScope) async throws(RemoteStoreError) -> Int {
+        try eraseNow(scope)
+    }
+
+    /// ``erase(_:)``, without suspending.
+    package func eraseNow(_ scope: RemoteScope) throws(RemoteStoreError) -> Int {
+        try Self.check(scope)
+        return try transaction { records in
+            let range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
+            let live = try records.values(in: RemoteRecords.records, range: range).count { !$0.record.isDeleted }
+            for collection in [
+                RemoteRecords.records.collectionName, RemoteRecords.feed.collectionName, RemoteRecords.tombstones.collectionName,
+                RemoteRecords.mutations.collectionName,
+            ] {
+                try records.removeAll(in: collection, range: range)
+            }
+            // The head stays, moved past every version so far and all of them purged:
+            // a device holding a cursor, even the latest, reads a snapshot next.
+            let headKey = try RemoteRecords.key([.string(scope.collection), .string(scope.userID)])
+            if var head = try records.value(forKey: headKey, in: RemoteRecords.heads) {
+                head.version += 1
+                head.purgedThrough = head.version
+                try records.put(head, forKey: headKey, in: RemoteRecords.heads)
+            }
+            return live
+        }
+    }
+
     /// ``write(_:in:)``, without suspending: for a fake that runs it inside its own call.
     package func writeNow(_ mutations: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) -> RemoteWriteResponse {
         try Self.check(scope)

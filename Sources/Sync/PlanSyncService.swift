@@ -90,6 +90,13 @@ public protocol PlanSyncService: Sendable {
     /// - Returns: The dead letters.
     /// - Throws: ``SyncError`` — `notSignedIn`, `storage`.
     func deadLetters() throws -> [DeadLetter]
+
+    /// Deletes the signed-in user's plans from this device and from the remote, with
+    /// their queued uploads, conflicts and dead letters, as part of deleting the
+    /// account. Calling it again finishes what a failure left.
+    /// - Returns: How many plans were deleted on each side.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `storage`.
+    func deleteAccountData() async throws -> SyncDeletionReport
 }
 
 /// TrainKit's ``PlanSyncService``: the ``SyncEngine`` for training plans.

@@ -52,6 +52,16 @@ public protocol RemotePlanStore: Sendable {
     ///   page is read.
     /// - Throws: ``RemoteStoreError`` — `unavailable`.
     func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage
+
+    /// Erases everything the remote keeps for a scope — its records, its deletions and
+    /// the IDs of the mutations applied to it — as part of deleting the user's account.
+    /// A device that synced the scope before reads a snapshot next. Erasing a scope
+    /// that holds nothing does nothing, so a retry is safe.
+    /// - Parameter scope: The user and collection to erase.
+    /// - Returns: How many records that were not deleted it held.
+    /// - Throws: ``RemoteStoreError`` — `unavailable` when the outcome is unknown
+    ///   (erase again).
+    func erase(_ scope: RemoteScope) async throws -> Int
 }
 
 /// One user's records of one type on the remote, such as `plans` of user `ada`.

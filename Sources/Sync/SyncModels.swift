@@ -160,6 +160,23 @@ public struct SyncStatusChange: Hashable, Sendable {
     }
 }
 
+/// What deleting a user's synced records removed.
+public struct SyncDeletionReport: Codable, Hashable, Sendable {
+    /// Records removed from this device, not counting deleted ones awaiting upload.
+    public var localRecords: Int
+    /// Records the remote erased, not counting deletions it kept.
+    public var remoteRecords: Int
+
+    /// Creates a report.
+    /// - Parameters:
+    ///   - localRecords: Records removed from this device.
+    ///   - remoteRecords: Records the remote erased.
+    public init(localRecords: Int = 0, remoteRecords: Int = 0) {
+        self.localRecords = localRecords
+        self.remoteRecords = remoteRecords
+    }
+}
+
 /// What one sync did.
 public struct SyncReport: Hashable, Sendable {
     /// Records the remote accepted from this device.

@@ -67,4 +67,45 @@ import TrainTesting
         }
         #expect(!user.id.isEmpty)
     }
+
+    @Test(
+        "revoking ahead of deletion is kept: after a relaunch the deletion does not ask Apple again, and needs no new code",
+        arguments: AuthVariant.allCases)
+    func revocationKept(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let user = try await harness.signInWithApple()
+        #expect(try await harness.service.revokeAppleToken() == .revoked)
+        #expect(try await harness.service.revokeAppleToken() == .revoked, "a second call is answered from what was kept")
+        let service = variant == .file ? try harness.relaunch() : harness.service
+        let receipt = try await service.deleteAccount()
+        #expect(receipt == AccountDeletionReceipt(userID: user.id, providers: [.apple], tokenRevocation: .revoked))
+        #expect(harness.apple.revocationsRecorded.count == 1, "Apple was asked once")
+    }
+
+    @Test("an Apple sign-in after the revocation makes new tokens, which the deletion revokes again")
+    func newAuthorizationRevokedAgain() async throws {
+        let harness = try AuthHarness()
+        try await harness.signInWithApple()
+        harness.apple.failNextRevocation(with: AuthError(.networkError))
+        #expect(try await harness.service.revokeAppleToken() == .failed(AuthError(.networkError)))
+        harness.clock.advance(by: .seconds(1))
+        _ = try await harness.service.reauthenticate(with: try await harness.appleCredential())
+        #expect(try await harness.service.deleteAccount().tokenRevocation == .revoked)
+        #expect(harness.apple.revocationsRecorded.count == 1, "the failed attempt recorded nothing; the second revoked")
+    }
+
+    @Test("revoking needs a recent login for every account, and without an Apple code asks for re-authentication, changing nothing")
+    func revocationNeedsRecentLogin() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        #expect(try await harness.service.revokeAppleToken() == .notApplicable)
+        harness.clock.advance(by: .seconds(3_600))
+        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.revokeAppleToken() }
+
+        let apple = try AuthHarness(.file)
+        try await apple.signInWithApple()
+        let relaunched = try apple.relaunch()
+        await #expect(throws: AuthError(.requiresAppleReauthentication)) { _ = try await relaunched.revokeAppleToken() }
+        #expect(apple.apple.revocationsRecorded.isEmpty)
+    }
 }

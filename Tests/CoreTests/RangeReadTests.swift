@@ -29,6 +29,30 @@ import TrainTesting
         #expect(try keys(.all) == Self.letters)
     }
 
+    @Test("removing a range deletes exactly its keys, across batches, and counts them; a rollback keeps them", arguments: StoreVariant.allCases)
+    func removeRange(variant: StoreVariant) throws {
+        let directory = try TemporaryDirectory()
+        let store = try variant.open(in: directory)
+        let keys = (0..<1_300).map { String(format: "u%05d", $0) }
+        try store.write { records in
+            for (index, key) in keys.enumerated() { try records.put(index, forKey: key, in: counters) }
+            try records.put(-1, forKey: "t", in: counters)
+            try records.put(-2, forKey: "v", in: counters)
+        }
+        struct Rollback: Error {}
+        #expect(throws: Rollback.self) {
+            try store.write { records in
+                try records.removeAll(in: counters, range: .prefix("u"))
+                throw Rollback()
+            }
+        }
+        #expect(try store.read { try $0.count(in: counters) } == 1_302)
+        let removed = try store.write { try $0.removeAll(in: counters, range: .prefix("u")) }
+        #expect(removed == 1_300)
+        #expect(try store.read { try $0.keys(in: counters) } == ["t", "v"])
+        #expect(try store.write { try $0.removeAll(in: counters, range: .prefix("u")) } == 0, "again, nothing is left to remove")
+    }
+
     @Test("a reverse read walks from the upper bound down, and a limit stops it", arguments: StoreVariant.allCases)
     func reverseAndLimit(variant: StoreVariant) throws {
         let directory = try TemporaryDirectory()

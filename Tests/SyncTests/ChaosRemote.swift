@@ -79,4 +79,8 @@ final class ChaosRemote: RemotePlanStore {
         if let roll, roll < failureRate / 2 { throw Self.lost }
         return try await inner.snapshot(in: scope, after: recordID, limit: limit)
     }
+
+    func erase(_ scope: RemoteScope) async throws -> Int {
+        try await inner.erase(scope)
+    }
 }

@@ -10,6 +10,7 @@ final class InterposedRemote: RemotePlanStore {
         case write(count: Int)
         case changes
         case snapshot
+        case erase
     }
 
     enum Action: Sendable {
@@ -68,5 +69,9 @@ final class InterposedRemote: RemotePlanStore {
         }
         bytes.withLock { $0 += page.records.reduce(0) { $0 + $1.document.count } }
         return page
+    }
+
+    func erase(_ scope: RemoteScope) async throws -> Int {
+        try await act(.erase) { () async throws in try await inner.erase(scope) }
     }
 }

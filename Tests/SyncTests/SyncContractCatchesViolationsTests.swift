@@ -29,6 +29,13 @@ final class OverwritingRemote: RemotePlanStore {
     func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
         try await changes(in: scope, after: 0, limit: limit)
     }
+
+    func erase(_ scope: RemoteScope) async throws -> Int {
+        records.withLock { records in
+            defer { records = [:] }
+            return records.count
+        }
+    }
 }
 
 struct PermissiveRemoteEnvironment: RemoteStoreContractEnvironment {

@@ -139,6 +139,21 @@ public enum RemotePlanStoreContract {
             let other = RemoteScope(userID: "contract-ada", collection: "workouts")
             try check.expect(try await remote.changes(in: other, after: 0, limit: 10).records.isEmpty, "another collection of Ada's is empty")
         },
+        RemoteStoreContractCheck(
+            "erasing a scope removes its records from the snapshot and the feed, leaves other scopes alone, and erasing again does nothing"
+        ) { environment, check in
+            let remote = try await environment.makeRemote()
+            let kept = UUID()
+            _ = try await remote.write([mutation(1, kept, base: nil, "kept"), mutation(2, UUID(), base: nil, "deleted", deleting: true)], in: scope)
+            let grace = RemoteScope(userID: "contract-grace", collection: "plans")
+            _ = try await remote.write([mutation(1, UUID(), base: nil, "grace's", replica: "g1")], in: grace)
+            try check.expect(try await remote.erase(scope) == 1, "erasing counts the one record that was not deleted")
+            try check.expect(try await remote.snapshot(in: scope, after: nil, limit: 10).records.isEmpty, "the snapshot is empty")
+            let feed = try? await remote.changes(in: scope, after: 0, limit: 10)
+            try check.expect(feed?.records.isEmpty ?? true, "the feed lists nothing erased (or the cursor has expired)")
+            try check.expect(try await remote.snapshot(in: grace, after: nil, limit: 10).records.count == 1, "Grace's record is still there")
+            try check.expect(try await remote.erase(scope) == 0, "erasing again finds nothing")
+        },
     ]
 }
 

@@ -49,6 +49,8 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case checkCredentialState
         /// ``signOut()``.
         case signOut
+        /// ``revokeAppleToken()``.
+        case revokeAppleToken
         /// ``deleteAccount()``.
         case deleteAccount
         /// ``isBiometricLockEnabled()``.
@@ -196,6 +198,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         setCurrentUser(nil)
     }
 
+    /// Returns the scripted outcome, or by default `notApplicable` for a signed-in user.
+    public func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation {
+        try await perform(.revokeAppleToken, .revokeAppleToken) {
+            guard currentUser != nil else { throw AuthError(.notSignedIn) }
+            return .notApplicable
+        }
+    }
+
     /// Returns the scripted receipt, or by default one for the current user; signs out.
     @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
@@ -253,6 +263,11 @@ extension FakeMethod where Fake == FakeAuthService, Output == String {
 extension FakeMethod where Fake == FakeAuthService, Output == CredentialState {
     /// ``FakeAuthService/checkCredentialState()``: the state.
     public static var checkCredentialState: Self { Self("checkCredentialState()") }
+}
+
+extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt.TokenRevocation {
+    /// ``FakeAuthService/revokeAppleToken()``: the outcome.
+    public static var revokeAppleToken: Self { Self("revokeAppleToken()") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt {

@@ -48,6 +48,8 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         case conflictLog
         /// ``deadLetters()``.
         case deadLetters
+        /// ``deleteAccountData()``.
+        case deleteAccountData
     }
 
     private struct State {
@@ -221,6 +223,20 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         return state.withLock { $0.deadLetters }
     }
 
+    /// Removes every plan and returns the scripted report, or one counting them on both
+    /// sides; a scripted error removes nothing.
+    public func deleteAccountData() async throws -> SyncDeletionReport {
+        let report = try await controls.perform(
+            .deleteAccountData, method: FakeMethod<FakePlanSyncService, SyncDeletionReport>.deleteAccountData.name
+        ) {
+            let count = state.withLock { $0.plans.count }
+            return SyncDeletionReport(localRecords: count, remoteRecords: count)
+        }
+        let ids = state.withLock { Array($0.plans.keys) }
+        for id in ids { setStatus(nil, of: id) }
+        return report
+    }
+
     private func queued() -> [UUID] {
         state.withLock { $0.statuses.filter { $0.value == .notSynced || $0.value == .pendingUpload }.keys.sorted { $0.uuidString < $1.uuidString } }
     }
@@ -245,6 +261,11 @@ extension FakeMethod where Fake == FakePlanSyncService, Output == SyncReport {
     public static var sync: Self { Self("sync()") }
     /// ``FakePlanSyncService/downloadPlans()``: the report.
     public static var downloadPlans: Self { Self("downloadPlans()") }
+}
+
+extension FakeMethod where Fake == FakePlanSyncService, Output == SyncDeletionReport {
+    /// ``FakePlanSyncService/deleteAccountData()``: the report.
+    public static var deleteAccountData: Self { Self("deleteAccountData()") }
 }
 
 extension FakeMethod where Fake == FakePlanSyncService, Output == SyncStatus? {

@@ -27,6 +27,8 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
         case changes(RemoteScope, after: UInt64, limit: Int)
         /// ``snapshot(in:after:limit:)``.
         case snapshot(RemoteScope, after: UUID?, limit: Int)
+        /// ``erase(_:)``.
+        case erase(RemoteScope)
     }
 
     /// Failure injection, latency, holding, scripts and left-overs.
@@ -112,6 +114,19 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
             return try remote.snapshotNow(in: scope, after: recordID, limit: limit)
         }
     }
+
+    /// Erases the scope on the remote, unless scripted.
+    public func erase(_ scope: RemoteScope) async throws -> Int {
+        try await controls.perform(.erase(scope), method: FakeMethod<FakeRemotePlanStore, Int>.erase.name) {
+            try reachable()
+            return try remote.eraseNow(scope)
+        }
+    }
+}
+
+extension FakeMethod where Fake == FakeRemotePlanStore, Output == Int {
+    /// ``FakeRemotePlanStore/erase(_:)``: the count, instead of the remote's.
+    public static var erase: Self { Self("erase(_:)") }
 }
 
 extension FakeMethod where Fake == FakeRemotePlanStore, Output == RemoteWriteResponse {
