@@ -156,6 +156,12 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
     func deleteAccountData() async throws -> SocialDeletionReport
 
+    /// The signed-in user's social data, for a copy of their data on request: their
+    /// profile, posts, comments, likes, follows both ways, blocks and feed unlock.
+    /// - Returns: The data.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
+    func exportAccountData() async throws -> SocialExport
+
     /// Recomputes every follow, like and comment count from the relations.
     /// - Returns: How many counts were wrong; zero on a healthy store.
     func recount() async throws -> Int

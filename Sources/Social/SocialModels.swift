@@ -186,6 +186,51 @@ public struct SocialProfile: Codable, Hashable, Sendable, Identifiable {
     }
 }
 
+/// A user's social data, as a copy of it on request gives it: everything they made
+/// and every relation they are part of, by user ID.
+public struct SocialExport: Codable, Hashable, Sendable {
+    /// Their profile, if they have one.
+    public var profile: SocialProfile?
+    /// Their posts, newest first.
+    public var posts: [PostEntity]
+    /// Their comments, on anyone's posts.
+    public var comments: [PostComment]
+    /// The posts they like.
+    public var likedPostIDs: [UUID]
+    /// The users they follow.
+    public var following: [String]
+    /// The users who follow them.
+    public var followers: [String]
+    /// The users they block.
+    public var blocked: [String]
+    /// Their feed unlock, if any.
+    public var unlock: FeedUnlock?
+
+    /// Creates an export.
+    /// - Parameters:
+    ///   - profile: Their profile.
+    ///   - posts: Their posts.
+    ///   - comments: Their comments.
+    ///   - likedPostIDs: The posts they like.
+    ///   - following: The users they follow.
+    ///   - followers: The users who follow them.
+    ///   - blocked: The users they block.
+    ///   - unlock: Their feed unlock.
+    public init(
+        profile: SocialProfile? = nil, posts: [PostEntity] = [], comments: [PostComment] = [], likedPostIDs: [UUID] = [],
+        following: [String] = [], followers: [String] = [], blocked: [String] = [], unlock: FeedUnlock? = nil
+    ) {
+        self.profile = profile
+        self.posts = posts
+        self.comments = comments
+        self.likedPostIDs = likedPostIDs
+        self.following = following
+        self.followers = followers
+        self.blocked = blocked
+        self.unlock = unlock
+    }
+}
+
 /// What deleting a user's social data removed.
 public struct SocialDeletionReport: Codable, Hashable, Sendable {
     /// Their posts, with the likes and comments on them.

@@ -58,6 +58,28 @@ import TrainTesting
         #expect(try await harness.social.recount() == 0)
     }
 
+    @Test(
+        "a user's export holds their profile, posts, comments, likes, follows both ways, blocks and unlock, and no one else's",
+        arguments: SocialVariant.allCases)
+    func exportsEverythingOfTheUser(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        let (adaPost, bobPost) = try await Self.busyAda(harness)
+        let export = try await harness.social.exportAccountData()
+        #expect(export.profile?.id == "ada")
+        #expect(export.posts.map(\.id) == [adaPost.id])
+        #expect(Set(export.comments.map(\.text)) == ["go bob", "thanks"])
+        #expect(export.comments.allSatisfy { $0.userID == "ada" })
+        #expect(export.likedPostIDs == [bobPost.id])
+        #expect(export.following == ["bob"])
+        #expect(export.followers == ["bob"], "Cy's follow ended with Cy's block")
+        #expect(export.blocked == ["eve"])
+        #expect(export.unlock != nil)
+        harness.act(as: "bob")
+        let bobs = try await harness.social.exportAccountData()
+        #expect(bobs.posts.map(\.id) == [bobPost.id])
+        #expect(bobs.comments.map(\.text) == ["nice"])
+    }
+
     @Test("a deleted user's comments stay as \"[Deleted User]\" with no ID or name of theirs, by default")
     func commentsAreAnonymized() async throws {
         let harness = try SocialHarness()

@@ -71,6 +71,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case deleteAccountData
         /// ``recount()``.
         case recount
+        /// ``exportAccountData()``.
+        case exportAccountData
     }
 
     /// What the lenient fake answers from.
@@ -357,6 +359,18 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         }
     }
 
+    /// Returns the scripted export, or the user's posts, comments, likes, follows and blocks.
+    public func exportAccountData() async throws -> SocialExport {
+        try await perform(.exportAccountData, .exportAccountData) {
+            state.withLock { state in
+                SocialExport(
+                    posts: state.posts.filter { $0.userID == userID }, comments: state.comments.filter { $0.userID == userID },
+                    likedPostIDs: state.likes.filter { $0.value.contains(userID) }.keys.sorted { $0.uuidString < $1.uuidString },
+                    following: state.following, blocked: state.blocked)
+            }
+        }
+    }
+
     /// Returns the scripted count, or 0.
     public func recount() async throws -> Int {
         try await perform(.recount, .recount) { 0 }
@@ -430,6 +444,11 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == [PostComment
 extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialDeletionReport {
     /// ``FakeSocialFeedService/deleteAccountData()``: the report.
     public static var deleteAccountData: Self { Self("deleteAccountData()") }
+}
+
+extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialExport {
+    /// ``FakeSocialFeedService/exportAccountData()``: the export.
+    public static var exportAccountData: Self { Self("exportAccountData()") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == Int {

@@ -35,6 +35,30 @@ extension LocalSocialFeedService {
         return report
     }
 
+    public func exportAccountData() async throws -> SocialExport {
+        let user = try signedInUser()
+        return try reading { records in
+            let range = try SocialRecords.range([.string(user.id)])
+            func users(_ relation: RecordCollection<Data>) throws -> [String] {
+                try records.records(in: relation, range: range).map { SocialRecords.userID($0.data) }
+            }
+            var export = SocialExport(
+                profile: try records.value(forKey: user.id, in: SocialRecords.profiles),
+                following: try users(SocialRecords.follows), followers: try users(SocialRecords.followers), blocked: try users(SocialRecords.blocks),
+                unlock: try records.value(forKey: user.id, in: SocialRecords.unlocks))
+            for entry in try records.records(in: SocialRecords.authored, range: range, direction: .reverse) {
+                if let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) { export.posts.append(post) }
+            }
+            for entry in try records.records(in: SocialRecords.userComments, range: range) {
+                if let comment = try records.value(forKey: String(decoding: entry.data, as: UTF8.self), in: SocialRecords.comments) {
+                    export.comments.append(comment)
+                }
+            }
+            export.likedPostIDs = try users(SocialRecords.liked).compactMap(UUID.init(uuidString:))
+            return export
+        }
+    }
+
     /// Removes the follows and blocks from and to `userID`, with every count they change.
     func removeRelations(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport, at now: Date) throws {
         let range = try SocialRecords.range([.string(userID)])
