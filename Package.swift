@@ -17,7 +17,10 @@ let package = Package(
         .library(name: "TrainSubscription", targets: ["TrainSubscription"]),
         .library(name: "TrainSocial", targets: ["TrainSocial"]),
         .library(name: "TrainSync", targets: ["TrainSync"]),
+        .library(name: "TrainAccount", targets: ["TrainAccount"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
+        // Everything an app needs in one product: every service and the account layer over them.
+        .library(name: "TrainKit", targets: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"]),
         // train-demo and train-bench are executable targets without products: `swift run`
         // builds them in this package, and a package that depends on TrainKit never sees them.
     ],
@@ -40,12 +43,17 @@ let package = Package(
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
         .target(name: "TrainSync", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Sync"),
         .target(
-            name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync"], path: "Sources/Testing"),
+            name: "TrainAccount", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync"], path: "Sources/Account"),
+        .target(
+            name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"],
+            path: "Sources/Testing"),
         .executableTarget(
-            name: "train-demo", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainTesting"],
+            name: "train-demo",
+            dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount", "TrainTesting"],
             path: "Sources/Demo"),
         .executableTarget(
-            name: "train-bench", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainTesting", sqlite],
+            name: "train-bench",
+            dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount", "TrainTesting", sqlite],
             path: "Benchmarks"),
         // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
@@ -58,6 +66,7 @@ let package = Package(
         .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
         .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
         .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting"], path: "Tests/SyncTests"),
+        .testTarget(name: "TrainAccountTests", dependencies: ["TrainAccount", "TrainTesting"], path: "Tests/AccountTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth", "TrainSync"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]

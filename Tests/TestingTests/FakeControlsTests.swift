@@ -29,6 +29,25 @@ import TrainTesting
         #expect(auth.controls.leftovers.isEmpty)
     }
 
+    @Test("releasing held calls while holding the next steps through a sequence of calls one at a time")
+    func stepThroughCalls() async throws {
+        let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+        auth.controls.holdCalls()
+        let sequence = Task {
+            _ = try await auth.checkCredentialState()
+            try await auth.signOut()
+        }
+        await auth.controls.waitForHeldCalls(1)
+        #expect(auth.calls == [.checkCredentialState])
+        auth.controls.releaseHeldCalls(holdingNext: true)
+        await auth.controls.waitForHeldCalls(1)
+        #expect(auth.calls == [.checkCredentialState, .signOut], "the second call is held in its turn")
+        #expect(auth.currentUser != nil)
+        auth.controls.releaseHeldCalls()
+        try await sequence.value
+        #expect(auth.currentUser == nil)
+    }
+
     @Test("a check of one's own runs beside a suite's")
     func ownCheck() async throws {
         let check = ContractCheck<Int>("the environment is positive") { value in

@@ -145,9 +145,11 @@ public final class FakeControls<Call: Sendable>: Sendable {
         held.withContext { $0 = true }
     }
 
-    /// Resumes every held call and stops holding new ones.
-    public func releaseHeldCalls() {
-        held.release(updating: { $0 = false }, where: { _, _ in true }, ordered: { _, _ in false })
+    /// Resumes every held call and stops holding new ones, or keeps holding them, to
+    /// step through a sequence of calls one at a time.
+    /// - Parameter holdingNext: Whether calls made from now on are held too.
+    public func releaseHeldCalls(holdingNext: Bool = false) {
+        held.release(updating: { $0 = holdingNext }, where: { _, _ in true }, ordered: { _, _ in false })
     }
 
     /// The number of calls suspended by ``holdCalls()``.

@@ -1,0 +1,21 @@
+import Foundation
+import TrainCore
+
+/// The stored form of TrainAccount's data: one `RecordStore` schema, the same in
+/// memory and in a file. Every key starts with the user.
+enum AccountRecords {
+    static let schema = StoreSchema(name: "account", migrations: [.createCollections(version: 1, ["deletions", "consents"])])
+
+    /// user → the deletion that started and has not finished.
+    static let deletions = RecordCollection<AccountDeletionJournal>("deletions")
+    /// (user, sequence) → an acceptance or withdrawal.
+    static let consents = RecordCollection<ConsentRecord>("consents")
+
+    static func range(of userID: String) throws -> KeyRange {
+        try RecordKey(.string(userID)).range
+    }
+
+    static func consentKey(_ userID: String, _ sequence: UInt64) throws -> String {
+        try RecordKey(.string(userID), .uint(sequence)).encoded
+    }
+}

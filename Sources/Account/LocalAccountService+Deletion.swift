@@ -1,0 +1,172 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSubscription
+
+extension LocalAccountService {
+    public func pendingDeletion(of userID: String) throws(AccountError) -> AccountDeletionJournal? {
+        try reading { records in try records.value(forKey: userID, in: AccountRecords.deletions) }
+    }
+
+    /// Deletions that stopped, of any user: what an app looks at on launch.
+    /// - Returns: Their journals, by user ID.
+    /// - Throws: ``AccountError/Code/storage``.
+    public func pendingDeletions() throws(AccountError) -> [AccountDeletionJournal] {
+        try reading { records in try records.values(in: AccountRecords.deletions) }
+    }
+
+    public func deleteAccount(of userID: String) async throws(AccountError) -> AccountDeletionReport {
+        _ = try signedIn(as: userID)
+        let claimed = running.withLock { $0.insert(userID).inserted }
+        guard claimed else { throw AccountError(.deletionInProgress) }
+        defer { _ = running.withLock { $0.remove(userID) } }
+        var journal: AccountDeletionJournal
+        if let pending = try pendingDeletion(of: userID) {
+            journal = pending
+        } else {
+            journal = try await start(userID)
+        }
+        return try await run(&journal)
+    }
+
+    /// Finishes the deletions that stopped after the sign-in account was being
+    /// deleted, whoever is signed in: their remaining steps need no sign-in. Call it on
+    /// launch. Deletions that stopped earlier continue when their user signs in and
+    /// calls ``deleteAccount(of:)`` again.
+    /// - Returns: The reports of the deletions finished.
+    /// - Throws: ``AccountError`` — `deletionIncomplete`, `storage`.
+    @discardableResult
+    public func finishInterruptedDeletions() async throws(AccountError) -> [AccountDeletionReport] {
+        var reports: [AccountDeletionReport] = []
+        for var journal in try pendingDeletions() where auth.currentUser?.id != journal.userID {
+            guard journal.finishedSteps.contains(.authAccount) || journal.runningStep == .authAccount else { continue }
+            let claimed = running.withLock { $0.insert(journal.userID).inserted }
+            guard claimed else { continue }
+            defer { _ = running.withLock { $0.remove(journal.userID) } }
+            if !journal.finishedSteps.contains(.authAccount) {
+                // The account went with its session: nobody is signed in as this user any more.
+                journal.finishedSteps.append(.authAccount)
+            }
+            reports.append(try await run(&journal))
+        }
+        return reports
+    }
+
+    /// The first step: checks the recent sign-in and revokes the Apple tokens. Nothing
+    /// is written before it succeeds; then the journal starts.
+    private func start(_ userID: String) async throws(AccountError) -> AccountDeletionJournal {
+        send(userID, .appleRevocation, .started, finished: 0)
+        let revocation: AccountDeletionReceipt.TokenRevocation
+        do {
+            revocation = try await auth.revokeAppleToken()
+            try checkStillSignedIn(userID)
+        } catch {
+            send(userID, .appleRevocation, .failed, finished: 0)
+            throw Self.failure(error, at: .appleRevocation)
+        }
+        var report = AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: AppleTokenRevocation(revocation))
+        if case .failed = report.appleTokenRevocation { report.warnings.append(AccountDeletionReport.revocationWarning) }
+        let journal = AccountDeletionJournal(finishedSteps: [.appleRevocation], report: report)
+        try save(journal)
+        send(userID, .appleRevocation, .finished, finished: 1)
+        return journal
+    }
+
+    /// Runs the steps not finished, writing the journal after each.
+    private func run(_ journal: inout AccountDeletionJournal) async throws(AccountError) -> AccountDeletionReport {
+        let userID = journal.userID
+        while let step = journal.nextStep {
+            journal.runningStep = step
+            try save(journal)
+            send(userID, step, .started, finished: journal.finishedSteps.count)
+            do {
+                try Task.checkCancellation()
+                if step != .localData { try checkStillSignedIn(userID) }
+                try await perform(step, of: userID, report: &journal.report)
+                if step < .authAccount { try checkStillSignedIn(userID) }
+            } catch {
+                // Only a step cut short by a crash stays marked as running.
+                journal.runningStep = nil
+                try? save(journal)
+                send(userID, step, .failed, finished: journal.finishedSteps.count)
+                throw Self.failure(error, at: step)
+            }
+            journal.finishedSteps.append(step)
+            journal.runningStep = nil
+            if step != .localData { try save(journal) }
+            send(userID, step, .finished, finished: journal.finishedSteps.count)
+        }
+        journal.report.finishedAt = now
+        return journal.report
+    }
+
+    /// One step; each can run again without harm.
+    private func perform(_ step: AccountDeletionStep, of userID: String, report: inout AccountDeletionReport) async throws {
+        switch step {
+        case .appleRevocation:
+            break
+        case .socialData:
+            report.social = try await social.deleteAccountData()
+        case .plans:
+            report.plans = try await plans.deleteAccountData()
+        case .subscription:
+            let statuses = try await subscriptions.subscriptionStatuses()
+            report.activeSubscriptions = statuses.count { status in
+                status.state != .expired && status.state != .revoked && status.renewalInfo.unsafePayloadValue.willAutoRenew
+            }
+            if report.activeSubscriptions > 0, !report.warnings.contains(AccountDeletionReport.subscriptionWarning) {
+                report.warnings.append(AccountDeletionReport.subscriptionWarning)
+            }
+            await subscriptions.setAppAccountToken(nil)
+        case .biometricSetting:
+            try await auth.setBiometricLock(enabled: false, reason: "")
+        case .authAccount:
+            report.providers = try await auth.deleteAccount().providers
+        case .localData:
+            report.localRecords = try writing { records in
+                let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
+                try records.removeValue(forKey: userID, in: AccountRecords.deletions)
+                return removed
+            }
+        }
+    }
+
+    private func save(_ journal: AccountDeletionJournal) throws(AccountError) {
+        try writing { records in try records.put(journal, forKey: journal.userID, in: AccountRecords.deletions) }
+    }
+
+    private func send(_ userID: String, _ step: AccountDeletionStep, _ phase: AccountDeletionProgress.Phase, finished: Int) {
+        progress.send(AccountDeletionProgress(userID: userID, step: step, phase: phase, finishedSteps: finished))
+    }
+
+    /// The error a step's failure is reported as: the sign-in codes as they are, and
+    /// anything else as `deletionIncomplete` at the step.
+    static func failure(_ error: any Error, at step: AccountDeletionStep) -> AccountError {
+        if let error = error as? AccountError {
+            return AccountError(error.code, step: step, detail: error.detail, message: error.message)
+        }
+        if let error = error as? AuthError {
+            switch error.code {
+            case .requiresRecentLogin: return AccountError(.requiresRecentLogin, step: step, detail: error.detail, message: error.errorDescription)
+            case .requiresAppleReauthentication: return AccountError(.requiresAppleReauthentication, step: step, detail: error.detail)
+            case .notSignedIn, .userMismatch: return AccountError(.notSignedIn, step: step, detail: error.detail)
+            default: break
+            }
+        }
+        if error is CancellationError {
+            return AccountError(.deletionIncomplete, step: step, detail: "The deletion was cancelled at \(step).")
+        }
+        return AccountError(.deletionIncomplete, step: step, detail: "\(step) failed: \(error)")
+    }
+}
+
+extension AccountDeletionStep: Comparable {
+    /// Steps compare by the order they run in.
+    /// - Parameters:
+    ///   - lhs: A step.
+    ///   - rhs: Another step.
+    /// - Returns: Whether `lhs` runs first.
+    public static func < (lhs: AccountDeletionStep, rhs: AccountDeletionStep) -> Bool {
+        (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainSync
+
+/// The clock and the policy versions of an ``AccountService``.
+public struct AccountConfiguration: Sendable {
+    /// Dates consents, deletions and exports.
+    public var clock: any DateClock
+    /// The versions of the privacy policy and terms in force.
+    public var policies: ConsentPolicies
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - clock: The clock; the system's by default.
+    ///   - policies: The versions in force; 1 and 1 by default.
+    public init(clock: any DateClock = SystemClock(), policies: ConsentPolicies = ConsentPolicies()) {
+        self.clock = clock
+        self.policies = policies
+    }
+}
+
+/// TrainKit's ``AccountService`` over the other services' protocols: it runs on
+/// TrainKit's own services, on their fakes, or on an app's conformances over its
+/// backend. Its own data — deletion journals and consents — lives in memory or in a
+/// file; a deletion journaled in a file continues after a relaunch.
+///
+/// ```swift
+/// let account = try LocalAccountService(
+///     auth: auth, social: social, plans: plans, subscriptions: subscriptions,
+///     storage: .file(directory.appendingPathComponent("train.sqlite")))
+/// let copy = try await account.exportData(of: user.id).jsonData()
+/// let report = try await account.deleteAccount(of: user.id)
+/// ```
+public final class LocalAccountService: AccountService {
+    /// Whose account it is, and the sign-in account deleted last.
+    public let auth: any AuthService
+    /// The social data deleted and exported.
+    public let social: any SocialFeedService
+    /// The plans deleted and exported.
+    public let plans: any PlanSyncService
+    /// The subscription service the user is unbound from.
+    public let subscriptions: any SubscriptionService
+    /// Clock and policy versions.
+    public let configuration: AccountConfiguration
+    let store: RecordStore
+    let progress = Broadcast<AccountDeletionProgress?>(initial: nil)
+    /// The users whose deletion runs in this instance.
+    let running = Locked(Set<String>())
+
+    /// Creates a service that keeps its data in memory.
+    /// - Parameters:
+    ///   - auth: The auth service.
+    ///   - social: The social service.
+    ///   - plans: The plan sync service.
+    ///   - subscriptions: The subscription service.
+    ///   - configuration: Clock and policy versions.
+    public convenience init(
+        auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
+        configuration: AccountConfiguration = AccountConfiguration()
+    ) {
+        self.init(
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, store: .inMemoryOrFailing(AccountRecords.schema),
+            configuration: configuration)
+    }
+
+    /// Creates a service whose data lives in `storage`.
+    /// - Parameters:
+    ///   - auth: The auth service.
+    ///   - social: The social service.
+    ///   - plans: The plan sync service.
+    ///   - subscriptions: The subscription service.
+    ///   - storage: In memory, or a file (other services may share it) with its options.
+    ///   - configuration: Clock and policy versions.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
+    public convenience init(
+        auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
+        storage: Storage, configuration: AccountConfiguration = AccountConfiguration()
+    ) throws {
+        self.init(
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, store: try RecordStore(storage, schema: AccountRecords.schema),
+            configuration: configuration)
+    }
+
+    init(
+        auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
+        store: RecordStore, configuration: AccountConfiguration
+    ) {
+        self.auth = auth
+        self.social = social
+        self.plans = plans
+        self.subscriptions = subscriptions
+        self.store = store
+        self.configuration = configuration
+    }
+
+    deinit { progress.finish() }
+
+    var now: Date { configuration.clock.now }
+
+    public func deletionProgress() -> AsyncStream<AccountDeletionProgress> { progress.events() }
+
+    // MARK: - Export
+
+    public func exportData(of userID: String) async throws(AccountError) -> AccountExport {
+        let user = try signedIn(as: userID)
+        do {
+            let social = try await social.exportAccountData()
+            let plans = try plans.plans()
+            let entitlements = try await subscriptions.currentEntitlements()
+            let statuses = try await subscriptions.subscriptionStatuses()
+            try checkStillSignedIn(userID)
+            return AccountExport(
+                exportedAt: now, user: user, social: social, plans: plans, appAccountToken: try Self.token(for: userID),
+                entitlements: entitlements,
+                subscriptions: statuses.map { status in
+                    let renewal = status.renewalInfo.unsafePayloadValue
+                    let transaction = status.transaction.unsafePayloadValue
+                    return AccountExport.Subscription(
+                        productID: transaction.productID, state: status.state.rawValue, willAutoRenew: renewal.willAutoRenew,
+                        expirationDate: transaction.expirationDate)
+                }, consents: try consentHistory(of: userID))
+        } catch let error as AccountError {
+            throw error
+        } catch {
+            throw AccountError(.deletionIncomplete, detail: "A service could not be read for the export: \(error)", message: Self.exportFailed)
+        }
+    }
+
+    static let exportFailed = "A copy of your data could not be made right now. Try again later."
+
+    static func token(for userID: String) throws(AccountError) -> UUID {
+        do { return try AppAccountToken.forUser(userID) } catch { throw AccountError(.notSignedIn, detail: "\(error)") }
+    }
+
+    // MARK: - Consent
+
+    public func consentHistory() throws(AccountError) -> [ConsentRecord] {
+        try consentHistory(of: try signedInUser().id)
+    }
+
+    public func documentsNeedingConsent() throws(AccountError) -> [ConsentDocument] {
+        configuration.policies.documentsNeedingConsent(given: try consentHistory())
+    }
+
+    @discardableResult
+    public func accept(_ document: ConsentDocument, version: Int) async throws(AccountError) -> ConsentRecord {
+        let user = try signedInUser()
+        guard configuration.policies.versions[document] == version else {
+            throw AccountError(
+                .unknownPolicyVersion,
+                detail: "Version \(version) of the \(document.rawValue) is not the one in force (\(configuration.policies.versions[document] ?? 0)).")
+        }
+        let record = ConsentRecord(document: document, version: version, action: .accepted, date: now)
+        try append(record, for: user.id)
+        return record
+    }
+
+    @discardableResult
+    public func withdrawConsent(to document: ConsentDocument) async throws(AccountError) -> ConsentRecord {
+        let user = try signedInUser()
+        let history = try consentHistory(of: user.id)
+        guard let latest = history.last(where: { $0.document == document }), latest.action == .accepted else {
+            throw AccountError(.noConsent, detail: "No acceptance of the \(document.rawValue) to withdraw.")
+        }
+        let record = ConsentRecord(document: document, version: latest.version, action: .withdrawn, date: now)
+        try append(record, for: user.id)
+        return record
+    }
+
+    func consentHistory(of userID: String) throws(AccountError) -> [ConsentRecord] {
+        try reading { records in try records.values(in: AccountRecords.consents, range: AccountRecords.range(of: userID)) }
+    }
+
+    private func append(_ record: ConsentRecord, for userID: String) throws(AccountError) {
+        try writing { records in
+            let range = try AccountRecords.range(of: userID)
+            let last = try records.lastKey(in: AccountRecords.consents, range: range)
+            let sequence: UInt64
+            if let last, case .uint(let previous)? = try RecordKey(encoded: last).components.last {
+                sequence = previous + 1
+            } else {
+                sequence = 0
+            }
+            try records.put(record, forKey: AccountRecords.consentKey(userID, sequence), in: AccountRecords.consents)
+        }
+    }
+
+    // MARK: - Users and transactions
+
+    func signedInUser() throws(AccountError) -> UserEntity {
+        guard let user = auth.currentUser else { throw AccountError(.notSignedIn) }
+        return user
+    }
+
+    /// The signed-in user if it is `userID`: `notSignedIn` or `notAuthorized` otherwise.
+    func signedIn(as userID: String) throws(AccountError) -> UserEntity {
+        let user = try signedInUser()
+        guard user.id == userID else {
+            throw AccountError(.notAuthorized, detail: "'\(userID)' is not the signed-in user.")
+        }
+        return user
+    }
+
+    func checkStillSignedIn(_ userID: String) throws(AccountError) {
+        guard auth.currentUser?.id == userID else {
+            throw AccountError(.notSignedIn, detail: "The signed-in user changed during the call.")
+        }
+    }
+
+    func reading<Result>(_ body: (RecordReader) throws -> Result) throws(AccountError) -> Result {
+        do { return try store.read(body) } catch let error as AccountError { throw error } catch { throw AccountError(.storage, detail: "\(error)") }
+    }
+
+    func writing<Result>(_ body: (RecordWriter) throws -> Result) throws(AccountError) -> Result {
+        do { return try store.write(body) } catch let error as AccountError { throw error } catch { throw AccountError(.storage, detail: "\(error)") }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import TrainAccount
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainSync
+import TrainTesting
+
+/// The two storage variants every account rule must hold for.
+enum AccountVariant: String, CaseIterable, CustomStringConvertible {
+    case inMemory, file
+    var description: String { rawValue }
+}
+
+/// Every real service on one device, over a simulated Apple, a remote and an App
+/// Store, with the account service on top: in memory, or in files of one directory.
+final class AccountWorld: Sendable {
+    static let appleAudience = "com.example.train"
+    static let ada = SimulatedIdentityProvider.Account(
+        subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
+    static let grace = SimulatedIdentityProvider.Account(
+        subject: "002.grace", email: "grace@example.com", fullName: FullName(givenName: "Grace", familyName: "Hopper"))
+
+    let variant: AccountVariant
+    let clock = ManualClock()
+    let directory: TemporaryDirectory
+    let apple: SimulatedIdentityProvider
+    let remote: LocalRemotePlanStore
+    let appStore: SimulatedAppStore
+    let auth: LocalAuthService
+    let media: LocalMediaStore
+    let social: LocalSocialFeedService
+    let plans: LocalPlanSyncService
+    let subscriptions: LocalSubscriptionService
+    let account: LocalAccountService
+
+    init(_ variant: AccountVariant = .inMemory) throws {
+        self.variant = variant
+        directory = try TemporaryDirectory()
+        apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
+        remote = LocalRemotePlanStore(policy: RemotePolicy(clock: clock))
+        appStore = SimulatedAppStore(clock: clock)
+        let device: Storage = variant == .file ? .file(directory.file("train.sqlite")) : .inMemory
+        auth = try LocalAuthService(
+            storage: device,
+            configuration: AuthConfiguration(
+                clock: clock, ids: SequentialIDGenerator(prefix: "user-"),
+                apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
+                biometrics: FakeBiometricAuthenticator(), policy: AuthPolicy(passwordIterations: 1_000)))
+        media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()
+        social = try LocalSocialFeedService(auth: auth, storage: device, media: media, configuration: SocialConfiguration(clock: clock))
+        plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: device, configuration: SyncConfiguration(clock: clock))
+        subscriptions = LocalSubscriptionService(store: appStore)
+        account = try LocalAccountService(
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: device,
+            configuration: AccountConfiguration(clock: clock))
+    }
+
+    /// Signs `person` in with Apple, binds their App Store token and unlocks their feed.
+    @discardableResult
+    func signIn(_ person: SimulatedIdentityProvider.Account = AccountWorld.ada) async throws -> UserEntity {
+        apple.signIn(as: person)
+        let user = try await auth.signInWithApple()
+        await subscriptions.setAppAccountToken(try AppAccountToken.forUser(user.id))
+        if !social.hasFeedUnlocked() { _ = try await social.unlockFeed(workoutType: .run) }
+        return user
+    }
+
+    /// Gives the signed-in user a post, a plan, a Pro subscription and a consent.
+    func makeBusy() async throws {
+        _ = try await social.createPost(content: "Morning run", workoutType: .run)
+        _ = try await plans.createPlan(
+            TrainingPlan(name: "10k", startDate: clock.now, endDate: clock.now.addingTimeInterval(86_400 * 28), daysPerWeek: 3))
+        _ = try await plans.sync()
+        _ = try await subscriptions.purchase("com.train.pro.monthly")
+        try await account.accept(.privacyPolicy, version: 1)
+    }
+}
+
+/// A deletion over the fakes, so each service can be made to fail at any step.
+struct FakeStack {
+    let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+    let social = FakeSocialFeedService(userID: FakeAuthService.sampleUser.id)
+    let plans = FakePlanSyncService(userID: FakeAuthService.sampleUser.id)
+    let subscriptions = FakeSubscriptionService()
+    let directory: TemporaryDirectory
+    let account: LocalAccountService
+    var userID: String { FakeAuthService.sampleUser.id }
+
+    init(file: Bool = false) throws {
+        directory = try TemporaryDirectory()
+        account = try LocalAccountService(
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions,
+            storage: file ? .file(directory.file("account.sqlite")) : .inMemory)
+    }
+
+    /// Another account service over the same fakes and, for a file, the same file: a relaunch.
+    func makeAccount(file: Bool) throws -> LocalAccountService {
+        try LocalAccountService(
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions,
+            storage: file ? .file(directory.file("account.sqlite")) : .inMemory)
+    }
+
+    /// Makes the first call of `step`'s service method fail.
+    func failFirstCall(of step: AccountDeletionStep) {
+        switch step {
+        case .appleRevocation: auth.failCall(1, of: .revokeAppleToken, with: AuthError(.networkError))
+        case .socialData: social.failCall(1, of: .deleteAccountData, with: SocialError(.storage))
+        case .plans: plans.failCall(1, of: .deleteAccountData, with: SyncError(.remoteUnavailable))
+        case .subscription: subscriptions.failCall(1, of: .subscriptionStatuses, with: SubscriptionError(.networkError))
+        case .biometricSetting: auth.failCall(1, of: .setBiometricLock, with: AuthError(.storage))
+        case .authAccount: auth.failCall(1, of: .deleteAccount, with: AuthError(.networkError))
+        case .localData: break
+        }
+    }
+
+    /// How many times each step's service method was called.
+    func callCounts() -> [AccountDeletionStep: Int] {
+        [
+            .appleRevocation: auth.calls.count { $0 == .revokeAppleToken },
+            .socialData: social.calls.count { $0 == .deleteAccountData },
+            .plans: plans.calls.count { $0 == .deleteAccountData },
+            .subscription: subscriptions.calls.count { $0 == .subscriptionStatuses },
+            .biometricSetting: auth.calls.count { $0 == .setBiometricLock(enabled: false) },
+            .authAccount: auth.calls.count { $0 == .deleteAccount },
+        ]
+    }
+}
