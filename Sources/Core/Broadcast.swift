@@ -31,6 +31,8 @@ public final class Broadcast<Element: Sendable>: Sendable {
     }
 
     private let state: Locked<State>
+    /// Held while a value is handed over, never with `state` taken first.
+    private let delivery = Locked(())
 
     /// Creates a broadcast holding `initial`.
     /// - Parameter initial: The value new subscribers receive first.
@@ -109,9 +111,16 @@ public final class Broadcast<Element: Sendable>: Sendable {
     /// Makes `value` the current value and delivers it to every subscriber.
     /// - Parameter value: The new value.
     public func send(_ value: Element) {
-        state.withLock { state in
-            state.current = value
-            for continuation in state.subscribers.values { continuation.yield(value) }
+        // Values are handed over outside the state lock: handing one over resumes the
+        // subscriber's task, and a task being cancelled at that moment holds its own lock
+        // while its stream's termination takes the state lock. The delivery lock keeps
+        // concurrent sends in one order for every subscriber.
+        delivery.withLock { _ in
+            let subscribers = state.withLock { state in
+                state.current = value
+                return Array(state.subscribers.values)
+            }
+            for continuation in subscribers { continuation.yield(value) }
         }
     }
 

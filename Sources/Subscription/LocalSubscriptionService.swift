@@ -163,7 +163,9 @@ public final class LocalSubscriptionService: SubscriptionService {
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+            // Removed from another task: a cancelled listener's task holds its own lock
+            // here, and a delivery holding the state lock may be waiting for that lock.
+            Task { [weak self] in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
         }
         return stream
     }

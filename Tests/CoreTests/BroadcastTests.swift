@@ -27,6 +27,31 @@ import TrainTesting
         #expect(await broadcast.subscribe(replayingCurrent: false).collect(.max) == [])
     }
 
+    @Test("subscribers cancelled while values are sent to them from other threads neither deadlock nor get values out of order")
+    func cancelWhileSending() async {
+        let broadcast = Broadcast(initial: 0)
+        for round in 0..<200 {
+            let readers = (0..<4).map { _ in
+                let stream = broadcast.subscribe(replayingCurrent: false)
+                return Task { () -> Bool in
+                    var last = Int.min
+                    for await value in stream {
+                        guard value > last else { return false }
+                        last = value
+                    }
+                    return true
+                }
+            }
+            let sender = Task.detached {
+                for value in 1...50 { broadcast.send(round * 100 + value) }
+            }
+            for reader in readers { reader.cancel() }
+            await sender.value
+            for reader in readers { #expect(await reader.value, "values arrive in the order they were sent") }
+        }
+        #expect(broadcast.subscriberCount == 0)
+    }
+
     @Test("a cancelled subscriber is removed")
     func cancellation() async {
         let broadcast = Broadcast(initial: "a")
