@@ -41,6 +41,26 @@ public actor LocalAuthService: AuthService {
         self.init(store: .inMemoryOrFailing(AuthRecords.schema), configuration: configuration, restored: nil)
     }
 
+    /// Creates a service in memory with `user`'s account signed in, for SwiftUI previews
+    /// and prototypes that start inside the app. It cannot fail: a user the store
+    /// refuses (an empty ID) leaves the service signed out.
+    /// - Parameters:
+    ///   - user: The account, its sign-in methods and dates as given.
+    ///   - configuration: Clock, IDs, providers and policy.
+    public init(signedIn user: UserEntity, configuration: AuthConfiguration = AuthConfiguration()) {
+        let store = RecordStore.inMemoryOrFailing(AuthRecords.schema)
+        let restored = try? store.write { records -> UserEntity in
+            try AuthRecords.reindex(from: nil, to: user, in: records)
+            for linked in user.providers {
+                try records.put(user.id, forKey: AuthRecords.identityKey(linked.provider, linked.subject), in: AuthRecords.identities)
+            }
+            try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
+            try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            return user
+        }
+        self.init(store: store, configuration: configuration, restored: restored)
+    }
+
     /// Creates a service whose accounts and session live in `storage`. From a file it
     /// restores the signed-in session; an account deleted or disabled meanwhile is
     /// signed out.

@@ -35,7 +35,7 @@ final class AccountWorld: Sendable {
     let subscriptions: LocalSubscriptionService
     let account: LocalAccountService
 
-    init(_ variant: AccountVariant = .inMemory) throws {
+    init(_ variant: AccountVariant = .inMemory, socialPolicy: SocialPolicy = SocialPolicy(), remote override: (any RemotePlanStore)? = nil) throws {
         self.variant = variant
         directory = try TemporaryDirectory()
         apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
@@ -49,8 +49,9 @@ final class AccountWorld: Sendable {
                 apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
                 biometrics: FakeBiometricAuthenticator(), policy: AuthPolicy(passwordIterations: 1_000)))
         media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()
-        social = try LocalSocialFeedService(auth: auth, storage: device, media: media, configuration: SocialConfiguration(clock: clock))
-        plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: device, configuration: SyncConfiguration(clock: clock))
+        social = try LocalSocialFeedService(
+            auth: auth, storage: device, media: media, configuration: SocialConfiguration(clock: clock, policy: socialPolicy))
+        plans = try LocalPlanSyncService(auth: auth, remote: override ?? remote, storage: device, configuration: SyncConfiguration(clock: clock))
         subscriptions = LocalSubscriptionService(store: appStore)
         account = try LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: device,
@@ -65,6 +66,12 @@ final class AccountWorld: Sendable {
         await subscriptions.setAppAccountToken(try AppAccountToken.forUser(user.id))
         if !social.hasFeedUnlocked() { _ = try await social.unlockFeed(workoutType: .run) }
         return user
+    }
+
+    /// Signs in a person of this name with Apple (a new account the first time).
+    @discardableResult
+    func signIn(named name: String) async throws -> UserEntity {
+        try await signIn(SimulatedIdentityProvider.Account(subject: "sub.\(name)", email: "\(name)@example.com", fullName: FullName(givenName: name)))
     }
 
     /// Gives the signed-in user a post, a plan, a Pro subscription and a consent.

@@ -16,6 +16,26 @@ import TrainTesting
         #expect(try harness.relaunch().currentUser == nil)
     }
 
+    @Test("a service made signed in, for previews, has the account, its identities and its email, and signs out like any other")
+    func signedInForPreviews() async throws {
+        let harness = try AuthHarness()
+        let ada = UserEntity(
+            id: "preview-ada", email: "ada@example.com", displayName: "Ada",
+            providers: [LinkedProvider(provider: .apple, subject: AuthHarness.ada.subject, email: "ada@example.com", linkedAt: harness.clock.now)],
+            createdAt: harness.clock.now, lastSignInAt: harness.clock.now)
+        let service = LocalAuthService(signedIn: ada, configuration: harness.configuration)
+        #expect(service.currentUser == ada)
+        #expect(try await service.isBiometricLockEnabled() == false, "the account exists")
+        try await service.signOut()
+        harness.apple.signIn(as: AuthHarness.ada)
+        #expect(try await service.signInWithApple().id == "preview-ada", "the Apple identity leads to the same account")
+        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+            _ = try await service.createUser(email: "ada@example.com", password: "correct horse 1")
+        }
+        let refused = LocalAuthService(signedIn: UserEntity(id: "", createdAt: harness.clock.now, lastSignInAt: harness.clock.now))
+        #expect(refused.currentUser == nil)
+    }
+
     @Test("AUTH-8: an account disabled or deleted by the time of launch is signed out")
     func staleSessionAtLaunch() async throws {
         let harness = try AuthHarness(.file)

@@ -140,7 +140,7 @@ public final class FakeControls<Call: Sendable>: Sendable {
 
     // MARK: - Holding
 
-    /// From now on, calls suspend until ``releaseHeldCalls()``.
+    /// From now on, calls suspend until ``releaseHeldCalls(holdingNext:)``.
     public func holdCalls() {
         held.withContext { $0 = true }
     }

@@ -1,0 +1,251 @@
+import Foundation
+import Observation
+import TrainAuth
+import TrainSocial
+import TrainSubscription
+import TrainSync
+
+/// The session of the signed-in user for an app's views: who is signed in, their
+/// tier, whether their feed is unlocked and how sync is doing, observable by SwiftUI.
+///
+/// When a user signs in — through ``signInWithApple()``, or anywhere else the auth
+/// service reports — it binds the user's app account token to the subscription
+/// service before anything else, refreshes the tier and starts background sync.
+/// ``purchase(_:)`` binds first too, so a purchase right after a sign-in never fails
+/// for want of an account. Signing out or deleting the account stops sync and
+/// unbinds the token.
+///
+/// ```swift
+/// @main struct TrainApp: App {
+///     @State var session = UserSessionManager(auth: auth, subscriptions: subscriptions, social: social, account: account)
+///     var body: some Scene {
+///         WindowGroup { RootView().environment(session).task { await session.start() } }
+///     }
+/// }
+/// ```
+@MainActor
+@Observable
+public final class UserSessionManager {
+    /// Where the session stands.
+    public enum AuthState: Hashable, Sendable {
+        /// Not known yet: ``start()`` has not read the auth service.
+        case unknown
+        /// A user is signed in.
+        case authenticated
+        /// Nobody is signed in.
+        case unauthenticated
+        /// The session could not be set up; the text can be shown to the user.
+        case error(String)
+    }
+
+    /// Where the session stands.
+    public private(set) var authState: AuthState = .unknown
+    /// The signed-in user.
+    public private(set) var currentUser: UserEntity?
+    /// The user's subscription tier.
+    public private(set) var tier: SubscriptionTier = .free
+    /// Whether the user's social feed is unlocked.
+    public private(set) var isFeedUnlocked = false
+    /// How background sync is doing; `stopped` without a background sync manager.
+    public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
+    /// The progress of a running account deletion.
+    public private(set) var deletionProgress: AccountDeletionProgress?
+
+    /// The auth service.
+    @ObservationIgnored public let auth: any AuthService
+    /// The subscription service the user's token is bound to.
+    @ObservationIgnored public let subscriptions: any SubscriptionService
+    /// The social service, for the feed's state.
+    @ObservationIgnored public let social: any SocialFeedService
+    /// The account service, for deletion.
+    @ObservationIgnored public let account: any AccountService
+    /// Background sync, started and stopped with the session.
+    @ObservationIgnored public let backgroundSync: BackgroundSyncManager?
+    @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// The user whose token is bound.
+    @ObservationIgnored private var boundUserID: String?
+    /// Counts session changes, so one that finishes after a newer one changes nothing.
+    @ObservationIgnored private var generation = 0
+    /// Counts deletions, so a watcher of an earlier one stops writing the progress.
+    @ObservationIgnored private var deletionWatch = 0
+    /// The latest token change: each waits for the one before, so the service ends with the last.
+    @ObservationIgnored private var binding: Task<Void, Never>?
+
+    /// Creates a session manager; call ``start()`` to follow the auth service.
+    /// - Parameters:
+    ///   - auth: The auth service.
+    ///   - subscriptions: The subscription service.
+    ///   - social: The social service.
+    ///   - account: The account service.
+    ///   - backgroundSync: Background sync to run while a user is signed in, if any.
+    public init(
+        auth: any AuthService, subscriptions: any SubscriptionService, social: any SocialFeedService, account: any AccountService,
+        backgroundSync: BackgroundSyncManager? = nil
+    ) {
+        self.auth = auth
+        self.subscriptions = subscriptions
+        self.social = social
+        self.account = account
+        self.backgroundSync = backgroundSync
+    }
+
+    /// Reads the signed-in user and follows the auth state, the tier and sync from
+    /// now on. Calling it again does nothing until ``stop()``.
+    public func start() async {
+        guard listeners.isEmpty else { return }
+        let states = auth.authStateChanges()
+        let tiers = subscriptions.tierChanges()
+        listeners.append(
+            Task { [weak self] in
+                // The event may be older than a sign-in this manager made itself: follow what is current.
+                for await _ in states {
+                    guard let self else { return }
+                    await self.follow(self.auth.currentUser)
+                }
+            })
+        listeners.append(
+            Task { [weak self] in
+                for await _ in tiers { self?.refresh() }
+            })
+        if let statuses = backgroundSync?.statusUpdates() {
+            listeners.append(
+                Task { [weak self] in
+                    for await status in statuses { self?.syncStatus = status }
+                })
+        }
+        await follow(auth.currentUser)
+    }
+
+    /// Stops following the services and stops background sync. The session's values stay.
+    public func stop() {
+        for listener in listeners { listener.cancel() }
+        listeners = []
+        backgroundSync?.stop()
+    }
+
+    /// Reads the tier and the feed's state again.
+    public func refresh() {
+        tier = currentUser == nil ? .free : subscriptions.currentTier
+        isFeedUnlocked = currentUser != nil && social.hasFeedUnlocked()
+    }
+
+    // MARK: - Actions
+
+    /// Signs in with Apple and sets up the session before returning: the token is
+    /// bound, the tier read and sync started.
+    /// - Returns: The user.
+    /// - Throws: The auth service's error.
+    @discardableResult
+    public func signInWithApple() async throws -> UserEntity {
+        let user = try await auth.signInWithApple()
+        await follow(user)
+        return user
+    }
+
+    /// Signs out: sync stops and the token is unbound.
+    /// - Throws: The auth service's error; the session ends all the same.
+    public func signOut() async throws {
+        do {
+            try await auth.signOut()
+        } catch {
+            await follow(auth.currentUser)
+            throw error
+        }
+        await follow(nil)
+    }
+
+    /// Buys a product for the signed-in user, binding their token first if it is not.
+    /// - Parameter productID: The product.
+    /// - Returns: The outcome.
+    /// - Throws: `SubscriptionError` — `noAppAccount` when nobody is signed in, or the store's error.
+    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
+        guard let user = auth.currentUser else { throw SubscriptionError(.noAppAccount, detail: "Sign in before buying.") }
+        if boundUserID != user.id { await follow(user) }
+        await binding?.value
+        guard boundUserID == user.id, auth.currentUser?.id == user.id else {
+            throw SubscriptionError(.noAppAccount, detail: "The signed-in user changed.")
+        }
+        let result = try await subscriptions.purchase(productID)
+        refresh()
+        return result
+    }
+
+    /// Deletes the signed-in user's account with the account service, stopping sync
+    /// first; ``deletionProgress`` follows it. When it finishes the session ends.
+    /// A failed deletion leaves sync stopped: call again to continue it.
+    /// - Returns: The report.
+    /// - Throws: ``AccountError``.
+    public func deleteAccount() async throws -> AccountDeletionReport {
+        guard let user = currentUser else { throw AccountError(.notSignedIn) }
+        backgroundSync?.stop()
+        let progress = account.deletionProgress()
+        deletionWatch += 1
+        let watch = deletionWatch
+        let watcher = Task { [weak self] in
+            for await event in progress where event.userID == user.id {
+                guard let self, self.deletionWatch == watch else { return }
+                self.deletionProgress = event
+            }
+        }
+        defer { watcher.cancel() }
+        // The final state is set here, not left to the stream, so it holds whatever the
+        // conformance emits and however far the watcher got.
+        let steps = AccountDeletionStep.allCases
+        do {
+            let report = try await account.deleteAccount(of: user.id)
+            deletionWatch += 1
+            if let last = steps.last {
+                deletionProgress = AccountDeletionProgress(userID: user.id, step: last, phase: .finished, finishedSteps: steps.count)
+            }
+            await follow(auth.currentUser)
+            return report
+        } catch let error as AccountError {
+            deletionWatch += 1
+            if let step = error.step {
+                let finished = (try? account.pendingDeletion(of: user.id)?.finishedSteps.count) ?? 0
+                deletionProgress = AccountDeletionProgress(userID: user.id, step: step, phase: .failed, finishedSteps: finished)
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Following the auth state
+
+    /// Sets the subscription service's token after every earlier change has been set.
+    private func enqueueBinding(_ token: UUID?) {
+        let previous = binding
+        let subscriptions = subscriptions
+        binding = Task {
+            await previous?.value
+            await subscriptions.setAppAccountToken(token)
+        }
+    }
+
+    /// Makes the session `user`'s: asks for the token to be bound or unbound, waits
+    /// until it is, then sets the state, reads the tier and starts or stops sync —
+    /// unless a newer change came while it waited.
+    private func follow(_ user: UserEntity?) async {
+        generation += 1
+        let change = generation
+        if user == nil { backgroundSync?.stop() }
+        if boundUserID != user?.id {
+            var token: UUID?
+            if let user {
+                do {
+                    token = try AppAccountToken.forUser(user.id)
+                } catch {
+                    authState = .error(error.localizedDescription)
+                    return
+                }
+            }
+            boundUserID = user?.id
+            enqueueBinding(token)
+        }
+        await binding?.value
+        guard change == generation else { return }
+        currentUser = user
+        authState = user == nil ? .unauthenticated : .authenticated
+        refresh()
+        if user != nil { backgroundSync?.start() }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TrainAccount
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainSync
+import TrainTesting
+
+@MainActor
+@Suite(.timeLimit(.minutes(1))) struct TrainServicesTests {
+    static let ada = SimulatedIdentityProvider.Account(
+        subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
+
+    @Test("one call builds a stack in memory whose services work together through the session manager")
+    func inMemoryStack() async throws {
+        let clock = ManualClock()
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let session = services.makeSessionManager()
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        let user = try await session.signInWithApple()
+        _ = try await session.purchase("com.train.pro.monthly")
+        #expect(session.tier == .pro)
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        session.refresh()
+        #expect(session.isFeedUnlocked)
+        _ = try await services.plans.createPlan(TrainingPlan(name: "10k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
+        _ = try await services.plans.sync()
+        let report = try await session.deleteAccount()
+        #expect(report.userID == user.id)
+        #expect(report.plans.remoteRecords == 1)
+        #expect(report.activeSubscriptions == 1, "the stack's own subscription service was asked")
+        #expect(session.authState == .unauthenticated && session.tier == .free)
+        #expect(services.subscriptions.currentTier == .free, "the token is unbound from the stack's subscription service")
+        session.stop()
+    }
+
+    @Test("a stack in a directory keeps the session, plans, purchases and consents across a relaunch, in owner-only files")
+    func fileStack() async throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.file("Train")
+        let clock = ManualClock()
+        let configuration = TrainServicesConfiguration(clock: clock)
+        do {
+            let services = try TrainServices.files(in: folder, configuration: configuration)
+            let session = services.makeSessionManager()
+            await session.start()
+            services.appleID.signIn(as: Self.ada)
+            try await session.signInWithApple()
+            _ = try await session.purchase("com.train.pro.monthly")
+            _ = try await services.plans.createPlan(TrainingPlan(name: "10k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
+            try await services.account.accept(.terms, version: 1)
+            session.stop()
+        }
+        let relaunched = try TrainServices.files(in: folder, configuration: configuration)
+        let session = relaunched.makeSessionManager()
+        await session.start()
+        #expect(session.authState == .authenticated)
+        #expect(session.tier == .pro)
+        #expect(try relaunched.plans.plans().map(\.name) == ["10k"])
+        #expect(try relaunched.account.consentHistory().map(\.document) == [.terms])
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.contains("trainkit.sqlite") && files.contains("appstore.sqlite") && files.contains("remote.sqlite"))
+        let permissions = try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o700)
+        session.stop()
+    }
+
+    @Test("a preview stack cannot fail, starts signed in at once, and then holds its sample data")
+    func previewStack() async throws {
+        let services = TrainServices.preview()
+        #expect(services.auth.currentUser == TrainServices.previewUser)
+        await services.sampleDataLoaded?.value
+        #expect(try services.plans.plans().count == 2)
+        #expect(services.social.hasFeedUnlocked())
+        #expect(try await services.social.exportAccountData().posts.count == 1)
+        #expect(try services.account.documentsNeedingConsent().isEmpty)
+        let signedOut = TrainServices.preview(signedIn: nil)
+        #expect(signedOut.auth.currentUser == nil)
+        await signedOut.sampleDataLoaded?.value
+        #expect(try signedOut.account.pendingDeletions().isEmpty)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import TrainAccount
+import TrainAuth
+import TrainSocial
+import TrainSubscription
+import TrainSync
+import TrainTesting
+
+@MainActor
+@Suite(.timeLimit(.minutes(1))) struct UserSessionManagerTests {
+    let clock = ManualClock()
+    let auth: FakeAuthService
+    let subscriptions = FakeSubscriptionService(tier: .pro)
+    let social = FakeSocialFeedService(userID: FakeAuthService.sampleUser.id, feedUnlocked: true)
+    let plans = FakePlanSyncService(userID: FakeAuthService.sampleUser.id)
+    let account: LocalAccountService
+    let sync: BackgroundSyncManager
+    let session: UserSessionManager
+
+    init() throws {
+        auth = FakeAuthService(clock: clock)
+        account = LocalAccountService(auth: auth, social: social, plans: plans, subscriptions: subscriptions)
+        sync = BackgroundSyncManager(service: plans, clock: clock, jitter: { 0 })
+        session = UserSessionManager(auth: auth, subscriptions: subscriptions, social: social, account: account, backgroundSync: sync)
+    }
+
+    static func isStopped(_ status: BackgroundSyncStatus) -> Bool {
+        if case .stopped = status { true } else { false }
+    }
+
+    var token: UUID { get throws { try AppAccountToken.forUser(FakeAuthService.sampleUser.id) } }
+
+    @Test("before start the state is unknown; started signed out it is unauthenticated with the free tier")
+    func startSignedOut() async {
+        #expect(session.authState == .unknown)
+        await session.start()
+        #expect(session.authState == .unauthenticated)
+        #expect(session.currentUser == nil && session.tier == .free && !session.isFeedUnlocked)
+        session.stop()
+    }
+
+    @Test("signing in binds the user's token before returning, reads the tier and the feed, and starts sync")
+    func signInSetsUpTheSession() async throws {
+        await session.start()
+        let user = try await session.signInWithApple()
+        #expect(session.authState == .authenticated)
+        #expect(session.currentUser?.id == user.id)
+        #expect(subscriptions.calls.contains(.setAppAccountToken(try token)))
+        #expect(session.tier == .pro)
+        #expect(session.isFeedUnlocked)
+        #expect(!Self.isStopped(sync.status), "background sync runs")
+        session.stop()
+    }
+
+    @Test("a purchase right after a sign-in made elsewhere binds the token first, so it never lacks an account")
+    func purchaseBindsFirst() async throws {
+        await session.start()
+        auth.setCurrentUser(FakeAuthService.sampleUser)
+        _ = try await session.purchase("com.train.pro.monthly")
+        let calls = subscriptions.calls.filter { if case .purchase = $0 { true } else if case .setAppAccountToken = $0 { true } else { false } }
+        #expect(calls.first == .setAppAccountToken(try token))
+        #expect(calls.last == .purchase("com.train.pro.monthly"))
+        session.stop()
+    }
+
+    @Test("a purchase signed out is noAppAccount and reaches no store")
+    func purchaseSignedOut() async throws {
+        await session.start()
+        await #expect(throws: SubscriptionError(.noAppAccount)) { _ = try await session.purchase("com.train.pro.monthly") }
+        #expect(!subscriptions.calls.contains(.purchase("com.train.pro.monthly")))
+        session.stop()
+    }
+
+    @Test("signing out stops sync and unbinds the token")
+    func signOutEndsTheSession() async throws {
+        await session.start()
+        try await session.signInWithApple()
+        try await session.signOut()
+        #expect(session.authState == .unauthenticated && session.currentUser == nil)
+        #expect(subscriptions.calls.last == .setAppAccountToken(nil))
+        #expect(session.tier == .free)
+        #expect(Self.isStopped(sync.status))
+        session.stop()
+    }
+
+    @Test("a sign-out while the sign-in's token is still being bound ends with no token bound and nobody signed in")
+    func signOutDuringBinding() async throws {
+        await session.start()
+        subscriptions.controls.holdCalls()
+        auth.setCurrentUser(FakeAuthService.sampleUser)
+        let signIn = Task { @MainActor in _ = try await session.purchase("com.train.pro.monthly") }
+        await subscriptions.controls.waitForHeldCalls()
+        auth.setCurrentUser(nil)
+        let signOut = Task { @MainActor in try await session.signOut() }
+        subscriptions.controls.releaseHeldCalls()
+        _ = await signIn.result
+        _ = try await signOut.value
+        let tokens = subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
+        #expect(tokens.last == .some(nil), "the last token set is none")
+        #expect(session.authState == .unauthenticated)
+        session.stop()
+    }
+
+    @Test("deleting the account stops sync, follows the progress, and ends the session")
+    func deleteAccount() async throws {
+        await session.start()
+        try await session.signInWithApple()
+        let report = try await session.deleteAccount()
+        #expect(report.userID == FakeAuthService.sampleUser.id)
+        #expect(session.authState == .unauthenticated)
+        #expect(plans.calls.contains(.deleteAccountData))
+        #expect(subscriptions.calls.last == .setAppAccountToken(nil))
+        #expect(Self.isStopped(sync.status))
+        #expect(session.deletionProgress?.step == .localData)
+        session.stop()
+    }
+}
