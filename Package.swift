@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
         .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting"], path: "Tests/SyncTests"),
         .testTarget(name: "TrainAccountTests", dependencies: ["TrainAccount", "TrainTesting"], path: "Tests/AccountTests"),
-        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth", "TrainSync"], path: "Tests/TestingTests"),
+        .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth", "TrainSync", "TrainAccount"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]
 )

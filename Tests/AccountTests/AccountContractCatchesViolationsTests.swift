@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TrainAccount
+import TrainTesting
+
+/// An account service that deletes and exports whoever is named, reports no progress
+/// and takes any policy version: what a naive "delete users/{id}" backend does.
+final class CarelessAccountService: AccountService {
+    private let inner = FakeAccountService(userID: "ada")
+
+    func deletionProgress() -> AsyncStream<AccountDeletionProgress> { AsyncStream { $0.finish() } }
+    func pendingDeletion(of userID: String) throws -> AccountDeletionJournal? { nil }
+    func deleteAccount(of userID: String) async throws -> AccountDeletionReport {
+        AccountDeletionReport(userID: userID, startedAt: Date(), appleTokenRevocation: .notApplicable)
+    }
+    func exportData(of userID: String) async throws -> AccountExport { try await inner.exportData(of: inner.userID) }
+    func consentHistory() throws -> [ConsentRecord] { try inner.consentHistory() }
+    func documentsNeedingConsent() throws -> [ConsentDocument] { try inner.documentsNeedingConsent() }
+    func accept(_ document: ConsentDocument, version: Int) async throws -> ConsentRecord {
+        ConsentRecord(document: document, version: version, action: .accepted, date: Date())
+    }
+    func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord { try await inner.withdrawConsent(to: document) }
+}
+
+struct CarelessAccountEnvironment: AccountServiceContractEnvironment {
+    func makeSignedInService() async throws -> (service: any AccountService, userID: String) { (CarelessAccountService(), "ada") }
+}
+
+@Suite struct AccountContractCatchesViolationsTests {
+    @Test("a service that deletes whoever is named, reports no progress and takes any version breaks the other-user, deletion and consent checks")
+    func careless() async throws {
+        let broken = AccountServiceContract.checks.filter { !$0.name.hasPrefix("a copy of the user's data") }
+        #expect(broken.count == AccountServiceContract.checks.count - 1)
+        for check in broken {
+            await #expect(throws: ContractViolation.self, "\(check.name)") { try await check.run(in: CarelessAccountEnvironment()) }
+        }
+        try await AccountServiceContract.checks.filter { $0.name.hasPrefix("a copy of the user's data") }.first?.run(in: CarelessAccountEnvironment())
+    }
+}
