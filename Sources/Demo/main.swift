@@ -44,6 +44,8 @@ print("\n— The feed —")
 await SocialChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
 print("\n— Plans on two devices —")
 await SyncChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
+print("\n— A copy of her data, then deleting the account —")
+await AccountChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
 let status = narrator.finish()
 if !keepsData { try? FileManager.default.removeItem(at: directory) }
 exit(status)

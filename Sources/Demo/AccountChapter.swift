@@ -1,0 +1,110 @@
+import Foundation
+import TrainAccount
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainSync
+import TrainTesting
+
+/// Ada takes a copy of her data, then deletes her account: she signs in again first,
+/// watches each step, and reads what was deleted. Everything of hers is gone from
+/// every service; Bob's posts and plans of other users are untouched.
+struct AccountChapter {
+    let directory: URL
+    let file: URL
+    let clock: DemoClock
+    let auth: LocalAuthService?
+    let narrator: Narrator
+
+    func run() async {
+        guard let auth, let ada = auth.currentUser else {
+            await narrator.step("The account needs a signed-in user") { "nobody is signed in" }
+            return
+        }
+        var opened: (account: LocalAccountService, media: LocalMediaStore, remote: LocalRemotePlanStore)?
+        await narrator.step("Open the account service over every service's data in the same files") {
+            let media = try LocalMediaStore(directory: directory.appendingPathComponent("media"))
+            let social = try LocalSocialFeedService(auth: auth, storage: .file(file), media: media, configuration: SocialConfiguration(clock: clock))
+            let remote = try LocalRemotePlanStore(
+                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: clock))
+            let plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(file), configuration: SyncConfiguration(clock: clock))
+            let subscriptions = LocalSubscriptionService(
+                store: try SimulatedAppStore(storage: .file(file), clock: clock), appAccountToken: try AppAccountToken.forUser(ada.id))
+            let account = try LocalAccountService(
+                auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: .file(file),
+                configuration: AccountConfiguration(clock: clock))
+            opened = (account, media, remote)
+            return nil
+        }
+        guard let (account, media, remote) = opened else { return }
+
+        await narrator.step("Accept the privacy policy and the terms; each acceptance is kept with its date") {
+            for document in try account.documentsNeedingConsent() { try await account.accept(document, version: 1) }
+            let history = try account.consentHistory()
+            narrator.say(history.map { "\($0.document.rawValue) v\($0.version) \($0.action.rawValue)" }.joined(separator: ", "))
+            return try account.documentsNeedingConsent().isEmpty ? nil : "a document still needs consent"
+        }
+
+        await narrator.step("Take a copy of all of Ada's data: one JSON document") {
+            let export = try await account.exportData(of: ada.id)
+            let json = try export.jsonData()
+            narrator.say(
+                "\(json.count) bytes, format \(export.formatVersion): \(export.social.posts.count) posts, \(export.social.comments.count) comments, "
+                    + "\(export.plans.count) plans, \(export.entitlements.count) entitlements, \(export.consents.count) consents.")
+            return export.user.id == ada.id && !export.social.posts.isEmpty && export.consents.count >= 2 ? nil : "the copy misses Ada's data"
+        }
+
+        await narrator.step("Ten minutes later, deleting the account asks Ada to sign in again, and deletes nothing") {
+            try clock.advance(by: .seconds(600))
+            do {
+                _ = try await account.deleteAccount(of: ada.id)
+                return "the account was deleted without a recent sign-in"
+            } catch let error as AccountError where error.code == .requiresRecentLogin {
+                narrator.say("The app shows: \"\(error.localizedDescription)\"")
+                return try account.pendingDeletion(of: ada.id) == nil ? nil : "a deletion was started"
+            }
+        }
+
+        var report: AccountDeletionReport?
+        await narrator.step("Sign in again with Apple, then delete the account, step by step") {
+            _ = try await auth.reauthenticate(with: try await auth.requestCredential(from: .apple))
+            let progress = account.deletionProgress()
+            let printer = Task {
+                for await event in progress where event.phase != .started {
+                    print("   \(event.phase == .finished ? "done" : "FAILED"): \(event.step) (\(event.finishedSteps)/\(event.totalSteps))")
+                    if event.finishedSteps == event.totalSteps || event.phase == .failed { return }
+                }
+            }
+            let deleted = try await account.deleteAccount(of: ada.id)
+            await printer.value
+            report = deleted
+            narrator.say(
+                "Deleted: \(deleted.social.posts) posts, \(deleted.social.likes) likes, \(deleted.social.follows) follows, "
+                    + "\(deleted.social.anonymizedComments) comments left as \"[Deleted User]\", \(deleted.social.media) photos, "
+                    + "\(deleted.plans.localRecords + deleted.plans.remoteRecords) plan records, \(deleted.localRecords) consents; "
+                    + "Apple tokens: \(deleted.appleTokenRevocation == .revoked ? "revoked" : "\(deleted.appleTokenRevocation)").")
+            for warning in deleted.warnings { narrator.say("Warning for Ada: \(warning)") }
+            return deleted.userID == ada.id && deleted.appleTokenRevocation == .revoked ? nil : "the report does not match"
+        }
+        guard report != nil else { return }
+
+        await narrator.step("Everything of Ada's is gone from every service; Bob's posts and profile are untouched") {
+            let bobAuth = FakeAuthService(currentUser: UserEntity(id: "bob", displayName: "Bob", createdAt: clock.now, lastSignInAt: clock.now))
+            let bob = try LocalSocialFeedService(auth: bobAuth, storage: .file(file), media: media, configuration: SocialConfiguration(clock: clock))
+            let adaAuth = FakeAuthService(currentUser: ada)
+            let probe = try LocalPlanSyncService(
+                auth: adaAuth, remote: remote, storage: .inMemory, configuration: SyncConfiguration(clock: clock))
+            _ = try await probe.downloadPlans()
+            let bobsPosts = try await bob.exportAccountData().posts
+            let adaProfile = try? await bob.profile(ada.id)
+            let photos = try await media.list(for: ada.id)
+            let remotePlans = try probe.plans().count
+            narrator.say(
+                "Signed in: \(auth.currentUser?.id ?? "nobody"). Ada's plans on the remote: \(remotePlans). "
+                    + "Ada's profile: \(adaProfile == nil ? "gone" : "still there"). Ada's photos: \(photos.count). Bob's posts: \(bobsPosts.count).")
+            let gone = auth.currentUser == nil && remotePlans == 0 && adaProfile == nil && photos.isEmpty
+            return gone && !bobsPosts.isEmpty ? nil : "something of Ada's is left, or Bob lost his posts"
+        }
+    }
+}
