@@ -15,13 +15,20 @@ extension LocalAccountService {
         try reading { records in try records.values(in: AccountRecords.deletions) }
     }
 
-    public func deleteAccount(of userID: String) async throws(AccountError) -> AccountDeletionReport {
-        _ = try signedIn(as: userID)
+    public func deleteAccount(of requestedID: String) async throws(AccountError) -> AccountDeletionReport {
+        // The signed-in user's own spelling of the ID keys everything from here on.
+        let userID = try signedIn(as: requestedID).id
         let claimed = running.withLock { $0.insert(userID).inserted }
         guard claimed else { throw AccountError(.deletionInProgress) }
         defer { _ = running.withLock { $0.remove(userID) } }
         var journal: AccountDeletionJournal
-        if let pending = try pendingDeletion(of: userID) {
+        if var pending = try pendingDeletion(of: userID) {
+            // Resuming asks again for what starting asked: a recent sign-in, and the
+            // revocation of any Apple authorization given since.
+            if !pending.finishedSteps.contains(.authAccount) {
+                pending.report.appleTokenRevocation = try await authorize(userID)
+                try save(pending)
+            }
             journal = pending
         } else {
             journal = try await start(userID)
@@ -56,20 +63,30 @@ extension LocalAccountService {
     /// is written before it succeeds; then the journal starts.
     private func start(_ userID: String) async throws(AccountError) -> AccountDeletionJournal {
         send(userID, .appleRevocation, .started, finished: 0)
-        let revocation: AccountDeletionReceipt.TokenRevocation
+        let revocation: AppleTokenRevocation
         do {
-            revocation = try await auth.revokeAppleToken()
-            try checkStillSignedIn(userID)
+            revocation = try await authorize(userID)
         } catch {
             send(userID, .appleRevocation, .failed, finished: 0)
-            throw Self.failure(error, at: .appleRevocation)
+            throw error
         }
-        var report = AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: AppleTokenRevocation(revocation))
+        var report = AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: revocation)
         if case .failed = report.appleTokenRevocation { report.warnings.append(AccountDeletionReport.revocationWarning) }
         let journal = AccountDeletionJournal(finishedSteps: [.appleRevocation], report: report)
         try save(journal)
         send(userID, .appleRevocation, .finished, finished: 1)
         return journal
+    }
+
+    /// Checks the recent sign-in and revokes the Apple tokens (or finds them revoked).
+    private func authorize(_ userID: String) async throws(AccountError) -> AppleTokenRevocation {
+        do {
+            let revocation = try await auth.revokeAppleToken()
+            try checkStillSignedIn(userID)
+            return AppleTokenRevocation(revocation)
+        } catch {
+            throw Self.failure(error, at: .appleRevocation)
+        }
     }
 
     /// Runs the steps not finished, writing the journal after each.

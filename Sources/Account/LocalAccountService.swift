@@ -104,8 +104,9 @@ public final class LocalAccountService: AccountService {
 
     // MARK: - Export
 
-    public func exportData(of userID: String) async throws(AccountError) -> AccountExport {
-        let user = try signedIn(as: userID)
+    public func exportData(of requestedID: String) async throws(AccountError) -> AccountExport {
+        let user = try signedIn(as: requestedID)
+        let userID = user.id
         do {
             let social = try await social.exportAccountData()
             let plans = try plans.plans()
@@ -195,10 +196,11 @@ public final class LocalAccountService: AccountService {
         return user
     }
 
-    /// The signed-in user if it is `userID`: `notSignedIn` or `notAuthorized` otherwise.
+    /// The signed-in user if it is `userID`, byte for byte (a canonically equivalent
+    /// spelling is another ID): `notSignedIn` or `notAuthorized` otherwise.
     func signedIn(as userID: String) throws(AccountError) -> UserEntity {
         let user = try signedInUser()
-        guard user.id == userID else {
+        guard user.id.utf8.elementsEqual(userID.utf8) else {
             throw AccountError(.notAuthorized, detail: "'\(userID)' is not the signed-in user.")
         }
         return user

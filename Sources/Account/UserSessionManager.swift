@@ -201,6 +201,9 @@ public final class UserSessionManager {
             return report
         } catch let error as AccountError {
             deletionWatch += 1
+            // A step may have unbound the token: bind it again while the user stays signed in.
+            boundUserID = nil
+            await follow(auth.currentUser)
             if let step = error.step {
                 let finished = (try? account.pendingDeletion(of: user.id)?.finishedSteps.count) ?? 0
                 deletionProgress = AccountDeletionProgress(userID: user.id, step: step, phase: .failed, finishedSteps: finished)

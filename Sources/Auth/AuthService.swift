@@ -125,8 +125,8 @@ public protocol AuthService: Sendable {
     /// as Apple requires before an account is deleted. Revocation needs a fresh Apple
     /// authorization, so without one this asks for re-authentication with Apple and
     /// changes nothing. The outcome is kept with the account: a later ``deleteAccount()``
-    /// does not ask Apple again, also after a relaunch, unless the user has signed in
-    /// with Apple since.
+    /// does not ask Apple again, also after a relaunch, unless the user has authorized
+    /// Apple since (a sign-in, re-authentication or link with Apple forgets it).
     /// - Returns: The outcome; `notApplicable` without Sign in with Apple, and
     ///   `failed` when Apple's end failed (the deletion goes on and reports it).
     /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,

@@ -113,9 +113,15 @@ extension LocalAuthService {
     }
 
     /// Records the credential's token and nonce as used, in the operation's transaction.
-    func consume(_ verified: VerifiedCredential, in records: RecordWriter) throws {
+    /// Inside the operation's transaction: the credential's tokens and nonces are used,
+    /// and a new Apple authorization of `userID` makes tokens that a revocation kept
+    /// from before does not cover, so that revocation is forgotten.
+    func consume(_ verified: VerifiedCredential, for userID: String, in records: RecordWriter) throws {
         for used in verified.usedKeys {
             try records.put(used.expiresAt, forKey: used.key, in: AuthRecords.usedCredentials)
+        }
+        if verified.provider == .apple, verified.authorizationCode != nil {
+            try records.removeValue(forKey: userID, in: AuthRecords.revocations)
         }
     }
 

@@ -41,7 +41,7 @@ extension LocalAuthService {
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
             if let hash { try records.put(hash, forKey: account.user.id, in: AuthRecords.passwords) }
-            try self.consume(verified, in: records)
+            try self.consume(verified, for: account.user.id, in: records)
             return account.user
         }
         finish(verified, for: user)
@@ -146,9 +146,8 @@ extension LocalAuthService {
     private func revocation(for account: AuthRecords.Account) async throws(AuthError) -> AccountDeletionReceipt.TokenRevocation {
         guard account.user.isLinked(.apple) else { return .notApplicable }
         let userID = account.user.id
-        if let stored = try read({ try $0.value(forKey: userID, in: AuthRecords.revocations) }),
-            authorizationCodes[userID].map({ $0.issuedAt <= stored.at }) ?? true
-        {
+        // An Apple authorization since the kept revocation removed it (in its own transaction).
+        if let stored = try read({ try $0.value(forKey: userID, in: AuthRecords.revocations) }) {
             return stored.outcome
         }
         let outcome = await revokeAppleToken(using: try usableAppleCode(for: userID))

@@ -190,7 +190,7 @@ public actor LocalAuthService: AuthService {
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(AuthRecords.Session(userID: account.user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
-            try self.consume(verified, in: records)
+            try self.consume(verified, for: account.user.id, in: records)
             return account.user
         }
         finish(verified, for: user)
@@ -282,7 +282,7 @@ public actor LocalAuthService: AuthService {
             }
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-            try self.consume(verified, in: records)
+            try self.consume(verified, for: account.user.id, in: records)
             return account.user
         }
         finish(verified, for: user)

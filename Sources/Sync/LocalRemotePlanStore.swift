@@ -89,12 +89,15 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         return try transaction { records in
             let range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
             let live = try records.values(in: RemoteRecords.records, range: range).count { !$0.record.isDeleted }
+            var removed = 0
             for collection in [
                 RemoteRecords.records.collectionName, RemoteRecords.feed.collectionName, RemoteRecords.tombstones.collectionName,
                 RemoteRecords.mutations.collectionName,
             ] {
-                try records.removeAll(in: collection, range: range)
+                removed += try records.removeAll(in: collection, range: range)
             }
+            // Erasing an empty scope changes nothing, so a retry keeps devices' cursors.
+            guard removed > 0 else { return 0 }
             // The head stays, moved past every version so far and all of them purged:
             // a device holding a cursor, even the latest, reads a snapshot next.
             let headKey = try RemoteRecords.key([.string(scope.collection), .string(scope.userID)])

@@ -94,7 +94,9 @@ import TrainTesting
         #expect(report.userID == stack.userID)
         let counts = stack.callCounts()
         for other in counts.keys {
-            #expect(counts[other] == (other == step ? 2 : 1), "\(other) ran \(counts[other] ?? 0) times")
+            // The retry asks again for a recent sign-in and the Apple revocation before it goes on.
+            let expected = other == step || other == .appleRevocation ? 2 : 1
+            #expect(counts[other] == expected, "\(other) ran \(counts[other] ?? 0) times")
         }
         #expect(try stack.account.pendingDeletion(of: stack.userID) == nil)
     }
@@ -191,6 +193,57 @@ import TrainTesting
         #expect(received.map(\.step) == steps.flatMap { [$0, $0] })
         #expect(received.map(\.phase) == steps.flatMap { _ in [AccountDeletionProgress.Phase.started, .finished] })
         #expect(received.last?.fractionCompleted == 1)
+    }
+
+    @Test("a deletion resumed hours later asks for a recent sign-in again before deleting anything more")
+    func resumeNeedsRecentLogin() async throws {
+        let remote = FakeRemotePlanStore()
+        let world = try AccountWorld(remote: remote)
+        let ada = try await world.signIn()
+        _ = try await world.plans.createPlan(TrainingPlan(name: "10k", startDate: world.clock.now, endDate: world.clock.now, daysPerWeek: 3))
+        _ = try await world.plans.sync()
+        remote.partition()
+        await #expect(throws: AccountError(.deletionIncomplete)) { try await world.account.deleteAccount(of: ada.id) }
+        remote.heal()
+        world.clock.advance(by: .seconds(6 * 3_600))
+        let error = await #expect(throws: AccountError(.requiresRecentLogin)) { try await world.account.deleteAccount(of: ada.id) }
+        #expect(error?.step == .appleRevocation)
+        #expect(try world.account.pendingDeletion(of: ada.id)?.nextStep == .plans, "nothing more ran")
+    }
+
+    @Test("an Apple authorization given after the revocation, also before a relaunch, is revoked again when the deletion resumes")
+    func newAppleAuthorizationRevokedOnResume() async throws {
+        let remote = FakeRemotePlanStore()
+        let world = try AccountWorld(.file, remote: remote)
+        let ada = try await world.signIn()
+        _ = try await world.plans.createPlan(TrainingPlan(name: "10k", startDate: world.clock.now, endDate: world.clock.now, daysPerWeek: 3))
+        _ = try await world.plans.sync()
+        remote.partition()
+        await #expect(throws: AccountError(.deletionIncomplete)) { try await world.account.deleteAccount(of: ada.id) }
+        #expect(world.apple.revocationsRecorded.count == 1)
+        world.clock.setDate(world.clock.now.addingTimeInterval(-3_600)) // the clock set back does not matter
+        world.apple.signIn(as: AccountWorld.ada)
+        _ = try await world.auth.reauthenticate(with: try await world.auth.requestCredential(from: .apple))
+        remote.heal()
+        _ = try await world.account.deleteAccount(of: ada.id)
+        #expect(world.apple.revocationsRecorded.count == 2, "the newer authorization was revoked too")
+        #expect(try await world.apple.credentialState(forUserID: AccountWorld.ada.subject) != .authorized)
+    }
+
+    @Test("a canonically equivalent spelling of the user's ID is another user: refused, nothing deleted or exported")
+    func equivalentIDIsAnotherUser() async throws {
+        let user = UserEntity(id: "jos\u{E9}", displayName: "José", createdAt: Date(), lastSignInAt: Date())
+        let auth = FakeAuthService(currentUser: user)
+        let account = LocalAccountService(
+            auth: auth, social: FakeSocialFeedService(userID: user.id), plans: FakePlanSyncService(userID: user.id),
+            subscriptions: FakeSubscriptionService())
+        try await account.accept(.privacyPolicy, version: 1)
+        let decomposed = "jose\u{301}"
+        #expect(decomposed == user.id, "Swift's == calls them equal")
+        await #expect(throws: AccountError(.notAuthorized)) { _ = try await account.exportData(of: decomposed) }
+        await #expect(throws: AccountError(.notAuthorized)) { _ = try await account.deleteAccount(of: decomposed) }
+        #expect(try account.consentHistory().count == 1)
+        #expect(auth.calls.isEmpty)
     }
 
     @Test("a revocation Apple's end failed is reported as a warning, and the deletion goes on")

@@ -102,6 +102,20 @@ import TrainTesting
         session.stop()
     }
 
+    @Test("after a deletion fails past the subscription step, the token is bound again, so a purchase has its account")
+    func failedDeletionRebinds() async throws {
+        await session.start()
+        try await session.signInWithApple()
+        auth.failCall(1, of: .setBiometricLock, with: AuthError(.storage))
+        await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await session.deleteAccount() }
+        #expect(session.authState == .authenticated)
+        #expect(session.deletionProgress?.phase == .failed)
+        _ = try await session.purchase("com.train.pro.monthly")
+        let tokens = subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
+        #expect(tokens.last == .some(try token), "the token bound at the purchase is the user's")
+        session.stop()
+    }
+
     @Test("deleting the account stops sync, follows the progress, and ends the session")
     func deleteAccount() async throws {
         await session.start()

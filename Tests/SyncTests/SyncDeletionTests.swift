@@ -61,6 +61,19 @@ import TrainTesting
         #expect(try tablet.plans.plans().isEmpty)
     }
 
+    @Test("erasing a scope that is already empty keeps every device's cursor")
+    func secondEraseKeepsCursors() async throws {
+        let remote = LocalRemotePlanStore()
+        let scope = RemoteScope(userID: "ada", collection: "plans")
+        let mutation = RemoteMutation(
+            id: MutationID(replicaID: "r1", sequence: 1), recordID: UUID(), baseVersion: nil, isDeletion: false, document: Data("{}".utf8))
+        _ = try await remote.write([mutation], in: scope)
+        #expect(try await remote.erase(scope) == 1)
+        let cursor = try await remote.snapshot(in: scope, after: nil, limit: 10).cursor
+        #expect(try await remote.erase(scope) == 0)
+        #expect(try await remote.changes(in: scope, after: cursor, limit: 10).records.isEmpty, "the cursor read after the first erase still works")
+    }
+
     @Test("signed out, nothing is deleted")
     func signedOut() async throws {
         let world = try SyncWorld()
