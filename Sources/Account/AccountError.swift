@@ -30,6 +30,8 @@ public struct AccountError: Error, Hashable, Sendable {
         /// A step of the deletion failed; what it finished stays done, and calling
         /// `deleteAccount()` again continues from the step that failed.
         public static let deletionIncomplete = Code("deletionIncomplete")
+        /// A service could not be read for a copy of the user's data; nothing was made.
+        public static let exportFailed = Code("exportFailed")
         /// The policy version is not the one in force.
         public static let unknownPolicyVersion = Code("unknownPolicyVersion")
         /// There is no acceptance in force to withdraw.
@@ -82,6 +84,7 @@ public struct AccountError: Error, Hashable, Sendable {
         .deletionIncomplete: (
             "Your account could not be deleted completely.", "Try again: the deletion continues where it stopped."
         ),
+        .exportFailed: ("A copy of your data could not be made right now.", "Try again later."),
         .unknownPolicyVersion: ("This version of the policy is not the current one.", "Review the current policy and accept it."),
         .noConsent: ("You have not accepted this policy.", nil),
         .deletionAlreadyScheduled: ("Your account is already scheduled for deletion.", nil),

@@ -18,8 +18,8 @@ public struct AccountExport: Codable, Hashable, Sendable {
     public struct Subscription: Codable, Hashable, Sendable {
         /// The product.
         public var productID: String
-        /// Its state: `subscribed`, `expired`, `inBillingRetryPeriod`, `inGracePeriod` or `revoked`.
-        public var state: String
+        /// Its state.
+        public var state: RenewalState
         /// Whether it renews at the end of the period.
         public var willAutoRenew: Bool
         /// When the current period ends.
@@ -31,7 +31,7 @@ public struct AccountExport: Codable, Hashable, Sendable {
         ///   - state: Its state.
         ///   - willAutoRenew: Whether it renews.
         ///   - expirationDate: When the period ends.
-        public init(productID: String, state: String, willAutoRenew: Bool, expirationDate: Date?) {
+        public init(productID: String, state: RenewalState, willAutoRenew: Bool, expirationDate: Date?) {
             self.productID = productID
             self.state = state
             self.willAutoRenew = willAutoRenew

@@ -45,7 +45,7 @@ public protocol AccountService: Sendable {
     /// - Parameter userID: The user: the signed-in user.
     /// - Returns: The copy; ``AccountExport/jsonData()`` gives the document.
     /// - Throws: ``AccountError`` — `notSignedIn`, `notAuthorized`, `storage`, or
-    ///   `deletionIncomplete` when a service could not be read.
+    ///   `exportFailed` when a service could not be read.
     func exportData(of userID: String) async throws -> AccountExport
 
     /// The signed-in user's acceptances and withdrawals, oldest first.

@@ -120,17 +120,15 @@ public final class LocalAccountService: AccountService {
                     let renewal = status.renewalInfo.unsafePayloadValue
                     let transaction = status.transaction.unsafePayloadValue
                     return AccountExport.Subscription(
-                        productID: transaction.productID, state: status.state.rawValue, willAutoRenew: renewal.willAutoRenew,
+                        productID: transaction.productID, state: status.state, willAutoRenew: renewal.willAutoRenew,
                         expirationDate: transaction.expirationDate)
                 }, consents: try consentHistory(of: userID))
         } catch let error as AccountError {
             throw error
         } catch {
-            throw AccountError(.deletionIncomplete, detail: "A service could not be read for the export: \(error)", message: Self.exportFailed)
+            throw AccountError(.exportFailed, detail: "A service could not be read for the export: \(error)")
         }
     }
-
-    static let exportFailed = "A copy of your data could not be made right now. Try again later."
 
     static func token(for userID: String) throws(AccountError) -> UUID {
         do { return try AppAccountToken.forUser(userID) } catch { throw AccountError(.notSignedIn, detail: "\(error)") }

@@ -33,14 +33,13 @@ enum AuthRecords {
 
     /// The outcome of revoking a user's Apple token ahead of deleting the account, kept
     /// so the deletion, resumed after a failure or a relaunch, does not ask Apple again.
+    /// An Apple authorization given since removes it.
     struct Revocation: Codable, Hashable, Sendable {
-        var at: Date
         /// The failure's code name and detail; nil when the token was revoked.
         var failureCode: String?
         var failureDetail: String?
 
-        init(_ outcome: AccountDeletionReceipt.TokenRevocation, at date: Date) {
-            at = date
+        init(_ outcome: AccountDeletionReceipt.TokenRevocation) {
             if case .failed(let error) = outcome {
                 failureCode = error.code.name
                 failureDetail = error.detail

@@ -152,10 +152,9 @@ extension LocalAuthService {
         }
         let outcome = await revokeAppleToken(using: try usableAppleCode(for: userID))
         try requireStillSignedIn(userID, during: "the Apple token was being revoked")
-        let now = configuration.clock.now
         try write { records in
             guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { return }
-            try records.put(AuthRecords.Revocation(outcome, at: now), forKey: userID, in: AuthRecords.revocations)
+            try records.put(AuthRecords.Revocation(outcome), forKey: userID, in: AuthRecords.revocations)
         }
         return outcome
     }

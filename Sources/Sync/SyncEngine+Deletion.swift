@@ -13,8 +13,8 @@ extension SyncEngine {
     ///   records are gone already; call again to erase the remote's), `storage`.
     public func deleteAccountData() async throws(SyncError) -> SyncDeletionReport {
         let scope = try currentScope()
-        let range = try scopeRange(scope)
         let local = try writing(scope) { records, changes in
+            let range = try SyncRecords.range(scope)
             var live = 0
             for entry in try records.records(in: SyncRecords.records, range: range) {
                 guard let id = SyncRecords.recordID(entry.key) else { continue }
@@ -36,9 +36,5 @@ extension SyncEngine {
             throw SyncError(.remoteUnavailable, detail: "The remote's records could not be erased: \(error)")
         }
         return SyncDeletionReport(localRecords: local, remoteRecords: remoteRecords)
-    }
-
-    private func scopeRange(_ scope: RemoteScope) throws(SyncError) -> KeyRange {
-        do { return try SyncRecords.range(scope) } catch { throw SyncError(.storage, detail: "\(error)") }
     }
 }

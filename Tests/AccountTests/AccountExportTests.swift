@@ -27,7 +27,7 @@ import TrainTesting
         #expect(export.plans.map(\.name) == ["10k"])
         #expect(export.appAccountToken == (try AppAccountToken.forUser(ada.id)))
         #expect(export.entitlements.map(\.productID) == ["com.train.pro.monthly"])
-        #expect(export.subscriptions.map(\.state) == ["subscribed"])
+        #expect(export.subscriptions.map(\.state) == [.subscribed])
         #expect(export.consents.map(\.document) == [.privacyPolicy])
     }
 
@@ -64,7 +64,7 @@ import TrainTesting
     func serviceFailure() async throws {
         let stack = try FakeStack()
         stack.social.failCall(1, of: .exportAccountData, with: SocialError(.storage))
-        let error = await #expect(throws: AccountError.self) { _ = try await stack.account.exportData(of: stack.userID) }
+        let error = await #expect(throws: AccountError(.exportFailed)) { _ = try await stack.account.exportData(of: stack.userID) }
         #expect(error?.errorDescription?.contains("copy of your data") == true)
     }
 }
