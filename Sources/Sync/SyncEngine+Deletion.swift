@@ -4,15 +4,30 @@ import TrainCore
 extension SyncEngine {
     /// Deletes the signed-in user's records of this type from this device — records,
     /// queued uploads, conflicts, dead letters and the download cursor — and then from
-    /// the remote, as part of deleting the account. Stop background syncing first, so
-    /// that no sync runs in between. Calling it again finishes what a failure left.
+    /// the remote, as part of deleting the account. It waits for syncs of the user that
+    /// are running to end, and refuses new ones until it returns, so that no upload or
+    /// download in flight puts a record back. Calling it again finishes what a failure left.
     ///
     /// Ask the user to sign in again before calling it, as for deleting the account.
     /// - Returns: How many records were deleted on each side.
-    /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable` (this device's
-    ///   records are gone already; call again to erase the remote's), `storage`.
+    /// - Throws: ``SyncError`` — `notSignedIn`, `cancelled` (while it waited for a
+    ///   sync; nothing was deleted), `remoteUnavailable` (this device's records are gone
+    ///   already; call again to erase the remote's), `storage`.
     public func deleteAccountData() async throws(SyncError) -> SyncDeletionReport {
         let scope = try currentScope()
+        activity.withContext { $0.closing[scope, default: 0] += 1 }
+        defer {
+            activity.withContext { activity in
+                activity.closing[scope, default: 1] -= 1
+                if activity.closing[scope] == 0 { activity.closing[scope] = nil }
+            }
+        }
+        do {
+            try await activity.wait(scope) { $0.running[scope] == nil }
+        } catch {
+            throw SyncError(.cancelled, detail: "The deletion was cancelled while a sync ran; nothing was deleted.")
+        }
+        try checkStillSignedIn(scope)
         let local = try writing(scope) { records, changes in
             let range = try SyncRecords.range(scope)
             var live = 0

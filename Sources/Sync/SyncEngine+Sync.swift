@@ -11,12 +11,14 @@ extension SyncEngine {
     @discardableResult
     public func sync() async throws(SyncError) -> SyncReport {
         let scope = try currentScope()
-        var report = SyncReport()
-        try await push(scope, only: nil, report: &report)
-        if try await pull(scope, report: &report) {
+        return try await syncing(scope) { () async throws(SyncError) -> SyncReport in
+            var report = SyncReport()
             try await push(scope, only: nil, report: &report)
+            if try await pull(scope, report: &report) {
+                try await push(scope, only: nil, report: &report)
+            }
+            return report
         }
-        return report
     }
 
     /// Uploads one record's queued edit now.
@@ -29,9 +31,11 @@ extension SyncEngine {
         guard try reading({ try $0.data(forKey: try SyncRecords.key(scope, id), in: SyncRecords.records) }) != nil else {
             throw SyncError(.recordNotFound)
         }
-        var report = SyncReport()
-        try await push(scope, only: id, report: &report)
-        return try status(of: id)
+        return try await syncing(scope) { () async throws(SyncError) -> SyncStatus? in
+            var report = SyncReport()
+            try await push(scope, only: id, report: &report)
+            return try status(of: id)
+        }
     }
 
     /// Downloads the changes made elsewhere since the last download, without uploading.
@@ -40,9 +44,30 @@ extension SyncEngine {
     @discardableResult
     public func download() async throws(SyncError) -> SyncReport {
         let scope = try currentScope()
-        var report = SyncReport()
-        _ = try await pull(scope, report: &report)
-        return report
+        return try await syncing(scope) { () async throws(SyncError) -> SyncReport in
+            var report = SyncReport()
+            _ = try await pull(scope, report: &report)
+            return report
+        }
+    }
+
+    /// Runs `body` as a sync of `scope`, which a deletion of the scope's data waits for;
+    /// refused while such a deletion runs.
+    private func syncing<Result>(_ scope: RemoteScope, _ body: () async throws(SyncError) -> Result) async throws(SyncError) -> Result {
+        let open = activity.withContext { activity in
+            guard activity.closing[scope] == nil else { return false }
+            activity.running[scope, default: 0] += 1
+            return true
+        }
+        guard open else { throw SyncError(.notSignedIn, detail: "The account's data is being deleted.") }
+        defer {
+            activity.release(
+                updating: { activity in
+                    activity.running[scope, default: 1] -= 1
+                    if activity.running[scope] == 0 { activity.running[scope] = nil }
+                }, where: { scope, activity in activity.running[scope] == nil }, ordered: { _, _ in false })
+        }
+        return try await body()
     }
 
     // MARK: - Upload

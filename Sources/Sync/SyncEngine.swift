@@ -30,6 +30,10 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     let batchSize: Locked<Int>
     /// The scopes a full download is running for: one at a time each.
     let resyncing = Locked(Set<RemoteScope>())
+    /// The syncs talking to the remote, by scope, and the scopes whose data is being
+    /// deleted: a deletion closes its scope to new syncs and waits for those running
+    /// to end, so that no upload or download in flight puts a record back after it.
+    let activity = WaitingRoom<RemoteScope, SyncActivity>(context: SyncActivity())
 
     /// Creates an engine that keeps this device's data in memory.
     /// - Parameters:
@@ -298,4 +302,11 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
         return stamp
     }
+}
+
+/// The syncs of a ``SyncEngine`` running, and the deletions that closed their scope
+/// to new ones, by scope.
+struct SyncActivity: Sendable {
+    var running: [RemoteScope: Int] = [:]
+    var closing: [RemoteScope: Int] = [:]
 }

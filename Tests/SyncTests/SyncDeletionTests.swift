@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TrainAuth
-import TrainSync
 import TrainTesting
+
+@testable import TrainSync
 
 @Suite struct SyncDeletionTests {
     @Test(
@@ -72,6 +73,41 @@ import TrainTesting
         let cursor = try await remote.snapshot(in: scope, after: nil, limit: 10).cursor
         #expect(try await remote.erase(scope) == 0)
         #expect(try await remote.changes(in: scope, after: cursor, limit: 10).records.isEmpty, "the cursor read after the first erase still works")
+    }
+
+    @Test("a deletion waits for a sync in flight and refuses new ones, so no upload puts a plan back on the remote")
+    func waitsForSyncInFlight() async throws {
+        let world = try SyncWorld()
+        let remote = InterposedRemote(world.remote)
+        let phone = try world.device("phone", user: "ada", remote: remote)
+        _ = try await phone.plans.createPlan(Fixture.plan())
+        let (writing, wrote) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        remote.onCall { call, _ in
+            if case .write = call {
+                wrote.yield()
+                for await _ in released {}
+            }
+            return .pass
+        }
+        let plans = phone.plans
+        let sync = Task { try await plans.sync() }
+        for await _ in writing { break }
+        let deletion = Task { try await plans.deleteAccountData() }
+        var polls = 0
+        while plans.activity.withContext({ $0.closing.isEmpty }), polls < 100_000 {
+            polls += 1
+            await Task.yield()
+        }
+        #expect(!plans.activity.withContext { $0.closing.isEmpty }, "the deletion is waiting for the sync")
+        await #expect(throws: SyncError(.notSignedIn)) { try await plans.download() }
+        #expect(!remote.calls.withLock { $0.contains(.erase) }, "the remote is not erased while the upload is in flight")
+
+        release.finish()
+        _ = try await sync.value
+        #expect(try await deletion.value == SyncDeletionReport(localRecords: 1, remoteRecords: 1))
+        #expect(try await world.remotePlans(of: "ada").isEmpty)
+        #expect(try await plans.download().downloaded == 0, "syncs go on once the deletion has returned")
     }
 
     @Test("signed out, nothing is deleted")

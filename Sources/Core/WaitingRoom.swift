@@ -1,11 +1,10 @@
-import TrainCore
-
 /// Tasks suspended until released, each leaving when its task is cancelled: the
-/// waiting shared by ``ManualClock`` (sleepers until a deadline) and ``FakeControls``
-/// (held calls). A `Context` — the clock's date, whether calls are held — lives under
+/// waiting shared by TrainTesting's `ManualClock` (sleepers until a deadline),
+/// its `FakeControls` (held calls) and the sync engine (deletions waiting for uploads
+/// in flight). A `Context` — the clock's date, whether calls are held — lives under
 /// the same lock, so a task decides to wait and is registered in one step that a
 /// release cannot slip between.
-final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
+package final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
     private struct Waiter {
         let id: UInt64
         let ticket: Ticket
@@ -55,24 +54,24 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
 
     private let state: Locked<State>
 
-    init(context: Context) {
+    package init(context: Context) {
         state = Locked(State(context: context))
     }
 
     /// Reads or changes the context under the lock.
-    func withContext<Result: Sendable>(_ body: (inout Context) -> Result) -> Result {
+    package func withContext<Result: Sendable>(_ body: (inout Context) -> Result) -> Result {
         state.withLock { body(&$0.context) }
     }
 
     /// The tickets of the tasks waiting, in arrival order.
-    var tickets: [Ticket] { state.withLock { $0.waiters.map(\.ticket) } }
+    package var tickets: [Ticket] { state.withLock { $0.waiters.map(\.ticket) } }
 
     /// How many tasks are waiting.
-    var count: Int { state.withLock { $0.waiters.count } }
+    package var count: Int { state.withLock { $0.waiters.count } }
 
     /// Waits with `ticket` unless `passes` says, given the context, that it need not.
     /// - Throws: `CancellationError` if the task is cancelled before or while it waits.
-    func wait(_ ticket: Ticket, unless passes: @Sendable (Context) -> Bool) async throws {
+    package func wait(_ ticket: Ticket, unless passes: @Sendable (Context) -> Bool) async throws {
         let id = state.withLock { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -101,7 +100,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
 
     /// Updates the context, then lets go of the waiters `isDue` picks, in the order
     /// `areInOrder` gives (ties in arrival order).
-    func release(
+    package func release(
         updating update: (inout Context) -> Void, where isDue: (Ticket, Context) -> Bool,
         ordered areInOrder: (Ticket, Ticket) -> Bool
     ) {
@@ -119,7 +118,7 @@ final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
     }
 
     /// Suspends until at least `count` tasks are waiting, or the task is cancelled.
-    func waitForCount(_ count: Int) async {
+    package func waitForCount(_ count: Int) async {
         let id = state.withLock { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
