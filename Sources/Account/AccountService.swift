@@ -33,7 +33,9 @@ public protocol AccountService: Sendable {
     /// ``AccountDeletionStep``, or continues a deletion that stopped. Needs a recent
     /// sign-in; nothing is deleted until it and the Apple revocation succeed. Each
     /// finished step is written down at once, so a failure, a cancelled task or a
-    /// relaunch continues from the step that did not finish.
+    /// relaunch continues from the step that did not finish; the data steps finished
+    /// in an earlier attempt run once more before the sign-in account goes, so what the
+    /// user made in between goes too.
     /// - Parameter userID: The user whose account to delete: the signed-in user.
     /// - Returns: What was deleted, and warnings for the user.
     /// - Throws: ``AccountError`` — `notSignedIn`, `notAuthorized` (another user is

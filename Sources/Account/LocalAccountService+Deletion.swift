@@ -1,7 +1,9 @@
 import Foundation
 import TrainAuth
 import TrainCore
+import TrainSocial
 import TrainSubscription
+import TrainSync
 
 extension LocalAccountService {
     public func pendingDeletion(of userID: String) throws(AccountError) -> AccountDeletionJournal? {
@@ -22,41 +24,70 @@ extension LocalAccountService {
         guard claimed else { throw AccountError(.deletionInProgress) }
         defer { _ = running.withLock { $0.remove(userID) } }
         var journal: AccountDeletionJournal
+        var redo: [AccountDeletionStep] = []
         if var pending = try pendingDeletion(of: userID) {
             // Resuming asks again for what starting asked: a recent sign-in, and the
             // revocation of any Apple authorization given since.
             if !pending.finishedSteps.contains(.authAccount) {
                 pending.report.appleTokenRevocation = try await authorize(userID)
                 try save(pending)
+                // The user may have made data since those steps ran: they run again
+                // before the sign-in account goes.
+                redo = pending.finishedSteps.filter { $0 > .appleRevocation && $0 < .authAccount }
             }
             journal = pending
         } else {
             journal = try await start(userID)
         }
-        return try await run(&journal)
+        return try await run(&journal, redoing: redo)
     }
 
     /// Finishes the deletions that stopped after the sign-in account was being
     /// deleted, whoever is signed in: their remaining steps need no sign-in. Call it on
     /// launch. Deletions that stopped earlier continue when their user signs in and
-    /// calls ``deleteAccount(of:)`` again.
+    /// calls ``deleteAccount(of:)`` again. A deletion cut short inside that step whose
+    /// user is signed in on this launch, or was when the service was created, kept
+    /// its account: it too waits for its user to call ``deleteAccount(of:)`` again.
+    ///
+    /// One deletion that fails does not stop the others; the first failure is thrown
+    /// once every deletion has been tried.
     /// - Returns: The reports of the deletions finished.
     /// - Throws: ``AccountError`` — `deletionIncomplete`, `storage`.
     @discardableResult
     public func finishInterruptedDeletions() async throws(AccountError) -> [AccountDeletionReport] {
         var reports: [AccountDeletionReport] = []
-        for var journal in try pendingDeletions() where auth.currentUser?.id != journal.userID {
-            guard journal.finishedSteps.contains(.authAccount) || journal.runningStep == .authAccount else { continue }
-            let claimed = running.withLock { $0.insert(journal.userID).inserted }
+        var firstFailure: AccountError?
+        for userID in try reading({ records in try records.keys(in: AccountRecords.deletions) }) {
+            let claimed = running.withLock { $0.insert(userID).inserted }
             guard claimed else { continue }
-            defer { _ = running.withLock { $0.remove(journal.userID) } }
-            if !journal.finishedSteps.contains(.authAccount) {
-                // The account went with its session: nobody is signed in as this user any more.
-                journal.finishedSteps.append(.authAccount)
+            defer { _ = running.withLock { $0.remove(userID) } }
+            do {
+                if let report = try await finishInterrupted(userID) { reports.append(report) }
+            } catch {
+                firstFailure = firstFailure ?? error
             }
-            reports.append(try await run(&journal))
         }
+        if let firstFailure { throw firstFailure }
         return reports
+    }
+
+    /// Finishes one user's deletion if it stopped inside or after the sign-in account
+    /// step and that account is gone.
+    private func finishInterrupted(_ userID: String) async throws(AccountError) -> AccountDeletionReport? {
+        guard var journal = try pendingDeletion(of: userID) else { return nil }
+        let signedIn = auth.currentUser?.id == userID || restoredUserID == userID
+        if !journal.finishedSteps.contains(.authAccount) {
+            guard journal.runningStep == .authAccount else { return nil }
+            guard !signedIn else {
+                // A session outlived the step, so the account did too.
+                journal.runningStep = nil
+                try save(journal)
+                return nil
+            }
+            // The account went with its session: nobody is signed in as this user any more.
+            journal.finishedSteps.append(.authAccount)
+        }
+        return try await run(&journal, redoing: [])
     }
 
     /// The first step: checks the recent sign-in and revokes the Apple tokens. Nothing
@@ -89,12 +120,20 @@ extension LocalAccountService {
         }
     }
 
-    /// Runs the steps not finished, writing the journal after each.
-    private func run(_ journal: inout AccountDeletionJournal) async throws(AccountError) -> AccountDeletionReport {
+    /// Runs the steps not finished, writing the journal after each, and the steps in
+    /// `redo` — finished in an earlier attempt — again right before the sign-in account.
+    private func run(
+        _ journal: inout AccountDeletionJournal, redoing redo: [AccountDeletionStep]
+    ) async throws(AccountError) -> AccountDeletionReport {
         let userID = journal.userID
-        while let step = journal.nextStep {
-            journal.runningStep = step
-            try save(journal)
+        var steps = AccountDeletionStep.allCases.filter { !journal.finishedSteps.contains($0) }
+        steps.insert(contentsOf: redo, at: steps.firstIndex(of: .authAccount) ?? steps.endIndex)
+        for step in steps {
+            let again = journal.finishedSteps.contains(step)
+            if !again {
+                journal.runningStep = step
+                try save(journal)
+            }
             send(userID, step, .started, finished: journal.finishedSteps.count)
             do {
                 try Task.checkCancellation()
@@ -108,8 +147,10 @@ extension LocalAccountService {
                 send(userID, step, .failed, finished: journal.finishedSteps.count)
                 throw Self.failure(error, at: step)
             }
-            journal.finishedSteps.append(step)
-            journal.runningStep = nil
+            if !again {
+                journal.finishedSteps.append(step)
+                journal.runningStep = nil
+            }
             if step != .localData { try save(journal) }
             send(userID, step, .finished, finished: journal.finishedSteps.count)
         }
@@ -123,9 +164,9 @@ extension LocalAccountService {
         case .appleRevocation:
             break
         case .socialData:
-            report.social = try await social.deleteAccountData()
+            report.social.add(try await social.deleteAccountData())
         case .plans:
-            report.plans = try await plans.deleteAccountData()
+            report.plans.add(try await plans.deleteAccountData())
         case .subscription:
             let statuses = try await subscriptions.subscriptionStatuses()
             report.activeSubscriptions = statuses.count { status in
@@ -185,5 +226,26 @@ extension AccountDeletionStep: Comparable {
     /// - Returns: Whether `lhs` runs first.
     public static func < (lhs: AccountDeletionStep, rhs: AccountDeletionStep) -> Bool {
         (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
+    }
+}
+
+extension SocialDeletionReport {
+    /// Adds the counts of a later attempt: a resumed deletion deletes what was made since.
+    mutating func add(_ later: SocialDeletionReport) {
+        posts += later.posts
+        likes += later.likes
+        follows += later.follows
+        blocks += later.blocks
+        anonymizedComments += later.anonymizedComments
+        deletedComments += later.deletedComments
+        media += later.media
+    }
+}
+
+extension SyncDeletionReport {
+    /// Adds the counts of a later attempt.
+    mutating func add(_ later: SyncDeletionReport) {
+        localRecords += later.localRecords
+        remoteRecords += later.remoteRecords
     }
 }

@@ -49,6 +49,9 @@ public final class LocalAccountService: AccountService {
     let progress = Broadcast<AccountDeletionProgress?>(initial: nil)
     /// The users whose deletion runs in this instance.
     let running = Locked(Set<String>())
+    /// The user whose session the auth service had restored when this service was
+    /// created: that user's sign-in account outlived any deletion cut short before.
+    let restoredUserID: String?
 
     /// Creates a service that keeps its data in memory.
     /// - Parameters:
@@ -94,6 +97,7 @@ public final class LocalAccountService: AccountService {
         self.subscriptions = subscriptions
         self.store = store
         self.configuration = configuration
+        restoredUserID = auth.currentUser?.id
     }
 
     deinit { progress.finish() }

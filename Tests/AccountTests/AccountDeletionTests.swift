@@ -1,12 +1,13 @@
 import Foundation
 import Testing
-import TrainAccount
 import TrainAuth
 import TrainCore
 import TrainSocial
 import TrainSubscription
 import TrainSync
 import TrainTesting
+
+@testable import TrainAccount
 
 @Suite(.timeLimit(.minutes(1))) struct AccountDeletionTests {
     @Test(
@@ -76,7 +77,7 @@ import TrainTesting
     }
 
     @Test(
-        "a failure at any step stops the deletion there; a retry continues from it and runs no finished step again",
+        "a failure at any step stops the deletion there; a retry continues from it, and runs the data steps finished before once more right before the sign-in account goes",
         arguments: AccountDeletionStep.allCases.filter { $0 != .localData })
     func resumesFromTheFailedStep(step: AccountDeletionStep) async throws {
         let stack = try FakeStack()
@@ -94,8 +95,10 @@ import TrainTesting
         #expect(report.userID == stack.userID)
         let counts = stack.callCounts()
         for other in counts.keys {
-            // The retry asks again for a recent sign-in and the Apple revocation before it goes on.
-            let expected = other == step || other == .appleRevocation ? 2 : 1
+            // The retry asks again for a recent sign-in and the Apple revocation before it
+            // goes on, and deletes again what the user may have made since the failure.
+            let redone = step != .appleRevocation && other > .appleRevocation && other < step
+            let expected = other == step || other == .appleRevocation || redone ? 2 : 1
             #expect(counts[other] == expected, "\(other) ran \(counts[other] ?? 0) times")
         }
         #expect(try stack.account.pendingDeletion(of: stack.userID) == nil)
@@ -109,22 +112,16 @@ import TrainTesting
         let relaunched = try stack.makeAccount(file: true)
         #expect(try relaunched.pendingDeletion(of: stack.userID)?.finishedSteps == [.appleRevocation, .socialData])
         _ = try await relaunched.deleteAccount(of: stack.userID)
-        #expect(stack.callCounts()[.socialData] == 1)
+        #expect(stack.callCounts()[.socialData] == 2, "run once more before the sign-in account goes")
         #expect(stack.callCounts()[.plans] == 2)
+        #expect(stack.callCounts()[.subscription] == 1)
     }
 
     @Test("a deletion cut short while the sign-in account was deleted is finished on the next launch, with nobody signed in")
     func finishesAfterAnInterruptedAuthStep() async throws {
         let stack = try FakeStack(file: true)
-        stack.auth.controls.holdCalls()
-        let account = stack.account
         let userID = stack.userID
-        let running = Task { try await account.deleteAccount(of: userID) }
-        await stack.auth.controls.waitForHeldCalls()
-        stack.auth.controls.releaseHeldCalls(holdingNext: true) // revokeAppleToken
-        await stack.auth.controls.waitForHeldCalls()
-        stack.auth.controls.releaseHeldCalls(holdingNext: true) // setBiometricLock
-        await stack.auth.controls.waitForHeldCalls()
+        let running = await stack.deletionHeldInTheAuthStep()
         #expect(stack.auth.calls.last == .deleteAccount, "the app is killed while the sign-in account is deleted")
         stack.auth.setCurrentUser(nil)
 
@@ -133,9 +130,64 @@ import TrainTesting
         let reports = try await relaunched.finishInterruptedDeletions()
         #expect(reports.map(\.userID) == [userID])
         #expect(try relaunched.pendingDeletion(of: userID) == nil)
-        running.cancel()
-        stack.auth.controls.releaseHeldCalls()
-        _ = await running.result
+        await stack.abandon(running)
+    }
+
+    @Test(
+        "a deletion cut short inside the sign-in account step whose user's session came back on the next launch kept its account: it is not declared finished after a sign-out"
+    )
+    func interruptedAuthStepWithTheAccountKept() async throws {
+        let stack = try FakeStack(file: true)
+        let userID = stack.userID
+        let running = await stack.deletionHeldInTheAuthStep()
+        #expect(stack.auth.calls.last == .deleteAccount, "the app is killed while the sign-in account is deleted")
+
+        let relaunched = try stack.makeAccount(file: true) // the session is restored, so the account is there
+        stack.auth.setCurrentUser(nil) // and the user signs out
+        #expect(try await relaunched.finishInterruptedDeletions().isEmpty)
+        let pending = try relaunched.pendingDeletion(of: userID)
+        #expect(pending?.nextStep == .authAccount, "the deletion waits for its user")
+        #expect(pending?.runningStep == nil, "a later launch does not take the account for deleted either")
+        #expect(try await stack.makeAccount(file: true).finishInterruptedDeletions().isEmpty)
+        await stack.abandon(running)
+    }
+
+    @Test("a journal that cannot be read does not stop the other interrupted deletions from finishing")
+    func oneBadJournalStopsNoOther() async throws {
+        let stack = try FakeStack(file: true)
+        let userID = stack.userID
+        let running = await stack.deletionHeldInTheAuthStep()
+        stack.auth.setCurrentUser(nil)
+        let store = try RecordStore(.file(stack.directory.file("account.sqlite")), schema: AccountRecords.schema)
+        try store.write { records in
+            for key in ["\u{0}broken", "zz-broken"] {
+                try records.setData(Data("not a journal".utf8), forKey: key, in: AccountRecords.deletions)
+            }
+        }
+
+        let relaunched = try stack.makeAccount(file: true)
+        await #expect(throws: AccountError(.storage)) { try await relaunched.finishInterruptedDeletions() }
+        #expect(try relaunched.pendingDeletion(of: userID) == nil, "the readable deletion finished all the same")
+        await stack.abandon(running)
+    }
+
+    @Test("data the user made after a failed attempt is deleted when the deletion resumes, and the report counts both attempts")
+    func resumeDeletesDataMadeSince() async throws {
+        let remote = FakeRemotePlanStore()
+        let world = try AccountWorld(remote: remote)
+        let ada = try await world.signIn()
+        try await world.makeBusy()
+        remote.partition()
+        await #expect(throws: AccountError(.deletionIncomplete)) { try await world.account.deleteAccount(of: ada.id) }
+        _ = try await world.social.unlockFeed(workoutType: .run)
+        _ = try await world.social.createPost(content: "Posted after the failed deletion", workoutType: .run)
+        remote.heal()
+        let report = try await world.account.deleteAccount(of: ada.id)
+        #expect(report.social.posts == 2, "one post from each attempt")
+        #expect(report.plans.remoteRecords == 1, "the local plan went in the failed attempt, whose count its failure does not carry")
+
+        try await world.signIn(AccountWorld.grace)
+        #expect(try await world.social.discoverFeed(limit: 50).filter { $0.userID == ada.id }.isEmpty)
     }
 
     @Test("a deletion that failed before the sign-in account is not finished by another launch while its user is signed out")

@@ -109,6 +109,28 @@ struct FakeStack {
             storage: file ? .file(directory.file("account.sqlite")) : .inMemory)
     }
 
+    /// Starts a deletion and holds it inside the sign-in account step, as an app
+    /// killed while the account is deleted: it goes no further until ``abandon(_:)``.
+    func deletionHeldInTheAuthStep() async -> Task<AccountDeletionReport, any Error> {
+        auth.controls.holdCalls()
+        let account = account
+        let userID = userID
+        let running = Task { try await account.deleteAccount(of: userID) }
+        for _ in 0..<2 { // revokeAppleToken, setBiometricLock
+            await auth.controls.waitForHeldCalls()
+            auth.controls.releaseHeldCalls(holdingNext: true)
+        }
+        await auth.controls.waitForHeldCalls()
+        return running
+    }
+
+    /// Ends a deletion held by ``deletionHeldInTheAuthStep()``.
+    func abandon(_ running: Task<AccountDeletionReport, any Error>) async {
+        running.cancel()
+        auth.controls.releaseHeldCalls()
+        _ = await running.result
+    }
+
     /// Makes the first call of `step`'s service method fail.
     func failFirstCall(of step: AccountDeletionStep) {
         switch step {
