@@ -55,8 +55,9 @@ let package = Package(
             name: "train-bench",
             dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount", "TrainTesting", sqlite],
             path: "Benchmarks"),
-        // A helper process for the crash-safety and two-process tests (REL-1, CORE-5).
+        // Helper processes for the crash-safety and two-process tests (REL-1, CORE-5, ACC-2).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
+        .executableTarget(name: "train-account-probe", dependencies: ["TrainAccount", "TrainTesting"], path: "Tests/AccountProbe"),
         .testTarget(
             name: "TrainCoreTests",
             dependencies: ["TrainCore", "TrainTesting", "train-store-probe", sqlite],
@@ -66,7 +67,8 @@ let package = Package(
         .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
         .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
         .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting"], path: "Tests/SyncTests"),
-        .testTarget(name: "TrainAccountTests", dependencies: ["TrainAccount", "TrainTesting"], path: "Tests/AccountTests"),
+        .testTarget(
+            name: "TrainAccountTests", dependencies: ["TrainAccount", "TrainTesting", "train-account-probe"], path: "Tests/AccountTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth", "TrainSync", "TrainAccount"], path: "Tests/TestingTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -9,8 +9,8 @@ import TrainTesting
     func twoWriters() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("shared.sqlite")
-        let first = try ProbeProcess(file: file, count: 150, tag: "first")
-        let second = try ProbeProcess(file: file, count: 150, tag: "second")
+        let first = try ChildProcess(file: file, count: 150, tag: "first")
+        let second = try ChildProcess(file: file, count: 150, tag: "second")
         // This process writes too, while both children do.
         let local = try RecordStore(.file(file, options: .init(busyTimeout: .seconds(30))), schema: Probe.schema)
         for index in 1...50 {
@@ -38,7 +38,7 @@ import TrainTesting
         // Every tenth round also kills a child opening a brand-new store, mid-creation.
         for round in 0..<210 {
             let target = round % 10 == 9 ? directory.file("fresh-\(round).sqlite") : file
-            let child = try ProbeProcess(file: target, count: 0, tag: "r\(round)")
+            let child = try ChildProcess(file: target, count: 0, tag: "r\(round)")
             let linesBeforeKill = round % 10 == 9 ? Int.random(in: 0...1, using: &generator) : Int.random(in: 1...12, using: &generator)
             child.waitForLines(linesBeforeKill)
             child.kill()

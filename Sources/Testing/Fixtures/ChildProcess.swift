@@ -1,0 +1,92 @@
+#if os(macOS) || os(Linux)
+    import Foundation
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+
+    /// A helper executable of this package run as a child process, for the tests that
+    /// kill a process mid-write (REL-1) or run two at once: its standard output is read
+    /// line by line, and a line counts only once its newline has arrived.
+    package final class ChildProcess {
+        /// Not found next to the test bundle.
+        package struct NotFound: Error, CustomStringConvertible {
+            /// The executable's name.
+            package let name: String
+            /// What went wrong.
+            package var description: String { "\(name) was not found next to the test bundle" }
+        }
+
+        private let process = Process()
+        private let output = Pipe()
+        private let errors = Pipe()
+        private var buffer = Data()
+        private var finished = false
+        /// The complete lines written so far.
+        package private(set) var lines: [String] = []
+
+        /// Starts `name`, built next to the test bundle by `swift test`.
+        /// - Parameters:
+        ///   - name: The executable target's name.
+        ///   - arguments: Its arguments.
+        /// - Throws: ``NotFound``, or the error of starting it.
+        package init(_ name: String, arguments: [String]) throws {
+            process.executableURL = try Self.executable(name)
+            process.arguments = arguments
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+        }
+
+        private static func executable(_ name: String) throws -> URL {
+            var directories = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            directories += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }.map { $0.deletingLastPathComponent() }
+            for directory in directories {
+                let candidate = directory.appendingPathComponent(name)
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            }
+            throw NotFound(name: name)
+        }
+
+        /// Blocks until `count` complete lines have arrived or the output ends.
+        /// - Parameter count: The number of lines to wait for.
+        package func waitForLines(_ count: Int) {
+            while lines.count < count && !finished {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { finished = true } else { absorb(chunk) }
+            }
+        }
+
+        /// Kills the process with SIGKILL, waits for it, and collects every line it had written.
+        package func kill() {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            drain()
+        }
+
+        /// Waits for a normal exit and collects the rest of the output.
+        /// - Returns: The exit status and whatever the process wrote to standard error.
+        package func wait() -> (status: Int32, errors: String) {
+            drain()
+            process.waitUntilExit()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (process.terminationStatus, message)
+        }
+
+        private func drain() {
+            absorb(output.fileHandleForReading.readDataToEndOfFile())
+            finished = true
+        }
+
+        private func absorb(_ chunk: Data) {
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                buffer = Data(buffer[buffer.index(after: newline)...])
+            }
+            // A line cut off by a kill has no newline: it was never acknowledged.
+        }
+    }
+#endif
