@@ -28,6 +28,37 @@ public enum AccountDeletionStep: String, Codable, Hashable, Sendable, CaseIterab
     public var description: String { rawValue }
 }
 
+/// An account deletion scheduled with a grace period: the user is hidden and signed
+/// out, can sign in and restore the account until ``purgeAt``, and is purged then.
+public struct ScheduledAccountDeletion: Codable, Hashable, Sendable {
+    /// The user.
+    public let userID: String
+    /// When the deletion was asked for.
+    public let scheduledAt: Date
+    /// When the grace period ends and the purge may run.
+    public let purgeAt: Date
+    /// What happened to the Apple tokens, revoked when the deletion was scheduled.
+    public let appleTokenRevocation: AppleTokenRevocation
+    /// What the user should know, as sentences an app can show: a subscription that
+    /// stays active at the App Store, a revocation Apple's end failed.
+    public var warnings: [String]
+
+    /// Creates a scheduled deletion.
+    /// - Parameters:
+    ///   - userID: The user.
+    ///   - scheduledAt: When it was asked for.
+    ///   - purgeAt: When the grace period ends.
+    ///   - appleTokenRevocation: What happened to the Apple tokens.
+    ///   - warnings: What the user should know.
+    public init(userID: String, scheduledAt: Date, purgeAt: Date, appleTokenRevocation: AppleTokenRevocation, warnings: [String] = []) {
+        self.userID = userID
+        self.scheduledAt = scheduledAt
+        self.purgeAt = purgeAt
+        self.appleTokenRevocation = appleTokenRevocation
+        self.warnings = warnings
+    }
+}
+
 /// Where a running deletion is: emitted when each step starts, finishes or fails.
 public struct AccountDeletionProgress: Hashable, Sendable {
     /// What happened to the step.

@@ -4,12 +4,15 @@ import TrainCore
 /// The stored form of TrainAccount's data: one `RecordStore` schema, the same in
 /// memory and in a file. Every key starts with the user.
 enum AccountRecords {
-    static let schema = StoreSchema(name: "account", migrations: [.createCollections(version: 1, ["deletions", "consents"])])
+    static let schema = StoreSchema(
+        name: "account", migrations: [.createCollections(version: 1, ["deletions", "consents"]), .createCollections(version: 2, ["scheduled"])])
 
     /// user → the deletion that started and has not finished.
     static let deletions = RecordCollection<AccountDeletionJournal>("deletions")
     /// (user, sequence) → an acceptance or withdrawal.
     static let consents = RecordCollection<ConsentRecord>("consents")
+    /// user → the deletion scheduled on this device, until it is restored or purged.
+    static let scheduled = RecordCollection<ScheduledAccountDeletion>("scheduled")
 
     static func range(of userID: String) throws -> KeyRange {
         try RecordKey(.string(userID)).range

@@ -43,6 +43,43 @@ public protocol AccountService: Sendable {
     ///   `deletionInProgress`, `deletionIncomplete` (with the step), `storage`.
     func deleteAccount(of userID: String) async throws -> AccountDeletionReport
 
+    /// Schedules the signed-in user's account deletion at the end of the grace period
+    /// (``AccountConfiguration/deletionGracePeriod``, 30 days by default) instead of
+    /// deleting it now. Needs a recent sign-in, and revokes the Apple tokens now, as
+    /// the purge runs without the user. The user is signed out and hidden from other
+    /// users; signing in before the date and calling ``restoreAccount()`` keeps the
+    /// account, and from the date ``purgeDueDeletions()`` deletes everything of theirs.
+    /// - Parameter userID: The user: the signed-in user.
+    /// - Returns: The schedule, with the date and warnings to show the user.
+    /// - Throws: ``AccountError`` — `notSignedIn`, `notAuthorized`,
+    ///   `requiresRecentLogin`, `requiresAppleReauthentication`,
+    ///   `deletionAlreadyScheduled`, `deletionInProgress`, `storage`. Nothing is
+    ///   scheduled then.
+    @discardableResult
+    func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion
+
+    /// The signed-in user's scheduled deletion, if any: after a sign-in during the
+    /// grace period, an app shows the date and offers ``restoreAccount()``.
+    /// - Returns: The schedule, or nil.
+    /// - Throws: ``AccountError`` — `notSignedIn`, `storage`.
+    func scheduledDeletion() throws -> ScheduledAccountDeletion?
+
+    /// Cancels the signed-in user's scheduled deletion: the account is kept and shown
+    /// to other users again.
+    /// - Throws: ``AccountError`` — `notSignedIn`, `noScheduledDeletion`, `storage`.
+    func restoreAccount() async throws
+
+    /// Deletes every account whose grace period has ended, whoever is signed in: social
+    /// data, plans on the device and the remote, the sign-in account, and the user's
+    /// records on this device. Call it on launch, or run
+    /// ``LocalAccountService/purgeWhenDue()`` to have it run as each grace period ends.
+    /// One purge that fails does not stop the others; the first failure is thrown once
+    /// every purge has been tried, and a purge that stopped runs again next time.
+    /// - Returns: The report of each purge.
+    /// - Throws: ``AccountError`` — `deletionIncomplete` (with the step), `storage`.
+    @discardableResult
+    func purgeDueDeletions() async throws -> [AccountDeletionReport]
+
     /// A copy of all of the signed-in user's data across the services.
     /// - Parameter userID: The user: the signed-in user.
     /// - Returns: The copy; ``AccountExport/jsonData()`` gives the document.

@@ -168,10 +168,7 @@ extension LocalAccountService {
         case .plans:
             report.plans.add(try await plans.deleteAccountData())
         case .subscription:
-            let statuses = try await subscriptions.subscriptionStatuses()
-            report.activeSubscriptions = statuses.count { status in
-                status.state != .expired && status.state != .revoked && status.renewalInfo.unsafePayloadValue.willAutoRenew
-            }
+            report.activeSubscriptions = try await renewingSubscriptions()
             if report.activeSubscriptions > 0, !report.warnings.contains(AccountDeletionReport.subscriptionWarning) {
                 report.warnings.append(AccountDeletionReport.subscriptionWarning)
             }
@@ -183,9 +180,18 @@ extension LocalAccountService {
         case .localData:
             report.localRecords = try writing { records in
                 let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
+                try records.removeValue(forKey: userID, in: AccountRecords.scheduled)
                 try records.removeValue(forKey: userID, in: AccountRecords.deletions)
                 return removed
             }
+        }
+    }
+
+    /// How many of the user's App Store subscriptions still renew: they stay active
+    /// until the user cancels them in Settings, whatever happens to the account.
+    func renewingSubscriptions() async throws -> Int {
+        try await subscriptions.subscriptionStatuses().count { status in
+            status.state != .expired && status.state != .revoked && status.renewalInfo.unsafePayloadValue.willAutoRenew
         }
     }
 

@@ -11,14 +11,21 @@ public struct AccountConfiguration: Sendable {
     public var clock: any DateClock
     /// The versions of the privacy policy and terms in force.
     public var policies: ConsentPolicies
+    /// How long a scheduled deletion waits before the purge: the time the user has to
+    /// sign in and restore the account.
+    public var deletionGracePeriod: Duration
 
     /// Creates a configuration.
     /// - Parameters:
     ///   - clock: The clock; the system's by default.
     ///   - policies: The versions in force; 1 and 1 by default.
-    public init(clock: any DateClock = SystemClock(), policies: ConsentPolicies = ConsentPolicies()) {
+    ///   - deletionGracePeriod: 30 days by default.
+    public init(
+        clock: any DateClock = SystemClock(), policies: ConsentPolicies = ConsentPolicies(), deletionGracePeriod: Duration = .seconds(30 * 86_400)
+    ) {
         self.clock = clock
         self.policies = policies
+        self.deletionGracePeriod = deletionGracePeriod
     }
 }
 

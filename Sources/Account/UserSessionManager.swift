@@ -50,6 +50,9 @@ public final class UserSessionManager {
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
     /// The progress of a running account deletion.
     public private(set) var deletionProgress: AccountDeletionProgress?
+    /// The signed-in user's scheduled deletion, after a sign-in during its grace period:
+    /// show the date and offer ``restoreAccount()``. Nil otherwise.
+    public private(set) var scheduledDeletion: ScheduledAccountDeletion?
 
     /// The auth service.
     @ObservationIgnored public let auth: any AuthService
@@ -123,10 +126,11 @@ public final class UserSessionManager {
         backgroundSync?.stop()
     }
 
-    /// Reads the tier and the feed's state again.
+    /// Reads the tier, the feed's state and the scheduled deletion again.
     public func refresh() {
         tier = currentUser == nil ? .free : subscriptions.currentTier
         isFeedUnlocked = currentUser != nil && social.hasFeedUnlocked()
+        scheduledDeletion = currentUser == nil ? nil : try? account.scheduledDeletion()
     }
 
     // MARK: - Actions
@@ -210,6 +214,32 @@ public final class UserSessionManager {
             }
             throw error
         }
+    }
+
+    /// Schedules the signed-in user's account deletion at the end of the grace period
+    /// with the account service: sync stops, the token is unbound and the session ends.
+    /// - Returns: The schedule, with the date and warnings to show.
+    /// - Throws: ``AccountError``; the session goes on then.
+    @discardableResult
+    public func scheduleAccountDeletion() async throws -> ScheduledAccountDeletion {
+        guard let user = currentUser else { throw AccountError(.notSignedIn) }
+        backgroundSync?.stop()
+        do {
+            let scheduled = try await account.scheduleDeletion(of: user.id)
+            await follow(auth.currentUser)
+            return scheduled
+        } catch {
+            boundUserID = nil
+            await follow(auth.currentUser)
+            throw error
+        }
+    }
+
+    /// Keeps the signed-in user's account whose deletion is scheduled.
+    /// - Throws: ``AccountError`` — `notSignedIn`, `noScheduledDeletion`, `storage`.
+    public func restoreAccount() async throws {
+        try await account.restoreAccount()
+        refresh()
     }
 
     // MARK: - Following the auth state

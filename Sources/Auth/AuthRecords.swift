@@ -13,6 +13,7 @@ enum AuthRecords {
                 try indexEmails(in: migration.records)
             },
             .createCollections(version: 3, ["revocations"]),
+            .createCollections(version: 4, ["scheduledDeletions"]),
         ])
 
     /// An account: the user and whether it is disabled.
@@ -63,6 +64,8 @@ enum AuthRecords {
     static let usedCredentials = RecordCollection<Date>("usedCredentials")
     static let settings = RecordCollection<Settings>("settings")
     static let revocations = RecordCollection<Revocation>("revocations")
+    /// Account ID → the date its scheduled deletion purges it from.
+    static let scheduledDeletions = RecordCollection<Date>("scheduledDeletions")
 
     static let sessionKey = "current"
 
@@ -100,6 +103,44 @@ enum AuthRecords {
             try records.removeValue(forKey: email, in: emails)
         }
     }
+
+    /// Removes an account and everything kept for it — identities, email addresses,
+    /// password, settings, kept revocation, and this device's session if it is theirs.
+    /// - Returns: The account removed; nil if there was none.
+    static func removeAccount(_ userID: String, in records: RecordWriter) throws -> Account? {
+        guard let account = try records.value(forKey: userID, in: accounts) else { return nil }
+        for linked in account.user.providers {
+            try removeIdentity(identityKey(linked.provider, linked.subject), of: userID, in: records)
+        }
+        try reindex(from: account.user, to: nil, in: records)
+        try records.removeValue(forKey: userID, in: passwords)
+        try records.removeValue(forKey: userID, in: settings)
+        try records.removeValue(forKey: userID, in: revocations)
+        try records.removeValue(forKey: userID, in: scheduledDeletions)
+        try records.removeValue(forKey: userID, in: accounts)
+        if try records.value(forKey: sessionKey, in: session)?.userID == userID {
+            try records.removeValue(forKey: sessionKey, in: session)
+        }
+        return account
+    }
+
+    /// Throws unless `account` may sign in: `userDisabled` for a disabled account or
+    /// one past its scheduled deletion's date (it waits for the purge).
+    static func checkCanSignIn(_ account: Account, in records: RecordReader, now: Date) throws {
+        guard !account.isDisabled else { throw AuthError(.userDisabled) }
+        guard try !isDeletionDue(account.user.id, in: records, now: now) else {
+            throw AuthError(.userDisabled, detail: "The account's scheduled deletion is due; it is being deleted.", message: deletedMessage)
+        }
+    }
+
+    /// Whether `userID`'s scheduled deletion has reached its date.
+    static func isDeletionDue(_ userID: String, in records: RecordReader, now: Date) throws -> Bool {
+        guard let date = try records.value(forKey: userID, in: scheduledDeletions) else { return false }
+        return now >= date
+    }
+
+    /// What a user is told who signs in to an account past its scheduled deletion.
+    static let deletedMessage = "This account has been deleted. Create a new account to use the app again."
 
     /// Whether another account than `userID` uses `email`.
     static func isTaken(_ email: String, byAnotherThan userID: String?, in records: RecordReader) throws -> Bool {

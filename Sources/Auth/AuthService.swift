@@ -144,6 +144,41 @@ public protocol AuthService: Sendable {
     @discardableResult
     func deleteAccount() async throws -> AccountDeletionReceipt
 
+    /// Schedules the signed-in account's deletion for `date` — an app passes now plus
+    /// a grace period — and signs the user out; needs a recent login. An Apple
+    /// account's tokens are revoked now, as for ``deleteAccount()``, since the purge
+    /// runs without the user. Until `date` the user can sign in again and restore the
+    /// account with ``cancelScheduledDeletion()``; from `date` sign-in is refused
+    /// (`userDisabled`) and the account waits for ``purgeScheduledAccount(_:)``. Other
+    /// services read ``scheduledDeletions()`` to hide the user meanwhile.
+    /// - Parameter date: When the grace period ends; after now.
+    /// - Returns: What happened to the Apple tokens.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `requiresAppleReauthentication`, `operationNotAllowed` (already scheduled, or a
+    ///   date not after now), `userMismatch`, `storage`. Nothing is scheduled then.
+    @discardableResult
+    func scheduleAccountDeletion(at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation
+
+    /// Cancels the signed-in account's scheduled deletion: the account is restored.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `operationNotAllowed` (none is
+    ///   scheduled), `storage`.
+    func cancelScheduledDeletion() async throws
+
+    /// Every account whose deletion is scheduled, by ID, with the date it is purged
+    /// from: what other services hide.
+    /// - Returns: The dates, by user ID.
+    /// - Throws: ``AuthError/Code/storage``.
+    func scheduledDeletions() throws -> [String: Date]
+
+    /// Deletes an account whose scheduled deletion is due, whoever is signed in —
+    /// nobody, usually: the job a backend runs when the grace period ends.
+    /// - Parameter userID: The account.
+    /// - Returns: What was done; nil if the account was gone already.
+    /// - Throws: ``AuthError`` — `operationNotAllowed` when no deletion of it is
+    ///   scheduled or its date has not come (nothing is deleted), `storage`.
+    @discardableResult
+    func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt?
+
     /// Whether the signed-in user turned on the biometric app lock. Only hardware that
     /// is absent turns it off; a lockout or a face no longer enrolled keeps it on (the
     /// app falls back to the device passcode).

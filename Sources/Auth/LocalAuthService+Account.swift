@@ -115,22 +115,8 @@ extension LocalAuthService {
         try requireRecentLogin(current, before: "deleting your account")
         let userID = current.user.id
         let revocation = try await revocation(for: current)
-        let deleted = try write { records -> [AuthProvider] in
-            // Read again: the account may have changed, or gone, while Apple was awaited.
-            guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { return [] }
-            for linked in account.user.providers {
-                try AuthRecords.removeIdentity(AuthRecords.identityKey(linked.provider, linked.subject), of: userID, in: records)
-            }
-            try AuthRecords.reindex(from: account.user, to: nil, in: records)
-            try records.removeValue(forKey: userID, in: AuthRecords.passwords)
-            try records.removeValue(forKey: userID, in: AuthRecords.settings)
-            try records.removeValue(forKey: userID, in: AuthRecords.revocations)
-            try records.removeValue(forKey: userID, in: AuthRecords.accounts)
-            if try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session)?.userID == userID {
-                try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
-            }
-            return account.user.providers.map(\.provider)
-        }
+        // Read again inside: the account may have changed, or gone, while Apple was awaited.
+        let deleted = try write { records in try AuthRecords.removeAccount(userID, in: records)?.user.providers.map(\.provider) ?? [] }
         forget(userID: userID)
         return AccountDeletionReceipt(userID: userID, providers: deleted, tokenRevocation: revocation)
     }
@@ -143,7 +129,7 @@ extension LocalAuthService {
 
     /// Revokes the Apple token of `account` unless it was revoked since its last Apple
     /// authorization, and keeps the outcome.
-    private func revocation(for account: AuthRecords.Account) async throws(AuthError) -> AccountDeletionReceipt.TokenRevocation {
+    func revocation(for account: AuthRecords.Account) async throws(AuthError) -> AccountDeletionReceipt.TokenRevocation {
         guard account.user.isLinked(.apple) else { return .notApplicable }
         let userID = account.user.id
         // An Apple authorization since the kept revocation removed it (in its own transaction).

@@ -75,7 +75,8 @@ public actor LocalAuthService: AuthService {
     }
 
     /// Forgets used tokens past their expiry, and returns the stored session's user
-    /// unless the account was deleted or disabled (then the session is removed).
+    /// unless the account was deleted, disabled or is past its scheduled deletion's
+    /// date (then the session is removed).
     private static func restoreSession(in store: RecordStore, now: Date) throws -> UserEntity? {
         try store.write { records -> UserEntity? in
             // Used tokens past their expiry would be refused as expired anyway: forget them.
@@ -85,7 +86,9 @@ public actor LocalAuthService: AuthService {
                 }
             }
             guard let session = try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session) else { return nil }
-            guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled else {
+            guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled,
+                try !AuthRecords.isDeletionDue(session.userID, in: records, now: now)
+            else {
                 try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
                 return nil
             }
@@ -150,6 +153,7 @@ public actor LocalAuthService: AuthService {
 
     public func signIn(with credential: AuthCredential) async throws -> UserEntity {
         let verified = try verify(credential)
+        let now = configuration.clock.now
         // A password is checked before the transaction (hashing takes a while), and the
         // transaction makes sure the account still has the hash that was checked.
         let storedHash = try read { records -> PasswordHash? in
@@ -157,15 +161,14 @@ public actor LocalAuthService: AuthService {
                 if verified.password != nil { throw AuthError(.userNotFound, detail: "No account uses this email address.") }
                 return nil
             }
-            guard !existing.isDisabled else { throw AuthError(.userDisabled) }
+            try AuthRecords.checkCanSignIn(existing, in: records, now: now)
             return try self.storedHash(for: verified, userID: existing.user.id, in: records)
         }
         let checkedHash = try checkPassword(of: verified, against: storedHash)
-        let now = configuration.clock.now
         let user = try write { records in
             var account: AuthRecords.Account
             if let existing = try self.account(for: verified, in: records) {
-                guard !existing.isDisabled else { throw AuthError(.userDisabled) }
+                try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                 if verified.password != nil {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
                         throw AuthError(.wrongPassword)
@@ -338,15 +341,21 @@ public actor LocalAuthService: AuthService {
 
     // MARK: - Shared steps
 
-    /// The signed-in account as stored; a deleted or disabled one is signed out here.
+    /// The signed-in account as stored; a deleted or disabled one, or one past its
+    /// scheduled deletion's date, is signed out here.
     func requireSession() throws(AuthError) -> AuthRecords.Account {
         guard let userID = currentUser?.id else { throw AuthError(.notSignedIn) }
-        let account = try read { try $0.value(forKey: userID, in: AuthRecords.accounts) }
-        guard let account, !account.isDisabled else {
-            try? endSession()
-            throw AuthError(account == nil ? .userNotFound : .userDisabled)
+        let now = configuration.clock.now
+        do {
+            return try read { records in
+                guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+                try AuthRecords.checkCanSignIn(account, in: records, now: now)
+                return account
+            }
+        } catch {
+            if error.code == .userNotFound || error.code == .userDisabled { try? endSession() }
+            throw error
         }
-        return account
     }
 
     /// After an `await`: throws unless `userID` is still the user signed in to this service.
@@ -422,7 +431,7 @@ public actor LocalAuthService: AuthService {
         try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now, limits: phoneLimits)
     }
 
-    func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthError) -> Result {
+    nonisolated func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthError) -> Result {
         do {
             return try store.read(body)
         } catch {

@@ -3,35 +3,52 @@ import TrainCore
 
 extension LocalSocialFeedService {
     public func deleteAccountData() async throws -> SocialDeletionReport {
-        let user = try signedInUser()
+        try await deleteData(of: try signedInUser().id)
+    }
+
+    public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
+        let date: Date?
+        do {
+            date = try auth.scheduledDeletions()[userID]
+        } catch {
+            throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+        guard let date, now >= date else {
+            throw SocialError(.notAuthorized, detail: "'\(userID)' has no scheduled deletion that is due.")
+        }
+        return try await deleteData(of: userID)
+    }
+
+    /// Deletes everything of `userID`'s: the one logic of a deletion and a purge.
+    private func deleteData(of userID: String) async throws -> SocialDeletionReport {
         let now = now
         var (report, photos) = try writing { records in
             var report = SocialDeletionReport()
             // Follows first, so the posts below have no reader but their author left.
-            try removeRelations(of: user.id, in: records, report: &report, at: now)
+            try removeRelations(of: userID, in: records, report: &report, at: now)
             var photos: [MediaReference] = []
-            for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(user.id)])) {
+            for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(userID)])) {
                 guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
                 photos += try removePost(post, at: now, in: records)
                 report.posts += 1
             }
-            try removeInteractions(of: user.id, in: records, report: &report)
-            for entry in try records.records(in: SocialRecords.timelines, range: SocialRecords.range([.string(user.id)])) {
+            try removeInteractions(of: userID, in: records, report: &report)
+            for entry in try records.records(in: SocialRecords.timelines, range: SocialRecords.range([.string(userID)])) {
                 try records.removeValue(forKey: entry.key, in: SocialRecords.timelines)
             }
-            try records.removeValue(forKey: user.id, in: SocialRecords.unlocks)
-            if let profile = try records.value(forKey: user.id, in: SocialRecords.profiles) {
+            try records.removeValue(forKey: userID, in: SocialRecords.unlocks)
+            if let profile = try records.value(forKey: userID, in: SocialRecords.profiles) {
                 for word in Set(SocialRecords.words(profile.displayName)) {
-                    try records.removeValue(forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
+                    try records.removeValue(forKey: Self.nameKey(word, userID), in: SocialRecords.names)
                 }
-                try records.removeValue(forKey: user.id, in: SocialRecords.profiles)
+                try records.removeValue(forKey: userID, in: SocialRecords.profiles)
             }
             return (report, photos)
         }
         // The records went first: a failure here leaves photos no post shows, which a
         // second call deletes.
         await deleteMedia(photos)
-        report.media = try await photos.count + media.deleteAll(for: user.id)
+        report.media = try await photos.count + media.deleteAll(for: userID)
         return report
     }
 

@@ -186,7 +186,7 @@ extension LocalSocialFeedService {
         if let lastPostID {
             range = whole.after(try SocialRecords.key(prefix + position(of: lastPostID, in: records)))
         }
-        let hidden = try blockedEitherWay(viewer, in: records)
+        let hidden = try hiddenUsers(from: viewer, in: records)
         let longestLifetime = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
         var posts: [PostEntity] = []
         while posts.count < limit {

@@ -90,7 +90,7 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         return try reading { records in
             let profile = try profile(of: userID, in: records)
-            guard try !blockedEitherWay(user.id, in: records).contains(userID) else { throw SocialError(.userNotFound) }
+            guard try !hiddenUsers(from: user.id, in: records).contains(userID) else { throw SocialError(.userNotFound) }
             return profile
         }
     }
@@ -106,7 +106,7 @@ extension LocalSocialFeedService {
         // Names are at most 100 characters: a longer word matches nobody.
         guard word.count <= 100 else { return [] }
         return try reading { records in
-            let hidden = try blockedEitherWay(user.id, in: records)
+            let hidden = try hiddenUsers(from: user.id, in: records)
             var seen: Set<String> = []
             var found: [SocialProfile] = []
             for key in try records.keys(in: SocialRecords.names, range: .prefix(word)) {
@@ -157,6 +157,20 @@ extension LocalSocialFeedService {
     }
 
     /// The users `userID` blocks or is blocked by.
+    /// The users whose posts, profile and interactions `viewer` does not see: blocked
+    /// either way, or with their account's deletion scheduled (hidden until it is
+    /// restored or purged; they still see themselves).
+    func hiddenUsers(from viewer: String, in records: RecordReader) throws -> Set<String> {
+        var hidden = try blockedEitherWay(viewer, in: records)
+        do {
+            hidden.formUnion(try auth.scheduledDeletions().keys)
+        } catch {
+            throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+        hidden.remove(viewer)
+        return hidden
+    }
+
     func blockedEitherWay(_ userID: String, in records: RecordReader) throws -> Set<String> {
         let range = try SocialRecords.range([.string(userID)])
         var users = Set(try records.records(in: SocialRecords.blocks, range: range).map { SocialRecords.userID($0.data) })
@@ -205,7 +219,7 @@ extension LocalSocialFeedService {
     public func likes(on postID: UUID) async throws -> [SocialProfile] {
         let user = try signedInUser()
         return try reading { records in
-            let hidden = try blockedEitherWay(user.id, in: records)
+            let hidden = try hiddenUsers(from: user.id, in: records)
             try visiblePost(postID, hiding: hidden, in: records)
             return try records.records(in: SocialRecords.likes, range: SocialRecords.range([.uuid(postID)])).compactMap { entry in
                 let userID = SocialRecords.userID(entry.data)
@@ -238,7 +252,7 @@ extension LocalSocialFeedService {
     public func comments(on postID: UUID) async throws -> [PostComment] {
         let user = try signedInUser()
         return try reading { records in
-            let hidden = try blockedEitherWay(user.id, in: records)
+            let hidden = try hiddenUsers(from: user.id, in: records)
             try visiblePost(postID, hiding: hidden, in: records)
             return try records.values(in: SocialRecords.comments, range: SocialRecords.range([.uuid(postID)])).filter { comment in
                 comment.userID.map { !hidden.contains($0) } ?? true

@@ -156,6 +156,16 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
     func deleteAccountData() async throws -> SocialDeletionReport
 
+    /// Deletes a user's social data as ``deleteAccountData()`` does, whoever is signed
+    /// in, once the auth service's scheduled deletion of that user is due: the purge a
+    /// backend runs when the grace period ends. Until then the user is hidden: their
+    /// posts, profile, likes and comments are not shown to others.
+    /// - Parameter userID: The user.
+    /// - Returns: What was removed; nothing the second time.
+    /// - Throws: ``SocialError`` — `notAuthorized` (no scheduled deletion of the user
+    ///   is due; nothing is deleted), `storage`.
+    func purgeAccountData(of userID: String) async throws -> SocialDeletionReport
+
     /// The signed-in user's social data, for a copy of their data on request: their
     /// profile, posts, comments, likes, follows both ways, blocks and feed unlock.
     /// - Returns: The data.

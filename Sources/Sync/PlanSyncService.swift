@@ -97,6 +97,15 @@ public protocol PlanSyncService: Sendable {
     /// - Returns: How many plans were deleted on each side.
     /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `storage`.
     func deleteAccountData() async throws -> SyncDeletionReport
+
+    /// Deletes a user's plans on this device and on the remote, whoever is signed in,
+    /// once the auth service's scheduled deletion of that user is due: the purge a
+    /// backend runs when the grace period ends.
+    /// - Parameter userID: The user.
+    /// - Returns: How many plans were deleted on each side.
+    /// - Throws: ``SyncError`` — `notAuthorized` (no scheduled deletion of the user is
+    ///   due; nothing is deleted), `remoteUnavailable`, `storage`.
+    func purgeAccountData(of userID: String) async throws -> SyncDeletionReport
 }
 
 /// TrainKit's ``PlanSyncService``: the ``SyncEngine`` for training plans.

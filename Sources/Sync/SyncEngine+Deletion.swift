@@ -15,6 +15,39 @@ extension SyncEngine {
     ///   already; call again to erase the remote's), `storage`.
     public func deleteAccountData() async throws(SyncError) -> SyncDeletionReport {
         let scope = try currentScope()
+        return try await deleteData(in: scope) { () throws(SyncError) in try checkStillSignedIn(scope) }
+    }
+
+    /// Deletes a user's records of this type as ``deleteAccountData()`` does, whoever
+    /// is signed in, once the auth service's scheduled deletion of that user is due:
+    /// the purge a backend runs when the grace period ends.
+    /// - Parameter userID: The user.
+    /// - Returns: How many records were deleted on each side.
+    /// - Throws: ``SyncError`` — `notAuthorized` (no scheduled deletion of the user is
+    ///   due; nothing is deleted), `cancelled`, `remoteUnavailable`, `storage`.
+    public func purgeAccountData(of userID: String) async throws(SyncError) -> SyncDeletionReport {
+        let scope = RemoteScope(userID: userID, collection: Record.recordType)
+        try checkPurgeIsDue(userID)
+        return try await deleteData(in: scope) { () throws(SyncError) in try checkPurgeIsDue(userID) }
+    }
+
+    private func checkPurgeIsDue(_ userID: String) throws(SyncError) {
+        let date: Date?
+        do {
+            date = try auth.scheduledDeletions()[userID]
+        } catch {
+            throw SyncError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+        guard let date, configuration.clock.now >= date else {
+            throw SyncError(.notAuthorized, detail: "'\(userID)' has no scheduled deletion that is due.")
+        }
+    }
+
+    /// Deletes `scope`'s records here and on the remote once no sync of it runs;
+    /// `stillAllowed` is checked after the wait, before anything is deleted.
+    private func deleteData(
+        in scope: RemoteScope, stillAllowed: () throws(SyncError) -> Void
+    ) async throws(SyncError) -> SyncDeletionReport {
         activity.withContext { $0.closing[scope, default: 0] += 1 }
         defer {
             activity.withContext { activity in
@@ -27,7 +60,7 @@ extension SyncEngine {
         } catch {
             throw SyncError(.cancelled, detail: "The deletion was cancelled while a sync ran; nothing was deleted.")
         }
-        try checkStillSignedIn(scope)
+        try stillAllowed()
         let local = try writing(scope) { records, changes in
             let range = try SyncRecords.range(scope)
             var live = 0

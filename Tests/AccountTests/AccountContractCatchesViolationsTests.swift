@@ -20,6 +20,10 @@ final class CarelessAccountService: AccountService {
         ConsentRecord(document: document, version: version, action: .accepted, date: Date())
     }
     func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord { try await inner.withdrawConsent(to: document) }
+    func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion { try await inner.scheduleDeletion(of: inner.userID) }
+    func scheduledDeletion() throws -> ScheduledAccountDeletion? { try inner.scheduledDeletion() }
+    func restoreAccount() async throws { try await inner.restoreAccount() }
+    func purgeDueDeletions() async throws -> [AccountDeletionReport] { try await inner.purgeDueDeletions() }
 }
 
 struct CarelessAccountEnvironment: AccountServiceContractEnvironment {

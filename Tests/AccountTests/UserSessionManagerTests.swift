@@ -129,4 +129,22 @@ import TrainTesting
         #expect(session.deletionProgress?.step == .localData)
         session.stop()
     }
+
+    @Test("scheduling the deletion ends the session; a sign-in during the grace period shows the schedule until the account is restored")
+    func scheduleAndRestore() async throws {
+        await session.start()
+        try await session.signInWithApple()
+        let scheduled = try await session.scheduleAccountDeletion()
+        #expect(session.authState == .unauthenticated)
+        #expect(subscriptions.calls.last == .setAppAccountToken(nil))
+        #expect(Self.isStopped(sync.status))
+        #expect(session.scheduledDeletion == nil, "nobody is signed in")
+
+        try await session.signInWithApple()
+        #expect(session.scheduledDeletion == scheduled, "the app offers the restore")
+        try await session.restoreAccount()
+        #expect(session.scheduledDeletion == nil)
+        #expect(try auth.scheduledDeletions().isEmpty)
+        session.stop()
+    }
 }

@@ -35,11 +35,20 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         case accept(ConsentDocument, version: Int)
         /// ``withdrawConsent(to:)``.
         case withdrawConsent(ConsentDocument)
+        /// ``scheduleDeletion(of:)``.
+        case scheduleDeletion(String)
+        /// ``scheduledDeletion()``.
+        case scheduledDeletion
+        /// ``restoreAccount()``.
+        case restoreAccount
+        /// ``purgeDueDeletions()``.
+        case purgeDueDeletions
     }
 
     private struct State {
         var consents: [ConsentRecord] = []
         var pending: AccountDeletionJournal?
+        var scheduled: ScheduledAccountDeletion?
         var isDeleted = false
     }
 
@@ -163,6 +172,51 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         return record
     }
 
+    /// Returns the scripted schedule, or schedules the user's deletion 30 days from
+    /// now; one already scheduled is `deletionAlreadyScheduled`.
+    @discardableResult
+    public func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion {
+        let date = now
+        let scheduled = try await controls.perform(
+            .scheduleDeletion(userID), method: FakeMethod<FakeAccountService, ScheduledAccountDeletion>.scheduleDeletion.name
+        ) {
+            try checkUser(userID)
+            guard state.withLock({ $0.scheduled }) == nil else { throw AccountError(.deletionAlreadyScheduled) }
+            return ScheduledAccountDeletion(
+                userID: userID, scheduledAt: date, purgeAt: date.addingTimeInterval(30 * 86_400), appleTokenRevocation: .notApplicable)
+        }
+        state.withLock { $0.scheduled = scheduled }
+        return scheduled
+    }
+
+    /// Sets the schedule that ``scheduledDeletion()`` reports, as after a sign-in during
+    /// the grace period.
+    /// - Parameter scheduled: The schedule, or nil for none.
+    public func setScheduledDeletion(_ scheduled: ScheduledAccountDeletion?) {
+        state.withLock { $0.scheduled = scheduled }
+    }
+
+    public func scheduledDeletion() throws -> ScheduledAccountDeletion? {
+        controls.record(.scheduledDeletion)
+        return state.withLock { $0.scheduled }
+    }
+
+    /// Clears the schedule unless scripted to fail; none is `noScheduledDeletion`.
+    public func restoreAccount() async throws {
+        try await controls.perform(.restoreAccount, method: FakeMethod<FakeAccountService, Void>.restoreAccount.name) {
+            guard state.withLock({ $0.scheduled }) != nil else { throw AccountError(.noScheduledDeletion) }
+        }
+        state.withLock { $0.scheduled = nil }
+    }
+
+    /// Returns the scripted reports, or none: the fake's one user is never past a grace period.
+    @discardableResult
+    public func purgeDueDeletions() async throws -> [AccountDeletionReport] {
+        try await controls.perform(.purgeDueDeletions, method: FakeMethod<FakeAccountService, [AccountDeletionReport]>.purgeDueDeletions.name) {
+            []
+        }
+    }
+
     private func checkUser(_ userID: String) throws {
         guard !state.withLock({ $0.isDeleted }) else { throw AccountError(.notSignedIn) }
         guard userID == self.userID else { throw AccountError(.notAuthorized) }
@@ -184,4 +238,19 @@ extension FakeMethod where Fake == FakeAccountService, Output == ConsentRecord {
     public static var accept: Self { Self("accept(_:version:)") }
     /// ``FakeAccountService/withdrawConsent(to:)``: the record.
     public static var withdrawConsent: Self { Self("withdrawConsent(to:)") }
+}
+
+extension FakeMethod where Fake == FakeAccountService, Output == ScheduledAccountDeletion {
+    /// ``FakeAccountService/scheduleDeletion(of:)``: the schedule.
+    public static var scheduleDeletion: Self { Self("scheduleDeletion(of:)") }
+}
+
+extension FakeMethod where Fake == FakeAccountService, Output == [AccountDeletionReport] {
+    /// ``FakeAccountService/purgeDueDeletions()``: the reports.
+    public static var purgeDueDeletions: Self { Self("purgeDueDeletions()") }
+}
+
+extension FakeMethod where Fake == FakeAccountService, Output == Void {
+    /// ``FakeAccountService/restoreAccount()``.
+    public static var restoreAccount: Self { Self("restoreAccount()") }
 }

@@ -53,6 +53,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case revokeAppleToken
         /// ``deleteAccount()``.
         case deleteAccount
+        /// ``scheduleAccountDeletion(at:)``.
+        case scheduleAccountDeletion(Date)
+        /// ``cancelScheduledDeletion()``.
+        case cancelScheduledDeletion
+        /// ``scheduledDeletions()``.
+        case scheduledDeletions
+        /// ``purgeScheduledAccount(_:)``.
+        case purgeScheduledAccount(String)
         /// ``isBiometricLockEnabled()``.
         case isBiometricLockEnabled
         /// ``setBiometricLock(enabled:reason:)``.
@@ -69,6 +77,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public let controls: FakeControls<Call>
     private let users: Broadcast<UserEntity?>
     private let biometricLock = Locked(false)
+    private let scheduled = Locked<[String: Date]>([:])
 
     /// Creates a fake.
     /// - Parameters:
@@ -217,6 +226,58 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         return receipt
     }
 
+    /// Returns the scripted outcome, or by default schedules the signed-in user's
+    /// deletion (`operationNotAllowed` if one is) and signs out.
+    @discardableResult
+    public func scheduleAccountDeletion(at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
+        let outcome = try await perform(.scheduleAccountDeletion(date), .scheduleAccountDeletion) {
+            guard let user = currentUser else { throw AuthError(.notSignedIn) }
+            try scheduled.withLock { scheduled throws(AuthError) in
+                guard scheduled[user.id] == nil else { throw AuthError(.operationNotAllowed, detail: "Already scheduled.") }
+                scheduled[user.id] = date
+            }
+            return AccountDeletionReceipt.TokenRevocation.notApplicable
+        }
+        setCurrentUser(nil)
+        return outcome
+    }
+
+    /// Cancels the signed-in user's scheduled deletion unless scripted to fail;
+    /// `operationNotAllowed` if none is scheduled.
+    public func cancelScheduledDeletion() async throws {
+        try await perform(.cancelScheduledDeletion, .cancelScheduledDeletion) {
+            guard let user = currentUser else { throw AuthError(.notSignedIn) }
+            guard scheduled.withLock({ $0.removeValue(forKey: user.id) }) != nil else {
+                throw AuthError(.operationNotAllowed, detail: "Nothing is scheduled.")
+            }
+        }
+    }
+
+    /// Recorded; the deletions scheduled through this fake or ``setScheduledDeletion(of:at:)``.
+    public func scheduledDeletions() throws -> [String: Date] {
+        controls.record(.scheduledDeletions)
+        return scheduled.withLock { $0 }
+    }
+
+    /// Sets or clears a user's scheduled deletion directly.
+    /// - Parameters:
+    ///   - userID: The user.
+    ///   - date: When the grace period ends; nil for none.
+    public func setScheduledDeletion(of userID: String, at date: Date?) {
+        scheduled.withLock { $0[userID] = date }
+    }
+
+    /// Returns the scripted receipt, or by default forgets the user's schedule and
+    /// returns a receipt (nil if none was scheduled). It does not check the date.
+    @discardableResult
+    public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
+        try await perform(.purgeScheduledAccount(userID), .purgeScheduledAccount) {
+            guard scheduled.withLock({ $0.removeValue(forKey: userID) }) != nil else { return nil }
+            if currentUser?.id == userID { setCurrentUser(nil) }
+            return AccountDeletionReceipt(userID: userID, providers: [], tokenRevocation: .notApplicable)
+        }
+    }
+
     /// Returns the scripted value, or by default the last value set.
     public func isBiometricLockEnabled() async throws -> Bool {
         try await perform(.isBiometricLockEnabled, .isBiometricLockEnabled) {
@@ -268,6 +329,13 @@ extension FakeMethod where Fake == FakeAuthService, Output == CredentialState {
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt.TokenRevocation {
     /// ``FakeAuthService/revokeAppleToken()``: the outcome.
     public static var revokeAppleToken: Self { Self("revokeAppleToken()") }
+    /// ``FakeAuthService/scheduleAccountDeletion(at:)``: the Apple token's outcome.
+    public static var scheduleAccountDeletion: Self { Self("scheduleAccountDeletion(at:)") }
+}
+
+extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt? {
+    /// ``FakeAuthService/purgeScheduledAccount(_:)``: the receipt, nil if there was no account.
+    public static var purgeScheduledAccount: Self { Self("purgeScheduledAccount(_:)") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt {
@@ -285,4 +353,6 @@ extension FakeMethod where Fake == FakeAuthService, Output == Void {
     public static var signOut: Self { Self("signOut()") }
     /// ``FakeAuthService/setBiometricLock(enabled:reason:)``.
     public static var setBiometricLock: Self { Self("setBiometricLock(enabled:reason:)") }
+    /// ``FakeAuthService/cancelScheduledDeletion()``.
+    public static var cancelScheduledDeletion: Self { Self("cancelScheduledDeletion()") }
 }

@@ -50,6 +50,8 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         case deadLetters
         /// ``deleteAccountData()``.
         case deleteAccountData
+        /// ``purgeAccountData(of:)``.
+        case purgeAccountData(String)
     }
 
     private struct State {
@@ -237,6 +239,23 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         return report
     }
 
+    /// Returns the scripted report, or removes every plan of ``userID`` when asked
+    /// for that user (nothing for another) and reports them. It does not check a
+    /// schedule: script a failure to test a refusal.
+    public func purgeAccountData(of userID: String) async throws -> SyncDeletionReport {
+        let report = try await controls.perform(
+            .purgeAccountData(userID), method: FakeMethod<FakePlanSyncService, SyncDeletionReport>.purgeAccountData.name
+        ) {
+            let count = userID == self.userID ? state.withLock { $0.plans.count } : 0
+            return SyncDeletionReport(localRecords: count, remoteRecords: count)
+        }
+        if userID == self.userID {
+            let ids = state.withLock { Array($0.plans.keys) }
+            for id in ids { setStatus(nil, of: id) }
+        }
+        return report
+    }
+
     private func queued() -> [UUID] {
         state.withLock { $0.statuses.filter { $0.value == .notSynced || $0.value == .pendingUpload }.keys.sorted { $0.uuidString < $1.uuidString } }
     }
@@ -266,6 +285,8 @@ extension FakeMethod where Fake == FakePlanSyncService, Output == SyncReport {
 extension FakeMethod where Fake == FakePlanSyncService, Output == SyncDeletionReport {
     /// ``FakePlanSyncService/deleteAccountData()``: the report.
     public static var deleteAccountData: Self { Self("deleteAccountData()") }
+    /// ``FakePlanSyncService/purgeAccountData(of:)``: the report.
+    public static var purgeAccountData: Self { Self("purgeAccountData(of:)") }
 }
 
 extension FakeMethod where Fake == FakePlanSyncService, Output == SyncStatus? {

@@ -69,6 +69,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case blockedUsers
         /// ``deleteAccountData()``.
         case deleteAccountData
+        /// ``purgeAccountData(of:)``.
+        case purgeAccountData(String)
         /// ``recount()``.
         case recount
         /// ``exportAccountData()``.
@@ -343,6 +345,18 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         try await perform(.blockedUsers, .blockedUsers) { state.withLock { $0.blocked.map { SocialProfile(id: $0, displayName: $0) } } }
     }
 
+    /// Returns the scripted report, or removes `userID`'s posts and reports them. It
+    /// does not check a schedule: script a failure to test a refusal.
+    public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
+        try await perform(.purgeAccountData(userID), .purgeAccountData) {
+            state.withLock { state in
+                let report = SocialDeletionReport(posts: state.posts.filter { $0.userID == userID }.count)
+                state.posts.removeAll { $0.userID == userID }
+                return report
+            }
+        }
+    }
+
     /// Returns the scripted report, or removes the user's posts, follows and blocks,
     /// locks the feed and reports what it removed.
     public func deleteAccountData() async throws -> SocialDeletionReport {
@@ -444,6 +458,8 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == [PostComment
 extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialDeletionReport {
     /// ``FakeSocialFeedService/deleteAccountData()``: the report.
     public static var deleteAccountData: Self { Self("deleteAccountData()") }
+    /// ``FakeSocialFeedService/purgeAccountData(of:)``: the report.
+    public static var purgeAccountData: Self { Self("purgeAccountData(of:)") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialExport {

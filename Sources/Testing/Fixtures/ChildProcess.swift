@@ -8,7 +8,7 @@
     #endif
 
     /// A helper executable of this package run as a child process, for the tests that
-    /// kill a process mid-write (REL-1) or run two at once: its standard output is read
+    /// kill a process mid-write or run two at once: its standard output is read
     /// line by line, and a line counts only once its newline has arrived.
     package final class ChildProcess {
         /// Not found next to the test bundle.

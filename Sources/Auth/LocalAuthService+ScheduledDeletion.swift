@@ -1,0 +1,74 @@
+import Foundation
+import TrainCore
+
+extension LocalAuthService {
+    @discardableResult
+    public func scheduleAccountDeletion(at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
+        let current = try requireSession()
+        try requireRecentLogin(current, before: "deleting your account")
+        let userID = current.user.id
+        guard date > configuration.clock.now else {
+            throw AuthError(.operationNotAllowed, detail: "A scheduled deletion's date must be after now; delete the account instead.")
+        }
+        guard try read({ try $0.value(forKey: userID, in: AuthRecords.scheduledDeletions) }) == nil else {
+            throw AuthError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
+        }
+        // Apple's tokens are revoked now, while the user can authorize it: the purge runs without them.
+        let revocation = try await revocation(for: current)
+        try requireStillSignedIn(userID, during: "the Apple token was being revoked")
+        try write { records in
+            guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) == nil else {
+                throw AuthError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
+            }
+            try records.put(date, forKey: userID, in: AuthRecords.scheduledDeletions)
+        }
+        // Signed out here; signing in again before the date offers the restore.
+        if currentUser?.id == userID { try endSession() }
+        return revocation
+    }
+
+    public func cancelScheduledDeletion() async throws {
+        let userID = try requireSession().user.id
+        try write { records in
+            guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) != nil else {
+                throw AuthError(.operationNotAllowed, detail: "The account has no scheduled deletion to cancel.")
+            }
+            try records.removeValue(forKey: userID, in: AuthRecords.scheduledDeletions)
+        }
+    }
+
+    public nonisolated func scheduledDeletions() throws -> [String: Date] {
+        try read { records in
+            Dictionary(uniqueKeysWithValues: try records.entries(in: AuthRecords.scheduledDeletions).map { ($0.key, $0.value) })
+        }
+    }
+
+    @discardableResult
+    public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
+        let now = configuration.clock.now
+        let removed = try write { records -> (account: AuthRecords.Account, revocation: AuthRecords.Revocation?)? in
+            guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { return nil }
+            guard try AuthRecords.isDeletionDue(userID, in: records, now: now) else {
+                throw AuthError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
+            }
+            let revocation = try records.value(forKey: userID, in: AuthRecords.revocations)
+            return try AuthRecords.removeAccount(userID, in: records).map { ($0, revocation) }
+        }
+        guard let removed else { return nil }
+        forget(userID: userID)
+        // The tokens were revoked when the deletion was scheduled, with the user's fresh
+        // authorization; an Apple sign-in since gave new ones that nobody can revoke now.
+        let outcome: AccountDeletionReceipt.TokenRevocation
+        if let kept = removed.revocation {
+            outcome = kept.outcome
+        } else if removed.account.user.isLinked(.apple) {
+            outcome = .failed(
+                AuthError(
+                    .requiresAppleReauthentication,
+                    detail: "Apple was authorized again after the deletion was scheduled; those tokens need the user to revoke them."))
+        } else {
+            outcome = .notApplicable
+        }
+        return AccountDeletionReceipt(userID: userID, providers: removed.account.user.providers.map(\.provider), tokenRevocation: outcome)
+    }
+}
