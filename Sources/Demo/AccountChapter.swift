@@ -7,37 +7,26 @@ import TrainSubscription
 import TrainSync
 import TrainTesting
 
-/// Ada takes a copy of her data, then deletes her account: she signs in again first,
-/// watches each step, and reads what was deleted. Everything of hers is gone from
-/// every service; Bob's posts and plans of other users are untouched.
+/// Ada takes a copy of her data, then deletes her account through the session: she
+/// signs in again first, watches each step, and reads what was deleted. Everything of
+/// hers is gone from every service; Bob's posts and plans of other users are untouched.
+@MainActor
 struct AccountChapter {
-    let directory: URL
+    let services: TrainServices
+    let session: UserSessionManager
     let file: URL
     let clock: DemoClock
-    let auth: LocalAuthService?
     let narrator: Narrator
 
     func run() async {
-        guard let auth, let ada = auth.currentUser else {
+        guard let ada = session.currentUser else {
             await narrator.step("The account needs a signed-in user") { "nobody is signed in" }
             return
         }
-        var opened: (account: LocalAccountService, media: LocalMediaStore, remote: LocalRemotePlanStore)?
-        await narrator.step("Open the account service over every service's data in the same files") {
-            let media = try LocalMediaStore(directory: directory.appendingPathComponent("media"))
-            let social = try LocalSocialFeedService(auth: auth, storage: .file(file), media: media, configuration: SocialConfiguration(clock: clock))
-            let remote = try LocalRemotePlanStore(
-                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: clock))
-            let plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(file), configuration: SyncConfiguration(clock: clock))
-            let subscriptions = LocalSubscriptionService(
-                store: try SimulatedAppStore(storage: .file(file), clock: clock), appAccountToken: try AppAccountToken.forUser(ada.id))
-            let account = try LocalAccountService(
-                auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: .file(file),
-                configuration: AccountConfiguration(clock: clock))
-            opened = (account, media, remote)
-            return nil
-        }
-        guard let (account, media, remote) = opened else { return }
+        let auth = services.auth
+        let account = services.account
+        let media = services.media
+        let remote = services.remote
 
         await narrator.step("Accept the privacy policy and the terms; each acceptance is kept with its date") {
             for document in try account.documentsNeedingConsent() { try await account.accept(document, version: 1) }
@@ -67,7 +56,7 @@ struct AccountChapter {
         }
 
         var report: AccountDeletionReport?
-        await narrator.step("Sign in again with Apple, then delete the account, step by step") {
+        await narrator.step("Sign in again with Apple, then delete the account through the session, step by step") {
             _ = try await auth.reauthenticate(with: try await auth.requestCredential(from: .apple))
             let progress = account.deletionProgress()
             let printer = Task {
@@ -76,7 +65,7 @@ struct AccountChapter {
                     if event.finishedSteps == event.totalSteps || event.phase == .failed { return }
                 }
             }
-            let deleted = try await account.deleteAccount(of: ada.id)
+            let deleted = try await session.deleteAccount()
             await printer.value
             report = deleted
             narrator.say(
@@ -103,8 +92,9 @@ struct AccountChapter {
             narrator.say(
                 "Signed in: \(auth.currentUser?.id ?? "nobody"). Ada's plans on the remote: \(remotePlans). "
                     + "Ada's profile: \(adaProfile == nil ? "gone" : "still there"). Ada's photos: \(photos.count). Bob's posts: \(bobsPosts.count).")
-            let gone = auth.currentUser == nil && remotePlans == 0 && adaProfile == nil && photos.isEmpty
+            let gone = auth.currentUser == nil && session.authState == .unauthenticated && remotePlans == 0 && adaProfile == nil && photos.isEmpty
             return gone && !bobsPosts.isEmpty ? nil : "something of Ada's is left, or Bob lost his posts"
         }
+        await ScheduledDeletionScenes(services: services, session: session, clock: clock, narrator: narrator).run()
     }
 }

@@ -1,33 +1,40 @@
 import Foundation
+import TrainAccount
 import TrainAuth
 import TrainCore
 
-/// Sign in with Apple on the simulated provider; the session survives a relaunch;
-/// a sensitive change after time has passed demands re-authentication.
+/// The whole stack opens in the data directory with one call; Ada signs in with Apple
+/// through the session manager, which binds her App Store token first; the session
+/// survives a relaunch; a sensitive change after time has passed demands
+/// re-authentication.
+@MainActor
 struct AuthChapter {
-    static let audience = "com.example.train"
     static let ada = SimulatedIdentityProvider.Account(
         subject: "001.ada", email: "ada@example.com",
         fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
 
-    let file: URL
+    let directory: URL
     let clock: DemoClock
     let narrator: Narrator
 
-    /// Runs the chapter and returns the account service, its user signed in.
-    func run() async -> LocalAuthService? {
-        let apple = SimulatedIdentityProvider(provider: .apple, audience: Self.audience, clock: clock)
-        apple.signIn(as: Self.ada)
-        let configuration = AuthConfiguration(clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.audience))
-        var auth: LocalAuthService?
-
-        await narrator.step("Open the account service (file-backed, in the same store file)") {
-            auth = try LocalAuthService(storage: .file(file), configuration: configuration)
-            return nil
+    /// Runs the chapter and returns the stack and its session, Ada signed in.
+    func run() async -> (services: TrainServices, session: UserSessionManager)? {
+        var opened: (services: TrainServices, session: UserSessionManager)?
+        await narrator.step("Open the whole stack in the data directory with one call, and start its session manager") {
+            let services = try TrainServices.files(in: directory, configuration: TrainServicesConfiguration(clock: clock))
+            try await services.finishInterruptedDeletions()
+            try await services.account.purgeDueDeletions()
+            let session = services.makeSessionManager()
+            await session.start()
+            opened = (services, session)
+            narrator.say("Files: trainkit.sqlite and media/ for the device, appstore.sqlite and remote.sqlite for the simulations.")
+            return session.authState == .unknown ? "the session manager did not read the auth state" : nil
         }
-        guard let auth else { return nil }
+        guard let (services, session) = opened else { return nil }
+        let auth = services.auth
+        services.appleID.signIn(as: Self.ada)
 
-        if let remembered = auth.currentUser {
+        if let remembered = session.currentUser {
             await narrator.step("Find the session remembered from the last run") {
                 narrator.say(
                     "Signed in as \(remembered.displayName ?? remembered.id) <\(remembered.email ?? "no email")>, "
@@ -35,9 +42,12 @@ struct AuthChapter {
                 return remembered.providers.contains { $0.provider == .apple } ? nil : "the remembered user has no Apple ID linked"
             }
         } else {
-            await narrator.step("Sign in with Apple (nonce, identity token, first-time name and email)") {
-                let user = try await auth.signInWithApple()
+            await narrator.step(
+                "Sign in with Apple (nonce, identity token, first-time name and email); the App Store token is bound before it returns"
+            ) {
+                let user = try await session.signInWithApple()
                 narrator.say("Welcome, \(user.displayName ?? "?") <\(user.email ?? "?")>; account \(user.id).")
+                guard session.authState == .authenticated, session.currentUser?.id == user.id else { return "the session does not show Ada" }
                 return user.displayName == "Ada Lovelace" && user.email == "ada@example.com" ? nil : "the first sign-in lost the name or email"
             }
         }
@@ -61,6 +71,6 @@ struct AuthChapter {
             narrator.say("Contact email is now \(user.email ?? "?").")
             return user.email == newEmail ? nil : "the email did not change"
         }
-        return auth
+        return (services, session)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 
 /// Prints the demo's story one step at a time and remembers whether every step did
 /// what it said.
+@MainActor
 final class Narrator {
     private(set) var failures: [String] = []
     private var number = 0

@@ -1,4 +1,5 @@
 import Foundation
+import TrainAccount
 import TrainAuth
 import TrainCore
 import TrainSocial
@@ -7,36 +8,36 @@ import TrainTesting
 /// The feed is locked until Ada completes a workout; then it is open until local
 /// midnight. She posts a photo, reads her friends' posts page by page, sees one expire,
 /// likes and comments, and blocks someone, who disappears.
+@MainActor
 struct SocialChapter {
-    let directory: URL
+    let services: TrainServices
+    let session: UserSessionManager
     let file: URL
     let clock: DemoClock
-    let auth: LocalAuthService?
     let narrator: Narrator
 
     /// The first bytes of a JPEG, standing in for a photo from the camera.
     static let photo = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array("a photo of the summit".utf8))
 
     func run() async {
-        guard let auth, let ada = auth.currentUser else {
+        guard let ada = session.currentUser else {
             await narrator.step("The feed needs a signed-in user") { "nobody is signed in" }
             return
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
-        var services: (ada: LocalSocialFeedService, bob: LocalSocialFeedService, cy: LocalSocialFeedService)?
-        await narrator.step("Open the feed in the same store file, photos in a folder beside it; Bob and Cy use it on their phones") {
-            let media = try LocalMediaStore(directory: directory.appendingPathComponent("media"))
-            let configuration = SocialConfiguration(clock: clock)
+        let social = services.social
+        var friends: (bob: LocalSocialFeedService, cy: LocalSocialFeedService)?
+        await narrator.step("Bob and Cy use the feed on their phones: the same store file and photo folder as the stack's") {
             func friend(_ id: String, _ name: String) throws -> LocalSocialFeedService {
                 let friend = FakeAuthService(currentUser: UserEntity(id: id, displayName: name, createdAt: clock.now, lastSignInAt: clock.now))
-                return try LocalSocialFeedService(auth: friend, storage: .file(file), media: media, configuration: configuration)
+                return try LocalSocialFeedService(
+                    auth: friend, storage: .file(file), media: services.media, configuration: SocialConfiguration(clock: clock))
             }
-            let social = try LocalSocialFeedService(auth: auth, storage: .file(file), media: media, configuration: configuration)
-            services = (social, try friend("bob", "Bob"), try friend("cy", "Cy"))
+            friends = (try friend("bob", "Bob"), try friend("cy", "Cy"))
             return nil
         }
-        guard let (social, bob, cy) = services else { return }
+        guard let (bob, cy) = friends else { return }
 
         // Cy posts in the evening; the story goes on the next morning.
         await narrator.step("Evening: Cy swims and posts") {
@@ -70,6 +71,8 @@ struct SocialChapter {
             midnight = unlock.expiresAt
             narrator.say("Unlocked until \(Self.time(unlock.expiresAt)) (\(unlock.timeZoneIdentifier)).")
             let expected = calendar.dateInterval(of: .day, for: clock.now)?.end
+            session.refresh()
+            guard session.isFeedUnlocked else { return "the session does not show the feed unlocked" }
             return unlock.expiresAt == expected && social.hasFeedUnlocked() ? nil : "the unlock does not end at the next local midnight"
         }
         await narrator.step("Ada posts with a photo from her camera roll") {

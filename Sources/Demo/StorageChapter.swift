@@ -3,6 +3,7 @@ import TrainCore
 
 /// The storage engine underneath every file-backed service: open, write across two
 /// collections in one transaction, read back, reopen.
+@MainActor
 struct StorageChapter {
     struct Visit: Codable, Equatable {
         var run: Int

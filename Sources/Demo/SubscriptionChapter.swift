@@ -1,31 +1,19 @@
 import Foundation
-import TrainAuth
+import TrainAccount
 import TrainCore
 import TrainSubscription
 
-/// The free tier gates analytics; Ada buys Pro through the simulated App Store; a
-/// simulated month renews it; a refund revokes it.
+/// The free tier gates analytics; Ada buys Pro through the session manager and the
+/// simulated App Store; a simulated month renews it; a refund revokes it.
+@MainActor
 struct SubscriptionChapter {
-    let file: URL
+    let services: TrainServices
+    let session: UserSessionManager
     let clock: DemoClock
-    let user: UserEntity?
     let narrator: Narrator
 
     func run() async {
-        guard let user else {
-            await narrator.step("Subscriptions need a signed-in user") { "nobody is signed in" }
-            return
-        }
-        var store: SimulatedAppStore?
-        var subscriptions: LocalSubscriptionService?
-        await narrator.step("Open the simulated App Store (its ledger lives in the same store file)") {
-            let opened = try SimulatedAppStore(storage: .file(file), clock: clock)
-            store = opened
-            subscriptions = LocalSubscriptionService(store: opened, appAccountToken: try AppAccountToken.forUser(user.id))
-            return nil
-        }
-        guard let store, let subscriptions else { return }
-
+        let subscriptions = services.subscriptions
         await narrator.step("On the free tier, analytics are gated behind Pro") {
             let tier = try await subscriptions.restorePurchases()
             let access = FeatureAccess(tier: tier)
@@ -36,14 +24,18 @@ struct SubscriptionChapter {
         }
 
         var bought: StoreTransaction?
-        await narrator.step("Buy Pro monthly (a verified transaction from the simulated store, then finished)") {
-            guard case .success(let result) = try await subscriptions.purchase("com.train.pro.monthly") else { return "the purchase did not succeed" }
+        await narrator.step("Buy Pro monthly through the session (a verified transaction for Ada's token, then finished)") {
+            guard case .success(let result) = try await session.purchase("com.train.pro.monthly") else { return "the purchase did not succeed" }
             let transaction = try result.payloadValue
             try await subscriptions.finish(transaction.id)
             bought = transaction
             narrator.say(
-                "Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?").")
-            return subscriptions.featureAccess().canAccess(.analytics) ? nil : "analytics stayed locked after buying Pro"
+                "Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?"); "
+                    + "the session shows \(session.tier).")
+            guard let user = session.currentUser, transaction.appAccountToken == (try AppAccountToken.forUser(user.id)) else {
+                return "the purchase does not carry Ada's token"
+            }
+            return session.tier == .pro && subscriptions.featureAccess().canAccess(.analytics) ? nil : "analytics stayed locked after buying Pro"
         }
         guard let bought else { return }
 
@@ -60,10 +52,12 @@ struct SubscriptionChapter {
         guard let renewal else { return }
 
         await narrator.step("A refund revokes it at once: analytics are locked again") {
-            try store.refund(transactionID: renewal.id, reason: .other)
+            try services.appStore.refund(transactionID: renewal.id, reason: .other)
             let tier = try await subscriptions.restorePurchases()
-            narrator.say("Tier after the refund: \(tier).")
-            return tier == .free && !subscriptions.featureAccess().canAccess(.analytics) ? nil : "the refund did not revoke access"
+            session.refresh()
+            narrator.say("Tier after the refund: \(tier); the session shows \(session.tier).")
+            return tier == .free && session.tier == .free && !subscriptions.featureAccess().canAccess(.analytics)
+                ? nil : "the refund did not revoke access"
         }
     }
 }

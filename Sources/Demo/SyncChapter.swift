@@ -1,4 +1,5 @@
 import Foundation
+import TrainAccount
 import TrainAuth
 import TrainCore
 import TrainSync
@@ -8,32 +9,28 @@ import TrainTesting
 /// offline; when they sync, the edits to different fields both survive, the notes
 /// both rewrote go to the later edit by hybrid clock, and the losing text is kept.
 /// A deletion on one device reaches the other.
+@MainActor
 struct SyncChapter {
+    let services: TrainServices
+    let session: UserSessionManager
     let directory: URL
-    let file: URL
     let clock: DemoClock
-    let auth: LocalAuthService?
     let narrator: Narrator
 
     func run() async {
-        guard let auth, let ada = auth.currentUser else {
+        guard let ada = session.currentUser else {
             await narrator.step("Plans need a signed-in user") { "nobody is signed in" }
             return
         }
-        var devices: (phone: LocalPlanSyncService, tablet: LocalPlanSyncService)?
-        await narrator.step("Open Ada's plans on her phone (the store file) and her tablet (its own file), both syncing through one remote") {
-            let remote = try LocalRemotePlanStore(
-                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: clock))
-            let configuration = SyncConfiguration<TrainingPlan>(clock: clock)
-            let tabletAuth = FakeAuthService(currentUser: ada)
-            devices = (
-                try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(file), configuration: configuration),
-                try LocalPlanSyncService(
-                    auth: tabletAuth, remote: remote, storage: .file(directory.appendingPathComponent("tablet.sqlite")), configuration: configuration)
-            )
+        let phone = services.plans
+        var opened: LocalPlanSyncService?
+        await narrator.step("Ada's phone is the stack; her tablet keeps its plans in its own file, both syncing through the one remote") {
+            opened = try LocalPlanSyncService(
+                auth: FakeAuthService(currentUser: ada), remote: services.remote, storage: .file(directory.appendingPathComponent("tablet.sqlite")),
+                configuration: SyncConfiguration(clock: clock))
             return nil
         }
-        guard let (phone, tablet) = devices else { return }
+        guard let tablet = opened else { return }
 
         var created: TrainingPlan?
         await narrator.step("The phone makes a plan and syncs; the tablet downloads it") {

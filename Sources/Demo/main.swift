@@ -1,4 +1,5 @@
-// train-demo: the life of an account on TrainKit's file-backed stack, narrated.
+// train-demo: the life of an account on TrainKit's file-backed stack, narrated: one
+// `TrainServices` stack in the data directory, driven through its session manager.
 //
 //     swift run train-demo [--data-dir DIR]
 //
@@ -37,15 +38,17 @@ let storeFile = directory.appendingPathComponent("trainkit.sqlite")
 print("— The store —")
 await StorageChapter(file: storeFile, narrator: narrator).run()
 print("\n— Signing in —")
-let auth = await AuthChapter(file: storeFile, clock: clock, narrator: narrator).run()
-print("\n— Subscribing —")
-await SubscriptionChapter(file: storeFile, clock: clock, user: auth?.currentUser, narrator: narrator).run()
-print("\n— The feed —")
-await SocialChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
-print("\n— Plans on two devices —")
-await SyncChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
-print("\n— A copy of her data, then deleting the account —")
-await AccountChapter(directory: directory, file: storeFile, clock: clock, auth: auth, narrator: narrator).run()
+if let (services, session) = await AuthChapter(directory: directory, clock: clock, narrator: narrator).run() {
+    print("\n— Subscribing —")
+    await SubscriptionChapter(services: services, session: session, clock: clock, narrator: narrator).run()
+    print("\n— The feed —")
+    await SocialChapter(services: services, session: session, file: storeFile, clock: clock, narrator: narrator).run()
+    print("\n— Plans on two devices —")
+    await SyncChapter(services: services, session: session, directory: directory, clock: clock, narrator: narrator).run()
+    print("\n— A copy of her data, then deleting the account —")
+    await AccountChapter(services: services, session: session, file: storeFile, clock: clock, narrator: narrator).run()
+    session.stop()
+}
 let status = narrator.finish()
 if !keepsData { try? FileManager.default.removeItem(at: directory) }
 exit(status)
