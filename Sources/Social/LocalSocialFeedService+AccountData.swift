@@ -27,9 +27,10 @@ extension LocalSocialFeedService {
             // Follows first, so the posts below have no reader but their author left.
             try removeRelations(of: userID, in: records, report: &report, at: now)
             var photos: [MediaReference] = []
+            let longestLifetime = try longestLifetime(in: records)
             for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(userID)])) {
                 guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
-                photos += try removePost(post, at: now, in: records)
+                photos += try removePost(post, at: now, longestLifetime: longestLifetime, in: records)
                 report.posts += 1
             }
             try removeInteractions(of: userID, in: records, report: &report)

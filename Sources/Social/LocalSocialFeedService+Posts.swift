@@ -104,7 +104,7 @@ extension LocalSocialFeedService {
                 throw SocialError(.postNotFound)
             }
             guard post.userID == user.id else { throw SocialError(.notAuthorized, detail: "Only the author deletes a post.") }
-            return try removePost(post, at: now, in: records)
+            return try removePost(post, at: now, longestLifetime: try longestLifetime(in: records), in: records)
         }
         await deleteMedia(orphans)
     }
@@ -113,7 +113,7 @@ extension LocalSocialFeedService {
     /// for cursors.
     /// - Returns: The stored photo it showed, if no other post shows it: the caller
     ///   deletes it once the transaction is kept, so no post ever points at a missing photo.
-    func removePost(_ post: PostEntity, at now: Date, in records: RecordWriter) throws -> [MediaReference] {
+    func removePost(_ post: PostEntity, at now: Date, longestLifetime: TimeInterval, in records: RecordWriter) throws -> [MediaReference] {
         let key = SocialRecords.key(post.id)
         let position = SocialRecords.position(post.createdAt, post.id)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
@@ -121,7 +121,7 @@ extension LocalSocialFeedService {
         try records.removeValue(forKey: SocialRecords.key(position), in: SocialRecords.feed)
         try records.removeValue(forKey: SocialRecords.key([.string(post.userID)] + position), in: SocialRecords.authored)
         // A live post leaves its readers' friends feeds; an expired one is past where any page stops.
-        if try isWithinReadWindow(post.createdAt, at: now, in: records) {
+        if post.createdAt.addingTimeInterval(longestLifetime) > now {
             for reader in try readers(of: post.userID, in: records) {
                 try records.removeValue(forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
             }
@@ -140,10 +140,31 @@ extension LocalSocialFeedService {
         return stillShown ? [] : [photo]
     }
 
-    /// Whether a post made at `createdAt` may still be visible: pages walk back no further.
-    func isWithinReadWindow(_ createdAt: Date, at now: Date, in records: RecordReader) throws -> Bool {
-        let longestLifetime = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
-        return createdAt.addingTimeInterval(longestLifetime) > now
+    /// The index entries of `author`'s posts that a page can still reach at `now`,
+    /// newest first. It reads in small batches and stops at the first older entry, so
+    /// its cost is the author's live posts, never their whole history.
+    func reachableAuthored(by author: String, at now: Date, in records: RecordReader) throws -> [StoredRecord] {
+        let longestLifetime = try longestLifetime(in: records)
+        let whole = try SocialRecords.range([.string(author)])
+        var range = whole
+        var reachable: [StoredRecord] = []
+        while true {
+            let batch = try records.records(in: SocialRecords.authored, range: range, limit: 64)
+            for entry in batch {
+                guard let createdAt = SocialRecords.positionDate(entry.key), createdAt.addingTimeInterval(longestLifetime) > now else {
+                    return reachable
+                }
+                reachable.append(entry)
+            }
+            guard batch.count == 64, let last = batch.last else { return reachable }
+            range = whole.after(last.key)
+        }
+    }
+
+    /// The longest lifetime a post has had here: a post older than that is expired,
+    /// and pages walk back no further.
+    func longestLifetime(in records: RecordReader) throws -> TimeInterval {
+        try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
     }
 
     /// Deletes photos no post shows any more, once the posts are gone. A photo that
@@ -187,7 +208,7 @@ extension LocalSocialFeedService {
             range = whole.after(try SocialRecords.key(prefix + position(of: lastPostID, in: records)))
         }
         let hidden = try hiddenUsers(from: viewer, in: records)
-        let longestLifetime = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
+        let longestLifetime = try longestLifetime(in: records)
         var posts: [PostEntity] = []
         while posts.count < limit {
             let batch = try records.records(in: index, range: range, limit: max(limit * 2, 16))

@@ -43,10 +43,8 @@ extension LocalSocialFeedService {
             SocialRecords.value(follower), forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
         try adjust(follower, in: records) { $0.followingCount += 1 }
         try adjust(followee, in: records) { $0.followerCount += 1 }
-        let longestLifetime = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta)?.longestLifetime ?? 0
-        for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(followee)])) {
+        for entry in try reachableAuthored(by: followee, at: now, in: records) {
             guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
-            if post.createdAt.addingTimeInterval(longestLifetime) <= now { break }
             let position = SocialRecords.position(post.createdAt, post.id)
             try records.setData(entry.data, forKey: SocialRecords.key([.string(follower)] + position), in: SocialRecords.timelines)
         }
@@ -62,9 +60,10 @@ extension LocalSocialFeedService {
         try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) }
         try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) }
         // Only posts a page can still reach: a walk stops before older ones.
-        for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(followee)])) {
-            guard let createdAt = SocialRecords.positionDate(entry.key), try isWithinReadWindow(createdAt, at: now, in: records) else { break }
-            guard let postID = UUID(uuidString: SocialRecords.userID(entry.data)) else { continue }
+        for entry in try reachableAuthored(by: followee, at: now, in: records) {
+            guard let createdAt = SocialRecords.positionDate(entry.key), let postID = UUID(uuidString: SocialRecords.userID(entry.data)) else {
+                continue
+            }
             let position = SocialRecords.position(createdAt, postID)
             try records.removeValue(forKey: SocialRecords.key([.string(follower)] + position), in: SocialRecords.timelines)
         }
