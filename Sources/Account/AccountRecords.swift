@@ -12,7 +12,15 @@ enum AccountRecords {
     /// (user, sequence) → an acceptance or withdrawal.
     static let consents = RecordCollection<ConsentRecord>("consents")
     /// user → the deletion scheduled on this device, until it is restored or purged.
-    static let scheduled = RecordCollection<ScheduledAccountDeletion>("scheduled")
+    static let scheduled = RecordCollection<Scheduled>("scheduled")
+
+    /// A scheduled deletion as this device keeps it.
+    struct Scheduled: Codable, Hashable, Sendable {
+        var deletion: ScheduledAccountDeletion
+        /// Whether a purge went as far as deleting the sign-in account: then the user's
+        /// data on this device goes too, though the auth service no longer lists them.
+        var reachedAccountStep = false
+    }
 
     static func range(of userID: String) throws -> KeyRange {
         try RecordKey(.string(userID)).range

@@ -30,6 +30,10 @@ extension LocalAccountService {
             // revocation of any Apple authorization given since.
             if !pending.finishedSteps.contains(.authAccount) {
                 pending.report.appleTokenRevocation = try await authorize(userID)
+                pending.report.warnings.removeAll { $0 == AccountDeletionReport.revocationWarning }
+                if case .failed = pending.report.appleTokenRevocation {
+                    pending.report.warnings.insert(AccountDeletionReport.revocationWarning, at: 0)
+                }
                 try save(pending)
                 // The user may have made data since those steps ran: they run again
                 // before the sign-in account goes.

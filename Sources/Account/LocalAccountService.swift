@@ -12,8 +12,11 @@ public struct AccountConfiguration: Sendable {
     /// The versions of the privacy policy and terms in force.
     public var policies: ConsentPolicies
     /// How long a scheduled deletion waits before the purge: the time the user has to
-    /// sign in and restore the account.
+    /// sign in and restore the account. Less than a second counts as one second.
     public var deletionGracePeriod: Duration
+
+    /// The grace period in seconds, at least one.
+    var gracePeriod: TimeInterval { max(deletionGracePeriod.timeInterval, 1) }
 
     /// Creates a configuration.
     /// - Parameters:

@@ -51,7 +51,8 @@ public final class UserSessionManager {
     /// The progress of a running account deletion.
     public private(set) var deletionProgress: AccountDeletionProgress?
     /// The signed-in user's scheduled deletion, after a sign-in during its grace period:
-    /// show the date and offer ``restoreAccount()``. Nil otherwise.
+    /// show the date and offer ``restoreAccount()``; background sync waits for the
+    /// restore. Nil otherwise.
     public private(set) var scheduledDeletion: ScheduledAccountDeletion?
 
     /// The auth service.
@@ -240,6 +241,7 @@ public final class UserSessionManager {
     public func restoreAccount() async throws {
         try await account.restoreAccount()
         refresh()
+        if currentUser != nil, scheduledDeletion == nil { backgroundSync?.start() }
     }
 
     // MARK: - Following the auth state
@@ -279,6 +281,7 @@ public final class UserSessionManager {
         currentUser = user
         authState = user == nil ? .unauthenticated : .authenticated
         refresh()
-        if user != nil { backgroundSync?.start() }
+        // A user whose deletion is scheduled syncs nothing until the account is restored.
+        if user != nil, scheduledDeletion == nil { backgroundSync?.start() }
     }
 }

@@ -147,6 +147,23 @@ public enum CredentialState: String, Codable, Hashable, Sendable {
     case transferred
 }
 
+/// An account whose deletion is scheduled, and the date it is purged from.
+public struct AccountDeletionSchedule: Hashable, Sendable {
+    /// The account.
+    public let userID: String
+    /// When the grace period ends.
+    public let purgeAt: Date
+
+    /// Creates a schedule.
+    /// - Parameters:
+    ///   - userID: The account.
+    ///   - purgeAt: When the grace period ends.
+    public init(userID: String, purgeAt: Date) {
+        self.userID = userID
+        self.purgeAt = purgeAt
+    }
+}
+
 /// What ``AuthService/deleteAccount()`` did.
 public struct AccountDeletionReceipt: Hashable, Sendable {
     /// What happened to the Apple token when the account had Sign in with Apple.

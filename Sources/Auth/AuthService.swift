@@ -145,30 +145,42 @@ public protocol AuthService: Sendable {
     func deleteAccount() async throws -> AccountDeletionReceipt
 
     /// Schedules the signed-in account's deletion for `date` — an app passes now plus
-    /// a grace period — and signs the user out; needs a recent login. An Apple
+    /// a grace period — and signs the user out; needs a recent login. `userID` names
+    /// the user the caller means, so a user who signed in meanwhile is never scheduled. An Apple
     /// account's tokens are revoked now, as for ``deleteAccount()``, since the purge
     /// runs without the user. Until `date` the user can sign in again and restore the
-    /// account with ``cancelScheduledDeletion()``; from `date` sign-in is refused
+    /// account with ``cancelScheduledDeletion(of:)``; from `date` sign-in is refused
     /// (`userDisabled`) and the account waits for ``purgeScheduledAccount(_:)``. Other
     /// services read ``scheduledDeletions()`` to hide the user meanwhile.
-    /// - Parameter date: When the grace period ends; after now.
+    /// - Parameters:
+    ///   - userID: The signed-in user, compared byte for byte.
+    ///   - date: When the grace period ends; after now.
     /// - Returns: What happened to the Apple tokens.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,
-    ///   `requiresAppleReauthentication`, `operationNotAllowed` (already scheduled, or a
-    ///   date not after now), `userMismatch`, `storage`. Nothing is scheduled then.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `userMismatch` (another user is signed
+    ///   in), `requiresRecentLogin`, `requiresAppleReauthentication`,
+    ///   `operationNotAllowed` (already scheduled, or a date not after now), `storage`.
+    ///   Nothing is scheduled then.
     @discardableResult
-    func scheduleAccountDeletion(at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation
+    func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation
 
     /// Cancels the signed-in account's scheduled deletion: the account is restored.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `operationNotAllowed` (none is
-    ///   scheduled), `storage`.
-    func cancelScheduledDeletion() async throws
+    /// - Parameter userID: The signed-in user, compared byte for byte.
+    /// - Throws: ``AuthError`` — `notSignedIn`, `userMismatch`, `operationNotAllowed`
+    ///   (none is scheduled), `storage`.
+    func cancelScheduledDeletion(of userID: String) async throws
 
-    /// Every account whose deletion is scheduled, by ID, with the date it is purged
-    /// from: what other services hide.
-    /// - Returns: The dates, by user ID.
+    /// Every account whose deletion is scheduled, with the date it is purged from:
+    /// what other services hide.
+    /// - Returns: The schedules, in the order of their user IDs' bytes.
     /// - Throws: ``AuthError/Code/storage``.
-    func scheduledDeletions() throws -> [String: Date]
+    func scheduledDeletions() throws -> [AccountDeletionSchedule]
+
+    /// The date one account's scheduled deletion purges it from, if one is scheduled.
+    /// IDs are compared byte for byte: a canonically equivalent spelling is another user.
+    /// - Parameter userID: The account.
+    /// - Returns: The date, or nil.
+    /// - Throws: ``AuthError/Code/storage``.
+    func scheduledDeletion(of userID: String) throws -> Date?
 
     /// Deletes an account whose scheduled deletion is due, whoever is signed in —
     /// nobody, usually: the job a backend runs when the grace period ends.

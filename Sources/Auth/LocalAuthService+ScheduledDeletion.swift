@@ -3,10 +3,9 @@ import TrainCore
 
 extension LocalAuthService {
     @discardableResult
-    public func scheduleAccountDeletion(at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
-        let current = try requireSession()
+    public func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
+        let current = try requireSession(as: userID)
         try requireRecentLogin(current, before: "deleting your account")
-        let userID = current.user.id
         guard date > configuration.clock.now else {
             throw AuthError(.operationNotAllowed, detail: "A scheduled deletion's date must be after now; delete the account instead.")
         }
@@ -27,8 +26,8 @@ extension LocalAuthService {
         return revocation
     }
 
-    public func cancelScheduledDeletion() async throws {
-        let userID = try requireSession().user.id
+    public func cancelScheduledDeletion(of userID: String) async throws {
+        _ = try requireSession(as: userID)
         try write { records in
             guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) != nil else {
                 throw AuthError(.operationNotAllowed, detail: "The account has no scheduled deletion to cancel.")
@@ -37,10 +36,24 @@ extension LocalAuthService {
         }
     }
 
-    public nonisolated func scheduledDeletions() throws -> [String: Date] {
+    public nonisolated func scheduledDeletions() throws -> [AccountDeletionSchedule] {
         try read { records in
-            Dictionary(uniqueKeysWithValues: try records.entries(in: AuthRecords.scheduledDeletions).map { ($0.key, $0.value) })
+            try records.entries(in: AuthRecords.scheduledDeletions).map { AccountDeletionSchedule(userID: $0.key, purgeAt: $0.value) }
         }
+    }
+
+    public nonisolated func scheduledDeletion(of userID: String) throws -> Date? {
+        try read { records in try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) }
+    }
+
+    /// The signed-in account if it is `userID`, byte for byte: `userMismatch` when
+    /// another user signed in since the caller looked.
+    private func requireSession(as userID: String) throws(AuthError) -> AuthRecords.Account {
+        let current = try requireSession()
+        guard current.user.id.utf8.elementsEqual(userID.utf8) else {
+            throw AuthError(.userMismatch, detail: "'\(userID)' is not the signed-in user; nothing was changed.")
+        }
+        return current
     }
 
     @discardableResult

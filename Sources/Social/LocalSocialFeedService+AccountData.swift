@@ -9,7 +9,7 @@ extension LocalSocialFeedService {
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
         let date: Date?
         do {
-            date = try auth.scheduledDeletions()[userID]
+            date = try auth.scheduledDeletion(of: userID)
         } catch {
             throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }

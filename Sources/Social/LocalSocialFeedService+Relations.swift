@@ -12,6 +12,7 @@ extension LocalSocialFeedService {
             try ensureProfile(user, in: records)
             _ = try profile(of: userID, in: records)
             guard try !blockedEitherWay(user.id, in: records).contains(userID) else { throw SocialError(.blocked) }
+            guard try !scheduledUsers().contains(userID) else { throw SocialError(.userNotFound) }
             try addFollow(from: user.id, to: userID, at: now, in: records)
         }
     }
@@ -25,12 +26,16 @@ extension LocalSocialFeedService {
 
     public func following() async throws -> [SocialProfile] {
         let user = try signedInUser()
-        return try reading { records in try profiles(in: SocialRecords.follows, of: user.id, in: records) }
+        return try reading { records in
+            try profiles(in: SocialRecords.follows, of: user.id, in: records, hiding: try hiddenUsers(from: user.id, in: records))
+        }
     }
 
     public func followers() async throws -> [SocialProfile] {
         let user = try signedInUser()
-        return try reading { records in try profiles(in: SocialRecords.followers, of: user.id, in: records) }
+        return try reading { records in
+            try profiles(in: SocialRecords.followers, of: user.id, in: records, hiding: try hiddenUsers(from: user.id, in: records))
+        }
     }
 
     /// Adds a follow with its counts, and puts the followee's live posts in the
@@ -77,9 +82,12 @@ extension LocalSocialFeedService {
     }
 
     /// The profiles a relation of `userID` names, in the relation's key order.
-    func profiles(in relation: RecordCollection<Data>, of userID: String, in records: RecordReader) throws -> [SocialProfile] {
+    func profiles(
+        in relation: RecordCollection<Data>, of userID: String, in records: RecordReader, hiding hidden: UserIDSet = UserIDSet()
+    ) throws -> [SocialProfile] {
         try records.records(in: relation, range: SocialRecords.range([.string(userID)])).compactMap { entry in
-            try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.profiles)
+            let other = SocialRecords.userID(entry.data)
+            return hidden.contains(other) ? nil : try records.value(forKey: other, in: SocialRecords.profiles)
         }
     }
 
@@ -155,24 +163,29 @@ extension LocalSocialFeedService {
         return try reading { records in try profiles(in: SocialRecords.blocks, of: user.id, in: records) }
     }
 
-    /// The users `userID` blocks or is blocked by.
     /// The users whose posts, profile and interactions `viewer` does not see: blocked
     /// either way, or with their account's deletion scheduled (hidden until it is
     /// restored or purged; they still see themselves).
-    func hiddenUsers(from viewer: String, in records: RecordReader) throws -> Set<String> {
+    func hiddenUsers(from viewer: String, in records: RecordReader) throws -> UserIDSet {
         var hidden = try blockedEitherWay(viewer, in: records)
-        do {
-            hidden.formUnion(try auth.scheduledDeletions().keys)
-        } catch {
-            throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
-        }
+        hidden.formUnion(try scheduledUsers())
         hidden.remove(viewer)
         return hidden
     }
 
-    func blockedEitherWay(_ userID: String, in records: RecordReader) throws -> Set<String> {
+    /// The users whose account deletion is scheduled, as the auth service says.
+    func scheduledUsers() throws(SocialError) -> UserIDSet {
+        do {
+            return UserIDSet(try auth.scheduledDeletions().map(\.userID))
+        } catch {
+            throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+    }
+
+    /// The users `userID` blocks or is blocked by.
+    func blockedEitherWay(_ userID: String, in records: RecordReader) throws -> UserIDSet {
         let range = try SocialRecords.range([.string(userID)])
-        var users = Set(try records.records(in: SocialRecords.blocks, range: range).map { SocialRecords.userID($0.data) })
+        var users = UserIDSet(try records.records(in: SocialRecords.blocks, range: range).map { SocialRecords.userID($0.data) })
         for entry in try records.records(in: SocialRecords.blockedBy, range: range) { users.insert(SocialRecords.userID(entry.data)) }
         return users
     }
@@ -184,6 +197,7 @@ extension LocalSocialFeedService {
         guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
         guard post.isVisible(at: now) else { throw SocialError(.postExpired) }
         guard try !blockedEitherWay(userID, in: records).contains(post.userID) else { throw SocialError(.blocked) }
+        guard try post.userID == userID || !scheduledUsers().contains(post.userID) else { throw SocialError(.postNotFound) }
         return post
     }
 
@@ -261,7 +275,7 @@ extension LocalSocialFeedService {
 
     /// Throws `postNotFound` unless the post exists and its author is not in `hidden`:
     /// a blocked user's post is not there for the other user.
-    func visiblePost(_ postID: UUID, hiding hidden: Set<String>, in records: RecordReader) throws {
+    func visiblePost(_ postID: UUID, hiding hidden: UserIDSet, in records: RecordReader) throws {
         guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), !hidden.contains(post.userID) else {
             throw SocialError(.postNotFound)
         }

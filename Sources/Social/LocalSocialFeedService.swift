@@ -61,9 +61,17 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     // MARK: - Transactions
 
-    /// The signed-in user, or `notSignedIn`.
+    /// The signed-in user, or `notSignedIn` — also when the user's scheduled deletion
+    /// is due: from then on the purge may run, and nothing may be written in between.
     func signedInUser() throws(SocialError) -> UserEntity {
         guard let user = auth.currentUser else { throw SocialError(.notSignedIn) }
+        let date: Date?
+        do {
+            date = try auth.scheduledDeletion(of: user.id)
+        } catch {
+            throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+        if let date, now >= date { throw SocialError(.notSignedIn, detail: "The account's scheduled deletion is due.") }
         return user
     }
 

@@ -166,3 +166,24 @@ enum SocialRecords {
             .lowercased()
     }
 }
+
+/// User IDs compared byte for byte, as the store keys them: two canonically
+/// equivalent spellings of an ID are two users, whereas a `Set<String>` would take
+/// them for one.
+struct UserIDSet {
+    private var ids: Set<[UInt8]> = []
+
+    init() {}
+
+    init(_ ids: some Sequence<String>) {
+        self.ids = Set(ids.map { Array($0.utf8) })
+    }
+
+    func contains(_ id: String) -> Bool { ids.contains(Array(id.utf8)) }
+
+    mutating func insert(_ id: String) { ids.insert(Array(id.utf8)) }
+
+    mutating func remove(_ id: String) { ids.remove(Array(id.utf8)) }
+
+    mutating func formUnion(_ other: UserIDSet) { ids.formUnion(other.ids) }
+}

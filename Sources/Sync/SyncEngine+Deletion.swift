@@ -34,7 +34,7 @@ extension SyncEngine {
     private func checkPurgeIsDue(_ userID: String) throws(SyncError) {
         let date: Date?
         do {
-            date = try auth.scheduledDeletions()[userID]
+            date = try auth.scheduledDeletion(of: userID)
         } catch {
             throw SyncError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }

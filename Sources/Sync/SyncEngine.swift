@@ -243,9 +243,17 @@ public final class SyncEngine<Record: Syncable>: Sendable {
 
     // MARK: - Transactions
 
-    /// The signed-in user's scope, or `notSignedIn`.
+    /// The signed-in user's scope, or `notSignedIn` — also when the user's scheduled
+    /// deletion is due: from then on the purge may run, and nothing may be written in between.
     func currentScope() throws(SyncError) -> RemoteScope {
         guard let user = auth.currentUser else { throw SyncError(.notSignedIn) }
+        let date: Date?
+        do {
+            date = try auth.scheduledDeletion(of: user.id)
+        } catch {
+            throw SyncError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+        if let date, configuration.clock.now >= date { throw SyncError(.notSignedIn, detail: "The account's scheduled deletion is due.") }
         return RemoteScope(userID: user.id, collection: Record.recordType)
     }
 

@@ -129,7 +129,7 @@ import TrainTesting
         try await world.signIn()
         await #expect(throws: AccountError(.deletionAlreadyScheduled)) { try await world.account.scheduleDeletion(of: ada.id) }
         #expect(try world.account.scheduledDeletion() == first, "the first date stands")
-        #expect(try world.auth.scheduledDeletions() == [ada.id: first.purgeAt])
+        #expect(try world.auth.scheduledDeletions() == [AccountDeletionSchedule(userID: ada.id, purgeAt: first.purgeAt)])
     }
 
     @Test("a purge that fails at a step stops there, tries the other users, and runs again next time")

@@ -130,7 +130,9 @@ import TrainTesting
         session.stop()
     }
 
-    @Test("scheduling the deletion ends the session; a sign-in during the grace period shows the schedule until the account is restored")
+    @Test(
+        "scheduling the deletion ends the session; a sign-in during the grace period shows the schedule and syncs nothing until the account is restored"
+    )
     func scheduleAndRestore() async throws {
         await session.start()
         try await session.signInWithApple()
@@ -142,8 +144,10 @@ import TrainTesting
 
         try await session.signInWithApple()
         #expect(session.scheduledDeletion == scheduled, "the app offers the restore")
+        #expect(Self.isStopped(sync.status), "nothing syncs until the account is restored")
         try await session.restoreAccount()
         #expect(session.scheduledDeletion == nil)
+        #expect(!Self.isStopped(sync.status), "background sync runs again")
         #expect(try auth.scheduledDeletions().isEmpty)
         session.stop()
     }

@@ -13,9 +13,9 @@ import TrainTesting
         let harness = try AuthHarness(variant)
         let user = try await harness.signInWithApple()
         let date = harness.clock.now.addingTimeInterval(Self.thirtyDays)
-        #expect(try await harness.service.scheduleAccountDeletion(at: date) == .revoked)
+        #expect(try await harness.service.scheduleAccountDeletion(of: user.id, at: date) == .revoked)
         #expect(harness.service.currentUser == nil)
-        #expect(try harness.service.scheduledDeletions() == [user.id: date])
+        #expect(try harness.service.scheduledDeletions() == [AccountDeletionSchedule(userID: user.id, purgeAt: date)])
         if variant == .file {
             #expect(try harness.relaunch().currentUser == nil, "the session is gone from the file too")
         }
@@ -25,15 +25,15 @@ import TrainTesting
     func restoreDuringGrace() async throws {
         let harness = try AuthHarness()
         let user = try await harness.signInWithApple()
-        try await harness.service.scheduleAccountDeletion(at: harness.clock.now.addingTimeInterval(Self.thirtyDays))
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now.addingTimeInterval(Self.thirtyDays))
         harness.clock.advance(by: .seconds(29 * 86_400))
         #expect(try await harness.signInWithApple().id == user.id)
-        #expect(try harness.service.scheduledDeletions()[user.id] != nil, "signing in alone does not restore")
-        try await harness.service.cancelScheduledDeletion()
+        #expect(try harness.service.scheduledDeletion(of: user.id) != nil, "signing in alone does not restore")
+        try await harness.service.cancelScheduledDeletion(of: user.id)
         #expect(try harness.service.scheduledDeletions().isEmpty)
         harness.clock.advance(by: .seconds(2 * 86_400))
         #expect(try await harness.signInWithApple().id == user.id, "the account outlives the old date")
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion() }
+        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
     }
 
     @Test("from the date on, sign-in and the restored session are refused, and the purge deletes the account", arguments: AuthVariant.allCases)
@@ -41,7 +41,7 @@ import TrainTesting
         let harness = try AuthHarness(variant)
         let user = try await harness.signInWithApple()
         let date = harness.clock.now.addingTimeInterval(Self.thirtyDays)
-        try await harness.service.scheduleAccountDeletion(at: date)
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: date)
         _ = try await harness.signInWithApple() // during the grace period, not restored
         await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.purgeScheduledAccount(user.id) }
         harness.clock.setDate(date)
@@ -66,30 +66,35 @@ import TrainTesting
         let harness = try AuthHarness()
         let user = try await harness.signInWithApple()
         let date = harness.clock.now.addingTimeInterval(Self.thirtyDays)
-        try await harness.service.scheduleAccountDeletion(at: date)
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: date)
         harness.clock.setDate(date)
         #expect(try await harness.service.purgeScheduledAccount(user.id)?.tokenRevocation == .revoked)
     }
 
-    @Test("refusals change nothing: signed out, not recent, a date not after now, already scheduled, an unknown or not-due purge")
+    @Test("refusals change nothing: signed out, another user, not recent, a date not after now, already scheduled, an unknown or not-due purge")
     func refusals() async throws {
         let harness = try AuthHarness()
         let later = harness.clock.now.addingTimeInterval(Self.thirtyDays)
-        await #expect(throws: AuthError(.notSignedIn)) { try await harness.service.scheduleAccountDeletion(at: later) }
+        await #expect(throws: AuthError(.notSignedIn)) { try await harness.service.scheduleAccountDeletion(of: "user-1", at: later) }
         let user = try await harness.signInWithApple()
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.scheduleAccountDeletion(at: harness.clock.now) }
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion() }
+        await #expect(throws: AuthError(.userMismatch)) { try await harness.service.scheduleAccountDeletion(of: "someone-else", at: later) }
+        await #expect(throws: AuthError(.operationNotAllowed)) {
+            try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now)
+        }
+        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
         harness.clock.advance(by: .seconds(3_600))
-        await #expect(throws: AuthError(.requiresRecentLogin)) { try await harness.service.scheduleAccountDeletion(at: later) }
+        await #expect(throws: AuthError(.requiresRecentLogin)) { try await harness.service.scheduleAccountDeletion(of: user.id, at: later) }
         #expect(try harness.service.scheduledDeletions().isEmpty)
         #expect(harness.service.currentUser?.id == user.id)
         #expect(harness.apple.revocationsRecorded.isEmpty)
 
         try await harness.service.reauthenticate(with: try await harness.appleCredential())
-        try await harness.service.scheduleAccountDeletion(at: later)
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: later)
         _ = try await harness.signInWithApple()
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.scheduleAccountDeletion(at: later.addingTimeInterval(60)) }
-        #expect(try harness.service.scheduledDeletions() == [user.id: later], "the first date stands")
+        await #expect(throws: AuthError(.operationNotAllowed)) {
+            try await harness.service.scheduleAccountDeletion(of: user.id, at: later.addingTimeInterval(60))
+        }
+        #expect(try harness.service.scheduledDeletions() == [AccountDeletionSchedule(userID: user.id, purgeAt: later)], "the first date stands")
         #expect(try await harness.service.purgeScheduledAccount("nobody") == nil)
         await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.purgeScheduledAccount(user.id) }
         #expect(harness.service.currentUser?.id == user.id)
@@ -101,7 +106,7 @@ import TrainTesting
         let user = try await harness.signInWithApple()
         let start = harness.clock.now
         let date = start.addingTimeInterval(Self.thirtyDays)
-        try await harness.service.scheduleAccountDeletion(at: date)
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: date)
         harness.clock.setDate(date)
         _ = try await harness.service.purgeScheduledAccount(user.id)
         harness.clock.setDate(start)

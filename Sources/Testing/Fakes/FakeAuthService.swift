@@ -53,12 +53,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case revokeAppleToken
         /// ``deleteAccount()``.
         case deleteAccount
-        /// ``scheduleAccountDeletion(at:)``.
-        case scheduleAccountDeletion(Date)
-        /// ``cancelScheduledDeletion()``.
-        case cancelScheduledDeletion
+        /// ``scheduleAccountDeletion(of:at:)``.
+        case scheduleAccountDeletion(String, Date)
+        /// ``cancelScheduledDeletion(of:)``.
+        case cancelScheduledDeletion(String)
         /// ``scheduledDeletions()``.
         case scheduledDeletions
+        /// ``scheduledDeletion(of:)``.
+        case scheduledDeletion(String)
         /// ``purgeScheduledAccount(_:)``.
         case purgeScheduledAccount(String)
         /// ``isBiometricLockEnabled()``.
@@ -77,7 +79,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public let controls: FakeControls<Call>
     private let users: Broadcast<UserEntity?>
     private let biometricLock = Locked(false)
-    private let scheduled = Locked<[String: Date]>([:])
+    private let scheduled = Locked<[AccountDeletionSchedule]>([])
 
     /// Creates a fake.
     /// - Parameters:
@@ -227,14 +229,17 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     }
 
     /// Returns the scripted outcome, or by default schedules the signed-in user's
-    /// deletion (`operationNotAllowed` if one is) and signs out.
+    /// deletion — `userMismatch` if `userID` is not them, `operationNotAllowed` if one
+    /// is scheduled — and signs out.
     @discardableResult
-    public func scheduleAccountDeletion(at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
-        let outcome = try await perform(.scheduleAccountDeletion(date), .scheduleAccountDeletion) {
-            guard let user = currentUser else { throw AuthError(.notSignedIn) }
+    public func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
+        let outcome = try await perform(.scheduleAccountDeletion(userID, date), .scheduleAccountDeletion) {
+            try checkSignedIn(as: userID)
             try scheduled.withLock { scheduled throws(AuthError) in
-                guard scheduled[user.id] == nil else { throw AuthError(.operationNotAllowed, detail: "Already scheduled.") }
-                scheduled[user.id] = date
+                guard !scheduled.contains(where: { Self.same($0.userID, userID) }) else {
+                    throw AuthError(.operationNotAllowed, detail: "Already scheduled.")
+                }
+                scheduled.append(AccountDeletionSchedule(userID: userID, purgeAt: date))
             }
             return AccountDeletionReceipt.TokenRevocation.notApplicable
         }
@@ -243,20 +248,24 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     }
 
     /// Cancels the signed-in user's scheduled deletion unless scripted to fail;
-    /// `operationNotAllowed` if none is scheduled.
-    public func cancelScheduledDeletion() async throws {
-        try await perform(.cancelScheduledDeletion, .cancelScheduledDeletion) {
-            guard let user = currentUser else { throw AuthError(.notSignedIn) }
-            guard scheduled.withLock({ $0.removeValue(forKey: user.id) }) != nil else {
-                throw AuthError(.operationNotAllowed, detail: "Nothing is scheduled.")
-            }
+    /// `userMismatch` for another user, `operationNotAllowed` if none is scheduled.
+    public func cancelScheduledDeletion(of userID: String) async throws {
+        try await perform(.cancelScheduledDeletion(userID), .cancelScheduledDeletion) {
+            try checkSignedIn(as: userID)
+            guard remove(userID) else { throw AuthError(.operationNotAllowed, detail: "Nothing is scheduled.") }
         }
     }
 
     /// Recorded; the deletions scheduled through this fake or ``setScheduledDeletion(of:at:)``.
-    public func scheduledDeletions() throws -> [String: Date] {
+    public func scheduledDeletions() throws -> [AccountDeletionSchedule] {
         controls.record(.scheduledDeletions)
         return scheduled.withLock { $0 }
+    }
+
+    /// Recorded; one user's scheduled deletion, the ID compared byte for byte.
+    public func scheduledDeletion(of userID: String) throws -> Date? {
+        controls.record(.scheduledDeletion(userID))
+        return scheduled.withLock { $0.first { Self.same($0.userID, userID) }?.purgeAt }
     }
 
     /// Sets or clears a user's scheduled deletion directly.
@@ -264,7 +273,8 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     ///   - userID: The user.
     ///   - date: When the grace period ends; nil for none.
     public func setScheduledDeletion(of userID: String, at date: Date?) {
-        scheduled.withLock { $0[userID] = date }
+        _ = remove(userID)
+        if let date { scheduled.withLock { $0.append(AccountDeletionSchedule(userID: userID, purgeAt: date)) } }
     }
 
     /// Returns the scripted receipt, or by default forgets the user's schedule and
@@ -272,11 +282,27 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     @discardableResult
     public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
         try await perform(.purgeScheduledAccount(userID), .purgeScheduledAccount) {
-            guard scheduled.withLock({ $0.removeValue(forKey: userID) }) != nil else { return nil }
-            if currentUser?.id == userID { setCurrentUser(nil) }
+            guard remove(userID) else { return nil }
+            if let current = currentUser, Self.same(current.id, userID) { setCurrentUser(nil) }
             return AccountDeletionReceipt(userID: userID, providers: [], tokenRevocation: .notApplicable)
         }
     }
+
+    private func checkSignedIn(as userID: String) throws(AuthError) {
+        guard let user = currentUser else { throw AuthError(.notSignedIn) }
+        guard Self.same(user.id, userID) else { throw AuthError(.userMismatch) }
+    }
+
+    /// Removes a user's schedule; whether there was one.
+    private func remove(_ userID: String) -> Bool {
+        scheduled.withLock { scheduled in
+            guard let index = scheduled.firstIndex(where: { Self.same($0.userID, userID) }) else { return false }
+            scheduled.remove(at: index)
+            return true
+        }
+    }
+
+    private static func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
 
     /// Returns the scripted value, or by default the last value set.
     public func isBiometricLockEnabled() async throws -> Bool {
@@ -329,8 +355,8 @@ extension FakeMethod where Fake == FakeAuthService, Output == CredentialState {
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt.TokenRevocation {
     /// ``FakeAuthService/revokeAppleToken()``: the outcome.
     public static var revokeAppleToken: Self { Self("revokeAppleToken()") }
-    /// ``FakeAuthService/scheduleAccountDeletion(at:)``: the Apple token's outcome.
-    public static var scheduleAccountDeletion: Self { Self("scheduleAccountDeletion(at:)") }
+    /// ``FakeAuthService/scheduleAccountDeletion(of:at:)``: the Apple token's outcome.
+    public static var scheduleAccountDeletion: Self { Self("scheduleAccountDeletion(of:at:)") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt? {
@@ -353,6 +379,6 @@ extension FakeMethod where Fake == FakeAuthService, Output == Void {
     public static var signOut: Self { Self("signOut()") }
     /// ``FakeAuthService/setBiometricLock(enabled:reason:)``.
     public static var setBiometricLock: Self { Self("setBiometricLock(enabled:reason:)") }
-    /// ``FakeAuthService/cancelScheduledDeletion()``.
-    public static var cancelScheduledDeletion: Self { Self("cancelScheduledDeletion()") }
+    /// ``FakeAuthService/cancelScheduledDeletion(of:)``.
+    public static var cancelScheduledDeletion: Self { Self("cancelScheduledDeletion(of:)") }
 }
