@@ -26,6 +26,10 @@ public enum AccountDeletionStep: String, Codable, Hashable, Sendable, CaseIterab
 
     /// The step's name.
     public var description: String { rawValue }
+
+    /// The steps that delete the user's data in the other services, which run once
+    /// more right before the sign-in account goes.
+    static let dataSteps: [AccountDeletionStep] = [.socialData, .plans, .subscription, .biometricSetting]
 }
 
 /// An account deletion scheduled with a grace period: the user is hidden and signed

@@ -33,9 +33,10 @@ public protocol AccountService: Sendable {
     /// ``AccountDeletionStep``, or continues a deletion that stopped. Needs a recent
     /// sign-in; nothing is deleted until it and the Apple revocation succeed. Each
     /// finished step is written down at once, so a failure, a cancelled task or a
-    /// relaunch continues from the step that did not finish; the data steps finished
-    /// in an earlier attempt run once more before the sign-in account goes, so what the
-    /// user made in between goes too.
+    /// relaunch continues from the step that did not finish. The data steps run once
+    /// more right before the sign-in account goes: the user is signed in until then,
+    /// so what they wrote after their data's step ran, in this attempt or an earlier
+    /// one, goes too.
     /// - Parameter userID: The user whose account to delete: the signed-in user.
     /// - Returns: What was deleted, and warnings for the user.
     /// - Throws: ``AccountError`` — `notSignedIn`, `notAuthorized` (another user is

@@ -24,7 +24,6 @@ extension LocalAccountService {
         guard claimed else { throw AccountError(.deletionInProgress) }
         defer { _ = running.withLock { $0.remove(userID) } }
         var journal: AccountDeletionJournal
-        var redo: [AccountDeletionStep] = []
         if var pending = try pendingDeletion(of: userID) {
             // Resuming asks again for what starting asked: a recent sign-in, and the
             // revocation of any Apple authorization given since.
@@ -35,15 +34,12 @@ extension LocalAccountService {
                     pending.report.warnings.insert(AccountDeletionReport.revocationWarning, at: 0)
                 }
                 try save(pending)
-                // The user may have made data since those steps ran: they run again
-                // before the sign-in account goes.
-                redo = pending.finishedSteps.filter { $0 > .appleRevocation && $0 < .authAccount }
             }
             journal = pending
         } else {
             journal = try await start(userID)
         }
-        return try await run(&journal, redoing: redo)
+        return try await run(&journal)
     }
 
     /// Finishes the deletions that stopped after the sign-in account was being
@@ -91,7 +87,7 @@ extension LocalAccountService {
             // The account went with its session: nobody is signed in as this user any more.
             journal.finishedSteps.append(.authAccount)
         }
-        return try await run(&journal, redoing: [])
+        return try await run(&journal)
     }
 
     /// The first step: checks the recent sign-in and revokes the Apple tokens. Nothing
@@ -124,21 +120,22 @@ extension LocalAccountService {
         }
     }
 
-    /// Runs the steps not finished, writing the journal after each, and the steps in
-    /// `redo` — finished in an earlier attempt — again right before the sign-in account.
-    private func run(
-        _ journal: inout AccountDeletionJournal, redoing redo: [AccountDeletionStep]
-    ) async throws(AccountError) -> AccountDeletionReport {
+    /// Runs the steps not finished, writing the journal after each. Right before the
+    /// sign-in account goes, the data steps run once more, without progress events:
+    /// the user is signed in until then and may have written something since their
+    /// step ran, in this attempt or an earlier one.
+    private func run(_ journal: inout AccountDeletionJournal) async throws(AccountError) -> AccountDeletionReport {
         let userID = journal.userID
-        var steps = AccountDeletionStep.allCases.filter { !journal.finishedSteps.contains($0) }
-        steps.insert(contentsOf: redo, at: steps.firstIndex(of: .authAccount) ?? steps.endIndex)
-        for step in steps {
-            let again = journal.finishedSteps.contains(step)
-            if !again {
+        var steps = AccountDeletionStep.allCases.filter { !journal.finishedSteps.contains($0) }.map { (step: $0, sweep: false) }
+        if let auth = steps.firstIndex(where: { $0.step == .authAccount }) {
+            steps.insert(contentsOf: AccountDeletionStep.dataSteps.map { (step: $0, sweep: true) }, at: auth)
+        }
+        for (step, sweep) in steps {
+            if !sweep {
                 journal.runningStep = step
                 try save(journal)
+                send(userID, step, .started, finished: journal.finishedSteps.count)
             }
-            send(userID, step, .started, finished: journal.finishedSteps.count)
             do {
                 try Task.checkCancellation()
                 if step != .localData { try checkStillSignedIn(userID) }
@@ -151,10 +148,9 @@ extension LocalAccountService {
                 send(userID, step, .failed, finished: journal.finishedSteps.count)
                 throw Self.failure(error, at: step)
             }
-            if !again {
-                journal.finishedSteps.append(step)
-                journal.runningStep = nil
-            }
+            guard !sweep else { continue }
+            journal.finishedSteps.append(step)
+            journal.runningStep = nil
             if step != .localData { try save(journal) }
             send(userID, step, .finished, finished: journal.finishedSteps.count)
         }
@@ -172,7 +168,8 @@ extension LocalAccountService {
         case .plans:
             report.plans.add(try await plans.deleteAccountData())
         case .subscription:
-            report.activeSubscriptions = try await renewingSubscriptions()
+            // Run again after the unbinding, the count cannot drop to what is no longer bound.
+            report.activeSubscriptions = max(report.activeSubscriptions, try await renewingSubscriptions(of: userID))
             if report.activeSubscriptions > 0, !report.warnings.contains(AccountDeletionReport.subscriptionWarning) {
                 report.warnings.append(AccountDeletionReport.subscriptionWarning)
             }
@@ -193,9 +190,11 @@ extension LocalAccountService {
 
     /// How many of the user's App Store subscriptions still renew: they stay active
     /// until the user cancels them in Settings, whatever happens to the account.
-    func renewingSubscriptions() async throws -> Int {
-        try await subscriptions.subscriptionStatuses().count { status in
-            status.state != .expired && status.state != .revoked && status.renewalInfo.unsafePayloadValue.willAutoRenew
+    func renewingSubscriptions(of userID: String) async throws -> Int {
+        let token = try Self.token(for: userID)
+        return try await subscriptions.subscriptionStatuses().count { status in
+            status.transaction.unsafePayloadValue.appAccountToken == token && status.state != .expired && status.state != .revoked
+                && status.renewalInfo.unsafePayloadValue.willAutoRenew
         }
     }
 

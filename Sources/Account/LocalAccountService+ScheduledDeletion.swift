@@ -16,7 +16,7 @@ extension LocalAccountService {
         let scheduledAt = now
         let purgeAt = scheduledAt.addingTimeInterval(configuration.gracePeriod)
         var warnings: [String] = []
-        if (try? await renewingSubscriptions()) ?? 0 > 0 { warnings.append(AccountDeletionReport.subscriptionWarning) }
+        if (try? await renewingSubscriptions(of: userID)) ?? 0 > 0 { warnings.append(AccountDeletionReport.subscriptionWarning) }
         try checkStillSignedIn(userID)
         // Written first, so that a schedule never exists without this device's record of it;
         // a record the auth service has no schedule for is dropped by the next purge round.

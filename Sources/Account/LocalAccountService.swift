@@ -124,11 +124,14 @@ public final class LocalAccountService: AccountService {
         do {
             let social = try await social.exportAccountData()
             let plans = try plans.plans()
-            let entitlements = try await subscriptions.currentEntitlements()
-            let statuses = try await subscriptions.subscriptionStatuses()
+            // Only what carries this user's token: the subscription service may still
+            // have another user's bound, when nobody unbound it at that user's sign-out.
+            let token = try Self.token(for: userID)
+            let entitlements = try await subscriptions.currentEntitlements().filter { $0.appAccountToken == token }
+            let statuses = try await subscriptions.subscriptionStatuses().filter { $0.transaction.unsafePayloadValue.appAccountToken == token }
             try checkStillSignedIn(userID)
             return AccountExport(
-                exportedAt: now, user: user, social: social, plans: plans, appAccountToken: try Self.token(for: userID),
+                exportedAt: now, user: user, social: social, plans: plans, appAccountToken: token,
                 entitlements: entitlements,
                 subscriptions: statuses.map { status in
                     let renewal = status.renewalInfo.unsafePayloadValue

@@ -128,7 +128,7 @@ public final class TrainServices: Sendable {
     private static func inMemory(_ configuration: TrainServicesConfiguration, apple: SimulatedIdentityProvider, auth: LocalAuthService)
         -> TrainServices
     {
-        let media = LocalMediaStore()
+        let media = LocalMediaStore(auth: auth, clock: configuration.clock)
         let remote = LocalRemotePlanStore(policy: RemotePolicy(clock: configuration.clock))
         let plans = LocalPlanSyncService(auth: auth, remote: remote, configuration: SyncConfiguration(clock: configuration.clock))
         let social = LocalSocialFeedService(
@@ -152,7 +152,8 @@ public final class TrainServices: Sendable {
         let device = Storage.file(directory.appendingPathComponent("trainkit.sqlite"))
         let apple = appleID(configuration)
         let auth = try LocalAuthService(storage: device, configuration: authConfiguration(configuration, apple: apple))
-        let media = try LocalMediaStore(directory: directory.appendingPathComponent("media", isDirectory: true))
+        let media = try LocalMediaStore(
+            directory: directory.appendingPathComponent("media", isDirectory: true), auth: auth, clock: configuration.clock)
         let remote = try LocalRemotePlanStore(
             storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: configuration.clock))
         let plans = try LocalPlanSyncService(

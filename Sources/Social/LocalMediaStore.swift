@@ -1,4 +1,5 @@
 import Foundation
+import TrainAuth
 import TrainCore
 
 /// TrainKit's ``MediaStore``: in memory, or one file per photo in a directory. The two
@@ -8,12 +9,20 @@ import TrainCore
 /// are those of a JPEG, PNG, GIF, HEIC or WebP image, whatever it claims to be. Paths
 /// hold the owner's ID in hexadecimal, so no user ID can reach outside its folder.
 ///
+/// Given the auth service, the store checks every write and deletion as a backend's
+/// storage rules would: only the signed-in user's own folder, or the folder of a user
+/// whose scheduled deletion is due (the purge) — anything else is `notAuthorized`.
+/// Without it the store trusts its caller, as a server-side component does.
+///
 /// ```swift
-/// let media = try LocalMediaStore(directory: appSupport.appendingPathComponent("media"))
+/// let media = try LocalMediaStore(directory: appSupport.appendingPathComponent("media"), auth: auth)
 /// let photo = try await media.put(jpegData, kind: .postPhoto, for: user.id)
 /// ```
 public final class LocalMediaStore: MediaStore {
     public let maximumSize: Int
+    /// The auth service writes and deletions are checked against; nil trusts the caller.
+    public let auth: (any AuthService)?
+    private let clock: any DateClock
     private let blobs: Blobs
     /// The root of the URLs: the directory, or a path no file is at for the in-memory store.
     private let root: URL
@@ -27,9 +36,14 @@ public final class LocalMediaStore: MediaStore {
     /// Creates a store that keeps photos in memory. Its URLs are `file` URLs under
     /// `/trainkit-memory-media/<a random ID>/`, where no file is: read them with
     /// ``data(for:)``.
-    /// - Parameter maximumSize: The largest photo, in bytes; 10 MB by default.
-    public init(maximumSize: Int = 10_000_000) {
+    /// - Parameters:
+    ///   - maximumSize: The largest photo, in bytes; 10 MB by default.
+    ///   - auth: The auth service writes and deletions are checked against; nil trusts the caller.
+    ///   - clock: The clock a scheduled deletion's date is compared with.
+    public init(maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()) {
         self.maximumSize = maximumSize
+        self.auth = auth
+        self.clock = clock
         blobs = .memory(Locked([:]))
         root = URL(fileURLWithPath: "/trainkit-memory-media/\(UUID().uuidString.lowercased())", isDirectory: true)
     }
@@ -39,20 +53,25 @@ public final class LocalMediaStore: MediaStore {
     /// - Parameters:
     ///   - directory: The root folder.
     ///   - maximumSize: The largest photo, in bytes; 10 MB by default.
+    ///   - auth: The auth service writes and deletions are checked against; nil trusts the caller.
+    ///   - clock: The clock a scheduled deletion's date is compared with.
     /// - Throws: ``SocialError`` `storage` if the directory cannot be created.
-    public init(directory: URL, maximumSize: Int = 10_000_000) throws {
+    public init(directory: URL, maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: Self.folderAttributes)
         } catch {
             throw SocialError(.storage, detail: "The media directory \(directory.path) cannot be created: \(error.localizedDescription)")
         }
         self.maximumSize = maximumSize
+        self.auth = auth
+        self.clock = clock
         blobs = .directory(directory.standardizedFileURL)
         root = directory.standardizedFileURL
     }
 
     public func put(_ data: Data, kind: MediaKind, for userID: String) async throws -> MediaReference {
         try Self.checkOwner(userID)
+        try checkAccess(to: userID)
         guard data.count <= maximumSize else {
             throw SocialError(.mediaTooLarge, detail: "\(data.count) bytes is over the limit of \(maximumSize).")
         }
@@ -110,6 +129,7 @@ public final class LocalMediaStore: MediaStore {
     }
 
     public func delete(_ reference: MediaReference) async throws {
+        try checkAccess(to: reference.userID)
         switch blobs {
         case .memory(let memory):
             memory.withLock { $0[reference.path] = nil }
@@ -119,6 +139,7 @@ public final class LocalMediaStore: MediaStore {
     }
 
     public func deleteAll(for userID: String) async throws -> Int {
+        try checkAccess(to: userID)
         let references = try await list(for: userID)
         switch blobs {
         case .memory(let memory):
@@ -127,6 +148,23 @@ public final class LocalMediaStore: MediaStore {
             try Self.removeItem(at: directory.appendingPathComponent(MediaReference.folder(of: userID), isDirectory: true))
         }
         return references.count
+    }
+
+    /// Throws `notAuthorized` unless the auth service, if there is one, lets the
+    /// caller change `userID`'s folder: signed in as them, or their deletion is due.
+    private func checkAccess(to userID: String) throws(SocialError) {
+        guard let auth else { return }
+        if let user = auth.currentUser, user.id.utf8.elementsEqual(userID.utf8) { return }
+        let due: Bool
+        do {
+            due = try auth.scheduledDeletion(of: userID).map { clock.now >= $0 } ?? false
+        } catch {
+            throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
+        }
+        guard due else {
+            guard auth.currentUser != nil else { throw SocialError(.notSignedIn) }
+            throw SocialError(.notAuthorized, detail: "Only the signed-in owner changes these photos.")
+        }
     }
 
     public func url(for reference: MediaReference) -> URL {

@@ -116,7 +116,7 @@ struct FakeStack {
         let account = account
         let userID = userID
         let running = Task { try await account.deleteAccount(of: userID) }
-        for _ in 0..<2 { // revokeAppleToken, setBiometricLock
+        for _ in 0..<3 { // revokeAppleToken, setBiometricLock, and setBiometricLock once more before the account goes
             await auth.controls.waitForHeldCalls()
             auth.controls.releaseHeldCalls(holdingNext: true)
         }

@@ -169,7 +169,7 @@ import TrainTesting
         // The user, signed in during the grace period, deletes the account at once; it hangs in the auth step.
         stack.auth.controls.holdCalls()
         let deletion = Task { try await account.deleteAccount(of: userID) }
-        for _ in 0..<2 {
+        for _ in 0..<3 { // revokeAppleToken, setBiometricLock, and once more before the account goes
             await stack.auth.controls.waitForHeldCalls()
             stack.auth.controls.releaseHeldCalls(holdingNext: true)
         }
