@@ -68,8 +68,10 @@ public final class UserSessionManager {
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
     /// The user whose token is bound.
     @ObservationIgnored private var boundUserID: String?
-    /// Counts session changes, so one that finishes after a newer one changes nothing.
+    /// Counts session changes, so a change that finishes waiting sets the newest one.
     @ObservationIgnored private var generation = 0
+    /// The newest session change: its user, or why the token could not be made.
+    @ObservationIgnored private var target: SessionChange = .success(nil)
     /// Counts deletions, so a watcher of an earlier one stops writing the progress.
     @ObservationIgnored private var deletionWatch = 0
     /// The latest token change: each waits for the one before, so the service ends with the last.
@@ -257,11 +259,12 @@ public final class UserSessionManager {
     }
 
     /// Makes the session `user`'s: asks for the token to be bound or unbound, waits
-    /// until it is, then sets the state, reads the tier and starts or stops sync —
-    /// unless a newer change came while it waited.
+    /// until it is, then sets the state, reads the tier and starts or stops sync.
+    /// When a newer change came while it waited, it waits for that one's token too and
+    /// sets the newest user, so whichever caller returns first finds the session set.
     private func follow(_ user: UserEntity?) async {
         generation += 1
-        let change = generation
+        target = .success(user)
         if user == nil { backgroundSync?.stop() }
         if boundUserID != user?.id {
             var token: UUID?
@@ -269,6 +272,7 @@ public final class UserSessionManager {
                 do {
                     token = try AppAccountToken.forUser(user.id)
                 } catch {
+                    target = .failure(error.localizedDescription)
                     authState = .error(error.localizedDescription)
                     return
                 }
@@ -276,12 +280,22 @@ public final class UserSessionManager {
             boundUserID = user?.id
             enqueueBinding(token)
         }
-        await binding?.value
-        guard change == generation else { return }
+        var seen: Int
+        repeat {
+            seen = generation
+            await binding?.value
+        } while seen != generation
+        guard case .success(let user) = target else { return }
         currentUser = user
         authState = user == nil ? .unauthenticated : .authenticated
         refresh()
         // A user whose deletion is scheduled syncs nothing until the account is restored.
         if user != nil, scheduledDeletion == nil { backgroundSync?.start() }
     }
+}
+
+/// A change of the session: the user to follow, or why their token could not be made.
+private enum SessionChange {
+    case success(UserEntity?)
+    case failure(String)
 }

@@ -53,6 +53,20 @@ import TrainTesting
         session.stop()
     }
 
+    @Test("each sign-in and sign-out returns with the session set, while the auth state listener follows the same changes")
+    func signInBesideTheListener() async throws {
+        await session.start()
+        for round in 0..<300 {
+            let user = try await session.signInWithApple()
+            #expect(session.currentUser?.id == user.id, "round \(round): signed in")
+            #expect(session.authState == .authenticated, "round \(round)")
+            try await session.signOut()
+            #expect(session.currentUser == nil, "round \(round): signed out")
+            #expect(session.authState == .unauthenticated, "round \(round)")
+        }
+        session.stop()
+    }
+
     @Test("a purchase right after a sign-in made elsewhere binds the token first, so it never lacks an account")
     func purchaseBindsFirst() async throws {
         await session.start()
