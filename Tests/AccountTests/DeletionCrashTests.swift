@@ -59,9 +59,9 @@ import TrainTesting
             try FileManager.default.copyItem(at: template.url, to: directory)
             let child = try ChildProcess("train-account-probe", arguments: ["delete", directory.path, Self.ada.subject])
             let linesBeforeKill = Int.random(in: 1...16, using: &random)
-            child.waitForLines(linesBeforeKill)
+            await child.waitForLines(linesBeforeKill)
             usleep(UInt32.random(in: 0..<3_000, using: &random))
-            child.kill()
+            await child.kill()
             if try await Self.finish(in: directory, ada: adaID, bob: bobID, seed: seed, killedAfter: child.lines) { stillSignedIn += 1 }
             seeds += 1
         }

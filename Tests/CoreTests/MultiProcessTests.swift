@@ -6,7 +6,7 @@ import TrainTesting
 /// CORE-5 and REL-1, with real processes.
 @Suite(.serialized) struct MultiProcessTests {
     @Test("two processes writing one store at once both succeed and every write is kept")
-    func twoWriters() throws {
+    func twoWriters() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("shared.sqlite")
         let first = try ChildProcess(file: file, count: 150, tag: "first")
@@ -19,7 +19,7 @@ import TrainTesting
                 try records.put((try records.value(forKey: "total", in: Probe.counters) ?? 0) + 1, forKey: "total", in: Probe.counters)
             }
         }
-        let results = [first.wait(), second.wait()]
+        let results = [await first.wait(), await second.wait()]
         for result in results { #expect(result.status == 0, "child failed: \(result.errors)") }
         #expect(first.acknowledged.count == 150)
         #expect(second.acknowledged.count == 150)
@@ -29,7 +29,7 @@ import TrainTesting
     }
 
     @Test("REL-1: 200+ SIGKILLs at random points lose no acknowledged write and never break the store")
-    func crashSafety() throws {
+    func crashSafety() async throws {
         let directory = try TemporaryDirectory()
         var generator = SystemRandomNumberGenerator()
         var kills = 0
@@ -40,8 +40,8 @@ import TrainTesting
             let target = round % 10 == 9 ? directory.file("fresh-\(round).sqlite") : file
             let child = try ChildProcess(file: target, count: 0, tag: "r\(round)")
             let linesBeforeKill = round % 10 == 9 ? Int.random(in: 0...1, using: &generator) : Int.random(in: 1...12, using: &generator)
-            child.waitForLines(linesBeforeKill)
-            child.kill()
+            await child.waitForLines(linesBeforeKill)
+            await child.kill()
             kills += 1
             let acked = child.acknowledged
             let store = try RecordStore(.file(target), schema: Probe.schema)

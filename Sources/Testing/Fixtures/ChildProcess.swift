@@ -10,6 +10,10 @@
     /// A helper executable of this package run as a child process, for the tests that
     /// kill a process mid-write or run two at once: its standard output is read
     /// line by line, and a line counts only once its newline has arrived.
+    ///
+    /// Every wait blocks a thread of its own, never one of the few threads Swift's
+    /// concurrency runs the whole suite on: two tests waiting on children at once
+    /// would otherwise stall every other test on a two-core machine.
     package final class ChildProcess {
         /// Not found next to the test bundle.
         package struct NotFound: Error, CustomStringConvertible {
@@ -50,29 +54,44 @@
             throw NotFound(name: name)
         }
 
-        /// Blocks until `count` complete lines have arrived or the output ends.
+        /// Waits until `count` complete lines have arrived or the output ends.
         /// - Parameter count: The number of lines to wait for.
-        package func waitForLines(_ count: Int) {
-            while lines.count < count && !finished {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { finished = true } else { absorb(chunk) }
+        package func waitForLines(_ count: Int) async {
+            await onOwnThread {
+                while self.lines.count < count && !self.finished {
+                    let chunk = self.output.fileHandleForReading.availableData
+                    if chunk.isEmpty { self.finished = true } else { self.absorb(chunk) }
+                }
             }
         }
 
         /// Kills the process with SIGKILL, waits for it, and collects every line it had written.
-        package func kill() {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            drain()
+        package func kill() async {
+            await onOwnThread {
+                Foundation.kill(self.process.processIdentifier, SIGKILL)
+                self.process.waitUntilExit()
+                self.drain()
+            }
         }
 
         /// Waits for a normal exit and collects the rest of the output.
         /// - Returns: The exit status and whatever the process wrote to standard error.
-        package func wait() -> (status: Int32, errors: String) {
-            drain()
-            process.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return (process.terminationStatus, message)
+        package func wait() async -> (status: Int32, errors: String) {
+            await onOwnThread {
+                self.drain()
+                self.process.waitUntilExit()
+                let message = String(decoding: self.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                return (self.process.terminationStatus, message)
+            }
+        }
+
+        /// Runs blocking `work` on a new thread and waits for it without holding a thread.
+        /// The caller awaits each call, so only one thread touches the state at a time.
+        private func onOwnThread<Result: Sendable>(_ work: @escaping () -> Result) async -> Result {
+            nonisolated(unsafe) let work = work
+            return await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: work()) }.start()
+            }
         }
 
         private func drain() {
