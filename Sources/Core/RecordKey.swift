@@ -97,13 +97,17 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
     /// - Parameter components: The components, most significant first.
     /// - Throws: ``CoreError/Code/invalidArgument``, as ``init(_:)-(Component...)``.
     public init(_ components: [Component]) throws(CoreError) {
-        var encoded = ""
+        // Bytes first, one String at the end: appending to a String scalar by scalar
+        // cost more than everything else a write of a post does.
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(components.count * 24)
         var stored: [Component] = []
+        stored.reserveCapacity(components.count)
         for component in components {
             stored.append(try Self.encode(component, descending: false, into: &encoded))
         }
         self.components = stored
-        self.encoded = encoded
+        self.encoded = String(decoding: encoded, as: UTF8.self)
     }
 
     /// Decodes a key made by ``init(_:)-(Component...)``.
@@ -181,7 +185,7 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// Appends `component` and returns it as it decodes (a date to the millisecond).
-    private static func encode(_ component: Component, descending: Bool, into key: inout String) throws(CoreError) -> Component {
+    private static func encode(_ component: Component, descending: Bool, into key: inout [UInt8]) throws(CoreError) -> Component {
         switch component {
         case .descending(let inner):
             guard !descending else {
@@ -190,15 +194,18 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
             return .descending(try encode(inner, descending: true, into: &key))
         case .string(let text):
             if descending {
-                key.append(Character(Unicode.Scalar(Kind.stringDown.rawValue)))
+                key.append(Kind.stringDown.rawValue)
                 for byte in text.utf8 { appendHex(UInt64(~byte), digits: 2, to: &key) }
-                key.append("~")
+                key.append(UInt8(ascii: "~"))
             } else {
-                key.append(Character(Unicode.Scalar(Kind.string.rawValue)))
-                for scalar in text.unicodeScalars {
-                    if scalar == "\0" { key.append("\0\u{1}") } else { key.unicodeScalars.append(scalar) }
+                // A NUL byte is only ever the NUL character in UTF-8.
+                key.append(Kind.string.rawValue)
+                for byte in text.utf8 {
+                    key.append(byte)
+                    if byte == 0 { key.append(1) }
                 }
-                key.append("\0\0")
+                key.append(0)
+                key.append(0)
             }
             return component
         case .int(let value):
@@ -220,7 +227,7 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
             appendNumber(UInt64(bitPattern: value) ^ (1 << 63), kind: descending ? .dateDown : .date, descending: descending, to: &key)
             return .date(Date(timeIntervalSince1970: Double(value) / 1000))
         case .uuid(let uuid):
-            key.append(Character(Unicode.Scalar((descending ? Kind.uuidDown : Kind.uuid).rawValue)))
+            key.append((descending ? Kind.uuidDown : Kind.uuid).rawValue)
             withUnsafeBytes(of: uuid.uuid) { bytes in
                 for byte in bytes { appendHex(UInt64(descending ? ~byte : byte), digits: 2, to: &key) }
             }
@@ -233,16 +240,16 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
     private static let earliestDate = -62_135_769_600_000.0
     private static let latestDate = 253_402_300_799_999.0
 
-    private static func appendNumber(_ bits: UInt64, kind: Kind, descending: Bool, to key: inout String) {
-        key.append(Character(Unicode.Scalar(kind.rawValue)))
+    private static func appendNumber(_ bits: UInt64, kind: Kind, descending: Bool, to key: inout [UInt8]) {
+        key.append(kind.rawValue)
         appendHex(descending ? ~bits : bits, digits: 16, to: &key)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".unicodeScalars)
-
-    private static func appendHex(_ value: UInt64, digits: Int, to key: inout String) {
+    /// Appends the low `digits` hex digits of `value`, most significant first, in lowercase.
+    private static func appendHex(_ value: UInt64, digits: Int, to key: inout [UInt8]) {
         for index in stride(from: digits - 1, through: 0, by: -1) {
-            key.unicodeScalars.append(hexDigits[Int((value >> (UInt64(index) * 4)) & 0xf)])
+            let digit = UInt8(truncatingIfNeeded: (value >> (UInt64(index) * 4)) & 0xf)
+            key.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
         }
     }
 
