@@ -176,8 +176,9 @@ extension SimulatedAppStore {
         changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: false))
     }
 
-    /// Buys `product` for `token` at `date`: a new subscription, a resubscription,
-    /// an immediate upgrade, or a downgrade or crossgrade that waits for the next renewal.
+    /// Buys `product` for `token` at `date`: a new subscription, a resubscription, an
+    /// immediate upgrade or crossgrade to a product of the same period, or a downgrade
+    /// or crossgrade to another period that waits for the next renewal — Apple's rules.
     func buy(
         _ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
         changes: inout Changes, now: Date
@@ -185,10 +186,11 @@ extension SimulatedAppStore {
         let existing = state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token }
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
-            if product.id == current.id || product.tier <= current.tier {
-                // Downgrade or crossgrade: it takes effect at the next renewal. The same
-                // product: nothing to buy, but a pending downgrade is cancelled and
-                // auto-renew is on again, as StoreKit does.
+            let waitsForRenewal = product.tier < current.tier || (product.tier == current.tier && product.period != current.period)
+            if product.id == current.id || waitsForRenewal {
+                // Downgrade, or crossgrade to another period: it takes effect at the next
+                // renewal. The same product: nothing to buy, but a pending downgrade is
+                // cancelled and auto-renew is on again, as StoreKit does.
                 if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew {
                     subscription.autoRenewPreference = product.id
                     subscription.willAutoRenew = true
@@ -198,7 +200,7 @@ extension SimulatedAppStore {
                 return state.entries[latest]?.result
                     ?? .verified(StoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
             }
-            // Upgrade: immediate; the old transaction is marked upgraded.
+            // Upgrade, or crossgrade to the same period: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }
             let transaction = newTransaction(
                 product, token: token, originalID: subscription.originalID, purchaseDate: date,

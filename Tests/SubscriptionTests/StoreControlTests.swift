@@ -108,6 +108,35 @@ import TrainTesting
         #expect(renewed.expirationDate == harness.months(13))
     }
 
+    @Test("a crossgrade to a product of the same tier and the same period starts at once, as StoreKit does; the old transaction is superseded")
+    func sameDurationCrossgrade() async throws {
+        let clock = ManualClock()
+        let other = StoreProduct(
+            id: "com.train.pro.monthly.family", displayName: "Train Pro for families (monthly)", tier: .pro, period: .month, price: 6.99)
+        let store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard + [other], clock: clock)
+        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        guard case .success(let first) = try await service.purchase(H.proMonthly) else {
+            Issue.record("the first purchase succeeds")
+            return
+        }
+        clock.advance(by: .seconds(86_400))
+        guard case .success(let second) = try await service.purchase(other.id) else {
+            Issue.record("the crossgrade is bought, not deferred")
+            return
+        }
+        let crossgraded = second.unsafePayloadValue
+        #expect(crossgraded.id != first.unsafePayloadValue.id, "a new transaction")
+        #expect(crossgraded.productID == other.id)
+        #expect(crossgraded.originalID == first.unsafePayloadValue.originalID, "the same subscription")
+        #expect(crossgraded.purchaseDate == clock.now)
+        let status = try #require(try await service.subscriptionStatuses().first)
+        #expect(status.transaction.unsafePayloadValue.productID == other.id)
+        #expect(status.renewalInfo.unsafePayloadValue.autoRenewPreference == other.id)
+        let old = store.allTransactions.first { $0.unsafePayloadValue.id == first.unsafePayloadValue.id }?.unsafePayloadValue
+        #expect(old?.isUpgraded == true)
+        #expect(service.currentTier == .pro)
+    }
+
     @Test("a failed renewal without grace enters billing retry with no access; resolving renews from now")
     func billingRetry() async throws {
         let harness = try H()
