@@ -25,12 +25,14 @@ extension LocalSocialFeedService {
         var (report, photos) = try writing { records in
             var report = SocialDeletionReport()
             // Follows first, so the posts below have no reader but their author left.
-            try removeRelations(of: userID, in: records, report: &report, at: now)
+            try removeRelations(of: userID, in: records, report: &report)
             var photos: [MediaReference] = []
             let longestLifetime = try longestLifetime(in: records)
+            // Their own friends feed is the only one left to hold their posts.
+            let readers = [userID]
             for entry in try records.records(in: SocialRecords.authored, range: SocialRecords.range([.string(userID)])) {
                 guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
-                photos += try removePost(post, at: now, longestLifetime: longestLifetime, in: records)
+                photos += try removePost(post, at: now, longestLifetime: longestLifetime, readers: readers, in: records)
                 report.posts += 1
             }
             try removeInteractions(of: userID, in: records, report: &report)
@@ -77,15 +79,28 @@ extension LocalSocialFeedService {
         }
     }
 
-    /// Removes the follows and blocks from and to `userID`, with every count they change.
-    func removeRelations(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport, at now: Date) throws {
+    /// Removes the follows and blocks from and to `userID`, with the counts they change
+    /// on the other users' profiles; `userID`'s own profile and friends feed go after.
+    ///
+    /// Their followers' friends feeds keep the entries of `userID`'s live posts: the
+    /// posts go next, and a page skips an entry whose post is gone as it skips an
+    /// expired one, so no one sees them. Removing them would cost every live post
+    /// times every follower — a million entries for 200 live posts and 5,000
+    /// followers — inside the deletion's one transaction.
+    func removeRelations(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport) throws {
         let range = try SocialRecords.range([.string(userID)])
         for entry in try records.records(in: SocialRecords.follows, range: range) {
-            try removeFollow(from: userID, to: SocialRecords.userID(entry.data), at: now, in: records)
+            let followee = SocialRecords.userID(entry.data)
+            try records.removeValue(forKey: entry.key, in: SocialRecords.follows)
+            try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(userID)]), in: SocialRecords.followers)
+            try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) }
             report.follows += 1
         }
         for entry in try records.records(in: SocialRecords.followers, range: range) {
-            try removeFollow(from: SocialRecords.userID(entry.data), to: userID, at: now, in: records)
+            let follower = SocialRecords.userID(entry.data)
+            try records.removeValue(forKey: entry.key, in: SocialRecords.followers)
+            try records.removeValue(forKey: SocialRecords.key([.string(follower), .string(userID)]), in: SocialRecords.follows)
+            try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) }
             report.follows += 1
         }
         for (relation, inverse) in [(SocialRecords.blocks, SocialRecords.blockedBy), (SocialRecords.blockedBy, SocialRecords.blocks)] {

@@ -111,9 +111,13 @@ extension LocalSocialFeedService {
 
     /// Removes a post with its likes, comments and index entries, keeping its position
     /// for cursors.
+    /// - Parameter readers: Whose friends feeds hold the post, if the caller knows;
+    ///   looked up when the post is live otherwise.
     /// - Returns: The stored photo it showed, if no other post shows it: the caller
     ///   deletes it once the transaction is kept, so no post ever points at a missing photo.
-    func removePost(_ post: PostEntity, at now: Date, longestLifetime: TimeInterval, in records: RecordWriter) throws -> [MediaReference] {
+    func removePost(
+        _ post: PostEntity, at now: Date, longestLifetime: TimeInterval, readers: [String]? = nil, in records: RecordWriter
+    ) throws -> [MediaReference] {
         let key = SocialRecords.key(post.id)
         let position = SocialRecords.position(post.createdAt, post.id)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
@@ -122,7 +126,7 @@ extension LocalSocialFeedService {
         try records.removeValue(forKey: SocialRecords.key([.string(post.userID)] + position), in: SocialRecords.authored)
         // A live post leaves its readers' friends feeds; an expired one is past where any page stops.
         if post.createdAt.addingTimeInterval(longestLifetime) > now {
-            for reader in try readers(of: post.userID, in: records) {
+            for reader in try readers ?? self.readers(of: post.userID, in: records) {
                 try records.removeValue(forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
             }
         }

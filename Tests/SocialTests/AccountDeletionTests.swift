@@ -59,6 +59,30 @@ import TrainTesting
     }
 
     @Test(
+        "after a deletion, a follower's friends feed pages past the deleted user's posts: full pages of the others' posts, newest first, none twice",
+        arguments: SocialVariant.allCases)
+    func followerPagesPastDeletedPosts(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("ada", "cy", "bob")
+        try await harness.social.follow("ada")
+        try await harness.social.follow("cy")
+        var cyPosts: [UUID] = []
+        for index in 0..<25 {
+            harness.clock.advance(by: .seconds(60))
+            try await harness.post("ada's run \(index)", by: "ada")
+            harness.clock.advance(by: .seconds(60))
+            cyPosts.append(try await harness.post("cy's swim \(index)", by: "cy").id)
+        }
+        harness.act(as: "ada")
+        #expect(try await harness.social.deleteAccountData().posts == 25)
+
+        harness.act(as: "bob")
+        let pages = try await harness.allPages(of: harness.social.friendsFeed(limit:after:), limit: 10)
+        #expect(pages.map(\.id) == cyPosts.reversed())
+        #expect(try await harness.social.friendsFeed(limit: 10).count == 10, "the first page is full")
+    }
+
+    @Test(
         "a user's export holds their profile, posts, comments, likes, follows both ways, blocks and unlock, and no one else's",
         arguments: SocialVariant.allCases)
     func exportsEverythingOfTheUser(variant: SocialVariant) async throws {
