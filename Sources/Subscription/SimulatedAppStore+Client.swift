@@ -12,8 +12,11 @@ extension SimulatedAppStore {
             }
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
+                // Listed under a transaction identifier of its own from now on, as StoreKit's test session does.
+                let transactionID = state.nextID
+                state.nextID += 1
                 state.pending[requestID] = PendingPurchase(
-                    id: requestID, productID: product.id, appAccountToken: appAccountToken,
+                    id: requestID, transactionID: transactionID, productID: product.id, appAccountToken: appAccountToken,
                     requestedAt: now, kind: kind)
                 changes.pending.insert(requestID)
                 return .pending

@@ -88,6 +88,17 @@ extension SimulatedAppStore {
         return state.withLock { state in state.entries.keys.sorted().compactMap { state.entries[$0]?.result } }
     }
 
+    /// The store's transaction list as `SKTestSession.allTransactions()` returns it: every
+    /// transaction, and every purchase waiting for Ask to Buy or an interruption under
+    /// the identifier it will be bought with, by identifier.
+    public var testTransactions: [StoreTestTransaction] {
+        settle()
+        return state.withLock { state in
+            (state.entries.values.map { StoreTestTransaction($0.result) } + state.pending.values.map(StoreTestTransaction.init))
+                .sorted { $0.id < $1.id }
+        }
+    }
+
     /// Buys a subscription outside the app (on another device, or from an offer code);
     /// the transaction reaches the app on its updates stream. A `purchaseDate` in the
     /// past backdates it, and it renews up to now.
@@ -190,36 +201,41 @@ extension SimulatedAppStore {
         }
     }
 
-    /// A parent approves an Ask to Buy request: the purchase goes through and reaches the app's updates stream.
-    /// - Parameter requestID: The pending purchase.
+    /// A parent approves an Ask to Buy request (`approveAskToBuyTransaction(identifier:)`):
+    /// the purchase goes through under the request's identifier and reaches the app's
+    /// updates stream.
+    /// - Parameter transactionID: The request's identifier in ``testTransactions``.
     /// - Throws: ``SubscriptionError/Code/requestNotFound`` (also after it lapsed).
-    public func approveAskToBuy(requestID: String) throws(SubscriptionError) {
-        try completePending(requestID, kind: .askToBuy, approve: true)
+    public func approveAskToBuy(transactionID: UInt64) throws(SubscriptionError) {
+        try completePending(transactionID, kind: .askToBuy, approve: true)
     }
 
-    /// A parent declines an Ask to Buy request: nothing is bought.
-    /// - Parameter requestID: The pending purchase.
+    /// A parent declines an Ask to Buy request (`declineAskToBuyTransaction(identifier:)`): nothing is bought.
+    /// - Parameter transactionID: The request's identifier in ``testTransactions``.
     /// - Throws: ``SubscriptionError/Code/requestNotFound``.
-    public func declineAskToBuy(requestID: String) throws(SubscriptionError) {
-        try completePending(requestID, kind: .askToBuy, approve: false)
+    public func declineAskToBuy(transactionID: UInt64) throws(SubscriptionError) {
+        try completePending(transactionID, kind: .askToBuy, approve: false)
     }
 
-    /// Resolves an interrupted purchase: it goes through and reaches the updates stream (`resolveIssueForTransaction`).
-    /// - Parameter requestID: The pending purchase.
+    /// Resolves an interrupted purchase (`resolveIssueForTransaction(identifier:)`): it goes
+    /// through under its identifier and reaches the updates stream.
+    /// - Parameter transactionID: The purchase's identifier in ``testTransactions``.
     /// - Throws: ``SubscriptionError/Code/requestNotFound``.
-    public func resolveInterruptedPurchase(requestID: String) throws(SubscriptionError) {
-        try completePending(requestID, kind: .interrupted, approve: true)
+    public func resolveInterruptedPurchase(transactionID: UInt64) throws(SubscriptionError) {
+        try completePending(transactionID, kind: .interrupted, approve: true)
     }
 
-    private func completePending(_ requestID: String, kind: PendingPurchase.Kind, approve: Bool) throws(SubscriptionError) {
+    private func completePending(_ transactionID: UInt64, kind: PendingPurchase.Kind, approve: Bool) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
-            guard let pending = state.pending[requestID], pending.kind == kind else {
-                throw SubscriptionError(.requestNotFound, detail: "No pending \(kind.rawValue) purchase '\(requestID)'.")
+            guard let pending = state.pending.values.first(where: { $0.transactionID == transactionID && $0.kind == kind }) else {
+                throw SubscriptionError(.requestNotFound, detail: "No pending \(kind.rawValue) purchase \(transactionID).")
             }
-            state.pending[requestID] = nil
-            changes.pending.insert(requestID)
+            state.pending[pending.id] = nil
+            changes.pending.insert(pending.id)
             if approve, let product = product(pending.productID) {
-                _ = buy(product, token: pending.appAccountToken, at: now, returnedByPurchase: false, state: &state, changes: &changes, now: now)
+                _ = buy(
+                    product, token: pending.appAccountToken, at: now, returnedByPurchase: false, transactionID: pending.transactionID,
+                    state: &state, changes: &changes, now: now)
             }
         }
     }

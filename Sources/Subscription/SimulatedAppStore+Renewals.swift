@@ -150,11 +150,11 @@ extension SimulatedAppStore {
     /// Records a new transaction and queues its announcement.
     @discardableResult
     func newTransaction(
-        _ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, state: inout State,
+        _ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil, state: inout State,
         changes: inout Changes, returnedByPurchase: Bool
     ) -> StoreTransaction {
-        let id = state.nextID
-        state.nextID += 1
+        let id = reservedID ?? state.nextID
+        if reservedID == nil { state.nextID += 1 }
         let transaction = StoreTransaction(
             id: id, originalID: originalID ?? id, productID: product.id, subscriptionGroupID: product.subscriptionGroupID,
             purchaseDate: purchaseDate, expirationDate: periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate),
@@ -179,8 +179,10 @@ extension SimulatedAppStore {
     /// Buys `product` for `token` at `date`: a new subscription, a resubscription, an
     /// immediate upgrade or crossgrade to a product of the same period, or a downgrade
     /// or crossgrade to another period that waits for the next renewal — Apple's rules.
+    /// - Parameter transactionID: The identifier a waiting purchase was listed under, for
+    ///   the transaction it makes; a new one otherwise.
     func buy(
-        _ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, state: inout State,
+        _ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, transactionID: UInt64? = nil, state: inout State,
         changes: inout Changes, now: Date
     ) -> StoreVerificationResult<StoreTransaction> {
         let existing = state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token }
@@ -203,7 +205,7 @@ extension SimulatedAppStore {
             // Upgrade, or crossgrade to the same period: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }
             let transaction = newTransaction(
-                product, token: token, originalID: subscription.originalID, purchaseDate: date,
+                product, token: token, originalID: subscription.originalID, purchaseDate: date, reservedID: transactionID,
                 state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
             subscription.begin(transaction)
             state.subscriptions[subscription.originalID] = subscription
@@ -211,7 +213,7 @@ extension SimulatedAppStore {
             return state.entries[transaction.id]?.result ?? .verified(transaction)
         }
         let transaction = newTransaction(
-            product, token: token, originalID: existing?.originalID, purchaseDate: date,
+            product, token: token, originalID: existing?.originalID, purchaseDate: date, reservedID: transactionID,
             state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
         let subscription = StoreLedger.Subscription(
             originalID: transaction.originalID, groupID: product.subscriptionGroupID, appAccountToken: token,

@@ -211,8 +211,13 @@ public final class SimulatedAppStore: Sendable {
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
-        let pastEvery = (state.entries.keys.max() ?? 0) + 1
+        let pastEvery = max(state.entries.keys.max() ?? 0, state.pending.values.map(\.transactionID).max() ?? 0) + 1
         state.nextID = max(try records.value(forKey: "nextID", in: StoreLedger.meta) ?? 1, pastEvery)
+        // A request saved before requests had identifiers gets one now, in request order.
+        for pending in state.pending.values.filter({ $0.transactionID == 0 }).sorted(by: { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) }) {
+            state.pending[pending.id]?.transactionID = state.nextID
+            state.nextID += 1
+        }
         state.ledgerVersion = try records.value(forKey: "version", in: StoreLedger.meta) ?? 0
         for subscription in state.subscriptions.values {
             if let grace = state.grace(of: subscription) { state.announcedGrace[subscription.originalID] = grace }

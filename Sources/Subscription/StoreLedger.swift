@@ -129,6 +129,11 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
 
     /// The request's identifier.
     public var id: String
+    /// The identifier the store lists it under in ``SimulatedAppStore/testTransactions``,
+    /// as `SKTestSession.allTransactions()` lists a deferred purchase: the controls
+    /// approve, decline or resolve it by this identifier, and the transaction of a
+    /// purchase it becomes carries it.
+    public var transactionID: UInt64
     /// The product asked for.
     public var productID: String
     /// The app user who asked.
@@ -141,16 +146,77 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     /// Creates a pending purchase.
     /// - Parameters:
     ///   - id: The request's identifier.
+    ///   - transactionID: The identifier the store lists it under.
     ///   - productID: The product.
     ///   - appAccountToken: The app user.
     ///   - requestedAt: When.
     ///   - kind: Why it waits.
-    public init(id: String, productID: String, appAccountToken: UUID, requestedAt: Date, kind: Kind) {
+    public init(id: String, transactionID: UInt64, productID: String, appAccountToken: UUID, requestedAt: Date, kind: Kind) {
         self.id = id
+        self.transactionID = transactionID
         self.productID = productID
         self.appAccountToken = appAccountToken
         self.requestedAt = requestedAt
         self.kind = kind
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, transactionID, productID, appAccountToken, requestedAt, kind
+    }
+
+    /// Decodes a pending purchase; one saved before requests had a transaction
+    /// identifier decodes with 0, and the store gives it one when it opens.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: The decoder's error.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        transactionID = try container.decodeIfPresent(UInt64.self, forKey: .transactionID) ?? 0
+        productID = try container.decode(String.self, forKey: .productID)
+        appAccountToken = try container.decode(UUID.self, forKey: .appAccountToken)
+        requestedAt = try container.decode(Date.self, forKey: .requestedAt)
+        kind = try container.decode(Kind.self, forKey: .kind)
+    }
+}
+
+/// An entry of the simulated store's transaction list as `SKTestSession.allTransactions()`
+/// shows it: a transaction that was bought, or a purchase still waiting for a parent's
+/// Ask to Buy approval or for an interruption to be resolved.
+public struct StoreTestTransaction: Hashable, Sendable, Identifiable {
+    /// The identifier: the transaction's, or the one a waiting purchase will be bought under.
+    public var id: UInt64
+    /// The product.
+    public var productID: String
+    /// The app user it is for.
+    public var appAccountToken: UUID?
+    /// The transaction once bought; nil while the purchase waits.
+    public var transaction: StoreVerificationResult<StoreTransaction>?
+    /// Whether it waits for a parent's Ask to Buy approval (`pendingAskToBuyConfirmation`).
+    public var pendingAskToBuyConfirmation: Bool
+    /// Whether it waits for an interruption to be resolved (`hasPurchaseIssue`).
+    public var hasPurchaseIssue: Bool
+
+    /// A transaction that was bought.
+    /// - Parameter transaction: The transaction.
+    public init(_ transaction: StoreVerificationResult<StoreTransaction>) {
+        let payload = transaction.unsafePayloadValue
+        id = payload.id
+        productID = payload.productID
+        appAccountToken = payload.appAccountToken
+        self.transaction = transaction
+        pendingAskToBuyConfirmation = false
+        hasPurchaseIssue = false
+    }
+
+    /// A purchase that waits.
+    /// - Parameter pending: The waiting purchase.
+    public init(_ pending: PendingPurchase) {
+        id = pending.transactionID
+        productID = pending.productID
+        appAccountToken = pending.appAccountToken
+        transaction = nil
+        pendingAskToBuyConfirmation = pending.kind == .askToBuy
+        hasPurchaseIssue = pending.kind == .interrupted
     }
 }
 

@@ -187,44 +187,133 @@ import TrainTesting
         #expect(try await harness.service.subscriptionStatuses().first?.state == .revoked)
     }
 
-    @Test("Ask to Buy: pending, then approved on the stream, declined to nothing, or lapsed after 24 hours")
-    func askToBuy() async throws {
-        let harness = try H()
+    @Test(
+        "Ask to Buy: the request is a pending transaction in the store's list, approved by its identifier onto the stream under that identifier",
+        arguments: StoreVariant.allCases)
+    func askToBuy(variant: StoreVariant) async throws {
+        let harness = try H(variant)
         harness.store.askToBuyEnabled = true
         #expect(try await harness.service.purchase(H.proMonthly) == .pending)
+        let listed = try #require(harness.store.testTransactions.first)
+        #expect(listed.pendingAskToBuyConfirmation && !listed.hasPurchaseIssue && listed.transaction == nil)
+        #expect(listed.productID == H.proMonthly && listed.appAccountToken == H.ada)
         let request = try #require(harness.store.pendingPurchases.first)
-        #expect(request.kind == .askToBuy && request.appAccountToken == H.ada)
-        let updates = harness.service.transactionUpdates()
-        try harness.store.approveAskToBuy(requestID: request.id)
-        #expect(try #require(await updates.collect(1).first).unsafePayloadValue.productID == H.proMonthly)
+        #expect(request.kind == .askToBuy && request.transactionID == listed.id)
+        #expect(harness.store.allTransactions.isEmpty, "nothing is bought yet")
 
+        let updates = harness.service.transactionUpdates()
+        try harness.store.approveAskToBuy(transactionID: listed.id)
+        let approved = try #require(await updates.collect(1).first).unsafePayloadValue
+        #expect(approved.id == listed.id && approved.productID == H.proMonthly)
+        let after = try #require(harness.store.testTransactions.first)
+        #expect(harness.store.testTransactions.count == 1)
+        #expect(after.id == listed.id && !after.pendingAskToBuyConfirmation && after.transaction?.unsafePayloadValue == approved)
+        #expect(throws: SubscriptionError(.requestNotFound)) { try harness.store.approveAskToBuy(transactionID: listed.id) }
+        #expect(harness.store.allTransactions.count == 1, "approving twice bought nothing more")
+    }
+
+    @Test("Ask to Buy: declined by its identifier, nothing is bought; lapsed after 24 hours, it leaves the list and cannot be approved")
+    func askToBuyDeclinedOrLapsed() async throws {
         let declining = try H()
         declining.store.askToBuyEnabled = true
         _ = try await declining.service.purchase(H.proMonthly)
-        try declining.store.declineAskToBuy(requestID: try #require(declining.store.pendingPurchases.first).id)
+        try declining.store.declineAskToBuy(transactionID: try #require(declining.store.testTransactions.first).id)
+        #expect(declining.store.testTransactions.isEmpty)
         #expect(declining.store.allTransactions.isEmpty)
 
         let lapsing = try H()
         lapsing.store.askToBuyEnabled = true
         _ = try await lapsing.service.purchase(H.proMonthly)
-        let lapsed = try #require(lapsing.store.pendingPurchases.first)
+        let lapsed = try #require(lapsing.store.testTransactions.first)
         lapsing.clock.advance(by: .seconds(24 * 3600))
-        #expect(lapsing.store.pendingPurchases.count == 1, "still pending at exactly 24 hours")
+        #expect(lapsing.store.testTransactions.count == 1, "still pending at exactly 24 hours")
         lapsing.clock.advance(by: .seconds(1))
-        #expect(lapsing.store.pendingPurchases.isEmpty)
-        #expect(throws: SubscriptionError(.requestNotFound)) { try lapsing.store.approveAskToBuy(requestID: lapsed.id) }
+        #expect(lapsing.store.testTransactions.isEmpty)
+        #expect(throws: SubscriptionError(.requestNotFound)) { try lapsing.store.approveAskToBuy(transactionID: lapsed.id) }
     }
 
-    @Test("an interrupted purchase is pending until resolved, then arrives on the stream")
+    @Test("a request's identifier is its own: a bought transaction's, or an interrupted purchase's, is not an Ask to Buy request")
+    func askToBuyIdentifierIsChecked() async throws {
+        let harness = try H()
+        let bought = try await harness.buy(H.premiumMonthly)
+        harness.store.interruptedPurchasesEnabled = true
+        _ = try await harness.service.purchase(H.proYearly)
+        let interrupted = try #require(harness.store.testTransactions.first { $0.hasPurchaseIssue })
+        #expect(interrupted.id != bought.id)
+        #expect(throws: SubscriptionError(.requestNotFound)) { try harness.store.approveAskToBuy(transactionID: bought.id) }
+        #expect(throws: SubscriptionError(.requestNotFound)) { try harness.store.approveAskToBuy(transactionID: interrupted.id) }
+        #expect(throws: SubscriptionError(.requestNotFound)) { try harness.store.declineAskToBuy(transactionID: .max) }
+        #expect(harness.store.testTransactions.map(\.id) == [bought.id, interrupted.id], "nothing changed")
+    }
+
+    @Test("an Ask to Buy upgrade approved after a later purchase becomes the subscription's latest transaction under its own, lower identifier")
+    func askToBuyApprovedAfterALaterPurchase() async throws {
+        let harness = try H()
+        harness.store.askToBuyEnabled = true
+        _ = try await harness.service.purchase(H.premiumMonthly)
+        let request = try #require(harness.store.testTransactions.first).id
+        harness.store.askToBuyEnabled = false
+        let pro = try await harness.buy(H.proMonthly)
+        #expect(pro.id > request)
+        try harness.store.approveAskToBuy(transactionID: request)
+        let status = try #require(try await harness.service.subscriptionStatuses().first)
+        #expect(status.transaction.unsafePayloadValue.id == request)
+        #expect(status.transaction.unsafePayloadValue.productID == H.premiumMonthly)
+        #expect(try await harness.service.restorePurchases() == .premium)
+        #expect(harness.store.allTransactions.first { $0.unsafePayloadValue.id == pro.id }?.unsafePayloadValue.isUpgraded == true)
+    }
+
+    @Test("a waiting purchase keeps its identifier across a relaunch, and no later transaction takes it")
+    func pendingIdentifierSurvivesRelaunch() async throws {
+        let harness = try H(.file)
+        harness.store.askToBuyEnabled = true
+        _ = try await harness.service.purchase(H.proMonthly)
+        let id = try #require(harness.store.testTransactions.first).id
+        try harness.relaunch()
+        #expect(harness.store.testTransactions.map(\.id) == [id])
+        #expect(harness.store.testTransactions.first?.pendingAskToBuyConfirmation == true)
+        harness.store.askToBuyEnabled = false
+        let bought = try await harness.buy(H.premiumMonthly)
+        #expect(bought.id > id)
+    }
+
+    @Test("a request saved before requests had identifiers gets one past every transaction when the store opens, and can be approved")
+    func legacyRequestGetsAnIdentifier() async throws {
+        let harness = try H(.file)
+        let bought = try await harness.buy(H.proMonthly)
+        harness.store.askToBuyEnabled = true
+        _ = try await harness.service.purchase("com.train.premium.yearly") // an upgrade: approved, it is a new transaction
+        let request = try #require(harness.store.pendingPurchases.first)
+        // Rewrite the stored request as an earlier version wrote it: without the identifier.
+        let ledger = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
+        let raw = RecordCollection<Data>.bytes("pending")
+        let stored = try #require(try ledger.read { try $0.data(forKey: request.id, in: raw) })
+        var fields = try #require(try JSONSerialization.jsonObject(with: stored) as? [String: Any])
+        #expect(fields.removeValue(forKey: "transactionID") != nil)
+        let legacy = try JSONSerialization.data(withJSONObject: fields)
+        try ledger.write { try $0.setData(legacy, forKey: request.id, in: raw) }
+        ledger.close()
+
+        try harness.relaunch()
+        let listed = try #require(harness.store.testTransactions.first { $0.pendingAskToBuyConfirmation })
+        #expect(listed.id > bought.id)
+        harness.store.askToBuyEnabled = false
+        try harness.store.approveAskToBuy(transactionID: listed.id)
+        #expect(harness.store.allTransactions.contains { $0.unsafePayloadValue.id == listed.id })
+    }
+
+    @Test("an interrupted purchase is listed with a purchase issue until resolved by its identifier, then arrives on the stream under it")
     func interrupted() async throws {
         let harness = try H()
         harness.store.interruptedPurchasesEnabled = true
         #expect(try await harness.service.purchase(H.proMonthly) == .pending)
-        let request = try #require(harness.store.pendingPurchases.first)
-        #expect(request.kind == .interrupted)
+        let listed = try #require(harness.store.testTransactions.first)
+        #expect(listed.hasPurchaseIssue && !listed.pendingAskToBuyConfirmation)
+        #expect(harness.store.pendingPurchases.first?.kind == .interrupted)
         let updates = harness.service.transactionUpdates()
-        try harness.store.resolveInterruptedPurchase(requestID: request.id)
-        #expect(try #require(await updates.collect(1).first).unsafePayloadValue.appAccountToken == H.ada)
+        try harness.store.resolveInterruptedPurchase(transactionID: listed.id)
+        let resolved = try #require(await updates.collect(1).first).unsafePayloadValue
+        #expect(resolved.appAccountToken == H.ada && resolved.id == listed.id)
     }
 
     @Test("a price increase without consent lapses the subscription at renewal; with consent it renews")
