@@ -82,7 +82,9 @@ extension SimulatedAppStore {
         return state.withLock { $0.pending.values.sorted { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) } }
     }
 
-    /// Every transaction in the ledger, oldest first.
+    /// Every transaction in the ledger, by identifier: the order they were made, but
+    /// for a purchase approved or resolved after a wait, which keeps the identifier it
+    /// was listed under while it waited.
     public var allTransactions: [StoreVerificationResult<StoreTransaction>] {
         settle()
         return state.withLock { state in state.entries.keys.sorted().compactMap { state.entries[$0]?.result } }
@@ -202,8 +204,10 @@ extension SimulatedAppStore {
     }
 
     /// A parent approves an Ask to Buy request (`approveAskToBuyTransaction(identifier:)`):
-    /// the purchase goes through under the request's identifier and reaches the app's
-    /// updates stream.
+    /// the purchase goes through as one made in the app would — a new subscription, an
+    /// upgrade or a same-period crossgrade is a transaction under the request's
+    /// identifier on the app's updates stream; a downgrade or a crossgrade to another
+    /// period changes what renews (see ``PendingPurchase/transactionID``).
     /// - Parameter transactionID: The request's identifier in ``testTransactions``.
     /// - Throws: ``SubscriptionError/Code/requestNotFound`` (also after it lapsed).
     public func approveAskToBuy(transactionID: UInt64) throws(SubscriptionError) {

@@ -172,6 +172,7 @@ public final class SimulatedAppStore: Sendable {
     ) throws(SubscriptionError) {
         do {
             let ledger = try RecordStore(storage, schema: StoreLedger.schema)
+            try ledger.write(Self.numberEarlierRequests)
             self.init(products: products, clock: clock, ledger: ledger, state: try ledger.read(Self.load))
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be read: \(error)")
@@ -211,13 +212,7 @@ public final class SimulatedAppStore: Sendable {
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
-        let pastEvery = max(state.entries.keys.max() ?? 0, state.pending.values.map(\.transactionID).max() ?? 0) + 1
-        state.nextID = max(try records.value(forKey: "nextID", in: StoreLedger.meta) ?? 1, pastEvery)
-        // A request saved before requests had identifiers gets one now, in request order.
-        for pending in state.pending.values.filter({ $0.transactionID == 0 }).sorted(by: { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) }) {
-            state.pending[pending.id]?.transactionID = state.nextID
-            state.nextID += 1
-        }
+        state.nextID = try nextID(in: records, entries: state.entries.keys, pending: state.pending.values)
         state.ledgerVersion = try records.value(forKey: "version", in: StoreLedger.meta) ?? 0
         for subscription in state.subscriptions.values {
             if let grace = state.grace(of: subscription) { state.announcedGrace[subscription.originalID] = grace }
@@ -271,6 +266,35 @@ public final class SimulatedAppStore: Sendable {
             if let error = error as? SubscriptionError { throw error }
             throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be written: \(error)")
         }
+    }
+
+    /// The next transaction ID: past every stored transaction and waiting purchase, even
+    /// if the stored counter is missing or behind.
+    private static func nextID(
+        in records: RecordReader, entries: some Sequence<UInt64>, pending: some Sequence<PendingPurchase>
+    ) throws -> UInt64 {
+        let pastEvery = max(entries.max() ?? 0, pending.map(\.transactionID).max() ?? 0) + 1
+        return max(try records.value(forKey: "nextID", in: StoreLedger.meta) ?? 1, pastEvery)
+    }
+
+    /// Gives each waiting purchase saved before they had identifiers one from the
+    /// transaction sequence, in the order they were asked for, and writes them, so every
+    /// launch and every store on the file lists it under the same one.
+    private static func numberEarlierRequests(in records: RecordWriter) throws {
+        let pending = try records.values(in: StoreLedger.pending)
+        let unnumbered = pending.filter { $0.transactionID == 0 }.sorted { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) }
+        guard !unnumbered.isEmpty else { return }
+        // Transaction keys sort as their IDs: the last is the highest.
+        let highest = try records.lastKey(in: StoreLedger.transactions).flatMap { UInt64($0) }
+        var next = try nextID(in: records, entries: highest.map { [$0] } ?? [], pending: pending)
+        for var request in unnumbered {
+            request.transactionID = next
+            next += 1
+            try records.put(request, forKey: request.id, in: StoreLedger.pending)
+        }
+        try records.put(next, forKey: "nextID", in: StoreLedger.meta)
+        // Other stores on the file read the ledger again.
+        try records.put((try records.value(forKey: "version", in: StoreLedger.meta) ?? 0) + 1, forKey: "version", in: StoreLedger.meta)
     }
 
     /// The ledger as stored, with this instance's settings and event numbering kept.

@@ -131,8 +131,10 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     public var id: String
     /// The identifier the store lists it under in ``SimulatedAppStore/testTransactions``,
     /// as `SKTestSession.allTransactions()` lists a deferred purchase: the controls
-    /// approve, decline or resolve it by this identifier, and the transaction of a
-    /// purchase it becomes carries it.
+    /// approve, decline or resolve it by this identifier. When it goes through as a new
+    /// transaction (a new subscription, an upgrade or a same-period crossgrade), that
+    /// transaction carries it; a downgrade or a crossgrade to another period only
+    /// changes what renews, as a purchase in the app does, and the identifier is not used.
     public var transactionID: UInt64
     /// The product asked for.
     public var productID: String
@@ -165,7 +167,8 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     }
 
     /// Decodes a pending purchase; one saved before requests had a transaction
-    /// identifier decodes with 0, and the store gives it one when it opens.
+    /// identifier decodes with 0, and a file-backed store gives it one, and writes it,
+    /// when it opens.
     /// - Parameter decoder: The decoder.
     /// - Throws: The decoder's error.
     public init(from decoder: any Decoder) throws {

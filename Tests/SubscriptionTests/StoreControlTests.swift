@@ -277,14 +277,8 @@ import TrainTesting
         #expect(bought.id > id)
     }
 
-    @Test("a request saved before requests had identifiers gets one past every transaction when the store opens, and can be approved")
-    func legacyRequestGetsAnIdentifier() async throws {
-        let harness = try H(.file)
-        let bought = try await harness.buy(H.proMonthly)
-        harness.store.askToBuyEnabled = true
-        _ = try await harness.service.purchase("com.train.premium.yearly") // an upgrade: approved, it is a new transaction
-        let request = try #require(harness.store.pendingPurchases.first)
-        // Rewrite the stored request as an earlier version wrote it: without the identifier.
+    /// Rewrites a stored request as a ledger written before requests had identifiers.
+    static func makeEarlier(_ request: PendingPurchase, in harness: H) throws {
         let ledger = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
         let raw = RecordCollection<Data>.bytes("pending")
         let stored = try #require(try ledger.read { try $0.data(forKey: request.id, in: raw) })
@@ -293,6 +287,15 @@ import TrainTesting
         let legacy = try JSONSerialization.data(withJSONObject: fields)
         try ledger.write { try $0.setData(legacy, forKey: request.id, in: raw) }
         ledger.close()
+    }
+
+    @Test("a request saved before requests had identifiers gets one past every transaction when the store opens, and can be approved")
+    func legacyRequestGetsAnIdentifier() async throws {
+        let harness = try H(.file)
+        let bought = try await harness.buy(H.proMonthly)
+        harness.store.askToBuyEnabled = true
+        _ = try await harness.service.purchase("com.train.premium.yearly") // an upgrade: approved, it is a new transaction
+        try Self.makeEarlier(try #require(harness.store.pendingPurchases.first), in: harness)
 
         try harness.relaunch()
         let listed = try #require(harness.store.testTransactions.first { $0.pendingAskToBuyConfirmation })
@@ -300,6 +303,41 @@ import TrainTesting
         harness.store.askToBuyEnabled = false
         try harness.store.approveAskToBuy(transactionID: listed.id)
         #expect(harness.store.allTransactions.contains { $0.unsafePayloadValue.id == listed.id })
+    }
+
+    @Test("a request saved before requests had identifiers keeps the one it was given across relaunches and beside another store on the file")
+    func legacyIdentifierIsKept() async throws {
+        let harness = try H(.file)
+        harness.store.askToBuyEnabled = true
+        _ = try await harness.service.purchase(H.proMonthly)
+        try Self.makeEarlier(try #require(harness.store.pendingPurchases.first), in: harness)
+        try harness.relaunch()
+        let listed = try #require(harness.store.testTransactions.first { $0.pendingAskToBuyConfirmation }).id
+        let widget = try harness.makeStore()
+        #expect(widget.testTransactions.first { $0.pendingAskToBuyConfirmation }?.id == listed, "another store on the file lists it alike")
+        try widget.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace)
+        #expect(harness.store.testTransactions.first { $0.pendingAskToBuyConfirmation }?.id == listed)
+        try harness.relaunch()
+        #expect(harness.store.testTransactions.first { $0.pendingAskToBuyConfirmation }?.id == listed, "and the next launch too")
+        try harness.store.approveAskToBuy(transactionID: listed)
+    }
+
+    @Test(
+        "an approved Ask to Buy downgrade changes what renews, as a purchase in the app would; the request leaves the list and its identifier is not used"
+    )
+    func approvedDowngradeChangesTheRenewal() async throws {
+        let harness = try H()
+        try await harness.service.finish(try await harness.buy(H.premiumMonthly).id)
+        harness.store.askToBuyEnabled = true
+        _ = try await harness.service.purchase(H.proMonthly)
+        let request = try #require(harness.store.testTransactions.first { $0.pendingAskToBuyConfirmation }).id
+        try harness.store.approveAskToBuy(transactionID: request)
+        #expect(!harness.store.testTransactions.contains { $0.id == request })
+        let info = try #require(try await harness.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue)
+        #expect(info.autoRenewPreference == H.proMonthly && info.currentProductID == H.premiumMonthly)
+        harness.clock.advance(to: harness.months(1).addingTimeInterval(1))
+        #expect(try await harness.service.restorePurchases() == .pro)
+        #expect(!harness.store.allTransactions.contains { $0.unsafePayloadValue.id == request })
     }
 
     @Test("an interrupted purchase is listed with a purchase issue until resolved by its identifier, then arrives on the stream under it")
