@@ -21,8 +21,8 @@ struct AccountRows {
     /// Posts are spread evenly over the 50 days before ``start``: one of the heavy
     /// user's every 432 s, so 200 of them are live (posted in the last 24 h).
     static let span: TimeInterval = 50 * 86_400
-    /// Noon UTC on a fixed day; the clock stays there.
-    static let start = Date(timeIntervalSince1970: 1_767_268_800)
+    /// The social rows' fixed noon; the clock stays there.
+    static let start = SocialRows.start
 
     /// PERF-6-MEM / PERF-6-FILE: the account service's whole deletion of the heavy user
     /// (`deleteAccount(of:)`, every step: the recent sign-in check and the simulated

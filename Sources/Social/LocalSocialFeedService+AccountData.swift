@@ -90,17 +90,11 @@ extension LocalSocialFeedService {
     func removeRelations(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport) throws {
         let range = try SocialRecords.range([.string(userID)])
         for entry in try records.records(in: SocialRecords.follows, range: range) {
-            let followee = SocialRecords.userID(entry.data)
-            try records.removeValue(forKey: entry.key, in: SocialRecords.follows)
-            try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(userID)]), in: SocialRecords.followers)
-            try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) }
+            try removeFollowRecords(from: userID, to: SocialRecords.userID(entry.data), leaving: userID, in: records)
             report.follows += 1
         }
         for entry in try records.records(in: SocialRecords.followers, range: range) {
-            let follower = SocialRecords.userID(entry.data)
-            try records.removeValue(forKey: entry.key, in: SocialRecords.followers)
-            try records.removeValue(forKey: SocialRecords.key([.string(follower), .string(userID)]), in: SocialRecords.follows)
-            try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) }
+            try removeFollowRecords(from: SocialRecords.userID(entry.data), to: userID, leaving: userID, in: records)
             report.follows += 1
         }
         for (relation, inverse) in [(SocialRecords.blocks, SocialRecords.blockedBy), (SocialRecords.blockedBy, SocialRecords.blocks)] {

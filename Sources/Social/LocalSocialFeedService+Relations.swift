@@ -58,12 +58,7 @@ extension LocalSocialFeedService {
     /// Removes a follow with its counts and the followee's posts from the follower's
     /// friends feed. Removing a follow that is not there changes nothing.
     func removeFollow(from follower: String, to followee: String, at now: Date, in records: RecordWriter) throws {
-        let key = try SocialRecords.key([.string(follower), .string(followee)])
-        guard try records.data(forKey: key, in: SocialRecords.follows) != nil else { return }
-        try records.removeValue(forKey: key, in: SocialRecords.follows)
-        try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
-        try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) }
-        try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) }
+        guard try removeFollowRecords(from: follower, to: followee, in: records) else { return }
         // Only posts a page can still reach: a walk stops before older ones.
         for entry in try reachableAuthored(by: followee, at: now, in: records) {
             guard let createdAt = SocialRecords.positionDate(entry.key), let postID = UUID(uuidString: SocialRecords.userID(entry.data)) else {
@@ -72,6 +67,21 @@ extension LocalSocialFeedService {
             let position = SocialRecords.position(createdAt, postID)
             try records.removeValue(forKey: SocialRecords.key([.string(follower)] + position), in: SocialRecords.timelines)
         }
+    }
+
+    /// Removes a follow's records both ways and the counts it gave, except on the
+    /// profile of `leaving`, a user whose data goes, profile and all.
+    /// - Returns: Whether there was such a follow.
+    @discardableResult
+    func removeFollowRecords(from follower: String, to followee: String, leaving: String? = nil, in records: RecordWriter) throws -> Bool {
+        let key = try SocialRecords.key([.string(follower), .string(followee)])
+        guard try records.data(forKey: key, in: SocialRecords.follows) != nil else { return false }
+        try records.removeValue(forKey: key, in: SocialRecords.follows)
+        try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
+        let stays = { (user: String) in !(leaving?.utf8.elementsEqual(user.utf8) ?? false) }
+        if stays(follower) { try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) } }
+        if stays(followee) { try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) } }
+        return true
     }
 
     /// Changes a stored profile's counts.

@@ -172,8 +172,12 @@ public final class SimulatedAppStore: Sendable {
     ) throws(SubscriptionError) {
         do {
             let ledger = try RecordStore(storage, schema: StoreLedger.schema)
-            try ledger.write(Self.numberEarlierRequests)
-            self.init(products: products, clock: clock, ledger: ledger, state: try ledger.read(Self.load))
+            var state = try ledger.read(Self.load)
+            if state.pending.values.contains(where: { $0.transactionID == 0 }) {
+                try ledger.write(Self.numberEarlierRequests)
+                state = try ledger.read(Self.load)
+            }
+            self.init(products: products, clock: clock, ledger: ledger, state: state)
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be read: \(error)")
         }
