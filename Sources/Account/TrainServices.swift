@@ -13,6 +13,8 @@ public struct TrainServicesConfiguration: Sendable {
     public var appleAudience: String
     /// The products on sale in the simulated App Store.
     public var products: [StoreProduct]
+    /// Which app user has access to what the device's Apple ID bought.
+    public var subscriptionAccess: SubscriptionAccessPolicy
     /// Sign-in rules.
     public var authPolicy: AuthPolicy
     /// Feed rules.
@@ -27,18 +29,22 @@ public struct TrainServicesConfiguration: Sendable {
     ///   - clock: The system clock by default.
     ///   - appleAudience: `com.example.train` by default.
     ///   - products: The standard Pro and Premium products by default.
+    ///   - subscriptionAccess: StoreKit's behaviour by default: every app user on the
+    ///     device has what its Apple ID bought.
     ///   - authPolicy: The default sign-in rules.
     ///   - socialPolicy: The default feed rules.
     ///   - consentPolicies: Version 1 of both documents.
     ///   - backgroundSync: A sync every 5 minutes.
     public init(
         clock: any DateClock = SystemClock(), appleAudience: String = "com.example.train", products: [StoreProduct] = StoreProduct.standard,
-        authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(), consentPolicies: ConsentPolicies = ConsentPolicies(),
+        subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
+        consentPolicies: ConsentPolicies = ConsentPolicies(),
         backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy()
     ) {
         self.clock = clock
         self.appleAudience = appleAudience
         self.products = products
+        self.subscriptionAccess = subscriptionAccess
         self.authPolicy = authPolicy
         self.socialPolicy = socialPolicy
         self.consentPolicies = consentPolicies
@@ -95,7 +101,7 @@ public final class TrainServices: Sendable {
         self.appleID = appleID
         self.auth = auth
         self.appStore = appStore
-        subscriptions = LocalSubscriptionService(store: appStore)
+        subscriptions = LocalSubscriptionService(store: appStore, accessPolicy: configuration.subscriptionAccess)
         self.media = media
         self.social = social
         self.remote = remote

@@ -178,25 +178,29 @@ extension RecordCollection where Value: Codable & Sendable {
     /// from the JSON an earlier version wrote.
     /// - Parameters:
     ///   - name: The collection's name within its schema.
-    ///   - format: The layout's format byte, first in every record.
+    ///   - format: The layout's format byte, first in every record written.
+    ///   - earlierFormats: Older layouts still read; `decode` tells them apart by the
+    ///     reader's `format`.
     ///   - encode: Writes a value's fields in order.
     ///   - decode: Reads them back in the same order.
     /// - Returns: The collection reference.
     package static func binary(
-        _ name: String, format: UInt8, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
+        _ name: String, format: UInt8, earlierFormats: Set<UInt8> = [], encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        RecordCollection(
-            name,
-            encode: { value in
-                var writer = BinaryWriter(format: format)
-                encode(value, &writer)
-                return writer.data
-            },
-            decode: { data in
-                guard BinaryReader.isBinary(data, formats: [format]) else { return try JSONDecoder().decode(Value.self, from: data) }
-                var reader = try BinaryReader(data, formats: [format])
-                return try decode(&reader)
-            })
+        let formats = earlierFormats.union([format])
+        return
+            RecordCollection(
+                name,
+                encode: { value in
+                    var writer = BinaryWriter(format: format)
+                    encode(value, &writer)
+                    return writer.data
+                },
+                decode: { data in
+                    guard BinaryReader.isBinary(data, formats: formats) else { return try JSONDecoder().decode(Value.self, from: data) }
+                    var reader = try BinaryReader(data, formats: formats)
+                    return try decode(&reader)
+                })
     }
 }

@@ -11,6 +11,11 @@ import TrainCore
 /// whatever the length of the history, and never writes to the store. A renewal due
 /// by the clock counts at once, even before the store has recorded it.
 ///
+/// What counts is what the store's device Apple ID owns, as in StoreKit: by default
+/// everything it bought, whichever app user is signed in or none
+/// (``SubscriptionAccessPolicy/appleID``); with ``SubscriptionAccessPolicy/appAccountToken``,
+/// only what the signed-in app user bought.
+///
 /// ```swift
 /// let store = try SimulatedAppStore(storage: .file(directory.appendingPathComponent("train.sqlite")))
 /// let subscriptions = LocalSubscriptionService(store: store, appAccountToken: userToken)
@@ -19,6 +24,8 @@ import TrainCore
 public final class LocalSubscriptionService: SubscriptionService {
     /// The store this service buys from.
     public let store: SimulatedAppStore
+    /// Which app user has access to what the device's Apple ID owns.
+    public let accessPolicy: SubscriptionAccessPolicy
 
     private struct Listener {
         let continuation: AsyncStream<StoreVerificationResult<StoreTransaction>>.Continuation
@@ -37,6 +44,8 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     private struct State {
         var appAccountToken: UUID?
+        /// The device's Apple ID at the last rebuild: the entitlements are of its transactions.
+        var appleID = AppleID.standard
         var engine: EntitlementEngine
         /// The store's grace-event number at the last rebuild: those up to it are in the engine.
         var rebuiltAt: UInt64 = 0
@@ -60,8 +69,11 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// - Parameters:
     ///   - store: The App Store to buy from and read the ledger of.
     ///   - appAccountToken: The signed-in app user, if any.
-    public init(store: SimulatedAppStore, appAccountToken: UUID? = nil) {
+    ///   - accessPolicy: Which app user has access to what the Apple ID owns: all of them,
+    ///     as StoreKit, by default.
+    public init(store: SimulatedAppStore, appAccountToken: UUID? = nil, accessPolicy: SubscriptionAccessPolicy = .appleID) {
         self.store = store
+        self.accessPolicy = accessPolicy
         state = Locked(State(appAccountToken: appAccountToken, engine: EntitlementEngine(products: store.products)))
         tiers = Broadcast(initial: .free)
         // Listen first, then read the history under the lock: a change reported in
@@ -88,7 +100,7 @@ public final class LocalSubscriptionService: SubscriptionService {
             var transactions: [StoreVerificationResult<StoreTransaction>] = []
             var graceEnds: [(transactionID: UInt64, end: Date?)] = []
             for event in preview {
-                switch Self.change(event, for: state) {
+                switch change(event, for: state) {
                 case .transaction(let result, _, _)?: transactions.append(result)
                 case .grace(let transactionID, let end, _)?: graceEnds.append((transactionID, end))
                 case nil: break
@@ -104,11 +116,15 @@ public final class LocalSubscriptionService: SubscriptionService {
         store.products
     }
 
-    /// Buys a product for the signed-in app user; the purchase is in progress while the
-    /// (simulated) sheet is up. Cancelling the calling task while the sheet is up ends
-    /// the purchase as `.userCancelled`, buying nothing.
+    /// Buys a product for the device's Apple ID, tagged with the signed-in app user's
+    /// token if there is one; the purchase is in progress while the (simulated) sheet is
+    /// up. Cancelling the calling task while the sheet is up ends the purchase as
+    /// `.userCancelled`, buying nothing. Under ``SubscriptionAccessPolicy/appAccountToken``
+    /// it needs a signed-in app user, and is ``SubscriptionError/Code/subscribedWithAnotherAccount``
+    /// while the Apple ID's subscription in the group is another app user's.
     public func purchase(_ productID: String) async throws -> StorePurchaseResult {
-        guard let token = state.withLock({ $0.appAccountToken }) else { throw SubscriptionError(.noAppAccount) }
+        let token = state.withLock { $0.appAccountToken }
+        if accessPolicy == .appAccountToken, token == nil { throw SubscriptionError(.noAppAccount) }
         guard let product = store.product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         let started = inProgress.withLock { busy in
             defer { busy = true }
@@ -127,8 +143,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         guard !Task.isCancelled else { return .userCancelled }
         let request = try state.withLock { state throws(SubscriptionError) -> String in
             // Read again after the sheet: the app user may have changed meanwhile.
-            guard let current = state.appAccountToken else { throw SubscriptionError(.noAppAccount) }
-            guard current == token else {
+            guard state.appAccountToken == token else {
                 throw SubscriptionError(
                     .notYourTransaction, detail: "Another app user signed in while the purchase sheet was up; nothing was bought.")
             }
@@ -136,7 +151,7 @@ public final class LocalSubscriptionService: SubscriptionService {
             return "request-\(state.requests)-\(UUID().uuidString.prefix(8))"
         }
         // The store reports the new transaction through `handle` before it returns.
-        return try store.purchase(product, appAccountToken: token, requestID: request)
+        return try store.purchase(product, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request)
     }
 
     /// Brings the ledger up to now and recomputes the entitlements from it.
@@ -156,9 +171,7 @@ public final class LocalSubscriptionService: SubscriptionService {
             let id = state.nextListenerID
             state.nextListenerID += 1
             var listener = Listener(continuation: continuation)
-            if let token = state.appAccountToken {
-                for (result, revision) in store.unfinished(of: token) { listener.deliver(result, revision: revision) }
-            }
+            for (result, revision) in store.unfinished(for: audience(state)) { listener.deliver(result, revision: revision) }
             state.listeners[id] = listener
             return id
         }
@@ -175,14 +188,14 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     public func finish(_ transactionID: UInt64) async throws {
-        try store.finish(transactionID, appAccountToken: state.withLock { $0.appAccountToken })
+        try store.finish(transactionID, for: state.withLock { audience($0) })
     }
 
     public func currentEntitlements() async throws -> [StoreTransaction] {
-        guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
+        let viewer = state.withLock { audience($0) }
         store.settle()
         let now = store.clock.now
-        let history = store.history(of: token)
+        let history = store.history(for: viewer)
         return history.transactions.compactMap { result in
             guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded else { return nil }
             let until = max(transaction.expirationDate ?? .distantFuture, history.grace[transaction.id] ?? .distantPast)
@@ -191,13 +204,15 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
-        guard let token = state.withLock({ $0.appAccountToken }) else { return [] }
+        let viewer = state.withLock { audience($0) }
         store.settle()
-        return store.statuses(of: token)
+        return store.statuses(for: viewer)
     }
 
-    /// Switches to another app user (or to nobody): their entitlements, and only
-    /// theirs, count, and running update listeners receive their unfinished transactions.
+    /// Switches to another app user (or to nobody). Under ``SubscriptionAccessPolicy/appAccountToken``
+    /// their entitlements, and only theirs, count, and running update listeners receive
+    /// their unfinished transactions; under ``SubscriptionAccessPolicy/appleID`` what
+    /// counts stays the Apple ID's.
     public func setAppAccountToken(_ token: UUID?) async {
         rebuild(switchingTo: .some(token))
     }
@@ -217,9 +232,14 @@ public final class LocalSubscriptionService: SubscriptionService {
         state.withLock { state in
             // After a rebuild the engine already has these changes; listeners still get
             // the transactions, and applying them again changes nothing.
-            for event in events { Self.apply(event, to: &state) }
+            for event in events { apply(event, to: &state) }
             publish(&state, now: now)
         }
+    }
+
+    /// Whose transactions the service sees in `state`.
+    private func audience(_ state: State) -> SimulatedAppStore.Audience {
+        SimulatedAppStore.Audience(policy: accessPolicy, token: state.appAccountToken)
     }
 
     /// What a store event changes in the current user's entitlements.
@@ -230,14 +250,16 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// The change `event` makes for the current user, or nil: another user's, a grace
     /// event the entitlements already have, or an event that changes none.
-    private static func change(_ event: SimulatedAppStore.Event, for state: State) -> Change? {
-        guard let token = state.appAccountToken else { return nil }
+    private func change(_ event: SimulatedAppStore.Event, for state: State) -> Change? {
+        let viewer = audience(state)
         switch event {
-        case .transaction(let result, let revision, let returnedByPurchase):
-            guard result.unsafePayloadValue.appAccountToken == token else { return nil }
+        case .transaction(let result, let owner, let revision, let returnedByPurchase):
+            guard viewer.sees(owner: owner, token: result.unsafePayloadValue.appAccountToken, on: state.appleID) else { return nil }
             return .transaction(result, revision: revision, returnedByPurchase: returnedByPurchase)
-        case .grace(let owner, let transactionID, let end, let sequence):
-            guard owner == token, sequence > state.rebuiltAt, sequence > state.graceApplied[transactionID] ?? 0 else { return nil }
+        case .grace(let owner, let token, let transactionID, let end, let sequence):
+            guard viewer.sees(owner: owner, token: token, on: state.appleID), sequence > state.rebuiltAt,
+                sequence > state.graceApplied[transactionID] ?? 0
+            else { return nil }
             return .grace(transactionID: transactionID, end: end, sequence: sequence)
         case .status, .reloaded:
             return nil
@@ -246,7 +268,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// Applies one change of the store to the entitlements of the current user, and
     /// hands a transaction to the update listeners unless `purchase` returns it itself.
-    private static func apply(_ event: SimulatedAppStore.Event, to state: inout State) {
+    private func apply(_ event: SimulatedAppStore.Event, to state: inout State) {
         switch change(event, for: state) {
         case .transaction(let result, let revision, let returnedByPurchase)?:
             state.engine.apply(result)
@@ -270,15 +292,15 @@ public final class LocalSubscriptionService: SubscriptionService {
             if let newUser { state.appAccountToken = newUser }
             var engine = EntitlementEngine(products: store.products)
             state.graceApplied = [:]
-            if let token = state.appAccountToken {
-                let history = store.history(of: token)
-                for transaction in history.transactions { engine.apply(transaction) }
-                for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
-                state.rebuiltAt = history.sequence
-                if newUser != nil {
-                    for (result, revision) in store.unfinished(of: token) {
-                        for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
-                    }
+            let viewer = audience(state)
+            let history = store.history(for: viewer)
+            state.appleID = history.appleID
+            for transaction in history.transactions { engine.apply(transaction) }
+            for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
+            state.rebuiltAt = history.sequence
+            if newUser != nil {
+                for (result, revision) in store.unfinished(for: viewer) {
+                    for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
                 }
             }
             state.engine = engine

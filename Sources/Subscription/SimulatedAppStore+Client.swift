@@ -3,12 +3,45 @@ import TrainCore
 
 /// What the client side (``LocalSubscriptionService``) asks of the store.
 extension SimulatedAppStore {
-    /// An in-app purchase: fails with the chosen error, waits (Ask to Buy, interruption), or buys.
-    func purchase(_ product: StoreProduct, appAccountToken: UUID, requestID: String) throws(SubscriptionError) -> StorePurchaseResult {
+    /// Whose transactions a service sees: those the device's Apple ID owns — all of them,
+    /// or only those tagged with the signed-in app user's token.
+    struct Audience: Hashable, Sendable {
+        var policy: SubscriptionAccessPolicy
+        var token: UUID?
+
+        /// Whether a transaction or subscription of `owner`, tagged `token`, is seen while
+        /// `appleID` is signed in to the device.
+        func sees(owner: AppleID, token: UUID?, on appleID: AppleID) -> Bool {
+            guard owner == appleID else { return false }
+            switch policy {
+            case .appleID: return true
+            case .appAccountToken: return self.token != nil && token == self.token
+            }
+        }
+
+        func sees(_ entry: StoreLedger.Entry, on appleID: AppleID) -> Bool {
+            sees(owner: entry.owner, token: entry.transaction.appAccountToken, on: appleID)
+        }
+    }
+
+    /// An in-app purchase for the device's Apple ID, tagged `appAccountToken`: fails with
+    /// the chosen error, waits (Ask to Buy, interruption), or buys. With `exclusive`, a
+    /// subscription of the group that grants access and is tagged with another app
+    /// user's token is ``SubscriptionError/Code/subscribedWithAnotherAccount``.
+    func purchase(_ product: StoreProduct, appAccountToken: UUID?, exclusive: Bool, requestID: String) throws(SubscriptionError)
+        -> StorePurchaseResult
+    {
         try mutate { state, changes, now throws(SubscriptionError) in
             if state.settings.userCancelsPurchases { return .userCancelled }
             if let failure = state.settings.purchaseFailure {
                 throw SubscriptionError(failure, detail: "The simulated App Store failed the purchase with \(failure).")
+            }
+            if exclusive, let current = subscription(inGroupOf: product, of: state.appleID, in: state), current.grantsAccess(at: now),
+                let tag = current.appAccountToken, tag != appAccountToken
+            {
+                throw SubscriptionError(
+                    .subscribedWithAnotherAccount,
+                    detail: "The Apple ID \(state.appleID) subscribes to '\(current.productID)' for another app account.")
             }
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
@@ -16,44 +49,50 @@ extension SimulatedAppStore {
                 let transactionID = state.nextID
                 state.nextID += 1
                 state.pending[requestID] = PendingPurchase(
-                    id: requestID, transactionID: transactionID, productID: product.id, appAccountToken: appAccountToken,
-                    requestedAt: now, kind: kind)
+                    id: requestID, transactionID: transactionID, productID: product.id, appleID: state.appleID,
+                    appAccountToken: appAccountToken, requestedAt: now, kind: kind)
                 changes.pending.insert(requestID)
                 return .pending
             }
-            return .success(buy(product, token: appAccountToken, at: now, returnedByPurchase: true, state: &state, changes: &changes, now: now))
+            return .success(
+                buy(
+                    product, owner: state.appleID, token: appAccountToken, at: now, returnedByPurchase: true, state: &state,
+                    changes: &changes, now: now))
         }
     }
 
-    /// Every transaction of one app user, the grace end of the latest transaction of
-    /// each of their subscriptions in grace, and the number of the last grace event
-    /// announced (the history includes it and every earlier one).
-    func history(of token: UUID) -> (transactions: [StoreVerificationResult<StoreTransaction>], grace: [UInt64: Date], sequence: UInt64) {
+    /// The device's Apple ID; every transaction `audience` sees; the grace end of the
+    /// latest transaction of each of those subscriptions in grace; and the number of the
+    /// last grace event announced (the history includes it and every earlier one).
+    func history(for audience: Audience) -> (
+        appleID: AppleID, transactions: [StoreVerificationResult<StoreTransaction>], grace: [UInt64: Date], sequence: UInt64
+    ) {
         state.withLock { state in
             let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
-                .filter { $0.transaction.appAccountToken == token }.map(\.result)
+                .filter { audience.sees($0, on: state.appleID) }.map(\.result)
             var grace: [UInt64: Date] = [:]
-            for subscription in state.subscriptions.values where subscription.appAccountToken == token {
+            for subscription in state.subscriptions.values
+            where audience.sees(owner: subscription.owner, token: subscription.appAccountToken, on: state.appleID) {
                 if let period = state.grace(of: subscription) { grace[period.transactionID] = period.end }
             }
-            return (transactions, grace, state.sequence)
+            return (state.appleID, transactions, grace, state.sequence)
         }
     }
 
-    /// The transactions of one app user that the app has not finished, each with its revision.
-    func unfinished(of token: UUID) -> [(result: StoreVerificationResult<StoreTransaction>, revision: Int)] {
+    /// The transactions `audience` sees that the app has not finished, each with its revision.
+    func unfinished(for audience: Audience) -> [(result: StoreVerificationResult<StoreTransaction>, revision: Int)] {
         state.withLock { state in
             state.entries.keys.sorted().compactMap { state.entries[$0] }
-                .filter { !$0.finished && $0.transaction.appAccountToken == token }.map { ($0.result, $0.revision) }
+                .filter { !$0.finished && audience.sees($0, on: state.appleID) }.map { ($0.result, $0.revision) }
         }
     }
 
-    /// Marks a transaction finished; finishing twice does nothing.
-    func finish(_ id: UInt64, appAccountToken: UUID?) throws(SubscriptionError) {
+    /// Marks a transaction `audience` sees finished; finishing twice does nothing.
+    func finish(_ id: UInt64, for audience: Audience) throws(SubscriptionError) {
         try mutate { state, changes, _ throws(SubscriptionError) in
             guard var entry = state.entries[id] else { throw SubscriptionError(.transactionNotFound, detail: "No transaction \(id).") }
-            guard entry.transaction.appAccountToken == appAccountToken else {
-                throw SubscriptionError(.notYourTransaction, detail: "Transaction \(id) belongs to another app user.")
+            guard audience.sees(entry, on: state.appleID) else {
+                throw SubscriptionError(.notYourTransaction, detail: "Transaction \(id) belongs to another account.")
             }
             guard !entry.finished else { return }
             entry.finished = true
@@ -62,16 +101,19 @@ extension SimulatedAppStore {
         }
     }
 
-    /// The status of each subscription of one app user.
-    func statuses(of token: UUID) -> [SubscriptionStatus] {
+    /// The status of each subscription `audience` sees.
+    func statuses(for audience: Audience) -> [SubscriptionStatus] {
         state.withLock { state in
-            state.subscriptions.values.filter { $0.appAccountToken == token }.sorted { $0.originalID < $1.originalID }.compactMap { subscription in
-                guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
-                let info = subscription.renewalInfo
-                return SubscriptionStatus(
-                    state: subscription.state, transaction: entry.result,
-                    renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
-            }
+            state.subscriptions.values
+                .filter { audience.sees(owner: $0.owner, token: $0.appAccountToken, on: state.appleID) }
+                .sorted { $0.originalID < $1.originalID }
+                .compactMap { subscription in
+                    guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
+                    let info = subscription.renewalInfo
+                    return SubscriptionStatus(
+                        state: subscription.state, transaction: entry.result,
+                        renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
+                }
         }
     }
 }

@@ -76,6 +76,28 @@ extension SimulatedAppStore {
         set(\.timeRate, rate)
     }
 
+    /// The Apple ID signed in to the device: in-app purchases and the controls act on its
+    /// subscriptions. ``AppleID/standard`` until a test switches it; a file-backed store
+    /// keeps it across launches, as a device stays signed in.
+    public var appleID: AppleID {
+        settle()
+        return state.withLock { $0.appleID }
+    }
+
+    /// Signs the device in to another Apple ID, as Settings does. What the previous one
+    /// bought stays with it, and comes back when it signs in again; services on this
+    /// store recompute their entitlements.
+    /// - Parameter appleID: The Apple ID.
+    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the change cannot be written.
+    public func switchAppleID(to appleID: AppleID) throws(SubscriptionError) {
+        try mutate { state, changes, _ throws(SubscriptionError) in
+            guard state.appleID != appleID else { return }
+            state.appleID = appleID
+            changes.device = true
+            changes.events.append(.reloaded)
+        }
+    }
+
     /// Purchases waiting for approval or resolution.
     public var pendingPurchases: [PendingPurchase] {
         settle()
@@ -101,18 +123,19 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Buys a subscription outside the app (on another device, or from an offer code);
-    /// the transaction reaches the app on its updates stream. A `purchaseDate` in the
-    /// past backdates it, and it renews up to now.
+    /// Buys a subscription for the device's Apple ID outside the app (on another device,
+    /// or from an offer code); the transaction reaches the app on its updates stream. A
+    /// `purchaseDate` in the past backdates it, and it renews up to now.
     /// - Parameters:
     ///   - productID: The product.
-    ///   - appAccountToken: The app user it is for.
+    ///   - appAccountToken: The app user it is tagged for; none by default, as a purchase
+    ///     made outside the app usually has.
     ///   - purchaseDate: When it was bought; now by default.
     /// - Returns: The transaction of the first period.
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
     ///   for a purchase date more than ``maximumBackdatedPeriods`` periods ago.
     @discardableResult
-    public func buyOutsideApp(productID: String, appAccountToken: UUID, purchaseDate: Date? = nil) throws(SubscriptionError)
+    public func buyOutsideApp(productID: String, appAccountToken: UUID? = nil, purchaseDate: Date? = nil) throws(SubscriptionError)
         -> StoreVerificationResult<StoreTransaction>
     {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
@@ -124,21 +147,21 @@ extension SimulatedAppStore {
                     .invalidArgument,
                     detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
             }
-            return buy(product, token: appAccountToken, at: date, returnedByPurchase: false, state: &state, changes: &changes, now: now)
+            return buy(
+                product, owner: state.appleID, token: appAccountToken, at: date, returnedByPurchase: false, state: &state,
+                changes: &changes, now: now)
         }
     }
 
     /// How many renewal periods a purchase may be backdated by: 1,200 (a century of months).
     public static let maximumBackdatedPeriods = 1_200
 
-    /// Ends the subscription now: its latest transaction expires a millisecond ago (`expireSubscription`).
-    /// - Parameters:
-    ///   - productID: A product of the subscription's group.
-    ///   - appAccountToken: The subscriber.
+    /// Ends the device's Apple ID's subscription in the group now: its latest transaction expires a millisecond ago (`expireSubscription`).
+    /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
-    public func expireSubscription(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+    public func expireSubscription(productID: String) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
-            let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
+            let id = try subscriptionID(for: productID, in: state)
             guard var subscription = state.subscriptions[id] else { return }
             let end = now.addingTimeInterval(-0.001)
             update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
@@ -151,14 +174,13 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Ends the current period now and starts the next one (`forceRenewalOfSubscription`).
-    /// - Parameters:
-    ///   - productID: A product of the subscription's group.
-    ///   - appAccountToken: The subscriber.
+    /// Ends the current period of the device's Apple ID's subscription in the group now
+    /// and starts the next one (`forceRenewalOfSubscription`).
+    /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
-    public func forceRenewal(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+    public func forceRenewal(productID: String) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
-            let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
+            let id = try subscriptionID(for: productID, in: state)
             guard var subscription = state.subscriptions[id] else { return }
             // The old period ends a millisecond before the new one starts, so the two never overlap.
             let end = now.addingTimeInterval(-0.001)
@@ -169,14 +191,14 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Turns auto-renew off (access continues to the period's end) or back on.
+    /// Turns auto-renew of the device's Apple ID's subscription in the group off (access
+    /// continues to the period's end) or back on.
     /// - Parameters:
     ///   - enabled: Whether it renews.
     ///   - productID: A product of the subscription's group.
-    ///   - appAccountToken: The subscriber.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
-    public func setAutoRenew(_ enabled: Bool, productID: String, appAccountToken: UUID) throws(SubscriptionError) {
-        try changeSubscription(productID: productID, token: appAccountToken) { $0.willAutoRenew = enabled }
+    public func setAutoRenew(_ enabled: Bool, productID: String) throws(SubscriptionError) {
+        try changeSubscription(productID: productID) { $0.willAutoRenew = enabled }
     }
 
     /// Refunds or revokes a transaction: access ends at once (`refundTransaction`).
@@ -238,45 +260,43 @@ extension SimulatedAppStore {
             changes.pending.insert(pending.id)
             if approve, let product = product(pending.productID) {
                 _ = buy(
-                    product, token: pending.appAccountToken, at: now, returnedByPurchase: false, transactionID: pending.transactionID,
+                    product, owner: pending.appleID, token: pending.appAccountToken, at: now, returnedByPurchase: false,
+                    transactionID: pending.transactionID,
                     state: &state, changes: &changes, now: now)
             }
         }
     }
 
-    /// Announces a price increase that needs the subscriber's consent; without it,
+    /// Announces a price increase of the device's Apple ID's subscription in the group
+    /// that needs the subscriber's consent; without it,
     /// the subscription lapses at the next renewal.
-    /// - Parameters:
-    ///   - productID: A product of the subscription's group.
-    ///   - appAccountToken: The subscriber.
+    /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
-    public func requestPriceIncreaseConsent(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
-        try changeSubscription(productID: productID, token: appAccountToken) { $0.priceIncrease = .pending }
+    public func requestPriceIncreaseConsent(productID: String) throws(SubscriptionError) {
+        try changeSubscription(productID: productID) { $0.priceIncrease = .pending }
     }
 
-    /// The subscriber answers a pending price increase.
+    /// The device's Apple ID answers a pending price increase of its subscription in the group.
     /// - Parameters:
     ///   - agreed: Whether they agree.
     ///   - productID: A product of the subscription's group.
-    ///   - appAccountToken: The subscriber.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
-    public func respondToPriceIncrease(agreed: Bool, productID: String, appAccountToken: UUID) throws(SubscriptionError) {
-        try changeSubscription(productID: productID, token: appAccountToken) { subscription in
+    public func respondToPriceIncrease(agreed: Bool, productID: String) throws(SubscriptionError) {
+        try changeSubscription(productID: productID) { subscription in
             guard subscription.priceIncrease == .pending else { return }
             subscription.priceIncrease = agreed ? .agreed : .pending
             if !agreed { subscription.willAutoRenew = false }
         }
     }
 
-    /// Fixes the payment method of a subscription in grace or billing retry: it renews
+    /// Fixes the payment method of the device's Apple ID's subscription in the group, in
+    /// grace or billing retry: it renews
     /// (from its missed renewal date while in grace, from now after).
-    /// - Parameters:
-    ///   - productID: A product of the subscription's group.
-    ///   - appAccountToken: The subscriber.
+    /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/notSubscribed`` if it is not in grace or billing retry.
-    public func resolveBillingIssue(productID: String, appAccountToken: UUID) throws(SubscriptionError) {
+    public func resolveBillingIssue(productID: String) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
-            let id = try subscriptionID(for: productID, token: appAccountToken, in: state)
+            let id = try subscriptionID(for: productID, in: state)
             guard var subscription = state.subscriptions[id],
                 subscription.state == .inGracePeriod || subscription.state == .inBillingRetryPeriod
             else {
@@ -310,11 +330,11 @@ extension SimulatedAppStore {
     }
 
     private func changeSubscription(
-        productID: String, token: UUID,
+        productID: String,
         _ body: @escaping (inout StoreLedger.Subscription) -> Void
     ) throws(SubscriptionError) {
         try mutate { state, changes, _ throws(SubscriptionError) in
-            let id = try subscriptionID(for: productID, token: token, in: state)
+            let id = try subscriptionID(for: productID, in: state)
             guard var subscription = state.subscriptions[id] else { return }
             body(&subscription)
             state.subscriptions[id] = subscription

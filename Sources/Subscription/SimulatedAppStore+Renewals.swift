@@ -141,17 +141,17 @@ extension SimulatedAppStore {
             return
         }
         let transaction = newTransaction(
-            product, token: subscription.appAccountToken, originalID: subscription.originalID,
+            product, owner: subscription.owner, token: subscription.appAccountToken, originalID: subscription.originalID,
             purchaseDate: start, state: &state, changes: &changes, returnedByPurchase: false)
         subscription.begin(transaction)
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
     }
 
-    /// Records a new transaction and queues its announcement.
+    /// Records a new transaction of `owner`, tagged `token`, and queues its announcement.
     @discardableResult
     func newTransaction(
-        _ product: StoreProduct, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil, state: inout State,
-        changes: inout Changes, returnedByPurchase: Bool
+        _ product: StoreProduct, owner: AppleID, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil,
+        state: inout State, changes: inout Changes, returnedByPurchase: Bool
     ) -> StoreTransaction {
         let id = reservedID ?? state.nextID
         if reservedID == nil { state.nextID += 1 }
@@ -159,10 +159,10 @@ extension SimulatedAppStore {
             id: id, originalID: originalID ?? id, productID: product.id, subscriptionGroupID: product.subscriptionGroupID,
             purchaseDate: purchaseDate, expirationDate: periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate),
             appAccountToken: token)
-        let entry = StoreLedger.Entry(transaction: transaction, verified: !state.settings.producesUnverifiedTransactions)
+        let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
         changes.entries.insert(id)
-        changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: returnedByPurchase))
+        changes.events.append(.transaction(entry.result, owner: owner, revision: entry.revision, returnedByPurchase: returnedByPurchase))
         return transaction
     }
 
@@ -173,19 +173,21 @@ extension SimulatedAppStore {
         entry.revision += 1
         state.entries[id] = entry
         changes.entries.insert(id)
-        changes.events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: false))
+        changes.events.append(.transaction(entry.result, owner: entry.owner, revision: entry.revision, returnedByPurchase: false))
     }
 
-    /// Buys `product` for `token` at `date`: a new subscription, a resubscription, an
-    /// immediate upgrade or crossgrade to a product of the same period, or a downgrade
-    /// or crossgrade to another period that waits for the next renewal — Apple's rules.
+    /// Buys `product` for `owner`, tagged `token`, at `date`: a new subscription, a
+    /// resubscription, an immediate upgrade or crossgrade to a product of the same
+    /// period, or a downgrade or crossgrade to another period that waits for the next
+    /// renewal — Apple's rules, for the one subscription the Apple ID has in the group.
+    /// Renewals carry the tag of the latest purchase in the group.
     /// - Parameter transactionID: The identifier a waiting purchase was listed under, for
     ///   the transaction it makes; a new one otherwise.
     func buy(
-        _ product: StoreProduct, token: UUID, at date: Date, returnedByPurchase: Bool, transactionID: UInt64? = nil, state: inout State,
-        changes: inout Changes, now: Date
+        _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64? = nil,
+        state: inout State, changes: inout Changes, now: Date
     ) -> StoreVerificationResult<StoreTransaction> {
-        let existing = state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token }
+        let existing = subscription(inGroupOf: product, of: owner, in: state)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
             let waitsForRenewal = product.tier < current.tier || (product.tier == current.tier && product.period != current.period)
@@ -193,9 +195,10 @@ extension SimulatedAppStore {
                 // Downgrade, or crossgrade to another period: it takes effect at the next
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
-                if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew {
+                if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew || subscription.appAccountToken != token {
                     subscription.autoRenewPreference = product.id
                     subscription.willAutoRenew = true
+                    subscription.appAccountToken = token
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
                 }
@@ -205,18 +208,19 @@ extension SimulatedAppStore {
             // Upgrade, or crossgrade to the same period: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }
             let transaction = newTransaction(
-                product, token: token, originalID: subscription.originalID, purchaseDate: date, reservedID: transactionID,
+                product, owner: owner, token: token, originalID: subscription.originalID, purchaseDate: date, reservedID: transactionID,
                 state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
             subscription.begin(transaction)
+            subscription.appAccountToken = token
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
             return state.entries[transaction.id]?.result ?? .verified(transaction)
         }
         let transaction = newTransaction(
-            product, token: token, originalID: existing?.originalID, purchaseDate: date, reservedID: transactionID,
+            product, owner: owner, token: token, originalID: existing?.originalID, purchaseDate: date, reservedID: transactionID,
             state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
         let subscription = StoreLedger.Subscription(
-            originalID: transaction.originalID, groupID: product.subscriptionGroupID, appAccountToken: token,
+            originalID: transaction.originalID, groupID: product.subscriptionGroupID, owner: owner, appAccountToken: token,
             productID: product.id, latestTransactionID: transaction.id, periodEnd: transaction.expirationDate ?? date,
             autoRenewPreference: product.id)
         state.subscriptions[subscription.originalID] = subscription
@@ -224,15 +228,16 @@ extension SimulatedAppStore {
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 
-    /// The subscription of `token` in `product`'s group.
-    func subscriptionID(for productID: String, token: UUID, in state: State) throws(SubscriptionError) -> UInt64 {
+    /// The subscription `owner` has in `product`'s group: one at most.
+    func subscription(inGroupOf product: StoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Subscription? {
+        state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.owner == owner }
+    }
+
+    /// The subscription the device's Apple ID has in `productID`'s group.
+    func subscriptionID(for productID: String, in state: State) throws(SubscriptionError) -> UInt64 {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
-        guard
-            let subscription = state.subscriptions.values.first(where: {
-                $0.groupID == product.subscriptionGroupID && $0.appAccountToken == token
-            })
-        else {
-            throw SubscriptionError(.notSubscribed, detail: "This user has no subscription in the group of '\(productID)'.")
+        guard let subscription = subscription(inGroupOf: product, of: state.appleID, in: state) else {
+            throw SubscriptionError(.notSubscribed, detail: "The Apple ID \(state.appleID) has no subscription in the group of '\(productID)'.")
         }
         return subscription.originalID
     }

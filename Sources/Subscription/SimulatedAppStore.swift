@@ -43,16 +43,18 @@ public final class SimulatedAppStore: Sendable {
     public static let maximumRenewalsPerSettle = 1_200
 
     enum Event: Sendable {
-        /// A transaction was created or changed (its `revision`-th state); `returnedByPurchase`
-        /// when `purchase` hands it back itself.
-        case transaction(StoreVerificationResult<StoreTransaction>, revision: Int, returnedByPurchase: Bool)
-        /// The grace period of a subscription's latest transaction began (with its end)
-        /// or ended (nil). `sequence` orders these events.
-        case grace(appAccountToken: UUID?, transactionID: UInt64, end: Date?, sequence: UInt64)
-        /// A subscription's state changed without a new transaction (expiry, billing retry).
-        case status(appAccountToken: UUID?)
-        /// The ledger was read again (another store on the file changed it) or cleared:
-        /// whatever an observer derived from it must be derived again.
+        /// A transaction of `owner` was created or changed (its `revision`-th state);
+        /// `returnedByPurchase` when `purchase` hands it back itself.
+        case transaction(StoreVerificationResult<StoreTransaction>, owner: AppleID, revision: Int, returnedByPurchase: Bool)
+        /// The grace period of the latest transaction of a subscription of `owner`, tagged
+        /// `appAccountToken`, began (with its end) or ended (nil). `sequence` orders these events.
+        case grace(owner: AppleID, appAccountToken: UUID?, transactionID: UInt64, end: Date?, sequence: UInt64)
+        /// A subscription's state changed, perhaps without a new transaction (expiry,
+        /// billing retry): observers publish what now holds.
+        case status
+        /// The ledger was read again (another store on the file changed it) or cleared, or
+        /// the device's Apple ID changed: whatever an observer derived from it must be
+        /// derived again.
         case reloaded
     }
 
@@ -75,6 +77,8 @@ public final class SimulatedAppStore: Sendable {
     }
 
     struct State {
+        /// The Apple ID signed in to the device: purchases and controls act on its subscriptions.
+        var appleID = AppleID.standard
         var entries: [UInt64: StoreLedger.Entry] = [:]
         var subscriptions: [UInt64: StoreLedger.Subscription] = [:]
         var pending: [String: PendingPurchase] = [:]
@@ -106,6 +110,8 @@ public final class SimulatedAppStore: Sendable {
         var entries = Touched<UInt64>()
         var subscriptions = Touched<UInt64>()
         var pending = Touched<String>()
+        /// Whether the device's Apple ID changed.
+        var device = false
         var events: [Event] = []
     }
 
@@ -216,6 +222,7 @@ public final class SimulatedAppStore: Sendable {
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
+        state.appleID = try records.value(forKey: StoreLedger.deviceKey, in: StoreLedger.device) ?? .standard
         state.nextID = try nextID(in: records, entries: state.entries.keys, pending: state.pending.values)
         state.ledgerVersion = try records.value(forKey: "version", in: StoreLedger.meta) ?? 0
         for subscription in state.subscriptions.values {
@@ -320,7 +327,7 @@ public final class SimulatedAppStore: Sendable {
         let fresh = try reloaded(state, from: records)
         var events: [Event] = [.reloaded]
         for (id, entry) in fresh.entries.sorted(by: { $0.key < $1.key }) where state.entries[id]?.revision != entry.revision {
-            events.append(.transaction(entry.result, revision: entry.revision, returnedByPurchase: false))
+            events.append(.transaction(entry.result, owner: entry.owner, revision: entry.revision, returnedByPurchase: false))
         }
         state = fresh
         return events
@@ -395,7 +402,7 @@ public final class SimulatedAppStore: Sendable {
     }
 
     private func persist(_ state: inout State, _ changes: Changes, in records: RecordWriter) throws {
-        guard !changes.entries.isEmpty || !changes.subscriptions.isEmpty || !changes.pending.isEmpty else { return }
+        guard !changes.entries.isEmpty || !changes.subscriptions.isEmpty || !changes.pending.isEmpty || changes.device else { return }
         if ledger.file != nil { // only a file has other stores to tell
             state.ledgerVersion += 1
             try records.put(state.ledgerVersion, forKey: "version", in: StoreLedger.meta)
@@ -421,6 +428,7 @@ public final class SimulatedAppStore: Sendable {
                 try records.removeValue(forKey: id, in: StoreLedger.pending)
             }
         }
+        if changes.device { try records.put(state.appleID, forKey: StoreLedger.deviceKey, in: StoreLedger.device) }
         try records.put(state.nextID, forKey: "nextID", in: StoreLedger.meta)
     }
 
@@ -429,19 +437,22 @@ public final class SimulatedAppStore: Sendable {
     private func announceGrace(_ state: inout State, _ changes: inout Changes) {
         for id in changes.subscriptions.sorted() {
             let subscription = state.subscriptions[id]
+            let owner = subscription?.owner ?? state.appleID
             let token = subscription?.appAccountToken
             let now = subscription.flatMap { state.grace(of: $0) }
             let before = state.announcedGrace[id]
             if let before, before != now {
                 state.sequence += 1
-                changes.events.append(.grace(appAccountToken: token, transactionID: before.transactionID, end: nil, sequence: state.sequence))
+                changes.events.append(
+                    .grace(owner: owner, appAccountToken: token, transactionID: before.transactionID, end: nil, sequence: state.sequence))
             }
             if let now, now != before {
                 state.sequence += 1
-                changes.events.append(.grace(appAccountToken: token, transactionID: now.transactionID, end: now.end, sequence: state.sequence))
+                changes.events.append(
+                    .grace(owner: owner, appAccountToken: token, transactionID: now.transactionID, end: now.end, sequence: state.sequence))
             }
             state.announcedGrace[id] = now
-            if subscription != nil { changes.events.append(.status(appAccountToken: token)) }
+            if subscription != nil { changes.events.append(.status) }
         }
     }
 

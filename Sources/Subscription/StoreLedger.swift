@@ -6,12 +6,15 @@ enum StoreLedger {
     static let schema = StoreSchema(
         name: "appstore",
         migrations: [
-            .createCollections(version: 1, ["transactions", "subscriptions", "pending", "meta"])
+            .createCollections(version: 1, ["transactions", "subscriptions", "pending", "meta"]),
+            .createCollections(version: 2, ["device"]),
         ])
 
-    /// A transaction as the store keeps it: whether it verifies, and whether the app finished it.
+    /// A transaction as the store keeps it: the Apple ID that owns it, whether it
+    /// verifies, and whether the app finished it.
     struct Entry: Codable, Hashable, Sendable {
         var transaction: StoreTransaction
+        var owner = AppleID.standard
         var verified: Bool
         var finished = false
         /// Counts the changes to the transaction, so its states can be told apart in order.
@@ -22,10 +25,13 @@ enum StoreLedger {
         }
     }
 
-    /// One subscription (a chain of transactions sharing an original ID) of one app user.
+    /// One subscription (a chain of transactions sharing an original ID): the one of its
+    /// group that its Apple ID has.
     struct Subscription: Codable, Hashable, Sendable {
         var originalID: UInt64
         var groupID: String
+        var owner = AppleID.standard
+        /// The tag of the latest purchase in the group, which renewals carry.
         var appAccountToken: UUID?
         var productID: String
         var latestTransactionID: UInt64
@@ -87,19 +93,23 @@ enum StoreLedger {
     static let subscriptions = binary(
         "subscriptions", encode: Subscription.write, decode: { reader throws(CoreError) in try Subscription(from: &reader) })
     static let pending = RecordCollection<PendingPurchase>("pending")
+    /// The device's Apple ID, under ``deviceKey``.
+    static let device = RecordCollection<AppleID>("device")
+    static let deviceKey = "appleID"
     static let meta = binary(
         "meta", encode: { value, writer in writer.write(value) },
         decode: { reader throws(CoreError) in try reader.read() as UInt64 })
 
-    /// The binary layout of every ledger record.
-    static let format: UInt8 = 1
+    /// The binary layout of every ledger record: 2 adds the owning Apple ID to
+    /// transactions and subscriptions; a record of layout 1 belongs to ``AppleID/standard``.
+    static let format: UInt8 = 2
 
     /// A collection of ledger records in the binary layout.
     private static func binary<Value: Codable & Sendable>(
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        .binary(name, format: format, encode: encode, decode: decode)
+        .binary(name, format: format, earlierFormats: [1], encode: encode, decode: decode)
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
@@ -138,8 +148,10 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     public var transactionID: UInt64
     /// The product asked for.
     public var productID: String
-    /// The app user who asked.
-    public var appAccountToken: UUID
+    /// The Apple ID that asked, which owns the purchase once it goes through.
+    public var appleID: AppleID
+    /// The app user who asked, if one was signed in.
+    public var appAccountToken: UUID?
     /// When it was asked.
     public var requestedAt: Date
     /// Why it waits.
@@ -150,25 +162,30 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     ///   - id: The request's identifier.
     ///   - transactionID: The identifier the store lists it under.
     ///   - productID: The product.
+    ///   - appleID: The Apple ID that asked.
     ///   - appAccountToken: The app user.
     ///   - requestedAt: When.
     ///   - kind: Why it waits.
-    public init(id: String, transactionID: UInt64, productID: String, appAccountToken: UUID, requestedAt: Date, kind: Kind) {
+    public init(
+        id: String, transactionID: UInt64, productID: String, appleID: AppleID = .standard, appAccountToken: UUID?, requestedAt: Date,
+        kind: Kind
+    ) {
         self.id = id
         self.transactionID = transactionID
         self.productID = productID
+        self.appleID = appleID
         self.appAccountToken = appAccountToken
         self.requestedAt = requestedAt
         self.kind = kind
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, transactionID, productID, appAccountToken, requestedAt, kind
+        case id, transactionID, productID, appleID, appAccountToken, requestedAt, kind
     }
 
     /// Decodes a pending purchase; one saved before requests had a transaction
     /// identifier decodes with 0, and a file-backed store gives it one, and writes it,
-    /// when it opens.
+    /// when it opens. One saved before requests had an Apple ID is of ``AppleID/standard``.
     /// - Parameter decoder: The decoder.
     /// - Throws: The decoder's error.
     public init(from decoder: any Decoder) throws {
@@ -176,7 +193,8 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
         id = try container.decode(String.self, forKey: .id)
         transactionID = try container.decodeIfPresent(UInt64.self, forKey: .transactionID) ?? 0
         productID = try container.decode(String.self, forKey: .productID)
-        appAccountToken = try container.decode(UUID.self, forKey: .appAccountToken)
+        appleID = try container.decodeIfPresent(AppleID.self, forKey: .appleID) ?? .standard
+        appAccountToken = try container.decodeIfPresent(UUID.self, forKey: .appAccountToken)
         requestedAt = try container.decode(Date.self, forKey: .requestedAt)
         kind = try container.decode(Kind.self, forKey: .kind)
     }
@@ -243,6 +261,7 @@ extension StoreLedger.Entry {
         writer.write(entry.verified)
         writer.write(entry.finished)
         writer.write(entry.revision)
+        writer.write(entry.owner.email)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
@@ -253,6 +272,7 @@ extension StoreLedger.Entry {
             isUpgraded: try reader.read(), ownershipType: try reader.read(OwnershipType.self), appAccountToken: try reader.read(),
             environment: try reader.read(StoreEnvironment.self))
         self.init(transaction: transaction, verified: try reader.read(), finished: try reader.read(), revision: try reader.read())
+        if reader.format >= 2 { owner = try AppleID(stored: try reader.read()) }
     }
 }
 
@@ -271,6 +291,7 @@ extension StoreLedger.Subscription {
         writer.write(subscription.retryEnd)
         writer.write(subscription.expirationReason?.rawValue)
         writer.write(subscription.priceIncrease.rawValue)
+        writer.write(subscription.owner.email)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
@@ -280,5 +301,48 @@ extension StoreLedger.Subscription {
             state: try reader.read(RenewalState.self), willAutoRenew: try reader.read(), autoRenewPreference: try reader.read(),
             graceEnd: try reader.read(), retryEnd: try reader.read(), expirationReason: try reader.read(ExpirationReason?.self),
             priceIncrease: try reader.read(PriceIncreaseStatus.self))
+        if reader.format >= 2 { owner = try AppleID(stored: try reader.read()) }
+    }
+}
+
+extension AppleID {
+    /// An Apple ID read from the ledger: checked as a new one is.
+    init(stored email: String) throws(CoreError) {
+        do { try self.init(email) } catch { throw CoreError(.undecodable, detail: "'\(email)' is not an Apple ID.") }
+    }
+}
+
+// MARK: - JSON an earlier version wrote
+
+extension StoreLedger.Entry {
+    /// Decodes an entry; one written before transactions had an owner belongs to ``AppleID/standard``.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        transaction = try container.decode(StoreTransaction.self, forKey: .transaction)
+        owner = try container.decodeIfPresent(AppleID.self, forKey: .owner) ?? .standard
+        verified = try container.decode(Bool.self, forKey: .verified)
+        finished = try container.decodeIfPresent(Bool.self, forKey: .finished) ?? false
+        revision = try container.decodeIfPresent(Int.self, forKey: .revision) ?? 0
+    }
+}
+
+extension StoreLedger.Subscription {
+    /// Decodes a subscription; one written before subscriptions had an owner belongs to ``AppleID/standard``.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        originalID = try container.decode(UInt64.self, forKey: .originalID)
+        groupID = try container.decode(String.self, forKey: .groupID)
+        owner = try container.decodeIfPresent(AppleID.self, forKey: .owner) ?? .standard
+        appAccountToken = try container.decodeIfPresent(UUID.self, forKey: .appAccountToken)
+        productID = try container.decode(String.self, forKey: .productID)
+        latestTransactionID = try container.decode(UInt64.self, forKey: .latestTransactionID)
+        periodEnd = try container.decode(Date.self, forKey: .periodEnd)
+        state = try container.decode(RenewalState.self, forKey: .state)
+        willAutoRenew = try container.decode(Bool.self, forKey: .willAutoRenew)
+        autoRenewPreference = try container.decode(String.self, forKey: .autoRenewPreference)
+        graceEnd = try container.decodeIfPresent(Date.self, forKey: .graceEnd)
+        retryEnd = try container.decodeIfPresent(Date.self, forKey: .retryEnd)
+        expirationReason = try container.decodeIfPresent(ExpirationReason.self, forKey: .expirationReason)
+        priceIncrease = try container.decode(PriceIncreaseStatus.self, forKey: .priceIncrease)
     }
 }

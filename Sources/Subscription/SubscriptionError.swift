@@ -19,6 +19,9 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let notYourTransaction = Code("notYourTransaction")
         /// Purchases need a signed-in app user to tie them to.
         public static let noAppAccount = Code("noAppAccount")
+        /// The device's Apple ID already has a subscription in this group, used by
+        /// another account of the app; buying again would not give this account access.
+        public static let subscribedWithAnotherAccount = Code("subscribedWithAnotherAccount")
         /// The user has no subscription this control can act on.
         public static let notSubscribed = Code("notSubscribed")
         /// No pending purchase has this identifier.
@@ -62,6 +65,10 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .transactionNotFound: ("The purchase could not be found.", "Restore purchases and try again."),
         .notYourTransaction: ("This purchase belongs to another account.", "Sign in with the account that made it."),
         .noAppAccount: ("Sign in to subscribe.", "Sign in, then try again."),
+        .subscribedWithAnotherAccount: (
+            "This Apple ID already has a subscription, used by another account in this app.",
+            "Sign in to that account, or manage the subscription in Settings › Apple ID › Subscriptions."
+        ),
         .notSubscribed: ("There is no subscription to change.", nil),
         .requestNotFound: ("The pending purchase could not be found.", nil),
         .invalidTimeRate: ("The time rate is not valid.", "Use at least one second per simulated month."),

@@ -24,7 +24,14 @@ import TrainTesting
         let directory = try TemporaryDirectory()
         let folder = directory.file("Train")
         let clock = ManualClock()
-        let configuration = TrainServicesConfiguration(clock: clock)
+        // The device's one Apple ID has one subscription per group: each person subscribes
+        // in a group of their own.
+        let products = Self.people.map { name in
+            StoreProduct(
+                id: "com.train.pro.monthly.\(name)", displayName: "Pro for \(name)", tier: .pro, period: .month, price: 4.99,
+                subscriptionGroupID: "train.\(name)")
+        }
+        let configuration = TrainServicesConfiguration(clock: clock, products: products)
         // One stack per user on the same files — as an app and its extensions — each
         // with its own signed-in user. All are opened before anyone signs in.
         let stacks = try Self.people.map { _ in try TrainServices.files(in: folder, configuration: configuration) }
@@ -40,7 +47,7 @@ import TrainTesting
             seedPosts.append(post.id)
             _ = try await stack.plans.createPlan(
                 TrainingPlan(name: "\(name)'s base", startDate: clock.now, endDate: clock.now.addingTimeInterval(28 * 86_400), daysPerWeek: 3))
-            _ = try await stack.subscriptions.purchase("com.train.pro.monthly")
+            _ = try await stack.subscriptions.purchase("com.train.pro.monthly.\(name)")
             try await stack.account.accept(.privacyPolicy, version: 1)
             ids.append(user.id)
         }

@@ -306,7 +306,10 @@ extension CrossUserAuthorizationTests {
             let tier = try await world.subscriptions.restorePurchases()
             return tier == .free ? [] : ["tier \(tier)"]
         },
-        .seeing("subscription: a purchase through the session manager is Ada's, not Bob's") { world in
+        Case(
+            "subscription: Ada buying in the group of Bob's active subscription is told it is another account's",
+            .refused(SubscriptionError(.subscribedWithAnotherAccount))
+        ) { world in
             try await CrossUserSessions.purchase(in: world)
         },
         // Account
@@ -559,7 +562,10 @@ struct CrossUserDevice: Sendable {
 
     init() {
         clock = ManualClock()
-        services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock, authPolicy: AuthPolicy(passwordIterations: 1_000)))
+        // Access per app user: what one user bought never reaches another on the device.
+        services = TrainServices.inMemory(
+            configuration: TrainServicesConfiguration(
+                clock: clock, subscriptionAccess: .appAccountToken, authPolicy: AuthPolicy(passwordIterations: 1_000)))
     }
 
     /// Signs `person` in (their account is made the first time) and binds their token.

@@ -42,9 +42,9 @@ import TrainTesting
         #expect(!delivered.contains { $0.id == transaction.id && !$0.isUpgraded }, "a finished transaction is not redelivered as it was")
     }
 
-    @Test("after a switch of app user, a running listener receives the new user's unfinished transactions")
+    @Test("with access per app user, after a switch of app user a running listener receives the new user's unfinished transactions")
     func switchRedelivers() async throws {
-        let harness = try H()
+        let harness = try H(policy: .appAccountToken)
         let graces = try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace).unsafePayloadValue
         let updates = harness.service.transactionUpdates()
         await harness.service.setAppAccountToken(H.grace)
@@ -53,13 +53,16 @@ import TrainTesting
 
     @Test("a relaunched service redelivers what the last one did not finish", arguments: [true, false])
     func redeliveryAcrossLaunches(finishFirst: Bool) async throws {
-        let harness = try H(.file)
+        let harness = try H(.file, policy: .appAccountToken)
         let transaction = try await harness.buy()
         if finishFirst { try await harness.service.finish(transaction.id) }
         try harness.relaunch()
-        try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace) // another user's, never delivered here
+        // Another Apple ID's purchase, never delivered here.
+        try harness.store.switchAppleID(to: AppleIDTests.child)
+        try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.grace)
+        try harness.store.switchAppleID(to: .standard)
         let updates = harness.service.transactionUpdates()
-        try harness.store.setAutoRenew(false, productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.setAutoRenew(false, productID: H.proMonthly)
         try harness.store.refund(transactionID: transaction.id)
         let first = try #require(await updates.collect(1).first).unsafePayloadValue
         if finishFirst {

@@ -14,7 +14,7 @@ import TrainTesting
         let harness = try H()
         try await harness.buy(H.proMonthly)
         let rebuilds = harness.service.rebuildCount
-        try harness.store.forceRenewal(productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.forceRenewal(productID: H.proMonthly)
         #expect(harness.service.currentTier == .pro)
         harness.store.shouldEnterBillingRetryOnRenewal = true
         harness.store.billingGracePeriodIsEnabled = true
@@ -23,7 +23,7 @@ import TrainTesting
         harness.store.settle()
         #expect(try await harness.service.subscriptionStatuses().first?.state == .inGracePeriod)
         #expect(harness.service.currentTier == .pro, "grace keeps access")
-        try harness.store.resolveBillingIssue(productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.resolveBillingIssue(productID: H.proMonthly)
         #expect(harness.service.currentTier == .pro)
         let latest = try #require(harness.store.allTransactions.last?.unsafePayloadValue)
         try harness.store.refund(transactionID: latest.id)

@@ -33,13 +33,18 @@ import TrainTesting
             originalID: 7, groupID: transaction.subscriptionGroupID, appAccountToken: H.ada,
             productID: H.proMonthly, latestTransactionID: 7,
             periodEnd: transaction.expirationDate ?? start, autoRenewPreference: H.proMonthly)
+        /// The JSON of an earlier version: without the owning Apple ID.
+        func earlierJSON(_ value: some Encodable) throws -> Data {
+            var fields = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(value)) as? [String: Any])
+            fields["owner"] = nil
+            return try JSONSerialization.data(withJSONObject: fields)
+        }
         do {
             let raw = try RecordStore(.file(harness.directory.file("old.sqlite")), schema: StoreLedger.schema)
             try raw.write { records in
-                try records.put(
-                    StoreLedger.Entry(transaction: transaction, verified: true), forKey: StoreLedger.key(7),
-                    in: RecordCollection<StoreLedger.Entry>("transactions"))
-                try records.put(subscription, forKey: StoreLedger.key(7), in: RecordCollection<StoreLedger.Subscription>("subscriptions"))
+                try records.setData(
+                    try earlierJSON(StoreLedger.Entry(transaction: transaction, verified: true)), forKey: StoreLedger.key(7), in: "transactions")
+                try records.setData(try earlierJSON(subscription), forKey: StoreLedger.key(7), in: "subscriptions")
                 try records.put(UInt64(8), forKey: "nextID", in: RecordCollection<UInt64>("meta"))
             }
         }
@@ -47,7 +52,7 @@ import TrainTesting
         let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
         #expect(store.allTransactions.map(\.unsafePayloadValue) == [transaction])
         #expect(service.currentTier == .pro)
-        try store.forceRenewal(productID: H.proMonthly, appAccountToken: H.ada)
+        try store.forceRenewal(productID: H.proMonthly)
         let reopened = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), clock: harness.clock)
         #expect(reopened.allTransactions.map(\.unsafePayloadValue.id) == [7, 8])
     }

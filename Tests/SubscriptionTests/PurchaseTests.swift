@@ -92,7 +92,7 @@ import TrainTesting
         #expect(throws: SubscriptionError(.invalidTimeRate)) { try harness.store.setTimeRate(.monthlyRenewal(every: .zero)) }
         #expect(harness.store.timeRate == .realTime)
         #expect(throws: SubscriptionError(.notSubscribed)) {
-            try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly, appAccountToken: SubscriptionHarness.ada)
+            try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly)
         }
     }
 
@@ -112,9 +112,14 @@ import TrainTesting
         #expect(try await harness.buy().productID == SubscriptionHarness.proMonthly)
     }
 
-    @Test("without an app user, purchases are refused")
+    @Test("without an app user, a purchase goes through untagged by default and is refused when access is per app user")
     func noAppAccount() async throws {
-        let harness = try SubscriptionHarness(user: nil)
-        await #expect(throws: SubscriptionError(.noAppAccount)) { _ = try await harness.service.purchase(SubscriptionHarness.proMonthly) }
+        let storeKit = try SubscriptionHarness(user: nil)
+        let bought = try await storeKit.buy()
+        #expect(bought.appAccountToken == nil)
+        #expect(storeKit.service.currentTier == .pro)
+        let perUser = try SubscriptionHarness(user: nil, policy: .appAccountToken)
+        await #expect(throws: SubscriptionError(.noAppAccount)) { _ = try await perUser.service.purchase(SubscriptionHarness.proMonthly) }
+        #expect(perUser.store.allTransactions.isEmpty)
     }
 }

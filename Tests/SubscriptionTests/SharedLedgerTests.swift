@@ -10,21 +10,22 @@ import TrainTesting
 @Suite(.timeLimit(.minutes(1))) struct SharedLedgerTests {
     typealias H = SubscriptionHarness
 
-    @Test("two stores on one file hand out distinct transaction IDs, and after a relaunch both buyers keep their tier")
+    @Test("two stores on one file hand out distinct transaction IDs, and after a relaunch both Apple IDs keep their tier")
     func distinctIDs() async throws {
         let harness = try H(.file)
         let widgetStore = try harness.makeStore()
         let widget = LocalSubscriptionService(store: widgetStore, appAccountToken: H.grace)
         let pro = try await harness.buy(H.proMonthly)
+        try widgetStore.switchAppleID(to: AppleIDTests.child)
         guard case .success(let premium) = try await widget.purchase(H.premiumMonthly) else {
             Issue.record("the widget's purchase should succeed")
             return
         }
         #expect(premium.unsafePayloadValue.id != pro.id)
         try harness.relaunch()
+        #expect(harness.service.currentTier == .premium, "the child's Apple ID is signed in")
+        try harness.store.switchAppleID(to: .standard)
         #expect(harness.service.currentTier == .pro, "Ada's Pro survived the widget's purchase")
-        await harness.service.setAppAccountToken(H.grace)
-        #expect(harness.service.currentTier == .premium)
         #expect(Set(harness.store.allTransactions.map(\.unsafePayloadValue.id)).count == 2)
     }
 
@@ -81,9 +82,10 @@ import TrainTesting
         let first = try await harness.buy(H.proMonthly)
         try harness.store.ledger.write { try $0.removeValue(forKey: "nextID", in: StoreLedger.meta) }
         try harness.relaunch(user: H.grace)
+        try harness.store.switchAppleID(to: AppleIDTests.child)
         let second = try await harness.buy(H.premiumMonthly)
         #expect(second.id > first.id)
-        await harness.service.setAppAccountToken(H.ada)
+        try harness.store.switchAppleID(to: .standard)
         #expect(harness.service.currentTier == .pro, "Ada's transaction was not overwritten")
     }
 }

@@ -27,11 +27,11 @@ import TrainTesting
     func expireAndForceRenew() async throws {
         let harness = try H()
         try await harness.buy()
-        try harness.store.forceRenewal(productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.forceRenewal(productID: H.proMonthly)
         let statuses = try await harness.service.subscriptionStatuses()
         #expect(statuses.first?.transaction.unsafePayloadValue.purchaseDate == harness.clock.now)
         #expect(harness.store.allTransactions.count == 2)
-        try harness.store.expireSubscription(productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.expireSubscription(productID: H.proMonthly)
         #expect(try await harness.service.restorePurchases() == .free)
         #expect(try await harness.service.subscriptionStatuses().first?.state == .expired)
     }
@@ -40,7 +40,7 @@ import TrainTesting
     func autoRenewOff() async throws {
         let harness = try H()
         try await harness.buy()
-        try harness.store.setAutoRenew(false, productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.setAutoRenew(false, productID: H.proMonthly)
         let info = try #require(try await harness.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue)
         #expect(info.willAutoRenew == false)
         harness.clock.advance(to: harness.months(1))
@@ -82,7 +82,7 @@ import TrainTesting
         let harness = try H()
         let premium = try await harness.buy(H.premiumMonthly)
         _ = try await harness.service.purchase(H.proMonthly)
-        try harness.store.setAutoRenew(false, productID: H.premiumMonthly, appAccountToken: H.ada)
+        try harness.store.setAutoRenew(false, productID: H.premiumMonthly)
         guard case .success(let again) = try await harness.service.purchase(H.premiumMonthly) else {
             Issue.record("buying the current product returns its transaction")
             return
@@ -146,7 +146,7 @@ import TrainTesting
         #expect(try await harness.service.restorePurchases() == .free)
         #expect(try await harness.service.subscriptionStatuses().first?.state == .inBillingRetryPeriod)
         harness.store.shouldEnterBillingRetryOnRenewal = false
-        try harness.store.resolveBillingIssue(productID: H.proMonthly, appAccountToken: H.ada)
+        try harness.store.resolveBillingIssue(productID: H.proMonthly)
         #expect(try await harness.service.restorePurchases() == .pro)
         #expect(try await harness.service.subscriptionStatuses().first?.transaction.unsafePayloadValue.purchaseDate == harness.clock.now)
     }
@@ -358,7 +358,7 @@ import TrainTesting
     func priceIncrease() async throws {
         let declined = try H()
         try await declined.buy()
-        try declined.store.requestPriceIncreaseConsent(productID: H.proMonthly, appAccountToken: H.ada)
+        try declined.store.requestPriceIncreaseConsent(productID: H.proMonthly)
         #expect(try await declined.service.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue.priceIncreaseStatus == .pending)
         declined.clock.advance(to: declined.months(1).addingTimeInterval(1))
         let lapsed = try #require(try await declined.service.subscriptionStatuses().first)
@@ -366,8 +366,8 @@ import TrainTesting
 
         let agreed = try H()
         try await agreed.buy()
-        try agreed.store.requestPriceIncreaseConsent(productID: H.proMonthly, appAccountToken: H.ada)
-        try agreed.store.respondToPriceIncrease(agreed: true, productID: H.proMonthly, appAccountToken: H.ada)
+        try agreed.store.requestPriceIncreaseConsent(productID: H.proMonthly)
+        try agreed.store.respondToPriceIncrease(agreed: true, productID: H.proMonthly)
         agreed.clock.advance(to: agreed.months(1).addingTimeInterval(1))
         #expect(try await agreed.service.restorePurchases() == .pro)
     }

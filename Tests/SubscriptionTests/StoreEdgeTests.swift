@@ -34,7 +34,7 @@ import TrainTesting
 
         try harness.store.buyOutsideApp(productID: H.premiumMonthly, appAccountToken: H.ada)
         #expect(harness.service.currentTier == .premium)
-        try harness.store.expireSubscription(productID: H.premiumMonthly, appAccountToken: H.ada)
+        try harness.store.expireSubscription(productID: H.premiumMonthly)
         #expect(harness.service.currentTier == .free)
 
         try harness.store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada)

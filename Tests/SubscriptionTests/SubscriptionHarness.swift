@@ -18,18 +18,20 @@ final class SubscriptionHarness {
     static let premiumMonthly = "com.train.premium.monthly"
 
     let variant: StoreVariant
+    let policy: SubscriptionAccessPolicy
     let clock = ManualClock()
     let directory: TemporaryDirectory
     private(set) var store: SimulatedAppStore
     private(set) var service: LocalSubscriptionService
 
-    init(_ variant: StoreVariant = .inMemory, user: UUID? = SubscriptionHarness.ada) throws {
+    init(_ variant: StoreVariant = .inMemory, user: UUID? = SubscriptionHarness.ada, policy: SubscriptionAccessPolicy = .appleID) throws {
         self.variant = variant
+        self.policy = policy
         directory = try TemporaryDirectory()
         store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: clock)
         service = LocalSubscriptionService(store: store)
         store = try makeStore()
-        service = LocalSubscriptionService(store: store, appAccountToken: user)
+        service = LocalSubscriptionService(store: store, appAccountToken: user, accessPolicy: policy)
     }
 
     var file: URL { directory.file("appstore.sqlite") }
@@ -44,7 +46,7 @@ final class SubscriptionHarness {
     /// A new store and service on the same file, as after a relaunch.
     func relaunch(user: UUID? = SubscriptionHarness.ada) throws {
         store = try makeStore()
-        service = LocalSubscriptionService(store: store, appAccountToken: user)
+        service = LocalSubscriptionService(store: store, appAccountToken: user, accessPolicy: policy)
     }
 
     /// Buys in the app and returns the verified transaction.

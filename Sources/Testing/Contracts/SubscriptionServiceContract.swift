@@ -9,6 +9,15 @@ public protocol SubscriptionContractEnvironment: Sendable {
     /// - Parameter appAccountToken: The app user.
     /// - Returns: The service under test.
     func makeService(appAccountToken: UUID?) async throws -> any SubscriptionService
+
+    /// Which app user the services have access to what the Apple ID bought: the checks
+    /// of app users sharing a device expect what the policy says.
+    var accessPolicy: SubscriptionAccessPolicy { get }
+}
+
+extension SubscriptionContractEnvironment {
+    /// StoreKit's behaviour, unless the environment says otherwise.
+    public var accessPolicy: SubscriptionAccessPolicy { .appleID }
 }
 
 /// A check of the ``SubscriptionServiceContract``.
@@ -21,8 +30,8 @@ extension Expectations {
 }
 
 /// The public behavioural contract of `SubscriptionService`. TrainKit runs
-/// it against `LocalSubscriptionService` in memory and on disk; an app runs it
-/// against its StoreKit conformance in a StoreKitTest session:
+/// it against `LocalSubscriptionService` in memory and on disk, under both access
+/// policies; an app runs it against its StoreKit conformance in a StoreKitTest session:
 ///
 /// ```swift
 /// @Test(arguments: SubscriptionServiceContract.checks)
@@ -77,7 +86,19 @@ public enum SubscriptionServiceContract {
             try await service.finish(id)
             try await check.expectError(.transactionNotFound, "finishing an unknown transaction") { try await service.finish(UInt64.max) }
         },
-        SubscriptionContractCheck("another app user on the device does not inherit the subscription") { environment, check in
+        SubscriptionContractCheck("a second purchase in the group changes the one subscription, never starts a parallel one") { environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            let paid = try await service.products().filter { $0.tier != .free }.sorted { ($0.tier, $0.price) < ($1.tier, $1.price) }
+            guard let low = paid.first, let high = paid.last(where: { $0.tier > low.tier && $0.subscriptionGroupID == low.subscriptionGroupID }),
+                case .success(let first) = try await service.purchase(low.id), case .success(let second) = try await service.purchase(high.id)
+            else { return }
+            try check.expect(
+                second.unsafePayloadValue.originalID == first.unsafePayloadValue.originalID, "the upgrade continues the subscription")
+            try check.expect(try await service.subscriptionStatuses().count == 1, "one subscription in the group")
+            try check.expect(try await service.restorePurchases() == high.tier, "the tier is the upgrade's")
+        },
+        SubscriptionContractCheck("another app user on the device has the Apple ID's subscription only if access is by Apple ID") {
+            environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
                 case .success(let result) = try await service.purchase(product.id)
@@ -85,18 +106,40 @@ public enum SubscriptionServiceContract {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
             await service.setAppAccountToken(grace)
-            try check.expect(try await service.restorePurchases() == .free, "the second user is on the free tier")
-            try check.expect(try await service.currentEntitlements().isEmpty, "the second user has no entitlements")
-            try await check.expectError(.notYourTransaction, "the second user finishing the first one's transaction") {
-                try await service.finish(result.unsafePayloadValue.id)
+            switch environment.accessPolicy {
+            case .appleID:
+                try check.expect(try await service.restorePurchases() == product.tier, "the second user has the Apple ID's tier")
+                try check.expect(
+                    try await service.currentEntitlements().contains { $0.id == result.unsafePayloadValue.id },
+                    "the second user has the Apple ID's entitlement")
+            case .appAccountToken:
+                try check.expect(try await service.restorePurchases() == .free, "the second user is on the free tier")
+                try check.expect(try await service.currentEntitlements().isEmpty, "the second user has no entitlements")
+                try await check.expectError(.notYourTransaction, "the second user finishing the first one's transaction") {
+                    try await service.finish(result.unsafePayloadValue.id)
+                }
+                try await check.expectError(.subscribedWithAnotherAccount, "the second user buying in the same group") {
+                    _ = try await service.purchase(product.id)
+                }
+                try check.expect(try await service.currentEntitlements().isEmpty, "the second user bought nothing")
             }
             await service.setAppAccountToken(ada)
             try check.expect(try await service.restorePurchases() == product.tier, "the buyer keeps the tier")
         },
-        SubscriptionContractCheck("without an app user, a purchase is noAppAccount") { environment, check in
+        SubscriptionContractCheck("without an app user, a purchase goes through untagged, or is noAppAccount if access is per app user") {
+            environment, check in
             let service = try await environment.makeService(appAccountToken: nil)
             guard let product = try await entryProduct(of: service) else { return }
-            try await check.expectError(.noAppAccount, "buying while signed out") { _ = try await service.purchase(product.id) }
+            switch environment.accessPolicy {
+            case .appleID:
+                guard case .success(let result) = try await service.purchase(product.id) else {
+                    throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+                }
+                try check.expect(result.unsafePayloadValue.appAccountToken == nil, "the transaction carries no appAccountToken")
+                try check.expect(try await service.restorePurchases() == product.tier, "the Apple ID has the tier")
+            case .appAccountToken:
+                try await check.expectError(.noAppAccount, "buying while signed out") { _ = try await service.purchase(product.id) }
+            }
         },
         SubscriptionContractCheck("the tier stream starts with the current tier and follows a purchase") { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)

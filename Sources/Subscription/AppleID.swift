@@ -1,0 +1,83 @@
+import Foundation
+
+/// The Apple ID signed in to the App Store on the (simulated) device. Purchases belong
+/// to it, as in StoreKit: one subscription per subscription group at a time, whichever
+/// app user bought it.
+///
+/// Apple IDs are email addresses and compare without regard to case: the address is
+/// kept in Unicode canonical composition and lowercase, so `Ada@Example.com` and
+/// `ada@example.com` are one account.
+///
+/// ```swift
+/// let store = SimulatedAppStore(clock: clock)            // signed in as AppleID.standard
+/// try store.switchAppleID(to: AppleID("child@example.com"))
+/// ```
+public struct AppleID: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The address, lowercase and in canonical composition.
+    public let email: String
+
+    /// The most UTF-8 bytes an address may have: 254, the longest email address.
+    public static let maximumLength = 254
+
+    /// Creates an Apple ID from its email address.
+    /// - Parameter email: The address; case does not matter.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for an empty address, one
+    ///   longer than ``maximumLength`` bytes, or one with a control character, space
+    ///   or no `@`.
+    public init(_ email: String) throws(SubscriptionError) {
+        let normalized = email.precomposedStringWithCanonicalMapping.lowercased()
+        guard !normalized.isEmpty, normalized.utf8.count <= Self.maximumLength else {
+            throw SubscriptionError(.invalidArgument, detail: "An Apple ID has 1 to \(Self.maximumLength) bytes.")
+        }
+        guard normalized.contains("@"),
+            !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace })
+        else {
+            throw SubscriptionError(.invalidArgument, detail: "An Apple ID is an email address without spaces or control characters.")
+        }
+        self.email = normalized
+    }
+
+    /// The Apple ID a new simulated device is signed in with.
+    public static let standard = AppleID(checked: "appleid@simulator.trainkit")
+
+    private init(checked email: String) {
+        self.email = email
+    }
+
+    /// The address.
+    public var description: String { email }
+
+    /// Decodes an Apple ID, checking the address as ``init(_:)`` does.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError.dataCorrupted` for an address ``init(_:)`` refuses.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let email = try container.decode(String.self)
+        do {
+            try self.init(email)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(error)")
+        }
+    }
+
+    /// Encodes the address as a single string.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: The encoder's error.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(email)
+    }
+}
+
+/// Which app user a ``LocalSubscriptionService`` gives access to what the device's Apple
+/// ID owns.
+public enum SubscriptionAccessPolicy: String, Codable, Hashable, Sendable {
+    /// StoreKit's behaviour: every app user on the device has what the Apple ID owns,
+    /// whoever bought it, and a purchase needs no signed-in app user.
+    case appleID
+    /// Only what the signed-in app user bought (tagged with their `appAccountToken`)
+    /// counts; a purchase needs a signed-in app user, and a second app user on an Apple
+    /// ID whose subscription in the group another one uses is told so
+    /// (``SubscriptionError/Code/subscribedWithAnotherAccount``) instead of buying twice.
+    case appAccountToken
+}
