@@ -4,16 +4,17 @@ import Foundation
 /// to it, as in StoreKit: one subscription per subscription group at a time, whichever
 /// app user bought it.
 ///
-/// Apple IDs are email addresses and compare without regard to case: the address is
-/// kept in Unicode canonical composition and lowercase, so `Ada@Example.com` and
-/// `ada@example.com` are one account.
+/// Apple IDs are email addresses. The address is kept lowercase (Unicode's lowercase
+/// mapping, not full case folding: `ß` stays `ß`), so `Ada@Example.com` and
+/// `ada@example.com` are one account; two spellings of one text in Unicode (`é` as one
+/// character or as `e` and a combining accent) compare equal, as Swift strings do.
 ///
 /// ```swift
 /// let store = SimulatedAppStore(clock: clock)            // signed in as AppleID.standard
 /// try store.switchAppleID(to: AppleID("child@example.com"))
 /// ```
 public struct AppleID: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The address, lowercase and in canonical composition.
+    /// The address, lowercase.
     public let email: String
 
     /// The most UTF-8 bytes an address may have: 254, the longest email address.
@@ -22,17 +23,20 @@ public struct AppleID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Creates an Apple ID from its email address.
     /// - Parameter email: The address; case does not matter.
     /// - Throws: ``SubscriptionError/Code/invalidArgument`` for an empty address, one
-    ///   longer than ``maximumLength`` bytes, or one with a control character, space
-    ///   or no `@`.
+    ///   longer than ``maximumLength`` bytes, or one with a control or invisible
+    ///   formatting character, a space, or no `@`.
     public init(_ email: String) throws(SubscriptionError) {
-        let normalized = email.precomposedStringWithCanonicalMapping.lowercased()
+        let normalized = email.lowercased()
         guard !normalized.isEmpty, normalized.utf8.count <= Self.maximumLength else {
             throw SubscriptionError(.invalidArgument, detail: "An Apple ID has 1 to \(Self.maximumLength) bytes.")
         }
         guard normalized.contains("@"),
-            !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace })
+            !normalized.unicodeScalars.contains(where: {
+                [.control, .format].contains($0.properties.generalCategory) || $0.properties.isWhitespace
+            })
         else {
-            throw SubscriptionError(.invalidArgument, detail: "An Apple ID is an email address without spaces or control characters.")
+            throw SubscriptionError(
+                .invalidArgument, detail: "An Apple ID is an email address without spaces, control or invisible formatting characters.")
         }
         self.email = normalized
     }

@@ -5,6 +5,9 @@ import Foundation
 /// The tier is the highest tier among transactions that are verified, not revoked,
 /// not upgraded, and active — `now <= expirationDate`, or within their
 /// subscription's `gracePeriodExpirationDate` — whatever the order they arrived in.
+/// A non-consumable is active for good; a non-renewing subscription for its product's
+/// period from its purchase date (StoreKit leaves that end to the app); a consumable
+/// never grants a tier.
 /// Revocation and upgrade are permanent once seen; a transaction's expiration can
 /// only move earlier (expire now, force renewal).
 ///
@@ -23,7 +26,18 @@ public struct EntitlementEngine: Sendable {
         var isEligible: Bool { verified && !revoked && !upgraded }
     }
 
-    private let tiers: [String: SubscriptionTier]
+    /// What each product grants: its tier, and for a non-renewing subscription how long.
+    private struct Grant: Sendable {
+        var tier: SubscriptionTier
+        var nonRenewingPeriod: SubscriptionPeriod?
+
+        /// When a transaction of the product stops granting, if it does.
+        func expiration(of transaction: StoreTransaction) -> Date? {
+            nonRenewingPeriod.map { $0.end(after: transaction.purchaseDate) } ?? transaction.expirationDate
+        }
+    }
+
+    private let grants: [String: Grant]
     private var entries: [UInt64: Entry] = [:]
     /// Grace ends by transaction: grace belongs to the latest transaction of a subscription.
     private var graceEnds: [UInt64: Date] = [:]
@@ -33,7 +47,22 @@ public struct EntitlementEngine: Sendable {
     /// Creates an engine for a product catalog.
     /// - Parameter products: The products; a transaction of an unknown product grants nothing.
     public init(products: [StoreProduct]) {
-        tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
+        grants = Self.grants(of: products)
+    }
+
+    /// What each product grants: a consumable nothing.
+    private static func grants(of products: [StoreProduct]) -> [String: Grant] {
+        let granting = products.filter { $0.type != .consumable }.map { product in
+            (product.id, Grant(tier: product.tier, nonRenewingPeriod: product.type == .nonRenewable ? product.period : nil))
+        }
+        return Dictionary(granting, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Until when `transaction` is an entitlement, leaving grace aside: its expiration, the
+    /// end of a non-renewing subscription's period, or `distantFuture` for a
+    /// non-consumable; nil for a consumable or a product the catalog does not have.
+    func entitlementEnd(of transaction: StoreTransaction) -> Date? {
+        grants[transaction.productID].map { $0.expiration(of: transaction) ?? .distantFuture }
     }
 
     /// The number of transactions seen.
@@ -43,9 +72,10 @@ public struct EntitlementEngine: Sendable {
     /// - Parameter result: The transaction and whether it verified.
     public mutating func apply(_ result: StoreVerificationResult<StoreTransaction>) {
         let transaction = result.unsafePayloadValue
-        guard let tier = tiers[transaction.productID], tier != .free else { return }
+        guard let grant = grants[transaction.productID], grant.tier != .free else { return }
+        let tier = grant.tier
         var entry = Entry(
-            tier: tier, expiration: transaction.expirationDate,
+            tier: tier, expiration: grant.expiration(of: transaction),
             verified: result.isVerified, revoked: transaction.revocationDate != nil, upgraded: transaction.isUpgraded)
         if let old = entries[transaction.id] {
             entry.verified = old.verified && entry.verified
@@ -146,13 +176,14 @@ public struct EntitlementEngine: Sendable {
         of transactions: [StoreVerificationResult<StoreTransaction>], gracePeriods: [UInt64: Date],
         products: [StoreProduct], at now: Date
     ) -> SubscriptionTier {
-        let tiers = Dictionary(products.map { ($0.id, $0.tier) }, uniquingKeysWith: { first, _ in first })
+        let grants = grants(of: products)
         var best = SubscriptionTier.free
         for result in transactions {
             guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded,
-                let tier = tiers[transaction.productID]
+                let grant = grants[transaction.productID]
             else { continue }
-            let expiration = transaction.expirationDate ?? .distantFuture
+            let tier = grant.tier
+            let expiration = grant.expiration(of: transaction) ?? .distantFuture
             let grace = gracePeriods[transaction.id] ?? .distantPast
             if now <= expiration || now <= grace { best = max(best, tier) }
         }

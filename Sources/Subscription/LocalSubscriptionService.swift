@@ -121,10 +121,14 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// up. Cancelling the calling task while the sheet is up ends the purchase as
     /// `.userCancelled`, buying nothing. Under ``SubscriptionAccessPolicy/appAccountToken``
     /// it needs a signed-in app user, and is ``SubscriptionError/Code/subscribedWithAnotherAccount``
-    /// while the Apple ID's subscription in the group is another app user's.
+    /// while the Apple ID's subscription in the group is another app user's or was bought
+    /// outside the app untagged. Another app user signing in, or the device signing in to
+    /// another Apple ID, while the sheet is up is ``SubscriptionError/Code/notYourTransaction``,
+    /// and nothing is bought.
     public func purchase(_ productID: String) async throws -> StorePurchaseResult {
         let token = state.withLock { $0.appAccountToken }
         if accessPolicy == .appAccountToken, token == nil { throw SubscriptionError(.noAppAccount) }
+        let appleID = store.appleID
         guard let product = store.product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         let started = inProgress.withLock { busy in
             defer { busy = true }
@@ -151,7 +155,8 @@ public final class LocalSubscriptionService: SubscriptionService {
             return "request-\(state.requests)-\(UUID().uuidString.prefix(8))"
         }
         // The store reports the new transaction through `handle` before it returns.
-        return try store.purchase(product, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request)
+        return try store.purchase(
+            product, appleID: appleID, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request)
     }
 
     /// Brings the ledger up to now and recomputes the entitlements from it.
@@ -191,16 +196,28 @@ public final class LocalSubscriptionService: SubscriptionService {
         try store.finish(transactionID, for: state.withLock { audience($0) })
     }
 
+    /// The transactions that grant access now: each active auto-renewable subscription
+    /// period (grace included), each non-consumable owned, and the latest purchase of each
+    /// non-renewing subscription while its period runs — never a consumable. StoreKit
+    /// lists a non-renewing subscription's latest transaction whether or not its period
+    /// has run out, because it leaves that end to the app; this service knows the period.
     public func currentEntitlements() async throws -> [StoreTransaction] {
-        let viewer = state.withLock { audience($0) }
+        let (viewer, engine) = state.withLock { (audience($0), $0.engine) }
         store.settle()
         let now = store.clock.now
         let history = store.history(for: viewer)
-        return history.transactions.compactMap { result in
-            guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded else { return nil }
-            let until = max(transaction.expirationDate ?? .distantFuture, history.grace[transaction.id] ?? .distantPast)
-            return now <= until ? transaction : nil
+        var latestNonRenewing: [String: UInt64] = [:]
+        let active = history.transactions.compactMap { result -> StoreTransaction? in
+            guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded,
+                let end = engine.entitlementEnd(of: transaction)
+            else { return nil }
+            guard now <= max(end, history.grace[transaction.id] ?? .distantPast) else { return nil }
+            if transaction.productType == .nonRenewable {
+                latestNonRenewing[transaction.productID] = max(latestNonRenewing[transaction.productID] ?? 0, transaction.id)
+            }
+            return transaction
         }
+        return active.filter { $0.productType != .nonRenewable || latestNonRenewing[$0.productID] == $0.id }
     }
 
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
@@ -294,11 +311,12 @@ public final class LocalSubscriptionService: SubscriptionService {
             state.graceApplied = [:]
             let viewer = audience(state)
             let history = store.history(for: viewer)
+            let switchedAppleID = history.appleID != state.appleID
             state.appleID = history.appleID
             for transaction in history.transactions { engine.apply(transaction) }
             for (id, end) in history.grace { engine.setGracePeriodEnd(end, forTransaction: id) }
             state.rebuiltAt = history.sequence
-            if newUser != nil {
+            if newUser != nil || switchedAppleID {
                 for (result, revision) in store.unfinished(for: viewer) {
                     for id in state.listeners.keys { state.listeners[id]?.deliver(result, revision: revision) }
                 }

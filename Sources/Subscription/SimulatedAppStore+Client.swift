@@ -24,41 +24,56 @@ extension SimulatedAppStore {
         }
     }
 
-    /// An in-app purchase for the device's Apple ID, tagged `appAccountToken`: fails with
-    /// the chosen error, waits (Ask to Buy, interruption), or buys. With `exclusive`, a
-    /// subscription of the group that grants access and is tagged with another app
-    /// user's token is ``SubscriptionError/Code/subscribedWithAnotherAccount``.
-    func purchase(_ product: StoreProduct, appAccountToken: UUID?, exclusive: Bool, requestID: String) throws(SubscriptionError)
-        -> StorePurchaseResult
+    /// An in-app purchase for `appleID`, the device's Apple ID when the purchase sheet
+    /// came up, tagged `appAccountToken`: fails with the chosen error, waits (Ask to Buy,
+    /// interruption), or buys. With `exclusive`, a subscription of the group that grants
+    /// access and is not this app user's is ``SubscriptionError/Code/subscribedWithAnotherAccount``,
+    /// now and when a waiting request is approved.
+    func purchase(_ product: StoreProduct, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String)
+        throws(SubscriptionError) -> StorePurchaseResult
     {
-        try mutate { state, changes, now throws(SubscriptionError) in
+        try product.validate()
+        return try mutate { state, changes, now throws(SubscriptionError) in
+            guard state.appleID == appleID else {
+                throw SubscriptionError(
+                    .notYourTransaction, detail: "The device signed in to another Apple ID while the purchase sheet was up; nothing was bought.")
+            }
             if state.settings.userCancelsPurchases { return .userCancelled }
             if let failure = state.settings.purchaseFailure {
                 throw SubscriptionError(failure, detail: "The simulated App Store failed the purchase with \(failure).")
             }
-            if exclusive, let current = subscription(inGroupOf: product, of: state.appleID, in: state), current.grantsAccess(at: now),
-                let tag = current.appAccountToken, tag != appAccountToken
-            {
-                throw SubscriptionError(
-                    .subscribedWithAnotherAccount,
-                    detail: "The Apple ID \(state.appleID) subscribes to '\(current.productID)' for another app account.")
+            if exclusive {
+                try refuseSubscriptionOfAnotherAccount(product, owner: appleID, token: appAccountToken, in: state, now: now)
             }
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
                 // Listed under a transaction identifier of its own from now on, as StoreKit's test session does.
                 let transactionID = state.nextID
                 state.nextID += 1
-                state.pending[requestID] = PendingPurchase(
-                    id: requestID, transactionID: transactionID, productID: product.id, appleID: state.appleID,
+                var request = PendingPurchase(
+                    id: requestID, transactionID: transactionID, productID: product.id, appleID: appleID,
                     appAccountToken: appAccountToken, requestedAt: now, kind: kind)
+                request.exclusive = exclusive
+                state.pending[requestID] = request
                 changes.pending.insert(requestID)
                 return .pending
             }
             return .success(
                 buy(
-                    product, owner: state.appleID, token: appAccountToken, at: now, returnedByPurchase: true, state: &state,
+                    product, owner: appleID, token: appAccountToken, at: now, returnedByPurchase: true, state: &state,
                     changes: &changes, now: now))
         }
+    }
+
+    /// Throws ``SubscriptionError/Code/subscribedWithAnotherAccount`` if `owner`'s
+    /// subscription in the group grants access and is not `token`'s.
+    func refuseSubscriptionOfAnotherAccount(_ product: StoreProduct, owner: AppleID, token: UUID?, in state: State, now: Date)
+        throws(SubscriptionError)
+    {
+        guard let current = subscriptionOfAnotherAccount(inGroupOf: product, of: owner, token: token, in: state, now: now) else { return }
+        throw SubscriptionError(
+            .subscribedWithAnotherAccount,
+            detail: "The Apple ID \(owner) subscribes to '\(current.productID)' for another app account, or outside the app.")
     }
 
     /// The device's Apple ID; every transaction `audience` sees; the grace end of the

@@ -123,9 +123,9 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Buys a subscription for the device's Apple ID outside the app (on another device,
-    /// or from an offer code); the transaction reaches the app on its updates stream. A
-    /// `purchaseDate` in the past backdates it, and it renews up to now.
+    /// Buys a product for the device's Apple ID outside the app (on another device, or
+    /// from an offer code); the transaction reaches the app on its updates stream. A
+    /// `purchaseDate` in the past backdates it, and a subscription renews up to now.
     /// - Parameters:
     ///   - productID: The product.
     ///   - appAccountToken: The app user it is tagged for; none by default, as a purchase
@@ -133,16 +133,20 @@ extension SimulatedAppStore {
     ///   - purchaseDate: When it was bought; now by default.
     /// - Returns: The transaction of the first period.
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
-    ///   for a purchase date more than ``maximumBackdatedPeriods`` periods ago.
+    ///   for an incomplete product (see ``StoreProduct/validate()``) or a subscription
+    ///   backdated by more than ``maximumBackdatedPeriods`` periods.
     @discardableResult
     public func buyOutsideApp(productID: String, appAccountToken: UUID? = nil, purchaseDate: Date? = nil) throws(SubscriptionError)
         -> StoreVerificationResult<StoreTransaction>
     {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
+        try product.validate()
         return try mutate { state, changes, now throws(SubscriptionError) in
             let date = min(purchaseDate ?? now, now)
             let periodLength = periodEnd(of: product, from: date, rate: state.settings.timeRate).timeIntervalSince(date)
-            guard periodLength > 0, now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods) else {
+            guard product.type != .autoRenewable || periodLength > 0,
+                product.type != .autoRenewable || now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods)
+            else {
                 throw SubscriptionError(
                     .invalidArgument,
                     detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
@@ -231,7 +235,10 @@ extension SimulatedAppStore {
     /// identifier on the app's updates stream; a downgrade or a crossgrade to another
     /// period changes what renews (see ``PendingPurchase/transactionID``).
     /// - Parameter transactionID: The request's identifier in ``testTransactions``.
-    /// - Throws: ``SubscriptionError/Code/requestNotFound`` (also after it lapsed).
+    /// - Throws: ``SubscriptionError/Code/requestNotFound`` (also after it lapsed);
+    ///   ``SubscriptionError/Code/subscribedWithAnotherAccount`` for a request made with
+    ///   access per app user while the Apple ID's subscription in the group has become
+    ///   another app user's (the request keeps waiting).
     public func approveAskToBuy(transactionID: UInt64) throws(SubscriptionError) {
         try completePending(transactionID, kind: .askToBuy, approve: true)
     }
@@ -255,6 +262,10 @@ extension SimulatedAppStore {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard let pending = state.pending.values.first(where: { $0.transactionID == transactionID && $0.kind == kind }) else {
                 throw SubscriptionError(.requestNotFound, detail: "No pending \(kind.rawValue) purchase \(transactionID).")
+            }
+            if approve, pending.exclusive, let product = product(pending.productID) {
+                // Access per app user: another app user's subscription, bought while the request waited, stays theirs.
+                try refuseSubscriptionOfAnotherAccount(product, owner: pending.appleID, token: pending.appAccountToken, in: state, now: now)
             }
             state.pending[pending.id] = nil
             changes.pending.insert(pending.id)

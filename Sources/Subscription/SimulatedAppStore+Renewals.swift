@@ -8,23 +8,23 @@ extension SimulatedAppStore {
         products.first { $0.id == id }
     }
 
-    /// The end of `periods` periods of `product` from `start`: calendar months in UTC
-    /// in real time, fixed lengths at an accelerated rate.
+    /// The end of `periods` periods of `product` from `start`: calendar units in UTC
+    /// in real time, fixed lengths at an accelerated rate. A product without a period
+    /// (not a subscription) ends where it starts.
     func periodEnd(of product: StoreProduct, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
-        let months = product.period.months * periods
+        guard let period = product.period else { return start }
         switch rate {
         case .realTime:
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            return calendar.date(byAdding: .month, value: months, to: start) ?? start.addingTimeInterval(Double(months) * 30 * 86_400)
+            return period.end(after: start, count: periods)
         case .monthlyRenewal(let every):
-            return start.addingTimeInterval(every.timeInterval * Double(months))
+            return start.addingTimeInterval(every.timeInterval * period.months * Double(periods))
         }
     }
 
-    /// 16 days in real time, as Apple's grace period for monthly and longer periods.
-    func gracePeriod(_ rate: TimeRate) -> TimeInterval {
-        scaled(16 * 86_400, rate)
+    /// Apple's grace period in real time: 6 days for a weekly subscription, 16 for longer periods.
+    func gracePeriod(of product: StoreProduct?, _ rate: TimeRate) -> TimeInterval {
+        let days: Double = product?.period.map { $0.months < 1 } == true ? 6 : 16
+        return scaled(days * 86_400, rate)
     }
 
     /// 60 days in real time, as Apple's billing retry.
@@ -81,7 +81,8 @@ extension SimulatedAppStore {
                     subscription.retryEnd = subscription.periodEnd.addingTimeInterval(billingRetryPeriod(state.settings.timeRate))
                     if state.settings.billingGracePeriodIsEnabled {
                         subscription.state = .inGracePeriod
-                        subscription.graceEnd = subscription.periodEnd.addingTimeInterval(gracePeriod(state.settings.timeRate))
+                        subscription.graceEnd = subscription.periodEnd.addingTimeInterval(
+                            gracePeriod(of: product(subscription.productID), state.settings.timeRate))
                     } else {
                         subscription.state = .inBillingRetryPeriod
                     }
@@ -110,15 +111,13 @@ extension SimulatedAppStore {
     /// renewals — what an app can see — are recorded in bounded time. The periods are
     /// counted exactly (calendar months in real time), so the skip never passes `now`.
     private func skipOlderPeriods(_ subscription: inout StoreLedger.Subscription, rate: TimeRate, now: Date) {
-        guard let product = product(subscription.productID), product.period.months > 0 else { return }
+        guard let product = product(subscription.productID), let period = product.period else { return }
         let start = subscription.periodEnd
         let due: Int
         switch rate {
         case .realTime:
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            guard let months = calendar.dateComponents([.month], from: start, to: now).month else { return }
-            due = months / product.period.months
+            guard let count = period.count(from: start, to: now) else { return }
+            due = count
         case .monthlyRenewal:
             let length = periodEnd(of: product, from: start, rate: rate).timeIntervalSince(start)
             let periods = now.timeIntervalSince(start) / length
@@ -155,9 +154,11 @@ extension SimulatedAppStore {
     ) -> StoreTransaction {
         let id = reservedID ?? state.nextID
         if reservedID == nil { state.nextID += 1 }
+        let renews = product.type == .autoRenewable
         let transaction = StoreTransaction(
-            id: id, originalID: originalID ?? id, productID: product.id, subscriptionGroupID: product.subscriptionGroupID,
-            purchaseDate: purchaseDate, expirationDate: periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate),
+            id: id, originalID: originalID ?? id, productID: product.id, productType: product.type,
+            subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: purchaseDate,
+            expirationDate: renews ? periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate) : nil,
             appAccountToken: token)
         let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
@@ -180,13 +181,19 @@ extension SimulatedAppStore {
     /// resubscription, an immediate upgrade or crossgrade to a product of the same
     /// period, or a downgrade or crossgrade to another period that waits for the next
     /// renewal — Apple's rules, for the one subscription the Apple ID has in the group.
-    /// Renewals carry the tag of the latest purchase in the group.
+    /// Renewals carry the tag of the subscription's latest purchase that made a
+    /// transaction (a downgrade makes none until the renewal).
     /// - Parameter transactionID: The identifier a waiting purchase was listed under, for
     ///   the transaction it makes; a new one otherwise.
     func buy(
         _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64? = nil,
         state: inout State, changes: inout Changes, now: Date
     ) -> StoreVerificationResult<StoreTransaction> {
+        guard product.type == .autoRenewable else {
+            return buyOnce(
+                product, owner: owner, token: token, at: date, returnedByPurchase: returnedByPurchase, transactionID: transactionID,
+                state: &state, changes: &changes)
+        }
         let existing = subscription(inGroupOf: product, of: owner, in: state)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
@@ -195,10 +202,9 @@ extension SimulatedAppStore {
                 // Downgrade, or crossgrade to another period: it takes effect at the next
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
-                if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew || subscription.appAccountToken != token {
+                if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew {
                     subscription.autoRenewPreference = product.id
                     subscription.willAutoRenew = true
-                    subscription.appAccountToken = token
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
                 }
@@ -220,7 +226,7 @@ extension SimulatedAppStore {
             product, owner: owner, token: token, originalID: existing?.originalID, purchaseDate: date, reservedID: transactionID,
             state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
         let subscription = StoreLedger.Subscription(
-            originalID: transaction.originalID, groupID: product.subscriptionGroupID, owner: owner, appAccountToken: token,
+            originalID: transaction.originalID, groupID: product.subscriptionGroupID ?? "", owner: owner, appAccountToken: token,
             productID: product.id, latestTransactionID: transaction.id, periodEnd: transaction.expirationDate ?? date,
             autoRenewPreference: product.id)
         state.subscriptions[subscription.originalID] = subscription
@@ -228,15 +234,56 @@ extension SimulatedAppStore {
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 
-    /// The subscription `owner` has in `product`'s group: one at most.
+    /// Buys a product that does not renew. A non-consumable the Apple ID owns (bought and
+    /// not refunded) is not bought again: its transaction comes back, as StoreKit 2's
+    /// `purchase()` returns it. A non-renewing subscription or a consumable is a new
+    /// transaction each time, also while an earlier one is unfinished.
+    private func buyOnce(
+        _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64?,
+        state: inout State, changes: inout Changes
+    ) -> StoreVerificationResult<StoreTransaction> {
+        if product.type == .nonConsumable,
+            let owned = state.entries.values.filter({
+                $0.owner == owner && $0.transaction.productID == product.id && $0.transaction.revocationDate == nil
+            }).min(by: { $0.transaction.id < $1.transaction.id })
+        {
+            return owned.result
+        }
+        let transaction = newTransaction(
+            product, owner: owner, token: token, originalID: nil, purchaseDate: date, reservedID: transactionID, state: &state,
+            changes: &changes, returnedByPurchase: returnedByPurchase)
+        return state.entries[transaction.id]?.result ?? .verified(transaction)
+    }
+
+    /// The subscription `owner` has in `product`'s group. There is one at most, but in a
+    /// ledger written before purchases had an Apple ID, where each app user had their
+    /// own: then the one that is active (subscribed or in grace) with the latest
+    /// transaction, so every call picks the same one.
     func subscription(inGroupOf product: StoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Subscription? {
-        state.subscriptions.values.first { $0.groupID == product.subscriptionGroupID && $0.owner == owner }
+        state.subscriptions.values.filter { $0.groupID == product.subscriptionGroupID && $0.owner == owner }.max { lhs, rhs in
+            func rank(_ subscription: StoreLedger.Subscription) -> (Int, UInt64) {
+                (subscription.state == .subscribed || subscription.state == .inGracePeriod ? 1 : 0, subscription.latestTransactionID)
+            }
+            return rank(lhs) < rank(rhs)
+        }
+    }
+
+    /// With access per app user, the Apple ID's subscription in `product`'s group that
+    /// grants access and is not `token`'s — another app user's, or untagged (bought
+    /// outside the app) — which a purchase tagged `token` must not change.
+    func subscriptionOfAnotherAccount(
+        inGroupOf product: StoreProduct, of owner: AppleID, token: UUID?, in state: State, now: Date
+    ) -> StoreLedger.Subscription? {
+        guard let current = subscription(inGroupOf: product, of: owner, in: state), current.grantsAccess(at: now),
+            current.appAccountToken != token
+        else { return nil }
+        return current
     }
 
     /// The subscription the device's Apple ID has in `productID`'s group.
     func subscriptionID(for productID: String, in state: State) throws(SubscriptionError) -> UInt64 {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
-        guard let subscription = subscription(inGroupOf: product, of: state.appleID, in: state) else {
+        guard product.type == .autoRenewable, let subscription = subscription(inGroupOf: product, of: state.appleID, in: state) else {
             throw SubscriptionError(.notSubscribed, detail: "The Apple ID \(state.appleID) has no subscription in the group of '\(productID)'.")
         }
         return subscription.originalID

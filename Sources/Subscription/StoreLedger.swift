@@ -101,15 +101,17 @@ enum StoreLedger {
         decode: { reader throws(CoreError) in try reader.read() as UInt64 })
 
     /// The binary layout of every ledger record: 2 adds the owning Apple ID to
-    /// transactions and subscriptions; a record of layout 1 belongs to ``AppleID/standard``.
-    static let format: UInt8 = 2
+    /// transactions and subscriptions (a record of layout 1 belongs to
+    /// ``AppleID/standard``); 3 adds a transaction's product type and quantity (before,
+    /// every transaction was one auto-renewable subscription period).
+    static let format: UInt8 = 3
 
     /// A collection of ledger records in the binary layout.
     private static func binary<Value: Codable & Sendable>(
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        .binary(name, format: format, earlierFormats: [1], encode: encode, decode: decode)
+        .binary(name, format: format, earlierFormats: [1, 2], encode: encode, decode: decode)
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
@@ -156,6 +158,9 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     public var requestedAt: Date
     /// Why it waits.
     public var kind: Kind
+    /// Whether it was asked with access per app user: then approving it is refused while
+    /// the Apple ID's subscription in the group is another app user's.
+    var exclusive = false
 
     /// Creates a pending purchase.
     /// - Parameters:
@@ -180,7 +185,7 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, transactionID, productID, appleID, appAccountToken, requestedAt, kind
+        case id, transactionID, productID, appleID, appAccountToken, requestedAt, kind, exclusive
     }
 
     /// Decodes a pending purchase; one saved before requests had a transaction
@@ -197,6 +202,7 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
         appAccountToken = try container.decodeIfPresent(UUID.self, forKey: .appAccountToken)
         requestedAt = try container.decode(Date.self, forKey: .requestedAt)
         kind = try container.decode(Kind.self, forKey: .kind)
+        exclusive = try container.decodeIfPresent(Bool.self, forKey: .exclusive) ?? false
     }
 }
 
@@ -249,7 +255,7 @@ extension StoreLedger.Entry {
         writer.write(transaction.id)
         writer.write(transaction.originalID)
         writer.write(transaction.productID)
-        writer.write(transaction.subscriptionGroupID)
+        writer.write(transaction.subscriptionGroupID ?? "")
         writer.write(transaction.purchaseDate)
         writer.write(transaction.expirationDate)
         writer.write(transaction.revocationDate)
@@ -262,17 +268,25 @@ extension StoreLedger.Entry {
         writer.write(entry.finished)
         writer.write(entry.revision)
         writer.write(entry.owner.email)
+        writer.write(transaction.productType.rawValue)
+        writer.write(transaction.purchasedQuantity)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
-        let transaction = StoreTransaction(
-            id: try reader.read(), originalID: try reader.read(), productID: try reader.read(), subscriptionGroupID: try reader.read(),
+        var transaction = StoreTransaction(
+            id: try reader.read(), originalID: try reader.read(), productID: try reader.read(),
+            subscriptionGroupID: (try reader.read() as String).nonEmpty,
             purchaseDate: try reader.read(), expirationDate: try reader.read(), revocationDate: try reader.read(),
             revocationReason: try reader.read(RevocationReason?.self),
             isUpgraded: try reader.read(), ownershipType: try reader.read(OwnershipType.self), appAccountToken: try reader.read(),
             environment: try reader.read(StoreEnvironment.self))
-        self.init(transaction: transaction, verified: try reader.read(), finished: try reader.read(), revision: try reader.read())
-        if reader.format >= 2 { owner = try AppleID(stored: try reader.read()) }
+        let (verified, finished, revision): (Bool, Bool, Int) = (try reader.read(), try reader.read(), try reader.read())
+        let owner = reader.format >= 2 ? try AppleID(stored: try reader.read()) : .standard
+        if reader.format >= 3 {
+            transaction.productType = try reader.read(StoreProductType.self)
+            transaction.purchasedQuantity = try reader.read()
+        }
+        self.init(transaction: transaction, owner: owner, verified: verified, finished: finished, revision: revision)
     }
 }
 
@@ -303,6 +317,11 @@ extension StoreLedger.Subscription {
             priceIncrease: try reader.read(PriceIncreaseStatus.self))
         if reader.format >= 2 { owner = try AppleID(stored: try reader.read()) }
     }
+}
+
+extension String {
+    /// The string, or nil if it is empty.
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }
 
 extension AppleID {

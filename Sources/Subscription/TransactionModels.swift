@@ -28,8 +28,9 @@ public enum StoreEnvironment: String, Codable, Hashable, Sendable {
     case simulated
 }
 
-/// A subscription transaction, with the fields of StoreKit 2's `Transaction` that
-/// entitlement depends on.
+/// A transaction — a subscription period, a non-renewing subscription, a
+/// non-consumable or a consumable bought — with the fields of StoreKit 2's
+/// `Transaction` that entitlement depends on.
 public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     /// The transaction's unique identifier.
     public var id: UInt64
@@ -37,12 +38,17 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     public var originalID: UInt64
     /// The product bought.
     public var productID: String
-    /// The subscription group of the product.
-    public var subscriptionGroupID: String
-    /// When the App Store charged for this period.
+    /// What kind of product it is.
+    public var productType: StoreProductType
+    /// The subscription group of an auto-renewable subscription; nil for other products.
+    public var subscriptionGroupID: String?
+    /// When the App Store charged for it (for a subscription, for this period).
     public var purchaseDate: Date
-    /// When this period ends.
+    /// When this period of an auto-renewable subscription ends; nil for other products,
+    /// as in StoreKit (a non-renewing subscription's end is the app's to count).
     public var expirationDate: Date?
+    /// How many were bought: more than 1 only for a consumable.
+    public var purchasedQuantity: Int
     /// When the App Store refunded or revoked it, if it did.
     public var revocationDate: Date?
     /// Why it was revoked.
@@ -61,7 +67,8 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     ///   - id: The identifier.
     ///   - originalID: The subscription's first transaction; `id` for a first purchase.
     ///   - productID: The product.
-    ///   - subscriptionGroupID: The product's group.
+    ///   - productType: What kind of product it is.
+    ///   - subscriptionGroupID: The product's group, for an auto-renewable subscription.
     ///   - purchaseDate: When it was charged.
     ///   - expirationDate: When the period ends.
     ///   - revocationDate: When it was revoked.
@@ -70,24 +77,56 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     ///   - ownershipType: How it is owned.
     ///   - appAccountToken: The buyer's app account.
     ///   - environment: Where it was made.
+    ///   - purchasedQuantity: How many were bought.
     public init(
-        id: UInt64, originalID: UInt64? = nil, productID: String, subscriptionGroupID: String = "train.subscriptions",
-        purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil, revocationReason: RevocationReason? = nil,
-        isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased, appAccountToken: UUID? = nil,
-        environment: StoreEnvironment = .simulated
+        id: UInt64, originalID: UInt64? = nil, productID: String, productType: StoreProductType = .autoRenewable,
+        subscriptionGroupID: String? = "train.subscriptions", purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil,
+        revocationReason: RevocationReason? = nil, isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased,
+        appAccountToken: UUID? = nil, environment: StoreEnvironment = .simulated, purchasedQuantity: Int = 1
     ) {
         self.id = id
         self.originalID = originalID ?? id
         self.productID = productID
+        self.productType = productType
         self.subscriptionGroupID = subscriptionGroupID
         self.purchaseDate = purchaseDate
         self.expirationDate = expirationDate
+        self.purchasedQuantity = purchasedQuantity
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
         self.isUpgraded = isUpgraded
         self.ownershipType = ownershipType
         self.appAccountToken = appAccountToken
         self.environment = environment
+    }
+}
+
+extension StoreTransaction {
+    private enum CodingKeys: String, CodingKey {
+        case id, originalID, productID, productType, subscriptionGroupID, purchaseDate, expirationDate, purchasedQuantity
+        case revocationDate, revocationReason, isUpgraded, ownershipType, appAccountToken, environment
+    }
+
+    /// Decodes a transaction; one written before transactions had a product type is an
+    /// auto-renewable subscription's, of quantity 1.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: The decoder's error.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(UInt64.self, forKey: .id), originalID: try container.decode(UInt64.self, forKey: .originalID),
+            productID: try container.decode(String.self, forKey: .productID),
+            productType: try container.decodeIfPresent(StoreProductType.self, forKey: .productType) ?? .autoRenewable,
+            subscriptionGroupID: try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID),
+            purchaseDate: try container.decode(Date.self, forKey: .purchaseDate),
+            expirationDate: try container.decodeIfPresent(Date.self, forKey: .expirationDate),
+            revocationDate: try container.decodeIfPresent(Date.self, forKey: .revocationDate),
+            revocationReason: try container.decodeIfPresent(RevocationReason.self, forKey: .revocationReason),
+            isUpgraded: try container.decode(Bool.self, forKey: .isUpgraded),
+            ownershipType: try container.decode(OwnershipType.self, forKey: .ownershipType),
+            appAccountToken: try container.decodeIfPresent(UUID.self, forKey: .appAccountToken),
+            environment: try container.decode(StoreEnvironment.self, forKey: .environment),
+            purchasedQuantity: try container.decodeIfPresent(Int.self, forKey: .purchasedQuantity) ?? 1)
     }
 }
 

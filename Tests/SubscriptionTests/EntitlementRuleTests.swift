@@ -6,7 +6,8 @@ import TrainTesting
 @testable import TrainSubscription
 
 /// A random subscription history: purchases, renewals, upgrades, downgrades, refunds,
-/// grace, billing retry, unverified transactions and auto-renew turned off.
+/// grace, billing retry, unverified transactions and auto-renew turned off, and
+/// non-renewing passes, lifetime unlocks and consumables bought on the side.
 struct RandomHistory {
     /// Every state each transaction went through, in history order.
     var snapshots: [[StoreVerificationResult<StoreTransaction>]] = []
@@ -15,6 +16,13 @@ struct RandomHistory {
 
     static let start = ManualClock.defaultStart
     static let day: TimeInterval = 86_400
+    /// Products that do not renew.
+    static let oneOffs: [StoreProduct] = [
+        .nonRenewing(id: "com.train.pro.pass", displayName: "Pro for 3 months", tier: .pro, duration: .threeMonths, price: 12.99),
+        .nonConsumable(id: "com.train.premium.lifetime", displayName: "Premium for life", tier: .premium, price: 199),
+        .consumable(id: "com.train.coaching", displayName: "A coaching session", price: 9.99),
+    ]
+    static let products = StoreProduct.standard + oneOffs
 
     init(seed: UInt64) {
         var random = SeededRandomNumberGenerator(seed: seed)
@@ -26,7 +34,7 @@ struct RandomHistory {
             let originalID = nextID
             var previous: Int?
             periods: for _ in 0..<Int.random(in: 1...6, using: &random) {
-                let length = Double(product.period.months * 30) * Self.day
+                let length = Double(product.period?.value ?? 1) * (product.period?.unit == .year ? 360 : 30) * Self.day
                 var transaction = StoreTransaction(
                     id: nextID, originalID: originalID, productID: product.id, purchaseDate: date,
                     expirationDate: date.addingTimeInterval(length))
@@ -80,6 +88,19 @@ struct RandomHistory {
             }
             _ = previous
         }
+        for _ in 0..<Int.random(in: 0...2, using: &random) {
+            let product = Self.oneOffs.randomElement(using: &random) ?? Self.oneOffs[0]
+            let date = Self.start.addingTimeInterval(Double(Int.random(in: 0...200, using: &random)) * Self.day)
+            var transaction = StoreTransaction(
+                id: nextID, productID: product.id, productType: product.type, subscriptionGroupID: nil, purchaseDate: date, expirationDate: nil)
+            nextID += 1
+            var states: [StoreVerificationResult<StoreTransaction>] = [.verified(transaction)]
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                transaction.revocationDate = date.addingTimeInterval(Double(Int.random(in: 1...30, using: &random)) * Self.day)
+                states.append(.verified(transaction))
+            }
+            snapshots.append(states)
+        }
     }
 
     /// Each transaction in its final state.
@@ -103,7 +124,7 @@ struct RandomHistory {
     func property(seed: UInt64) {
         let history = RandomHistory(seed: seed)
         var random = SeededRandomNumberGenerator(seed: seed ^ 0xDEAD_BEEF)
-        var engine = EntitlementEngine(products: StoreProduct.standard)
+        var engine = EntitlementEngine(products: RandomHistory.products)
         var events = history.snapshots.flatMap { $0 }.map { Optional($0) }
         events += Array(repeating: nil, count: history.grace.count) // nil: apply the grace periods here
         events.shuffle(using: &random)
@@ -120,14 +141,14 @@ struct RandomHistory {
         let finals = history.finalStates
         for dayOffset in stride(from: 0, through: 600, by: 7) {
             let now = RandomHistory.start.addingTimeInterval(Double(dayOffset) * RandomHistory.day + 3600)
-            let expected = EntitlementEngine.referenceTier(of: finals, gracePeriods: history.grace, products: StoreProduct.standard, at: now)
+            let expected = EntitlementEngine.referenceTier(of: finals, gracePeriods: history.grace, products: RandomHistory.products, at: now)
             #expect(engine.tier(at: now) == expected, "seed \(seed), day \(dayOffset): replay with RandomHistory(seed: \(seed))")
         }
     }
 
     @Test("a transaction is active while now <= expirationDate, and not a moment after")
     func expirationBoundary() {
-        var engine = EntitlementEngine(products: StoreProduct.standard)
+        var engine = EntitlementEngine(products: RandomHistory.products)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         engine.apply(
             .verified(StoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
@@ -137,7 +158,7 @@ struct RandomHistory {
 
     @Test("grace extends access to gracePeriodExpirationDate inclusive, and clearing it ends access")
     func graceBoundary() {
-        var engine = EntitlementEngine(products: StoreProduct.standard)
+        var engine = EntitlementEngine(products: RandomHistory.products)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         let graceEnd = expiry.addingTimeInterval(500)
         engine.apply(
@@ -160,7 +181,7 @@ struct RandomHistory {
         upgraded.isUpgraded = true
         for later in [StoreVerificationResult.verified(revoked), .verified(upgraded), .unverified(base, .invalidSignature)] {
             for order in [[StoreVerificationResult.verified(base), later], [later, .verified(base)]] {
-                var engine = EntitlementEngine(products: StoreProduct.standard)
+                var engine = EntitlementEngine(products: RandomHistory.products)
                 for result in order { engine.apply(result) }
                 #expect(engine.tier(at: RandomHistory.start) == .free)
             }
@@ -169,7 +190,7 @@ struct RandomHistory {
 
     @Test("the highest active tier wins, and a lower one takes over when it ends")
     func highestWins() {
-        var engine = EntitlementEngine(products: StoreProduct.standard)
+        var engine = EntitlementEngine(products: RandomHistory.products)
         engine.apply(
             .verified(
                 StoreTransaction(

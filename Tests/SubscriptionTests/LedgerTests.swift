@@ -30,7 +30,7 @@ import TrainTesting
             id: 7, productID: H.proMonthly, purchaseDate: start,
             expirationDate: start.addingTimeInterval(30 * 86_400), appAccountToken: H.ada)
         let subscription = StoreLedger.Subscription(
-            originalID: 7, groupID: transaction.subscriptionGroupID, appAccountToken: H.ada,
+            originalID: 7, groupID: transaction.subscriptionGroupID ?? "", appAccountToken: H.ada,
             productID: H.proMonthly, latestTransactionID: 7,
             periodEnd: transaction.expirationDate ?? start, autoRenewPreference: H.proMonthly)
         /// The JSON of an earlier version: without the owning Apple ID.

@@ -10,12 +10,15 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
     let directory: TemporaryDirectory
     let accessPolicy: SubscriptionAccessPolicy
 
+    /// The standard subscriptions, and a product of each other type.
+    static let products = StoreProduct.standard + ProductTypeTests.catalog.filter { $0.type != .autoRenewable }
+
     init(_ variant: StoreVariant, _ accessPolicy: SubscriptionAccessPolicy) throws {
         self.accessPolicy = accessPolicy
         directory = try TemporaryDirectory()
         switch variant {
-        case .inMemory: store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: ManualClock())
-        case .file: store = try SimulatedAppStore(storage: .file(directory.file("appstore.sqlite")), clock: ManualClock())
+        case .inMemory: store = try SimulatedAppStore(storage: .inMemory, products: Self.products, clock: ManualClock())
+        case .file: store = try SimulatedAppStore(storage: .file(directory.file("appstore.sqlite")), products: Self.products, clock: ManualClock())
         }
     }
 

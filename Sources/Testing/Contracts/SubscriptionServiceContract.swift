@@ -43,9 +43,9 @@ public enum SubscriptionServiceContract {
     static let ada = UUID(uuidString: "00000000-0000-0000-0000-0000000000a1") ?? UUID()
     static let grace = UUID(uuidString: "00000000-0000-0000-0000-0000000000b2") ?? UUID()
 
-    /// The cheapest product of the lowest paid tier.
+    /// The cheapest auto-renewable subscription of the lowest paid tier.
     static func entryProduct(of service: any SubscriptionService) async throws -> StoreProduct? {
-        try await service.products().filter { $0.tier != .free }.min { ($0.tier, $0.price) < ($1.tier, $1.price) }
+        try await service.products().filter { $0.tier != .free && $0.type == .autoRenewable }.min { ($0.tier, $0.price) < ($1.tier, $1.price) }
     }
 
     /// Every check of the contract.
@@ -88,7 +88,8 @@ public enum SubscriptionServiceContract {
         },
         SubscriptionContractCheck("a second purchase in the group changes the one subscription, never starts a parallel one") { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
-            let paid = try await service.products().filter { $0.tier != .free }.sorted { ($0.tier, $0.price) < ($1.tier, $1.price) }
+            let paid = try await service.products().filter { $0.tier != .free && $0.type == .autoRenewable }
+                .sorted { ($0.tier, $0.price) < ($1.tier, $1.price) }
             guard let low = paid.first, let high = paid.last(where: { $0.tier > low.tier && $0.subscriptionGroupID == low.subscriptionGroupID }),
                 case .success(let first) = try await service.purchase(low.id), case .success(let second) = try await service.purchase(high.id)
             else { return }
@@ -96,6 +97,32 @@ public enum SubscriptionServiceContract {
                 second.unsafePayloadValue.originalID == first.unsafePayloadValue.originalID, "the upgrade continues the subscription")
             try check.expect(try await service.subscriptionStatuses().count == 1, "one subscription in the group")
             try check.expect(try await service.restorePurchases() == high.tier, "the tier is the upgrade's")
+        },
+        SubscriptionContractCheck("a non-consumable, where one is sold, is kept for good: buying it again returns its transaction") {
+            environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await service.products().first(where: { $0.type == .nonConsumable && $0.tier != .free }),
+                case .success(let first) = try await service.purchase(product.id)
+            else { return }
+            try check.expect(first.unsafePayloadValue.expirationDate == nil, "a non-consumable has no expiration date")
+            guard case .success(let again) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "buying it again did not succeed")
+            }
+            try check.expect(again.unsafePayloadValue.id == first.unsafePayloadValue.id, "buying it again returns the same transaction")
+            try check.expect(try await service.restorePurchases() >= product.tier, "it grants its tier")
+        },
+        SubscriptionContractCheck("a consumable, where one is sold, is a new transaction each time and never an entitlement") {
+            environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await service.products().first(where: { $0.type == .consumable }),
+                case .success(let first) = try await service.purchase(product.id),
+                case .success(let second) = try await service.purchase(product.id)
+            else { return }
+            try check.expect(first.unsafePayloadValue.id != second.unsafePayloadValue.id, "each purchase is a transaction of its own")
+            try check.expect(
+                try await !service.currentEntitlements().contains { $0.productID == product.id }, "a consumable is never an entitlement")
+            try await service.finish(first.unsafePayloadValue.id)
+            try await service.finish(second.unsafePayloadValue.id)
         },
         SubscriptionContractCheck("another app user on the device has the Apple ID's subscription only if access is by Apple ID") {
             environment, check in

@@ -133,14 +133,13 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
                 return next
             }
             let date = controls.clock?.now ?? ManualClock.defaultStart
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            let expiry = calendar.date(byAdding: .month, value: product.period.months, to: date)
+            let renews = product.type == .autoRenewable
             return .success(
                 .verified(
                     StoreTransaction(
-                        id: id, productID: productID, subscriptionGroupID: product.subscriptionGroupID,
-                        purchaseDate: date, expirationDate: expiry)))
+                        id: id, productID: productID, productType: product.type,
+                        subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: date,
+                        expirationDate: renews ? product.period?.end(after: date) : nil)))
         }
         if case .success(let transaction) = result, transaction.isVerified,
             let tier = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier

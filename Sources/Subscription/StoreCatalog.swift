@@ -1,0 +1,169 @@
+import Foundation
+
+/// The products an app sells, checked: each product whole (``StoreProduct/validate()``),
+/// identifiers unique, and a subscription group holding only auto-renewable
+/// subscriptions. Load one from TrainKit's JSON or from the StoreKit configuration file
+/// (`.storekit`) an Xcode project already has, and hand its products to the
+/// ``SimulatedAppStore``.
+///
+/// ```swift
+/// let catalog = try StoreCatalog(
+///     storeKitConfiguration: try Data(contentsOf: url),
+///     tiers: ["com.train.pro.weekly": .pro, "com.train.lifetime": .premium],
+///     nonRenewingDurations: ["com.train.summer.pass": .threeMonths])
+/// let store = SimulatedAppStore(products: catalog.products, clock: clock)
+/// ```
+public struct StoreCatalog: Hashable, Sendable {
+    /// The products, in the order given.
+    public let products: [StoreProduct]
+
+    /// Checks and keeps `products`.
+    /// - Parameter products: The products.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming the first product
+    ///   that is incomplete, repeats an identifier, or shares a group without being an
+    ///   auto-renewable subscription.
+    public init(products: [StoreProduct]) throws(SubscriptionError) {
+        var seen: Set<String> = []
+        for product in products {
+            try product.validate()
+            guard seen.insert(product.id).inserted else {
+                throw SubscriptionError(.invalidArgument, detail: "Product '\(product.id)' is listed twice.")
+            }
+        }
+        self.products = products
+    }
+
+    /// The standard products: Pro and Premium, monthly and yearly, in one group.
+    public static let standard = StoreCatalog(checked: StoreProduct.standard)
+
+    private init(checked products: [StoreProduct]) {
+        self.products = products
+    }
+
+    /// Reads a catalog in TrainKit's JSON: `{"products": [...]}`, each product as
+    /// ``StoreProduct`` encodes it (periods in ISO 8601, such as `"P1W"`).
+    /// - Parameter json: The document.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a document that does not
+    ///   decode or a catalog ``init(products:)`` refuses.
+    public init(json: Data) throws(SubscriptionError) {
+        let decoded: [StoreProduct]
+        do {
+            decoded = try JSONDecoder().decode(Document.self, from: json).products
+        } catch {
+            throw SubscriptionError(.invalidArgument, detail: "The catalog does not decode: \(error)")
+        }
+        try self.init(products: decoded)
+    }
+
+    /// The catalog in TrainKit's JSON, with sorted keys.
+    /// - Returns: The document.
+    /// - Throws: ``SubscriptionError/Code/systemError`` if encoding fails.
+    public func jsonData() throws(SubscriptionError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        do {
+            return try encoder.encode(Document(products: products))
+        } catch {
+            throw SubscriptionError(.systemError, detail: "The catalog could not be encoded: \(error)")
+        }
+    }
+
+    private struct Document: Codable {
+        var products: [StoreProduct]
+    }
+
+    /// Reads the products of an Xcode StoreKit configuration file (`.storekit`):
+    /// consumables and non-consumables, non-renewing subscriptions, and each subscription
+    /// group's auto-renewable subscriptions with their periods. The file says nothing of
+    /// tiers, and nothing of how long a non-renewing subscription lasts, so the app says.
+    /// Names are the `en_US` localization's, else the first one's, else the reference name.
+    /// - Parameters:
+    ///   - storeKitConfiguration: The file's contents.
+    ///   - tiers: The tier each product grants; a product not listed grants none.
+    ///   - nonRenewingDurations: How long each non-renewing subscription grants its tier.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a file that is not a
+    ///   StoreKit configuration, a product of an unknown type, an unreadable price or
+    ///   period, a non-renewing subscription without a duration, or a catalog
+    ///   ``init(products:)`` refuses.
+    public init(
+        storeKitConfiguration: Data, tiers: [String: SubscriptionTier], nonRenewingDurations: [String: SubscriptionPeriod] = [:]
+    ) throws(SubscriptionError) {
+        let file: StoreKitConfiguration
+        do {
+            file = try JSONDecoder().decode(StoreKitConfiguration.self, from: storeKitConfiguration)
+        } catch {
+            throw SubscriptionError(.invalidArgument, detail: "Not a StoreKit configuration file: \(error)")
+        }
+        var products: [StoreProduct] = []
+        let items =
+            (file.products ?? []) + (file.nonRenewingSubscriptions ?? [])
+            + (file.subscriptionGroups ?? []).flatMap { group in group.subscriptions.map { $0.inGroup(group.id) } }
+        for item in items {
+            products.append(try item.product(tier: tiers[item.productID] ?? .free, duration: nonRenewingDurations[item.productID]))
+        }
+        try self.init(products: products)
+    }
+}
+
+/// The parts of Xcode's StoreKit configuration file that describe products.
+private struct StoreKitConfiguration: Decodable {
+    var products: [Item]?
+    var nonRenewingSubscriptions: [Item]?
+    var subscriptionGroups: [Group]?
+
+    struct Group: Decodable {
+        var id: String
+        var subscriptions: [Item]
+    }
+
+    struct Localization: Decodable {
+        var displayName: String?
+        var locale: String?
+    }
+
+    struct Item: Decodable {
+        var productID: String
+        var type: String
+        var displayPrice: String
+        var referenceName: String?
+        var localizations: [Localization]?
+        var recurringSubscriptionPeriod: String?
+        var subscriptionGroupID: String?
+
+        func inGroup(_ group: String) -> Item {
+            var item = self
+            item.subscriptionGroupID = item.subscriptionGroupID ?? group
+            return item
+        }
+
+        func product(tier: SubscriptionTier, duration: SubscriptionPeriod?) throws(SubscriptionError) -> StoreProduct {
+            // Digits with at most one decimal point: Decimal(string:) alone would read "9,99 €" as 9.
+            let parts = displayPrice.split(separator: ".", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                let price = Decimal(string: displayPrice, locale: Locale(identifier: "en_US_POSIX")), !price.isNaN
+            else {
+                throw SubscriptionError(.invalidArgument, detail: "Product '\(productID)': the price '\(displayPrice)' is not a number.")
+            }
+            let names = localizations ?? []
+            let name =
+                names.first(where: { $0.locale == "en_US" })?.displayName ?? names.first?.displayName ?? referenceName ?? productID
+            switch type {
+            case "Consumable":
+                return .consumable(id: productID, displayName: name, price: price)
+            case "NonConsumable":
+                return .nonConsumable(id: productID, displayName: name, tier: tier, price: price)
+            case "NonRenewingSubscription":
+                guard let duration else {
+                    throw SubscriptionError(.invalidArgument, detail: "Non-renewing subscription '\(productID)' has no duration.")
+                }
+                return .nonRenewing(id: productID, displayName: name, tier: tier, duration: duration, price: price)
+            case "RecurringSubscription":
+                let period = try SubscriptionPeriod(iso8601: recurringSubscriptionPeriod ?? "")
+                return StoreProduct(
+                    id: productID, displayName: name, tier: tier, period: period, price: price, subscriptionGroupID: subscriptionGroupID ?? "")
+            default:
+                throw SubscriptionError(.invalidArgument, detail: "Product '\(productID)' has an unknown type '\(type)'.")
+            }
+        }
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+
+/// What kind of in-app purchase a product is: StoreKit's `Product.ProductType`.
+public enum StoreProductType: String, Codable, Hashable, Sendable, CaseIterable {
+    /// A subscription that renews at the end of each period until cancelled, one per
+    /// subscription group at a time.
+    case autoRenewable
+    /// A subscription bought once for a fixed length of access; it does not renew. The
+    /// App Store does not date its end (StoreKit leaves that to the app): TrainKit's
+    /// service counts ``StoreProduct/period`` from the purchase.
+    case nonRenewable
+    /// Bought once and kept for good, such as a lifetime unlock.
+    case nonConsumable
+    /// Used up and bought again, such as credits; it is never an entitlement.
+    case consumable
+}
+
+/// The length of a subscription period: StoreKit's `Product.SubscriptionPeriod`, a
+/// count of days, weeks, months or years, written in ISO 8601 as `P1W`, `P3M`, `P1Y`.
+public struct SubscriptionPeriod: Hashable, Sendable, CustomStringConvertible {
+    /// The unit of a period.
+    public enum Unit: String, Codable, Hashable, Sendable, CaseIterable {
+        /// Days.
+        case day
+        /// Weeks of seven days.
+        case week
+        /// Calendar months.
+        case month
+        /// Calendar years.
+        case year
+
+        /// The most of this unit a period may have: 366 days, 52 weeks, 24 months or 10 years.
+        public var maximum: Int {
+            switch self {
+            case .day: 366
+            case .week: 52
+            case .month: 24
+            case .year: 10
+            }
+        }
+
+        fileprivate var component: Calendar.Component {
+            switch self {
+            case .day: .day
+            case .week: .weekOfYear
+            case .month: .month
+            case .year: .year
+            }
+        }
+
+        fileprivate var letter: Character {
+            switch self {
+            case .day: "D"
+            case .week: "W"
+            case .month: "M"
+            case .year: "Y"
+            }
+        }
+
+        /// How long the unit lasts, in months, at an accelerated rate where a month is a
+        /// fixed length: a day is 1/30 of a month, a week 7/30, a year 12.
+        var months: Double {
+            switch self {
+            case .day: 1 / 30
+            case .week: 7 / 30
+            case .month: 1
+            case .year: 12
+            }
+        }
+    }
+
+    /// How many units.
+    public let value: Int
+    /// The unit.
+    public let unit: Unit
+
+    /// Creates a period.
+    /// - Parameters:
+    ///   - value: How many units: 1 up to the unit's ``Unit/maximum``.
+    ///   - unit: The unit.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a value out of range.
+    public init(value: Int, unit: Unit) throws(SubscriptionError) {
+        guard (1...unit.maximum).contains(value) else {
+            throw SubscriptionError(.invalidArgument, detail: "A period has 1 to \(unit.maximum) \(unit.rawValue)s, not \(value).")
+        }
+        self.init(checked: value, unit)
+    }
+
+    private init(checked value: Int, _ unit: Unit) {
+        self.value = value
+        self.unit = unit
+    }
+
+    /// Reads an ISO 8601 period of one unit, as StoreKit configuration files write them: `P3D`, `P1W`, `P6M`, `P1Y`.
+    /// - Parameter iso8601: The period.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for anything else.
+    public init(iso8601: String) throws(SubscriptionError) {
+        let characters = Array(iso8601)
+        guard characters.count >= 3, characters.first == "P", let last = characters.last,
+            let unit = Unit.allCases.first(where: { $0.letter == last }),
+            characters.dropFirst().dropLast().allSatisfy({ $0.isASCII && $0.isNumber }),
+            let value = Int(String(characters.dropFirst().dropLast()))
+        else {
+            throw SubscriptionError(.invalidArgument, detail: "'\(iso8601)' is not a period such as P1W, P1M or P1Y.")
+        }
+        try self.init(value: value, unit: unit)
+    }
+
+    /// The period in ISO 8601, such as `P1M`.
+    public var iso8601: String { "P\(value)\(unit.letter)" }
+
+    /// The period in ISO 8601.
+    public var description: String { iso8601 }
+
+    /// One day.
+    public static let day = SubscriptionPeriod(checked: 1, .day)
+    /// One week.
+    public static let week = SubscriptionPeriod(checked: 1, .week)
+    /// One month.
+    public static let month = SubscriptionPeriod(checked: 1, .month)
+    /// Two months.
+    public static let twoMonths = SubscriptionPeriod(checked: 2, .month)
+    /// Three months.
+    public static let threeMonths = SubscriptionPeriod(checked: 3, .month)
+    /// Six months.
+    public static let sixMonths = SubscriptionPeriod(checked: 6, .month)
+    /// One year.
+    public static let year = SubscriptionPeriod(checked: 1, .year)
+
+    /// The end of `count` periods from `start` in real time: calendar days, weeks,
+    /// months or years in UTC (a month from 31 January ends on the last day of February).
+    /// - Parameters:
+    ///   - start: When the first period starts.
+    ///   - count: How many periods.
+    /// - Returns: When the last one ends.
+    public func end(after start: Date, count: Int = 1) -> Date {
+        let (units, overflow) = value.multipliedReportingOverflow(by: count)
+        guard !overflow, let end = Self.utc.date(byAdding: unit.component, value: units, to: start) else { return .distantFuture }
+        return end
+    }
+
+    /// How many whole periods fit between `start` and `end` in real time.
+    func count(from start: Date, to end: Date) -> Int? {
+        Self.utc.dateComponents([unit.component], from: start, to: end).value(for: unit.component).map { $0 / value }
+    }
+
+    /// The Gregorian calendar in UTC, which real-time periods are counted on.
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }()
+
+    /// The period in months at an accelerated rate where a month is a fixed length.
+    var months: Double { Double(value) * unit.months }
+}
+
+extension SubscriptionPeriod: Codable {
+    /// Decodes a period from its ISO 8601 form, or from `"month"` or `"year"` as earlier versions wrote it.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError.dataCorrupted` for anything else.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        switch text {
+        case "month": self = .month
+        case "year": self = .year
+        default:
+            do {
+                try self.init(iso8601: text)
+            } catch {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(error)")
+            }
+        }
+    }
+
+    /// Encodes the period in ISO 8601.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: The encoder's error.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(iso8601)
+    }
+}
+
+/// A product on sale: an auto-renewable subscription, a non-renewing subscription, a
+/// non-consumable or a consumable, and the tier it grants.
+public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
+    /// The product identifier, such as `com.train.pro.monthly`.
+    public var id: String
+    /// The name shown to users.
+    public var displayName: String
+    /// What kind of purchase it is.
+    public var type: StoreProductType
+    /// The tier it grants while it is an entitlement; a consumable grants none.
+    public var tier: SubscriptionTier
+    /// The renewal period of an auto-renewable subscription, or the length of access of
+    /// a non-renewing one; nil for other products.
+    public var period: SubscriptionPeriod?
+    /// The price, in the storefront's currency.
+    public var price: Decimal
+    /// The subscription group of an auto-renewable subscription, whose products replace
+    /// one another; nil for other products.
+    public var subscriptionGroupID: String?
+
+    /// Creates an auto-renewable subscription.
+    /// - Parameters:
+    ///   - id: The product identifier.
+    ///   - displayName: The name shown to users.
+    ///   - tier: The tier granted.
+    ///   - period: The renewal period.
+    ///   - price: The price.
+    ///   - subscriptionGroupID: The subscription group.
+    public init(
+        id: String, displayName: String, tier: SubscriptionTier, period: SubscriptionPeriod, price: Decimal,
+        subscriptionGroupID: String = "train.subscriptions"
+    ) {
+        self.init(id: id, displayName: displayName, type: .autoRenewable, tier: tier, period: period, price: price, group: subscriptionGroupID)
+    }
+
+    private init(
+        id: String, displayName: String, type: StoreProductType, tier: SubscriptionTier, period: SubscriptionPeriod?, price: Decimal,
+        group: String?
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.type = type
+        self.tier = tier
+        self.period = period
+        self.price = price
+        self.subscriptionGroupID = group
+    }
+
+    /// A non-renewing subscription: `duration` of access from each purchase.
+    /// - Parameters:
+    ///   - id: The product identifier.
+    ///   - displayName: The name shown to users.
+    ///   - tier: The tier granted.
+    ///   - duration: How long each purchase grants it.
+    ///   - price: The price.
+    /// - Returns: The product.
+    public static func nonRenewing(id: String, displayName: String, tier: SubscriptionTier, duration: SubscriptionPeriod, price: Decimal)
+        -> StoreProduct
+    {
+        StoreProduct(id: id, displayName: displayName, type: .nonRenewable, tier: tier, period: duration, price: price, group: nil)
+    }
+
+    /// A non-consumable: bought once, granting `tier` for good (a lifetime unlock).
+    /// - Parameters:
+    ///   - id: The product identifier.
+    ///   - displayName: The name shown to users.
+    ///   - tier: The tier granted.
+    ///   - price: The price.
+    /// - Returns: The product.
+    public static func nonConsumable(id: String, displayName: String, tier: SubscriptionTier, price: Decimal) -> StoreProduct {
+        StoreProduct(id: id, displayName: displayName, type: .nonConsumable, tier: tier, period: nil, price: price, group: nil)
+    }
+
+    /// A consumable: bought as often as wanted, granting no tier.
+    /// - Parameters:
+    ///   - id: The product identifier.
+    ///   - displayName: The name shown to users.
+    ///   - price: The price.
+    /// - Returns: The product.
+    public static func consumable(id: String, displayName: String, price: Decimal) -> StoreProduct {
+        StoreProduct(id: id, displayName: displayName, type: .consumable, tier: .free, period: nil, price: price, group: nil)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, displayName, type, tier, period, price, subscriptionGroupID
+    }
+
+    /// Decodes a product; one written before products had a type is an auto-renewable subscription.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: The decoder's error.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        displayName = try container.decode(String.self, forKey: .displayName)
+        type = try container.decodeIfPresent(StoreProductType.self, forKey: .type) ?? .autoRenewable
+        tier = try container.decode(SubscriptionTier.self, forKey: .tier)
+        period = try container.decodeIfPresent(SubscriptionPeriod.self, forKey: .period)
+        price = try container.decode(Decimal.self, forKey: .price)
+        subscriptionGroupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
+    }
+
+    /// Checks that the product is whole: an identifier and name of 1 to 200 bytes without
+    /// control characters; a price of zero or more; a period and a group for an
+    /// auto-renewable subscription, a period and no group for a non-renewing one, and
+    /// neither for a non-consumable or a consumable; no tier for a consumable.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming what is wrong.
+    public func validate() throws(SubscriptionError) {
+        func fail(_ why: String) -> SubscriptionError {
+            SubscriptionError(.invalidArgument, detail: "Product '\(id)': \(why)")
+        }
+        for (name, text) in [("identifier", id), ("display name", displayName)] {
+            guard (1...200).contains(text.utf8.count), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { throw fail("the \(name) has 1 to 200 bytes and no control characters.") }
+        }
+        guard price >= 0, !price.isNaN else { throw fail("the price is zero or more.") }
+        switch type {
+        case .autoRenewable:
+            guard period != nil, let group = subscriptionGroupID, !group.isEmpty else { throw fail("a subscription has a period and a group.") }
+        case .nonRenewable:
+            guard period != nil, subscriptionGroupID == nil else { throw fail("a non-renewing subscription has a duration and no group.") }
+        case .nonConsumable, .consumable:
+            guard period == nil, subscriptionGroupID == nil else { throw fail("only subscriptions have a period or a group.") }
+            guard type == .nonConsumable || tier == .free else { throw fail("a consumable grants no tier.") }
+        }
+    }
+
+    /// The four standard products — Pro and Premium, monthly and yearly — in one subscription group.
+    public static let standard: [StoreProduct] = [
+        StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: 4.99),
+        StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: 49.99),
+        StoreProduct(id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: 9.99),
+        StoreProduct(id: "com.train.premium.yearly", displayName: "Train Premium (yearly)", tier: .premium, period: .year, price: 99.99),
+    ]
+}
