@@ -3,10 +3,23 @@ import TrainAccount
 import TrainCore
 import TrainSubscription
 
-/// The free tier gates analytics; Ada buys Pro through the session manager and the
-/// simulated App Store; a simulated month renews it; a refund revokes it.
+/// The free tier gates analytics; the paywall offers a free week to an Apple ID new to
+/// the subscriptions and not to one that has had it; Ada buys Pro through the session
+/// manager and the simulated App Store; a simulated month renews it; a refund revokes it.
 @MainActor
 struct SubscriptionChapter {
+    /// The standard products, Pro monthly with a one-week free trial.
+    static let products: [StoreProduct] = StoreProduct.standard.map { product in
+        var product = product
+        if product.id == "com.train.pro.monthly" { product.introductoryOffer = .freeTrial(.week) }
+        return product
+    }
+
+    /// What the paywall shows for Pro monthly: the free trial while the Apple ID may have it.
+    static func paywall(eligibleForTrial: Bool) -> String {
+        eligibleForTrial ? "Try Pro free for 1 week, then $4.99 a month" : "Pro: $4.99 a month"
+    }
+
     let services: TrainServices
     let session: UserSessionManager
     let clock: DemoClock
@@ -23,6 +36,15 @@ struct SubscriptionChapter {
             return tier == .free && access.minimumTier(for: .analytics) == .pro ? nil : "expected the free tier with analytics behind Pro"
         }
 
+        var eligible = false
+        await narrator.step("The paywall offers the free week only to an Apple ID that has never subscribed") {
+            eligible = try await subscriptions.isEligibleForIntroOffer(groupID: "train.subscriptions")
+            narrator.say(
+                "The device's Apple ID \(services.appStore.appleID) \(eligible ? "is new to Train's subscriptions" : "has subscribed before"): "
+                    + "\"\(Self.paywall(eligibleForTrial: eligible))\".")
+            return nil
+        }
+
         var bought: StoreTransaction?
         await narrator.step("Buy Pro monthly through the session (a verified transaction for Ada's token, then finished)") {
             guard case .success(let result) = try await session.purchase("com.train.pro.monthly") else { return "the purchase did not succeed" }
@@ -30,8 +52,10 @@ struct SubscriptionChapter {
             try await subscriptions.finish(transaction.id)
             bought = transaction
             narrator.say(
-                "Transaction \(transaction.id), expires \(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?"); "
-                    + "the session shows \(session.tier).")
+                "Transaction \(transaction.id), a \(transaction.periodType) period at "
+                    + "\((transaction.price ?? 0).formatted(.currency(code: transaction.currency ?? "USD"))), expires "
+                    + "\(transaction.expirationDate?.formatted(date: .abbreviated, time: .omitted) ?? "?"); the session shows \(session.tier).")
+            guard transaction.periodType == (eligible ? .trial : .normal) else { return "the trial was \(eligible ? "not given" : "given again")" }
             guard let user = session.currentUser, transaction.appAccountToken == (try AppAccountToken.forUser(user.id)) else {
                 return "the purchase does not carry Ada's token"
             }
@@ -58,6 +82,12 @@ struct SubscriptionChapter {
             narrator.say("Tier after the refund: \(tier); the session shows \(session.tier).")
             return tier == .free && session.tier == .free && !subscriptions.featureAccess().canAccess(.analytics)
                 ? nil : "the refund did not revoke access"
+        }
+
+        await narrator.step("The paywall now offers no free week: this Apple ID has had its introductory offer") {
+            let eligible = try await subscriptions.isEligibleForIntroOffer(groupID: "train.subscriptions")
+            narrator.say("\"\(Self.paywall(eligibleForTrial: eligible))\".")
+            return eligible ? "the Apple ID was offered a second trial" : nil
         }
     }
 }

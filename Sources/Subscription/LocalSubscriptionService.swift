@@ -124,8 +124,9 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// while the Apple ID's subscription in the group is another app user's or was bought
     /// outside the app untagged. Another app user signing in, or the device signing in to
     /// another Apple ID, while the sheet is up is ``SubscriptionError/Code/notYourTransaction``,
-    /// and nothing is bought.
-    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
+    /// and nothing is bought. An Apple ID new to the group gets the product's
+    /// introductory offer by itself; `offer` asks for a promotional or win-back one.
+    public func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult {
         let token = state.withLock { $0.appAccountToken }
         if accessPolicy == .appAccountToken, token == nil { throw SubscriptionError(.noAppAccount) }
         let appleID = store.appleID
@@ -156,7 +157,13 @@ public final class LocalSubscriptionService: SubscriptionService {
         }
         // The store reports the new transaction through `handle` before it returns.
         return try store.purchase(
-            product, appleID: appleID, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request)
+            product, offer: offer, appleID: appleID, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request)
+    }
+
+    /// Whether the device's Apple ID has never had a subscription in the group, a free
+    /// trial included, so its first purchase there gets the introductory offer.
+    public func isEligibleForIntroOffer(groupID: String) async throws -> Bool {
+        store.isEligibleForIntroOffer(groupID: groupID)
     }
 
     /// Brings the ledger up to now and recomputes the entitlements from it.

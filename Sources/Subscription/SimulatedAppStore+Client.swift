@@ -29,9 +29,9 @@ extension SimulatedAppStore {
     /// interruption), or buys. With `exclusive`, a subscription of the group that grants
     /// access and is not this app user's is ``SubscriptionError/Code/subscribedWithAnotherAccount``,
     /// now and when a waiting request is approved.
-    func purchase(_ product: StoreProduct, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String)
-        throws(SubscriptionError) -> StorePurchaseResult
-    {
+    func purchase(
+        _ product: StoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String
+    ) throws(SubscriptionError) -> StorePurchaseResult {
         try product.validate()
         return try mutate { state, changes, now throws(SubscriptionError) in
             guard state.appleID == appleID else {
@@ -54,15 +54,22 @@ extension SimulatedAppStore {
                     id: requestID, transactionID: transactionID, productID: product.id, appleID: appleID,
                     appAccountToken: appAccountToken, requestedAt: now, kind: kind)
                 request.exclusive = exclusive
+                request.offer = offer
                 state.pending[requestID] = request
                 changes.pending.insert(requestID)
                 return .pending
             }
             return .success(
-                buy(
-                    product, owner: appleID, token: appAccountToken, at: now, returnedByPurchase: true, state: &state,
-                    changes: &changes, now: now))
+                try buy(
+                    product, owner: appleID, token: appAccountToken, at: now, returnedByPurchase: true, offer: offer?.request,
+                    state: &state, changes: &changes, now: now))
         }
+    }
+
+    /// Whether the device's Apple ID has never had a transaction in the group.
+    func isEligibleForIntroOffer(groupID: String) -> Bool {
+        settle()
+        return state.withLock { isEligibleForIntroOffer(groupID, owner: $0.appleID, in: $0) }
     }
 
     /// Throws ``SubscriptionError/Code/subscribedWithAnotherAccount`` if `owner`'s
@@ -124,7 +131,9 @@ extension SimulatedAppStore {
                 .sorted { $0.originalID < $1.originalID }
                 .compactMap { subscription in
                     guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
-                    let info = subscription.renewalInfo
+                    let winBack = products.filter { $0.subscriptionGroupID == subscription.groupID }
+                        .flatMap { $0.offers.filter { $0.type == .winBack }.compactMap(\.id) }
+                    let info = subscription.renewalInfo(winBackOfferIDs: winBack)
                     return SubscriptionStatus(
                         state: subscription.state, transaction: entry.result,
                         renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))

@@ -151,10 +151,73 @@ extension SimulatedAppStore {
                     .invalidArgument,
                     detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
             }
-            return buy(
+            return try buy(
                 product, owner: state.appleID, token: appAccountToken, at: date, returnedByPurchase: false, state: &state,
                 changes: &changes, now: now)
         }
+    }
+
+    /// Makes `codes` redeemable, once each, for the offer-code offer `offerID` of
+    /// `productID`, as the codes an app's team hands out. Codes are letters and digits,
+    /// 1 to 64 of them, and compare without regard to case; they last for the instance,
+    /// as test settings do.
+    /// - Parameters:
+    ///   - codes: The codes.
+    ///   - productID: An auto-renewable subscription.
+    ///   - offerID: Its offer of type ``SubscriptionOffer/OfferType/code``.
+    /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidOfferIdentifier``
+    ///   if the product has no such offer; ``SubscriptionError/Code/invalidArgument`` for
+    ///   a code that is not 1 to 64 letters and digits. Nothing is added then.
+    public func addOfferCodes(_ codes: [String], productID: String, offerID: String) throws(SubscriptionError) {
+        guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
+        guard product.offer(.code, id: offerID) != nil else {
+            throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(productID)' has no offer-code offer '\(offerID)'.")
+        }
+        var normalized: [String] = []
+        for code in codes {
+            guard let valid = Self.offerCode(code) else {
+                throw SubscriptionError(.invalidArgument, detail: "An offer code is 1 to 64 letters and digits, not '\(code)'.")
+            }
+            normalized.append(valid)
+        }
+        settle()
+        state.withLock { state in
+            for code in normalized { state.settings.offerCodes[code] = OfferCode(productID: productID, offerID: offerID) }
+        }
+    }
+
+    /// Redeems an offer code for the device's Apple ID, as the App Store's redemption
+    /// sheet does: the subscription starts at the code's offer and reaches the app on its
+    /// updates stream. The code is used up.
+    /// - Parameters:
+    ///   - code: The code, in any case.
+    ///   - appAccountToken: The app user it is tagged for; none by default.
+    /// - Returns: The transaction of the first period.
+    /// - Throws: ``SubscriptionError/Code/invalidOfferCode`` for a code that is unknown
+    ///   or used up; ``SubscriptionError/Code/ineligibleForOffer`` while the Apple ID
+    ///   subscribes in the group (the code is kept).
+    @discardableResult
+    public func redeemOfferCode(_ code: String, appAccountToken: UUID? = nil) throws(SubscriptionError)
+        -> StoreVerificationResult<StoreTransaction>
+    {
+        try mutate { state, changes, now throws(SubscriptionError) in
+            guard let key = Self.offerCode(code), let target = state.settings.offerCodes[key], let product = product(target.productID) else {
+                throw SubscriptionError(.invalidOfferCode, detail: "No unused offer code '\(code)'.")
+            }
+            let result = try buy(
+                product, owner: state.appleID, token: appAccountToken, at: now, returnedByPurchase: false,
+                offer: (.code, target.offerID), state: &state, changes: &changes, now: now)
+            state.settings.offerCodes[key] = nil
+            return result
+        }
+    }
+
+    /// `code` uppercase, if it is 1 to 64 ASCII letters and digits.
+    private static func offerCode(_ code: String) -> String? {
+        guard (1...64).contains(code.utf8.count),
+            code.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber) })
+        else { return nil }
+        return code.uppercased()
     }
 
     /// How many renewal periods a purchase may be backdated by: 1,200 (a century of months).
@@ -270,9 +333,9 @@ extension SimulatedAppStore {
             state.pending[pending.id] = nil
             changes.pending.insert(pending.id)
             if approve, let product = product(pending.productID) {
-                _ = buy(
+                _ = try buy(
                     product, owner: pending.appleID, token: pending.appAccountToken, at: now, returnedByPurchase: false,
-                    transactionID: pending.transactionID,
+                    offer: pending.offer?.request, transactionID: pending.transactionID,
                     state: &state, changes: &changes, now: now)
             }
         }

@@ -13,6 +13,11 @@ extension SimulatedAppStore {
     /// (not a subscription) ends where it starts.
     func periodEnd(of product: StoreProduct, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
         guard let period = product.period else { return start }
+        return periodEnd(of: period, from: start, rate: rate, periods: periods)
+    }
+
+    /// The end of `periods` of `period` from `start`, as ``periodEnd(of:from:rate:periods:)-(StoreProduct,_,_,_)``.
+    func periodEnd(of period: SubscriptionPeriod, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
         switch rate {
         case .realTime:
             return period.end(after: start, count: periods)
@@ -129,6 +134,9 @@ extension SimulatedAppStore {
         let end = periodEnd(of: product, from: start, rate: rate, periods: skipped)
         guard end < now else { return }
         subscription.periodEnd = end
+        // A pay-as-you-go offer has at most 12 periods: the skipped ones used them up.
+        subscription.offer = nil
+        subscription.offerPeriodsLeft = 0
     }
 
     /// Starts the next period at `start`, in the product the subscription renews into.
@@ -139,27 +147,37 @@ extension SimulatedAppStore {
             subscription.expirationReason = .productUnavailable
             return
         }
+        // The rest of a pay-as-you-go offer, while it renews into the same product.
+        let offer =
+            subscription.offerPeriodsLeft > 0 && product.id == subscription.productID
+            ? subscription.offer.flatMap { product.offer($0.type, id: $0.id) } : nil
+        let periodsLeft = offer == nil ? 0 : subscription.offerPeriodsLeft - 1
         let transaction = newTransaction(
             product, owner: subscription.owner, token: subscription.appAccountToken, originalID: subscription.originalID,
-            purchaseDate: start, state: &state, changes: &changes, returnedByPurchase: false)
+            purchaseDate: start, offer: offer, state: &state, changes: &changes, returnedByPurchase: false)
         subscription.begin(transaction)
+        subscription.offerPeriodsLeft = periodsLeft
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
     }
 
-    /// Records a new transaction of `owner`, tagged `token`, and queues its announcement.
+    /// Records a new transaction of `owner`, tagged `token`, at `offer`'s price and for
+    /// its period if there is one, and queues its announcement.
     @discardableResult
     func newTransaction(
         _ product: StoreProduct, owner: AppleID, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil,
-        state: inout State, changes: inout Changes, returnedByPurchase: Bool
+        offer: SubscriptionOffer? = nil, state: inout State, changes: inout Changes, returnedByPurchase: Bool
     ) -> StoreTransaction {
         let id = reservedID ?? state.nextID
         if reservedID == nil { state.nextID += 1 }
         let renews = product.type == .autoRenewable
+        let end =
+            offer.map { periodEnd(of: $0.period, from: purchaseDate, rate: state.settings.timeRate) }
+            ?? periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate)
         let transaction = StoreTransaction(
             id: id, originalID: originalID ?? id, productID: product.id, productType: product.type,
             subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: purchaseDate,
-            expirationDate: renews ? periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate) : nil,
-            appAccountToken: token)
+            expirationDate: renews ? end : nil, appAccountToken: token, offer: offer.map(TransactionOffer.init),
+            price: offer?.price ?? product.price, currency: Self.currency)
         let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
         changes.entries.insert(id)
@@ -183,22 +201,37 @@ extension SimulatedAppStore {
     /// renewal — Apple's rules, for the one subscription the Apple ID has in the group.
     /// Renewals carry the tag of the subscription's latest purchase that made a
     /// transaction (a downgrade makes none until the renewal).
-    /// - Parameter transactionID: The identifier a waiting purchase was listed under, for
-    ///   the transaction it makes; a new one otherwise.
+    ///
+    /// An Apple ID new to the group gets the product's introductory offer by itself;
+    /// `offer` asks for a promotional, offer-code or win-back offer, checked against what
+    /// the Apple ID has had in the group.
+    /// - Parameters:
+    ///   - offer: The kind and identifier of the offer asked for, if any.
+    ///   - transactionID: The identifier a waiting purchase was listed under, for the
+    ///     transaction it makes; a new one otherwise.
+    /// - Throws: ``SubscriptionError/Code/invalidOfferIdentifier`` for an offer the
+    ///   product does not have; ``SubscriptionError/Code/ineligibleForOffer`` for one the
+    ///   Apple ID may not have, or asked for with a purchase that does not start a period now.
     func buy(
-        _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64? = nil,
+        _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool,
+        offer request: (type: SubscriptionOffer.OfferType, id: String)? = nil, transactionID: UInt64? = nil,
         state: inout State, changes: inout Changes, now: Date
-    ) -> StoreVerificationResult<StoreTransaction> {
+    ) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
         guard product.type == .autoRenewable else {
+            if let request { throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(product.id)' has no offer '\(request.id)'.") }
             return buyOnce(
                 product, owner: owner, token: token, at: date, returnedByPurchase: returnedByPurchase, transactionID: transactionID,
                 state: &state, changes: &changes)
         }
         let existing = subscription(inGroupOf: product, of: owner, in: state)
+        let requested = try requestedOffer(request, of: product, owner: owner, subscription: existing, in: state, now: now)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
             let waitsForRenewal = product.tier < current.tier || (product.tier == current.tier && product.period != current.period)
             if product.id == current.id || waitsForRenewal {
+                guard requested == nil else {
+                    throw SubscriptionError(.ineligibleForOffer, detail: "An offer applies to a subscription period that starts now.")
+                }
                 // Downgrade, or crossgrade to another period: it takes effect at the next
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
@@ -215,23 +248,59 @@ extension SimulatedAppStore {
             update(latest, &state, &changes) { $0.isUpgraded = true }
             let transaction = newTransaction(
                 product, owner: owner, token: token, originalID: subscription.originalID, purchaseDate: date, reservedID: transactionID,
-                state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
-            subscription.begin(transaction)
+                offer: requested, state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
+            subscription.begin(transaction, offer: requested)
             subscription.appAccountToken = token
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
             return state.entries[transaction.id]?.result ?? .verified(transaction)
         }
+        let offer = requested ?? (isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state) ? product.introductoryOffer : nil)
         let transaction = newTransaction(
             product, owner: owner, token: token, originalID: existing?.originalID, purchaseDate: date, reservedID: transactionID,
-            state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
-        let subscription = StoreLedger.Subscription(
+            offer: offer, state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
+        var subscription = StoreLedger.Subscription(
             originalID: transaction.originalID, groupID: product.subscriptionGroupID ?? "", owner: owner, appAccountToken: token,
             productID: product.id, latestTransactionID: transaction.id, periodEnd: transaction.expirationDate ?? date,
             autoRenewPreference: product.id)
+        subscription.begin(transaction, offer: offer)
         state.subscriptions[subscription.originalID] = subscription
         changes.subscriptions.insert(subscription.originalID)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
+    }
+
+    /// Whether `owner` has never had a transaction in `group`, so its first purchase
+    /// there gets the introductory offer — a trial counts, a refunded one too.
+    func isEligibleForIntroOffer(_ group: String?, owner: AppleID, in state: State) -> Bool {
+        guard let group else { return false }
+        return !state.entries.values.contains { $0.owner == owner && $0.transaction.subscriptionGroupID == group }
+    }
+
+    /// The offer `request` asks for, checked: a promotional offer for a current or past
+    /// subscriber of the group, a win-back offer for a past one whose subscription has
+    /// lapsed, an offer code for anyone not subscribed now.
+    private func requestedOffer(
+        _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: StoreProduct, owner: AppleID,
+        subscription: StoreLedger.Subscription?, in state: State, now: Date
+    ) throws(SubscriptionError) -> SubscriptionOffer? {
+        guard let request else { return nil }
+        guard request.type != .introductory, let offer = product.offer(request.type, id: request.id) else {
+            throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(product.id)' has no \(request.type.rawValue) offer '\(request.id)'.")
+        }
+        let subscribed = subscription?.grantsAccess(at: now) ?? false
+        let eligible: Bool
+        switch request.type {
+        case .promotional: eligible = !isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state)
+        case .winBack: eligible = subscription != nil && !subscribed
+        case .code: eligible = !subscribed
+        case .introductory: eligible = false
+        }
+        guard eligible else {
+            throw SubscriptionError(
+                .ineligibleForOffer,
+                detail: "The Apple ID \(owner) may not buy '\(product.id)' with the \(request.type.rawValue) offer '\(request.id)'.")
+        }
+        return offer
     }
 
     /// Buys a product that does not renew. A non-consumable the Apple ID owns (bought and

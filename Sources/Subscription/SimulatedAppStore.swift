@@ -68,6 +68,14 @@ public final class SimulatedAppStore: Sendable {
         var userCancelsPurchases = false
         var purchaseSheetDelay: Duration = .zero
         var timeRate = TimeRate.realTime
+        /// Offer codes not yet redeemed, uppercase, with the product and offer of each.
+        var offerCodes: [String: OfferCode] = [:]
+    }
+
+    /// What an offer code redeems.
+    struct OfferCode: Hashable, Sendable {
+        var productID: String
+        var offerID: String
     }
 
     /// A grace period as announced to observers: whose latest transaction, until when.
@@ -514,4 +522,7 @@ public final class SimulatedAppStore: Sendable {
     }
 
     static let askToBuyLifetime: TimeInterval = 24 * 3600
+
+    /// The currency transactions are paid in: US dollars, the storefront's.
+    static let currency = "USD"
 }

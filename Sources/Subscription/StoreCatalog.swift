@@ -74,7 +74,9 @@ public struct StoreCatalog: Hashable, Sendable {
 
     /// Reads the products of an Xcode StoreKit configuration file (`.storekit`):
     /// consumables and non-consumables, non-renewing subscriptions, and each subscription
-    /// group's auto-renewable subscriptions with their periods. The file says nothing of
+    /// group's auto-renewable subscriptions with their periods, introductory offers,
+    /// promotional offers (`adHocOffers`) and offer-code offers (`codeOffers`); win-back
+    /// offers are not read. The file says nothing of
     /// tiers, and nothing of how long a non-renewing subscription lasts, so the app says.
     /// Names are the `en_US` localization's, else the first one's, else the reference name.
     /// - Parameters:
@@ -107,6 +109,42 @@ public struct StoreCatalog: Hashable, Sendable {
 
 /// The parts of Xcode's StoreKit configuration file that describe products.
 private struct StoreKitConfiguration: Decodable {
+    struct Offer: Decodable {
+        var offerID: String?
+        var paymentMode: String
+        var subscriptionPeriod: String
+        var numberOfPeriods: Int?
+        var displayPrice: String?
+
+        func offer(_ type: SubscriptionOffer.OfferType, of productID: String) throws(SubscriptionError) -> SubscriptionOffer {
+            let mode: SubscriptionOffer.PaymentMode
+            switch paymentMode {
+            case "free": mode = .freeTrial
+            case "payAsYouGo": mode = .payAsYouGo
+            case "payUpFront": mode = .payUpFront
+            default: throw SubscriptionError(.invalidArgument, detail: "Product '\(productID)': unknown payment mode '\(paymentMode)'.")
+            }
+            let price = mode == .freeTrial ? 0 : try StoreKitConfiguration.price(displayPrice ?? "", of: productID)
+            return SubscriptionOffer(
+                id: type == .introductory ? nil : offerID, type: type, paymentMode: mode,
+                period: try SubscriptionPeriod(iso8601: subscriptionPeriod), periodCount: mode == .payAsYouGo ? numberOfPeriods ?? 1 : 1,
+                price: price)
+        }
+
+    }
+
+    /// A display price: digits with at most one decimal point. `Decimal(string:)` alone
+    /// would read "9,99 €" as 9.
+    static func price(_ text: String, of productID: String) throws(SubscriptionError) -> Decimal {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !price.isNaN
+        else {
+            throw SubscriptionError(.invalidArgument, detail: "Product '\(productID)': the price '\(text)' is not a number.")
+        }
+        return price
+    }
+
     var products: [Item]?
     var nonRenewingSubscriptions: [Item]?
     var subscriptionGroups: [Group]?
@@ -129,6 +167,9 @@ private struct StoreKitConfiguration: Decodable {
         var localizations: [Localization]?
         var recurringSubscriptionPeriod: String?
         var subscriptionGroupID: String?
+        var introductoryOffer: Offer?
+        var adHocOffers: [Offer]?
+        var codeOffers: [Offer]?
 
         func inGroup(_ group: String) -> Item {
             var item = self
@@ -137,13 +178,7 @@ private struct StoreKitConfiguration: Decodable {
         }
 
         func product(tier: SubscriptionTier, duration: SubscriptionPeriod?) throws(SubscriptionError) -> StoreProduct {
-            // Digits with at most one decimal point: Decimal(string:) alone would read "9,99 €" as 9.
-            let parts = displayPrice.split(separator: ".", omittingEmptySubsequences: false)
-            guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-                let price = Decimal(string: displayPrice, locale: Locale(identifier: "en_US_POSIX")), !price.isNaN
-            else {
-                throw SubscriptionError(.invalidArgument, detail: "Product '\(productID)': the price '\(displayPrice)' is not a number.")
-            }
+            let price = try StoreKitConfiguration.price(displayPrice, of: productID)
             let names = localizations ?? []
             let name =
                 names.first(where: { $0.locale == "en_US" })?.displayName ?? names.first?.displayName ?? referenceName ?? productID
@@ -159,8 +194,13 @@ private struct StoreKitConfiguration: Decodable {
                 return .nonRenewing(id: productID, displayName: name, tier: tier, duration: duration, price: price)
             case "RecurringSubscription":
                 let period = try SubscriptionPeriod(iso8601: recurringSubscriptionPeriod ?? "")
-                return StoreProduct(
+                var product = StoreProduct(
                     id: productID, displayName: name, tier: tier, period: period, price: price, subscriptionGroupID: subscriptionGroupID ?? "")
+                product.introductoryOffer = try introductoryOffer?.offer(.introductory, of: productID)
+                product.offers =
+                    try (adHocOffers ?? []).map { offer throws(SubscriptionError) in try offer.offer(.promotional, of: productID) }
+                    + (codeOffers ?? []).map { offer throws(SubscriptionError) in try offer.offer(.code, of: productID) }
+                return product
             default:
                 throw SubscriptionError(.invalidArgument, detail: "Product '\(productID)' has an unknown type '\(type)'.")
             }

@@ -43,6 +43,19 @@ enum StoreLedger {
         var retryEnd: Date?
         var expirationReason: ExpirationReason?
         var priceIncrease: PriceIncreaseStatus = .noIncreasePending
+        /// The offer the next renewals are at, and how many of them: the rest of a
+        /// pay-as-you-go offer.
+        var offer: TransactionOffer?
+        var offerPeriodsLeft = 0
+
+        /// Makes `transaction` the current period, bought with `offer`: subscribed, in its
+        /// product, with no billing issue or lapse pending, and the renewals a
+        /// pay-as-you-go offer has left.
+        mutating func begin(_ transaction: StoreTransaction, offer: SubscriptionOffer?) {
+            begin(transaction)
+            self.offer = offer.map(TransactionOffer.init)
+            offerPeriodsLeft = offer?.paymentMode == .payAsYouGo ? max(0, (offer?.periodCount ?? 1) - 1) : 0
+        }
 
         /// Makes `transaction` the current period: subscribed, in its product, with no
         /// billing issue or lapse pending.
@@ -77,13 +90,16 @@ enum StoreLedger {
             }
         }
 
-        var renewalInfo: RenewalInfo {
+        /// What happens at the next renewal; `winBackOfferIDs` are the group's win-back
+        /// offers, listed once the subscription has lapsed.
+        func renewalInfo(winBackOfferIDs: [String]) -> RenewalInfo {
             RenewalInfo(
                 originalTransactionID: originalID, currentProductID: productID, willAutoRenew: willAutoRenew,
                 autoRenewPreference: autoRenewPreference, expirationReason: expirationReason,
                 gracePeriodExpirationDate: state == .inGracePeriod ? graceEnd : nil,
                 isInBillingRetry: state == .inGracePeriod || state == .inBillingRetryPeriod,
-                priceIncreaseStatus: priceIncrease)
+                priceIncreaseStatus: priceIncrease, offer: offerPeriodsLeft > 0 ? offer : nil,
+                eligibleWinBackOfferIDs: state == .expired ? winBackOfferIDs : [])
         }
     }
 
@@ -103,15 +119,16 @@ enum StoreLedger {
     /// The binary layout of every ledger record: 2 adds the owning Apple ID to
     /// transactions and subscriptions (a record of layout 1 belongs to
     /// ``AppleID/standard``); 3 adds a transaction's product type and quantity (before,
-    /// every transaction was one auto-renewable subscription period).
-    static let format: UInt8 = 3
+    /// every transaction was one auto-renewable subscription period); 4 adds the offer
+    /// and price of a transaction and the offer periods a subscription has left.
+    static let format: UInt8 = 4
 
     /// A collection of ledger records in the binary layout.
     private static func binary<Value: Codable & Sendable>(
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        .binary(name, format: format, earlierFormats: [1, 2], encode: encode, decode: decode)
+        .binary(name, format: format, earlierFormats: [1, 2, 3], encode: encode, decode: decode)
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
@@ -161,6 +178,8 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     /// Whether it was asked with access per app user: then approving it is refused while
     /// the Apple ID's subscription in the group is another app user's.
     var exclusive = false
+    /// The offer it asks for, beside an introductory one.
+    var offer: PurchaseOffer?
 
     /// Creates a pending purchase.
     /// - Parameters:
@@ -185,7 +204,7 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, transactionID, productID, appleID, appAccountToken, requestedAt, kind, exclusive
+        case id, transactionID, productID, appleID, appAccountToken, requestedAt, kind, exclusive, offer
     }
 
     /// Decodes a pending purchase; one saved before requests had a transaction
@@ -203,6 +222,7 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
         requestedAt = try container.decode(Date.self, forKey: .requestedAt)
         kind = try container.decode(Kind.self, forKey: .kind)
         exclusive = try container.decodeIfPresent(Bool.self, forKey: .exclusive) ?? false
+        offer = try container.decodeIfPresent(PurchaseOffer.self, forKey: .offer)
     }
 }
 
@@ -270,6 +290,9 @@ extension StoreLedger.Entry {
         writer.write(entry.owner.email)
         writer.write(transaction.productType.rawValue)
         writer.write(transaction.purchasedQuantity)
+        writer.write(transaction.offer)
+        writer.write(transaction.price.map { "\($0)" })
+        writer.write(transaction.currency)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
@@ -285,6 +308,16 @@ extension StoreLedger.Entry {
         if reader.format >= 3 {
             transaction.productType = try reader.read(StoreProductType.self)
             transaction.purchasedQuantity = try reader.read()
+        }
+        if reader.format >= 4 {
+            transaction.offer = try reader.read(TransactionOffer?.self)
+            transaction.price = try (reader.read() as String?).map { text throws(CoreError) in
+                guard let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                    throw CoreError(.undecodable, detail: "'\(text)' is not a price.")
+                }
+                return price
+            }
+            transaction.currency = try reader.read()
         }
         self.init(transaction: transaction, owner: owner, verified: verified, finished: finished, revision: revision)
     }
@@ -306,6 +339,8 @@ extension StoreLedger.Subscription {
         writer.write(subscription.expirationReason?.rawValue)
         writer.write(subscription.priceIncrease.rawValue)
         writer.write(subscription.owner.email)
+        writer.write(subscription.offer)
+        writer.write(subscription.offerPeriodsLeft)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
@@ -316,6 +351,30 @@ extension StoreLedger.Subscription {
             graceEnd: try reader.read(), retryEnd: try reader.read(), expirationReason: try reader.read(ExpirationReason?.self),
             priceIncrease: try reader.read(PriceIncreaseStatus.self))
         if reader.format >= 2 { owner = try AppleID(stored: try reader.read()) }
+        if reader.format >= 4 {
+            offer = try reader.read(TransactionOffer?.self)
+            offerPeriodsLeft = try reader.read()
+        }
+    }
+}
+
+extension BinaryWriter {
+    /// Writes an offer, or its absence.
+    mutating func write(_ offer: TransactionOffer?) {
+        write(offer?.type.rawValue)
+        write(offer?.id)
+        write(offer?.paymentMode.rawValue)
+    }
+}
+
+extension BinaryReader {
+    /// Reads an offer, or its absence.
+    mutating func read(_ type: TransactionOffer?.Type) throws(CoreError) -> TransactionOffer? {
+        let kind = try read(SubscriptionOffer.OfferType?.self)
+        let id: String? = try read()
+        let mode = try read(SubscriptionOffer.PaymentMode?.self)
+        guard let kind, let mode else { return nil }
+        return TransactionOffer(type: kind, id: id, paymentMode: mode)
     }
 }
 
@@ -363,5 +422,7 @@ extension StoreLedger.Subscription {
         retryEnd = try container.decodeIfPresent(Date.self, forKey: .retryEnd)
         expirationReason = try container.decodeIfPresent(ExpirationReason.self, forKey: .expirationReason)
         priceIncrease = try container.decode(PriceIncreaseStatus.self, forKey: .priceIncrease)
+        offer = try container.decodeIfPresent(TransactionOffer.self, forKey: .offer)
+        offerPeriodsLeft = try container.decodeIfPresent(Int.self, forKey: .offerPeriodsLeft) ?? 0
     }
 }

@@ -202,6 +202,11 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// The subscription group of an auto-renewable subscription, whose products replace
     /// one another; nil for other products.
     public var subscriptionGroupID: String?
+    /// The introductory offer of an auto-renewable subscription (a free trial, or a
+    /// discount), which applies by itself to an Apple ID new to the group.
+    public var introductoryOffer: SubscriptionOffer?
+    /// The promotional, offer-code and win-back offers of an auto-renewable subscription.
+    public var offers: [SubscriptionOffer] = []
 
     /// Creates an auto-renewable subscription.
     /// - Parameters:
@@ -267,7 +272,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, displayName, type, tier, period, price, subscriptionGroupID
+        case id, displayName, type, tier, period, price, subscriptionGroupID, introductoryOffer, offers
     }
 
     /// Decodes a product; one written before products had a type is an auto-renewable subscription.
@@ -282,12 +287,26 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         period = try container.decodeIfPresent(SubscriptionPeriod.self, forKey: .period)
         price = try container.decode(Decimal.self, forKey: .price)
         subscriptionGroupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
+        introductoryOffer = try container.decodeIfPresent(SubscriptionOffer.self, forKey: .introductoryOffer)
+        offers = try container.decodeIfPresent([SubscriptionOffer].self, forKey: .offers) ?? []
+    }
+
+    /// The offer of this product with this kind and identifier.
+    /// - Parameters:
+    ///   - type: The kind.
+    ///   - id: The identifier; nil for the introductory offer.
+    /// - Returns: The offer, or nil.
+    public func offer(_ type: SubscriptionOffer.OfferType, id: String?) -> SubscriptionOffer? {
+        type == .introductory ? introductoryOffer : offers.first { $0.type == type && $0.id == id }
     }
 
     /// Checks that the product is whole: an identifier and name of 1 to 200 bytes without
     /// control characters; a price of zero or more; a period and a group for an
     /// auto-renewable subscription, a period and no group for a non-renewing one, and
-    /// neither for a non-consumable or a consumable; no tier for a consumable.
+    /// neither for a non-consumable or a consumable; no tier for a consumable; offers
+    /// only on an auto-renewable subscription, each whole (``SubscriptionOffer/validate()``),
+    /// the introductory one introductory and the others not, no two of a kind with one
+    /// identifier, and a pay-as-you-go offer's periods as long as the subscription's.
     /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming what is wrong.
     public func validate() throws(SubscriptionError) {
         func fail(_ why: String) -> SubscriptionError {
@@ -307,13 +326,38 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
             guard period == nil, subscriptionGroupID == nil else { throw fail("only subscriptions have a period or a group.") }
             guard type == .nonConsumable || tier == .free else { throw fail("a consumable grants no tier.") }
         }
+        guard type == .autoRenewable || (introductoryOffer == nil && offers.isEmpty) else {
+            throw fail("only an auto-renewable subscription has offers.")
+        }
+        if let introductoryOffer {
+            guard introductoryOffer.type == .introductory else { throw fail("the introductory offer is introductory.") }
+            try introductoryOffer.validate()
+        }
+        for offer in [introductoryOffer].compactMap({ $0 }) + offers where offer.paymentMode == .payAsYouGo {
+            guard offer.period == period else { throw fail("a pay-as-you-go offer's periods are the subscription's.") }
+        }
+        var seen: Set<String> = []
+        for offer in offers {
+            try offer.validate()
+            guard offer.type != .introductory, seen.insert("\(offer.type.rawValue) \(offer.id ?? "")").inserted else {
+                throw fail("offer '\(offer.id ?? "")' is introductory or listed twice.")
+            }
+        }
     }
 
     /// The four standard products — Pro and Premium, monthly and yearly — in one subscription group.
     public static let standard: [StoreProduct] = [
-        StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: 4.99),
-        StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: 49.99),
-        StoreProduct(id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: 9.99),
-        StoreProduct(id: "com.train.premium.yearly", displayName: "Train Premium (yearly)", tier: .premium, period: .year, price: 99.99),
+        StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: cents(499)),
+        StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: cents(4_999)),
+        StoreProduct(
+            id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: cents(999)),
+        StoreProduct(
+            id: "com.train.premium.yearly", displayName: "Train Premium (yearly)", tier: .premium, period: .year, price: cents(9_999)),
     ]
+
+    /// An exact price in cents: a `Decimal` written as `4.99` goes through a `Double` and
+    /// becomes 4.990000000000001024.
+    private static func cents(_ cents: Int) -> Decimal {
+        Decimal(cents) / 100
+    }
 }

@@ -22,6 +22,14 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         /// The device's Apple ID already has a subscription in this group, used by
         /// another account of the app; buying again would not give this account access.
         public static let subscribedWithAnotherAccount = Code("subscribedWithAnotherAccount")
+        /// The Apple ID may not buy with this offer: an introductory offer after any
+        /// subscription in the group, a promotional one before any, a win-back one while
+        /// subscribed (StoreKit's `Product.PurchaseError.ineligibleForOffer`).
+        public static let ineligibleForOffer = Code("ineligibleForOffer")
+        /// The product has no offer with this identifier (`invalidOfferIdentifier`).
+        public static let invalidOfferIdentifier = Code("invalidOfferIdentifier")
+        /// The offer code is unknown or was already redeemed.
+        public static let invalidOfferCode = Code("invalidOfferCode")
         /// The user has no subscription this control can act on.
         public static let notSubscribed = Code("notSubscribed")
         /// No pending purchase has this identifier.
@@ -69,6 +77,9 @@ public struct SubscriptionError: Error, Hashable, Sendable {
             "This Apple ID already has a subscription, used by another account in this app.",
             "Sign in to that account, or manage the subscription in Settings › Apple ID › Subscriptions."
         ),
+        .ineligibleForOffer: ("This offer isn't available for your account.", "You can subscribe at the regular price."),
+        .invalidOfferIdentifier: ("This offer is not available.", "Try again later."),
+        .invalidOfferCode: ("This code is not valid.", "Check the code, or contact the sender."),
         .notSubscribed: ("There is no subscription to change.", nil),
         .requestNotFound: ("The pending purchase could not be found.", nil),
         .invalidTimeRate: ("The time rate is not valid.", "Use at least one second per simulated month."),

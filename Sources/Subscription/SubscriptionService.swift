@@ -35,11 +35,21 @@ public protocol SubscriptionService: Sendable {
 
     /// Buys a product for the signed-in app user. Cancelling the calling task while the
     /// purchase sheet is up ends it as `.userCancelled`, never as `CancellationError`.
-    /// - Parameter productID: The product.
+    /// An introductory offer applies by itself where the Apple ID is eligible.
+    /// - Parameters:
+    ///   - productID: The product.
+    ///   - offer: A promotional or win-back offer of the product to buy with, or nil.
     /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
     /// - Throws: ``SubscriptionError`` — `productNotFound`, `purchaseInProgress`,
-    ///   `noAppAccount`, or the store's failure.
-    func purchase(_ productID: String) async throws -> StorePurchaseResult
+    ///   `noAppAccount`, `invalidOfferIdentifier`, `ineligibleForOffer`, or the store's failure.
+    func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult
+
+    /// Whether the Apple ID may still have an introductory offer in a subscription group:
+    /// it never had a subscription there, a free trial included (StoreKit's
+    /// `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`).
+    /// - Parameter groupID: The subscription group.
+    /// - Returns: True if its first purchase there gets the introductory offer.
+    func isEligibleForIntroOffer(groupID: String) async throws -> Bool
 
     /// Brings the entitlements up to date with the store (StoreKit's `AppStore.sync`).
     /// - Returns: The tier afterwards.
@@ -76,6 +86,15 @@ public protocol SubscriptionService: Sendable {
 }
 
 extension SubscriptionService {
+    /// Buys a product with no offer asked for (an introductory offer still applies where
+    /// the Apple ID is eligible); see ``purchase(_:offer:)``.
+    /// - Parameter productID: The product.
+    /// - Returns: Its transaction, `.userCancelled`, or `.pending`.
+    /// - Throws: As ``purchase(_:offer:)``.
+    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
+        try await purchase(productID, offer: nil)
+    }
+
     /// What the current tier may use under `catalog`, for any conformance.
     /// - Parameter catalog: The tier-to-feature mapping; the standard one by default.
     /// - Returns: The feature access of ``currentTier``.

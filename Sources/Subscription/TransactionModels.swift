@@ -49,6 +49,18 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     public var expirationDate: Date?
     /// How many were bought: more than 1 only for a consumable.
     public var purchasedQuantity: Int
+    /// The offer it was bought with, if any.
+    public var offer: TransactionOffer?
+    /// What was paid for it: the offer's price during an offer, 0 in a free trial.
+    public var price: Decimal?
+    /// The ISO 4217 code of the currency paid in, such as `USD`.
+    public var currency: String?
+
+    /// Whether it pays for a free trial, an introductory discount, or a normal period.
+    public var periodType: SubscriptionPeriodType {
+        guard let offer, offer.type == .introductory else { return .normal }
+        return offer.paymentMode == .freeTrial ? .trial : .intro
+    }
     /// When the App Store refunded or revoked it, if it did.
     public var revocationDate: Date?
     /// Why it was revoked.
@@ -78,11 +90,15 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     ///   - appAccountToken: The buyer's app account.
     ///   - environment: Where it was made.
     ///   - purchasedQuantity: How many were bought.
+    ///   - offer: The offer it was bought with.
+    ///   - price: What was paid.
+    ///   - currency: The currency paid in.
     public init(
         id: UInt64, originalID: UInt64? = nil, productID: String, productType: StoreProductType = .autoRenewable,
         subscriptionGroupID: String? = "train.subscriptions", purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil,
         revocationReason: RevocationReason? = nil, isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased,
-        appAccountToken: UUID? = nil, environment: StoreEnvironment = .simulated, purchasedQuantity: Int = 1
+        appAccountToken: UUID? = nil, environment: StoreEnvironment = .simulated, purchasedQuantity: Int = 1,
+        offer: TransactionOffer? = nil, price: Decimal? = nil, currency: String? = nil
     ) {
         self.id = id
         self.originalID = originalID ?? id
@@ -92,6 +108,9 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
         self.purchaseDate = purchaseDate
         self.expirationDate = expirationDate
         self.purchasedQuantity = purchasedQuantity
+        self.offer = offer
+        self.price = price
+        self.currency = currency
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
         self.isUpgraded = isUpgraded
@@ -104,7 +123,7 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
 extension StoreTransaction {
     private enum CodingKeys: String, CodingKey {
         case id, originalID, productID, productType, subscriptionGroupID, purchaseDate, expirationDate, purchasedQuantity
-        case revocationDate, revocationReason, isUpgraded, ownershipType, appAccountToken, environment
+        case revocationDate, revocationReason, isUpgraded, ownershipType, appAccountToken, environment, offer, price, currency
     }
 
     /// Decodes a transaction; one written before transactions had a product type is an
@@ -126,7 +145,10 @@ extension StoreTransaction {
             ownershipType: try container.decode(OwnershipType.self, forKey: .ownershipType),
             appAccountToken: try container.decodeIfPresent(UUID.self, forKey: .appAccountToken),
             environment: try container.decode(StoreEnvironment.self, forKey: .environment),
-            purchasedQuantity: try container.decodeIfPresent(Int.self, forKey: .purchasedQuantity) ?? 1)
+            purchasedQuantity: try container.decodeIfPresent(Int.self, forKey: .purchasedQuantity) ?? 1,
+            offer: try container.decodeIfPresent(TransactionOffer.self, forKey: .offer),
+            price: try container.decodeIfPresent(Decimal.self, forKey: .price),
+            currency: try container.decodeIfPresent(String.self, forKey: .currency))
     }
 }
 
@@ -230,6 +252,10 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
     public var isInBillingRetry: Bool
     /// The state of a pending price increase.
     public var priceIncreaseStatus: PriceIncreaseStatus
+    /// The offer the next renewal is at: the rest of a pay-as-you-go offer.
+    public var offer: TransactionOffer?
+    /// The win-back offers the subscriber may buy with, once the subscription has lapsed.
+    public var eligibleWinBackOfferIDs: [String]
 
     /// Creates renewal info.
     /// - Parameters:
@@ -241,10 +267,12 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
     ///   - gracePeriodExpirationDate: When grace ends.
     ///   - isInBillingRetry: Whether billing is being retried.
     ///   - priceIncreaseStatus: The price-increase state.
+    ///   - offer: The offer of the next renewal.
+    ///   - eligibleWinBackOfferIDs: The win-back offers the subscriber may buy with.
     public init(
         originalTransactionID: UInt64, currentProductID: String, willAutoRenew: Bool = true, autoRenewPreference: String? = nil,
         expirationReason: ExpirationReason? = nil, gracePeriodExpirationDate: Date? = nil, isInBillingRetry: Bool = false,
-        priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending
+        priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending, offer: TransactionOffer? = nil, eligibleWinBackOfferIDs: [String] = []
     ) {
         self.originalTransactionID = originalTransactionID
         self.currentProductID = currentProductID
@@ -254,6 +282,8 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
         self.gracePeriodExpirationDate = gracePeriodExpirationDate
         self.isInBillingRetry = isInBillingRetry
         self.priceIncreaseStatus = priceIncreaseStatus
+        self.offer = offer
+        self.eligibleWinBackOfferIDs = eligibleWinBackOfferIDs
     }
 }
 

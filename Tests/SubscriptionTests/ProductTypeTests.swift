@@ -177,15 +177,20 @@ import TrainTesting
         let bought = try await bought(service, Self.weekly.id)
         let raw = try RecordStore(.file(file), schema: StoreLedger.schema)
         try raw.write { records in
-            // Layout 2 ends with the owner; layout 3 adds the type's name and the quantity.
+            // Layout 2 ends with the owner; layout 3 adds the type's name and the quantity,
+            // layout 4 the offer (three absent fields), the price and the currency.
             let data = try #require(try records.data(forKey: StoreLedger.key(bought.id), in: "transactions"))
-            var bytes = [UInt8](data.dropLast(8 + "autoRenewable".utf8.count + 8))
+            let layout3 = 8 + "autoRenewable".utf8.count + 8
+            let layout4 = 3 + (1 + 8 + "\(bought.price ?? 0)".utf8.count) + (1 + 8 + "USD".utf8.count)
+            var bytes = [UInt8](data.dropLast(layout3 + layout4))
             bytes[0] = 2
             try records.setData(Data(bytes), forKey: StoreLedger.key(bought.id), in: "transactions")
         }
         raw.close()
         let (store, reopened) = try make(.file(file))
-        #expect(store.allTransactions.map(\.unsafePayloadValue) == [bought])
+        var earlier = bought
+        (earlier.price, earlier.currency) = (nil, nil)
+        #expect(store.allTransactions.map(\.unsafePayloadValue) == [earlier])
         #expect(reopened.currentTier == .pro)
     }
 }

@@ -47,7 +47,13 @@ import TrainTesting
                   "subscriptionGroupID" : "21C3D4E5", "type" : "RecurringSubscription"
                 },
                 {
-                  "adHocOffers" : [ ], "codeOffers" : [ ], "displayPrice" : "79.99", "familyShareable" : false, "groupNumber" : 1,
+                  "adHocOffers" : [
+                    { "displayPrice" : "39.99", "internalID" : "D1", "offerID" : "half-off", "paymentMode" : "payUpFront", "subscriptionPeriod" : "P1Y" }
+                  ],
+                  "codeOffers" : [
+                    { "displayPrice" : "0.99", "internalID" : "D2", "offerID" : "coach", "numberOfPeriods" : 1, "paymentMode" : "payAsYouGo", "subscriptionPeriod" : "P1Y" }
+                  ],
+                  "displayPrice" : "79.99", "familyShareable" : false, "groupNumber" : 1,
                   "internalID" : "C2", "introductoryOffer" : null,
                   "localizations" : [ { "description" : "", "displayName" : "Premium Yearly", "locale" : "en_US" } ],
                   "productID" : "com.train.premium.yearly", "recurringSubscriptionPeriod" : "P1Y", "referenceName" : "premium-yearly",
@@ -75,11 +81,16 @@ import TrainTesting
                 == .nonRenewing(id: "com.train.summer.pass", displayName: "Summer Pass", tier: .pro, duration: .threeMonths, price: 14.99))
         #expect(byID["com.train.coaching"] == .consumable(id: "com.train.coaching", displayName: "Coaching session", price: 9.99))
         #expect(byID["com.train.lifetime"] == .nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 199))
-        #expect(
-            byID["com.train.pro.weekly"]
-                == StoreProduct(
-                    id: "com.train.pro.weekly", displayName: "Pro Weekly", tier: .pro, period: .week, price: 1.99, subscriptionGroupID: "21C3D4E5"))
+        var weekly = StoreProduct(
+            id: "com.train.pro.weekly", displayName: "Pro Weekly", tier: .pro, period: .week, price: 1.99, subscriptionGroupID: "21C3D4E5")
+        weekly.introductoryOffer = .freeTrial(.week)
+        #expect(byID["com.train.pro.weekly"] == weekly, "with its introductory offer")
         #expect(byID["com.train.premium.yearly"]?.period == .year && byID["com.train.premium.yearly"]?.tier == .premium)
+        #expect(
+            byID["com.train.premium.yearly"]?.offers == [
+                SubscriptionOffer(id: "half-off", type: .promotional, paymentMode: .payUpFront, period: .year, price: Decimal(3_999) / 100),
+                SubscriptionOffer(id: "coach", type: .code, paymentMode: .payAsYouGo, period: .year, periodCount: 1, price: Decimal(99) / 100),
+            ])
         // The catalog runs a store: a weekly subscription upgraded to the yearly Premium in the same group.
         let clock = ManualClock()
         let store = SimulatedAppStore(products: catalog.products, clock: clock)

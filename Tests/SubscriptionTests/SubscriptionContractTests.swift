@@ -10,8 +10,8 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
     let directory: TemporaryDirectory
     let accessPolicy: SubscriptionAccessPolicy
 
-    /// The standard subscriptions, and a product of each other type.
-    static let products = StoreProduct.standard + ProductTypeTests.catalog.filter { $0.type != .autoRenewable }
+    /// The standard subscriptions, one with a free trial in a group of its own, and a product of each other type.
+    static let products = StoreProduct.standard + [OfferTests.payUpFront] + ProductTypeTests.catalog.filter { $0.type != .autoRenewable }
 
     init(_ variant: StoreVariant, _ accessPolicy: SubscriptionAccessPolicy) throws {
         self.accessPolicy = accessPolicy

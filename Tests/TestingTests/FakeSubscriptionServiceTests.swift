@@ -80,7 +80,7 @@ import TrainTesting
     func strict() async throws {
         let fake = FakeSubscriptionService(strict: true)
         await withKnownIssue {
-            await #expect(throws: FakeError.unimplemented("FakeSubscriptionService.purchase(_:)")) {
+            await #expect(throws: FakeError.unimplemented("FakeSubscriptionService.purchase(_:offer:)")) {
                 _ = try await fake.purchase("com.train.pro.monthly")
             }
             await #expect(throws: FakeError.unimplemented("FakeSubscriptionService.finish(_:)")) { try await fake.finish(1) }
@@ -115,5 +115,29 @@ import TrainTesting
         fake.controls.releaseHeldCalls()
         _ = try await purchase.value
         #expect(!fake.isPurchaseInProgress)
+    }
+
+    @Test("unscripted, the fake gives the introductory offer on the first purchase in a group and records offers asked for")
+    func offers() async throws {
+        let fake = FakeSubscriptionService()
+        var trial = StoreProduct.standard[0]
+        trial.introductoryOffer = .freeTrial(.week)
+        trial.offers = [SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)]
+        fake.script(.products, .returning([trial]))
+        _ = try await fake.products()
+        #expect(try await fake.isEligibleForIntroOffer(groupID: "train.subscriptions"))
+        guard case .success(let first) = try await fake.purchase(trial.id) else { throw SubscriptionError(.systemError) }
+        #expect(first.unsafePayloadValue.periodType == .trial && first.unsafePayloadValue.price == 0)
+        #expect(try await !fake.isEligibleForIntroOffer(groupID: "train.subscriptions"))
+        guard case .success(let second) = try await fake.purchase(trial.id, offer: .promotional(id: "comeback")) else {
+            throw SubscriptionError(.systemError)
+        }
+        #expect(second.unsafePayloadValue.offer?.id == "comeback" && second.unsafePayloadValue.price == 9)
+        await #expect(throws: SubscriptionError(.invalidOfferIdentifier)) { _ = try await fake.purchase(trial.id, offer: .winBack(id: "nope")) }
+        fake.script(.isEligibleForIntroOffer, .returning(true))
+        #expect(try await fake.isEligibleForIntroOffer(groupID: "train.subscriptions"), "a script decides")
+        #expect(
+            fake.calls.contains(.purchaseWithOffer(trial.id, .promotional(id: "comeback")))
+                && fake.calls.contains(.isEligibleForIntroOffer("train.subscriptions")))
     }
 }

@@ -98,6 +98,22 @@ public enum SubscriptionServiceContract {
             try check.expect(try await service.subscriptionStatuses().count == 1, "one subscription in the group")
             try check.expect(try await service.restorePurchases() == high.tier, "the tier is the upgrade's")
         },
+        SubscriptionContractCheck("an Apple ID new to a group gets its introductory offer on the first purchase there, and is not eligible after") {
+            environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await service.products().first(where: { $0.introductoryOffer != nil }),
+                let group = product.subscriptionGroupID
+            else { return }
+            try check.expect(try await service.isEligibleForIntroOffer(groupID: group), "a new Apple ID is eligible")
+            guard case .success(let result) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            let transaction = result.unsafePayloadValue
+            try check.expect(transaction.offer?.type == .introductory, "the first purchase is at the introductory offer")
+            try check.expect(
+                transaction.price == product.introductoryOffer?.price, "the transaction carries the offer's price")
+            try check.expect(try await !service.isEligibleForIntroOffer(groupID: group), "after it, the Apple ID is not eligible")
+        },
         SubscriptionContractCheck("a non-consumable, where one is sold, is kept for good: buying it again returns its transaction") {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)

@@ -12,7 +12,9 @@ import TrainSubscription
 ///
 /// A purchase that succeeds, scripted or not, raises the tier to its product's,
 /// looked up in the scripted products (`StoreProduct.standard` when none are
-/// scripted), and its transaction is dated by the fake's clock.
+/// scripted), and its transaction is dated by the fake's clock. Unscripted, the first
+/// purchase in a subscription group gets the product's introductory offer, and
+/// ``isEligibleForIntroOffer(groupID:)`` is true until then.
 ///
 /// ```swift
 /// let subscriptions = FakeSubscriptionService()
@@ -27,8 +29,12 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     public enum Call: Hashable, Sendable {
         /// ``products()``.
         case products
-        /// ``purchase(_:)``.
+        /// ``purchase(_:offer:)`` without an offer.
         case purchase(String)
+        /// ``purchase(_:offer:)`` with an offer.
+        case purchaseWithOffer(String, PurchaseOffer)
+        /// ``isEligibleForIntroOffer(groupID:)``.
+        case isEligibleForIntroOffer(String)
         /// ``restorePurchases()``.
         case restorePurchases
         /// ``transactionUpdates()``.
@@ -52,6 +58,8 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     private let purchasesInFlight = Locked(0)
     private let nextTransactionID = Locked<UInt64>(1)
     private let lastProducts = Locked<[StoreProduct]?>(nil)
+    /// The subscription groups a purchase through the fake went through in.
+    private let purchasedGroups = Locked<Set<String>>([])
 
     /// Creates a fake.
     /// - Parameters:
@@ -118,15 +126,28 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// In progress until it returns. Returns the scripted result, or a verified
-    /// transaction of the product dated by the fake's clock; a success raises the tier
-    /// to the product's.
-    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
+    /// transaction of the product dated by the fake's clock — at its introductory offer
+    /// on the first purchase in its group, or at the offer asked for
+    /// (`invalidOfferIdentifier` if the product has none such);
+    /// a success raises the tier to the product's.
+    public func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult {
         purchasesInFlight.withLock { $0 += 1 }
         defer { purchasesInFlight.withLock { $0 -= 1 } }
         let products = catalog
-        let result = try await perform(.purchase(productID), .purchase) { () throws -> StorePurchaseResult in
+        let call: Call = offer.map { .purchaseWithOffer(productID, $0) } ?? .purchase(productID)
+        let result = try await perform(call, .purchase) { () throws -> StorePurchaseResult in
             guard let product = products.first(where: { $0.id == productID }) else {
                 throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.")
+            }
+            let chosen: SubscriptionOffer?
+            if let offer {
+                guard let found = product.offer(offer.type, id: offer.id) else {
+                    throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(productID)' has no offer '\(offer.id)'.")
+                }
+                chosen = found
+            } else {
+                let isNew = product.subscriptionGroupID.map { group in !purchasedGroups.withLock { $0.contains(group) } } ?? false
+                chosen = isNew ? product.introductoryOffer : nil
             }
             let id = nextTransactionID.withLock { next in
                 defer { next += 1 }
@@ -139,14 +160,24 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
                     StoreTransaction(
                         id: id, productID: productID, productType: product.type,
                         subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: date,
-                        expirationDate: renews ? product.period?.end(after: date) : nil)))
+                        expirationDate: renews ? (chosen?.period ?? product.period)?.end(after: date) : nil,
+                        offer: chosen.map { TransactionOffer(type: $0.type, id: $0.id, paymentMode: $0.paymentMode) },
+                        price: chosen?.price ?? product.price, currency: "USD")))
         }
         if case .success(let transaction) = result, transaction.isVerified,
-            let tier = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })?.tier
+            let product = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })
         {
-            setTier(max(tier, currentTier))
+            if let group = product.subscriptionGroupID { purchasedGroups.withLock { _ = $0.insert(group) } }
+            setTier(max(product.tier, currentTier))
         }
         return result
+    }
+
+    /// Returns the scripted answer, or whether no purchase through the fake went through in the group.
+    public func isEligibleForIntroOffer(groupID: String) async throws -> Bool {
+        try await perform(.isEligibleForIntroOffer(groupID), .isEligibleForIntroOffer) {
+            !purchasedGroups.withLock { $0.contains(groupID) }
+        }
     }
 
     /// Returns the scripted tier (and sets it), or the current tier.
@@ -195,8 +226,14 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreProd
 }
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == StorePurchaseResult {
-    /// ``FakeSubscriptionService/purchase(_:)``: the outcome; a success raises the tier.
-    public static var purchase: Self { Self("purchase(_:)") }
+    /// ``FakeSubscriptionService/purchase(_:offer:)``, with an offer or without: the
+    /// outcome; a success raises the tier.
+    public static var purchase: Self { Self("purchase(_:offer:)") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == Bool {
+    /// ``FakeSubscriptionService/isEligibleForIntroOffer(groupID:)``: the answer.
+    public static var isEligibleForIntroOffer: Self { Self("isEligibleForIntroOffer(groupID:)") }
 }
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == SubscriptionTier {
