@@ -43,7 +43,7 @@ extension SimulatedAppStore {
                 throw SubscriptionError(failure, detail: "The simulated App Store failed the purchase with \(failure).")
             }
             if exclusive {
-                try refuseSubscriptionOfAnotherAccount(product, owner: appleID, token: appAccountToken, in: state, now: now)
+                try refuseAnotherAccountsPurchase(product, owner: appleID, token: appAccountToken, in: state, now: now)
             }
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
@@ -72,15 +72,24 @@ extension SimulatedAppStore {
         return state.withLock { isEligibleForIntroOffer(groupID, owner: $0.appleID, in: $0) }
     }
 
-    /// Throws ``SubscriptionError/Code/subscribedWithAnotherAccount`` if `owner`'s
-    /// subscription in the group grants access and is not `token`'s.
-    func refuseSubscriptionOfAnotherAccount(_ product: StoreProduct, owner: AppleID, token: UUID?, in state: State, now: Date)
+    /// Throws ``SubscriptionError/Code/subscribedWithAnotherAccount`` if what `owner`
+    /// already has of `product` is not `token`'s: its subscription in the group, while it
+    /// grants access, or the non-consumable itself.
+    func refuseAnotherAccountsPurchase(_ product: StoreProduct, owner: AppleID, token: UUID?, in state: State, now: Date)
         throws(SubscriptionError)
     {
-        guard let current = subscriptionOfAnotherAccount(inGroupOf: product, of: owner, token: token, in: state, now: now) else { return }
-        throw SubscriptionError(
-            .subscribedWithAnotherAccount,
-            detail: "The Apple ID \(owner) subscribes to '\(current.productID)' for another app account, or outside the app.")
+        if let current = subscriptionOfAnotherAccount(inGroupOf: product, of: owner, token: token, in: state, now: now) {
+            throw SubscriptionError(
+                .subscribedWithAnotherAccount,
+                detail: "The Apple ID \(owner) subscribes to '\(current.productID)' for another app account, or outside the app.")
+        }
+        if product.type == .nonConsumable, let owned = ownedNonConsumable(product, of: owner, in: state),
+            owned.transaction.appAccountToken != token
+        {
+            throw SubscriptionError(
+                .subscribedWithAnotherAccount,
+                detail: "The Apple ID \(owner) owns '\(product.id)' for another app account, or bought it outside the app.")
+        }
     }
 
     /// The device's Apple ID; every transaction `audience` sees; the grace end of the

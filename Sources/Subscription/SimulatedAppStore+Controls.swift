@@ -133,8 +133,9 @@ extension SimulatedAppStore {
     ///   - purchaseDate: When it was bought; now by default.
     /// - Returns: The transaction of the first period.
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
-    ///   for an incomplete product (see ``StoreProduct/validate()``) or a subscription
-    ///   backdated by more than ``maximumBackdatedPeriods`` periods.
+    ///   for an incomplete product (see ``StoreProduct/validate()``), a purchase date that
+    ///   is not a real date or is more than a century ago, or a subscription backdated by
+    ///   more than ``maximumBackdatedPeriods`` periods.
     @discardableResult
     public func buyOutsideApp(productID: String, appAccountToken: UUID? = nil, purchaseDate: Date? = nil) throws(SubscriptionError)
         -> StoreVerificationResult<StoreTransaction>
@@ -143,6 +144,9 @@ extension SimulatedAppStore {
         try product.validate()
         return try mutate { state, changes, now throws(SubscriptionError) in
             let date = min(purchaseDate ?? now, now)
+            guard date.timeIntervalSinceReferenceDate.isFinite, now.timeIntervalSince(date) <= Self.maximumBackdating else {
+                throw SubscriptionError(.invalidArgument, detail: "A purchase date is a real date at most a century ago.")
+            }
             let periodLength = periodEnd(of: product, from: date, rate: state.settings.timeRate).timeIntervalSince(date)
             guard product.type != .autoRenewable || periodLength > 0,
                 product.type != .autoRenewable || now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods)
@@ -222,6 +226,9 @@ extension SimulatedAppStore {
 
     /// How many renewal periods a purchase may be backdated by: 1,200 (a century of months).
     public static let maximumBackdatedPeriods = 1_200
+
+    /// How far back a purchase of any kind may be dated: a century (36,525 days).
+    static let maximumBackdating: TimeInterval = 36_525 * 86_400
 
     /// Ends the device's Apple ID's subscription in the group now: its latest transaction expires a millisecond ago (`expireSubscription`).
     /// - Parameter productID: A product of the subscription's group.
@@ -328,7 +335,7 @@ extension SimulatedAppStore {
             }
             if approve, pending.exclusive, let product = product(pending.productID) {
                 // Access per app user: another app user's subscription, bought while the request waited, stays theirs.
-                try refuseSubscriptionOfAnotherAccount(product, owner: pending.appleID, token: pending.appAccountToken, in: state, now: now)
+                try refuseAnotherAccountsPurchase(product, owner: pending.appleID, token: pending.appAccountToken, in: state, now: now)
             }
             state.pending[pending.id] = nil
             changes.pending.insert(pending.id)

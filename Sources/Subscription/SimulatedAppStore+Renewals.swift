@@ -48,6 +48,12 @@ extension SimulatedAppStore {
 
     /// Brings every subscription and pending purchase up to `now`.
     func settle(_ state: inout State, _ changes: inout Changes, now: Date) {
+        // A non-renewing subscription's end writes nothing, but observers publish the tier.
+        let passed = state.passEnds.prefix { $0 < now }.count
+        if passed > 0 {
+            state.passEnds.removeFirst(passed)
+            changes.events.append(.status)
+        }
         var due: [UInt64] = []
         for (id, subscription) in state.subscriptions where subscription.hasPassedBoundary(at: now) { due.append(id) }
         for id in due.sorted() {
@@ -141,7 +147,12 @@ extension SimulatedAppStore {
 
     /// Starts the next period at `start`, in the product the subscription renews into.
     func renew(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, at start: Date) {
-        let product = product(subscription.autoRenewPreference) ?? product(subscription.productID)
+        // A product gone from the catalog, or no longer an auto-renewable subscription with
+        // a period (whose next period would end where it starts), is not renewed into.
+        func renewable(_ id: String) -> StoreProduct? {
+            self.product(id).flatMap { $0.type == .autoRenewable && $0.period != nil ? $0 : nil }
+        }
+        let product = renewable(subscription.autoRenewPreference) ?? renewable(subscription.productID)
         guard let product else {
             subscription.state = .expired
             subscription.expirationReason = .productUnavailable
@@ -178,6 +189,10 @@ extension SimulatedAppStore {
             subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: purchaseDate,
             expirationDate: renews ? end : nil, appAccountToken: token, offer: offer.map(TransactionOffer.init),
             price: offer?.price ?? product.price, currency: Self.currency)
+        if product.type == .nonRenewable, let period = product.period {
+            let end = period.end(after: purchaseDate)
+            state.passEnds.insert(end, at: state.passEnds.firstIndex { $0 > end } ?? state.passEnds.endIndex)
+        }
         let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
         changes.entries.insert(id)
@@ -311,17 +326,20 @@ extension SimulatedAppStore {
         _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64?,
         state: inout State, changes: inout Changes
     ) -> StoreVerificationResult<StoreTransaction> {
-        if product.type == .nonConsumable,
-            let owned = state.entries.values.filter({
-                $0.owner == owner && $0.transaction.productID == product.id && $0.transaction.revocationDate == nil
-            }).min(by: { $0.transaction.id < $1.transaction.id })
-        {
+        if product.type == .nonConsumable, let owned = ownedNonConsumable(product, of: owner, in: state) {
             return owned.result
         }
         let transaction = newTransaction(
             product, owner: owner, token: token, originalID: nil, purchaseDate: date, reservedID: transactionID, state: &state,
             changes: &changes, returnedByPurchase: returnedByPurchase)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
+    }
+
+    /// The transaction by which `owner` owns the non-consumable `product`: its first one
+    /// not refunded.
+    func ownedNonConsumable(_ product: StoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Entry? {
+        state.entries.values.filter { $0.owner == owner && $0.transaction.productID == product.id && $0.transaction.revocationDate == nil }
+            .min { $0.transaction.id < $1.transaction.id }
     }
 
     /// The subscription `owner` has in `product`'s group. There is one at most, but in a

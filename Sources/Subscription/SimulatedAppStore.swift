@@ -105,6 +105,9 @@ public final class SimulatedAppStore: Sendable {
         /// Set when a failed write could not be undone by reloading: every later change
         /// is refused rather than written over the ledger from a state that may be wrong.
         var isBroken = false
+        /// When the non-renewing subscriptions not yet settled past end, earliest first:
+        /// the tier changes then, though nothing is written.
+        var passEnds: [Date] = []
 
         /// The grace period of a subscription now, if it is in one.
         func grace(of subscription: StoreLedger.Subscription) -> Grace? {
@@ -201,6 +204,8 @@ public final class SimulatedAppStore: Sendable {
         self.products = products
         self.clock = clock
         self.ledger = ledger
+        var state = state
+        state.passEnds = Self.passEnds(of: state.entries.values, products: products)
         self.state = Locked(state)
         settle()
     }
@@ -267,7 +272,7 @@ public final class SimulatedAppStore: Sendable {
         do {
             return try ledger.write { records in
                 var changes = Changes()
-                changes.events += try Self.reloadIfChanged(&state, from: records)
+                changes.events += try reloadIfChanged(&state, from: records)
                 settle(&state, &changes, now: now)
                 let result = try body(&state, &changes, now)
                 settle(&state, &changes, now: now)
@@ -277,7 +282,7 @@ public final class SimulatedAppStore: Sendable {
             }
         } catch {
             // What is stored is the truth: go back to it, keeping this session's settings.
-            if let reloaded = try? ledger.read({ records in try Self.reloaded(state, from: records) }) {
+            if let reloaded = try? ledger.read({ records in try reloaded(state, from: records) }) {
                 state = reloaded
             } else {
                 state.isBroken = true
@@ -317,8 +322,9 @@ public final class SimulatedAppStore: Sendable {
     }
 
     /// The ledger as stored, with this instance's settings and event numbering kept.
-    private static func reloaded(_ state: State, from records: RecordReader) throws -> State {
-        var fresh = try load(from: records)
+    private func reloaded(_ state: State, from records: RecordReader) throws -> State {
+        var fresh = try Self.load(from: records)
+        fresh.passEnds = Self.passEnds(of: fresh.entries.values, products: products)
         fresh.settings = state.settings
         fresh.sequence = state.sequence
         return fresh
@@ -328,7 +334,7 @@ public final class SimulatedAppStore: Sendable {
     /// was read, and returns what observers must hear: `.reloaded`, then every
     /// transaction the other store created or changed, so update listeners receive a
     /// renewal, refund or purchase recorded there as if it had happened here.
-    private static func reloadIfChanged(_ state: inout State, from records: RecordReader) throws -> [Event] {
+    private func reloadIfChanged(_ state: inout State, from records: RecordReader) throws -> [Event] {
         guard records.externalChangeCount != state.seenExternalChanges else { return [] }
         state.seenExternalChanges = records.externalChangeCount
         guard try records.value(forKey: "version", in: StoreLedger.meta) ?? 0 != state.ledgerVersion else { return [] }
@@ -364,13 +370,28 @@ public final class SimulatedAppStore: Sendable {
         return settled
     }
 
+    /// The ends of the non-renewing subscriptions among `entries` not refunded, earliest
+    /// first: each product's period from the purchase date, in real time, as the
+    /// service counts them.
+    static func passEnds(of entries: some Sequence<StoreLedger.Entry>, products: [StoreProduct]) -> [Date] {
+        let periods = Dictionary(
+            products.compactMap { product in product.type == .nonRenewable ? product.period.map { (product.id, $0) } : nil },
+            uniquingKeysWith: { first, _ in first })
+        return entries.compactMap { entry in
+            guard entry.transaction.productType == .nonRenewable, entry.transaction.revocationDate == nil,
+                let period = periods[entry.transaction.productID]
+            else { return nil }
+            return period.end(after: entry.transaction.purchaseDate)
+        }.sorted()
+    }
+
     /// Reads the ledger again, without writing, if another store on the file changed it.
     func refreshFromStorage() {
         guard ledger.file != nil else { return } // nothing else writes to memory
         let events: [Event] = state.withLock { state in
             guard !state.isBroken, let external = try? ledger.externalChangeCount(), external != state.seenExternalChanges else { return [] }
             var updated = state
-            guard let events = try? ledger.read({ records in try Self.reloadIfChanged(&updated, from: records) }) else { return [] }
+            guard let events = try? ledger.read({ records in try reloadIfChanged(&updated, from: records) }) else { return [] }
             state = updated
             return events
         }
@@ -393,7 +414,7 @@ public final class SimulatedAppStore: Sendable {
         state.withLock { state in
             let saved = (
                 subscriptions: state.subscriptions, pending: state.pending, nextID: state.nextID,
-                announcedGrace: state.announcedGrace, sequence: state.sequence
+                announcedGrace: state.announcedGrace, sequence: state.sequence, passEnds: state.passEnds
             )
             var changes = Changes()
             settle(&state, &changes, now: now)
@@ -405,6 +426,7 @@ public final class SimulatedAppStore: Sendable {
             state.nextID = saved.nextID
             state.announcedGrace = saved.announcedGrace
             state.sequence = saved.sequence
+            state.passEnds = saved.passEnds
             return changes.events
         }
     }
@@ -491,6 +513,7 @@ public final class SimulatedAppStore: Sendable {
         for pending in state.pending.values where pending.kind == .askToBuy {
             consider(pending.requestedAt.addingTimeInterval(askToBuyLifetime))
         }
+        consider(state.passEnds.first)
         return next
     }
 

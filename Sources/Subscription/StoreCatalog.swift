@@ -179,9 +179,10 @@ private struct StoreKitConfiguration: Decodable {
 
         func product(tier: SubscriptionTier, duration: SubscriptionPeriod?) throws(SubscriptionError) -> StoreProduct {
             let price = try StoreKitConfiguration.price(displayPrice, of: productID)
-            let names = localizations ?? []
-            let name =
-                names.first(where: { $0.locale == "en_US" })?.displayName ?? names.first?.displayName ?? referenceName ?? productID
+            // Xcode leaves a new localization's name empty: an empty name is no name.
+            let names = (localizations ?? []).filter { !($0.displayName ?? "").isEmpty }
+            let reference = referenceName.flatMap { $0.isEmpty ? nil : $0 }
+            let name = names.first(where: { $0.locale == "en_US" })?.displayName ?? names.first?.displayName ?? reference ?? productID
             switch type {
             case "Consumable":
                 return .consumable(id: productID, displayName: name, price: price)
@@ -193,7 +194,12 @@ private struct StoreKitConfiguration: Decodable {
                 }
                 return .nonRenewing(id: productID, displayName: name, tier: tier, duration: duration, price: price)
             case "RecurringSubscription":
-                let period = try SubscriptionPeriod(iso8601: recurringSubscriptionPeriod ?? "")
+                let period: SubscriptionPeriod
+                do {
+                    period = try SubscriptionPeriod(iso8601: recurringSubscriptionPeriod ?? "")
+                } catch {
+                    throw SubscriptionError(.invalidArgument, detail: "Subscription '\(productID)': \(error.detail)")
+                }
                 var product = StoreProduct(
                     id: productID, displayName: name, tier: tier, period: period, price: price, subscriptionGroupID: subscriptionGroupID ?? "")
                 product.introductoryOffer = try introductoryOffer?.offer(.introductory, of: productID)

@@ -291,7 +291,7 @@ extension StoreLedger.Entry {
         writer.write(transaction.productType.rawValue)
         writer.write(transaction.purchasedQuantity)
         writer.write(transaction.offer)
-        writer.write(transaction.price.map { "\($0)" })
+        writer.write(price: transaction.price)
         writer.write(transaction.currency)
     }
 
@@ -308,15 +308,13 @@ extension StoreLedger.Entry {
         if reader.format >= 3 {
             transaction.productType = try reader.read(StoreProductType.self)
             transaction.purchasedQuantity = try reader.read()
+            guard transaction.purchasedQuantity >= 1 else {
+                throw CoreError(.undecodable, detail: "A quantity of \(transaction.purchasedQuantity) was bought.")
+            }
         }
         if reader.format >= 4 {
             transaction.offer = try reader.read(TransactionOffer?.self)
-            transaction.price = try (reader.read() as String?).map { text throws(CoreError) in
-                guard let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                    throw CoreError(.undecodable, detail: "'\(text)' is not a price.")
-                }
-                return price
-            }
+            transaction.price = try reader.readPrice()
             transaction.currency = try reader.read()
         }
         self.init(transaction: transaction, owner: owner, verified: verified, finished: finished, revision: revision)
@@ -359,6 +357,21 @@ extension StoreLedger.Subscription {
 }
 
 extension BinaryWriter {
+    /// Writes a price, or its absence: 0 for none; 1, the exponent and the significand
+    /// (signed) when it fits in 64 bits, as every price does; else 2 and its text.
+    /// Formatting a `Decimal` as text costs more than the rest of a renewal's record.
+    mutating func write(price: Decimal?) {
+        guard let price else { return write(0) }
+        let magnitude = NSDecimalNumber(decimal: price.significand).int64Value
+        guard Decimal(magnitude) == price.significand else {
+            write(2)
+            return write("\(price)")
+        }
+        write(1)
+        write(price.exponent)
+        write(Int(price.sign == .minus ? -magnitude : magnitude))
+    }
+
     /// Writes an offer, or its absence.
     mutating func write(_ offer: TransactionOffer?) {
         write(offer?.type.rawValue)
@@ -368,6 +381,27 @@ extension BinaryWriter {
 }
 
 extension BinaryReader {
+    /// Reads what ``BinaryWriter/write(price:)`` wrote.
+    mutating func readPrice() throws(CoreError) -> Decimal? {
+        switch try read() as Int {
+        case 0: return nil
+        case 1:
+            let exponent: Int = try read()
+            let significand: Int = try read()
+            guard (-128...127).contains(exponent) else { throw CoreError(.undecodable, detail: "A price's exponent is \(exponent).") }
+            return Decimal(
+                sign: significand < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(significand.magnitude))
+        case 2:
+            let text: String = try read()
+            guard let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw CoreError(.undecodable, detail: "'\(text)' is not a price.")
+            }
+            return price
+        case let tag:
+            throw CoreError(.undecodable, detail: "A price is tagged \(tag).")
+        }
+    }
+
     /// Reads an offer, or its absence.
     mutating func read(_ type: TransactionOffer?.Type) throws(CoreError) -> TransactionOffer? {
         let kind = try read(SubscriptionOffer.OfferType?.self)

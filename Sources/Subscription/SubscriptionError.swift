@@ -19,8 +19,9 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let notYourTransaction = Code("notYourTransaction")
         /// Purchases need a signed-in app user to tie them to.
         public static let noAppAccount = Code("noAppAccount")
-        /// The device's Apple ID already has a subscription in this group, used by
-        /// another account of the app; buying again would not give this account access.
+        /// The device's Apple ID already has a subscription in this group, or this
+        /// non-consumable, used by another account of the app or bought outside it;
+        /// buying again would not give this account access.
         public static let subscribedWithAnotherAccount = Code("subscribedWithAnotherAccount")
         /// The Apple ID may not buy with this offer: an introductory offer after any
         /// subscription in the group, a promotional one before any, a win-back one while
@@ -74,7 +75,7 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .notYourTransaction: ("This purchase belongs to another account.", "Sign in with the account that made it."),
         .noAppAccount: ("Sign in to subscribe.", "Sign in, then try again."),
         .subscribedWithAnotherAccount: (
-            "This Apple ID already has a subscription, used by another account in this app.",
+            "This Apple ID already has this purchase, used by another account in this app.",
             "Sign in to that account, or manage the subscription in Settings › Apple ID › Subscriptions."
         ),
         .ineligibleForOffer: ("This offer isn't available for your account.", "You can subscribe at the regular price."),

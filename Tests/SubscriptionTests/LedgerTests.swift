@@ -74,4 +74,19 @@ import TrainTesting
         #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(storage: .file(other), clock: harness.clock) }
         #expect(try Data(contentsOf: other) == Data("not a ledger".utf8))
     }
+
+    @Test("a transaction's price survives the ledger exactly, the largest included")
+    func pricesSurvive() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("appstore.sqlite")
+        let prices = [Decimal(0), Decimal(499) / 100, Decimal(1) / 1_000, Decimal(string: "123456789012345678901234567890.5") ?? 0]
+        let products = prices.enumerated().map { index, price in
+            StoreProduct.nonConsumable(id: "com.train.item\(index)", displayName: "Item \(index)", tier: .pro, price: price)
+        }
+        let clock = ManualClock()
+        let store = try SimulatedAppStore(storage: .file(file), products: products, clock: clock)
+        for product in products { try store.buyOutsideApp(productID: product.id) }
+        let reopened = try SimulatedAppStore(storage: .file(file), products: products, clock: clock)
+        #expect(reopened.allTransactions.map(\.unsafePayloadValue.price) == prices)
+    }
 }

@@ -14,7 +14,8 @@ import TrainSubscription
 /// looked up in the scripted products (`StoreProduct.standard` when none are
 /// scripted), and its transaction is dated by the fake's clock. Unscripted, the first
 /// purchase in a subscription group gets the product's introductory offer, and
-/// ``isEligibleForIntroOffer(groupID:)`` is true until then.
+/// ``isEligibleForIntroOffer(groupID:)`` is true until then; a non-consumable bought
+/// again returns its first transaction.
 ///
 /// ```swift
 /// let subscriptions = FakeSubscriptionService()
@@ -60,6 +61,8 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     private let lastProducts = Locked<[StoreProduct]?>(nil)
     /// The subscription groups a purchase through the fake went through in.
     private let purchasedGroups = Locked<Set<String>>([])
+    /// The transaction of each non-consumable bought through the fake.
+    private let ownedNonConsumables = Locked<[String: StoreTransaction]>([:])
 
     /// Creates a fake.
     /// - Parameters:
@@ -139,6 +142,9 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             guard let product = products.first(where: { $0.id == productID }) else {
                 throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.")
             }
+            if product.type == .nonConsumable, let owned = ownedNonConsumables.withLock({ $0[productID] }) {
+                return .success(.verified(owned)) // StoreKit 2 hands back the transaction of what is owned
+            }
             let chosen: SubscriptionOffer?
             if let offer {
                 guard let found = product.offer(offer.type, id: offer.id) else {
@@ -168,6 +174,9 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             let product = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })
         {
             if let group = product.subscriptionGroupID { purchasedGroups.withLock { _ = $0.insert(group) } }
+            if product.type == .nonConsumable {
+                ownedNonConsumables.withLock { owned in owned[product.id] = owned[product.id] ?? transaction.unsafePayloadValue }
+            }
             setTier(max(product.tier, currentTier))
         }
         return result

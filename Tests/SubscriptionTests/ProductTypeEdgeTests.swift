@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainSubscription
+
+/// SUB-9 at its edges: non-consumables under access per app user, the end of a
+/// non-renewing subscription on the tier stream, purchase dates that are not dates, a
+/// catalog that changed under a subscription, and records that do not add up.
+@Suite(.timeLimit(.minutes(1))) struct ProductTypeEdgeTests {
+    typealias P = ProductTypeTests
+    let clock = ManualClock()
+    let start = ManualClock.defaultStart
+
+    @Test("with access per app user, a non-consumable another app user owns, or one bought outside the app, is not bought again")
+    func nonConsumablePerAppUser() async throws {
+        let store = SimulatedAppStore(products: P.catalog, clock: clock)
+        let service = LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada, accessPolicy: .appAccountToken)
+        _ = try await service.purchase(P.lifetime.id)
+        await service.setAppAccountToken(SubscriptionHarness.grace)
+        await #expect(throws: SubscriptionError(.subscribedWithAnotherAccount)) { _ = try await service.purchase(P.lifetime.id) }
+        #expect(store.allTransactions.count == 1 && service.currentTier == .free)
+        try store.switchAppleID(to: AppleIDTests.child)
+        try store.buyOutsideApp(productID: P.lifetime.id)
+        await #expect(throws: SubscriptionError(.subscribedWithAnotherAccount)) { _ = try await service.purchase(P.lifetime.id) }
+        #expect(store.allTransactions.count == 2)
+    }
+
+    @Test("the tier stream reports the end of a non-renewing subscription, on the clock, though nothing is written")
+    func passEndOnTheStream() async throws {
+        let store = SimulatedAppStore(products: P.catalog, clock: clock)
+        let service = LocalSubscriptionService(store: store)
+        _ = try await service.purchase(P.pass.id)
+        let tiers = service.tierChanges()
+        #expect(await tiers.collect(1) == [.pro])
+        clock.advance(to: (P.pass.period?.end(after: start) ?? start).addingTimeInterval(60))
+        #expect(await tiers.collect(1) == [.free])
+        #expect(await service.tierChanges().collect(1) == [.free])
+    }
+
+    @Test("a purchase date that is not a real date, or more than a century ago, is invalidArgument for every product type")
+    func unrealPurchaseDates() throws {
+        let store = SimulatedAppStore(products: P.catalog, clock: clock)
+        let dates = [
+            Date(timeIntervalSinceReferenceDate: .nan), Date(timeIntervalSinceReferenceDate: -.infinity),
+            Date(timeIntervalSinceReferenceDate: -1e15), start.addingTimeInterval(-101 * 365 * 86_400),
+        ]
+        for product in [P.weekly, P.pass, P.lifetime, P.coaching] {
+            for date in dates {
+                #expect(throws: SubscriptionError(.invalidArgument), "\(product.id) at \(date.timeIntervalSinceReferenceDate)") {
+                    try store.buyOutsideApp(productID: product.id, purchaseDate: date)
+                }
+            }
+        }
+        #expect(store.allTransactions.isEmpty)
+    }
+
+    @Test("a subscription whose product is no longer an auto-renewable subscription after a relaunch lapses as unavailable")
+    func productChangedType() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("appstore.sqlite")
+        let first = try SimulatedAppStore(storage: .file(file), clock: clock)
+        _ = try await LocalSubscriptionService(store: first).purchase("com.train.pro.monthly")
+        clock.advance(by: .seconds(40 * 86_400))
+        var withoutPeriod = StoreProduct.standard[0]
+        withoutPeriod.period = nil
+        for changed in [
+            StoreProduct.nonRenewing(id: "com.train.pro.monthly", displayName: "Pro pass", tier: .pro, duration: .month, price: 4.99),
+            withoutPeriod,
+        ] {
+            let store = try SimulatedAppStore(storage: .file(file), products: [changed], clock: clock)
+            let status = try #require(try await LocalSubscriptionService(store: store).subscriptionStatuses().first)
+            #expect(status.state == .expired)
+            #expect(try status.renewalInfo.payloadValue.expirationReason == .productUnavailable)
+            #expect(store.allTransactions.count == 1, "no renewal into it")
+        }
+    }
+
+    @Test("a StoreKit file whose localized name is empty takes the reference name")
+    func emptyLocalizedName() throws {
+        let text = String(decoding: StoreCatalogTests.storeKitFile, as: UTF8.self)
+            .replacingOccurrences(of: #""displayName" : "Summer Pass""#, with: #""displayName" : """#)
+        let catalog = try StoreCatalog(
+            storeKitConfiguration: Data(text.utf8), tiers: StoreCatalogTests.tiers, nonRenewingDurations: ["com.train.summer.pass": .week])
+        #expect(catalog.products.first { $0.id == "com.train.summer.pass" }?.displayName == "summer-pass")
+    }
+
+    @Test("a stored transaction of a quantity below one is an unreadable ledger")
+    func quantityBelowOne() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("appstore.sqlite")
+        let store = try SimulatedAppStore(storage: .file(file), products: P.catalog, clock: clock)
+        guard case .success(let bought) = try await LocalSubscriptionService(store: store).purchase(P.coaching.id) else {
+            throw SubscriptionError(.systemError)
+        }
+        let raw = try RecordStore(.file(file), schema: StoreLedger.schema)
+        try raw.write { records in
+            var entry = try #require(try records.value(forKey: StoreLedger.key(bought.unsafePayloadValue.id), in: StoreLedger.transactions))
+            entry.transaction.purchasedQuantity = -5
+            try records.put(entry, forKey: StoreLedger.key(entry.transaction.id), in: StoreLedger.transactions)
+        }
+        raw.close()
+        #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(storage: .file(file), products: P.catalog, clock: clock) }
+    }
+
+    @Test("the fake hands back a non-consumable's first transaction when it is bought again")
+    func fakeNonConsumable() async throws {
+        let fake = FakeSubscriptionService()
+        fake.script(.products, .returning([P.lifetime]))
+        _ = try await fake.products()
+        guard case .success(let first) = try await fake.purchase(P.lifetime.id), case .success(let again) = try await fake.purchase(P.lifetime.id)
+        else { throw SubscriptionError(.systemError) }
+        #expect(first.unsafePayloadValue.id == again.unsafePayloadValue.id)
+    }
+}
