@@ -127,7 +127,10 @@ public final class LocalAccountService: AccountService {
             // Only what carries this user's token: the subscription service may still
             // have another user's bound, when nobody unbound it at that user's sign-out.
             let token = try Self.token(for: userID)
-            let entitlements = try await subscriptions.currentEntitlements().filter { $0.appAccountToken == token }
+            let entitlements = try await subscriptions.currentEntitlements().compactMap { result -> StoreTransaction? in
+                guard case .verified(let transaction) = result, transaction.appAccountToken == token else { return nil }
+                return transaction
+            }
             let statuses = try await subscriptions.subscriptionStatuses().filter { $0.transaction.unsafePayloadValue.appAccountToken == token }
             try checkStillSignedIn(userID)
             return AccountExport(

@@ -203,28 +203,51 @@ public final class LocalSubscriptionService: SubscriptionService {
         try store.finish(transactionID, for: state.withLock { audience($0) })
     }
 
-    /// The transactions that grant access now: each active auto-renewable subscription
-    /// period (grace included), each non-consumable owned, and the latest purchase of each
-    /// non-renewing subscription while its period runs — never a consumable. StoreKit
-    /// lists a non-renewing subscription's latest transaction whether or not its period
-    /// has run out, because it leaves that end to the app; this service knows the period.
-    public func currentEntitlements() async throws -> [StoreTransaction] {
+    /// The transactions that entitle the user now: each active auto-renewable
+    /// subscription period (grace included), each non-consumable owned, and the latest
+    /// purchase of each non-renewing subscription while its period runs — never a
+    /// consumable. Unverified ones are listed as StoreKit lists them, and never count
+    /// toward the tier. StoreKit lists a non-renewing subscription's latest transaction
+    /// whether or not its period has run out, because it leaves that end to the app;
+    /// this service knows the period.
+    public func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>] {
         let (viewer, engine) = state.withLock { (audience($0), $0.engine) }
         store.settle()
         let now = store.clock.now
         let history = store.history(for: viewer)
         var latestNonRenewing: [String: UInt64] = [:]
-        let active = history.transactions.compactMap { result -> StoreTransaction? in
-            guard case .verified(let transaction) = result, transaction.revocationDate == nil, !transaction.isUpgraded,
-                let end = engine.entitlementEnd(of: transaction)
-            else { return nil }
-            guard now <= max(end, history.grace[transaction.id] ?? .distantPast) else { return nil }
+        let active = history.transactions.filter { result in
+            let transaction = result.unsafePayloadValue
+            guard transaction.revocationDate == nil, !transaction.isUpgraded, let end = engine.entitlementEnd(of: transaction),
+                now <= max(end, history.grace[transaction.id] ?? .distantPast)
+            else { return false }
             if transaction.productType == .nonRenewable {
                 latestNonRenewing[transaction.productID] = max(latestNonRenewing[transaction.productID] ?? 0, transaction.id)
             }
-            return transaction
+            return true
         }
-        return active.filter { $0.productType != .nonRenewable || latestNonRenewing[$0.productID] == $0.id }
+        return active.filter { result in
+            let transaction = result.unsafePayloadValue
+            return transaction.productType != .nonRenewable || latestNonRenewing[transaction.productID] == transaction.id
+        }
+    }
+
+    public func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+        let viewer = state.withLock { audience($0) }
+        store.settle()
+        return store.transactions(for: viewer, includingFinishedConsumables: false)
+    }
+
+    public func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+        let viewer = state.withLock { audience($0) }
+        store.settle()
+        return store.unfinished(for: viewer).map(\.result)
+    }
+
+    public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>? {
+        let viewer = state.withLock { audience($0) }
+        store.settle()
+        return store.transactions(for: viewer, includingFinishedConsumables: true).last { $0.unsafePayloadValue.productID == productID }
     }
 
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] {

@@ -110,6 +110,19 @@ extension SimulatedAppStore {
         }
     }
 
+    /// The transactions `audience` sees, by identifier; consumables the app finished only
+    /// if asked for.
+    func transactions(for audience: Audience, includingFinishedConsumables: Bool) -> [StoreVerificationResult<StoreTransaction>] {
+        state.withLock { state in
+            state.entries.keys.sorted().compactMap { state.entries[$0] }
+                .filter { entry in
+                    audience.sees(entry, on: state.appleID)
+                        && (includingFinishedConsumables || !entry.finished || entry.transaction.productType != .consumable)
+                }
+                .map(\.result)
+        }
+    }
+
     /// The transactions `audience` sees that the app has not finished, each with its revision.
     func unfinished(for audience: Audience) -> [(result: StoreVerificationResult<StoreTransaction>, revision: Int)] {
         state.withLock { state in

@@ -72,9 +72,26 @@ public protocol SubscriptionService: Sendable {
     /// - Throws: ``SubscriptionError`` — `transactionNotFound`, `notYourTransaction`.
     func finish(_ transactionID: UInt64) async throws
 
-    /// The transactions that grant access now.
-    /// - Returns: Verified, unrevoked, not upgraded, active transactions of the user.
-    func currentEntitlements() async throws -> [StoreTransaction]
+    /// The transactions that entitle the user now, each with its verification, as
+    /// StoreKit's `Transaction.currentEntitlements` hands them over: an unverified one is
+    /// listed too, and the caller decides what to do with it; it never counts toward
+    /// ``currentTier``.
+    /// - Returns: Unrevoked, not upgraded, active transactions of the user.
+    func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>]
+
+    /// Every transaction of the user, oldest first, but consumables already finished:
+    /// StoreKit's `Transaction.all`.
+    /// - Returns: The transactions, each with its verification.
+    func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>]
+
+    /// The user's transactions the app has not finished, oldest first: StoreKit's `Transaction.unfinished`.
+    /// - Returns: The transactions, each with its verification.
+    func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>]
+
+    /// The user's latest transaction of a product: StoreKit's `Transaction.latest(for:)`.
+    /// - Parameter productID: The product.
+    /// - Returns: The transaction, or nil if the user never bought it.
+    func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>?
 
     /// The state and renewal info of each of the user's subscriptions.
     /// - Returns: One status per subscription.

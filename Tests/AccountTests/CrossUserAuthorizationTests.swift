@@ -297,7 +297,7 @@ extension CrossUserAuthorizationTests {
             try await world.subscriptions.finish(world.things.bobTransaction)
         },
         .seeing("subscription: Ada's entitlements hold none of Bob's") { world in
-            try await world.subscriptions.currentEntitlements().map { "transaction \($0.id)" }
+            try await world.subscriptions.currentEntitlements().map { "transaction \($0.unsafePayloadValue.id)" }
         },
         .seeing("subscription: Ada's subscription statuses hold none of Bob's") { world in
             try await world.subscriptions.subscriptionStatuses().map { "status of \($0.transaction.unsafePayloadValue.id)" }
@@ -495,7 +495,7 @@ extension CrossUserAuthorizationTests {
                 try await $0.subscriptions.finish($0.things.bobTransaction)
             },
             .seeing("signed out: subscription entitlements show none of Bob's", actor: .nobody) { world in
-                try await world.subscriptions.currentEntitlements().map { "transaction \($0.id)" }
+                try await world.subscriptions.currentEntitlements().map { "transaction \($0.unsafePayloadValue.id)" }
                     + world.subscriptions.subscriptionStatuses().map { "status \($0.state)" }
                     + (world.subscriptions.currentTier == .free ? [] : ["tier \(world.subscriptions.currentTier)"])
             },

@@ -17,7 +17,7 @@ import TrainTesting
         let adas = try await harness.buy(H.premiumMonthly)
         await harness.service.setAppAccountToken(H.grace)
         #expect(harness.service.currentTier == .premium)
-        #expect(try await harness.service.currentEntitlements().map(\.id) == [adas.id])
+        #expect(try await harness.service.currentEntitlements().map(\.unsafePayloadValue.id) == [adas.id])
         #expect(try await harness.service.subscriptionStatuses().count == 1)
         try await harness.service.finish(adas.id)
         await harness.service.setAppAccountToken(nil)

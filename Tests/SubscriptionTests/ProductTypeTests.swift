@@ -88,7 +88,7 @@ import TrainTesting
         let end = Self.pass.period?.end(after: start) ?? start
         clock.advance(to: end)
         #expect(service.currentTier == .pro, "active while now <= the end")
-        #expect(try await service.currentEntitlements().map(\.id) == [first.id])
+        #expect(try await service.currentEntitlements().map(\.unsafePayloadValue.id) == [first.id])
         clock.advance(to: end.addingTimeInterval(1))
         #expect(service.currentTier == .free)
         #expect(try await service.currentEntitlements().isEmpty)
@@ -97,7 +97,7 @@ import TrainTesting
         #expect(second.id != first.id && service.currentTier == .pro)
         clock.advance(by: .seconds(86_400))
         let third = try await bought(service, Self.pass.id)
-        #expect(try await service.currentEntitlements().map(\.id) == [third.id], "the latest purchase of the product")
+        #expect(try await service.currentEntitlements().map(\.unsafePayloadValue.id) == [third.id], "the latest purchase of the product")
     }
 
     @Test("a non-consumable grants its tier for good; buying it again returns the same transaction; a refund ends it", arguments: [false, true])
@@ -121,7 +121,7 @@ import TrainTesting
         #expect(service.currentTier == .pro, "the Pro subscription, renewing all along, is what is left")
         let rebought = try await bought(service, Self.lifetime.id)
         #expect(rebought.id != unlock.id && service.currentTier == .premium)
-        #expect(try await service.currentEntitlements().map(\.id).contains(rebought.id))
+        #expect(try await service.currentEntitlements().map(\.unsafePayloadValue.id).contains(rebought.id))
     }
 
     @Test("a consumable grants nothing, is never an entitlement, can be bought again while unfinished, and is redelivered until finished")

@@ -18,7 +18,7 @@ import TrainTesting
         #expect(transaction.expirationDate == harness.months(1))
         #expect(transaction.environment == .simulated && transaction.ownershipType == .purchased)
         #expect(harness.service.currentTier == .pro)
-        #expect(try await harness.service.currentEntitlements().map(\.id) == [transaction.id])
+        #expect(try await harness.service.currentEntitlements().map(\.unsafePayloadValue.id) == [transaction.id])
     }
 
     @Test("the products are seed 004's four, in one group")

@@ -22,7 +22,7 @@ import TrainTesting
         harness.clock.advance(to: harness.months(2).addingTimeInterval(1))
         #expect(try await harness.service.subscriptionStatuses().first?.state == .inGracePeriod)
         #expect(harness.service.currentTier == .pro)
-        #expect(try await harness.service.currentEntitlements().map(\.productID) == [H.proMonthly])
+        #expect(try await harness.service.currentEntitlements().map(\.unsafePayloadValue.productID) == [H.proMonthly])
     }
 
     @Test("the service follows the store at once: a refund, an expiry and a clear need no restore")

@@ -66,7 +66,8 @@ public enum SubscriptionServiceContract {
             try check.expect(transaction.productID == product.id, "the transaction is of the product bought")
             try check.expect(transaction.appAccountToken == ada, "the transaction carries the buyer's appAccountToken")
             try check.expect(try await service.restorePurchases() == product.tier, "the tier is the product's")
-            try check.expect(try await service.currentEntitlements().contains { $0.id == transaction.id }, "it is a current entitlement")
+            try check.expect(
+                try await service.currentEntitlements().contains { $0.unsafePayloadValue.id == transaction.id }, "it is a current entitlement")
         },
         SubscriptionContractCheck("an unknown product is productNotFound and buys nothing") { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
@@ -114,6 +115,21 @@ public enum SubscriptionServiceContract {
                 transaction.price == product.introductoryOffer?.price, "the transaction carries the offer's price")
             try check.expect(try await !service.isEligibleForIntroOffer(groupID: group), "after it, the Apple ID is not eligible")
         },
+        SubscriptionContractCheck("a purchase is in the history, unfinished until finished, and the product's latest transaction") {
+            environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await entryProduct(of: service), case .success(let result) = try await service.purchase(product.id)
+            else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            let id = result.unsafePayloadValue.id
+            try check.expect(try await service.allTransactions().contains { $0.unsafePayloadValue.id == id }, "it is in the history")
+            try check.expect(try await service.unfinishedTransactions().contains { $0.unsafePayloadValue.id == id }, "it is unfinished")
+            try check.expect(try await service.latestTransaction(for: product.id)?.unsafePayloadValue.id == id, "it is the latest")
+            try await service.finish(id)
+            try check.expect(try await !service.unfinishedTransactions().contains { $0.unsafePayloadValue.id == id }, "finished, it is not")
+            try check.expect(try await service.latestTransaction(for: "com.example.unknown") == nil, "an unknown product has none")
+        },
         SubscriptionContractCheck("a non-consumable, where one is sold, is kept for good: buying it again returns its transaction") {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
@@ -136,7 +152,8 @@ public enum SubscriptionServiceContract {
             else { return }
             try check.expect(first.unsafePayloadValue.id != second.unsafePayloadValue.id, "each purchase is a transaction of its own")
             try check.expect(
-                try await !service.currentEntitlements().contains { $0.productID == product.id }, "a consumable is never an entitlement")
+                try await !service.currentEntitlements().contains { $0.unsafePayloadValue.productID == product.id },
+                "a consumable is never an entitlement")
             try await service.finish(first.unsafePayloadValue.id)
             try await service.finish(second.unsafePayloadValue.id)
         },
@@ -153,7 +170,7 @@ public enum SubscriptionServiceContract {
             case .appleID:
                 try check.expect(try await service.restorePurchases() == product.tier, "the second user has the Apple ID's tier")
                 try check.expect(
-                    try await service.currentEntitlements().contains { $0.id == result.unsafePayloadValue.id },
+                    try await service.currentEntitlements().contains { $0.unsafePayloadValue.id == result.unsafePayloadValue.id },
                     "the second user has the Apple ID's entitlement")
             case .appAccountToken:
                 try check.expect(try await service.restorePurchases() == .free, "the second user is on the free tier")

@@ -46,6 +46,12 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         case finish(UInt64)
         /// ``currentEntitlements()``.
         case currentEntitlements
+        /// ``allTransactions()``.
+        case allTransactions
+        /// ``unfinishedTransactions()``.
+        case unfinishedTransactions
+        /// ``latestTransaction(for:)``.
+        case latestTransaction(String)
         /// ``subscriptionStatuses()``.
         case subscriptionStatuses
         /// ``setAppAccountToken(_:)``.
@@ -63,6 +69,8 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     private let purchasedGroups = Locked<Set<String>>([])
     /// The transaction of each non-consumable bought through the fake.
     private let ownedNonConsumables = Locked<[String: StoreTransaction]>([:])
+    /// Every transaction bought through the fake, and which of them were finished.
+    private let history = Locked<(transactions: [StoreVerificationResult<StoreTransaction>], finished: Set<UInt64>)>(([], []))
 
     /// Creates a fake.
     /// - Parameters:
@@ -177,6 +185,11 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             if product.type == .nonConsumable {
                 ownedNonConsumables.withLock { owned in owned[product.id] = owned[product.id] ?? transaction.unsafePayloadValue }
             }
+            history.withLock { history in
+                if !history.transactions.contains(where: { $0.unsafePayloadValue.id == transaction.unsafePayloadValue.id }) {
+                    history.transactions.append(transaction)
+                }
+            }
             setTier(max(product.tier, currentTier))
         }
         return result
@@ -211,11 +224,36 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     /// Succeeds unless scripted to fail.
     public func finish(_ transactionID: UInt64) async throws {
         try await perform(.finish(transactionID), .finish) {}
+        history.withLock { _ = $0.finished.insert(transactionID) }
     }
 
     /// Returns the scripted transactions, or none.
-    public func currentEntitlements() async throws -> [StoreTransaction] {
+    public func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>] {
         try await perform(.currentEntitlements, .currentEntitlements) { [] }
+    }
+
+    /// Returns the scripted transactions, or those bought through the fake but finished consumables.
+    public func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+        let bought = history.withLock { $0 }
+        return try await perform(.allTransactions, .allTransactions) {
+            bought.transactions.filter { $0.unsafePayloadValue.productType != .consumable || !bought.finished.contains($0.unsafePayloadValue.id) }
+        }
+    }
+
+    /// Returns the scripted transactions, or those bought through the fake and not finished.
+    public func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+        let bought = history.withLock { $0 }
+        return try await perform(.unfinishedTransactions, .unfinishedTransactions) {
+            bought.transactions.filter { !bought.finished.contains($0.unsafePayloadValue.id) }
+        }
+    }
+
+    /// Returns the scripted transaction, or the latest of the product bought through the fake.
+    public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>? {
+        let bought = history.withLock { $0.transactions }
+        return try await perform(.latestTransaction(productID), .latestTransaction) {
+            bought.last { $0.unsafePayloadValue.productID == productID }
+        }
     }
 
     /// Returns the scripted statuses, or none.
@@ -255,9 +293,18 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == Void {
     public static var finish: Self { Self("finish(_:)") }
 }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreTransaction] {
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreVerificationResult<StoreTransaction>] {
     /// ``FakeSubscriptionService/currentEntitlements()``: the transactions.
     public static var currentEntitlements: Self { Self("currentEntitlements()") }
+    /// ``FakeSubscriptionService/allTransactions()``: the transactions.
+    public static var allTransactions: Self { Self("allTransactions()") }
+    /// ``FakeSubscriptionService/unfinishedTransactions()``: the transactions.
+    public static var unfinishedTransactions: Self { Self("unfinishedTransactions()") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<StoreTransaction>? {
+    /// ``FakeSubscriptionService/latestTransaction(for:)``: the transaction, or nil.
+    public static var latestTransaction: Self { Self("latestTransaction(for:)") }
 }
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == [SubscriptionStatus] {
