@@ -113,7 +113,8 @@ public final class LocalSubscriptionService: SubscriptionService {
     public var isPurchaseInProgress: Bool { inProgress.withLock { $0 } }
 
     public func products() async throws -> [StoreProduct] {
-        store.products
+        try store.failIfSimulated(.loadProducts)
+        return store.products
     }
 
     /// Buys a product for the device's Apple ID, tagged with the signed-in app user's
@@ -168,6 +169,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// Brings the ledger up to now and recomputes the entitlements from it.
     public func restorePurchases() async throws -> SubscriptionTier {
+        try store.failIfSimulated(.appStoreSync)
         store.settle()
         rebuild()
         return currentTier
@@ -250,7 +252,13 @@ public final class LocalSubscriptionService: SubscriptionService {
         return store.transactions(for: viewer, includingFinishedConsumables: true).last { $0.unsafePayloadValue.productID == productID }
     }
 
+    public func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo> {
+        try store.failIfSimulated(.appTransaction)
+        return store.appTransaction
+    }
+
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
+        try store.failIfSimulated(.subscriptionStatus)
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.statuses(for: viewer)

@@ -39,12 +39,14 @@ extension SimulatedAppStore {
                     .notYourTransaction, detail: "The device signed in to another Apple ID while the purchase sheet was up; nothing was bought.")
             }
             if state.settings.userCancelsPurchases { return .userCancelled }
-            if let failure = state.settings.purchaseFailure {
+            if let failure = state.settings.failures[.purchase] {
                 throw SubscriptionError(failure, detail: "The simulated App Store failed the purchase with \(failure).")
             }
             if exclusive {
                 try refuseAnotherAccountsPurchase(product, owner: appleID, token: appAccountToken, in: state, now: now)
             }
+            // Checked before a request waits too: a parent must not approve what cannot be bought.
+            _ = try requestedOffer(offer?.request, of: product, owner: appleID, in: state, now: now)
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
                 // Listed under a transaction identifier of its own from now on, as StoreKit's test session does.
@@ -64,6 +66,12 @@ extension SimulatedAppStore {
                     product, owner: appleID, token: appAccountToken, at: now, returnedByPurchase: true, offer: offer?.request,
                     state: &state, changes: &changes, now: now))
         }
+    }
+
+    /// Throws the error a test chose for `api`, if it chose one.
+    func failIfSimulated(_ api: StoreAPI) throws(SubscriptionError) {
+        guard let failure = state.withLock({ $0.settings.failures[api] }) else { return }
+        throw SubscriptionError(failure, detail: "The simulated App Store failed \(api.rawValue) with \(failure).")
     }
 
     /// Whether the device's Apple ID has never had a transaction in the group.

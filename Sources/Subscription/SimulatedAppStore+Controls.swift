@@ -44,10 +44,31 @@ extension SimulatedAppStore {
         set { set(\.producesUnverifiedTransactions, newValue) }
     }
 
-    /// The error every purchase fails with, or nil (`failTransactionsEnabled` with `failureError`).
+    /// The error every purchase fails with, or nil (`failTransactionsEnabled` with
+    /// `failureError`): ``simulatedError(for:)`` of ``StoreAPI/purchase``.
     public var purchaseFailure: SubscriptionError.Code? {
-        get { setting(\.purchaseFailure) }
-        set { set(\.purchaseFailure, newValue) }
+        get { simulatedError(for: .purchase) }
+        set { setSimulatedError(newValue, for: .purchase) }
+    }
+
+    /// Makes every call of `api` fail with `code`, or succeed again with nil, as
+    /// `SKTestSession.setSimulatedError(_:forAPI:)` does: StoreKit's error kinds are the
+    /// codes of ``SubscriptionError``, such as ``SubscriptionError/Code/networkError``,
+    /// ``SubscriptionError/Code/systemError``, ``SubscriptionError/Code/paymentNotAllowed``
+    /// or ``SubscriptionError/Code/productUnavailable``.
+    /// - Parameters:
+    ///   - code: The error, or nil.
+    ///   - api: The store call.
+    public func setSimulatedError(_ code: SubscriptionError.Code?, for api: StoreAPI) {
+        settle()
+        state.withLock { $0.settings.failures[api] = code }
+    }
+
+    /// The error `api` fails with, if a test chose one.
+    /// - Parameter api: The store call.
+    /// - Returns: The error's code, or nil.
+    public func simulatedError(for api: StoreAPI) -> SubscriptionError.Code? {
+        state.withLock { $0.settings.failures[api] }
     }
 
     /// Whether the user dismisses the purchase sheet: purchases return `.userCancelled`.
@@ -141,7 +162,6 @@ extension SimulatedAppStore {
         -> StoreVerificationResult<StoreTransaction>
     {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
-        try product.validate()
         return try mutate { state, changes, now throws(SubscriptionError) in
             let date = min(purchaseDate ?? now, now)
             guard date.timeIntervalSinceReferenceDate.isFinite, now.timeIntervalSince(date) <= Self.maximumBackdating else {
@@ -171,9 +191,11 @@ extension SimulatedAppStore {
     ///   - offerID: Its offer of type ``SubscriptionOffer/OfferType/code``.
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidOfferIdentifier``
     ///   if the product has no such offer; ``SubscriptionError/Code/invalidArgument`` for
-    ///   a code that is not 1 to 64 letters and digits. Nothing is added then.
+    ///   an incomplete product or a code that is not 1 to 64 letters and digits. Nothing
+    ///   is added then.
     public func addOfferCodes(_ codes: [String], productID: String, offerID: String) throws(SubscriptionError) {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
+        try product.validate()
         guard product.offer(.code, id: offerID) != nil else {
             throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(productID)' has no offer-code offer '\(offerID)'.")
         }
@@ -296,6 +318,60 @@ extension SimulatedAppStore {
                 state.subscriptions[subscription.originalID] = subscription
                 changes.subscriptions.insert(subscription.originalID)
             }
+        }
+    }
+
+    /// The app's own transaction, as `AppTransaction.shared` reads it: bundle
+    /// `com.example.train`, version 1.0 bought on the day the store was made, until a
+    /// test sets another. It lasts for the instance, as test settings do, and is
+    /// unverified while ``producesUnverifiedTransactions`` is on.
+    public var appTransaction: StoreVerificationResult<AppTransactionInfo> {
+        let info = app.withLock { $0 }
+        return producesUnverifiedTransactions ? .unverified(info, .invalidSignature) : .verified(info)
+    }
+
+    /// Sets the app's own transaction: for example a first download in version 1.0 a
+    /// year ago, to test what early buyers of an app that went free keep.
+    /// - Parameter info: The app transaction.
+    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for an empty bundle ID or
+    ///   version, or a date that is not a real date.
+    public func setAppTransaction(_ info: AppTransactionInfo) throws(SubscriptionError) {
+        guard !info.bundleID.isEmpty, !info.appVersion.isEmpty, !info.originalAppVersion.isEmpty,
+            info.originalPurchaseDate.timeIntervalSinceReferenceDate.isFinite
+        else {
+            throw SubscriptionError(.invalidArgument, detail: "An app transaction has a bundle ID, versions and a real date.")
+        }
+        app.withLock { $0 = info }
+    }
+
+    /// Removes a transaction from the ledger as if it had never been made
+    /// (`deleteTransaction(identifier:)`). When it was its subscription's latest, the
+    /// subscription goes back to the one before, lapsed, and renews no more; when it was
+    /// the only one, the subscription is gone. Services on the store recompute their
+    /// entitlements.
+    /// - Parameter transactionID: The transaction.
+    /// - Throws: ``SubscriptionError/Code/transactionNotFound``.
+    public func deleteTransaction(_ transactionID: UInt64) throws(SubscriptionError) {
+        try mutate { state, changes, _ throws(SubscriptionError) in
+            guard let entry = state.entries.removeValue(forKey: transactionID) else {
+                throw SubscriptionError(.transactionNotFound, detail: "No transaction \(transactionID).")
+            }
+            changes.entries.insert(transactionID)
+            changes.events.append(.reloaded)
+            let originalID = entry.transaction.originalID
+            guard var subscription = state.subscriptions[originalID], subscription.latestTransactionID == transactionID else { return }
+            changes.subscriptions.insert(originalID)
+            let previous = state.entries.values.filter { $0.transaction.originalID == originalID }.max { $0.transaction.id < $1.transaction.id }
+            guard let previous else {
+                state.subscriptions[originalID] = nil
+                state.announcedGrace[originalID] = nil
+                return
+            }
+            subscription.begin(previous.transaction)
+            subscription.state = .expired
+            subscription.expirationReason = .unknown
+            subscription.willAutoRenew = false
+            state.subscriptions[originalID] = subscription
         }
     }
 

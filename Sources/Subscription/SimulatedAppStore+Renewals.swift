@@ -140,9 +140,8 @@ extension SimulatedAppStore {
         let end = periodEnd(of: product, from: start, rate: rate, periods: skipped)
         guard end < now else { return }
         subscription.periodEnd = end
-        // A pay-as-you-go offer has at most 12 periods: the skipped ones used them up.
-        subscription.offer = nil
-        subscription.offerPeriodsLeft = 0
+        // The skipped periods use up as many of a pay-as-you-go offer's.
+        subscription.offerPeriodsLeft = max(0, subscription.offerPeriodsLeft - skipped)
     }
 
     /// Starts the next period at `start`, in the product the subscription renews into.
@@ -232,21 +231,18 @@ extension SimulatedAppStore {
         offer request: (type: SubscriptionOffer.OfferType, id: String)? = nil, transactionID: UInt64? = nil,
         state: inout State, changes: inout Changes, now: Date
     ) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
+        try product.validate()
         guard product.type == .autoRenewable else {
-            if let request { throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(product.id)' has no offer '\(request.id)'.") }
+            _ = try requestedOffer(request, of: product, owner: owner, in: state, now: now)
             return buyOnce(
                 product, owner: owner, token: token, at: date, returnedByPurchase: returnedByPurchase, transactionID: transactionID,
                 state: &state, changes: &changes)
         }
         let existing = subscription(inGroupOf: product, of: owner, in: state)
-        let requested = try requestedOffer(request, of: product, owner: owner, subscription: existing, in: state, now: now)
+        let requested = try requestedOffer(request, of: product, owner: owner, in: state, now: now)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
-            let waitsForRenewal = product.tier < current.tier || (product.tier == current.tier && product.period != current.period)
-            if product.id == current.id || waitsForRenewal {
-                guard requested == nil else {
-                    throw SubscriptionError(.ineligibleForOffer, detail: "An offer applies to a subscription period that starts now.")
-                }
+            if !startsNow(product, after: current) {
                 // Downgrade, or crossgrade to another period: it takes effect at the next
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
@@ -291,22 +287,33 @@ extension SimulatedAppStore {
         return !state.entries.values.contains { $0.owner == owner && $0.transaction.subscriptionGroupID == group }
     }
 
+    /// Whether buying `product` while subscribed to `current` starts a period now (an
+    /// upgrade, or a crossgrade to the same period) rather than changing what renews (the
+    /// same product, a downgrade, or a crossgrade to another period).
+    private func startsNow(_ product: StoreProduct, after current: StoreProduct) -> Bool {
+        product.id != current.id && (product.tier > current.tier || (product.tier == current.tier && product.period == current.period))
+    }
+
     /// The offer `request` asks for, checked: a promotional offer for a current or past
     /// subscriber of the group, a win-back offer for a past one whose subscription has
-    /// lapsed, an offer code for anyone not subscribed now.
-    private func requestedOffer(
-        _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: StoreProduct, owner: AppleID,
-        subscription: StoreLedger.Subscription?, in state: State, now: Date
+    /// lapsed, an offer code for anyone not subscribed now — each on a purchase that
+    /// starts a period now.
+    func requestedOffer(
+        _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: StoreProduct, owner: AppleID, in state: State, now: Date
     ) throws(SubscriptionError) -> SubscriptionOffer? {
         guard let request else { return nil }
-        guard request.type != .introductory, let offer = product.offer(request.type, id: request.id) else {
+        guard product.type == .autoRenewable, request.type != .introductory, let offer = product.offer(request.type, id: request.id) else {
             throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(product.id)' has no \(request.type.rawValue) offer '\(request.id)'.")
         }
+        let subscription = subscription(inGroupOf: product, of: owner, in: state)
         let subscribed = subscription?.grantsAccess(at: now) ?? false
+        if subscribed, let subscription, let current = self.product(subscription.productID), !startsNow(product, after: current) {
+            throw SubscriptionError(.ineligibleForOffer, detail: "An offer applies to a subscription period that starts now.")
+        }
         let eligible: Bool
         switch request.type {
         case .promotional: eligible = !isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state)
-        case .winBack: eligible = subscription != nil && !subscribed
+        case .winBack: eligible = subscription?.state == .expired
         case .code: eligible = !subscribed
         case .introductory: eligible = false
         }

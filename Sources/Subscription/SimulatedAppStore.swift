@@ -38,6 +38,20 @@ public final class SimulatedAppStore: Sendable {
         case monthlyRenewal(every: Duration)
     }
 
+    /// A call to the store that a test can make fail: SKTestSession's `StoreKitAPI`.
+    public enum StoreAPI: String, Hashable, Sendable, CaseIterable {
+        /// Loading products (`Product.products(for:)`; ``SubscriptionService/products()``).
+        case loadProducts
+        /// A purchase in the app (``SubscriptionService/purchase(_:offer:)``).
+        case purchase
+        /// Syncing with the App Store (`AppStore.sync()`; ``SubscriptionService/restorePurchases()``).
+        case appStoreSync
+        /// Reading subscription statuses (``SubscriptionService/subscriptionStatuses()``).
+        case subscriptionStatus
+        /// Reading the app transaction (`AppTransaction.shared`).
+        case appTransaction
+    }
+
     /// The most renewals of one subscription one settlement records: 1,200 (a century
     /// of monthly periods).
     public static let maximumRenewalsPerSettle = 1_200
@@ -63,7 +77,8 @@ public final class SimulatedAppStore: Sendable {
         var interruptedPurchasesEnabled = false
         var shouldEnterBillingRetryOnRenewal = false
         var billingGracePeriodIsEnabled = false
-        var purchaseFailure: SubscriptionError.Code?
+        /// The error each store call fails with, where a test chose one.
+        var failures: [StoreAPI: SubscriptionError.Code] = [:]
         var producesUnverifiedTransactions = false
         var userCancelsPurchases = false
         var purchaseSheetDelay: Duration = .zero
@@ -161,6 +176,8 @@ public final class SimulatedAppStore: Sendable {
     let state: Locked<State>
     /// Called outside the state lock with the events of each change, in order; the service keeps its entitlements current through them.
     private let observers = Locked<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>((0, []))
+    /// The app's own transaction, as a test set it.
+    let app: Locked<AppTransactionInfo>
     /// The one task that sleeps until the next boundary, the date it wakes at, and how
     /// many times in a row it woke and could not settle.
     private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?, failures: Int)>((nil, nil, 0))
@@ -207,6 +224,9 @@ public final class SimulatedAppStore: Sendable {
         var state = state
         state.passEnds = Self.passEnds(of: state.entries.values, products: products)
         self.state = Locked(state)
+        app = Locked(
+            AppTransactionInfo(
+                bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: clock.now))
         settle()
     }
 

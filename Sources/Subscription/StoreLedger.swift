@@ -54,7 +54,8 @@ enum StoreLedger {
         mutating func begin(_ transaction: StoreTransaction, offer: SubscriptionOffer?) {
             begin(transaction)
             self.offer = offer.map(TransactionOffer.init)
-            offerPeriodsLeft = offer?.paymentMode == .payAsYouGo ? max(0, (offer?.periodCount ?? 1) - 1) : 0
+            // Checked offers have 1 to 12 periods; a count below 1 leaves none, without overflow.
+            offerPeriodsLeft = offer.map { $0.paymentMode == .payAsYouGo && $0.periodCount > 1 ? min($0.periodCount, 12) - 1 : 0 } ?? 0
         }
 
         /// Makes `transaction` the current period: subscribed, in its product, with no
@@ -98,7 +99,8 @@ enum StoreLedger {
                 autoRenewPreference: autoRenewPreference, expirationReason: expirationReason,
                 gracePeriodExpirationDate: state == .inGracePeriod ? graceEnd : nil,
                 isInBillingRetry: state == .inGracePeriod || state == .inBillingRetryPeriod,
-                priceIncreaseStatus: priceIncrease, offer: offerPeriodsLeft > 0 ? offer : nil,
+                priceIncreaseStatus: priceIncrease,
+                offer: offerPeriodsLeft > 0 && state != .expired && state != .revoked ? offer : nil,
                 eligibleWinBackOfferIDs: state == .expired ? winBackOfferIDs : [])
         }
     }

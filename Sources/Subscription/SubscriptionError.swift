@@ -43,6 +43,8 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let failedVerification = Code("failedVerification")
         /// The network could not be reached.
         public static let networkError = Code("networkError")
+        /// The product is not sold in the storefront (`Product.PurchaseError.productUnavailable`).
+        public static let productUnavailable = Code("productUnavailable")
         /// The user may not make payments (parental controls, a restricted device).
         public static let paymentNotAllowed = Code("paymentNotAllowed")
         /// The App Store had a problem of its own.
@@ -87,6 +89,7 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .invalidArgument: ("The request is not valid.", nil),
         .failedVerification: ("The purchase could not be verified.", "Restore purchases, or contact support if this persists."),
         .networkError: ("The App Store could not be reached.", "Check your connection and try again."),
+        .productUnavailable: ("This item isn't available in your country or region.", nil),
         .paymentNotAllowed: ("Payments are not allowed on this device.", "Check Screen Time restrictions in Settings."),
         .systemError: ("The App Store had a problem.", "Try again later."),
         .ledgerUnreadable: ("Your purchases on this device could not be read.", "Restart the app; your subscription is safe with the App Store."),

@@ -53,7 +53,8 @@ public protocol SubscriptionService: Sendable {
 
     /// Brings the entitlements up to date with the store (StoreKit's `AppStore.sync`).
     /// - Returns: The tier afterwards.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be read.
+    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be read;
+    ///   the store's failure, such as ``SubscriptionError/Code/networkError``.
     func restorePurchases() async throws -> SubscriptionTier
 
     /// Transactions that arrive outside `purchase`: renewals, refunds, Ask to Buy
@@ -93,8 +94,14 @@ public protocol SubscriptionService: Sendable {
     /// - Returns: The transaction, or nil if the user never bought it.
     func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>?
 
+    /// The App Store's record of the app itself on this Apple ID: StoreKit's `AppTransaction.shared`.
+    /// - Returns: The app transaction, with its verification.
+    /// - Throws: The store's failure, such as ``SubscriptionError/Code/networkError``.
+    func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo>
+
     /// The state and renewal info of each of the user's subscriptions.
     /// - Returns: One status per subscription.
+    /// - Throws: The store's failure, such as ``SubscriptionError/Code/networkError``.
     func subscriptionStatuses() async throws -> [SubscriptionStatus]
 
     /// Ties purchases and entitlements to an app user; nil when nobody is signed in.

@@ -11,7 +11,12 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
     let accessPolicy: SubscriptionAccessPolicy
 
     /// The standard subscriptions, one with a free trial in a group of its own, and a product of each other type.
-    static let products = StoreProduct.standard + [OfferTests.payUpFront] + ProductTypeTests.catalog.filter { $0.type != .autoRenewable }
+    static let products =
+        StoreProduct.standard.map { product in
+            var product = product
+            if product.id == "com.train.pro.monthly" { product.offers = OfferTests.trialMonthly.offers }
+            return product
+        } + [OfferTests.payUpFront] + ProductTypeTests.catalog.filter { $0.type != .autoRenewable }
 
     init(_ variant: StoreVariant, _ accessPolicy: SubscriptionAccessPolicy) throws {
         self.accessPolicy = accessPolicy

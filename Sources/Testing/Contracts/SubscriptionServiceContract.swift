@@ -115,6 +115,17 @@ public enum SubscriptionServiceContract {
                 transaction.price == product.introductoryOffer?.price, "the transaction carries the offer's price")
             try check.expect(try await !service.isEligibleForIntroOffer(groupID: group), "after it, the Apple ID is not eligible")
         },
+        SubscriptionContractCheck("a promotional offer, where one is sold, is refused to an Apple ID new to its group, and nothing is bought") {
+            environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await service.products().first(where: { $0.offers.contains { $0.type == .promotional } }),
+                let id = product.offers.first(where: { $0.type == .promotional })?.id
+            else { return }
+            try await check.expectError(.ineligibleForOffer, "a promotional offer before any subscription") {
+                _ = try await service.purchase(product.id, offer: .promotional(id: id))
+            }
+            try check.expect(try await service.allTransactions().isEmpty, "nothing was bought")
+        },
         SubscriptionContractCheck("a purchase is in the history, unfinished until finished, and the product's latest transaction") {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)

@@ -14,8 +14,9 @@ import TrainSubscription
 /// looked up in the scripted products (`StoreProduct.standard` when none are
 /// scripted), and its transaction is dated by the fake's clock. Unscripted, the first
 /// purchase in a subscription group gets the product's introductory offer, and
-/// ``isEligibleForIntroOffer(groupID:)`` is true until then; a non-consumable bought
-/// again returns its first transaction.
+/// ``isEligibleForIntroOffer(groupID:)`` is true until then; a promotional or win-back
+/// offer is `ineligibleForOffer` before then; a non-consumable bought again returns its
+/// first transaction.
 ///
 /// ```swift
 /// let subscriptions = FakeSubscriptionService()
@@ -48,6 +49,8 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         case currentEntitlements
         /// ``allTransactions()``.
         case allTransactions
+        /// ``appTransaction()``.
+        case appTransaction
         /// ``unfinishedTransactions()``.
         case unfinishedTransactions
         /// ``latestTransaction(for:)``.
@@ -158,6 +161,11 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
                 guard let found = product.offer(offer.type, id: offer.id) else {
                     throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(productID)' has no offer '\(offer.id)'.")
                 }
+                // Promotional and win-back offers are for those who subscribed before.
+                let subscribedBefore = product.subscriptionGroupID.map { group in purchasedGroups.withLock { $0.contains(group) } } ?? false
+                guard subscribedBefore else {
+                    throw SubscriptionError(.ineligibleForOffer, detail: "Nobody subscribed in the group of '\(productID)' through the fake.")
+                }
                 chosen = found
             } else {
                 let isNew = product.subscriptionGroupID.map { group in !purchasedGroups.withLock { $0.contains(group) } } ?? false
@@ -232,6 +240,16 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         try await perform(.currentEntitlements, .currentEntitlements) { [] }
     }
 
+    /// Returns the scripted app transaction, or version 1.0 of `com.example.train` bought at the fake clock's start.
+    public func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo> {
+        try await perform(.appTransaction, .appTransaction) {
+            .verified(
+                AppTransactionInfo(
+                    bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0",
+                    originalPurchaseDate: ManualClock.defaultStart))
+        }
+    }
+
     /// Returns the scripted transactions, or those bought through the fake but finished consumables.
     public func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
         let bought = history.withLock { $0 }
@@ -300,6 +318,11 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreVeri
     public static var allTransactions: Self { Self("allTransactions()") }
     /// ``FakeSubscriptionService/unfinishedTransactions()``: the transactions.
     public static var unfinishedTransactions: Self { Self("unfinishedTransactions()") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<AppTransactionInfo> {
+    /// ``FakeSubscriptionService/appTransaction()``: the app transaction.
+    public static var appTransaction: Self { Self("appTransaction()") }
 }
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<StoreTransaction>? {

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainSubscription
+
+/// SUB-10 at its edges: offers on requests that wait, win-back outside a lapse, offers
+/// that are not whole, a lapsed pay-as-you-go offer, clock jumps over its periods, and the fake.
+@Suite(.timeLimit(.minutes(1))) struct OfferEdgeTests {
+    typealias O = OfferTests
+    let clock = ManualClock()
+    let start = ManualClock.defaultStart
+
+    func make() -> (SimulatedAppStore, LocalSubscriptionService) {
+        let store = SimulatedAppStore(products: [O.trialMonthly, O.payAsYouGoYearly, O.payUpFront], clock: clock)
+        return (store, LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada))
+    }
+
+    @Test("an offer that is unknown or not for this Apple ID is refused before an Ask to Buy request or interrupted purchase waits")
+    func offersOnWaitingRequests() async throws {
+        let (store, service) = make()
+        for wait in [\SimulatedAppStore.askToBuyEnabled, \.interruptedPurchasesEnabled] {
+            store[keyPath: wait] = true
+            await #expect(throws: SubscriptionError(.invalidOfferIdentifier)) {
+                _ = try await service.purchase(O.trialMonthly.id, offer: .promotional(id: "no-such-offer"))
+            }
+            await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
+                _ = try await service.purchase(O.trialMonthly.id, offer: .promotional(id: "comeback"))
+            }
+            store[keyPath: wait] = false
+        }
+        #expect(store.pendingPurchases.isEmpty && store.allTransactions.isEmpty)
+    }
+
+    @Test("a win-back offer is refused in billing retry and after a refund, where the renewal info lists none")
+    func winBackOnlyWhenLapsed() async throws {
+        let (store, service) = make()
+        _ = try await service.purchase(O.trialMonthly.id)
+        store.shouldEnterBillingRetryOnRenewal = true
+        clock.advance(by: .seconds(8 * 86_400))
+        #expect(try await service.subscriptionStatuses().first?.state == .inBillingRetryPeriod)
+        await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
+            _ = try await service.purchase(O.trialMonthly.id, offer: .winBack(id: "miss-you"))
+        }
+        try store.switchAppleID(to: AppleIDTests.child)
+        store.shouldEnterBillingRetryOnRenewal = false
+        let childs = try #require(try await service.purchase(O.trialMonthly.id).transaction)
+        try store.refund(transactionID: childs.id)
+        #expect(try await service.subscriptionStatuses().first?.renewalInfo.payloadValue.eligibleWinBackOfferIDs == [])
+        await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
+            _ = try await service.purchase(O.trialMonthly.id, offer: .winBack(id: "miss-you"))
+        }
+    }
+
+    @Test("an offer code of a product that is not whole is refused when added and when redeemed")
+    func codesOfIncompleteProducts() throws {
+        var product = O.trialMonthly
+        product.offers = [SubscriptionOffer(id: "broken", type: .code, paymentMode: .payAsYouGo, period: .month, periodCount: Int.min, price: -5)]
+        let store = SimulatedAppStore(products: [product], clock: clock)
+        #expect(throws: SubscriptionError(.invalidArgument)) { try store.addOfferCodes(["BROKEN"], productID: product.id, offerID: "broken") }
+        #expect(throws: SubscriptionError(.invalidOfferCode)) { try store.redeemOfferCode("BROKEN") }
+        #expect(store.allTransactions.isEmpty)
+    }
+
+    @Test("a lapsed subscription's renewal info shows no offer, though its pay-as-you-go offer had periods left")
+    func lapsedOffer() async throws {
+        let (store, service) = make()
+        let first = try #require(try await service.purchase(O.payAsYouGoYearly.id).transaction)
+        try store.setAutoRenew(false, productID: O.payAsYouGoYearly.id)
+        clock.advance(to: try #require(first.expirationDate).addingTimeInterval(1))
+        let status = try #require(try await service.subscriptionStatuses().first)
+        #expect(status.state == .expired)
+        #expect(try status.renewalInfo.payloadValue.offer == nil)
+    }
+
+    @Test("a clock jump over more renewals than are recorded uses up only the offer periods it skips")
+    func jumpOverOfferPeriods() async throws {
+        let (store, service) = make()
+        try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
+        _ = try await service.purchase(O.payAsYouGoYearly.id)
+        // Offer periods [0, 1), [1, 2), [2, 3); 1,201 renewals due, one skipped.
+        clock.advance(to: start.addingTimeInterval(1 + 1_201.5))
+        let third = try #require(store.allTransactions.map(\.unsafePayloadValue).first { $0.purchaseDate == start.addingTimeInterval(2) })
+        #expect(third.price == O.payAsYouGoYearly.introductoryOffer?.price && third.periodType == .intro)
+        let fourth = try #require(store.allTransactions.map(\.unsafePayloadValue).first { $0.purchaseDate == start.addingTimeInterval(3) })
+        #expect(fourth.periodType == .normal)
+    }
+
+    @Test("the fake refuses a promotional or win-back offer to an Apple ID that never subscribed in the group through it")
+    func fakeEligibility() async throws {
+        let fake = FakeSubscriptionService()
+        fake.script(.products, .returning([O.trialMonthly]))
+        _ = try await fake.products()
+        await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
+            _ = try await fake.purchase(O.trialMonthly.id, offer: .promotional(id: "comeback"))
+        }
+        await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
+            _ = try await fake.purchase(O.trialMonthly.id, offer: .winBack(id: "miss-you"))
+        }
+        _ = try await fake.purchase(O.trialMonthly.id)
+        #expect(try await fake.purchase(O.trialMonthly.id, offer: .promotional(id: "comeback")).transaction?.offer?.id == "comeback")
+    }
+}
+
+extension StorePurchaseResult {
+    /// The transaction of a successful purchase.
+    fileprivate var transaction: StoreTransaction? {
+        if case .success(let result) = self { result.unsafePayloadValue } else { nil }
+    }
+}

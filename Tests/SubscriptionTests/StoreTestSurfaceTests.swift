@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainSubscription
+
+/// SUB-11: the test controls of SKTestSession beyond the ones SUB-4 lists — an error
+/// injected into each store call, and deleting a transaction.
+@Suite(.timeLimit(.minutes(1))) struct StoreTestSurfaceTests {
+    typealias H = SubscriptionHarness
+
+    @Test("each store call fails with the error a test chose, changes nothing, and works again once the error is cleared")
+    func simulatedErrors() async throws {
+        let harness = try H()
+        let service = harness.service
+        try await harness.buy()
+        let calls: [(SimulatedAppStore.StoreAPI, () async throws -> Void)] = [
+            (.loadProducts, { _ = try await service.products() }),
+            (.purchase, { _ = try await service.purchase(H.premiumMonthly) }),
+            (.appStoreSync, { _ = try await service.restorePurchases() }),
+            (.subscriptionStatus, { _ = try await service.subscriptionStatuses() }),
+            (.appTransaction, { _ = try await service.appTransaction() }),
+        ]
+        for (api, call) in calls {
+            let (before, tier) = (harness.store.allTransactions, service.currentTier)
+            harness.store.setSimulatedError(.networkError, for: api)
+            #expect(harness.store.simulatedError(for: api) == .networkError)
+            await #expect(throws: SubscriptionError(.networkError), "\(api)") { try await call() }
+            #expect(harness.store.allTransactions == before && service.currentTier == tier, "\(api) changed nothing")
+            harness.store.setSimulatedError(nil, for: api)
+            try await call()
+        }
+        harness.store.purchaseFailure = .paymentNotAllowed
+        #expect(harness.store.simulatedError(for: .purchase) == .paymentNotAllowed, "purchaseFailure is the purchase call's error")
+        harness.store.resetToDefaultState()
+        #expect(SimulatedAppStore.StoreAPI.allCases.allSatisfy { harness.store.simulatedError(for: $0) == nil })
+    }
+
+    @Test(
+        "deleting a subscription's latest transaction takes it back to the one before, lapsed; deleting its only one removes it",
+        arguments: StoreVariant.allCases)
+    func deleteTransaction(variant: StoreVariant) async throws {
+        let harness = try H(variant)
+        let first = try await harness.buy()
+        harness.clock.advance(to: try #require(first.expirationDate).addingTimeInterval(1))
+        let renewal = try #require(harness.store.allTransactions.last?.unsafePayloadValue)
+        #expect(renewal.id != first.id && harness.service.currentTier == .pro)
+        try harness.store.deleteTransaction(renewal.id)
+        #expect(harness.store.allTransactions.map(\.unsafePayloadValue.id) == [first.id])
+        #expect(harness.service.currentTier == .free, "the first period has ended and nothing renews it")
+        let status = try #require(try await harness.service.subscriptionStatuses().first)
+        #expect(status.state == .expired && status.transaction.unsafePayloadValue.id == first.id)
+        harness.clock.advance(by: .seconds(60 * 86_400))
+        #expect(harness.store.allTransactions.count == 1, "it does not renew again")
+        try harness.store.deleteTransaction(first.id)
+        #expect(try await harness.service.subscriptionStatuses().isEmpty && harness.store.allTransactions.isEmpty)
+        #expect(throws: SubscriptionError(.transactionNotFound)) { try harness.store.deleteTransaction(first.id) }
+        if variant == .file {
+            try harness.relaunch()
+            #expect(harness.store.allTransactions.isEmpty && harness.service.currentTier == .free)
+        }
+        #expect(try await harness.service.isEligibleForIntroOffer(groupID: "train.subscriptions"), "as if it had never been bought")
+    }
+
+    @Test("the app transaction tells when and in which version the app was first had; a test sets it, and bad input changes nothing")
+    func appTransaction() async throws {
+        let harness = try H()
+        let first = try await harness.service.appTransaction().payloadValue
+        #expect(first.originalAppVersion == "1.0" && first.originalPurchaseDate == ManualClock.defaultStart && first.environment == .simulated)
+        let early = AppTransactionInfo(
+            bundleID: "com.example.train", appVersion: "2.0", originalAppVersion: "1.2",
+            originalPurchaseDate: ManualClock.defaultStart.addingTimeInterval(-365 * 86_400))
+        try harness.store.setAppTransaction(early)
+        #expect(try await harness.service.appTransaction() == .verified(early))
+        var broken = early
+        broken.originalPurchaseDate = Date(timeIntervalSinceReferenceDate: .nan)
+        #expect(throws: SubscriptionError(.invalidArgument)) { try harness.store.setAppTransaction(broken) }
+        broken = early
+        broken.bundleID = ""
+        #expect(throws: SubscriptionError(.invalidArgument)) { try harness.store.setAppTransaction(broken) }
+        #expect(try await harness.service.appTransaction() == .verified(early))
+        harness.store.producesUnverifiedTransactions = true
+        #expect(try await !harness.service.appTransaction().isVerified)
+        let fake = FakeSubscriptionService()
+        #expect(try await fake.appTransaction().payloadValue.originalAppVersion == "1.0")
+    }
+}
