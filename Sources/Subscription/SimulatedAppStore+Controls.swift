@@ -89,10 +89,14 @@ extension SimulatedAppStore {
 
     /// Changes the time rate (`SKTestSession.timeRate`).
     /// - Parameter rate: The rate.
-    /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month lasts at least one second.
+    /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month, or a
+    ///   renewal, lasts at least one second.
     public func setTimeRate(_ rate: TimeRate) throws(SubscriptionError) {
-        if case .monthlyRenewal(let every) = rate, every < .seconds(1) {
-            throw SubscriptionError(.invalidTimeRate, detail: "A simulated month must last at least one second, not \(every).")
+        switch rate {
+        case .monthlyRenewal(let every) where every < .seconds(1), .oneRenewal(let every) where every < .seconds(1):
+            throw SubscriptionError(.invalidTimeRate, detail: "A simulated month or renewal must last at least one second, not \(every).")
+        default:
+            break
         }
         set(\.timeRate, rate)
     }

@@ -23,6 +23,17 @@ extension SimulatedAppStore {
             return period.end(after: start, count: periods)
         case .monthlyRenewal(let every):
             return start.addingTimeInterval(every.timeInterval * period.months * Double(periods))
+        case .oneRenewal(let every):
+            return start.addingTimeInterval(every.timeInterval * Double(periods))
+        case .oneSecondIsOneDay:
+            let days: Double =
+                switch period.unit {
+                case .day: 1
+                case .week: 7
+                case .month: 30
+                case .year: 365
+                }
+            return start.addingTimeInterval(days * Double(period.value) * Double(periods))
         }
     }
 
@@ -41,6 +52,8 @@ extension SimulatedAppStore {
         switch rate {
         case .realTime: interval
         case .monthlyRenewal(let every): interval * every.timeInterval / (30 * 86_400)
+        case .oneRenewal(let every): every.timeInterval
+        case .oneSecondIsOneDay: interval / 86_400
         }
     }
 
@@ -129,7 +142,7 @@ extension SimulatedAppStore {
         case .realTime:
             guard let count = period.count(from: start, to: now) else { return }
             due = count
-        case .monthlyRenewal:
+        case .monthlyRenewal, .oneRenewal, .oneSecondIsOneDay:
             let length = periodEnd(of: product, from: start, rate: rate).timeIntervalSince(start)
             let periods = now.timeIntervalSince(start) / length
             guard length > 0, periods.isFinite else { return }

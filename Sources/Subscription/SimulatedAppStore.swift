@@ -29,13 +29,23 @@ import TrainCore
 /// write over each other. Test settings (Ask to Buy, failures, time rate) live for
 /// the instance only, as in `SKTestSession`.
 public final class SimulatedAppStore: Sendable {
-    /// How fast subscription time runs.
+    /// How fast subscription time runs: SKTestSession's time rates.
     public enum TimeRate: Hashable, Sendable {
-        /// Periods last as long as they say.
+        /// Periods last as long as they say, on the calendar.
         case realTime
-        /// A month of subscription time lasts this long (a year, twelve times as long);
-        /// grace and billing-retry periods shrink in proportion.
+        /// A month of subscription time lasts this long (a year twelve times as long, a
+        /// week 7/30 of it, a day 1/30); grace and billing-retry periods shrink in
+        /// proportion. Apple's `monthlyRenewalEvery…` rates; Apple's own weekly lengths
+        /// at them are not proportional, these are.
         case monthlyRenewal(every: Duration)
+        /// Every period, whatever its length — a week, a year, a free trial — lasts this
+        /// long, and so do a grace period and billing retry: Apple's
+        /// `oneRenewalEvery…` rates (`oneRenewalEveryTwoSeconds` …
+        /// `oneRenewalEveryFifteenMinutes`).
+        case oneRenewal(every: Duration)
+        /// A day of subscription time lasts a second: a week 7 s, a month 30 s, a year
+        /// 365 s; grace 6 or 16 s and billing retry 60 s. Apple's `oneSecondIsOneDay`.
+        case oneSecondIsOneDay
     }
 
     /// A call to the store that a test can make fail: SKTestSession's `StoreKitAPI`.

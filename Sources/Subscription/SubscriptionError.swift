@@ -35,7 +35,7 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let notSubscribed = Code("notSubscribed")
         /// No pending purchase has this identifier.
         public static let requestNotFound = Code("requestNotFound")
-        /// A simulated month must last at least a second.
+        /// A simulated month or renewal must last at least a second.
         public static let invalidTimeRate = Code("invalidTimeRate")
         /// An argument was outside what the call accepts.
         public static let invalidArgument = Code("invalidArgument")

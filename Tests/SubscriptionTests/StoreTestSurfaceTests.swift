@@ -85,4 +85,45 @@ import TrainTesting
         let fake = FakeSubscriptionService()
         #expect(try await fake.appTransaction().payloadValue.originalAppVersion == "1.0")
     }
+
+    @Test("one renewal every 2 seconds: every period, a trial and grace included, lasts 2 s")
+    func oneRenewalEvery() async throws {
+        let clock = ManualClock()
+        let start = ManualClock.defaultStart
+        let products = ProductTypeTests.catalog + [OfferTests.payUpFront]
+        let store = SimulatedAppStore(products: products, clock: clock)
+        let service = LocalSubscriptionService(store: store)
+        try store.setTimeRate(.oneRenewal(every: .seconds(2)))
+        #expect(throws: SubscriptionError(.invalidTimeRate)) { try store.setTimeRate(.oneRenewal(every: .milliseconds(500))) }
+        #expect(store.timeRate == .oneRenewal(every: .seconds(2)))
+        for productID in [ProductTypeTests.weekly.id, OfferTests.payUpFront.id] {
+            guard case .success(let result) = try await service.purchase(productID) else { throw SubscriptionError(.systemError) }
+            #expect(result.unsafePayloadValue.expirationDate == clock.now.addingTimeInterval(2), "\(productID)")
+        }
+        store.shouldEnterBillingRetryOnRenewal = true
+        store.billingGracePeriodIsEnabled = true
+        clock.advance(to: start.addingTimeInterval(2.5))
+        let grace = try await service.subscriptionStatuses().compactMap { try $0.renewalInfo.payloadValue.gracePeriodExpirationDate }
+        #expect(grace == [start.addingTimeInterval(4), start.addingTimeInterval(4)])
+    }
+
+    @Test("one second is one day: a week lasts 7 s, a month 30 s, a year 365 s, and a month's grace 16 s")
+    func oneSecondIsOneDay() async throws {
+        let clock = ManualClock()
+        let start = ManualClock.defaultStart
+        let store = SimulatedAppStore(products: ProductTypeTests.catalog + StoreProduct.standard.filter { $0.tier == .premium }, clock: clock)
+        let service = LocalSubscriptionService(store: store)
+        try store.setTimeRate(.oneSecondIsOneDay)
+        for (productID, seconds) in [(ProductTypeTests.weekly.id, 7.0), ("com.train.premium.monthly", 30), (ProductTypeTests.yearly.id, 365)] {
+            try store.switchAppleID(to: AppleID("\(productID)@example.com"))
+            guard case .success(let result) = try await service.purchase(productID) else { throw SubscriptionError(.systemError) }
+            #expect(result.unsafePayloadValue.expirationDate == start.addingTimeInterval(seconds), "\(productID)")
+        }
+        store.shouldEnterBillingRetryOnRenewal = true
+        store.billingGracePeriodIsEnabled = true
+        clock.advance(to: start.addingTimeInterval(30.5))
+        try store.switchAppleID(to: AppleID("com.train.premium.monthly@example.com"))
+        let status = try #require(try await service.subscriptionStatuses().first)
+        #expect(try status.renewalInfo.payloadValue.gracePeriodExpirationDate == start.addingTimeInterval(46))
+    }
 }
