@@ -112,9 +112,14 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     public var isPurchaseInProgress: Bool { inProgress.withLock { $0 } }
 
+    /// The products sold in the store's storefront, each at its price there.
     public func products() async throws -> [StoreProduct] {
         try store.failIfSimulated(.loadProducts)
-        return store.products
+        return store.productsInStorefront
+    }
+
+    public func storefront() async throws -> StoreStorefront {
+        store.storefront
     }
 
     /// Buys a product for the device's Apple ID, tagged with the signed-in app user's

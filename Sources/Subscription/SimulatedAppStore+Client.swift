@@ -46,6 +46,9 @@ extension SimulatedAppStore {
                 try refuseAnotherAccountsPurchase(product, owner: appleID, token: appAccountToken, in: state, now: now)
             }
             // Checked before a request waits too: a parent must not approve what cannot be bought.
+            guard product.price(in: state.settings.storefront) != nil else {
+                throw SubscriptionError(.productUnavailable, detail: "'\(product.id)' is not sold in the \(state.settings.storefront) storefront.")
+            }
             _ = try requestedOffer(offer?.request, of: product, owner: appleID, in: state, now: now)
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted

@@ -84,6 +84,25 @@ extension SimulatedAppStore {
         set { set(\.purchaseSheetDelay, max(.zero, newValue)) }
     }
 
+    /// The storefront the device's Apple ID buys in (`SKTestSession.storefront`): the
+    /// products sold there, at its prices and in its currency. The United States until a
+    /// test changes it; it lasts for the instance, as test settings do.
+    public var storefront: StoreStorefront {
+        get { setting(\.storefront) }
+        set { set(\.storefront, newValue) }
+    }
+
+    /// The products sold in the storefront, each at its price there.
+    public var productsInStorefront: [StoreProduct] {
+        let storefront = storefront
+        return products.compactMap { product in
+            guard let price = product.price(in: storefront) else { return nil }
+            var local = product
+            local.price = price
+            return local
+        }
+    }
+
     /// How fast subscription time runs for periods that start from now on.
     public var timeRate: TimeRate { setting(\.timeRate) }
 

@@ -165,7 +165,7 @@ extension SimulatedAppStore {
             self.product(id).flatMap { $0.type == .autoRenewable && $0.period != nil ? $0 : nil }
         }
         let product = renewable(subscription.autoRenewPreference) ?? renewable(subscription.productID)
-        guard let product else {
+        guard let product, product.price(in: state.settings.storefront) != nil else {
             subscription.state = .expired
             subscription.expirationReason = .productUnavailable
             return
@@ -177,18 +177,19 @@ extension SimulatedAppStore {
         let periodsLeft = offer == nil ? 0 : subscription.offerPeriodsLeft - 1
         let transaction = newTransaction(
             product, owner: subscription.owner, token: subscription.appAccountToken, originalID: subscription.originalID,
-            purchaseDate: start, offer: offer, state: &state, changes: &changes, returnedByPurchase: false)
+            purchaseDate: start, offer: offer, reason: .renewal, state: &state, changes: &changes, returnedByPurchase: false)
         subscription.begin(transaction)
         subscription.offerPeriodsLeft = periodsLeft
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
     }
 
-    /// Records a new transaction of `owner`, tagged `token`, at `offer`'s price and for
-    /// its period if there is one, and queues its announcement.
+    /// Records a new transaction of `owner`, tagged `token`, in the storefront, at
+    /// `offer`'s price and for its period if there is one, and queues its announcement.
     @discardableResult
     func newTransaction(
         _ product: StoreProduct, owner: AppleID, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil,
-        offer: SubscriptionOffer? = nil, state: inout State, changes: inout Changes, returnedByPurchase: Bool
+        offer: SubscriptionOffer? = nil, reason: TransactionReason = .purchase, state: inout State, changes: inout Changes,
+        returnedByPurchase: Bool
     ) -> StoreTransaction {
         let id = reservedID ?? state.nextID
         if reservedID == nil { state.nextID += 1 }
@@ -200,7 +201,10 @@ extension SimulatedAppStore {
             id: id, originalID: originalID ?? id, productID: product.id, productType: product.type,
             subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: purchaseDate,
             expirationDate: renews ? end : nil, appAccountToken: token, offer: offer.map(TransactionOffer.init),
-            price: offer?.price ?? product.price, currency: Self.currency)
+            price: offer?.price ?? product.price(in: state.settings.storefront) ?? product.price,
+            currency: state.settings.storefront.currencyCode, reason: reason,
+            originalPurchaseDate: originalID.flatMap { state.entries[$0]?.transaction.purchaseDate } ?? purchaseDate,
+            storefrontCountryCode: state.settings.storefront.countryCode)
         if product.type == .nonRenewable, let period = product.period {
             let end = period.end(after: purchaseDate)
             state.passEnds.insert(end, at: state.passEnds.firstIndex { $0 > end } ?? state.passEnds.endIndex)
@@ -245,6 +249,9 @@ extension SimulatedAppStore {
         state: inout State, changes: inout Changes, now: Date
     ) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
         try product.validate()
+        guard product.price(in: state.settings.storefront) != nil else {
+            throw SubscriptionError(.productUnavailable, detail: "'\(product.id)' is not sold in the \(state.settings.storefront) storefront.")
+        }
         guard product.type == .autoRenewable else {
             _ = try requestedOffer(request, of: product, owner: owner, in: state, now: now)
             return buyOnce(

@@ -95,6 +95,8 @@ public final class SimulatedAppStore: Sendable {
         var timeRate = TimeRate.realTime
         /// Offer codes not yet redeemed, uppercase, with the product and offer of each.
         var offerCodes: [String: OfferCode] = [:]
+        /// The storefront the device's Apple ID buys in.
+        var storefront = StoreStorefront.unitedStates
     }
 
     /// What an offer code redeems.
@@ -263,6 +265,13 @@ public final class SimulatedAppStore: Sendable {
     private static func load(from records: RecordReader) throws -> State {
         var state = State()
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
+        // A renewal stored before transactions had an original purchase date takes its first transaction's.
+        for (id, entry) in state.entries
+        where entry.transaction.originalID != id && entry.transaction.originalPurchaseDate == entry.transaction.purchaseDate {
+            if let original = state.entries[entry.transaction.originalID] {
+                state.entries[id]?.transaction.originalPurchaseDate = original.transaction.purchaseDate
+            }
+        }
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
         state.appleID = try records.value(forKey: StoreLedger.deviceKey, in: StoreLedger.device) ?? .standard
@@ -576,6 +585,4 @@ public final class SimulatedAppStore: Sendable {
 
     static let askToBuyLifetime: TimeInterval = 24 * 3600
 
-    /// The currency transactions are paid in: US dollars, the storefront's.
-    static let currency = "USD"
 }

@@ -122,15 +122,18 @@ enum StoreLedger {
     /// transactions and subscriptions (a record of layout 1 belongs to
     /// ``AppleID/standard``); 3 adds a transaction's product type and quantity (before,
     /// every transaction was one auto-renewable subscription period); 4 adds the offer
-    /// and price of a transaction and the offer periods a subscription has left.
-    static let format: UInt8 = 4
+    /// and price of a transaction and the offer periods a subscription has left; 5 a
+    /// transaction's reason, original purchase date and storefront (before, the reason
+    /// is read from whether it continues an earlier transaction, and the original
+    /// purchase date from that transaction).
+    static let format: UInt8 = 5
 
     /// A collection of ledger records in the binary layout.
     private static func binary<Value: Codable & Sendable>(
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        .binary(name, format: format, earlierFormats: [1, 2, 3], encode: encode, decode: decode)
+        .binary(name, format: format, earlierFormats: [1, 2, 3, 4], encode: encode, decode: decode)
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
@@ -295,6 +298,9 @@ extension StoreLedger.Entry {
         writer.write(transaction.offer)
         writer.write(price: transaction.price)
         writer.write(transaction.currency)
+        writer.write(transaction.reason.rawValue)
+        writer.write(transaction.originalPurchaseDate)
+        writer.write(transaction.storefrontCountryCode)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
@@ -318,6 +324,11 @@ extension StoreLedger.Entry {
             transaction.offer = try reader.read(TransactionOffer?.self)
             transaction.price = try reader.readPrice()
             transaction.currency = try reader.read()
+        }
+        if reader.format >= 5 {
+            transaction.reason = try reader.read(TransactionReason.self)
+            transaction.originalPurchaseDate = try reader.read()
+            transaction.storefrontCountryCode = try reader.read()
         }
         self.init(transaction: transaction, owner: owner, verified: verified, finished: finished, revision: revision)
     }

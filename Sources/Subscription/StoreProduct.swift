@@ -207,6 +207,10 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     public var introductoryOffer: SubscriptionOffer?
     /// The promotional, offer-code and win-back offers of an auto-renewable subscription.
     public var offers: [SubscriptionOffer] = []
+    /// Its price in each storefront it is sold in, by country code. Empty, the product is
+    /// sold in every storefront at ``price``; otherwise only in these, at these prices.
+    /// Offers cost the same in every storefront.
+    public var prices: [String: Decimal] = [:]
 
     /// Creates an auto-renewable subscription.
     /// - Parameters:
@@ -272,7 +276,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, displayName, type, tier, period, price, subscriptionGroupID, introductoryOffer, offers
+        case id, displayName, type, tier, period, price, subscriptionGroupID, introductoryOffer, offers, prices
     }
 
     /// Decodes a product; one written before products had a type is an auto-renewable subscription.
@@ -289,6 +293,24 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         subscriptionGroupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
         introductoryOffer = try container.decodeIfPresent(SubscriptionOffer.self, forKey: .introductoryOffer)
         offers = try container.decodeIfPresent([SubscriptionOffer].self, forKey: .offers) ?? []
+        prices = try container.decodeIfPresent([String: Decimal].self, forKey: .prices) ?? [:]
+    }
+
+    /// Its price in `storefront`, or nil where it is not sold.
+    /// - Parameter storefront: The storefront.
+    /// - Returns: The price, in the storefront's currency.
+    public func price(in storefront: StoreStorefront) -> Decimal? {
+        prices.isEmpty ? price : prices[storefront.countryCode]
+    }
+
+    /// Its price in `storefront` as a user reads it, such as `4,99 €` for `de_DE`, or nil
+    /// where it is not sold: StoreKit's `displayPrice`.
+    /// - Parameters:
+    ///   - storefront: The storefront, whose currency the price is in.
+    ///   - locale: The locale to write it in.
+    /// - Returns: The price, written out.
+    public func displayPrice(in storefront: StoreStorefront, locale: Locale) -> String? {
+        price(in: storefront).map { $0.formatted(.currency(code: storefront.currencyCode).locale(locale)) }
     }
 
     /// The offer of this product with this kind and identifier.
@@ -303,7 +325,8 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// Checks that the product is whole: an identifier and name of 1 to 200 bytes without
     /// control characters; a price of zero or more; a period and a group for an
     /// auto-renewable subscription, a period and no group for a non-renewing one, and
-    /// neither for a non-consumable or a consumable; no tier for a consumable; offers
+    /// neither for a non-consumable or a consumable; no tier for a consumable; prices by
+    /// three-letter storefront country codes, zero or more; offers
     /// only on an auto-renewable subscription, each whole (``SubscriptionOffer/validate()``),
     /// the introductory one introductory and the others not, no two of a kind with one
     /// identifier, and a pay-as-you-go offer's periods as long as the subscription's.
@@ -317,6 +340,11 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
             else { throw fail("the \(name) has 1 to 200 bytes and no control characters.") }
         }
         guard price >= 0, !price.isNaN else { throw fail("the price is zero or more.") }
+        for (country, price) in prices {
+            guard StoreStorefront.isCode(country), price >= 0, !price.isNaN else {
+                throw fail("a storefront's price is keyed by a three-letter country code and zero or more.")
+            }
+        }
         switch type {
         case .autoRenewable:
             guard period != nil, let group = subscriptionGroupID, !group.isEmpty else { throw fail("a subscription has a period and a group.") }

@@ -28,7 +28,12 @@ public protocol SubscriptionService: Sendable {
     /// Whether a purchase is in progress (the purchase sheet is up).
     var isPurchaseInProgress: Bool { get }
 
-    /// The products on sale.
+    /// The storefront the Apple ID buys in, whose currency prices are in: StoreKit's `Storefront.current`.
+    /// - Returns: The storefront.
+    /// - Throws: The store's failure.
+    func storefront() async throws -> StoreStorefront
+
+    /// The products on sale in the storefront, each at its price there.
     /// - Returns: The products.
     /// - Throws: ``SubscriptionError/Code/networkError`` when the store cannot be reached.
     func products() async throws -> [StoreProduct]

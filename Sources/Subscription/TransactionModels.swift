@@ -55,6 +55,13 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     public var price: Decimal?
     /// The ISO 4217 code of the currency paid in, such as `USD`.
     public var currency: String?
+    /// Why it was made: a purchase, or a renewal.
+    public var reason: TransactionReason
+    /// When the subscription's first transaction was bought; the purchase date for
+    /// anything else.
+    public var originalPurchaseDate: Date
+    /// The country code of the storefront it was bought in, such as `USA`.
+    public var storefrontCountryCode: String?
 
     /// Whether it pays for a free trial, an introductory discount, or a normal period.
     public var periodType: SubscriptionPeriodType {
@@ -93,12 +100,16 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     ///   - offer: The offer it was bought with.
     ///   - price: What was paid.
     ///   - currency: The currency paid in.
+    ///   - reason: Why it was made; a renewal when it continues an earlier transaction, else a purchase, by default.
+    ///   - originalPurchaseDate: When the first transaction was bought; `purchaseDate` by default.
+    ///   - storefrontCountryCode: The storefront it was bought in.
     public init(
         id: UInt64, originalID: UInt64? = nil, productID: String, productType: StoreProductType = .autoRenewable,
         subscriptionGroupID: String? = "train.subscriptions", purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil,
         revocationReason: RevocationReason? = nil, isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased,
         appAccountToken: UUID? = nil, environment: StoreEnvironment = .simulated, purchasedQuantity: Int = 1,
-        offer: TransactionOffer? = nil, price: Decimal? = nil, currency: String? = nil
+        offer: TransactionOffer? = nil, price: Decimal? = nil, currency: String? = nil, reason: TransactionReason? = nil,
+        originalPurchaseDate: Date? = nil, storefrontCountryCode: String? = nil
     ) {
         self.id = id
         self.originalID = originalID ?? id
@@ -111,6 +122,9 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
         self.offer = offer
         self.price = price
         self.currency = currency
+        self.reason = reason ?? (originalID.map { $0 != id } == true ? .renewal : .purchase)
+        self.originalPurchaseDate = originalPurchaseDate ?? purchaseDate
+        self.storefrontCountryCode = storefrontCountryCode
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
         self.isUpgraded = isUpgraded
@@ -124,6 +138,7 @@ extension StoreTransaction {
     private enum CodingKeys: String, CodingKey {
         case id, originalID, productID, productType, subscriptionGroupID, purchaseDate, expirationDate, purchasedQuantity
         case revocationDate, revocationReason, isUpgraded, ownershipType, appAccountToken, environment, offer, price, currency
+        case reason, originalPurchaseDate, storefrontCountryCode
     }
 
     /// Decodes a transaction; one written before transactions had a product type is an
@@ -148,7 +163,10 @@ extension StoreTransaction {
             purchasedQuantity: try container.decodeIfPresent(Int.self, forKey: .purchasedQuantity) ?? 1,
             offer: try container.decodeIfPresent(TransactionOffer.self, forKey: .offer),
             price: try container.decodeIfPresent(Decimal.self, forKey: .price),
-            currency: try container.decodeIfPresent(String.self, forKey: .currency))
+            currency: try container.decodeIfPresent(String.self, forKey: .currency),
+            reason: try container.decodeIfPresent(TransactionReason.self, forKey: .reason),
+            originalPurchaseDate: try container.decodeIfPresent(Date.self, forKey: .originalPurchaseDate),
+            storefrontCountryCode: try container.decodeIfPresent(String.self, forKey: .storefrontCountryCode))
     }
 }
 

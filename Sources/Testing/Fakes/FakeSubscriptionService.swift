@@ -51,6 +51,8 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         case allTransactions
         /// ``appTransaction()``.
         case appTransaction
+        /// ``storefront()``.
+        case storefront
         /// ``unfinishedTransactions()``.
         case unfinishedTransactions
         /// ``latestTransaction(for:)``.
@@ -240,6 +242,11 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         try await perform(.currentEntitlements, .currentEntitlements) { [] }
     }
 
+    /// Returns the scripted storefront, or the United States.
+    public func storefront() async throws -> StoreStorefront {
+        try await perform(.storefront, .storefront) { .unitedStates }
+    }
+
     /// Returns the scripted app transaction, or version 1.0 of `com.example.train` bought at the fake clock's start.
     public func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo> {
         try await perform(.appTransaction, .appTransaction) {
@@ -318,6 +325,11 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreVeri
     public static var allTransactions: Self { Self("allTransactions()") }
     /// ``FakeSubscriptionService/unfinishedTransactions()``: the transactions.
     public static var unfinishedTransactions: Self { Self("unfinishedTransactions()") }
+}
+
+extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreStorefront {
+    /// ``FakeSubscriptionService/storefront()``: the storefront.
+    public static var storefront: Self { Self("storefront()") }
 }
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<AppTransactionInfo> {
