@@ -92,13 +92,22 @@ extension SimulatedAppStore {
         set { set(\.storefront, newValue) }
     }
 
-    /// The products sold in the storefront, each at its price there.
+    /// The locale the store writes product names in (`SKTestSession.locale`): `en_US`
+    /// until a test changes it; it lasts for the instance, as test settings do.
+    public var locale: Locale {
+        get { setting(\.locale) }
+        set { set(\.locale, newValue) }
+    }
+
+    /// The products sold in the storefront, each at its price there and with its name in
+    /// the store's locale.
     public var productsInStorefront: [StoreProduct] {
-        let storefront = storefront
+        let (storefront, locale) = state.withLock { ($0.settings.storefront, $0.settings.locale) }
         return products.compactMap { product in
             guard let price = product.price(in: storefront) else { return nil }
             var local = product
             local.price = price
+            local.displayName = product.displayName(for: locale)
             return local
         }
     }
@@ -275,7 +284,8 @@ extension SimulatedAppStore {
     /// How far back a purchase of any kind may be dated: a century (36,525 days).
     static let maximumBackdating: TimeInterval = 36_525 * 86_400
 
-    /// Ends the device's Apple ID's subscription in the group now: its latest transaction expires a millisecond ago (`expireSubscription`).
+    /// Ends the device's Apple ID's subscription in the group now: its latest transaction
+    /// expires a millisecond ago (`expireSubscription`). Earlier transactions keep their dates.
     /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
     public func expireSubscription(productID: String) throws(SubscriptionError) {
@@ -294,7 +304,9 @@ extension SimulatedAppStore {
     }
 
     /// Ends the current period of the device's Apple ID's subscription in the group now
-    /// and starts the next one (`forceRenewalOfSubscription`).
+    /// and starts the next one (`forceRenewalOfSubscription`): the current period's
+    /// transaction ends a millisecond before the renewal starts, so the two never
+    /// overlap; earlier transactions keep their dates.
     /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
     public func forceRenewal(productID: String) throws(SubscriptionError) {

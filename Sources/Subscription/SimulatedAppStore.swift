@@ -97,6 +97,8 @@ public final class SimulatedAppStore: Sendable {
         var offerCodes: [String: OfferCode] = [:]
         /// The storefront the device's Apple ID buys in.
         var storefront = StoreStorefront.unitedStates
+        /// The locale product names are read in.
+        var locale = Locale(identifier: "en_US")
     }
 
     /// What an offer code redeems.

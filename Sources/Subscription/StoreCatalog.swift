@@ -78,7 +78,8 @@ public struct StoreCatalog: Hashable, Sendable {
     /// promotional offers (`adHocOffers`) and offer-code offers (`codeOffers`); win-back
     /// offers are not read. The file says nothing of
     /// tiers, and nothing of how long a non-renewing subscription lasts, so the app says.
-    /// Names are the `en_US` localization's, else the first one's, else the reference name.
+    /// Names are the `en_US` localization's, else the first one's, else the reference
+    /// name; every localization's name is kept in ``StoreProduct/localizedNames``.
     /// - Parameters:
     ///   - storeKitConfiguration: The file's contents.
     ///   - tiers: The tier each product grants; a product not listed grants none.
@@ -183,6 +184,18 @@ private struct StoreKitConfiguration: Decodable {
             let names = (localizations ?? []).filter { !($0.displayName ?? "").isEmpty }
             let reference = referenceName.flatMap { $0.isEmpty ? nil : $0 }
             let name = names.first(where: { $0.locale == "en_US" })?.displayName ?? names.first?.displayName ?? reference ?? productID
+            var localized: [String: String] = [:]
+            for entry in names {
+                if let locale = entry.locale, let displayName = entry.displayName { localized[locale] = localized[locale] ?? displayName }
+            }
+            var product = try product(named: name, tier: tier, duration: duration, price: price)
+            product.localizedNames = localized
+            return product
+        }
+
+        private func product(named name: String, tier: SubscriptionTier, duration: SubscriptionPeriod?, price: Decimal)
+            throws(SubscriptionError) -> StoreProduct
+        {
             switch type {
             case "Consumable":
                 return .consumable(id: productID, displayName: name, price: price)

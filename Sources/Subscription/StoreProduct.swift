@@ -211,6 +211,9 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// sold in every storefront at ``price``; otherwise only in these, at these prices.
     /// Offers cost the same in every storefront.
     public var prices: [String: Decimal] = [:]
+    /// The name in other languages, by locale identifier such as `de_DE`; a locale not
+    /// listed reads ``displayName``.
+    public var localizedNames: [String: String] = [:]
 
     /// Creates an auto-renewable subscription.
     /// - Parameters:
@@ -276,7 +279,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, displayName, type, tier, period, price, subscriptionGroupID, introductoryOffer, offers, prices
+        case id, displayName, type, tier, period, price, subscriptionGroupID, introductoryOffer, offers, prices, localizedNames
     }
 
     /// Decodes a product; one written before products had a type is an auto-renewable subscription.
@@ -294,6 +297,18 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         introductoryOffer = try container.decodeIfPresent(SubscriptionOffer.self, forKey: .introductoryOffer)
         offers = try container.decodeIfPresent([SubscriptionOffer].self, forKey: .offers) ?? []
         prices = try container.decodeIfPresent([String: Decimal].self, forKey: .prices) ?? [:]
+        localizedNames = try container.decodeIfPresent([String: String].self, forKey: .localizedNames) ?? [:]
+    }
+
+    /// The name a user of `locale` reads: the one for its identifier, else the first for
+    /// its language, else ``displayName``.
+    /// - Parameter locale: The locale.
+    /// - Returns: The name.
+    public func displayName(for locale: Locale) -> String {
+        if let name = localizedNames[locale.identifier] { return name }
+        let language = locale.language.languageCode?.identifier
+        let sameLanguage = localizedNames.keys.sorted().first { Locale(identifier: $0).language.languageCode?.identifier == language }
+        return sameLanguage.flatMap { localizedNames[$0] } ?? displayName
     }
 
     /// Its price in `storefront`, or nil where it is not sold.
@@ -335,7 +350,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         func fail(_ why: String) -> SubscriptionError {
             SubscriptionError(.invalidArgument, detail: "Product '\(id)': \(why)")
         }
-        for (name, text) in [("identifier", id), ("display name", displayName)] {
+        for (name, text) in [("identifier", id), ("display name", displayName)] + localizedNames.map({ ("name for \($0.key)", $0.value) }) {
             guard (1...200).contains(text.utf8.count), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw fail("the \(name) has 1 to 200 bytes and no control characters.") }
         }

@@ -126,4 +126,23 @@ import TrainTesting
         let status = try #require(try await service.subscriptionStatuses().first)
         #expect(try status.renewalInfo.payloadValue.gracePeriodExpirationDate == start.addingTimeInterval(46))
     }
+
+    @Test("forcing a renewal or expiring a subscription changes only the current period's transaction, never an earlier one's dates")
+    func earlierTransactionsKeepTheirDates() async throws {
+        let harness = try H()
+        let first = try await harness.buy()
+        harness.clock.advance(to: try #require(first.expirationDate).addingTimeInterval(1))
+        let before = harness.store.allTransactions.map(\.unsafePayloadValue)
+        #expect(before.count == 2)
+        harness.clock.advance(by: .seconds(86_400))
+        try harness.store.forceRenewal(productID: H.proMonthly)
+        let afterRenewal = harness.store.allTransactions.map(\.unsafePayloadValue)
+        #expect(afterRenewal[0] == before[0], "the first period is untouched")
+        #expect(afterRenewal[1].expirationDate == harness.clock.now.addingTimeInterval(-0.001), "the current period ends a moment before the new one")
+        #expect(afterRenewal[1].purchaseDate == before[1].purchaseDate)
+        try harness.store.expireSubscription(productID: H.proMonthly)
+        let afterExpiry = harness.store.allTransactions.map(\.unsafePayloadValue)
+        #expect(Array(afterExpiry.prefix(2)) == Array(afterRenewal.prefix(2)), "only the current period's end moves")
+        #expect(afterExpiry[2].expirationDate == harness.clock.now.addingTimeInterval(-0.001))
+    }
 }

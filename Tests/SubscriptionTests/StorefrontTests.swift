@@ -116,4 +116,24 @@ import TrainTesting
         #expect(read.map(\.originalPurchaseDate) == [first.purchaseDate, first.purchaseDate])
         #expect(read.allSatisfy { $0.storefrontCountryCode == nil })
     }
+
+    @Test("product names follow the store's locale: its own, else its language's, else the product's name")
+    func localizedNames() async throws {
+        var product = Self.everywhere
+        product.localizedNames = ["de_DE": "Pro (monatlich)", "fr_FR": "Pro (mensuel)"]
+        let store = SimulatedAppStore(products: [product], clock: ManualClock())
+        let service = LocalSubscriptionService(store: store)
+        #expect(try await service.products().first?.displayName == "Pro")
+        for (locale, name) in [("de_DE", "Pro (monatlich)"), ("de_AT", "Pro (monatlich)"), ("fr_CA", "Pro (mensuel)"), ("ja_JP", "Pro")] {
+            store.locale = Locale(identifier: locale)
+            #expect(try await service.products().first?.displayName == name, "\(locale)")
+        }
+        let catalog = try StoreCatalog(
+            storeKitConfiguration: StoreCatalogTests.storeKitFile, tiers: StoreCatalogTests.tiers,
+            nonRenewingDurations: ["com.train.summer.pass": .week])
+        let coaching = try #require(catalog.products.first { $0.id == "com.train.coaching" })
+        #expect(coaching.localizedNames == ["de_DE": "Coaching-Sitzung", "en_US": "Coaching session"])
+        product.localizedNames["de_DE"] = "Pro\u{0}"
+        #expect(throws: SubscriptionError(.invalidArgument)) { try product.validate() }
+    }
 }
