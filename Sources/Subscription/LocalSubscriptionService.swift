@@ -222,20 +222,28 @@ public final class LocalSubscriptionService: SubscriptionService {
         store.settle()
         let now = store.clock.now
         let history = store.history(for: viewer)
-        var latestNonRenewing: [String: UInt64] = [:]
+        // The latest of each non-renewing product, verified and not: a later unverified
+        // purchase must not hide the verified one that grants the tier.
+        struct PassKey: Hashable {
+            var productID: String
+            var verified: Bool
+        }
+        var latestNonRenewing: [PassKey: StoreTransaction] = [:]
         let active = history.transactions.filter { result in
             let transaction = result.unsafePayloadValue
             guard transaction.revocationDate == nil, !transaction.isUpgraded, let end = engine.entitlementEnd(of: transaction),
                 now <= max(end, history.grace[transaction.id] ?? .distantPast)
             else { return false }
             if transaction.productType == .nonRenewable {
-                latestNonRenewing[transaction.productID] = max(latestNonRenewing[transaction.productID] ?? 0, transaction.id)
+                let key = PassKey(productID: transaction.productID, verified: result.isVerified)
+                if latestNonRenewing[key].map({ Self.isLater(transaction, than: $0) }) ?? true { latestNonRenewing[key] = transaction }
             }
             return true
         }
         return active.filter { result in
             let transaction = result.unsafePayloadValue
-            return transaction.productType != .nonRenewable || latestNonRenewing[transaction.productID] == transaction.id
+            return transaction.productType != .nonRenewable
+                || latestNonRenewing[PassKey(productID: transaction.productID, verified: result.isVerified)]?.id == transaction.id
         }
     }
 
@@ -255,6 +263,12 @@ public final class LocalSubscriptionService: SubscriptionService {
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.transactions(for: viewer, includingFinishedConsumables: true).last { $0.unsafePayloadValue.productID == productID }
+    }
+
+    /// Whether `transaction` was bought after `other`: by purchase date, then identifier
+    /// (an approved Ask to Buy request keeps its earlier identifier).
+    static func isLater(_ transaction: StoreTransaction, than other: StoreTransaction) -> Bool {
+        (transaction.purchaseDate, transaction.id) > (other.purchaseDate, other.id)
     }
 
     public func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo> {

@@ -71,6 +71,11 @@ extension SimulatedAppStore {
         }
     }
 
+    /// `entries` by purchase date, then identifier.
+    static func oldestFirst(_ entries: some Sequence<StoreLedger.Entry>) -> [StoreLedger.Entry] {
+        entries.sorted { ($0.transaction.purchaseDate, $0.transaction.id) < ($1.transaction.purchaseDate, $1.transaction.id) }
+    }
+
     /// Throws the error a test chose for `api`, if it chose one.
     func failIfSimulated(_ api: StoreAPI) throws(SubscriptionError) {
         guard let failure = state.withLock({ $0.settings.failures[api] }) else { return }
@@ -121,11 +126,12 @@ extension SimulatedAppStore {
         }
     }
 
-    /// The transactions `audience` sees, by identifier; consumables the app finished only
-    /// if asked for.
+    /// The transactions `audience` sees, oldest first (by purchase date, then identifier:
+    /// an approved Ask to Buy request keeps its earlier identifier); consumables the app
+    /// finished only if asked for.
     func transactions(for audience: Audience, includingFinishedConsumables: Bool) -> [StoreVerificationResult<StoreTransaction>] {
         state.withLock { state in
-            state.entries.keys.sorted().compactMap { state.entries[$0] }
+            Self.oldestFirst(state.entries.values)
                 .filter { entry in
                     audience.sees(entry, on: state.appleID)
                         && (includingFinishedConsumables || !entry.finished || entry.transaction.productType != .consumable)
@@ -134,10 +140,10 @@ extension SimulatedAppStore {
         }
     }
 
-    /// The transactions `audience` sees that the app has not finished, each with its revision.
+    /// The transactions `audience` sees that the app has not finished, oldest first, each with its revision.
     func unfinished(for audience: Audience) -> [(result: StoreVerificationResult<StoreTransaction>, revision: Int)] {
         state.withLock { state in
-            state.entries.keys.sorted().compactMap { state.entries[$0] }
+            Self.oldestFirst(state.entries.values)
                 .filter { !$0.finished && audience.sees($0, on: state.appleID) }.map { ($0.result, $0.revision) }
         }
     }

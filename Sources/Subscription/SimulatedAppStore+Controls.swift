@@ -118,11 +118,13 @@ extension SimulatedAppStore {
     /// Changes the time rate (`SKTestSession.timeRate`).
     /// - Parameter rate: The rate.
     /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month, or a
-    ///   renewal, lasts at least one second.
+    ///   renewal, lasts from one second to a century.
     public func setTimeRate(_ rate: TimeRate) throws(SubscriptionError) {
         switch rate {
-        case .monthlyRenewal(let every) where every < .seconds(1), .oneRenewal(let every) where every < .seconds(1):
-            throw SubscriptionError(.invalidTimeRate, detail: "A simulated month or renewal must last at least one second, not \(every).")
+        case .monthlyRenewal(let every) where every < .seconds(1) || every > Self.longestRenewal,
+            .oneRenewal(let every) where every < .seconds(1) || every > Self.longestRenewal:
+            throw SubscriptionError(
+                .invalidTimeRate, detail: "A simulated month or renewal must last from one second to a century, not \(every).")
         default:
             break
         }
@@ -379,15 +381,17 @@ extension SimulatedAppStore {
         app.withLock { $0 = info }
     }
 
-    /// Removes a transaction from the ledger as if it had never been made
-    /// (`deleteTransaction(identifier:)`). When it was its subscription's latest, the
-    /// subscription goes back to the one before, lapsed, and renews no more; when it was
-    /// the only one, the subscription is gone. Services on the store recompute their
-    /// entitlements.
+    /// Removes a transaction from the ledger (`deleteTransaction(identifier:)`). When it
+    /// was its subscription's latest, the subscription goes back to the one before: still
+    /// current if its period runs (an upgrade deleted leaves the upgraded-from period
+    /// current again), lapsed and renewing no more if it has ended; when it was the only
+    /// one, the subscription is gone. Services on the store recompute their entitlements.
+    /// A purchase still waiting for Ask to Buy or an interruption is not a transaction
+    /// yet: decline or resolve it instead.
     /// - Parameter transactionID: The transaction.
     /// - Throws: ``SubscriptionError/Code/transactionNotFound``.
     public func deleteTransaction(_ transactionID: UInt64) throws(SubscriptionError) {
-        try mutate { state, changes, _ throws(SubscriptionError) in
+        try mutate { state, changes, now throws(SubscriptionError) in
             guard let entry = state.entries.removeValue(forKey: transactionID) else {
                 throw SubscriptionError(.transactionNotFound, detail: "No transaction \(transactionID).")
             }
@@ -402,10 +406,13 @@ extension SimulatedAppStore {
                 state.announcedGrace[originalID] = nil
                 return
             }
-            subscription.begin(previous.transaction)
-            subscription.state = .expired
-            subscription.expirationReason = .unknown
-            subscription.willAutoRenew = false
+            if previous.transaction.isUpgraded { update(previous.transaction.id, &state, &changes) { $0.isUpgraded = false } }
+            subscription.begin(state.entries[previous.transaction.id]?.transaction ?? previous.transaction)
+            if subscription.periodEnd < now {
+                subscription.state = .expired
+                subscription.expirationReason = .unknown
+                subscription.willAutoRenew = false
+            }
             state.subscriptions[originalID] = subscription
         }
     }
@@ -514,12 +521,17 @@ extension SimulatedAppStore {
         }
     }
 
-    /// Puts every test setting back to its default (`resetToDefaultState`); the ledger
-    /// stays. What was due before is settled first, under the settings it was due under.
+    /// Puts every test setting back to its default (`resetToDefaultState`), the app
+    /// transaction included; the ledger stays. What was due before is settled first,
+    /// under the settings it was due under.
     public func resetToDefaultState() {
         settle()
         state.withLock { $0.settings = Settings() }
+        app.withLock { $0 = defaultAppTransaction }
     }
+
+    /// The longest simulated month or renewal: a century.
+    static let longestRenewal = Duration.seconds(36_525 * 86_400)
 
     private func changeSubscription(
         productID: String,

@@ -203,7 +203,7 @@ extension SimulatedAppStore {
             expirationDate: renews ? end : nil, appAccountToken: token, offer: offer.map(TransactionOffer.init),
             price: offer?.price ?? product.price(in: state.settings.storefront) ?? product.price,
             currency: state.settings.storefront.currencyCode, reason: reason,
-            originalPurchaseDate: originalID.flatMap { state.entries[$0]?.transaction.purchaseDate } ?? purchaseDate,
+            originalPurchaseDate: originalID.flatMap { originalPurchaseDate(of: $0, in: state) } ?? purchaseDate,
             storefrontCountryCode: state.settings.storefront.countryCode)
         if product.type == .nonRenewable, let period = product.period {
             let end = period.end(after: purchaseDate)
@@ -214,6 +214,13 @@ extension SimulatedAppStore {
         changes.entries.insert(id)
         changes.events.append(.transaction(entry.result, owner: owner, revision: entry.revision, returnedByPurchase: returnedByPurchase))
         return transaction
+    }
+
+    /// When the subscription `originalID` was first bought: as its latest transaction
+    /// says, so that it holds after its first transaction is deleted.
+    private func originalPurchaseDate(of originalID: UInt64, in state: State) -> Date? {
+        let latest = state.subscriptions[originalID].flatMap { state.entries[$0.latestTransactionID] }
+        return latest?.transaction.originalPurchaseDate ?? state.entries[originalID]?.transaction.purchaseDate
     }
 
     /// Changes a stored transaction and queues its announcement.

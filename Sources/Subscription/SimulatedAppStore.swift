@@ -192,6 +192,8 @@ public final class SimulatedAppStore: Sendable {
     private let observers = Locked<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>((0, []))
     /// The app's own transaction, as a test set it.
     let app: Locked<AppTransactionInfo>
+    /// The app transaction of a new store: version 1.0, bought when the store was made.
+    let defaultAppTransaction: AppTransactionInfo
     /// The one task that sleeps until the next boundary, the date it wakes at, and how
     /// many times in a row it woke and could not settle.
     private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?, failures: Int)>((nil, nil, 0))
@@ -238,9 +240,9 @@ public final class SimulatedAppStore: Sendable {
         var state = state
         state.passEnds = Self.passEnds(of: state.entries.values, products: products)
         self.state = Locked(state)
-        app = Locked(
-            AppTransactionInfo(
-                bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: clock.now))
+        defaultAppTransaction = AppTransactionInfo(
+            bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: clock.now)
+        app = Locked(defaultAppTransaction)
         settle()
     }
 
@@ -267,13 +269,7 @@ public final class SimulatedAppStore: Sendable {
     private static func load(from records: RecordReader) throws -> State {
         var state = State()
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
-        // A renewal stored before transactions had an original purchase date takes its first transaction's.
-        for (id, entry) in state.entries
-        where entry.transaction.originalID != id && entry.transaction.originalPurchaseDate == entry.transaction.purchaseDate {
-            if let original = state.entries[entry.transaction.originalID] {
-                state.entries[id]?.transaction.originalPurchaseDate = original.transaction.purchaseDate
-            }
-        }
+        deriveEarlierFields(of: &state.entries)
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
         state.appleID = try records.value(forKey: StoreLedger.deviceKey, in: StoreLedger.device) ?? .standard
@@ -284,6 +280,26 @@ public final class SimulatedAppStore: Sendable {
         }
         state.seenExternalChanges = records.externalChangeCount
         return state
+    }
+
+    /// Fills in what a transaction stored before layout 5 lacks: its original purchase
+    /// date, its first transaction's; and its reason — a renewal when it starts where the
+    /// transaction before it in the subscription ended (a forced renewal a millisecond
+    /// later), a purchase otherwise (a first purchase, an upgrade, a resubscription).
+    private static func deriveEarlierFields(of entries: inout [UInt64: StoreLedger.Entry]) {
+        let derived = entries.values.filter(\.hasDerivedFields).map(\.transaction)
+        guard !derived.isEmpty else { return }
+        let chains = Dictionary(grouping: entries.values.map(\.transaction), by: \.originalID)
+        for transaction in derived {
+            let chain = chains[transaction.originalID] ?? []
+            let first = chain.min { $0.id < $1.id }
+            let previous = chain.filter { $0.id < transaction.id }.max { $0.id < $1.id }
+            let continues = previous.map {
+                !$0.isUpgraded && abs(($0.expirationDate ?? .distantPast).timeIntervalSince(transaction.purchaseDate)) <= 0.001
+            }
+            entries[transaction.id]?.transaction.reason = continues == true ? .renewal : .purchase
+            entries[transaction.id]?.transaction.originalPurchaseDate = first?.purchaseDate ?? transaction.purchaseDate
+        }
     }
 
     // MARK: - Running changes

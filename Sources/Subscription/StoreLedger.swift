@@ -19,6 +19,13 @@ enum StoreLedger {
         var finished = false
         /// Counts the changes to the transaction, so its states can be told apart in order.
         var revision = 0
+        /// Whether it was read from a layout before 5, whose reason and original purchase
+        /// date the store derives when it loads the ledger; never stored.
+        var hasDerivedFields = false
+
+        private enum CodingKeys: String, CodingKey {
+            case transaction, owner, verified, finished, revision
+        }
 
         var result: StoreVerificationResult<StoreTransaction> {
             verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)
@@ -330,7 +337,9 @@ extension StoreLedger.Entry {
             transaction.originalPurchaseDate = try reader.read()
             transaction.storefrontCountryCode = try reader.read()
         }
-        self.init(transaction: transaction, owner: owner, verified: verified, finished: finished, revision: revision)
+        self.init(
+            transaction: transaction, owner: owner, verified: verified, finished: finished, revision: revision,
+            hasDerivedFields: reader.format < 5)
     }
 }
 
@@ -365,6 +374,9 @@ extension StoreLedger.Subscription {
         if reader.format >= 4 {
             offer = try reader.read(TransactionOffer?.self)
             offerPeriodsLeft = try reader.read()
+            guard (0...11).contains(offerPeriodsLeft) else {
+                throw CoreError(.undecodable, detail: "A subscription has \(offerPeriodsLeft) offer periods left.")
+            }
         }
     }
 }
@@ -448,6 +460,7 @@ extension StoreLedger.Entry {
         verified = try container.decode(Bool.self, forKey: .verified)
         finished = try container.decodeIfPresent(Bool.self, forKey: .finished) ?? false
         revision = try container.decodeIfPresent(Int.self, forKey: .revision) ?? 0
+        hasDerivedFields = true
     }
 }
 

@@ -300,15 +300,21 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         localizedNames = try container.decodeIfPresent([String: String].self, forKey: .localizedNames) ?? [:]
     }
 
-    /// The name a user of `locale` reads: the one for its identifier, else the first for
-    /// its language, else ``displayName``.
+    /// The name a user of `locale` reads: the one for its identifier, else one for its
+    /// language in the same script (`zh_TW` reads `zh_Hant`, not `zh_Hans`), else one
+    /// for its language, else ``displayName``.
     /// - Parameter locale: The locale.
     /// - Returns: The name.
     public func displayName(for locale: Locale) -> String {
         if let name = localizedNames[locale.identifier] { return name }
-        let language = locale.language.languageCode?.identifier
-        let sameLanguage = localizedNames.keys.sorted().first { Locale(identifier: $0).language.languageCode?.identifier == language }
-        return sameLanguage.flatMap { localizedNames[$0] } ?? displayName
+        let wanted = locale.language
+        let keys = localizedNames.keys.sorted()
+        let sameScript = keys.first {
+            let language = Locale.Language(identifier: $0)
+            return language.languageCode == wanted.languageCode && language.script == wanted.script
+        }
+        let sameLanguage = keys.first { Locale.Language(identifier: $0).languageCode == wanted.languageCode }
+        return (sameScript ?? sameLanguage).flatMap { localizedNames[$0] } ?? displayName
     }
 
     /// Its price in `storefront`, or nil where it is not sold.

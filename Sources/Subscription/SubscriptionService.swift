@@ -30,7 +30,7 @@ public protocol SubscriptionService: Sendable {
 
     /// The storefront the Apple ID buys in, whose currency prices are in: StoreKit's `Storefront.current`.
     /// - Returns: The storefront.
-    /// - Throws: The store's failure.
+    /// - Throws: A conformance's failure to reach the store; TrainKit's own service does not throw.
     func storefront() async throws -> StoreStorefront
 
     /// The products on sale in the storefront, each at its price there.
@@ -85,7 +85,7 @@ public protocol SubscriptionService: Sendable {
     /// - Returns: Unrevoked, not upgraded, active transactions of the user.
     func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>]
 
-    /// Every transaction of the user, oldest first, but consumables already finished:
+    /// Every transaction of the user, oldest first by purchase date, but consumables already finished:
     /// StoreKit's `Transaction.all`.
     /// - Returns: The transactions, each with its verification.
     func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>]
@@ -94,7 +94,7 @@ public protocol SubscriptionService: Sendable {
     /// - Returns: The transactions, each with its verification.
     func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>]
 
-    /// The user's latest transaction of a product: StoreKit's `Transaction.latest(for:)`.
+    /// The user's latest transaction of a product, by purchase date: StoreKit's `Transaction.latest(for:)`.
     /// - Parameter productID: The product.
     /// - Returns: The transaction, or nil if the user never bought it.
     func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>?
