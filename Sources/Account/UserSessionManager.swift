@@ -11,7 +11,7 @@ import TrainSync
 /// When a user signs in — through ``signInWithApple()``, or anywhere else the auth
 /// service reports — it binds the user's app account token to the subscription
 /// service before anything else, refreshes the tier and starts background sync.
-/// ``purchase(_:)`` binds first too, so a purchase right after a sign-in never fails
+/// ``purchase(_:offer:)`` binds first too, so a purchase right after a sign-in never fails
 /// for want of an account. Signing out or deleting the account stops sync and
 /// unbinds the token.
 ///
@@ -161,18 +161,22 @@ public final class UserSessionManager {
         await follow(nil)
     }
 
-    /// Buys a product for the signed-in user, binding their token first if it is not.
-    /// - Parameter productID: The product.
+    /// Buys a product for the signed-in user, binding their token first if it is not;
+    /// an introductory offer applies where the Apple ID is eligible, and `offer` asks for
+    /// a promotional or win-back one.
+    /// - Parameters:
+    ///   - productID: The product.
+    ///   - offer: The offer to buy with, if any.
     /// - Returns: The outcome.
     /// - Throws: `SubscriptionError` — `noAppAccount` when nobody is signed in, or the store's error.
-    public func purchase(_ productID: String) async throws -> StorePurchaseResult {
+    public func purchase(_ productID: String, offer: PurchaseOffer? = nil) async throws -> StorePurchaseResult {
         guard let user = auth.currentUser else { throw SubscriptionError(.noAppAccount, detail: "Sign in before buying.") }
         if boundUserID != user.id { await follow(user) }
         await binding?.value
         guard boundUserID == user.id, auth.currentUser?.id == user.id else {
             throw SubscriptionError(.noAppAccount, detail: "The signed-in user changed.")
         }
-        let result = try await subscriptions.purchase(productID)
+        let result = try await subscriptions.purchase(productID, offer: offer)
         refresh()
         return result
     }

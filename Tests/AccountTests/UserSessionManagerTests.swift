@@ -78,6 +78,24 @@ import TrainTesting
         session.stop()
     }
 
+    @Test("a purchase through the session can ask for a promotional offer, which reaches the subscription service")
+    func purchaseWithAnOffer() async throws {
+        await session.start()
+        _ = try await session.signInWithApple()
+        var product = StoreProduct.standard[0]
+        product.offers = [SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)]
+        subscriptions.script(.products, .returning([product]))
+        _ = try await subscriptions.products()
+        _ = try await session.purchase(product.id)
+        guard case .success(let result) = try await session.purchase(product.id, offer: .promotional(id: "comeback")) else {
+            Issue.record("the purchase did not succeed")
+            return
+        }
+        #expect(result.unsafePayloadValue.offer?.id == "comeback")
+        #expect(subscriptions.calls.contains(.purchaseWithOffer(product.id, .promotional(id: "comeback"))))
+        session.stop()
+    }
+
     @Test("a purchase signed out is noAppAccount and reaches no store")
     func purchaseSignedOut() async throws {
         await session.start()
