@@ -288,7 +288,6 @@ extension SimulatedAppStore {
                 product, owner: owner, token: token, originalID: subscription.originalID, purchaseDate: date, reservedID: transactionID,
                 offer: requested, state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
             subscription.begin(transaction, offer: requested)
-            subscription.appAccountToken = token
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
             return state.entries[transaction.id]?.result ?? .verified(transaction)

@@ -38,7 +38,7 @@ enum StoreLedger {
         var originalID: UInt64
         var groupID: String
         var owner = AppleID.standard
-        /// The tag of the latest purchase in the group, which renewals carry.
+        /// The tag of its latest transaction, which renewals carry.
         var appAccountToken: UUID?
         var productID: String
         var latestTransactionID: UInt64
@@ -65,10 +65,11 @@ enum StoreLedger {
             offerPeriodsLeft = offer.map { $0.paymentMode == .payAsYouGo && $0.periodCount > 1 ? min($0.periodCount, 12) - 1 : 0 } ?? 0
         }
 
-        /// Makes `transaction` the current period: subscribed, in its product, with no
-        /// billing issue or lapse pending.
+        /// Makes `transaction` the current period: subscribed, in its product and under its
+        /// tag, with no billing issue or lapse pending.
         mutating func begin(_ transaction: StoreTransaction) {
             productID = transaction.productID
+            appAccountToken = transaction.appAccountToken
             autoRenewPreference = transaction.productID
             latestTransactionID = transaction.id
             periodEnd = transaction.expirationDate ?? transaction.purchaseDate

@@ -138,4 +138,17 @@ import TrainTesting
         harness.store.resetToDefaultState()
         #expect(try await harness.service.appTransaction() == original)
     }
+
+    @Test("deleting another app user's upgrade gives the subscription back to the app user whose period is current again")
+    func deletingAnotherUsersUpgrade() async throws {
+        let store = SimulatedAppStore(clock: ManualClock())
+        let adas = LocalSubscriptionService(store: store, appAccountToken: H.ada, accessPolicy: .appAccountToken)
+        let anyone = LocalSubscriptionService(store: store, appAccountToken: H.grace)
+        _ = try await adas.purchase(H.proMonthly)
+        guard case .success(let upgrade) = try await anyone.purchase(H.premiumMonthly) else { throw SubscriptionError(.systemError) }
+        #expect(try await adas.subscriptionStatuses().isEmpty, "the subscription is Grace's while her upgrade is current")
+        try store.deleteTransaction(upgrade.unsafePayloadValue.id)
+        #expect(try await adas.subscriptionStatuses().map(\.state) == [.subscribed])
+        #expect(adas.currentTier == .pro)
+    }
 }
