@@ -70,12 +70,19 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     private let purchasesInFlight = Locked(0)
     private let nextTransactionID = Locked<UInt64>(1)
     private let lastProducts = Locked<[StoreProduct]?>(nil)
-    /// The subscription groups a purchase through the fake went through in.
-    private let purchasedGroups = Locked<Set<String>>([])
-    /// The transaction of each non-consumable bought through the fake.
-    private let ownedNonConsumables = Locked<[String: StoreTransaction]>([:])
     /// Every transaction bought through the fake, and which of them were finished.
     private let history = Locked<(transactions: [StoreVerificationResult<StoreTransaction>], finished: Set<UInt64>)>(([], []))
+
+    /// Whether a purchase through the fake went through in `group`.
+    private func hasBought(inGroup group: String?) -> Bool {
+        guard let group else { return false }
+        return history.withLock { $0.transactions.contains { $0.unsafePayloadValue.subscriptionGroupID == group } }
+    }
+
+    /// The first transaction of the non-consumable `productID` bought through the fake.
+    private func owned(_ productID: String) -> StoreTransaction? {
+        history.withLock { $0.transactions.first { $0.unsafePayloadValue.productID == productID } }?.unsafePayloadValue
+    }
 
     /// Creates a fake.
     /// - Parameters:
@@ -155,7 +162,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             guard let product = products.first(where: { $0.id == productID }) else {
                 throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.")
             }
-            if product.type == .nonConsumable, let owned = ownedNonConsumables.withLock({ $0[productID] }) {
+            if product.type == .nonConsumable, let owned = owned(productID) {
                 return .success(.verified(owned)) // StoreKit 2 hands back the transaction of what is owned
             }
             let chosen: SubscriptionOffer?
@@ -164,14 +171,12 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
                     throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(productID)' has no offer '\(offer.id)'.")
                 }
                 // Promotional and win-back offers are for those who subscribed before.
-                let subscribedBefore = product.subscriptionGroupID.map { group in purchasedGroups.withLock { $0.contains(group) } } ?? false
-                guard subscribedBefore else {
+                guard hasBought(inGroup: product.subscriptionGroupID) else {
                     throw SubscriptionError(.ineligibleForOffer, detail: "Nobody subscribed in the group of '\(productID)' through the fake.")
                 }
                 chosen = found
             } else {
-                let isNew = product.subscriptionGroupID.map { group in !purchasedGroups.withLock { $0.contains(group) } } ?? false
-                chosen = isNew ? product.introductoryOffer : nil
+                chosen = product.subscriptionGroupID != nil && !hasBought(inGroup: product.subscriptionGroupID) ? product.introductoryOffer : nil
             }
             let id = nextTransactionID.withLock { next in
                 defer { next += 1 }
@@ -191,10 +196,6 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         if case .success(let transaction) = result, transaction.isVerified,
             let product = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })
         {
-            if let group = product.subscriptionGroupID { purchasedGroups.withLock { _ = $0.insert(group) } }
-            if product.type == .nonConsumable {
-                ownedNonConsumables.withLock { owned in owned[product.id] = owned[product.id] ?? transaction.unsafePayloadValue }
-            }
             history.withLock { history in
                 if !history.transactions.contains(where: { $0.unsafePayloadValue.id == transaction.unsafePayloadValue.id }) {
                     history.transactions.append(transaction)
@@ -208,7 +209,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     /// Returns the scripted answer, or whether no purchase through the fake went through in the group.
     public func isEligibleForIntroOffer(groupID: String) async throws -> Bool {
         try await perform(.isEligibleForIntroOffer(groupID), .isEligibleForIntroOffer) {
-            !purchasedGroups.withLock { $0.contains(groupID) }
+            !hasBought(inGroup: groupID)
         }
     }
 
