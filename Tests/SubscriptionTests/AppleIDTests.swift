@@ -140,18 +140,8 @@ import TrainTesting
     func earlierLedgerIsTheStandardAppleIDs() async throws {
         let harness = try H(.file)
         let bought = try await harness.buy(H.proMonthly)
-        // Rewrite the records in the layout before Apple IDs: format 1, without the owner at the end.
-        let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
-        try raw.write { records in
-            for collection in ["transactions", "subscriptions"] {
-                let data = try #require(try records.data(forKey: StoreLedger.key(bought.id), in: collection))
-                let owner = AppleID.standard.email.utf8.count
-                var bytes = [UInt8](data.dropLast(owner + 8))
-                bytes[0] = 1
-                try records.setData(Data(bytes), forKey: StoreLedger.key(bought.id), in: collection)
-            }
-        }
-        raw.close()
+        // Layout 1 is the one before Apple IDs: without the owner.
+        try H.relabel([bought.id], in: ["transactions", "subscriptions"], asLayout: 1, file: harness.file)
         try harness.relaunch()
         #expect(harness.service.currentTier == .pro)
         try harness.store.switchAppleID(to: Self.child)

@@ -175,20 +175,8 @@ import TrainTesting
         let file = directory.file("appstore.sqlite")
         let (_, service) = try make(.file(file))
         let bought = try await bought(service, Self.weekly.id)
-        let raw = try RecordStore(.file(file), schema: StoreLedger.schema)
-        try raw.write { records in
-            // Layout 2 ends with the owner; layout 3 adds the type's name and the quantity,
-            // layout 4 the offer (three absent fields), the price and the currency, layout 5
-            // the reason's name, the original purchase date and the storefront.
-            let data = try #require(try records.data(forKey: StoreLedger.key(bought.id), in: "transactions"))
-            let layout3 = 8 + "autoRenewable".utf8.count + 8
-            let layout4 = 3 + (1 + 8 + "\(bought.price ?? 0)".utf8.count) + (1 + 8 + "USD".utf8.count)
-            let layout5 = (8 + "purchase".utf8.count) + 8 + (1 + 8 + "USA".utf8.count)
-            var bytes = [UInt8](data.dropLast(layout3 + layout4 + layout5))
-            bytes[0] = 2
-            try records.setData(Data(bytes), forKey: StoreLedger.key(bought.id), in: "transactions")
-        }
-        raw.close()
+        // Layout 2 ends with the owner; layout 3 added the type and the quantity.
+        try SubscriptionHarness.relabel([bought.id], asLayout: 2, file: file)
         let (store, reopened) = try make(.file(file))
         var earlier = bought
         (earlier.price, earlier.currency, earlier.storefrontCountryCode) = (nil, nil, nil)

@@ -88,16 +88,7 @@ import TrainTesting
         harness.clock.advance(by: .seconds(86_400))
         let upgrade = try await harness.buy(H.premiumMonthly)
         #expect(upgrade.reason == .purchase)
-        let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
-        try raw.write { records in
-            for (id, reason) in [(first.id, "purchase"), (upgrade.id, "purchase")] {
-                let data = try #require(try records.data(forKey: StoreLedger.key(id), in: "transactions"))
-                var bytes = [UInt8](data.dropLast((8 + reason.utf8.count) + 8 + (1 + 8 + 3)))
-                bytes[0] = 4
-                try records.setData(Data(bytes), forKey: StoreLedger.key(id), in: "transactions")
-            }
-        }
-        raw.close()
+        try H.relabel([first.id, upgrade.id], asLayout: 4, file: harness.file)
         try harness.relaunch()
         let read = try #require(harness.store.allTransactions.last?.unsafePayloadValue)
         #expect(read.id == upgrade.id)

@@ -98,18 +98,8 @@ import TrainTesting
         let first = try await harness.buy(H.proMonthly)
         harness.clock.advance(to: try #require(first.expirationDate).addingTimeInterval(1))
         let renewal = try #require(harness.store.allTransactions.last?.unsafePayloadValue)
-        let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
-        try raw.write { records in
-            for id in [first.id, renewal.id] {
-                // Layout 5 adds the reason's name, the original purchase date and the storefront.
-                let data = try #require(try records.data(forKey: StoreLedger.key(id), in: "transactions"))
-                let reason = id == first.id ? "purchase" : "renewal"
-                var bytes = [UInt8](data.dropLast((8 + reason.utf8.count) + 8 + (1 + 8 + 3)))
-                bytes[0] = 4
-                try records.setData(Data(bytes), forKey: StoreLedger.key(id), in: "transactions")
-            }
-        }
-        raw.close()
+        // Layout 5 added the reason, the original purchase date and the storefront.
+        try H.relabel([first.id, renewal.id], asLayout: 4, file: harness.file)
         try harness.relaunch()
         let read = harness.store.allTransactions.map(\.unsafePayloadValue)
         #expect(read.map(\.reason) == [.purchase, .renewal])

@@ -65,6 +65,25 @@ final class SubscriptionHarness {
         clock.setDate(expiration.addingTimeInterval(60))
     }
 
+    /// Relabels the stored records `ids` of `collections` in `file` with an earlier binary
+    /// layout. A reader of that layout reads its own fields — the first ones of today's,
+    /// in the same order — and stops there, so each record reads as one that layout wrote.
+    static func relabel(_ ids: [UInt64], in collections: [String] = ["transactions"], asLayout layout: UInt8, file: URL) throws {
+        let raw = try RecordStore(.file(file), schema: StoreLedger.schema)
+        try raw.write { records in
+            for collection in collections {
+                for id in ids {
+                    guard var bytes = try records.data(forKey: StoreLedger.key(id), in: collection).map(Array.init) else {
+                        throw SubscriptionError(.transactionNotFound, detail: "no record \(id) in \(collection)")
+                    }
+                    bytes[0] = layout
+                    try records.setData(Data(bytes), forKey: StoreLedger.key(id), in: collection)
+                }
+            }
+        }
+        raw.close()
+    }
+
     /// The date `months` calendar months after the clock's start.
     func months(_ months: Int) -> Date {
         var calendar = Calendar(identifier: .gregorian)
