@@ -32,8 +32,7 @@ extension SimulatedAppStore {
     func purchase(
         _ product: StoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String
     ) throws(SubscriptionError) -> StorePurchaseResult {
-        try product.validate()
-        return try mutate { state, changes, now throws(SubscriptionError) in
+        try mutate { state, changes, now throws(SubscriptionError) in
             guard state.appleID == appleID else {
                 throw SubscriptionError(
                     .notYourTransaction, detail: "The device signed in to another Apple ID while the purchase sheet was up; nothing was bought.")
@@ -45,12 +44,9 @@ extension SimulatedAppStore {
             if exclusive {
                 try refuseAnotherAccountsPurchase(product, owner: appleID, token: appAccountToken, in: state, now: now)
             }
-            // Checked before a request waits too: a parent must not approve what cannot be bought.
-            guard product.price(in: state.settings.storefront) != nil else {
-                throw SubscriptionError(.productUnavailable, detail: "'\(product.id)' is not sold in the \(state.settings.storefront) storefront.")
-            }
-            _ = try requestedOffer(offer?.request, of: product, owner: appleID, in: state, now: now)
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
+                // Checked before the request waits: a parent must not approve what cannot be bought.
+                _ = try checkPurchasable(product, offer: offer?.request, owner: appleID, in: state, now: now)
                 let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
                 // Listed under a transaction identifier of its own from now on, as StoreKit's test session does.
                 let transactionID = state.nextID

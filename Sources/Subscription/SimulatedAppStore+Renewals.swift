@@ -255,18 +255,13 @@ extension SimulatedAppStore {
         offer request: (type: SubscriptionOffer.OfferType, id: String)? = nil, transactionID: UInt64? = nil,
         state: inout State, changes: inout Changes, now: Date
     ) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
-        try product.validate()
-        guard product.price(in: state.settings.storefront) != nil else {
-            throw SubscriptionError(.productUnavailable, detail: "'\(product.id)' is not sold in the \(state.settings.storefront) storefront.")
-        }
+        let requested = try checkPurchasable(product, offer: request, owner: owner, in: state, now: now)
         guard product.type == .autoRenewable else {
-            _ = try requestedOffer(request, of: product, owner: owner, in: state, now: now)
             return buyOnce(
                 product, owner: owner, token: token, at: date, returnedByPurchase: returnedByPurchase, transactionID: transactionID,
                 state: &state, changes: &changes)
         }
         let existing = subscription(inGroupOf: product, of: owner, in: state)
-        let requested = try requestedOffer(request, of: product, owner: owner, in: state, now: now)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
             if !startsNow(product, after: current) {
@@ -306,6 +301,18 @@ extension SimulatedAppStore {
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 
+    /// Checks that `product` can be bought now: whole, sold in the storefront, and with
+    /// the offer asked for, which it returns.
+    func checkPurchasable(
+        _ product: StoreProduct, offer request: (type: SubscriptionOffer.OfferType, id: String)?, owner: AppleID, in state: State, now: Date
+    ) throws(SubscriptionError) -> SubscriptionOffer? {
+        try product.validate()
+        guard product.price(in: state.settings.storefront) != nil else {
+            throw SubscriptionError(.productUnavailable, detail: "'\(product.id)' is not sold in the \(state.settings.storefront) storefront.")
+        }
+        return try requestedOffer(request, of: product, owner: owner, in: state, now: now)
+    }
+
     /// Whether `owner` has never had a transaction in `group`, so its first purchase
     /// there gets the introductory offer — a trial counts, a refunded one too.
     func isEligibleForIntroOffer(_ group: String?, owner: AppleID, in state: State) -> Bool {
@@ -324,7 +331,7 @@ extension SimulatedAppStore {
     /// subscriber of the group, a win-back offer for a past one whose subscription has
     /// lapsed, an offer code for anyone not subscribed now — each on a purchase that
     /// starts a period now.
-    func requestedOffer(
+    private func requestedOffer(
         _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: StoreProduct, owner: AppleID, in state: State, now: Date
     ) throws(SubscriptionError) -> SubscriptionOffer? {
         guard let request else { return nil }
