@@ -67,8 +67,33 @@ final class EngineRows {
 
     /// ENGINE-SEEK-MEM / ENGINE-SEEK-FILE: a page at a million records against a page at 10,000.
     func seek(inMemory: Bool) throws -> BenchRow {
-        let large = try store(large, inMemory: inMemory)
-        let small = try store(small, inMemory: inMemory)
+        try seekRow(
+            id: inMemory ? "ENGINE-SEEK-MEM" : "ENGINE-SEEK-FILE", in: inMemory ? "in memory" : "file",
+            large: try store(large, inMemory: inMemory), small: try store(small, inMemory: inMemory))
+    }
+
+    /// ENGINE-SEEK-FILE-MAP: ENGINE-SEEK-FILE with the files read through a memory map
+    /// (`RecordStore.Options.memoryMapSize`), each opened a second time with the option.
+    func seekMapped() throws -> BenchRow {
+        let options = RecordStore.Options(durability: .normal, memoryMapSize: 1 << 30)
+        func mapped(_ count: Int) throws -> (store: RecordStore, keys: [String]) {
+            let fixture = try store(count, inMemory: false)
+            let file = directory.appendingPathComponent("file-\(count).sqlite")
+            return (try RecordStore(.file(file, options: options), schema: Self.schema), fixture.keys)
+        }
+        let large = try mapped(large)
+        let small = try mapped(small)
+        defer {
+            large.store.close()
+            small.store.close()
+        }
+        return try seekRow(id: "ENGINE-SEEK-FILE-MAP", in: "file read through a memory map", large: large, small: small)
+    }
+
+    /// A row of pages of 20 records from random keys in `large` against the same in `small`.
+    private func seekRow(
+        id: String, in place: String, large: (store: RecordStore, keys: [String]), small: (store: RecordStore, keys: [String])
+    ) throws -> BenchRow {
         var random = SystemRandomNumberGenerator()
         let pages = quick ? 500 : 2_000
         let (ours, baseline) = try interleaved(
@@ -76,8 +101,7 @@ final class EngineRows {
             ours: { try pageTime(large, pages: pages, random: &random) },
             baseline: { try pageTime(small, pages: pages, random: &random) })
         return BenchRow(
-            id: inMemory ? "ENGINE-SEEK-MEM" : "ENGINE-SEEK-FILE",
-            workload: "page of 20 records from a random key, \(self.large / 1_000)k vs 10k records, \(inMemory ? "in memory" : "file")",
+            id: id, workload: "page of 20 records from a random key, \(self.large / 1_000)k vs 10k records, \(place)",
             ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/page", target: "ratio <= 1.5")
     }
 

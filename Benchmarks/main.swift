@@ -55,6 +55,7 @@ do {
         ("ENGINE-MEM-VS-DICT-PUT", { try engine.memoryAgainstDictionary(put: true) }),
         ("ENGINE-READ-UNDER-WRITE-MEM", { try engine.readUnderWrite(inMemory: true) }),
         ("ENGINE-SEEK-FILE", { try engine.seek(inMemory: false) }),
+        ("ENGINE-SEEK-FILE-MAP", { try engine.seekMapped() }),
         ("ENGINE-SEEK-SQL", { try engine.seekSQL() }),
         ("ENGINE-SEEK-BARE", { try engine.seekBare() }),
         ("ENGINE-READ-UNDER-WRITE", { try engine.readUnderWrite(inMemory: false) }),

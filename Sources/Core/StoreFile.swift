@@ -20,6 +20,9 @@ enum StoreFile {
     static func open<Prepared>(
         _ file: URL, options: RecordStore.Options, prepare: (SQLiteBackend) throws(CoreError) -> Prepared
     ) throws(CoreError) -> (backend: SQLiteBackend, prepared: Prepared, quarantined: URL?) {
+        guard options.memoryMapSize >= 0 else {
+            throw CoreError(.invalidArgument, file: file, detail: "The memory map size is \(options.memoryMapSize) bytes; it cannot be negative.")
+        }
         do {
             let (backend, prepared) = try openOnce(file, options: options, prepare: prepare)
             return (backend, prepared, nil)
@@ -164,6 +167,7 @@ enum StoreFile {
             throw CoreError(.io, file: file, detail: "The store could not be switched to write-ahead logging (mode \(mode ?? "none")).")
         }
         try connection.execute(options.durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        try mapIntoMemory(connection, options: options)
         if options.checksIntegrityOnOpen { try SQLiteBackend(connection: connection).checkIntegrity() }
     }
 
@@ -173,11 +177,18 @@ enum StoreFile {
         let connection = try SQLiteConnection(file: file, busyTimeout: options.busyTimeout)
         do {
             try connection.execute("PRAGMA query_only = 1")
+            try mapIntoMemory(connection, options: options)
             return SQLiteBackend(connection: connection)
         } catch {
             connection.close()
             throw error
         }
+    }
+
+    /// Lets `connection` read the file through a memory map, if the options ask for one.
+    private static func mapIntoMemory(_ connection: SQLiteConnection, options: RecordStore.Options) throws(CoreError) {
+        guard options.memoryMapSize > 0 else { return }
+        try connection.execute("PRAGMA mmap_size = \(options.memoryMapSize)")
     }
 
     /// Moves `file` and its SQLite side files to `<name>.corrupt-<timestamp>`.
