@@ -97,22 +97,24 @@ final class MemoryDatabase: Sendable {
     /// otherwise take it again and again before a waiting read wakes.
     private let waitingReads = Atomic<Int>(0)
 
-    /// How many times a read tries the lock before it sleeps on it: a write holds it for
-    /// one record's change, a microsecond or two, and waking a thread that slept on a
-    /// lock takes tens.
-    static let readSpins = 5_000
+    /// How many times a read or a write tries the lock before it sleeps on it: an
+    /// operation holds it for one record's change, a microsecond or two, while waking a
+    /// thread that slept on a lock takes tens, and the system call that wakes it is paid
+    /// by the thread that unlocks (a read, when the one asleep is a write).
+    static let spins = 5_000
+
+    /// Runs `body` under the lock, trying it ``spins`` times before sleeping on it.
+    private func spinning<Result>(_ body: (inout State) -> Result) -> Result {
+        for _ in 0..<Self.spins {
+            if let result = state.withLockIfAvailable(body) { return result }
+        }
+        return state.withLock(body)
+    }
 
     /// Runs a read's operation under the lock, ahead of a write's next change.
     func reading<Result>(_ body: (inout State) -> Result) -> Result {
         waitingReads.add(1, ordering: .relaxed)
-        for _ in 0..<Self.readSpins {
-            let result = state.withLockIfAvailable { state in
-                waitingReads.subtract(1, ordering: .relaxed)
-                return body(&state)
-            }
-            if let result { return result }
-        }
-        return state.withLock { state in
+        return spinning { state in
             waitingReads.subtract(1, ordering: .relaxed)
             return body(&state)
         }
@@ -127,7 +129,7 @@ final class MemoryDatabase: Sendable {
             yields += 1
         }
         var released: [[(collection: String, key: [UInt8])]] = []
-        let result = state.withLock { state in
+        let result = spinning { state in
             let result = body(&state)
             if !state.released.isEmpty { swap(&released, &state.released) }
             return result
