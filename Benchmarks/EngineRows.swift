@@ -41,12 +41,18 @@ final class EngineRows {
         let name = "\(inMemory ? "memory" : "file")-\(count)"
         if let existing = built[name] { return existing }
         let storage: Storage = inMemory ? .inMemory : .file(directory.appendingPathComponent("\(name).sqlite"), options: .init(durability: .normal))
-        let store = try RecordStore(storage, schema: Self.schema)
+        var store = try RecordStore(storage, schema: Self.schema)
         let keys = try Self.keys(count)
         for batch in stride(from: 0, to: count, by: 50_000) {
             try store.write { records in
                 for key in keys[batch..<min(batch + 50_000, count)] { try records.put(payload, forKey: key, in: Self.records) }
             }
+        }
+        if !inMemory {
+            // Closed and opened again, so that every record is in the main file, as in a
+            // store an app opens (the write-ahead log is folded in when the last connection closes).
+            store.close()
+            store = try RecordStore(storage, schema: Self.schema)
         }
         built[name] = (store, keys)
         return (store, keys)
