@@ -80,7 +80,8 @@ public final class RecordStore: @unchecked Sendable {
         /// reopening with ``Recovery/quarantine``.
         public var checksIntegrityOnOpen: Bool
         /// How many bytes of the file SQLite reads through a memory map instead of
-        /// system calls; 0, the default, maps nothing. A map makes reads of a large store
+        /// system calls; 0, the default, maps nothing, whatever default SQLite was built
+        /// or configured with. A map makes reads of a large store
         /// faster (`train-bench` row ENGINE-SEEK-FILE-MAP), but a read of the mapped file
         /// that the system cannot serve ends the process with a bus error instead of
         /// throwing: on iOS, a file whose data protection keeps it locked while the device

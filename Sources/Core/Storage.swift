@@ -19,7 +19,7 @@ public enum Storage: Sendable {
     /// services may share one file; each keeps its collections under its own schema.
     /// - Parameters:
     ///   - url: The database file; its directory is created if needed.
-    ///   - options: Recovery from a bad file, durability, busy timeout, integrity check.
+    ///   - options: Recovery from a bad file, durability, busy timeout, integrity check, memory map.
     case file(URL, options: RecordStore.Options = RecordStore.Options())
 
     /// The file, or nil in memory.

@@ -185,9 +185,10 @@ enum StoreFile {
         }
     }
 
-    /// Lets `connection` read the file through a memory map, if the options ask for one.
+    /// Sets how much of the file `connection` reads through a memory map, 0 included:
+    /// left unset, SQLite would use its process-wide default, which a build option or
+    /// `sqlite3_config(SQLITE_CONFIG_MMAP_SIZE)` may have raised.
     private static func mapIntoMemory(_ connection: SQLiteConnection, options: RecordStore.Options) throws(CoreError) {
-        guard options.memoryMapSize > 0 else { return }
         try connection.execute("PRAGMA mmap_size = \(options.memoryMapSize)")
     }
 
