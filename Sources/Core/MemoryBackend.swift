@@ -23,7 +23,8 @@ import Synchronization
 /// counting of the nodes and values each copy shares.
 ///
 /// Every call holds one lock for the length of one operation, so a read waits at most
-/// for one record's change, never for a transaction.
+/// for one record's change, never for a transaction; a range read lets writes in every
+/// ``MemoryBackend/entriesPerTurn`` entries, so a write waits at most for that many.
 final class MemoryDatabase: Sendable {
     /// The one write transaction in progress.
     struct Write {
@@ -120,8 +121,9 @@ final class MemoryDatabase: Sendable {
         }
     }
 
-    /// Runs a write's operation under the lock once the reads waiting for it are in
-    /// (or after a bounded wait, so a stream of reads cannot hold writes off).
+    /// Runs a write's operation under the lock once the reads waiting for it are in, or
+    /// after a bounded wait: the reads' own turns are short, and the write tries the
+    /// lock between them.
     func writing<Result>(_ body: (inout State) -> Result) -> Result {
         var yields = 0
         while waitingReads.load(ordering: .relaxed) > 0, yields < 1_000 {
@@ -347,21 +349,42 @@ final class MemoryBackend: StorageBackend {
         }
     }
 
+    /// How many entries a range read walks in one turn of the lock. A longer read lets
+    /// writes in between its turns and goes on from the last key it walked, on the same
+    /// snapshot, so a read of a whole collection never holds a write up for long.
+    static let entriesPerTurn = 256
+
     /// Calls `body` with each record of `range` this connection sees, in `direction`, at most `limit`.
     private func forEachVisible(
         in collection: String, range: KeyRange, direction: ScanDirection, limit: Int, _ body: (UnsafeRawBufferPointer, Data) -> Void
     ) {
-        guard limit > 0 else { return }
-        reading { state, snapshot in
-            guard let tree = state.trees[collection] else { return }
-            var seen = 0
-            tree.forEach(in: ByteRange(range), direction: direction) { key, slot in
-                guard let value = MemoryDatabase.visible(slot, at: snapshot, older: { state.older[collection]?[Array(key)] }) else {
+        var remaining = limit
+        var range = ByteRange(range)
+        while remaining > 0 {
+            // The last key walked when the turn ended with more to walk, or nil at the end.
+            let resumeAfter: [UInt8]? = reading { state, snapshot in
+                guard let tree = state.trees[collection] else { return nil }
+                var walked = 0
+                var last: [UInt8]?
+                tree.forEach(in: range, direction: direction) { key, slot in
+                    walked += 1
+                    if let value = MemoryDatabase.visible(slot, at: snapshot, older: { state.older[collection]?[Array(key)] }) {
+                        body(key, value)
+                        remaining -= 1
+                        if remaining == 0 { return false }
+                    }
+                    if walked == Self.entriesPerTurn {
+                        last = Array(key)
+                        return false
+                    }
                     return true
                 }
-                body(key, value)
-                seen += 1
-                return seen < limit
+                return last
+            }
+            guard let resumeAfter else { return }
+            switch direction {
+            case .forward: range.lower = .excluded(resumeAfter)
+            case .reverse: range.upper = .excluded(resumeAfter)
             }
         }
     }
@@ -457,21 +480,12 @@ final class MemoryBackend: StorageBackend {
         }
     }
 
+    /// Removes each record this write sees, one turn of the lock at a time, as that many
+    /// removals would.
     func removeAll(in collection: String) {
-        var log = log
-        writing { state in
-            guard let tree = state.trees[collection], var write = state.write else { return }
-            var keys: [[UInt8]] = []
-            tree.forEach(in: ByteRange(.all), direction: .forward) { key, _ in
-                keys.append(Array(key))
-                return true
-            }
-            for key in keys {
-                Self.change(key, to: nil, in: tree, collection: collection, write: &write, log: &log, state: &state)
-            }
-            state.write = write
+        for key in keys(in: collection, range: .all, direction: .forward, limit: .max) {
+            write(nil, forKey: key, in: collection)
         }
-        self.log = log
     }
 
     func createCollection(_ collection: String) {

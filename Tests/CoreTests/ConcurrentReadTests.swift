@@ -113,6 +113,60 @@ import TrainTesting
         #expect(try store.read { try $0.count(in: counters) } == 12)
     }
 
+    @Test(
+        "a read of a whole collection sees one snapshot while writes commit during it, forward, in reverse and with a limit",
+        arguments: StoreVariant.allCases)
+    func longReadsBesideWrites(variant: StoreVariant) throws {
+        let directory = try TemporaryDirectory()
+        let store = try variant.open(in: directory)
+        let keys = (0..<2_000).map { String(format: "r%04d", $0) }
+        try store.write { records in
+            for key in keys { try records.put(1, forKey: key, in: counters) }
+            try records.put(0, forKey: "s0", in: counters)
+        }
+        let problems = Locked<[String]>([])
+        let reads = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            for step in 0..<60 {
+                if worker == 0 {
+                    // Moves one unit between two records and replaces a third with a new key:
+                    // the total and the number of records stay the same.
+                    try? store.write { records in
+                        let from = keys[(step * 37) % keys.count]
+                        let to = keys[(step * 91 + 5) % keys.count]
+                        try records.put((try records.value(forKey: from, in: counters) ?? 0) - 1, forKey: from, in: counters)
+                        try records.put((try records.value(forKey: to, in: counters) ?? 0) + 1, forKey: to, in: counters)
+                        guard let gone = try records.firstKey(in: counters, range: KeyRange(lower: .included("s"))) else { return }
+                        try records.removeValue(forKey: gone, in: counters)
+                        try records.put(0, forKey: "s\(step + 1)", in: counters)
+                    }
+                } else {
+                    let direction: ScanDirection = (step + worker).isMultiple(of: 2) ? .forward : .reverse
+                    guard
+                        let (all, limited) = try? store.read({ records in
+                            (
+                                try records.entries(in: counters, direction: direction),
+                                try records.keys(in: counters, direction: direction, limit: 700)
+                            )
+                        })
+                    else {
+                        problems.withLock { $0.append("a read failed") }
+                        continue
+                    }
+                    reads.withLock { $0 += 1 }
+                    let total = all.reduce(0) { $0 + $1.value }
+                    let inOrder = zip(all, all.dropFirst()).allSatisfy { direction == .forward ? $0.key < $1.key : $0.key > $1.key }
+                    if total != 2_000 || all.count != 2_001 || !inOrder || Set(all.map(\.key)).count != all.count {
+                        problems.withLock { $0.append("\(direction): \(all.count) records, total \(total), in order \(inOrder)") }
+                    }
+                    if limited.count != 700 { problems.withLock { $0.append("\(direction): \(limited.count) keys of a limit of 700") } }
+                }
+            }
+        }
+        #expect(problems.withLock { $0 } == [])
+        #expect(reads.withLock { $0 } == 120)
+    }
+
     @Test("a store called from inside its own transaction refuses, whichever kinds they are", arguments: StoreVariant.allCases)
     func nested(variant: StoreVariant) throws {
         let directory = try TemporaryDirectory()
