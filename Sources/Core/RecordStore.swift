@@ -81,13 +81,13 @@ public final class RecordStore: @unchecked Sendable {
         public var checksIntegrityOnOpen: Bool
         /// How many bytes of the file SQLite reads through a memory map instead of
         /// system calls; 0, the default, maps nothing, whatever default SQLite was built
-        /// or configured with. A map makes reads of a large store
-        /// faster (`train-bench` row ENGINE-SEEK-FILE-MAP), but a read of the mapped file
-        /// that the system cannot serve ends the process with a bus error instead of
-        /// throwing: on iOS, a file whose data protection keeps it locked while the device
-        /// is, or a file another process cut short. Turn it on only for a file no other
-        /// process shortens, with a protection class that allows reading whenever the app
-        /// does. SQLite caps the size at a limit it was built with. A negative size is
+        /// or configured with. A map makes reads of a large store faster (`train-bench`
+        /// row ENGINE-SEEK-FILE-MAP), but a read of the mapped file that the system cannot
+        /// serve ends the process with a bus error instead of throwing: on iOS, a file
+        /// whose data protection keeps it locked while the device is, or a file another
+        /// process cut short. Turn it on only for a file no other process shortens, with a
+        /// protection class that allows reading whenever the app does. SQLite caps the
+        /// size at a limit it was built with. A negative size is
         /// ``CoreError/Code/invalidArgument``.
         public var memoryMapSize: Int
         /// The clock that timestamps a quarantined file's name.
