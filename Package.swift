@@ -37,7 +37,9 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
-        .target(name: "TrainCore", dependencies: [sqlite, crypto], path: "Sources/Core"),
+        // One C function, `__builtin_prefetch` in a loop: Swift has no cache hint of its own.
+        .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        .target(name: "TrainCore", dependencies: [sqlite, crypto, "CPrefetch"], path: "Sources/Core"),
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
         .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),

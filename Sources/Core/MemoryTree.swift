@@ -1,3 +1,4 @@
+internal import CPrefetch
 import Foundation
 
 /// One version of a record: its value, or nil where the record was removed, and the
@@ -82,7 +83,8 @@ final class MemoryTree {
 
         /// The first index whose key is at or above `probe` (strictly above, `after` it).
         func search(_ probe: UnsafeRawBufferPointer, after: Bool = false) -> Int {
-            keyBytes.withUnsafeBytes { bytes in
+            prefetchKeys()
+            return keyBytes.withUnsafeBytes { bytes in
                 keyEnds.withUnsafeBufferPointer { ends in
                     var low = 0
                     var high = ends.count
@@ -176,6 +178,19 @@ final class MemoryTree {
             children += next.children
             counts += next.counts
             total += next.total
+        }
+
+        /// Starts loading the lines a search reads into the processor's cache, all at
+        /// once: a branch's key ends, a leaf's key ends and key bytes (at most 4 and 30
+        /// lines for the bench's keys). A binary search reads them one probe after
+        /// another, and at a million records each probe of a leaf missed the cache in
+        /// turn. Measured with `train-bench`, interleaved with the build before: a page
+        /// of 20 at a million records went from 5.5 to 4.5–4.8 µs (ENGINE-SEEK-MEM
+        /// 1.57–1.63 to 1.38–1.42) and a point read from 2.3–2.4 to 1.9 µs. A branch's
+        /// key bytes, up to 7 KiB, are left to the search.
+        private func prefetchKeys() {
+            keyEnds.withUnsafeBytes { trainkit_prefetch($0.baseAddress, $0.count) }
+            if isLeaf { keyBytes.withUnsafeBytes { trainkit_prefetch($0.baseAddress, $0.count) } }
         }
 
         /// Calls `body` with each entry of `range` under this node, walking in
