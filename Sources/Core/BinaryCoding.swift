@@ -77,7 +77,8 @@ package struct BinaryWriter {
 }
 
 /// Reads what a ``BinaryWriter`` wrote, in the same order. Every read checks that the
-/// bytes are there: a cut-off or foreign record is a ``CoreError/Code/undecodable``.
+/// bytes are there, and ``finish()`` that none are left after the last field: a
+/// cut-off, overlong or foreign record is a ``CoreError/Code/undecodable``.
 package struct BinaryReader {
     private let bytes: [UInt8]
     private var offset = 1
@@ -98,6 +99,17 @@ package struct BinaryReader {
     package static func isBinary(_ data: Data, formats: Set<UInt8>) -> Bool {
         data.first.map(formats.contains) ?? false
     }
+
+    /// Checks that the record ends after the last field read: bytes left over mean the
+    /// record is not what its layout says — cut from a longer one, or damaged.
+    package func finish() throws(CoreError) {
+        guard bytesLeft == 0 else {
+            throw CoreError(.undecodable, detail: "The record has \(bytesLeft) bytes after its last field.")
+        }
+    }
+
+    /// The bytes after the fields read so far.
+    package var bytesLeft: Int { bytes.count - offset }
 
     private mutating func take(_ count: Int) throws(CoreError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= bytes.count - offset else {
@@ -200,7 +212,9 @@ extension RecordCollection where Value: Codable & Sendable {
                 decode: { data in
                     guard BinaryReader.isBinary(data, formats: formats) else { return try JSONDecoder().decode(Value.self, from: data) }
                     var reader = try BinaryReader(data, formats: formats)
-                    return try decode(&reader)
+                    let value = try decode(&reader)
+                    try reader.finish()
+                    return value
                 })
     }
 }

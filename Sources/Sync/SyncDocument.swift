@@ -117,6 +117,7 @@ struct SyncDocument: Hashable, Sendable {
             stamps[name] = try Self.readStamp(&reader, replicas)
         }
         deleted = try Self.readStamp(&reader, replicas)
+        try reader.finish()
         encoded = data
     }
 
@@ -133,6 +134,7 @@ struct SyncDocument: Hashable, Sendable {
             if let stamp = try readStamp(&reader, replicas), latest.map({ $0 < stamp }) ?? true { latest = stamp }
         }
         if let stamp = try readStamp(&reader, replicas), latest.map({ $0 < stamp }) ?? true { latest = stamp }
+        try reader.finish()
         return latest
     }
 

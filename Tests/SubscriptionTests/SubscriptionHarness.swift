@@ -65,9 +65,10 @@ final class SubscriptionHarness {
         clock.setDate(expiration.addingTimeInterval(60))
     }
 
-    /// Relabels the stored records `ids` of `collections` in `file` with an earlier binary
-    /// layout. A reader of that layout reads its own fields — the first ones of today's,
-    /// in the same order — and stops there, so each record reads as one that layout wrote.
+    /// Rewrites the stored records `ids` of `collections` in `file` in an earlier binary
+    /// layout. That layout's fields are the first ones of today's, in the same order: the
+    /// record is relabeled and cut where a reader of that layout stops, so it reads as
+    /// one that layout wrote.
     static func relabel(_ ids: [UInt64], in collections: [String] = ["transactions"], asLayout layout: UInt8, file: URL) throws {
         let raw = try RecordStore(.file(file), schema: StoreLedger.schema)
         try raw.write { records in
@@ -77,7 +78,14 @@ final class SubscriptionHarness {
                         throw SubscriptionError(.transactionNotFound, detail: "no record \(id) in \(collection)")
                     }
                     bytes[0] = layout
-                    try records.setData(Data(bytes), forKey: StoreLedger.key(id), in: collection)
+                    // The fields of the earlier layout, without those it did not have.
+                    var reader = try BinaryReader(Data(bytes), formats: [layout])
+                    if collection == "transactions" {
+                        _ = try StoreLedger.Entry(from: &reader)
+                    } else {
+                        _ = try StoreLedger.Subscription(from: &reader)
+                    }
+                    try records.setData(Data(bytes.dropLast(reader.bytesLeft)), forKey: StoreLedger.key(id), in: collection)
                 }
             }
         }

@@ -75,6 +75,16 @@ import TrainTesting
         #expect(try phone.plans.plans().map(\.name) == ["good"])
     }
 
+    @Test("a document's bytes with a byte after its end are undecodable, and so is the clock reading read from them")
+    func leftOverBytes() throws {
+        let stamp = HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "phone")
+        let document = SyncDocument(fields: ["name": Data("\"Legs\"".utf8)], stamps: ["name": stamp], deleted: nil)
+        #expect(try SyncDocument(data: document.data) == document)
+        #expect(try SyncDocument.latestStamp(in: document.data) == stamp)
+        #expect(throws: CoreError(.undecodable)) { try SyncDocument(data: document.data + [0]) }
+        #expect(throws: CoreError(.undecodable)) { try SyncDocument.latestStamp(in: document.data + [0]) }
+    }
+
     @Test("a remote clock reading at the end of time does not trap the next local edit")
     func clockOverflow() async throws {
         let world = try SyncWorld()
