@@ -185,8 +185,8 @@ final class MemoryTree {
         /// lines for the bench's keys). A binary search reads them one probe after
         /// another, and at a million records each probe of a leaf missed the cache in
         /// turn. Measured with `train-bench`, interleaved with the build before: a page
-        /// of 20 at a million records went from 5.5 to 4.5–4.8 µs (ENGINE-SEEK-MEM
-        /// 1.57–1.63 to 1.38–1.42) and a point read from 2.3–2.4 to 1.9 µs. A branch's
+        /// of 20 at a million records went from 5.5–6.2 to 4.5–5.1 µs (ENGINE-SEEK-MEM
+        /// 1.57–1.67 to 1.37–1.43) and a point read from 2.3–2.4 to 1.9 µs. A branch's
         /// key bytes, up to 7 KiB, are left to the search.
         private func prefetchKeys() {
             keyEnds.withUnsafeBytes { trainkit_prefetch($0.baseAddress, $0.count) }
