@@ -136,6 +136,19 @@ import TrainTesting
         #expect(KeyRange.prefix("\u{10FFFF}") == KeyRange(lower: .included("\u{10FFFF}")))
     }
 
+    @Test("a prefix's range ends at its last code point raised by one, whatever that code point")
+    func prefixEnds() {
+        let ends: [(prefix: String, end: String?)] = [
+            ("ad", "ae"), ("a\0", "a\u{1}"), ("a~", "a\u{7F}"), ("a\u{7F}", "a\u{80}"), ("e\u{301}", "e\u{302}"),
+            ("\u{E9}\u{FF}", "\u{E9}\u{100}"), ("a\u{D7FF}", "a\u{E000}"), ("a\u{FFFF}", "a\u{10000}"),
+            ("ab\u{10FFFF}", "ac"), ("a\u{10FFFF}\u{10FFFF}", "b"), ("\u{10FFFF}", nil),
+        ]
+        for (prefix, end) in ends {
+            let expected = end.map { KeyRange(lower: .included(prefix), upper: .excluded($0)) } ?? KeyRange(lower: .included(prefix))
+            #expect(KeyRange.prefix(prefix) == expected, "\(prefix.unicodeScalars.map(\.value))")
+        }
+    }
+
     @Test("keys with NUL, combining marks, 10 KB or the highest code point order by their bytes", arguments: StoreVariant.allCases)
     func unusualKeys(variant: StoreVariant) throws {
         let directory = try TemporaryDirectory()
