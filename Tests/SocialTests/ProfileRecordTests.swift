@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainSocial
+
+/// How profiles are stored: a binary layout, and JSON from earlier versions still read.
+@Suite struct ProfileRecordTests {
+    @Test("a profile stored as JSON by an earlier version reads, and its counts change as a binary one's")
+    func earlierJSON() async throws {
+        let harness = try SocialHarness(.file)
+        try await harness.join("ada", "grace")
+        harness.act(as: "grace")
+        try await harness.social.follow("ada")
+        let stored = try await harness.social.profile("ada")
+        #expect(stored.followerCount == 1)
+
+        let raw = try RecordStore(.file(harness.directory.file("social.sqlite")), schema: SocialRecords.schema)
+        let binary = try #require(try raw.read { try $0.data(forKey: "ada", in: SocialRecords.profiles) })
+        #expect(binary.first == 1, "a profile is written in the binary layout")
+        try raw.write { try $0.setData(try JSONEncoder().encode(stored), forKey: "ada", in: SocialRecords.profiles) }
+        raw.close()
+
+        let reopened = try harness.reopened()
+        #expect(try await reopened.profile("ada") == stored)
+        harness.act(as: "ada")
+        try await reopened.follow("grace")
+        harness.act(as: "grace")
+        try await reopened.unfollow("ada")
+        #expect(try await reopened.profile("ada") == SocialProfile(id: "ada", displayName: stored.displayName, followerCount: 0, followingCount: 1))
+    }
+
+    @Test("a profile record with a byte after its last field is a storage error, not a profile")
+    func leftOverByte() async throws {
+        let harness = try SocialHarness(.file)
+        try await harness.join("ada")
+        let raw = try RecordStore(.file(harness.directory.file("social.sqlite")), schema: SocialRecords.schema)
+        let binary = try #require(try raw.read { try $0.data(forKey: "ada", in: SocialRecords.profiles) })
+        try raw.write { try $0.setData(binary + [0], forKey: "ada", in: SocialRecords.profiles) }
+        raw.close()
+        let error = await #expect(throws: SocialError.self) { try await harness.reopened().profile("ada") }
+        #expect(error?.code == .storage)
+    }
+}
