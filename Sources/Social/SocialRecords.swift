@@ -87,8 +87,11 @@ enum SocialRecords {
                 id: id, userID: userID, userName: userName, workoutType: workoutType, content: content, createdAt: createdAt,
                 expiresAt: expiresAt, mediaURL: mediaURL, likeCount: try reader.read(), commentCount: try reader.read())
         })
-    /// The position of each deleted post, so a cursor on it still continues.
-    static let removedPosts = RecordCollection<Date>("removedPosts")
+    /// The position of each deleted post, so a cursor on it still continues: its
+    /// creation date, in a binary layout (an account deletion writes one for each of
+    /// the user's posts). A date an earlier version stored as JSON is still read.
+    static let removedPosts = RecordCollection<Date>.binary(
+        "removedPosts", format: 1, encode: { date, writer in writer.write(date) }, decode: { reader throws(CoreError) in try reader.read() })
     static let feed = RecordCollection<Data>.bytes("feed")
     static let authored = RecordCollection<Data>.bytes("authored")
     static let timelines = RecordCollection<Data>.bytes("timelines")

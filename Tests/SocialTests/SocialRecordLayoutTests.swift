@@ -5,8 +5,9 @@ import TrainTesting
 
 @testable import TrainSocial
 
-/// How profiles are stored: a binary layout, and JSON from earlier versions still read.
-@Suite struct ProfileRecordTests {
+/// How profiles and deleted posts' positions are stored: a binary layout, and JSON
+/// from earlier versions still read.
+@Suite struct SocialRecordLayoutTests {
     @Test("a profile stored as JSON by an earlier version reads, and its counts change as a binary one's")
     func earlierJSON() async throws {
         let harness = try SocialHarness(.file)
@@ -41,5 +42,26 @@ import TrainTesting
         raw.close()
         let error = await #expect(throws: SocialError.self) { try await harness.reopened().profile("ada") }
         #expect(error?.code == .storage)
+    }
+
+    @Test("a cursor on a post deleted under an earlier version, whose position was stored as JSON, still continues")
+    func earlierJSONPosition() async throws {
+        let harness = try SocialHarness(.file)
+        var posts: [PostEntity] = []
+        for index in 0..<5 {
+            posts.append(try await harness.post("Run \(index)", by: "ada"))
+            harness.clock.advance(by: .seconds(60))
+        }
+        try await harness.social.deletePost(posts[2].id)
+        let raw = try RecordStore(.file(harness.directory.file("social.sqlite")), schema: SocialRecords.schema)
+        let key = SocialRecords.key(posts[2].id)
+        let binary = try #require(try raw.read { try $0.data(forKey: key, in: SocialRecords.removedPosts) })
+        #expect(binary.first == 1, "a position is written in the binary layout")
+        try raw.write { try $0.setData(try JSONEncoder().encode(posts[2].createdAt), forKey: key, in: SocialRecords.removedPosts) }
+        raw.close()
+
+        let reopened = try harness.reopened()
+        let after = try await reopened.discoverFeed(limit: 10, after: posts[2].id)
+        #expect(after.map(\.id) == [posts[1].id, posts[0].id])
     }
 }
