@@ -64,4 +64,27 @@ import TrainTesting
         let after = try await reopened.discoverFeed(limit: 10, after: posts[2].id)
         #expect(after.map(\.id) == [posts[1].id, posts[0].id])
     }
+
+    @Test("opening a store of the JSON layout rewrites its profiles and positions in the binary one, and the JSON version then refuses it")
+    func migration() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("social.sqlite")
+        let jsonLayout = StoreSchema(name: "social", migrations: Array(SocialRecords.schema.migrations.prefix(2)))
+        let profile = SocialProfile(id: "ada", displayName: "Ada Lovelace", followerCount: 3, followingCount: 2)
+        let position = Date(timeIntervalSinceReferenceDate: 788_918_522.246)
+        let old = try RecordStore(.file(file), schema: jsonLayout)
+        try old.write { records in
+            try records.setData(try JSONEncoder().encode(profile), forKey: "ada", in: SocialRecords.profiles)
+            try records.setData(try JSONEncoder().encode(position), forKey: "p1", in: SocialRecords.removedPosts)
+        }
+        old.close()
+
+        let store = try RecordStore(.file(file), schema: SocialRecords.schema)
+        #expect(try store.read { try $0.data(forKey: "ada", in: SocialRecords.profiles) }?.first == 1)
+        #expect(try store.read { try $0.data(forKey: "p1", in: SocialRecords.removedPosts) }?.first == 1)
+        #expect(try store.read { try $0.value(forKey: "ada", in: SocialRecords.profiles) } == profile)
+        #expect(try store.read { try $0.value(forKey: "p1", in: SocialRecords.removedPosts) } == position)
+        store.close()
+        #expect(throws: CoreError(.newerSchema)) { try RecordStore(.file(file), schema: jsonLayout) }
+    }
 }
