@@ -162,7 +162,7 @@ public struct KeyRange: Sendable, Equatable, CustomStringConvertible {
     /// Keys built with ``RecordKey`` end in an ASCII byte, which is raised in place:
     /// every prefix read of a service asks for this, and decoding the whole key into
     /// code points and building a string from them one by one was a tenth of a large
-    /// account deletion (`perf record` on train-bench's PERF-6-MEM).
+    /// account deletion (`perf record` on train-bench's in-memory deletion row).
     static func successor(of prefix: String) -> String? {
         var bytes = Array(prefix.utf8)
         if let last = bytes.last, last < 0x7F {

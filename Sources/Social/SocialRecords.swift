@@ -49,7 +49,7 @@ enum SocialRecords {
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
     /// account deletion one for each of the user's followers. As JSON they took about
-    /// 15% of a large deletion's time (`perf record` on train-bench's PERF-6-FILE).
+    /// 15% of a large deletion's time (`perf record` on train-bench's file deletion row).
     /// Migration 3 rewrites the JSON an earlier version stored; JSON still reads.
     static let profiles = RecordCollection<SocialProfile>.binary(
         "profiles", format: 1,
