@@ -112,7 +112,7 @@ package struct BinaryReader {
     package var bytesLeft: Int { bytes.count - offset }
 
     private mutating func take(_ count: Int) throws(CoreError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= bytes.count - offset else {
+        guard count >= 0, count <= bytesLeft else {
             throw CoreError(.undecodable, detail: "The record ends early.")
         }
         defer { offset += count }

@@ -164,8 +164,8 @@ public struct KeyRange: Sendable, Equatable, CustomStringConvertible {
     /// code points and building a string from them one by one was a tenth of a large
     /// account deletion (`perf record` on train-bench's in-memory deletion row).
     static func successor(of prefix: String) -> String? {
-        var bytes = Array(prefix.utf8)
-        if let last = bytes.last, last < 0x7F {
+        if let last = prefix.utf8.last, last < 0x7F {
+            var bytes = Array(prefix.utf8)
             bytes[bytes.count - 1] = last + 1
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -181,10 +181,10 @@ final class MemoryTree {
         }
 
         /// Starts loading the lines a search reads into the processor's cache, all at
-        /// once: a branch's key ends, a leaf's key ends and key bytes (at most 4 and 30
-        /// lines for the bench's keys). A binary search reads them one probe after
-        /// another, and at a million records each probe of a leaf missed the cache in
-        /// turn. Measured with `train-bench`, interleaved with the build before: a page
+        /// once: a branch's key ends (up to 16 lines), a leaf's key ends (up to 4) and
+        /// key bytes (about 30 for the bench's keys). A binary search reads them one
+        /// probe after another, and at a million records each probe of a leaf missed the
+        /// cache in turn. Measured with `train-bench`, interleaved with the build before: a page
         /// of 20 at a million records went from 5.5–6.2 to 4.5–5.1 µs (ENGINE-SEEK-MEM
         /// 1.57–1.67 to 1.37–1.43) and a point read from 2.3–2.4 to 1.9 µs. A branch's
         /// key bytes, up to 7 KiB, are left to the search.

@@ -5,10 +5,10 @@ import TrainTesting
 
 @testable import TrainSocial
 
-/// How profiles and deleted posts' positions are stored: a binary layout, and JSON
-/// from earlier versions still read.
+/// How profiles and deleted posts' positions are stored: a binary layout, stores of
+/// the JSON layout rewritten when opened, and JSON records still read.
 @Suite struct SocialRecordLayoutTests {
-    @Test("a profile stored as JSON by an earlier version reads, and its counts change as a binary one's")
+    @Test("a profile record in JSON still reads, and its counts change as a binary one's")
     func earlierJSON() async throws {
         let harness = try SocialHarness(.file)
         try await harness.join("ada", "grace")
@@ -44,7 +44,7 @@ import TrainTesting
         #expect(error?.code == .storage)
     }
 
-    @Test("a cursor on a post deleted under an earlier version, whose position was stored as JSON, still continues")
+    @Test("a cursor on a deleted post whose position record is JSON still continues")
     func earlierJSONPosition() async throws {
         let harness = try SocialHarness(.file)
         var posts: [PostEntity] = []
