@@ -153,6 +153,12 @@ package struct BinaryReader {
         return Data(try take(count))
     }
 
+    /// A length-prefixed value's bytes, without copying them.
+    package mutating func readBytes() throws(CoreError) -> ArraySlice<UInt8> {
+        let count: Int = try read()
+        return try take(count)
+    }
+
     package mutating func read() throws(CoreError) -> UUID {
         let b = Array(try take(16))
         return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))

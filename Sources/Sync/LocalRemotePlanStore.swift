@@ -71,6 +71,9 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         try writeNow(mutations, in: scope)
     }
 
+    /// The policy's ``RemotePolicy/maximumDocumentBytes``.
+    public var maximumDocumentBytes: Int { policy.maximumDocumentBytes }
+
     public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
         try changesNow(in: scope, after: cursor, limit: limit)
     }

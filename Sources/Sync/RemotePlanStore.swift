@@ -62,6 +62,17 @@ public protocol RemotePlanStore: Sendable {
     /// - Throws: ``RemoteStoreError`` — `unavailable` when the outcome is unknown
     ///   (erase again).
     func erase(_ scope: RemoteScope) async throws -> Int
+
+    /// The largest document the remote accepts, in bytes of ``RemoteMutation/document``:
+    /// an edit whose document is larger is refused on the device, and a larger
+    /// document in an answer is refused as unreadable. 1 MiB by default, Firestore's
+    /// limit for a document.
+    var maximumDocumentBytes: Int { get }
+}
+
+extension RemotePlanStore {
+    /// 1 MiB.
+    public var maximumDocumentBytes: Int { 1 << 20 }
 }
 
 /// One user's records of one type on the remote, such as `plans` of user `ada`.

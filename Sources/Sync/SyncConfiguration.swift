@@ -69,6 +69,13 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
     public var batchSize: Int
     /// The most records read in one download call.
     public var pageSize: Int
+    /// The most calls one sync makes to the remote. A sync that reaches it stops with
+    /// ``SyncError/Code/tooManyRemoteCalls``, keeping what it finished, so a remote
+    /// that never stops answering cannot hold it; the next sync goes on from there.
+    public var maximumRemoteCalls: Int
+    /// Whether a sync checks the remote's answers before storing them; off only to
+    /// measure what the checks cost.
+    package var checksAnswers = true
 
     /// Creates a configuration.
     /// - Parameters:
@@ -78,9 +85,11 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
     ///   - deletePolicy: ``DeleteConflictPolicy/deleteWins`` by default.
     ///   - batchSize: 500 by default; at least 1.
     ///   - pageSize: 500 by default; at least 1.
+    ///   - maximumRemoteCalls: 1,000 by default (half a million records in pages of
+    ///     500); at least 1.
     public init(
         clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(), conflictPolicy: ConflictPolicy<Record> = .fieldMerge,
-        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500
+        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, maximumRemoteCalls: Int = 1_000
     ) {
         self.clock = clock
         self.ids = ids
@@ -88,6 +97,7 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
         self.deletePolicy = deletePolicy
         self.batchSize = max(1, batchSize)
         self.pageSize = max(1, pageSize)
+        self.maximumRemoteCalls = max(1, maximumRemoteCalls)
     }
 }
 

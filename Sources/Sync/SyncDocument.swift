@@ -61,13 +61,23 @@ struct SyncDocument: Hashable, Sendable {
     static func fields<Record: Syncable>(of record: Record) throws(SyncError) -> [String: Data] {
         do {
             let object = try JSONDecoder().decode([String: JSONValue].self, from: try JSONEncoder().encode(record))
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             var fields: [String: Data] = [:]
-            for (name, value) in object { fields[name] = try encoder.encode(value) }
+            for (name, value) in object { fields[name] = try json(value) }
             return fields
         } catch {
             throw SyncError(.invalidRecord, detail: "\(Record.self) does not encode as a JSON object: \(error)")
+        }
+    }
+
+    /// A field's JSON as every device writes it: object keys sorted, slashes as they
+    /// are, so equal values have equal bytes.
+    static func json(_ value: JSONValue) throws(SyncError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw SyncError(.invalidRecord, detail: "A value does not encode as JSON: \(error)")
         }
     }
 
@@ -121,21 +131,42 @@ struct SyncDocument: Hashable, Sendable {
         encoded = data
     }
 
-    /// The latest reading in a document's bytes, found without building the document:
-    /// what a download needs of a record it stores as it came.
+    /// What a download needs of a document, read in one pass over its bytes without
+    /// building it: its latest reading, whether it is a deletion, and the JSON of the
+    /// two fields `first` and `second` names.
     /// - Throws: `CoreError` if the bytes are not a document.
-    static func latestStamp(in data: Data) throws(CoreError) -> HybridTimestamp? {
+    static func inspect(_ data: Data, fields first: [UInt8], _ second: [UInt8]) throws(CoreError) -> Inspection {
         var reader = try BinaryReader(data, formats: [1])
         let (replicas, count) = try Self.readHeader(&reader, size: data.count)
-        var latest: HybridTimestamp?
+        var inspection = Inspection()
         for _ in 0..<count {
-            try reader.skipValue()
-            try reader.skipValue()
-            if let stamp = try readStamp(&reader, replicas), latest.map({ $0 < stamp }) ?? true { latest = stamp }
+            let name = try reader.readBytes()
+            let value = try reader.readBytes()
+            if name.elementsEqual(first) {
+                inspection.first = value
+            } else if name.elementsEqual(second) {
+                inspection.second = value
+            }
+            if let stamp = try readStamp(&reader, replicas), inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
         }
-        if let stamp = try readStamp(&reader, replicas), latest.map({ $0 < stamp }) ?? true { latest = stamp }
+        if let stamp = try readStamp(&reader, replicas) {
+            inspection.isDeleted = true
+            if inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+        }
         try reader.finish()
-        return latest
+        return inspection
+    }
+
+    /// What ``inspect(_:fields:_:)`` read.
+    struct Inspection {
+        /// The latest reading in the document.
+        var latest: HybridTimestamp?
+        /// Whether the document is a deletion.
+        var isDeleted = false
+        /// The JSON of the first field asked for, if the document has it.
+        var first: ArraySlice<UInt8>?
+        /// The JSON of the second field asked for, if the document has it.
+        var second: ArraySlice<UInt8>?
     }
 
     init(fields: [String: Data], stamps: [String: HybridTimestamp], deleted: HybridTimestamp?) {

@@ -11,11 +11,12 @@ extension SyncEngine {
     @discardableResult
     public func sync() async throws(SyncError) -> SyncReport {
         let scope = try currentScope()
+        let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncReport in
             var report = SyncReport()
-            try await push(scope, only: nil, report: &report)
-            if try await pull(scope, report: &report) {
-                try await push(scope, only: nil, report: &report)
+            try await push(answers, only: nil, report: &report)
+            if try await pull(answers, report: &report) {
+                try await push(answers, only: nil, report: &report)
             }
             return report
         }
@@ -31,9 +32,10 @@ extension SyncEngine {
         guard try reading({ try $0.data(forKey: try SyncRecords.key(scope, id), in: SyncRecords.records) }) != nil else {
             throw SyncError(.recordNotFound)
         }
+        let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncStatus? in
             var report = SyncReport()
-            try await push(scope, only: id, report: &report)
+            try await push(answers, only: id, report: &report)
             return try status(of: id)
         }
     }
@@ -44,9 +46,10 @@ extension SyncEngine {
     @discardableResult
     public func download() async throws(SyncError) -> SyncReport {
         let scope = try currentScope()
+        let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncReport in
             var report = SyncReport()
-            _ = try await pull(scope, report: &report)
+            _ = try await pull(answers, report: &report)
             return report
         }
     }
@@ -81,7 +84,8 @@ extension SyncEngine {
 
     /// Uploads the queue in batches; records that met a conflict are merged and sent
     /// again, up to three more passes.
-    private func push(_ scope: RemoteScope, only: UUID?, report: inout SyncReport) async throws(SyncError) {
+    private func push(_ answers: AnswerCheck<Record>, only: UUID?, report: inout SyncReport) async throws(SyncError) {
+        let scope = answers.scope
         var after: String?
         var passes = 0
         var conflicted = false
@@ -100,8 +104,8 @@ extension SyncEngine {
                 continue
             }
             let response: RemoteWriteResponse
+            try countCall(&report)
             do {
-                report.remoteCalls += 1
                 response = try await remote.write(batch.map(\.mutation), in: scope)
             } catch let error as RemoteStoreError where error.code == .tooLarge && batch.count > 1 {
                 batchSize.withLock { $0 = max(1, batch.count / 2) }
@@ -117,9 +121,7 @@ extension SyncEngine {
                 throw Self.failure(error)
             }
             try checkStillSignedIn(scope)
-            guard response.results.count == batch.count else {
-                throw SyncError(.remoteUnavailable, detail: "The remote answered \(response.results.count) results for \(batch.count) writes.")
-            }
+            try answers.writes(response, for: batch.map(\.mutation))
             if try acknowledge(batch, response, in: scope, report: &report) { conflicted = true }
             SyncProgress.observer?(report)
             after = last
@@ -210,27 +212,29 @@ extension SyncEngine {
 
     /// Downloads the changes after the stored cursor, page by page, each page with
     /// its cursor in one transaction. Returns whether a merge left edits to upload.
-    private func pull(_ scope: RemoteScope, report: inout SyncReport) async throws(SyncError) -> Bool {
+    private func pull(_ answers: AnswerCheck<Record>, report: inout SyncReport) async throws(SyncError) -> Bool {
+        let scope = answers.scope
         let cursorKey = try scopeKey(scope)
         var cursor = try reading { try $0.value(forKey: cursorKey, in: SyncRecords.cursors) } ?? SyncRecords.Cursor()
-        if cursor.needsResync { return try await resync(scope, report: &report) }
+        if cursor.needsResync { return try await resync(answers, report: &report) }
         var queued = false
         while true {
             guard !Task.isCancelled else { throw SyncError(.cancelled) }
             let page: RemotePage
+            try countCall(&report)
             do {
-                report.remoteCalls += 1
                 page = try await remote.changes(in: scope, after: cursor.version, limit: configuration.pageSize)
             } catch let error as RemoteStoreError where error.code == .cursorExpired {
-                return try await resync(scope, report: &report)
+                return try await resync(answers, report: &report)
             } catch {
                 throw Self.failure(error)
             }
             try checkStillSignedIn(scope)
+            let inspections = try answers.changes(page, after: cursor.version, limit: configuration.pageSize)
             let now = configuration.clock.now
             var counts = report
             cursor = try writing(scope) { records, changes in
-                if try applyPage(page, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
+                if try applyPage(page, inspections, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
                 var stored = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
                 stored.version = max(stored.version, page.cursor)
                 try records.put(stored, forKey: cursorKey, in: SyncRecords.cursors)
@@ -245,7 +249,8 @@ extension SyncEngine {
     /// Reads every record the remote holds, after this device was offline longer
     /// than the remote keeps deletions: records it no longer holds are removed here
     /// instead of uploaded again. Queued edits are kept and reconciled on upload.
-    private func resync(_ scope: RemoteScope, report: inout SyncReport) async throws(SyncError) -> Bool {
+    private func resync(_ answers: AnswerCheck<Record>, report: inout SyncReport) async throws(SyncError) -> Bool {
+        let scope = answers.scope
         // Another sync of this engine is reading everything already; its sweep must
         // not remove what this one marks.
         guard resyncing.withLock({ $0.insert(scope).inserted }) else { return false }
@@ -269,21 +274,23 @@ extension SyncEngine {
         var after: UUID?
         var head: UInt64?
         var queued = false
+        var seen = Set<UUID>()
         while true {
             guard !Task.isCancelled else { throw SyncError(.cancelled) }
             let page: RemotePage
+            try countCall(&report)
             do {
-                report.remoteCalls += 1
                 page = try await remote.snapshot(in: scope, after: after, limit: configuration.pageSize)
             } catch {
                 throw Self.failure(error)
             }
             try checkStillSignedIn(scope)
+            let inspections = try answers.snapshot(page, limit: configuration.pageSize, seen: &seen)
             head = head ?? page.cursor
             let now = configuration.clock.now
             var counts = report
             try writing(scope) { records, changes in
-                if try applyPage(page, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
+                if try applyPage(page, inspections, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
             }
             report = counts
             SyncProgress.observer?(report)
@@ -305,25 +312,24 @@ extension SyncEngine {
     /// moves the hybrid clock past every edit on the page, then applies each record.
     /// Returns whether an edit stays queued.
     private func applyPage(
-        _ page: RemotePage, at now: Date, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID], report: inout SyncReport
+        _ page: RemotePage, _ inspections: [SyncDocument.Inspection?], at now: Date, in scope: RemoteScope, records: RecordWriter,
+        changes: inout [UUID], report: inout SyncReport
     ) throws -> Bool {
         var replica = try replica(in: records)
         replica.clock.learn(serverTime: page.serverTime, receivedAt: now)
         var known: [(RemoteRecord, SyncDocument)] = []
         let scopeKey = try SyncRecords.scopeKey(scope)
-        for record in page.records {
+        for (record, inspection) in zip(page.records, inspections) {
+            // Only with the checks off: a document this version cannot read is left out.
+            guard let inspection else { continue }
             let key = try SyncRecords.key(after: scopeKey, record.id)
             // New here: stored as it came, without building the document.
-            if let latest = try? SyncDocument.latestStamp(in: record.document),
-                try records.setDataIfAbsent(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records)
-            {
-                replica.clock.observe(latest)
+            if try records.setDataIfAbsent(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records) {
+                if let latest = inspection.latest { replica.clock.observe(latest) }
                 changes.append(record.id)
                 if !record.isDeleted { report.downloaded += 1 }
                 continue
             }
-            // A document this device cannot read (written by a newer app version) waits
-            // for an update; it must not stop the others.
             if let document = try? SyncDocument(data: record.document) {
                 if let modified = document.modified { replica.clock.observe(modified) }
                 known.append((record, document))
@@ -448,6 +454,20 @@ extension SyncEngine {
     }
 
     // MARK: - Helpers
+
+    /// The checks of the remote's answers for a sync of `scope`.
+    private func answerCheck(_ scope: RemoteScope) throws(SyncError) -> AnswerCheck<Record> {
+        try AnswerCheck(scope: scope, maximumDocumentBytes: remote.maximumDocumentBytes, isEnabled: configuration.checksAnswers)
+    }
+
+    /// Counts a remote call the sync is about to make, or ends the sync at its limit.
+    private func countCall(_ report: inout SyncReport) throws(SyncError) {
+        guard report.remoteCalls < configuration.maximumRemoteCalls else {
+            throw SyncError(
+                .tooManyRemoteCalls, detail: "The sync made \(report.remoteCalls) remote calls, its limit; the next sync goes on from here.")
+        }
+        report.remoteCalls += 1
+    }
 
     /// A remote call's error as the sync reports it: `cancelled` for a cancellation,
     /// else `remoteUnavailable`, with what the remote said.

@@ -36,6 +36,39 @@ public struct SyncError: Error, Hashable, Sendable {
         public static let cancelled = Code("cancelled")
         /// The sync data on this device could not be read or written.
         public static let storage = Code("storage")
+        /// The record's document is over the remote's size limit, counted in the bytes
+        /// the remote counts; it was not saved.
+        public static let recordTooLarge = Code("recordTooLarge")
+
+        /// The remote sent a record that belongs to another user; nothing of its answer was stored.
+        public static let foreignRecord = Code("foreignRecord")
+        /// The remote sent a record under one ID whose document is another record's;
+        /// nothing of its answer was stored.
+        public static let mismatchedRecordID = Code("mismatchedRecordID")
+        /// The remote sent a document this version cannot read — damaged, in a newer
+        /// layout, or over the remote's own size limit; nothing of its answer was stored.
+        public static let unreadableRecord = Code("unreadableRecord")
+        /// The remote's page said more follow without moving on: a change-feed cursor
+        /// that did not advance or does not cover its page, or a snapshot page that
+        /// repeated records already read.
+        public static let stalledCursor = Code("stalledCursor")
+        /// The remote sent a page with more records than asked.
+        public static let oversizedPage = Code("oversizedPage")
+        /// The remote's answer contradicts itself or the request: a result count other
+        /// than the writes sent, a version that does not follow the write's base, a
+        /// deletion flag its document contradicts.
+        public static let malformedAnswer = Code("malformedAnswer")
+        /// The sync made as many remote calls as ``SyncConfiguration/maximumRemoteCalls``
+        /// allows; what it finished is kept and the next sync goes on from there.
+        public static let tooManyRemoteCalls = Code("tooManyRemoteCalls")
+
+        /// The codes of answers the sync refused because the remote broke its contract.
+        public static let remoteViolations: Set<Code> = [
+            .foreignRecord, .mismatchedRecordID, .unreadableRecord, .stalledCursor, .oversizedPage, .malformedAnswer, .tooManyRemoteCalls,
+        ]
+
+        /// Whether the sync stopped because the remote broke its contract.
+        public var isRemoteViolation: Bool { Self.remoteViolations.contains(self) }
 
         /// The code's name.
         public var description: String { name }
@@ -55,17 +88,27 @@ public struct SyncError: Error, Hashable, Sendable {
         self.detail = detail ?? Self.messages[code]?.description ?? code.name
     }
 
-    private static let messages: [Code: (description: String, suggestion: String?)] = [
-        .notSignedIn: ("You are not signed in.", "Sign in to sync your plans."),
-        .invalidRecord: ("This plan cannot be saved as it is.", "Check its name, dates and days per week."),
-        .recordNotFound: ("This plan is no longer available.", "Pull to refresh."),
-        .recordExists: ("This plan already exists.", nil),
-        .notAuthorized: ("This plan belongs to another account.", nil),
-        .noConflict: ("This plan has no conflict to resolve.", nil),
-        .remoteUnavailable: ("Your plans could not be synced right now.", "Your changes are saved on this device and will sync later."),
-        .cancelled: ("The sync was stopped.", "Your changes are saved on this device and will sync later."),
-        .storage: ("Your plans on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
-    ]
+    private static let messages: [Code: (description: String, suggestion: String?)] = {
+        var messages: [Code: (description: String, suggestion: String?)] = [
+            .notSignedIn: ("You are not signed in.", "Sign in to sync your plans."),
+            .invalidRecord: ("This plan cannot be saved as it is.", "Check its name, dates and days per week."),
+            .recordNotFound: ("This plan is no longer available.", "Pull to refresh."),
+            .recordExists: ("This plan already exists.", nil),
+            .notAuthorized: ("This plan belongs to another account.", nil),
+            .noConflict: ("This plan has no conflict to resolve.", nil),
+            .remoteUnavailable: ("Your plans could not be synced right now.", "Your changes are saved on this device and will sync later."),
+            .cancelled: ("The sync was stopped.", "Your changes are saved on this device and will sync later."),
+            .storage: ("Your plans on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
+            .recordTooLarge: ("This plan is too large to sync.", "Shorten its notes or remove some workouts."),
+        ]
+        for code in Code.remoteViolations {
+            messages[code] = (
+                "Your plans could not be synced: the server's answer was refused.",
+                "Your changes are saved on this device. Try again later; if this keeps happening, contact support."
+            )
+        }
+        return messages
+    }()
 }
 
 extension SyncError {

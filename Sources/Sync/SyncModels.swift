@@ -23,6 +23,20 @@ public protocol Syncable: Codable, Hashable, Sendable, Identifiable where ID == 
     var userID: String { get set }
     /// The record as it may be stored, or ``SyncError`` with code `invalidRecord`.
     func validated() throws(SyncError) -> Self
+
+    /// The name of the field that holds ``Identifiable/id`` in the record's encoding:
+    /// `"id"`, unless its coding keys rename it. A download is checked against it.
+    static var idField: String { get }
+    /// The name of the field that holds ``userID`` in the record's encoding:
+    /// `"userID"`, unless its coding keys rename it. A download is checked against it.
+    static var ownerField: String { get }
+}
+
+extension Syncable {
+    /// `"id"`.
+    public static var idField: String { "id" }
+    /// `"userID"`.
+    public static var ownerField: String { "userID" }
 }
 
 /// One workout of a plan's week.

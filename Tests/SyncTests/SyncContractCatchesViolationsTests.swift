@@ -47,6 +47,21 @@ struct PermissivePlanSyncEnvironment: PlanSyncContractEnvironment {
     func makeDevices(_ count: Int) async throws -> [PlanSyncContractDevice] {
         (0..<count).map { _ in PlanSyncContractDevice(service: FakePlanSyncService()) { _ in } }
     }
+
+    func makeDevice(syncingThrough remote: any RemotePlanStore) async throws -> PlanSyncContractDevice {
+        PlanSyncContractDevice(service: FakePlanSyncService()) { _ in }
+    }
+}
+
+/// A working remote that breaks its contract in one way.
+struct MisbehavingRemoteEnvironment: RemoteStoreContractEnvironment {
+    let misbehavior: FakeRemotePlanStore.Misbehavior
+
+    func makeRemote() async throws -> any RemotePlanStore {
+        let remote = FakeRemotePlanStore()
+        remote.misbehave(misbehavior)
+        return remote
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SyncContractCatchesViolationsTests {
@@ -71,11 +86,32 @@ struct PermissivePlanSyncEnvironment: PlanSyncContractEnvironment {
         #expect(violated.contains { $0.hasPrefix("a deletion is a tombstone") })
     }
 
+    @Test(
+        "a remote whose feed never moves on, whose snapshot repeats, whose records come under other IDs or whose clock is an hour off breaks the check of that promise"
+    )
+    func catchesMisbehavingRemotes() async throws {
+        let cases: [(FakeRemotePlanStore.Misbehavior, String)] = [
+            (.endlessChangeFeed, "while more follow, each change-feed page"),
+            (.repeatingSnapshot, "a snapshot read page by page lists each record once"),
+            (.mismatchedRecordIDs, "each record comes back under its own ID"),
+            (.serverTimeOffset(.seconds(3_600)), "every answer tells the time"),
+        ]
+        for (misbehavior, check) in cases {
+            let violated = await Self.violations(
+                RemotePlanStoreContract.checks, in: MisbehavingRemoteEnvironment(misbehavior: misbehavior) as any RemoteStoreContractEnvironment)
+            #expect(violated.contains { $0.hasPrefix(check) }, "\(misbehavior) is caught by '\(check)'")
+        }
+        let honest = await Self.violations(RemotePlanStoreContract.checks, in: FakeRemoteEnvironment() as any RemoteStoreContractEnvironment)
+        #expect(honest.isEmpty)
+    }
+
     @Test("a service that syncs nothing between devices and ignores who is signed in breaks the sync, users-apart and signed-out checks")
     func catchesPlanSyncViolations() async throws {
         let violated = await Self.violations(PlanSyncServiceContract.checks, in: PermissivePlanSyncEnvironment() as any PlanSyncContractEnvironment)
         #expect(violated.contains { $0.hasPrefix("a plan made on one device reaches another") })
         #expect(violated.contains { $0.hasPrefix("one user's plans, queued or synced, never reach another user") })
         #expect(violated.contains { $0.hasPrefix("signed out, calls are notSignedIn") })
+        #expect(violated.contains { $0.hasPrefix("a page with another user's plan ends the sync foreignRecord") })
+        #expect(violated.contains { $0.hasPrefix("a change feed whose cursor never moves on ends the sync stalledCursor") })
     }
 }

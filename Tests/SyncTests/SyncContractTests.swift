@@ -35,6 +35,16 @@ struct LocalPlanSyncEnvironment: PlanSyncContractEnvironment {
             }
         }
     }
+
+    func makeDevice(syncingThrough remote: any RemotePlanStore) async throws -> PlanSyncContractDevice {
+        let world = try SyncWorld(variant)
+        let device = try world.device("device", remote: remote)
+        device.auth.setCurrentUser(nil)
+        return PlanSyncContractDevice(service: device.plans) { user in
+            _ = world
+            if let user { device.signIn(user) } else { device.auth.setCurrentUser(nil) }
+        }
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SyncContractTests {

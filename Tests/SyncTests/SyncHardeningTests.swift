@@ -42,27 +42,27 @@ import TrainTesting
         #expect(try await world.remotePlans().map(\.name) == ["Back again"])
     }
 
-    @Test("a remote version this app cannot read leaves the local plan and its queued edit as they are")
-    func newerFormatDeletesLocal() async throws {
+    @Test("a remote version in a layout this version cannot read ends the sync unreadableRecord; the local plan keeps its queued edit")
+    func newerFormatIsRefused() async throws {
         let world = try SyncWorld()
         let phone = try world.device("phone")
         let plan = try await phone.plans.createPlan(Fixture.plan())
         _ = try await phone.plans.sync()
-        // A newer app version writes format 2.
-        var writer = BinaryWriter(format: 2)
+        // A newer app version writes format 9.
+        var writer = BinaryWriter(format: 9)
         writer.write(0)
         try await Self.rogueWrite(world, id: plan.id, document: writer.data)
         var edited = plan
         edited.notes = "my edit"
         _ = try await phone.plans.updatePlan(edited)
-        _ = try await phone.plans.sync()
+        await #expect(throws: SyncError(.unreadableRecord)) { try await phone.plans.sync() }
         #expect(try phone.plans.plan(id: plan.id)?.notes == "my edit")
         #expect(try phone.plans.status(ofPlan: plan.id) == .pendingUpload)
         #expect(try phone.plans.conflictLog().isEmpty)
     }
 
-    @Test("a downloaded record that does not decode as a plan is left out of the list instead of failing it")
-    func undecodableFieldsBreakList() async throws {
+    @Test("a downloaded document whose fields are not a plan ends the sync unreadableRecord, and nothing of its page is stored")
+    func undecodableFieldsAreRefused() async throws {
         let world = try SyncWorld()
         let phone = try world.device("phone")
         _ = try await phone.plans.createPlan(Fixture.plan("good"))
@@ -71,8 +71,11 @@ import TrainTesting
         let stamp = HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "rogue")
         let document = SyncDocument(fields: ["id": Data("\"\(id.uuidString)\"".utf8)], stamps: ["id": stamp], deleted: nil)
         try await Self.rogueWrite(world, id: id, document: document.data)
-        _ = try await phone.plans.sync()
+        await #expect(throws: SyncError(.unreadableRecord)) { try await phone.plans.sync() }
         #expect(try phone.plans.plans().map(\.name) == ["good"])
+        #expect(try phone.plans.status(ofPlan: id) == nil)
+        // The cursor did not move past it: the next sync meets it again.
+        await #expect(throws: SyncError(.unreadableRecord)) { try await phone.plans.sync() }
     }
 
     @Test("a document's bytes with a byte after its end are undecodable, and so is the clock reading read from them")
@@ -80,9 +83,9 @@ import TrainTesting
         let stamp = HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "phone")
         let document = SyncDocument(fields: ["name": Data("\"Legs\"".utf8)], stamps: ["name": stamp], deleted: nil)
         #expect(try SyncDocument(data: document.data) == document)
-        #expect(try SyncDocument.latestStamp(in: document.data) == stamp)
+        #expect(try SyncDocument.inspect(document.data, fields: [], []).latest == stamp)
         #expect(throws: CoreError(.undecodable)) { try SyncDocument(data: document.data + [0]) }
-        #expect(throws: CoreError(.undecodable)) { try SyncDocument.latestStamp(in: document.data + [0]) }
+        #expect(throws: CoreError(.undecodable)) { try SyncDocument.inspect(document.data + [0], fields: [], []) }
     }
 
     @Test("a remote clock reading at the end of time does not trap the next local edit")

@@ -55,10 +55,10 @@ final class SyncWorld: Sendable {
     }
 
     /// The plans the remote holds for `user`, as a new device signed in as them downloads them.
-    func remotePlans(of user: String = "ada") async throws -> [TrainingPlan] {
+    func remotePlans(of user: String = "ada", from remote: (any RemotePlanStore)? = nil) async throws -> [TrainingPlan] {
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: user, displayName: user, createdAt: remoteClock.now, lastSignInAt: remoteClock.now))
-        let probe = LocalPlanSyncService(auth: auth, remote: local, configuration: SyncConfiguration(clock: remoteClock))
+        let probe = LocalPlanSyncService(auth: auth, remote: remote ?? local, configuration: SyncConfiguration(clock: remoteClock))
         try await probe.download()
         return try probe.plans()
     }

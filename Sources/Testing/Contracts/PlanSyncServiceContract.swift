@@ -7,6 +7,12 @@ public protocol PlanSyncContractEnvironment: Sendable {
     /// - Parameter count: How many devices.
     /// - Returns: The devices.
     func makeDevices(_ count: Int) async throws -> [PlanSyncContractDevice]
+
+    /// Makes a device, with its own local data, whose service syncs through `remote`:
+    /// a `FakeRemotePlanStore` the check sets to answer as a broken backend would.
+    /// - Parameter remote: The remote to sync through.
+    /// - Returns: The device, signed out.
+    func makeDevice(syncingThrough remote: any RemotePlanStore) async throws -> PlanSyncContractDevice
 }
 
 /// One device under test and how to sign users in and out of it.
@@ -36,8 +42,8 @@ extension Expectations {
 }
 
 /// The public behavioural contract of `PlanSyncService`: local edits, statuses,
-/// sync between devices, the default field merge, deletions, users kept apart, and
-/// bad input. TrainKit runs it against `LocalPlanSyncService` in memory and on disk;
+/// sync between devices, the default field merge, deletions, users kept apart, bad
+/// input, and a remote that breaks its own contract refused with typed errors. TrainKit runs it against `LocalPlanSyncService` in memory and on disk;
 /// an app runs it against its own conformance:
 ///
 /// ```swift
@@ -51,6 +57,37 @@ public enum PlanSyncServiceContract {
 
     static func plan(_ name: String, notes: String = "", days: Int = 3) -> TrainingPlan {
         TrainingPlan(name: name, notes: notes, startDate: start, endDate: start.addingTimeInterval(56 * 86_400), daysPerWeek: days)
+    }
+
+    /// A remote where Ada has one plan and Grace one with private notes, and a new
+    /// device of Ada's syncing through it, for a check to make the remote misbehave.
+    static func hostileWorld(_ environment: any PlanSyncContractEnvironment) async throws -> (FakeRemotePlanStore, PlanSyncContractDevice, UUID) {
+        let remote = FakeRemotePlanStore()
+        let phone = try await environment.makeDevice(syncingThrough: remote)
+        try await phone.signIn("contract-ada")
+        let adas = try await phone.service.createPlan(plan("Ada's"))
+        try await phone.service.sync()
+        try await phone.signIn("contract-grace")
+        _ = try await phone.service.createPlan(plan("Grace's", notes: "Grace's private notes"))
+        try await phone.service.sync()
+        let tablet = try await environment.makeDevice(syncingThrough: remote)
+        try await tablet.signIn("contract-ada")
+        return (remote, tablet, adas.id)
+    }
+
+    /// A check that the remote's `misbehavior` ends a sync with `code`, stores nothing
+    /// of the answer, and that the sync works once the remote behaves.
+    static func refuses(_ misbehavior: FakeRemotePlanStore.Misbehavior, with code: SyncError.Code, _ what: String) -> PlanSyncContractCheck {
+        PlanSyncContractCheck("\(what) ends the sync \(code), stores nothing of the answer, and the next sync works once the remote behaves") {
+            environment, check in
+            let (remote, tablet, adas) = try await hostileWorld(environment)
+            remote.misbehave(misbehavior)
+            try await check.expectSyncError(code, what) { try await tablet.service.sync() }
+            try check.expect(try tablet.service.plans().isEmpty, "nothing of the refused answer is stored")
+            remote.behave()
+            try await tablet.service.sync()
+            try check.expect(try tablet.service.plans().map(\.id) == [adas], "Ada's plan arrives once the remote behaves, and only hers")
+        }
     }
 
     /// Every check of the contract.
@@ -142,5 +179,9 @@ public enum PlanSyncServiceContract {
             try await check.expectSyncError(.notSignedIn, "a sync") { try await device.service.sync() }
             try await check.expectSyncError(.notSignedIn, "listing plans") { _ = try device.service.plans() }
         },
+        refuses(.foreignRecords(ofUser: "contract-grace"), with: .foreignRecord, "a page with another user's plan"),
+        refuses(.mismatchedRecordIDs, with: .mismatchedRecordID, "a record under another record's ID"),
+        refuses(.unreadableDocuments, with: .unreadableRecord, "a document cut short"),
+        refuses(.endlessChangeFeed, with: .stalledCursor, "a change feed whose cursor never moves on"),
     ]
 }

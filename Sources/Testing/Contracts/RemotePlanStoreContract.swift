@@ -140,6 +140,73 @@ public enum RemotePlanStoreContract {
             try check.expect(try await remote.changes(in: other, after: 0, limit: 10).records.isEmpty, "another collection of Ada's is empty")
         },
         RemoteStoreContractCheck(
+            "while more follow, each change-feed page holds at most its limit, lists only versions after the cursor asked, and answers a cursor that moves past them"
+        ) { environment, check in
+            let remote = try await environment.makeRemote()
+            for index in 0..<5 { _ = try await remote.write([mutation(UInt64(index + 1), UUID(), base: nil, "r\(index)")], in: scope) }
+            var cursor: UInt64 = 0
+            var pages = 0
+            while pages < 10 {
+                let page = try await remote.changes(in: scope, after: cursor, limit: 2)
+                pages += 1
+                try check.expect(page.records.count <= 2, "a page of limit 2 holds \(page.records.count) records")
+                try check.expect(page.records.allSatisfy { $0.version > cursor }, "a page after \(cursor) lists only later versions")
+                try check.expect(page.cursor >= page.records.map(\.version).max() ?? cursor, "the cursor covers the page")
+                guard page.hasMore else { break }
+                try check.expect(page.cursor > cursor, "with more to follow, the cursor moves past \(cursor), got \(page.cursor)")
+                cursor = page.cursor
+            }
+            try check.expect(pages <= 3, "five records in pages of two take three pages, took \(pages)")
+        },
+        RemoteStoreContractCheck("a snapshot read page by page lists each record once, at most its limit a page") { environment, check in
+            let remote = try await environment.makeRemote()
+            var written: Set<UUID> = []
+            for index in 0..<5 {
+                let id = UUID()
+                written.insert(id)
+                _ = try await remote.write([mutation(UInt64(index + 1), id, base: nil, "r\(index)")], in: scope)
+            }
+            var seen: [UUID] = []
+            var after: UUID?
+            for _ in 0..<10 {
+                let page = try await remote.snapshot(in: scope, after: after, limit: 2)
+                try check.expect(page.records.count <= 2, "a page of limit 2 holds \(page.records.count) records")
+                seen += page.records.map(\.id)
+                guard page.hasMore, let last = page.records.last?.id else { break }
+                after = last
+            }
+            try check.expect(seen.count == Set(seen).count, "no record is listed twice")
+            try check.expect(Set(seen) == written, "every record is listed")
+        },
+        RemoteStoreContractCheck("each record comes back under its own ID with the document written for it, in its own scope only") {
+            environment, check in
+            let remote = try await environment.makeRemote()
+            var documents: [UUID: Data] = [:]
+            for index in 0..<3 {
+                let id = UUID()
+                let write = mutation(UInt64(index + 1), id, base: nil, "ada's \(index)")
+                documents[id] = write.document
+                _ = try await remote.write([write], in: scope)
+            }
+            let grace = RemoteScope(userID: "contract-grace", collection: "plans")
+            _ = try await remote.write([mutation(1, UUID(), base: nil, "grace's", replica: "g1")], in: grace)
+            let feed = try await remote.changes(in: scope, after: 0, limit: 10).records
+            let snapshot = try await remote.snapshot(in: scope, after: nil, limit: 10).records
+            for record in feed + snapshot {
+                try check.expect(documents[record.id] == record.document, "record \(record.id) comes with the document written for it")
+            }
+            try check.expect(Set(feed.map(\.id)) == Set(documents.keys) && Set(snapshot.map(\.id)) == Set(documents.keys), "and nothing else")
+        },
+        RemoteStoreContractCheck("every answer tells the time within a minute of this machine's clock") { environment, check in
+            let remote = try await environment.makeRemote()
+            let write = try await remote.write([mutation(1, UUID(), base: nil, "now")], in: scope)
+            let feed = try await remote.changes(in: scope, after: 0, limit: 10)
+            let snapshot = try await remote.snapshot(in: scope, after: nil, limit: 10)
+            for (call, time) in [("write", write.serverTime), ("changes", feed.serverTime), ("snapshot", snapshot.serverTime)] {
+                try check.expect(abs(time.timeIntervalSinceNow) <= 60, "\(call) answered \(time), \(Int(time.timeIntervalSinceNow)) s from now")
+            }
+        },
+        RemoteStoreContractCheck(
             "erasing a scope removes its records from the snapshot and the feed, leaves other scopes alone, and erasing again does nothing"
         ) { environment, check in
             let remote = try await environment.makeRemote()

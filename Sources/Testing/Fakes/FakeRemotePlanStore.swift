@@ -8,7 +8,9 @@ import TrainSync
 /// Calls are recorded; scripted results replace the remote's answers. Besides the
 /// shared ``controls`` (failures, latency on the test clock, held calls), it can lose
 /// the answer of a write the remote committed — the ambiguous failure a retry must
-/// not apply twice — and cut the network until ``heal()``.
+/// not apply twice — cut the network until ``heal()``, and answer as a broken or
+/// hostile backend would (``misbehave(_:)``), so a test shows what an app does when
+/// the sync refuses such an answer.
 ///
 /// ```swift
 /// let remote = FakeRemotePlanStore(clock: clock)
@@ -31,11 +33,45 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
         case erase(RemoteScope)
     }
 
+    /// A way the remote breaks its contract, as a backend with a bug or a wrong
+    /// configuration does. The sync refuses each with a typed `SyncError` and stores
+    /// nothing of the answer.
+    public enum Misbehavior: Hashable, Sendable {
+        /// The change feed answers the records after cursor 0 with the cursor it was
+        /// given and "more follow", forever.
+        case endlessChangeFeed
+        /// Every snapshot page is the first page again, with "more follow".
+        case repeatingSnapshot
+        /// Pages hold twice the records asked for, when the remote has them.
+        case oversizedPages
+        /// Pages also hold the records of the user with this ID, after the page's own.
+        case foreignRecords(ofUser: String)
+        /// Each record of a page comes under a new ID, with its document unchanged.
+        case mismatchedRecordIDs
+        /// Each record of a page comes with its document cut short by a byte.
+        case unreadableDocuments
+        /// Every answer tells a time this far from the remote's clock.
+        case serverTimeOffset(Duration)
+        /// A write whose mutation ID was seen before is answered with the version of
+        /// that earlier write, whatever record it writes, as a remote that keeps mutation
+        /// IDs without what they wrote does; two devices with one replica ID then lose
+        /// writes.
+        case acknowledgesReusedMutationIDs
+    }
+
+    private struct Network {
+        var isPartitioned = false
+        var answersToLose = 0
+        var misbehaviors: Set<Misbehavior> = []
+        /// The version each mutation was applied at, for ``Misbehavior/acknowledgesReusedMutationIDs``.
+        var applied: [MutationID: UInt64] = [:]
+    }
+
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
     /// The remote that answers unscripted calls.
     public let remote: LocalRemotePlanStore
-    private let network = Locked((isPartitioned: false, answersToLose: 0))
+    private let network = Locked(Network())
 
     /// Creates a fake over an empty in-memory remote.
     /// - Parameters:
@@ -67,6 +103,23 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     /// Whether the network is cut.
     public var isPartitioned: Bool { network.withLock { $0.isPartitioned } }
 
+    /// Starts answering as `misbehavior` says, besides any misbehavior already started.
+    /// - Parameter misbehavior: How the remote breaks its contract.
+    public func misbehave(_ misbehavior: Misbehavior) {
+        network.withLock { _ = $0.misbehaviors.insert(misbehavior) }
+    }
+
+    /// Stops every misbehavior: the remote keeps its contract again.
+    public func behave() {
+        network.withLock { $0.misbehaviors = [] }
+    }
+
+    /// The misbehaviors started and not stopped.
+    public var misbehaviors: Set<Misbehavior> { network.withLock { $0.misbehaviors } }
+
+    /// The remote's largest document.
+    public var maximumDocumentBytes: Int { remote.maximumDocumentBytes }
+
     /// The next write the remote commits loses its answer: the caller gets
     /// `unavailable` although the write took effect. Calling it twice loses two answers.
     public func loseNextAnswer() {
@@ -84,7 +137,7 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     public func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
         let response = try await controls.perform(.write(mutations, scope), method: FakeMethod<FakeRemotePlanStore, RemoteWriteResponse>.write.name) {
             try reachable()
-            return try remote.writeNow(mutations, in: scope)
+            return try misbehaving(writes: mutations, in: scope)
         }
         let loses = network.withLock { network in
             guard network.answersToLose > 0 else { return false }
@@ -102,7 +155,15 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
         try await controls.perform(.changes(scope, after: cursor, limit: limit), method: FakeMethod<FakeRemotePlanStore, RemotePage>.changes.name) {
             try reachable()
-            return try remote.changesNow(in: scope, after: cursor, limit: limit)
+            let misbehaviors = self.misbehaviors
+            let asked = misbehaviors.contains(.oversizedPages) ? limit * 2 : limit
+            var page = try remote.changesNow(in: scope, after: misbehaviors.contains(.endlessChangeFeed) ? 0 : cursor, limit: asked)
+            if misbehaviors.contains(.endlessChangeFeed) {
+                page = RemotePage(records: page.records, cursor: cursor, hasMore: true, serverTime: page.serverTime)
+            }
+            return try misbehaving(page, in: scope, misbehaviors) { (other) throws(RemoteStoreError) in
+                try remote.changesNow(in: other, after: 0, limit: limit).records
+            }
         }
     }
 
@@ -111,7 +172,15 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
         try await controls.perform(.snapshot(scope, after: recordID, limit: limit), method: FakeMethod<FakeRemotePlanStore, RemotePage>.snapshot.name)
         {
             try reachable()
-            return try remote.snapshotNow(in: scope, after: recordID, limit: limit)
+            let misbehaviors = self.misbehaviors
+            let asked = misbehaviors.contains(.oversizedPages) ? limit * 2 : limit
+            var page = try remote.snapshotNow(in: scope, after: misbehaviors.contains(.repeatingSnapshot) ? nil : recordID, limit: asked)
+            if misbehaviors.contains(.repeatingSnapshot) {
+                page = RemotePage(records: page.records, cursor: page.cursor, hasMore: true, serverTime: page.serverTime)
+            }
+            return try misbehaving(page, in: scope, misbehaviors) { (other) throws(RemoteStoreError) in
+                try remote.snapshotNow(in: other, after: nil, limit: limit).records
+            }
         }
     }
 
@@ -121,6 +190,68 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
             try reachable()
             return try remote.eraseNow(scope)
         }
+    }
+
+    // MARK: - Misbehaving
+
+    /// The remote's answer to a batch of writes, as the misbehaviors change it.
+    private func misbehaving(writes mutations: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) -> RemoteWriteResponse {
+        let misbehaviors = self.misbehaviors
+        var response: RemoteWriteResponse
+        if misbehaviors.contains(.acknowledgesReusedMutationIDs) {
+            let known = network.withLock { network in mutations.map { network.applied[$0.id] } }
+            let fresh = zip(mutations, known).filter { $0.1 == nil }.map(\.0)
+            let answers = try remote.writeNow(fresh, in: scope)
+            var results = answers.results.makeIterator()
+            response = RemoteWriteResponse(
+                results: known.map { version in version.map { .applied(version: $0) } ?? results.next() ?? .rejected(reason: "no answer") },
+                serverTime: answers.serverTime)
+        } else {
+            response = try remote.writeNow(mutations, in: scope)
+        }
+        network.withLock { network in
+            for (mutation, result) in zip(mutations, response.results) {
+                if case .applied(let version) = result, network.applied[mutation.id] == nil { network.applied[mutation.id] = version }
+            }
+        }
+        if case .serverTimeOffset(let offset)? = misbehaviors.first(where: { if case .serverTimeOffset = $0 { true } else { false } }) {
+            response = RemoteWriteResponse(results: response.results, serverTime: response.serverTime.addingTimeInterval(offset.timeInterval))
+        }
+        return response
+    }
+
+    /// A page as the misbehaviors change it; `foreign` reads another scope's records.
+    private func misbehaving(
+        _ page: RemotePage, in scope: RemoteScope, _ misbehaviors: Set<Misbehavior>, foreign: (RemoteScope) throws(RemoteStoreError) -> [RemoteRecord]
+    ) throws(RemoteStoreError) -> RemotePage {
+        var records = page.records
+        var cursor = page.cursor
+        var serverTime = page.serverTime
+        for misbehavior in misbehaviors {
+            switch misbehavior {
+            case .foreignRecords(let user):
+                // Numbered after the page's own records, so only their owner gives them away.
+                for record in try foreign(RemoteScope(userID: user, collection: scope.collection)) {
+                    cursor += 1
+                    records.append(
+                        RemoteRecord(
+                            id: record.id, version: cursor, isDeleted: record.isDeleted, mutation: record.mutation, document: record.document))
+                }
+            case .mismatchedRecordIDs:
+                records = records.map {
+                    RemoteRecord(id: UUID(), version: $0.version, isDeleted: $0.isDeleted, mutation: $0.mutation, document: $0.document)
+                }
+            case .unreadableDocuments:
+                records = records.map {
+                    RemoteRecord(id: $0.id, version: $0.version, isDeleted: $0.isDeleted, mutation: $0.mutation, document: $0.document.dropLast())
+                }
+            case .serverTimeOffset(let offset):
+                serverTime = serverTime.addingTimeInterval(offset.timeInterval)
+            case .endlessChangeFeed, .repeatingSnapshot, .oversizedPages, .acknowledgesReusedMutationIDs:
+                break
+            }
+        }
+        return RemotePage(records: records, cursor: cursor, hasMore: page.hasMore, serverTime: serverTime)
     }
 }
 
