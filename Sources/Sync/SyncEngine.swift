@@ -185,7 +185,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         try writing(scope) { records, changes in
             let key = try SyncRecords.key(scope, id)
             guard var local = try records.value(forKey: key, in: SyncRecords.records), let held = local.held else { throw SyncError(.noConflict) }
-            local.document = try SyncDocument.of(resolved, previous: held.document, stamp: try tick(at: now, in: records))
+            local.document = try checked(try SyncDocument.of(resolved, previous: held.document, stamp: try tick(at: now, in: records)), of: resolved)
             local.base = held
             local.held = nil
             try queue(&local, key: key, id: id, in: scope, records: records, changes: &changes)
@@ -208,13 +208,32 @@ public final class SyncEngine<Record: Syncable>: Sendable {
             let isLive = existing.map { !$0.document.isDeleted } ?? false
             if creating, isLive { throw SyncError(.recordExists) }
             if !creating, !isLive { throw SyncError(.recordNotFound) }
-            let document = try SyncDocument.of(saved, previous: existing?.document, stamp: try tick(at: now, in: records))
+            let document = try checked(try SyncDocument.of(saved, previous: existing?.document, stamp: try tick(at: now, in: records)), of: saved)
             guard document != existing?.document else { return }
             var local = existing ?? SyncRecords.LocalRecord(document: document, revision: 0)
             local.document = document
             try queue(&local, key: key, id: saved.id, in: scope, records: records, changes: &changes)
         }
         return saved
+    }
+
+    /// `document`, the document of `record`, if the remote will take it: no larger
+    /// than the remote's limit, in the bytes it counts, and with the record's owner and
+    /// ID in the fields a download is checked by.
+    private func checked(_ document: SyncDocument, of record: Record) throws(SyncError) -> SyncDocument {
+        let size = document.data.count
+        guard size <= remote.maximumDocumentBytes else {
+            throw SyncError(.recordTooLarge, detail: "The record is \(size) bytes as sent; the remote takes at most \(remote.maximumDocumentBytes).")
+        }
+        guard document.fields[Record.idField] == (try SyncDocument.json(.string(record.id.uuidString))),
+            document.fields[Record.ownerField] == (try SyncDocument.json(.string(record.userID)))
+        else {
+            throw SyncError(
+                .invalidRecord,
+                detail: "\(Record.self) encodes its ID and owner under other names than '\(Record.idField)' and '\(Record.ownerField)': "
+                    + "set its idField and ownerField to the names its coding keys use.")
+        }
+        return document
     }
 
     /// Stores a local change with its upload queued, in the caller's transaction.

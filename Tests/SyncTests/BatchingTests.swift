@@ -47,7 +47,9 @@ import TrainTesting
 
     @Test("a plan the remote refuses for good goes to the dead letters and the others upload; editing it queues it again")
     func deadLetter() async throws {
-        let world = try SyncWorld { RemotePolicy(maximumDocumentBytes: 4_000, clock: $0) }
+        // The remote takes 4,000 bytes and does not say so (an interposed remote declares
+        // the default 1 MiB), so the device sends the huge plan and the remote refuses it.
+        let world = try SyncWorld(policy: { RemotePolicy(maximumDocumentBytes: 4_000, clock: $0) }, wrap: { InterposedRemote($0) })
         let phone = try world.device("phone")
         let huge = try await phone.plans.createPlan(Fixture.plan("Huge", notes: String(repeating: "x", count: 5_000)))
         for index in 0..<3 { _ = try await phone.plans.createPlan(Fixture.plan("Plan \(index)")) }
