@@ -7,6 +7,11 @@ import Foundation
 /// ``SystemClock``; tests pass `ManualClock` from TrainTesting, which moves only
 /// when the test says so.
 ///
+/// A clock tells two times: ``now``, the date — which the user can set back or
+/// forward — and ``elapsed``, time counted by a source that never goes back, for
+/// what must keep moving when the date jumps (a retry in 30 seconds, a sync every 5
+/// minutes).
+///
 /// ```swift
 /// struct TokenCheck {
 ///     let clock: any DateClock
@@ -22,10 +27,28 @@ public protocol DateClock: Sendable {
     /// - Parameter deadline: The date to wake at.
     /// - Throws: `CancellationError` if the task is cancelled while it waits.
     func sleep(until deadline: Date) async throws
+
+    /// Time passed since a moment fixed for the life of the process, counted by a
+    /// source that never goes back: setting the date back or forward does not change
+    /// it. It starts again in the next process, so it orders events within one launch only.
+    var elapsed: Duration { get }
+
+    /// Suspends for `duration` of ``elapsed`` time: a change of the date while it
+    /// waits neither shortens nor lengthens the wait.
+    /// - Parameter duration: How long to wait; zero or negative returns at once.
+    /// - Throws: `CancellationError` if the task is cancelled while it waits.
+    func sleep(for duration: Duration) async throws
 }
 
+/// The moment ``SystemClock/elapsed`` counts from.
+private let processStart = ContinuousClock.now
+
 extension DateClock {
-    /// Suspends for `duration` of this clock's time.
+    /// The system's continuous time since the process began.
+    public var elapsed: Duration { ContinuousClock.now - processStart }
+
+    /// Sleeps until ``now`` plus `duration`: a clock of your own that can tell elapsed
+    /// time should implement it.
     /// - Parameter duration: How long to wait; zero or negative returns at once.
     /// - Throws: `CancellationError` if the task is cancelled while it waits.
     public func sleep(for duration: Duration) async throws {
@@ -51,6 +74,17 @@ public struct SystemClock: DateClock {
             return
         }
         try await Task.sleep(for: .seconds(interval))
+    }
+
+    /// Sleeps for `duration` on the system's continuous clock, whatever happens to the date.
+    /// - Parameter duration: How long to wait; zero or negative returns at once.
+    /// - Throws: `CancellationError` if the task is cancelled while it waits.
+    public func sleep(for duration: Duration) async throws {
+        guard duration > .zero else {
+            try Task.checkCancellation()
+            return
+        }
+        try await Task.sleep(for: duration)
     }
 }
 

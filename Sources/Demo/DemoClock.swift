@@ -15,6 +15,9 @@ final class DemoClock: DateClock {
 
     var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
 
+    /// The system's elapsed time plus the time skipped ahead: a skip is time passing.
+    var elapsed: Duration { SystemClock().elapsed + .seconds(offset.withLock { $0 }) }
+
     /// Skips `duration` ahead, as if that much time had passed, and remembers it in a
     /// file only the owner can read, as the store's are.
     func advance(by duration: Duration) throws {

@@ -51,7 +51,8 @@ public enum SyncProgress {
 /// Keeps a sync service in step in the background: a sync every 5 minutes, one soon
 /// after a burst of edits, one at once when asked; never two at a time; after a
 /// failure, retries with exponential backoff and full jitter up to a cap. All times
-/// are on the injected clock.
+/// are on the injected clock, and waits are counted in its elapsed time, so a device
+/// clock set back or forward neither stalls nor hurries them.
 ///
 /// ```swift
 /// let manager = BackgroundSyncManager(service: plans)
@@ -67,12 +68,12 @@ public final class BackgroundSyncManager: Sendable {
         /// The loop a stop cancelled, which may still be finishing a sync.
         var stopping: Task<Void, Never>?
         var sleeper: Task<Void, any Error>?
-        /// When a requested sync is due.
-        var requestedAt: Date?
-        /// When the periodic sync is due.
-        var periodicAt: Date?
-        /// When a retry is due, after failures.
-        var retryAt: Date?
+        /// When a requested sync is due, on the clock's elapsed time.
+        var requestedAt: Duration?
+        /// When the periodic sync is due, on the clock's elapsed time.
+        var periodicAt: Duration?
+        /// When a retry is due after failures, on the clock's elapsed time.
+        var retryAt: Duration?
         var failures = 0
         var lastSyncedAt: Date?
         /// Set by a request while the loop decides how long to sleep.
@@ -128,7 +129,7 @@ public final class BackgroundSyncManager: Sendable {
     public func start() {
         update { state in
             guard state.loop == nil else { return }
-            state.requestedAt = clock.now
+            state.requestedAt = clock.elapsed
             state.failures = 0
             state.retryAt = nil
             state.status = .idle(lastSyncedAt: state.lastSyncedAt)
@@ -143,13 +144,13 @@ public final class BackgroundSyncManager: Sendable {
 
     /// Asks for a sync soon: after the debounce interval with no further request.
     public func requestSync() {
-        let due = clock.now.addingTimeInterval(policy.debounce.timeInterval)
+        let due = clock.elapsed + policy.debounce
         wake { $0.requestedAt = due }
     }
 
     /// Asks for a sync now; if one is running, another follows it.
     public func syncNow() {
-        let now = clock.now
+        let now = clock.elapsed
         wake { $0.requestedAt = now }
     }
 
@@ -180,13 +181,14 @@ public final class BackgroundSyncManager: Sendable {
 
     private func run() async {
         while !Task.isCancelled {
-            let deadline = state.withLock { state -> Date in
+            let deadline = state.withLock { state -> Duration? in
                 state.isWoken = false
-                let planned = state.retryAt ?? state.periodicAt ?? .distantFuture
-                return min(planned, state.requestedAt ?? .distantFuture)
+                return [state.retryAt ?? state.periodicAt, state.requestedAt].compactMap { $0 }.min()
             }
             let clock = clock
-            let sleeper = Task { try await clock.sleep(until: deadline) }
+            // With nothing planned, the wait lasts until a request cancels it.
+            let wait = deadline.map { $0 - clock.elapsed } ?? .seconds(Int64(1) << 40)
+            let sleeper = Task { try await clock.sleep(for: wait) }
             let woken = state.withLock { state in
                 state.sleeper = sleeper
                 return state.isWoken
@@ -194,7 +196,7 @@ public final class BackgroundSyncManager: Sendable {
             if woken { sleeper.cancel() }
             _ = try? await sleeper.value
             guard !Task.isCancelled else { return }
-            let now = clock.now
+            let now = clock.elapsed
             let isDue = state.withLock { state in
                 state.sleeper = nil
                 return [state.requestedAt, state.retryAt ?? state.periodicAt].contains { $0.map { $0 <= now } ?? false }
@@ -203,7 +205,7 @@ public final class BackgroundSyncManager: Sendable {
         }
     }
 
-    private func syncOnce(startedAt start: Date) async {
+    private func syncOnce(startedAt start: Duration) async {
         update { state in
             if let requested = state.requestedAt, requested <= start { state.requestedAt = nil }
             state.status = .syncing(progress: SyncReport(), lastSyncedAt: state.lastSyncedAt)
@@ -225,7 +227,7 @@ public final class BackgroundSyncManager: Sendable {
         } catch {
             failure = SyncError(.remoteUnavailable, detail: "\(error)")
         }
-        let end = clock.now
+        let (date, end) = (clock.now, clock.elapsed)
         let isStopped = Task.isCancelled
         update { state in
             guard !isStopped else { return }
@@ -233,15 +235,16 @@ public final class BackgroundSyncManager: Sendable {
                 state.failures += 1
                 let exponent = min(state.failures - 1, 40)
                 let ceiling = min(policy.retryCap.timeInterval, policy.retryBase.timeInterval * pow(2, Double(exponent)))
-                let retry = end.addingTimeInterval(ceiling * min(max(jitter(), 0), 1))
-                state.retryAt = retry
-                state.status = .failed(failure, attempt: state.failures, nextRetryAt: retry, lastSyncedAt: state.lastSyncedAt)
+                let wait = ceiling * min(max(jitter(), 0), 1)
+                state.retryAt = end + .seconds(wait)
+                state.status = .failed(
+                    failure, attempt: state.failures, nextRetryAt: date.addingTimeInterval(wait), lastSyncedAt: state.lastSyncedAt)
             } else {
                 state.failures = 0
                 state.retryAt = nil
-                state.lastSyncedAt = end
-                state.periodicAt = end.addingTimeInterval(policy.interval.timeInterval)
-                state.status = .idle(lastSyncedAt: end)
+                state.lastSyncedAt = date
+                state.periodicAt = end + policy.interval
+                state.status = .idle(lastSyncedAt: date)
             }
         }
     }

@@ -7,8 +7,12 @@ import Foundation
 /// devices resolving the same conflict pick the same winner.
 ///
 /// The time part is the device clock corrected by the offset to the remote's clock
-/// measured at each sync, and never goes back: a device whose clock is a day wrong
-/// stamps its edits with the remote's time once it has synced.
+/// measured at each sync, and never goes back: a device whose clock is hours wrong
+/// stamps its edits with the remote's time once it has synced. A remote's time more
+/// than ``SyncConfiguration/maximumClockDrift`` from the device's clock is not used.
+/// Within one launch the time part also keeps pace with the elapsed time since the
+/// last reading (``DateClock/elapsed``), so setting the device's clock back does not
+/// set its edits back.
 public struct HybridTimestamp: Codable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Milliseconds since 1970 on the remote's clock, as this device estimated it.
     public let milliseconds: Int64
@@ -59,14 +63,11 @@ struct HybridClock: Codable, Hashable, Sendable {
 
     /// The device time `date`, corrected to the remote's clock, in milliseconds.
     func corrected(_ date: Date) -> Int64 {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return offset }
-        return Int64(milliseconds) &+ offset
+        (Self.milliseconds(date) ?? 0) &+ offset
     }
 
-    /// A new reading at device time `date`, later than every reading made or seen.
-    mutating func tick(at date: Date, replicaID: String) -> HybridTimestamp {
-        let physical = corrected(date)
+    /// A new reading at `physical` milliseconds, later than every reading made or seen.
+    mutating func tick(physical: Int64, replicaID: String) -> HybridTimestamp {
         if physical > milliseconds {
             milliseconds = physical
             counter = 0
@@ -89,12 +90,10 @@ struct HybridClock: Codable, Hashable, Sendable {
         }
     }
 
-    /// Learns the offset to the remote's clock from an answer it sent at `serverTime`
-    /// and this device received at `date`.
-    mutating func learn(serverTime: Date, receivedAt date: Date) {
-        let server = (serverTime.timeIntervalSince1970 * 1000).rounded(.down)
-        let local = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard server.isFinite, local.isFinite, abs(server - local) < 1e13 else { return }
-        offset = Int64(server - local)
+    /// `date` in whole milliseconds since 1970, or nil for a date no clock reads.
+    static func milliseconds(_ date: Date) -> Int64? {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return nil }
+        return Int64(milliseconds)
     }
 }

@@ -73,6 +73,14 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
     /// ``SyncError/Code/tooManyRemoteCalls``, keeping what it finished, so a remote
     /// that never stops answering cannot hold it; the next sync goes on from there.
     public var maximumRemoteCalls: Int
+    /// How far the remote's clock may be from this device's for the sync to take its
+    /// time. A device clock is often minutes off and sometimes hours (a time zone set
+    /// by hand); within this drift the device corrects its edits' times to the
+    /// remote's. A reading beyond it is not used and is counted in
+    /// ``SyncReport/ignoredClockReadings``, so a remote that lies about the time moves
+    /// this device's edits at most this far ahead. A device whose own clock is further
+    /// off than this keeps its own time until its clock is set right.
+    public var maximumClockDrift: Duration
     /// Whether a sync checks the remote's answers before storing them; off only to
     /// measure what the checks cost.
     package var checksAnswers = true
@@ -87,9 +95,11 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
     ///   - pageSize: 500 by default; at least 1.
     ///   - maximumRemoteCalls: 1,000 by default (half a million records in pages of
     ///     500); at least 1.
+    ///   - maximumClockDrift: A day by default; at least zero.
     public init(
         clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(), conflictPolicy: ConflictPolicy<Record> = .fieldMerge,
-        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, maximumRemoteCalls: Int = 1_000
+        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, maximumRemoteCalls: Int = 1_000,
+        maximumClockDrift: Duration = .seconds(86_400)
     ) {
         self.clock = clock
         self.ids = ids
@@ -98,6 +108,7 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
         self.batchSize = max(1, batchSize)
         self.pageSize = max(1, pageSize)
         self.maximumRemoteCalls = max(1, maximumRemoteCalls)
+        self.maximumClockDrift = max(.zero, maximumClockDrift)
     }
 }
 

@@ -172,7 +172,9 @@ extension SyncEngine {
         var conflicted = false
         var counts = report
         try writing(scope) { records, changes in
-            try learnTime(response.serverTime, at: now, in: records)
+            var replica = try replica(in: records)
+            learnTime(response.serverTime, at: now, replica: &replica, report: &counts)
+            try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
             for (sent, result) in zip(batch, response.results) {
                 guard let entry = try records.value(forKey: sent.key, in: SyncRecords.outbox), entry.sequence == sent.mutation.id.sequence,
                     var local = try records.value(forKey: sent.key, in: SyncRecords.records)
@@ -316,7 +318,7 @@ extension SyncEngine {
         changes: inout [UUID], report: inout SyncReport
     ) throws -> Bool {
         var replica = try replica(in: records)
-        replica.clock.learn(serverTime: page.serverTime, receivedAt: now)
+        learnTime(page.serverTime, at: now, replica: &replica, report: &report)
         var known: [(RemoteRecord, SyncDocument)] = []
         let scopeKey = try SyncRecords.scopeKey(scope)
         for (record, inspection) in zip(page.records, inspections) {
@@ -325,13 +327,13 @@ extension SyncEngine {
             let key = try SyncRecords.key(after: scopeKey, record.id)
             // New here: stored as it came, without building the document.
             if try records.setDataIfAbsent(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records) {
-                if let latest = inspection.latest { replica.clock.observe(latest) }
+                if let latest = inspection.latest { observe(latest, at: now, replica: &replica, report: &report) }
                 changes.append(record.id)
                 if !record.isDeleted { report.downloaded += 1 }
                 continue
             }
             if let document = try? SyncDocument(data: record.document) {
-                if let modified = document.modified { replica.clock.observe(modified) }
+                if let modified = document.modified { observe(modified, at: now, replica: &replica, report: &report) }
                 known.append((record, document))
             }
         }
@@ -411,7 +413,11 @@ extension SyncEngine {
             if entry != nil { try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox) }
             return
         }
-        try observe(remoteDocument, in: records)
+        if let modified = remoteDocument.modified {
+            var replica = try self.replica(in: records)
+            observe(modified, at: now, replica: &replica, report: &report)
+            try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+        }
         let remoteVersion = SyncRecords.RemoteVersion(version: remote.version, document: remoteDocument)
         if remote.mutation.replicaID == replica.id {
             // This device's own earlier write (its answer was lost): the local record descends from it.
@@ -489,19 +495,6 @@ extension SyncEngine {
             let entry = SyncConflictRecord(recordID: id, field: loss.field, losingValue: loss.losing, winningValue: loss.winning, resolvedAt: date)
             try records.put(entry, forKey: key, in: SyncRecords.conflicts)
         }
-        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
-    }
-
-    private func learnTime(_ serverTime: Date, at date: Date, in records: RecordWriter) throws {
-        var replica = try replica(in: records)
-        replica.clock.learn(serverTime: serverTime, receivedAt: date)
-        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
-    }
-
-    private func observe(_ document: SyncDocument, in records: RecordWriter) throws {
-        guard let modified = document.modified else { return }
-        var replica = try replica(in: records)
-        replica.clock.observe(modified)
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
     }
 }

@@ -34,6 +34,9 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     /// deleted: a deletion closes its scope to new syncs and waits for those running
     /// to end, so that no upload or download in flight puts a record back after it.
     let activity = WaitingRoom<RemoteScope, SyncActivity>(context: SyncActivity())
+    /// The remote's time at a moment of this launch, to carry the hybrid clock forward
+    /// by elapsed time when the device's clock is set back.
+    let anchor = Locked<TimeAnchor?>(nil)
 
     /// Creates an engine that keeps this device's data in memory.
     /// - Parameters:
@@ -320,14 +323,6 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         let replica = SyncRecords.Replica(id: configuration.ids.makeID())
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
         return replica
-    }
-
-    /// A new hybrid clock reading, stored so the clock never goes back.
-    func tick(at date: Date, in records: RecordWriter) throws -> HybridTimestamp {
-        var replica = try replica(in: records)
-        let stamp = replica.clock.tick(at: date, replicaID: replica.id)
-        try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
-        return stamp
     }
 }
 

@@ -206,6 +206,10 @@ public struct SyncReport: Hashable, Sendable {
     /// Whether this device read everything again because it was offline longer than
     /// the remote keeps deletions.
     public var didFullResync: Bool = false
+    /// Times the remote told a time, or sent an edit stamped with one, further from
+    /// this device's clock than ``SyncConfiguration/maximumClockDrift``: readings the
+    /// sync did not use.
+    public var ignoredClockReadings: Int = 0
 
     /// Creates an empty report.
     public init() {}

@@ -28,6 +28,15 @@ import TrainCore
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
+    @Test("elapsed time never goes back, and a sleep for no time returns at once")
+    func elapsed() async throws {
+        let clock = SystemClock()
+        let first = clock.elapsed
+        try await clock.sleep(for: .zero)
+        let second = clock.elapsed
+        #expect(first <= second)
+    }
+
     @Test("a duration converts to seconds with its fraction")
     func durationSeconds() {
         #expect(Duration.seconds(300).timeInterval == 300)

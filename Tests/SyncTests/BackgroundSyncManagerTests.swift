@@ -4,7 +4,7 @@ import TrainCore
 import TrainSync
 import TrainTesting
 
-@Suite struct BackgroundSyncManagerTests {
+@Suite(.timeLimit(.minutes(1))) struct BackgroundSyncManagerTests {
     /// A sync that counts its runs and how many overlap, and fails while told to.
     final class Probe: Sendable {
         let clock = ManualClock()
@@ -65,6 +65,30 @@ import TrainTesting
         probe.clock.advance(by: .seconds(1))
         _ = await Self.next(&updates, Self.isIdle)
         #expect(probe.runs.withLock { $0 } == 2)
+        manager.stop()
+    }
+
+    @Test("a device clock set back a day stalls neither the periodic sync nor a retry: both wait in elapsed time")
+    func clockSetBack() async throws {
+        let probe = Probe()
+        let manager = probe.manager(jitter: 0.5)
+        var updates = manager.statusUpdates().makeAsyncIterator()
+        manager.start()
+        _ = await Self.next(&updates, Self.isIdle)
+        await probe.clock.waitForSleepers(1)
+        probe.clock.setDate(probe.clock.now.addingTimeInterval(-86_400))
+        probe.clock.advance(by: .seconds(300))
+        _ = await Self.next(&updates, Self.isIdle)
+        #expect(probe.runs.withLock { $0 } == 2, "the periodic sync ran 300 s later, a day earlier by the date")
+        probe.failing.withLock { $0 = true }
+        manager.syncNow()
+        _ = await Self.next(&updates) { if case .failed = $0 { true } else { false } }
+        await probe.clock.waitForSleepers(1)
+        probe.clock.setDate(probe.clock.now.addingTimeInterval(-86_400))
+        probe.failing.withLock { $0 = false }
+        probe.clock.advance(by: .seconds(1))
+        _ = await Self.next(&updates, Self.isIdle)
+        #expect(probe.runs.withLock { $0 } == 4, "the retry ran 1 s later")
         manager.stop()
     }
 

@@ -128,4 +128,46 @@ import TrainTesting
         try await sleeper.value
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test("elapsed time moves with advance and not with setDate, and a sleep for a duration wakes by it whatever the date does")
+    func elapsedTime() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        #expect(clock.elapsed == .zero)
+        clock.advance(by: .seconds(5))
+        clock.advance(to: start.addingTimeInterval(8))
+        #expect(clock.elapsed == .seconds(8))
+        let sleeper = Task { try await clock.sleep(for: .seconds(300)) }
+        await clock.waitForSleepers(1)
+        clock.setDate(start.addingTimeInterval(-86_400))
+        #expect(clock.elapsed == .seconds(8), "setting the date leaves elapsed time")
+        #expect(clock.pendingDeadlines == [clock.now.addingTimeInterval(300)], "the wait is still 300 s from now")
+        clock.advance(by: .seconds(299))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        try await sleeper.value
+        let late = Task { try await clock.sleep(for: .seconds(60)) }
+        await clock.waitForSleepers(1)
+        clock.setDate(clock.now.addingTimeInterval(86_400))
+        clock.advance(by: .zero)
+        #expect(clock.sleeperCount == 1, "a date set forward does not end a wait for elapsed time")
+        clock.advance(by: .seconds(60))
+        try await late.value
+    }
+
+    @Test("sleepers for a date and for a duration wake at their own deadlines, listed earliest first")
+    func mixedSleepers() async throws {
+        let clock = ManualClock()
+        let byDate = Task { try await clock.sleep(until: clock.now.addingTimeInterval(20)) }
+        await clock.waitForSleepers(1)
+        let byDuration = Task { try await clock.sleep(for: .seconds(10)) }
+        await clock.waitForSleepers(2)
+        #expect(clock.pendingDeadlines == [clock.now.addingTimeInterval(10), clock.now.addingTimeInterval(20)])
+        clock.advance(by: .seconds(10))
+        try await byDuration.value
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(10))
+        try await byDate.value
+        #expect(clock.sleeperCount == 0)
+    }
 }
