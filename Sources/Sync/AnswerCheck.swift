@@ -162,7 +162,7 @@ struct AnswerCheck<Record: Syncable>: Sendable {
                 guard mutation.baseVersion != nil else {
                     throw SyncError(.malformedAnswer, detail: "The remote refused the new record \(mutation.recordID) as a conflict with no record.")
                 }
-            case .rejected:
+            case .rejected, .mutationIDInUse:
                 break
             }
         }

@@ -205,7 +205,12 @@ public final class LocalRemotePlanStore: RemotePlanStore {
             return .rejected(reason: "A write needs a replica ID of 1 to 128 bytes and a document of at most \(policy.maximumDocumentBytes) bytes.")
         }
         let applied = try RemoteRecords.key([.string(scope.collection), .string(scope.userID), .string(replica), .uint(mutation.id.sequence)])
-        if let version = try records.value(forKey: applied, in: RemoteRecords.mutations) { return .applied(version: version) }
+        let digest = try SyncDocument.digest(mutation.document)
+        if let earlier = try records.value(forKey: applied, in: RemoteRecords.mutations) {
+            // A mutation ID kept by an earlier version answers by its version alone.
+            guard earlier.recordID == nil || (earlier.recordID == mutation.recordID && earlier.digest == digest) else { return .mutationIDInUse }
+            return .applied(version: earlier.version)
+        }
         let key = try RemoteRecords.recordKey(scope, mutation.recordID)
         let current = try records.value(forKey: key, in: RemoteRecords.records)
         guard current?.record.version == mutation.baseVersion else { return .conflict(current: current?.record) }
@@ -220,7 +225,8 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         if let deletedAt = stored.deletedAt {
             try records.setData(Data(), forKey: try RemoteRecords.tombstoneKey(scope, deletedAt, record.id), in: RemoteRecords.tombstones)
         }
-        try records.put(head.version, forKey: applied, in: RemoteRecords.mutations)
+        try records.put(
+            RemoteRecords.Applied(version: head.version, recordID: mutation.recordID, digest: digest), forKey: applied, in: RemoteRecords.mutations)
         return .applied(version: head.version)
     }
 
@@ -307,8 +313,21 @@ enum RemoteRecords {
     static let feed = RecordCollection<Data>.bytes("feed")
     /// (collection, user, deletion date, record) → nothing: what purging walks.
     static let tombstones = RecordCollection<Data>.bytes("tombstones")
-    /// (collection, user, replica, sequence) → the version the mutation was applied at.
-    static let mutations = RecordCollection<UInt64>("mutations")
+    /// (collection, user, replica, sequence) → the version the mutation was applied at,
+    /// the record it wrote and a digest of its document.
+    static let mutations = RecordCollection<Applied>.binary(
+        "mutations", format: 1,
+        encode: { applied, writer in
+            writer.write(applied.version)
+            writer.write(applied.recordID)
+            writer.write(applied.digest.map { Data($0) } ?? Data())
+        },
+        decode: { reader throws(CoreError) in
+            let version: UInt64 = try reader.read()
+            let recordID: UUID? = try reader.read()
+            let digest: Data = try reader.read()
+            return Applied(version: version, recordID: recordID, digest: digest.isEmpty ? nil : digest)
+        })
     /// (collection, user) → the scope's latest version and purge horizon.
     static let heads = RecordCollection<Head>("heads")
 
@@ -316,6 +335,29 @@ enum RemoteRecords {
     struct Stored: Codable, Sendable {
         var record: RemoteRecord
         var deletedAt: Date?
+    }
+
+    /// What an applied mutation wrote. An earlier version kept the version alone, as a
+    /// JSON number, which still reads.
+    struct Applied: Codable, Hashable, Sendable {
+        var version: UInt64
+        var recordID: UUID?
+        var digest: Data?
+
+        init(version: UInt64, recordID: UUID?, digest: Data?) {
+            self.version = version
+            self.recordID = recordID
+            self.digest = digest
+        }
+
+        init(from decoder: any Decoder) throws {
+            self.init(version: try decoder.singleValueContainer().decode(UInt64.self), recordID: nil, digest: nil)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(version)
+        }
     }
 
     /// A scope's counters.

@@ -19,7 +19,9 @@ import Foundation
 public protocol RemotePlanStore: Sendable {
     /// Applies each mutation if the record's version is still its base version
     /// (compare-and-set). A mutation whose ID was applied before is not applied again:
-    /// its answer is the version it was applied at.
+    /// its answer is the version it was applied at — if it writes the same record
+    /// with the same document; a mutation ID applied before to another write is
+    /// ``RemoteWriteResult/mutationIDInUse``, never "applied".
     /// - Parameters:
     ///   - mutations: The writes, at most the store's batch limit, each to a
     ///     different record.
@@ -185,6 +187,11 @@ public enum RemoteWriteResult: Hashable, Sendable {
     case conflict(current: RemoteRecord?)
     /// Refused for good (too large, malformed); retrying will not help.
     case rejected(reason: String)
+    /// Not applied: the mutation ID was applied before to another write — another
+    /// record, or the same record with another document. Another device writes with
+    /// the same replica ID (a backup restored on a second device, a fixed ID
+    /// generator); the sending device takes a new replica ID and sends the write again.
+    case mutationIDInUse
 }
 
 /// The remote's answer to a batch of writes.

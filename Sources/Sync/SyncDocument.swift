@@ -69,6 +69,16 @@ struct SyncDocument: Hashable, Sendable {
         }
     }
 
+    /// The first 16 bytes of the SHA-256 of a document's bytes: what tells a retried
+    /// write from another write under the same mutation ID, on the remote and here.
+    static func digest(_ data: Data) throws(SyncError) -> Data {
+        do {
+            return Data(try PlatformCrypto.sha256(data).prefix(16))
+        } catch {
+            throw SyncError(.storage, detail: "A document's digest could not be made: \(error)")
+        }
+    }
+
     /// A field's JSON as every device writes it: object keys sorted, slashes as they
     /// are, so equal values have equal bytes.
     static func json(_ value: JSONValue) throws(SyncError) -> Data {

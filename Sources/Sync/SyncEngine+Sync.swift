@@ -13,6 +13,7 @@ extension SyncEngine {
         let scope = try currentScope()
         let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncReport in
+            forgetAcknowledgements(in: scope)
             var report = SyncReport()
             try await push(answers, only: nil, report: &report)
             if try await pull(answers, report: &report) {
@@ -147,14 +148,16 @@ extension SyncEngine {
                 }
                 guard local.held == nil else { continue }
                 var queued = entry.value
-                if queued.sequence == nil || queued.revision != local.revision {
-                    queued = SyncRecords.OutboxEntry(sequence: replica.nextSequence, revision: local.revision)
+                if queued.sequence == nil || queued.revision != local.revision || (queued.replicaID ?? replica.id) != replica.id {
+                    let send = MutationID(replicaID: replica.id, sequence: replica.nextSequence)
                     replica.nextSequence += 1
+                    queued = queued.sending(
+                        revision: local.revision, as: send, digest: try SyncDocument.digest(local.document.data), replica: replica.id)
                     try records.put(queued, forKey: entry.key, in: SyncRecords.outbox)
                 }
                 let mutation = RemoteMutation(
-                    id: MutationID(replicaID: replica.id, sequence: queued.sequence ?? 0), recordID: id, baseVersion: local.base?.version,
-                    isDeletion: local.document.isDeleted, document: local.document.data)
+                    id: MutationID(replicaID: queued.replicaID ?? replica.id, sequence: queued.sequence ?? 0), recordID: id,
+                    baseVersion: local.base?.version, isDeletion: local.document.isDeleted, document: local.document.data)
                 batch.append(Sent(key: entry.key, mutation: mutation, document: local.document))
             }
             try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
@@ -163,8 +166,9 @@ extension SyncEngine {
     }
 
     /// Applies the remote's answers: an acknowledged revision leaves the queue, a
-    /// conflict is merged and queued again, a refusal goes to the dead letters.
-    /// Returns whether any conflict was met.
+    /// conflict is merged and queued again, a refusal goes to the dead letters, and a
+    /// mutation ID in use by another device gives this one a new replica ID.
+    /// Returns whether any write is to be sent again.
     private func acknowledge(_ batch: [Sent], _ response: RemoteWriteResponse, in scope: RemoteScope, report: inout SyncReport) throws(SyncError)
         -> Bool
     {
@@ -176,11 +180,13 @@ extension SyncEngine {
             learnTime(response.serverTime, at: now, replica: &replica, report: &counts)
             try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
             for (sent, result) in zip(batch, response.results) {
-                guard let entry = try records.value(forKey: sent.key, in: SyncRecords.outbox), entry.sequence == sent.mutation.id.sequence,
+                guard let entry = try records.value(forKey: sent.key, in: SyncRecords.outbox),
+                    entry.current(replica: replica.id)?.id == sent.mutation.id,
                     var local = try records.value(forKey: sent.key, in: SyncRecords.records)
                 else { continue }
                 switch result {
                 case .applied(let version):
+                    remember(version, acknowledging: sent.mutation.recordID, previousBase: local.base, in: scope)
                     local.base = SyncRecords.RemoteVersion(version: version, document: sent.document)
                     try records.put(local, forKey: sent.key, in: SyncRecords.records)
                     if local.revision == entry.revision {
@@ -195,6 +201,15 @@ extension SyncEngine {
                 case .rejected(let reason):
                     try deadLetter(sent, reason: reason, in: scope, records: records, changes: &changes)
                     counts.rejected += 1
+                case .mutationIDInUse:
+                    // Another device writes under this replica ID: the write goes again
+                    // under a new one; the remote applied nothing under the old.
+                    conflicted = true
+                    if replica.id == sent.mutation.id.replicaID { try changeReplica(&replica, in: records) }
+                    var again = entry
+                    again.sequence = nil
+                    again.digest = nil
+                    try records.put(again, forKey: sent.key, in: SyncRecords.outbox)
                 }
                 changes.append(sent.mutation.recordID)
             }
@@ -320,17 +335,27 @@ extension SyncEngine {
         var replica = try replica(in: records)
         learnTime(page.serverTime, at: now, replica: &replica, report: &report)
         var known: [(RemoteRecord, SyncDocument)] = []
+        var requeued = false
         let scopeKey = try SyncRecords.scopeKey(scope)
         for (record, inspection) in zip(page.records, inspections) {
             // Only with the checks off: a document this version cannot read is left out.
             guard let inspection else { continue }
+            if let undone = try undoFalseAcknowledgement(shownBy: record, in: scope, records: records, replica: &replica) {
+                changes.append(undone)
+                requeued = true
+            }
             let key = try SyncRecords.key(after: scopeKey, record.id)
             // New here: stored as it came, without building the document.
             if try records.setDataIfAbsent(SyncRecords.downloaded(record.document, version: record.version), forKey: key, in: SyncRecords.records) {
+                // Written under this device's replica ID, yet new here: another device uses the ID.
+                if record.mutation.replicaID == replica.id { try changeReplica(&replica, in: records) }
                 if let latest = inspection.latest { observe(latest, at: now, replica: &replica, report: &report) }
                 changes.append(record.id)
                 if !record.isDeleted { report.downloaded += 1 }
                 continue
+            }
+            if record.mutation.replicaID == replica.id, try !isOwnWrite(record, key: key, records: records, replica: replica.id) {
+                try changeReplica(&replica, in: records)
             }
             if let document = try? SyncDocument(data: record.document) {
                 if let modified = document.modified { observe(modified, at: now, replica: &replica, report: &report) }
@@ -338,12 +363,20 @@ extension SyncEngine {
             }
         }
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
-        var queued = false
+        var queued = requeued
         for (record, document) in known
         where try apply(record, document: document, in: scope, records: records, changes: &changes, report: &report) {
             queued = true
         }
         return queued
+    }
+
+    /// Whether `record`, under this device's replica ID, is this device's own write of
+    /// it: one it knows already, or one of its sends whose answer it never had.
+    private func isOwnWrite(_ record: RemoteRecord, key: String, records: RecordWriter, replica: String) throws -> Bool {
+        if let base = try records.value(forKey: key, in: SyncRecords.records)?.base, base.version >= record.version { return true }
+        guard let entry = try records.value(forKey: key, in: SyncRecords.outbox) else { return false }
+        return entry.sent(record.mutation, digest: try SyncDocument.digest(record.document), replica: replica)
     }
 
     /// Applies one downloaded record: taken as is when nothing is queued for it here,
@@ -385,7 +418,7 @@ extension SyncEngine {
         report: inout SyncReport
     ) throws {
         let now = configuration.clock.now
-        let replica = try replica(in: records)
+        var replica = try replica(in: records)
         let entry = try records.value(forKey: key, in: SyncRecords.outbox)
         guard let remote else {
             // The remote no longer holds the record: its deletion outlived retention.
@@ -419,11 +452,14 @@ extension SyncEngine {
             try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
         }
         let remoteVersion = SyncRecords.RemoteVersion(version: remote.version, document: remoteDocument)
-        if remote.mutation.replicaID == replica.id {
+        let isOwn = try entry?.sent(remote.mutation, digest: SyncDocument.digest(remote.document), replica: replica.id) ?? false
+        // Another device's write under this device's replica ID: it takes a new one.
+        if !isOwn, remote.mutation.replicaID == replica.id { try changeReplica(&replica, in: records) }
+        if isOwn {
             // This device's own earlier write (its answer was lost): the local record descends from it.
             local.base = remoteVersion
             try records.put(local, forKey: key, in: SyncRecords.records)
-            if local.document == remoteDocument || (entry?.sequence == remote.mutation.sequence && entry?.revision == local.revision) {
+            if local.document == remoteDocument || (entry?.current(replica: replica.id)?.id == remote.mutation && entry?.revision == local.revision) {
                 try records.removeValue(forKey: key, in: SyncRecords.outbox)
             } else {
                 try records.put(SyncRecords.OutboxEntry(), forKey: key, in: SyncRecords.outbox)

@@ -90,10 +90,53 @@ enum SyncRecords {
     }
 
     /// A queued upload: the mutation ID and revision of the send whose outcome is not
-    /// known yet, so a retry of that revision keeps its ID.
+    /// known yet, so a retry of that revision keeps its ID; and the earlier sends of
+    /// the record whose outcome was never known, which the remote may have applied.
+    /// Each send is kept with a digest of the document sent, so this device tells its
+    /// own writes from another device's that used the same replica ID.
     struct OutboxEntry: Codable, Hashable, Sendable {
         var sequence: UInt64?
         var revision: UInt64 = 0
+        /// The replica whose sequence it is; nil in an entry of an earlier version,
+        /// whose sequence is this device's replica's.
+        var replicaID: String?
+        /// A digest of the document sent under `sequence`; nil in an earlier version's entry.
+        var digest: Data?
+        /// Earlier sends of the record, newest last, whose outcome was never known.
+        var unanswered: [Send]?
+
+        /// A send of the record.
+        struct Send: Codable, Hashable, Sendable {
+            var id: MutationID
+            var digest: Data?
+        }
+
+        /// The most earlier sends kept.
+        static let unansweredLimit = 16
+
+        /// The send in flight, if any, under `replica` when the entry does not name one.
+        func current(replica: String) -> Send? {
+            sequence.map { Send(id: MutationID(replicaID: replicaID ?? replica, sequence: $0), digest: digest) }
+        }
+
+        /// Whether the remote's write `id` of a document with `digest` is one of this
+        /// device's sends of the record (an entry of an earlier version has no digest:
+        /// its mutation ID alone tells).
+        func sent(_ id: MutationID, digest: Data, replica: String) -> Bool {
+            ([current(replica: replica)] + (unanswered ?? [])).contains { send in
+                send?.id == id && (send?.digest == nil || send?.digest == digest)
+            }
+        }
+
+        /// The entry for a new send of `revision` under `id`, the send in flight kept
+        /// among the earlier ones.
+        func sending(revision: UInt64, as id: MutationID, digest: Data, replica: String) -> OutboxEntry {
+            var earlier = unanswered ?? []
+            if let current = current(replica: replica) { earlier.append(current) }
+            return OutboxEntry(
+                sequence: id.sequence, revision: revision, replicaID: id.replicaID, digest: digest,
+                unanswered: earlier.isEmpty ? nil : Array(earlier.suffix(Self.unansweredLimit)))
+        }
     }
 
     /// A download position.

@@ -95,6 +95,7 @@ struct MisbehavingRemoteEnvironment: RemoteStoreContractEnvironment {
             (.repeatingSnapshot, "a snapshot read page by page lists each record once"),
             (.mismatchedRecordIDs, "each record comes back under its own ID"),
             (.serverTimeOffset(.seconds(3_600)), "every answer tells the time"),
+            (.acknowledgesReusedMutationIDs, "a mutation ID used again for another record"),
         ]
         for (misbehavior, check) in cases {
             let violated = await Self.violations(

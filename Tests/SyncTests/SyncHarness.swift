@@ -35,14 +35,15 @@ final class SyncWorld: Sendable {
     /// A device signed in as `user`, whose clock is `skew` seconds off the remote's.
     func device(
         _ name: String, user: String = "ada", skew: TimeInterval = 0, conflictPolicy: ConflictPolicy<TrainingPlan> = .fieldMerge,
-        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, remote: (any RemotePlanStore)? = nil
+        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, remote: (any RemotePlanStore)? = nil,
+        ids: (any IDGenerator)? = nil, file: URL? = nil
     ) throws -> Device {
         let clock = ManualClock(start: remoteClock.now.addingTimeInterval(skew))
         let device = try Device(
             name: name, world: self, clock: clock,
             configuration: SyncConfiguration(
-                clock: clock, ids: SequentialIDGenerator(prefix: "\(name)-"), conflictPolicy: conflictPolicy, deletePolicy: deletePolicy,
-                batchSize: batchSize, pageSize: pageSize), remote: remote ?? self.remote)
+                clock: clock, ids: ids ?? SequentialIDGenerator(prefix: "\(name)-"), conflictPolicy: conflictPolicy, deletePolicy: deletePolicy,
+                batchSize: batchSize, pageSize: pageSize), remote: remote ?? self.remote, file: file)
         device.auth.setCurrentUser(UserEntity(id: user, displayName: user, createdAt: remoteClock.now, lastSignInAt: remoteClock.now))
         devices.withLock { $0.append(device) }
         return device
@@ -72,13 +73,16 @@ final class Device: Sendable {
     let plans: LocalPlanSyncService
     let file: URL
 
-    init(name: String, world: SyncWorld, clock: ManualClock, configuration: SyncConfiguration<TrainingPlan>, remote: any RemotePlanStore) throws {
+    init(
+        name: String, world: SyncWorld, clock: ManualClock, configuration: SyncConfiguration<TrainingPlan>, remote: any RemotePlanStore,
+        file: URL? = nil
+    ) throws {
         self.name = name
         self.clock = clock
-        file = world.directory.file("\(name).sqlite")
+        self.file = file ?? world.directory.file("\(name).sqlite")
         plans =
             world.variant == .file
-            ? try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(file), configuration: configuration)
+            ? try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(self.file), configuration: configuration)
             : LocalPlanSyncService(auth: auth, remote: remote, configuration: configuration)
     }
 

@@ -84,6 +84,22 @@ public enum RemotePlanStoreContract {
             let page = try await remote.changes(in: scope, after: 0, limit: 10)
             try check.expect(page.records.count == 1 && page.records.first?.version == version(first), "one change in the feed")
         },
+        RemoteStoreContractCheck(
+            "a mutation ID used again for another record, or for the same record with another document, is answered mutationIDInUse and applies nothing"
+        ) { environment, check in
+            let remote = try await environment.makeRemote()
+            let (first, second) = (UUID(), UUID())
+            _ = try await remote.write([mutation(3, first, base: nil, "one")], in: scope)
+            let other = try await remote.write([mutation(3, second, base: nil, "one")], in: scope).results.first
+            try check.expect(
+                other == .mutationIDInUse, "another record under a used mutation ID: expected mutationIDInUse, got \(String(describing: other))")
+            let changed = try await remote.write([mutation(3, first, base: nil, "two")], in: scope).results.first
+            try check.expect(
+                changed == .mutationIDInUse, "another document under a used mutation ID: expected mutationIDInUse, got \(String(describing: changed))"
+            )
+            let feed = try await remote.changes(in: scope, after: 0, limit: 10).records
+            try check.expect(feed.map(\.id) == [first] && feed.first?.document == Data("one".utf8), "only the first write is applied")
+        },
         RemoteStoreContractCheck("each write of a batch stands alone: a conflict does not stop the others") { environment, check in
             let remote = try await environment.makeRemote()
             let (a, b) = (UUID(), UUID())
