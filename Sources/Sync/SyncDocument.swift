@@ -43,9 +43,11 @@ struct SyncDocument: Hashable, Sendable {
     // MARK: - Records
 
     /// The document of `record`, each field stamped with the reading in `previous`
-    /// when its value is unchanged, else with `stamp`.
+    /// when its value is unchanged, else with `stamp`. A field of `previous` that this
+    /// version of the record does not know — added by a newer version of the app — is
+    /// kept as it is, with its reading.
     static func of<Record: Syncable>(_ record: Record, previous: SyncDocument?, stamp: HybridTimestamp) throws(SyncError) -> SyncDocument {
-        let fields = try fields(of: record)
+        var fields = try fields(of: record)
         var stamps: [String: HybridTimestamp] = [:]
         for (name, value) in fields {
             if let previous, previous.deleted == nil, previous.fields[name] == value, let old = previous.stamps[name] {
@@ -54,7 +56,22 @@ struct SyncDocument: Hashable, Sendable {
                 stamps[name] = stamp
             }
         }
+        guard let previous, previous.deleted == nil else { return SyncDocument(fields: fields, stamps: stamps, deleted: nil) }
+        let missing = Set(previous.fields.keys).subtracting(fields.keys)
+        if !missing.isEmpty {
+            for name in missing.subtracting(previous.knownFields(of: Record.self)) {
+                fields[name] = previous.fields[name]
+                stamps[name] = previous.stamps[name]
+            }
+        }
         return SyncDocument(fields: fields, stamps: stamps, deleted: nil)
+    }
+
+    /// The fields of this document that `Record` reads: all of them if its decoder
+    /// asks for every key there is; if it cannot be read as JSON, none.
+    func knownFields<Record: Syncable>(of type: Record.Type) -> Set<String> {
+        guard let json = try? object(), let known = try? JSONDecoder().decode(KnownFields<Record>.self, from: json) else { return [] }
+        return known.names ?? Set(fields.keys)
     }
 
     /// Each top-level property of `record` as JSON.
@@ -95,12 +112,18 @@ struct SyncDocument: Hashable, Sendable {
     func record<Record: Syncable>(as type: Record.Type) throws(SyncError) -> Record? {
         guard deleted == nil else { return nil }
         do {
-            var object: [String: JSONValue] = [:]
-            for (name, data) in fields { object[name] = try JSONDecoder().decode(JSONValue.self, from: data) }
-            return try JSONDecoder().decode(Record.self, from: try JSONEncoder().encode(object))
+            return try JSONDecoder().decode(Record.self, from: try object())
         } catch {
             throw SyncError(.storage, detail: "A stored \(Record.self) does not decode: \(error)")
         }
+    }
+
+    /// The fields as one JSON object, each field's JSON read on its own first, so a
+    /// field's bytes can only ever be that field's value.
+    private func object() throws -> Data {
+        var object: [String: JSONValue] = [:]
+        for (name, data) in fields { object[name] = try JSONDecoder().decode(JSONValue.self, from: data) }
+        return try JSONEncoder().encode(object)
     }
 
     // MARK: - Bytes
