@@ -55,6 +55,14 @@ struct ConflictResolver<Record: Syncable> {
             var merged = remote
             var losses: [Loss] = []
             for name in Set(local.fields.keys).union(remote.fields.keys).sorted() {
+                if localChanges.contains(name), remoteChanges.contains(name), let list = try mergeList(name, local: local, remote: remote, base: base)
+                {
+                    merged.fields[name] = list.json
+                    merged.stamps[name] = Self.isLater(local.stamps[name], than: remote.stamps[name]) ? local.stamps[name] : remote.stamps[name]
+                    merged.elements[name] = list.stamps.isEmpty ? nil : list.stamps
+                    losses += list.losses
+                    continue
+                }
                 let takeLocal: Bool
                 switch (localChanges.contains(name), remoteChanges.contains(name)) {
                 case (true, false): takeLocal = true
@@ -64,6 +72,7 @@ struct ConflictResolver<Record: Syncable> {
                 let (winner, loser) = takeLocal ? (local, remote) : (remote, local)
                 merged.fields[name] = winner.fields[name]
                 merged.stamps[name] = winner.stamps[name]
+                merged.elements[name] = winner.elements[name]
                 if localChanges.contains(name), remoteChanges.contains(name), winner.fields[name] != loser.fields[name] {
                     losses.append((name, loser.fields[name] ?? Self.null, winner.fields[name] ?? Self.null))
                 }
@@ -105,6 +114,63 @@ struct ConflictResolver<Record: Syncable> {
                 return Resolution(document: document, losses: losses)
             }
         }
+    }
+
+    /// List field `name`, which both sides changed, merged element by element: an
+    /// element changed on one side only takes that side's state, one changed on both
+    /// the later edit's (the other's value logged), and a removal against an edit
+    /// follows the delete policy. The list keeps the order of the side that changed it
+    /// last, then the other side's elements in their order. Nil if either side's field
+    /// is not a list of elements with IDs.
+    private func mergeList(_ name: String, local: SyncDocument, remote: SyncDocument, base: SyncDocument?) throws(SyncError) -> (
+        json: Data, stamps: [String: ElementStamp], losses: [Loss]
+    )? {
+        guard let mine = local.list(name, as: Record.self), let theirs = remote.list(name, as: Record.self) else { return nil }
+        let before = base?.list(name, as: Record.self)?.states ?? [:]
+        var merged: [String: ElementState] = [:]
+        var losses: [Loss] = []
+        for id in Set(mine.states.keys).union(theirs.states.keys) {
+            guard let ours = mine.states[id], let other = theirs.states[id] else {
+                // On one side only: added there, or removed on the other side by a
+                // version that kept no tombstone (the base had it, unchanged here).
+                let present = mine.states[id] ?? theirs.states[id]
+                if let base = before[id], base.json != nil, base.json == present?.json { continue }
+                merged[id] = present
+                continue
+            }
+            let oursChanged = before[id].map { $0.json != ours.json } ?? true
+            let otherChanged = before[id].map { $0.json != other.json } ?? true
+            if !oursChanged || !otherChanged || ours.json == other.json {
+                // One side left it as it was, or both made it the same.
+                merged[id] = !otherChanged || (ours.json == other.json && Self.isLater(ours.stamp, than: other.stamp)) ? ours : other
+                continue
+            }
+            switch (ours.json, other.json) {
+            case (let mineJSON?, let theirJSON?):
+                let localWins = Self.isLater(ours.stamp, than: other.stamp)
+                merged[id] = localWins ? ours : other
+                losses.append((name, localWins ? theirJSON : mineJSON, localWins ? mineJSON : theirJSON))
+            case (let edit?, nil), (nil, let edit?):
+                let (removal, edited) = ours.json == nil ? (ours, other) : (other, ours)
+                if deletePolicy == .editWins {
+                    merged[id] = edited
+                } else {
+                    merged[id] = removal
+                    losses.append((name, edit, Self.null))
+                }
+            case (nil, nil):
+                merged[id] = Self.isLater(ours.stamp, than: other.stamp) ? ours : other
+            }
+        }
+        let localIsLater = Self.isLater(local.stamps[name], than: remote.stamps[name])
+        var order: [String] = []
+        var placed = Set<String>()
+        for id in (localIsLater ? mine.order + theirs.order : theirs.order + mine.order) where merged[id]?.value != nil && placed.insert(id).inserted
+        {
+            order.append(id)
+        }
+        let json = try SyncDocument.json(.array(order.compactMap { merged[$0]?.value }))
+        return (json, merged.mapValues { ElementStamp(stamp: $0.stamp, isRemoved: $0.json == nil) }, losses)
     }
 
     /// `winner` whole, with each field the loser changed to another value logged.

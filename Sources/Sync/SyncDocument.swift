@@ -3,7 +3,9 @@ import TrainCore
 
 /// A record as the engine stores and sends it: each top-level property as JSON, with
 /// the hybrid clock reading of the edit that last set it; a deletion is a document
-/// with a deletion reading and no fields.
+/// with a deletion reading and no fields. A field whose value is a list of objects
+/// with distinct `id`s also has a reading for each element, and for each element
+/// removed from it (a tombstone), so two devices' changes merge element by element.
 struct SyncDocument: Hashable, Sendable {
     /// Each field's JSON (object keys sorted, so equal values have equal bytes).
     var fields: [String: Data] { didSet { encoded = nil } }
@@ -11,26 +13,30 @@ struct SyncDocument: Hashable, Sendable {
     var stamps: [String: HybridTimestamp] { didSet { encoded = nil } }
     /// The reading of the deletion, if the record is deleted.
     var deleted: HybridTimestamp? { didSet { encoded = nil } }
+    /// For each list field, by the JSON of an element's ID: the reading of the edit
+    /// that last set or removed the element.
+    var elements: [String: [String: ElementStamp]] = [:] { didSet { encoded = nil } }
     /// The bytes the document was read from, until it changes: a downloaded document is
     /// stored without being written out again.
     private var encoded: Data?
 
     static func == (lhs: SyncDocument, rhs: SyncDocument) -> Bool {
         if let left = lhs.encoded, let right = rhs.encoded, left == right { return true }
-        return lhs.fields == rhs.fields && lhs.stamps == rhs.stamps && lhs.deleted == rhs.deleted
+        return lhs.fields == rhs.fields && lhs.stamps == rhs.stamps && lhs.deleted == rhs.deleted && lhs.elements == rhs.elements
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(fields)
         hasher.combine(stamps)
         hasher.combine(deleted)
+        hasher.combine(elements)
     }
 
     /// The latest reading in the document: the time of its last edit.
     var modified: HybridTimestamp? {
-        let latest = stamps.values.max()
-        guard let deleted else { return latest }
-        return latest.map { max($0, deleted) } ?? deleted
+        let readings = stamps.values.max().map { [$0] } ?? []
+        let elementReadings = elements.values.compactMap { $0.values.map(\.stamp).max() }
+        return (readings + elementReadings + (deleted.map { [$0] } ?? [])).max()
     }
 
     var isDeleted: Bool { deleted != nil }
@@ -56,15 +62,26 @@ struct SyncDocument: Hashable, Sendable {
                 stamps[name] = stamp
             }
         }
-        guard let previous, previous.deleted == nil else { return SyncDocument(fields: fields, stamps: stamps, deleted: nil) }
-        let missing = Set(previous.fields.keys).subtracting(fields.keys)
-        if !missing.isEmpty {
-            for name in missing.subtracting(previous.knownFields(of: Record.self)) {
-                fields[name] = previous.fields[name]
-                stamps[name] = previous.stamps[name]
+        let previous = previous?.deleted == nil ? previous : nil
+        var kept: [String: [String: ElementStamp]] = [:]
+        if let previous {
+            let missing = Set(previous.fields.keys).subtracting(fields.keys)
+            if !missing.isEmpty {
+                for name in missing.subtracting(previous.knownFields(of: Record.self)) {
+                    fields[name] = previous.fields[name]
+                    stamps[name] = previous.stamps[name]
+                    kept[name] = previous.elements[name]
+                }
             }
         }
-        return SyncDocument(fields: fields, stamps: stamps, deleted: nil)
+        var document = SyncDocument(fields: fields, stamps: stamps, deleted: nil)
+        for (name, value) in fields where kept[name] == nil && value.first == UInt8(ascii: "[") {
+            if let list = elementStamps(of: name, value: value, previous: previous, stamp: stamp, as: Record.self), !list.isEmpty {
+                document.elements[name] = list
+            }
+        }
+        for (name, list) in kept { document.elements[name] = list }
+        return document
     }
 
     /// The fields of this document that `Record` reads: all of them if its decoder
@@ -130,11 +147,14 @@ struct SyncDocument: Hashable, Sendable {
 
     /// The document's bytes: what is stored on this device and sent to the remote.
     /// The replicas that made its readings come first, each once; a reading names its
-    /// replica by position.
+    /// replica by position. Layout 2 adds the readings of list elements after the
+    /// deletion; a document without them is written in layout 1, as before they existed.
     var data: Data {
         if let encoded { return encoded }
-        var writer = BinaryWriter(format: 1)
-        let replicas = Array(Set(stamps.values.map(\.replicaID) + (deleted.map { [$0.replicaID] } ?? []))).sorted()
+        var writer = BinaryWriter(format: elements.isEmpty ? 1 : 2)
+        var all = Array(stamps.values) + (deleted.map { [$0] } ?? [])
+        for list in elements.values { all += list.values.map(\.stamp) }
+        let replicas = Array(Set(all.map(\.replicaID))).sorted()
         let positions = Dictionary(uniqueKeysWithValues: replicas.enumerated().map { ($1, $0) })
         writer.write(replicas.count)
         for replica in replicas { writer.write(replica) }
@@ -145,12 +165,24 @@ struct SyncDocument: Hashable, Sendable {
             Self.write(stamps[name], positions, to: &writer)
         }
         Self.write(deleted, positions, to: &writer)
+        guard !elements.isEmpty else { return writer.data }
+        writer.write(elements.count)
+        for name in elements.keys.sorted() {
+            let list = elements[name] ?? [:]
+            writer.write(name)
+            writer.write(list.count)
+            for id in list.keys.sorted() {
+                writer.write(id)
+                Self.write(list[id]?.stamp, positions, to: &writer)
+                writer.write(list[id]?.isRemoved ?? false)
+            }
+        }
         return writer.data
     }
 
     /// Reads a document's bytes.
     init(data: Data) throws(CoreError) {
-        var reader = try BinaryReader(data, formats: [1])
+        var reader = try BinaryReader(data, formats: [1, 2])
         let (replicas, count) = try Self.readHeader(&reader, size: data.count)
         fields = Dictionary(minimumCapacity: count)
         stamps = Dictionary(minimumCapacity: count)
@@ -160,6 +192,21 @@ struct SyncDocument: Hashable, Sendable {
             stamps[name] = try Self.readStamp(&reader, replicas)
         }
         deleted = try Self.readStamp(&reader, replicas)
+        if reader.format == 2 {
+            let lists = try Self.readCount(&reader, size: data.count)
+            for _ in 0..<lists {
+                let name: String = try reader.read()
+                var list: [String: ElementStamp] = [:]
+                for _ in 0..<(try Self.readCount(&reader, size: data.count)) {
+                    let id: String = try reader.read()
+                    guard let stamp = try Self.readStamp(&reader, replicas) else {
+                        throw CoreError(.undecodable, detail: "A list element has no clock reading.")
+                    }
+                    list[id] = ElementStamp(stamp: stamp, isRemoved: try reader.read())
+                }
+                elements[name] = list
+            }
+        }
         try reader.finish()
         encoded = data
     }
@@ -169,7 +216,7 @@ struct SyncDocument: Hashable, Sendable {
     /// two fields `first` and `second` names.
     /// - Throws: `CoreError` if the bytes are not a document.
     static func inspect(_ data: Data, fields first: [UInt8], _ second: [UInt8]) throws(CoreError) -> Inspection {
-        var reader = try BinaryReader(data, formats: [1])
+        var reader = try BinaryReader(data, formats: [1, 2])
         let (replicas, count) = try Self.readHeader(&reader, size: data.count)
         var inspection = Inspection()
         for _ in 0..<count {
@@ -185,6 +232,16 @@ struct SyncDocument: Hashable, Sendable {
         if let stamp = try readStamp(&reader, replicas) {
             inspection.isDeleted = true
             if inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+        }
+        if reader.format == 2 {
+            for _ in 0..<(try readCount(&reader, size: data.count)) {
+                try reader.skipValue()
+                for _ in 0..<(try readCount(&reader, size: data.count)) {
+                    try reader.skipValue()
+                    if let stamp = try readStamp(&reader, replicas), inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+                    _ = try reader.read() as Bool
+                }
+            }
         }
         try reader.finish()
         return inspection
@@ -219,6 +276,13 @@ struct SyncDocument: Hashable, Sendable {
         let count: Int = try reader.read()
         guard count >= 0, count <= size else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
         return (replicas, count)
+    }
+
+    /// A count of entries that follow, each at least a byte: no more than the document's size.
+    private static func readCount(_ reader: inout BinaryReader, size: Int) throws(CoreError) -> Int {
+        let count: Int = try reader.read()
+        guard count >= 0, count <= size else { throw CoreError(.undecodable, detail: "A sync document counts \(count) entries.") }
+        return count
     }
 
     private static func write(_ stamp: HybridTimestamp?, _ replicas: [String: Int], to writer: inout BinaryWriter) {

@@ -1,4 +1,5 @@
 import Foundation
+import TrainCore
 
 /// A record the sync engine can keep in step across devices: a `Codable` value with a
 /// UUID, owned by one user. Each top-level property is a field: two devices that
@@ -39,8 +40,11 @@ extension Syncable {
     public static var ownerField: String { "userID" }
 }
 
-/// One workout of a plan's week.
-public struct PlannedWorkout: Codable, Hashable, Sendable {
+/// One workout of a plan's week. Its ID lets two devices that change different
+/// workouts of one plan at once both keep their change.
+public struct PlannedWorkout: Codable, Hashable, Sendable, Identifiable {
+    /// The workout's identifier, the same on every device.
+    public let id: UUID
     /// What to do, such as "Easy run".
     public var title: String
     /// How long it takes, in minutes.
@@ -48,11 +52,46 @@ public struct PlannedWorkout: Codable, Hashable, Sendable {
 
     /// Creates a planned workout.
     /// - Parameters:
+    ///   - id: The identifier; a new one by default.
     ///   - title: What to do.
     ///   - minutes: How long it takes.
-    public init(title: String, minutes: Int) {
+    public init(id: UUID = UUID(), title: String, minutes: Int) {
+        self.id = id
         self.title = title
         self.minutes = minutes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, minutes
+    }
+
+    /// Reads a workout. One saved by an earlier version, without an ID, gets one made
+    /// from its place in the list and its content, the same on every device.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` if the title or minutes are missing.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title)
+        minutes = try container.decode(Int.self, forKey: .minutes)
+        if let id = try container.decodeIfPresent(UUID.self, forKey: .id) {
+            self.id = id
+        } else {
+            id = Self.derivedID(position: decoder.codingPath.last?.intValue ?? 0, title: title, minutes: minutes)
+        }
+    }
+
+    /// The ID of a workout saved without one: a name-based UUID (version 8) from the
+    /// SHA-256 of its position, title and minutes.
+    static func derivedID(position: Int, title: String, minutes: Int) -> UUID {
+        var bytes = (try? PlatformCrypto.sha256(Data("PlannedWorkout\u{0}\(position)\u{0}\(title)\u{0}\(minutes)".utf8))) ?? []
+        bytes += [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
+        bytes[6] = bytes[6] & 0x0F | 0x80
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12],
+                bytes[13], bytes[14], bytes[15]
+            ))
     }
 }
 
@@ -77,7 +116,8 @@ public struct TrainingPlan: Syncable {
     public var daysPerWeek: Int
     /// Whether the athlete finished the plan.
     public var isCompleted: Bool
-    /// The week's workouts, at most 50.
+    /// The week's workouts, at most 50, each once. Two devices that add, change or
+    /// remove different workouts at once both keep their change.
     public var weeklyWorkouts: [PlannedWorkout]
     /// When this device last saved the plan, for display only: sync never orders
     /// edits by device time.
@@ -113,7 +153,7 @@ public struct TrainingPlan: Syncable {
 
     /// The plan if its name is 1 to 200 visible characters, its notes at most 10,000,
     /// `endDate` not before `startDate`, `daysPerWeek` in 1...7 and at most 50 workouts
-    /// each with a title and 1 to 1,440 minutes.
+    /// each with a title, 1 to 1,440 minutes and an ID no other workout of the plan has.
     public func validated() throws(SyncError) -> TrainingPlan {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -134,6 +174,9 @@ public struct TrainingPlan: Syncable {
             })
         else {
             throw SyncError(.invalidRecord, detail: "A plan has at most 50 workouts, each with a title and 1 to 1,440 minutes.")
+        }
+        guard Set(weeklyWorkouts.map(\.id)).count == weeklyWorkouts.count else {
+            throw SyncError(.invalidRecord, detail: "A plan lists each workout once.")
         }
         var plan = self
         plan.name = name

@@ -4,10 +4,12 @@ import TrainCore
 import TrainSync
 import TrainTesting
 
-/// Seeded random runs: replicas edit, delete and recreate plans and sync through a
-/// network that fails 30% of calls (dropped, committed with the answer lost,
-/// duplicated, delivered late); once it heals and each replica syncs twice, every
-/// replica and the remote hold the same plans, and no edit is lost.
+/// Seeded random runs: replicas edit, delete and recreate plans, add, change and
+/// remove their workouts, and sync through a network that fails 30% of calls
+/// (dropped, committed with the answer lost, duplicated, delivered late); once it
+/// heals and each replica syncs twice, every replica and the remote hold the same
+/// plans, and no edit is lost and no added workout either. 10 replicas by default;
+/// `TRAINKIT_REPLICAS` sets another number, `TRAINKIT_SEEDS` more seeds.
 @Suite struct ChaosSyncTests {
     /// The fields the test edits and checks.
     struct Fields: Equatable, CustomStringConvertible {
@@ -15,18 +17,22 @@ import TrainTesting
         var notes: String
         var days: Int
         var isCompleted: Bool
+        /// Each workout's minutes, by ID.
+        var workouts: [UUID: Int]
         init(_ plan: TrainingPlan) {
             name = plan.name
             notes = plan.notes
             days = plan.daysPerWeek
             isCompleted = plan.isCompleted
+            workouts = Dictionary(uniqueKeysWithValues: plan.weeklyWorkouts.map { ($0.id, $0.minutes) })
         }
-        var description: String { "\(name)|\(notes)|\(days)|\(isCompleted)" }
+        var description: String { "\(name)|\(notes)|\(days)|\(isCompleted)|\(workouts.count) workouts" }
     }
 
     /// The expected outcome under field merge with deletions winning: a plan exists if
-    /// its last create or delete was a create, and each field of a plan never deleted
-    /// holds the last value written to it in time. (An edit a device makes to its old
+    /// its last create or delete was a create, each field of a plan never deleted
+    /// holds the last value written to it in time, and its workouts are every one
+    /// added and not removed, each with the last minutes written to it. (An edit a device makes to its old
     /// copy of a plan deleted and made again elsewhere meets the deletion or the new
     /// plan first, depending on which reaches the remote first; both outcomes are
     /// right, so those plans are checked for existence and convergence only.)
@@ -35,6 +41,7 @@ import TrainTesting
         var isLive: [UUID: Bool] = [:]
         var deleters: [UUID: Set<String>] = [:]
         var reborn: Set<UUID> = []
+        var removedWorkouts: Set<UUID> = []
 
         mutating func wrote(_ old: TrainingPlan?, _ new: TrainingPlan) {
             var expected = fields[new.id] ?? Fields(new)
@@ -42,6 +49,15 @@ import TrainTesting
             if old == nil || old?.notes != new.notes { expected.notes = new.notes }
             if old == nil || old?.daysPerWeek != new.daysPerWeek { expected.days = new.daysPerWeek }
             if old == nil || old?.isCompleted != new.isCompleted { expected.isCompleted = new.isCompleted }
+            let before = old.map { Dictionary(uniqueKeysWithValues: $0.weeklyWorkouts.map { ($0.id, $0.minutes) }) } ?? [:]
+            let after = Fields(new).workouts
+            // A workout once removed stays removed: a change to it can only come from a
+            // device that had not seen the removal, and the removal wins.
+            for (id, minutes) in after where before[id] != minutes && !removedWorkouts.contains(id) { expected.workouts[id] = minutes }
+            for id in before.keys where after[id] == nil {
+                expected.workouts[id] = nil
+                removedWorkouts.insert(id)
+            }
             fields[new.id] = expected
             if old == nil {
                 if isLive[new.id] == false { reborn.insert(new.id) }
@@ -62,7 +78,12 @@ import TrainTesting
 
     static let policies: [String] = ["fieldMerge", "lastWriterWins", "localWins", "remoteWins", "editWins"]
 
-    @Test("random edits under a failing network converge once it heals and each replica syncs twice, with no edit lost", arguments: policies)
+    /// The replicas of each run: 10, or `TRAINKIT_REPLICAS`.
+    static let replicas = ProcessInfo.processInfo.environment["TRAINKIT_REPLICAS"].flatMap { Int($0) }.map { max(2, $0) } ?? 10
+
+    @Test(
+        "random edits under a failing network converge once it heals and each replica syncs twice, with no edit and no added workout lost",
+        arguments: policies)
     func converges(_ policyName: String) async throws {
         for seed in SeededRandomNumberGenerator.seeds(default: policyName == "fieldMerge" ? 12 : 4) {
             try await run(seed: seed, policyName: policyName)
@@ -81,7 +102,7 @@ import TrainTesting
             default: .fieldMerge
             }
         let deletePolicy: DeleteConflictPolicy = policyName == "editWins" ? .editWins : .deleteWins
-        let count = Int.random(in: 2...4, using: &random)
+        let count = Self.replicas
         let devices = try (0..<count).map {
             try world.device(
                 "replica\($0)", conflictPolicy: policy, deletePolicy: deletePolicy, batchSize: Int.random(in: 1...8, using: &random), remote: network)
@@ -89,29 +110,34 @@ import TrainTesting
         var model = Model()
         var known: [UUID] = []
         let words = ["easy", "tempo", "hills", "long", "rest", "strides", "é\u{301}", "🏃‍♀️"]
-        for _ in 0..<80 {
+        for _ in 0..<(20 * count) {
             world.advance(by: Double(Int.random(in: 1...3_000, using: &random)) / 1000)
             let device = devices[Int.random(in: 0..<count, using: &random)]
             let live = try device.plans.plans()
             switch Int.random(in: 0..<100, using: &random) {
             case ..<15:
-                let id = UUID(
-                    uuid: withUnsafeBytes(of: (random.next(), random.next())) { bytes in
-                        (
-                            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
-                            bytes[12], bytes[13], bytes[14], bytes[15]
-                        )
-                    })
+                let id = UUID(uuid: Self.uuid(&random))
                 let plan = try await device.plans.createPlan(Fixture.plan("Plan \(known.count)", id: id, days: Int.random(in: 1...7, using: &random)))
                 known.append(plan.id)
                 model.wrote(nil, plan)
             case ..<55 where !live.isEmpty:
                 let old = live[Int.random(in: 0..<live.count, using: &random)]
                 var plan = old
-                switch Int.random(in: 0..<4, using: &random) {
+                switch Int.random(in: 0..<7, using: &random) {
                 case 0: plan.name = "Plan \(words[Int.random(in: 0..<words.count, using: &random)])"
                 case 1: plan.notes = words.shuffled(using: &random).prefix(3).joined(separator: " ")
                 case 2: plan.daysPerWeek = Int.random(in: 1...7, using: &random)
+                case 3: plan.isCompleted.toggle()
+                case 4 where plan.weeklyWorkouts.count < 50:
+                    let id = UUID(uuid: Self.uuid(&random))
+                    plan.weeklyWorkouts.insert(
+                        PlannedWorkout(id: id, title: "Run", minutes: Int.random(in: 1...120, using: &random)),
+                        at: Int.random(in: 0...plan.weeklyWorkouts.count, using: &random))
+                case 5 where !plan.weeklyWorkouts.isEmpty:
+                    plan.weeklyWorkouts[Int.random(in: 0..<plan.weeklyWorkouts.count, using: &random)].minutes = Int.random(
+                        in: 1...120, using: &random)
+                case 6 where !plan.weeklyWorkouts.isEmpty:
+                    plan.weeklyWorkouts.remove(at: Int.random(in: 0..<plan.weeklyWorkouts.count, using: &random))
                 default: plan.isCompleted.toggle()
                 }
                 let saved = try await device.plans.updatePlan(plan)
@@ -159,5 +185,17 @@ import TrainTesting
             "\($0): expected \(expected[$0].map(String.init(describing:)) ?? "deleted"), holds \(held[$0].map(String.init(describing:)) ?? "deleted")"
         }
         #expect(differences.isEmpty, "seed \(seed): an edit was lost: \(differences.sorted()); replay with TRAINKIT_SEED=\(seed)")
+        let lostWorkouts = expected.flatMap { id, fields in Set(fields.workouts.keys).subtracting(held[id]?.workouts.keys ?? [:].keys) }
+        #expect(lostWorkouts.isEmpty, "seed \(seed): added workouts were lost: \(lostWorkouts); replay with TRAINKIT_SEED=\(seed)")
+    }
+
+    /// A UUID's bytes drawn from `random`.
+    static func uuid(_ random: inout SeededRandomNumberGenerator) -> uuid_t {
+        withUnsafeBytes(of: (random.next(), random.next())) { bytes in
+            (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        }
     }
 }

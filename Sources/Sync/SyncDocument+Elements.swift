@@ -1,0 +1,92 @@
+import Foundation
+
+/// The reading of the edit that last set or removed one element of a list field.
+struct ElementStamp: Hashable, Sendable {
+    var stamp: HybridTimestamp
+    /// Whether that edit removed the element: a tombstone, kept so a merge tells a
+    /// removal here from an addition there.
+    var isRemoved: Bool
+}
+
+/// One element of a list field as a document holds it.
+struct ListElement: Sendable {
+    /// The JSON of the element's `id`: how the document names it.
+    var id: String
+    /// The element.
+    var value: JSONValue
+    /// Its JSON, as every device writes it.
+    var json: Data
+}
+
+/// An element's state in one document: live with its JSON, or removed.
+struct ElementState: Hashable, Sendable {
+    var stamp: HybridTimestamp
+    /// The element's JSON; nil once it is removed.
+    var json: Data?
+    /// The element as a value; nil once it is removed.
+    var value: JSONValue?
+
+    static func == (lhs: ElementState, rhs: ElementState) -> Bool { lhs.stamp == rhs.stamp && lhs.json == rhs.json }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(stamp)
+        hasher.combine(json)
+    }
+}
+
+extension SyncDocument {
+    /// The elements of a field's JSON, in order, when it is a list of objects each with
+    /// an `id` no other has; nil for any other value.
+    static func elements(of json: Data) -> [ListElement]? {
+        guard case .array(let items)? = try? JSONDecoder().decode(JSONValue.self, from: json) else { return nil }
+        var elements: [ListElement] = []
+        var ids = Set<String>()
+        for item in items {
+            guard case .object(let object) = item, let id = object["id"], let idJSON = try? Self.json(id), let itemJSON = try? Self.json(item) else {
+                return nil
+            }
+            let name = String(decoding: idJSON, as: UTF8.self)
+            guard ids.insert(name).inserted else { return nil }
+            elements.append(ListElement(id: name, value: item, json: itemJSON))
+        }
+        return elements
+    }
+
+    /// The list field `name` in order, and each of its elements' state, removed ones
+    /// included; nil if the field is not a list of elements with IDs. A list stored
+    /// before elements had readings reads as stamped with the field's reading; one
+    /// stored without IDs reads with the IDs `Record` gives its elements when it decodes it.
+    func list<Record: Syncable>(_ name: String, as type: Record.Type) -> (order: [String], states: [String: ElementState])? {
+        guard let json = fields[name] else { return nil }
+        let live = Self.elements(of: json) ?? (try? record(as: Record.self)).flatMap { try? Self.fields(of: $0)[name] }.flatMap(Self.elements(of:))
+        guard let live, let fieldStamp = stamps[name] else { return nil }
+        let stored = elements[name] ?? [:]
+        var states: [String: ElementState] = [:]
+        for element in live {
+            states[element.id] = ElementState(stamp: stored[element.id]?.stamp ?? fieldStamp, json: element.json, value: element.value)
+        }
+        for (id, stamp) in stored where stamp.isRemoved && states[id] == nil {
+            states[id] = ElementState(stamp: stamp.stamp, json: nil, value: nil)
+        }
+        return (live.map(\.id), states)
+    }
+
+    /// The element readings of list field `name` as `value` now holds it: an element
+    /// whose JSON is as it was in `previous` keeps its reading, an element added or
+    /// changed takes `stamp`, and one removed since `previous` becomes a tombstone at
+    /// `stamp`. Nil if `value` is not a list of elements with IDs.
+    static func elementStamps<Record: Syncable>(
+        of name: String, value: Data, previous: SyncDocument?, stamp: HybridTimestamp, as type: Record.Type
+    ) -> [String: ElementStamp]? {
+        guard let now = elements(of: value) else { return nil }
+        let before = previous?.list(name, as: Record.self)?.states ?? [:]
+        var stamps: [String: ElementStamp] = [:]
+        for element in now {
+            let kept = before[element.id].flatMap { $0.json == element.json ? $0.stamp : nil }
+            stamps[element.id] = ElementStamp(stamp: kept ?? stamp, isRemoved: false)
+        }
+        for (id, state) in before where stamps[id] == nil {
+            stamps[id] = ElementStamp(stamp: state.json == nil ? state.stamp : stamp, isRemoved: true)
+        }
+        return stamps
+    }
+}
