@@ -57,9 +57,9 @@ let package = Package(
             name: "train-bench",
             dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount", "TrainTesting", sqlite],
             path: "Benchmarks"),
-        // Helper processes for the crash-safety and two-process tests (REL-1, CORE-5, ACC-2).
+        // Helper processes for the crash-safety and two-process tests (REL-1, CORE-5, ACC-2, SYNC-16).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
-        .executableTarget(name: "train-account-probe", dependencies: ["TrainAccount", "TrainTesting"], path: "Tests/AccountProbe"),
+        .executableTarget(name: "train-account-probe", dependencies: ["TrainAccount", "TrainSync", "TrainTesting"], path: "Tests/AccountProbe"),
         .testTarget(
             name: "TrainCoreTests",
             dependencies: ["TrainCore", "TrainTesting", "train-store-probe", sqlite],
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "TrainAuthTests", dependencies: ["TrainAuth", "TrainTesting"], path: "Tests/AuthTests"),
         .testTarget(name: "TrainSubscriptionTests", dependencies: ["TrainSubscription", "TrainTesting"], path: "Tests/SubscriptionTests"),
         .testTarget(name: "TrainSocialTests", dependencies: ["TrainSocial", "TrainTesting"], path: "Tests/SocialTests"),
-        .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting"], path: "Tests/SyncTests"),
+        .testTarget(name: "TrainSyncTests", dependencies: ["TrainSync", "TrainTesting", "train-account-probe"], path: "Tests/SyncTests"),
         .testTarget(
             name: "TrainAccountTests", dependencies: ["TrainAccount", "TrainTesting", "train-account-probe"], path: "Tests/AccountTests"),
         .testTarget(name: "TrainTestingTests", dependencies: ["TrainTesting", "TrainAuth", "TrainSync", "TrainAccount"], path: "Tests/TestingTests"),

@@ -33,11 +33,11 @@ public protocol DateClock: Sendable {
     /// it. It starts again in the next process, so it orders events within one launch only.
     var elapsed: Duration { get }
 
-    /// Suspends for `duration` of ``elapsed`` time: a change of the date while it
-    /// waits neither shortens nor lengthens the wait.
-    /// - Parameter duration: How long to wait; zero or negative returns at once.
+    /// Suspends until ``elapsed`` reaches `deadline`; returns at once if it has. A
+    /// change of the date while it waits neither shortens nor lengthens the wait.
+    /// - Parameter deadline: The elapsed time to wake at.
     /// - Throws: `CancellationError` if the task is cancelled while it waits.
-    func sleep(for duration: Duration) async throws
+    func sleep(untilElapsed deadline: Duration) async throws
 }
 
 /// The moment ``SystemClock/elapsed`` counts from.
@@ -47,12 +47,20 @@ extension DateClock {
     /// The system's continuous time since the process began.
     public var elapsed: Duration { ContinuousClock.now - processStart }
 
-    /// Sleeps until ``now`` plus `duration`: a clock of your own that can tell elapsed
-    /// time should implement it.
+    /// Sleeps until the date that is `deadline` minus ``elapsed`` from ``now``: a
+    /// clock of your own that can tell elapsed time should implement it.
+    /// - Parameter deadline: The elapsed time to wake at.
+    /// - Throws: `CancellationError` if the task is cancelled while it waits.
+    public func sleep(untilElapsed deadline: Duration) async throws {
+        try await sleep(until: now.addingTimeInterval((deadline - elapsed).timeInterval))
+    }
+
+    /// Suspends for `duration` of ``elapsed`` time: a change of the date while it
+    /// waits neither shortens nor lengthens the wait.
     /// - Parameter duration: How long to wait; zero or negative returns at once.
     /// - Throws: `CancellationError` if the task is cancelled while it waits.
     public func sleep(for duration: Duration) async throws {
-        try await sleep(until: now.addingTimeInterval(duration.timeInterval))
+        try await sleep(untilElapsed: elapsed + max(duration, .zero))
     }
 }
 
@@ -76,15 +84,12 @@ public struct SystemClock: DateClock {
         try await Task.sleep(for: .seconds(interval))
     }
 
-    /// Sleeps for `duration` on the system's continuous clock, whatever happens to the date.
-    /// - Parameter duration: How long to wait; zero or negative returns at once.
+    /// Sleeps on the system's continuous clock until ``elapsed`` reaches `deadline`,
+    /// whatever happens to the date.
+    /// - Parameter deadline: The elapsed time to wake at.
     /// - Throws: `CancellationError` if the task is cancelled while it waits.
-    public func sleep(for duration: Duration) async throws {
-        guard duration > .zero else {
-            try Task.checkCancellation()
-            return
-        }
-        try await Task.sleep(for: duration)
+    public func sleep(untilElapsed deadline: Duration) async throws {
+        try await Task.sleep(until: processStart + deadline, clock: .continuous)
     }
 }
 

@@ -11,9 +11,10 @@ package final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// A task waiting until the waiting tasks' tickets and the context meet a condition.
     private struct CountWaiter {
         let id: UInt64
-        let count: Int
+        let condition: @Sendable ([Ticket], Context) -> Bool
         let continuation: CheckedContinuation<Void, Never>
     }
 
@@ -44,10 +45,12 @@ package final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
             if deciding.contains(id) { cancelled.insert(id) }
         }
 
-        /// Removes and returns the count waiters that now see enough waiters.
+        /// Removes and returns the count waiters whose condition the waiters now meet.
         mutating func satisfiedCountWaiters() -> [CountWaiter] {
-            let ready = countWaiters.filter { $0.count <= waiters.count }
-            countWaiters.removeAll { $0.count <= waiters.count }
+            let tickets = waiters.map(\.ticket)
+            let context = context
+            let ready = countWaiters.filter { $0.condition(tickets, context) }
+            countWaiters.removeAll { $0.condition(tickets, context) }
             return ready
         }
     }
@@ -119,12 +122,19 @@ package final class WaitingRoom<Ticket: Sendable, Context: Sendable>: Sendable {
 
     /// Suspends until at least `count` tasks are waiting, or the task is cancelled.
     package func waitForCount(_ count: Int) async {
+        await waitUntil { tickets, _ in tickets.count >= count }
+    }
+
+    /// Suspends until the tickets of the waiting tasks and the context meet
+    /// `condition`, checked now and each time a task begins to wait; or until the task
+    /// is cancelled.
+    package func waitUntil(_ condition: @escaping @Sendable ([Ticket], Context) -> Bool) async {
         let id = state.withLock { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready: Bool = state.withLock { state in
-                    if state.decide(id) || state.waiters.count >= count { return true }
-                    state.countWaiters.append(CountWaiter(id: id, count: count, continuation: continuation))
+                    if state.decide(id) || condition(state.waiters.map(\.ticket), state.context) { return true }
+                    state.countWaiters.append(CountWaiter(id: id, condition: condition, continuation: continuation))
                     return false
                 }
                 if ready { continuation.resume() }

@@ -49,7 +49,8 @@ public enum SyncProgress {
 }
 
 /// Keeps a sync service in step in the background: a sync every 5 minutes, one soon
-/// after a burst of edits, one at once when asked; never two at a time; after a
+/// after a burst of edits, one at once when asked or when the remote signals another
+/// device's change; never two at a time; after a
 /// failure, retries with exponential backoff and full jitter up to a cap. All times
 /// are on the injected clock, and waits are counted in its elapsed time, so a device
 /// clock set back or forward neither stalls nor hurries them.
@@ -65,6 +66,8 @@ public final class BackgroundSyncManager: Sendable {
     private struct State {
         var status: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
         var loop: Task<Void, Never>?
+        /// Follows the service's triggers while started.
+        var following: Task<Void, Never>?
         /// The loop a stop cancelled, which may still be finishing a sync.
         var stopping: Task<Void, Never>?
         var sleeper: Task<Void, any Error>?
@@ -85,6 +88,7 @@ public final class BackgroundSyncManager: Sendable {
     /// The clock every wait is on.
     public let clock: any DateClock
     private let perform: @Sendable () async throws -> SyncReport
+    private let triggers: (@Sendable () -> AsyncStream<SyncTrigger>)?
     private let jitter: @Sendable () -> Double
     private let state = Locked(State())
     private let statuses = Broadcast<BackgroundSyncStatus>(initial: .stopped(lastSyncedAt: nil))
@@ -94,18 +98,24 @@ public final class BackgroundSyncManager: Sendable {
     ///   - policy: Times and backoff.
     ///   - clock: The clock; the system's by default.
     ///   - jitter: A random number in 0..<1 for each backoff; uniform by default.
+    ///   - triggers: Makes the stream of reasons to sync the manager follows while
+    ///     started: an edit syncs after the debounce, a remote change at once. None by default.
     ///   - sync: One sync, such as `{ try await engine.sync() }`.
     public init(
         policy: BackgroundSyncPolicy = BackgroundSyncPolicy(), clock: any DateClock = SystemClock(),
-        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, sync: @escaping @Sendable () async throws -> SyncReport
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        triggers: (@Sendable () -> AsyncStream<SyncTrigger>)? = nil, sync: @escaping @Sendable () async throws -> SyncReport
     ) {
         self.policy = policy
         self.clock = clock
         self.jitter = jitter
+        self.triggers = triggers
         self.perform = sync
     }
 
-    /// Creates a manager for a plan sync service.
+    /// Creates a manager for a plan sync service, which follows the service's
+    /// ``PlanSyncService/syncTriggers()``: each edit saved syncs after the debounce,
+    /// each change the remote signals from another device at once, with no call by the app.
     /// - Parameters:
     ///   - service: The service to keep in step.
     ///   - policy: Times and backoff.
@@ -115,7 +125,7 @@ public final class BackgroundSyncManager: Sendable {
         service: any PlanSyncService, policy: BackgroundSyncPolicy = BackgroundSyncPolicy(), clock: any DateClock = SystemClock(),
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
-        self.init(policy: policy, clock: clock, jitter: jitter) { try await service.sync() }
+        self.init(policy: policy, clock: clock, jitter: jitter, triggers: { service.syncTriggers() }, sync: { try await service.sync() })
     }
 
     /// What the manager is doing now.
@@ -129,6 +139,18 @@ public final class BackgroundSyncManager: Sendable {
     public func start() {
         update { state in
             guard state.loop == nil else { return }
+            if let triggers {
+                // Subscribed before start returns, so no edit made after it is missed.
+                let stream = triggers()
+                state.following = Task { [weak self] in
+                    for await trigger in stream {
+                        switch trigger {
+                        case .localEdit: self?.requestSync()
+                        case .remoteChange: self?.syncNow()
+                        }
+                    }
+                }
+            }
             state.requestedAt = clock.elapsed
             state.failures = 0
             state.retryAt = nil
@@ -160,6 +182,8 @@ public final class BackgroundSyncManager: Sendable {
             defer {
                 state.stopping = state.loop ?? state.stopping
                 state.loop = nil
+                state.following?.cancel()
+                state.following = nil
                 state.sleeper?.cancel()
                 state.status = .stopped(lastSyncedAt: state.lastSyncedAt)
             }
@@ -187,8 +211,8 @@ public final class BackgroundSyncManager: Sendable {
             }
             let clock = clock
             // With nothing planned, the wait lasts until a request cancels it.
-            let wait = deadline.map { $0 - clock.elapsed } ?? .seconds(Int64(1) << 40)
-            let sleeper = Task { try await clock.sleep(for: wait) }
+            let wake = deadline ?? clock.elapsed + .seconds(Int64(1) << 40)
+            let sleeper = Task { try await clock.sleep(untilElapsed: wake) }
             let woken = state.withLock { state in
                 state.sleeper = sleeper
                 return state.isWoken

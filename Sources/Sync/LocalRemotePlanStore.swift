@@ -14,6 +14,9 @@ public struct RemotePolicy: Sendable {
     public var tombstoneRetention: Duration
     /// The remote's clock: deletion times and the time in every answer.
     public var clock: any DateClock
+    /// How often a remote in a file looks for commits made through another instance
+    /// on the file, such as another process's, while a device follows its signals.
+    public var changePollInterval: Duration
 
     /// Creates a policy.
     /// - Parameters:
@@ -22,15 +25,17 @@ public struct RemotePolicy: Sendable {
     ///   - maximumDocumentBytes: 1 MiB.
     ///   - tombstoneRetention: 30 days.
     ///   - clock: The system clock.
+    ///   - changePollInterval: 1 second.
     public init(
         maximumBatchCount: Int = 500, maximumBatchBytes: Int = 10 << 20, maximumDocumentBytes: Int = 1 << 20,
-        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: any DateClock = SystemClock()
+        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: any DateClock = SystemClock(), changePollInterval: Duration = .seconds(1)
     ) {
         self.maximumBatchCount = maximumBatchCount
         self.maximumBatchBytes = maximumBatchBytes
         self.maximumDocumentBytes = maximumDocumentBytes
         self.tombstoneRetention = tombstoneRetention
         self.clock = clock
+        self.changePollInterval = max(changePollInterval, .milliseconds(1))
     }
 }
 
@@ -39,7 +44,9 @@ public struct RemotePolicy: Sendable {
 /// a file lets several processes (or two runs of a demo) share it.
 ///
 /// Each scope keeps its records by ID, a change feed by version, the IDs of applied
-/// mutations and the deletions by date; every call is one transaction.
+/// mutations and the deletions by date; every call is one transaction. It signals each
+/// commit to the devices that follow the scope (``changeSignals(for:)``); in a file,
+/// also the commits other instances on the file make, other processes' included.
 ///
 /// ```swift
 /// let remote = try LocalRemotePlanStore(storage: .file(directory.appendingPathComponent("remote.sqlite")))
@@ -49,6 +56,8 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     /// Limits, retention and clock.
     public let policy: RemotePolicy
     let store: RecordStore
+    /// The devices following each scope's commits.
+    let listeners = Locked(ChangeListeners())
 
     /// Creates a remote that keeps its data in memory.
     /// - Parameter policy: Limits, retention and clock.
@@ -89,7 +98,7 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     /// ``erase(_:)``, without suspending.
     package func eraseNow(_ scope: RemoteScope) throws(RemoteStoreError) -> Int {
         try Self.check(scope)
-        return try transaction { records in
+        let (live, head) = try transaction { records -> (Int, UInt64?) in
             let range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
             let live = try records.values(in: RemoteRecords.records, range: range).count { !$0.record.isDeleted }
             var removed = 0
@@ -100,17 +109,21 @@ public final class LocalRemotePlanStore: RemotePlanStore {
                 removed += try records.removeAll(in: collection, range: range)
             }
             // Erasing an empty scope changes nothing, so a retry keeps devices' cursors.
-            guard removed > 0 else { return 0 }
+            guard removed > 0 else { return (0, nil) }
             // The head stays, moved past every version so far and all of them purged:
             // a device holding a cursor, even the latest, reads a snapshot next.
             let headKey = try RemoteRecords.key([.string(scope.collection), .string(scope.userID)])
-            if var head = try records.value(forKey: headKey, in: RemoteRecords.heads) {
-                head.version += 1
-                head.purgedThrough = head.version
-                try records.put(head, forKey: headKey, in: RemoteRecords.heads)
+            var head = try records.value(forKey: headKey, in: RemoteRecords.heads)
+            if var moved = head {
+                moved.version += 1
+                moved.purgedThrough = moved.version
+                try records.put(moved, forKey: headKey, in: RemoteRecords.heads)
+                head = moved
             }
-            return live
+            return (live, head?.version)
         }
+        if let head { signal(RemoteChangeSignal(version: head, writer: nil), in: scope) }
+        return live
     }
 
     /// ``write(_:in:)``, without suspending: for a fake that runs it inside its own call.
@@ -126,15 +139,17 @@ public final class LocalRemotePlanStore: RemotePlanStore {
             throw RemoteStoreError(.invalidRequest, detail: "A batch writes each record once.")
         }
         let now = policy.clock.now
-        let results = try transaction { records in
+        let (results, head) = try transaction { records in
             var head = try purge(scope, at: now, in: records)
+            let before = head.version
             var results: [RemoteWriteResult] = []
             for mutation in mutations {
                 results.append(try apply(mutation, in: scope, head: &head, at: now, records: records))
             }
             try records.put(head, forKey: RemoteRecords.key([.string(scope.collection), .string(scope.userID)]), in: RemoteRecords.heads)
-            return results
+            return (results, head.version > before ? head.version : nil)
         }
+        if let head { signal(RemoteChangeSignal(version: head, writer: mutations.first?.id.replicaID), in: scope) }
         return RemoteWriteResponse(results: results, serverTime: now)
     }
 

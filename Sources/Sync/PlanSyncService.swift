@@ -54,6 +54,17 @@ public protocol PlanSyncService: Sendable {
     /// - Returns: A stream that ends when the consumer stops.
     func statusChanges() -> AsyncStream<SyncStatusChange>
 
+    /// The signed-in user's plans now, then again each time they change on this
+    /// device — an edit, a download, a deletion — or another user signs in: what a
+    /// view model shows, current without a refresh.
+    /// - Returns: A stream that ends when the consumer stops.
+    func planUpdates() -> AsyncStream<[TrainingPlan]>
+
+    /// Each reason to sync as it happens: an edit saved on this device, or a change
+    /// the remote signals from another device. ``BackgroundSyncManager`` follows it.
+    /// - Returns: A stream that ends when the consumer stops.
+    func syncTriggers() -> AsyncStream<SyncTrigger>
+
     /// Uploads the queued edits and downloads the changes made elsewhere.
     /// - Returns: What the sync did.
     /// - Throws: ``SyncError`` — `notSignedIn`, `remoteUnavailable`, `cancelled`.
@@ -127,6 +138,8 @@ extension SyncEngine: PlanSyncService where Record == TrainingPlan {
     public func deletePlan(id: UUID) async throws(SyncError) { try await delete(id: id) }
 
     public func status(ofPlan id: UUID) throws(SyncError) -> SyncStatus? { try status(of: id) }
+
+    public func planUpdates() -> AsyncStream<[TrainingPlan]> { recordUpdates() }
 
     public func uploadPlan(id: UUID) async throws(SyncError) -> SyncStatus? { try await upload(id: id) }
 

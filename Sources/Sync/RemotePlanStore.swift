@@ -70,11 +70,45 @@ public protocol RemotePlanStore: Sendable {
     /// document in an answer is refused as unreadable. 1 MiB by default, Firestore's
     /// limit for a document.
     var maximumDocumentBytes: Int { get }
+
+    /// The commits to `scope` as they happen, so a device syncs soon after another
+    /// one writes: Firestore's snapshot listener, CloudKit's push notifications. A
+    /// signal only says that something changed; the device reads what through
+    /// ``changes(in:after:limit:)``. A remote that cannot tell returns a stream that
+    /// ends at once (the default): devices then sync on their schedule only.
+    /// - Parameter scope: The user and collection to follow.
+    /// - Returns: A stream that ends when the consumer stops or the remote cannot tell.
+    func changeSignals(for scope: RemoteScope) -> AsyncStream<RemoteChangeSignal>
 }
 
 extension RemotePlanStore {
     /// 1 MiB.
     public var maximumDocumentBytes: Int { 1 << 20 }
+
+    /// A stream that ends at once: this remote does not signal its changes.
+    /// - Parameter scope: The user and collection.
+    /// - Returns: An empty stream.
+    public func changeSignals(for scope: RemoteScope) -> AsyncStream<RemoteChangeSignal> {
+        AsyncStream { $0.finish() }
+    }
+}
+
+/// A commit the remote signals to the devices that follow its scope.
+public struct RemoteChangeSignal: Hashable, Sendable {
+    /// The scope's latest version after the commit; 0 if the remote does not say.
+    public let version: UInt64
+    /// The replica whose writes the commit applied; nil if the remote does not know,
+    /// such as for a commit another process made to the same file.
+    public let writer: String?
+
+    /// Creates a signal.
+    /// - Parameters:
+    ///   - version: The scope's latest version.
+    ///   - writer: The replica that wrote, if known.
+    public init(version: UInt64, writer: String?) {
+        self.version = version
+        self.writer = writer
+    }
 }
 
 /// One user's records of one type on the remote, such as `plans` of user `ada`.

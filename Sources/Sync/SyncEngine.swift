@@ -26,6 +26,10 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     public let configuration: SyncConfiguration<Record>
     let store: RecordStore
     let statuses = Broadcast<SyncStatusChange?>(initial: nil)
+    /// Announces each edit saved on this device.
+    let localEdits = Broadcast<SyncTrigger?>(initial: nil)
+    /// Counts the write transactions that changed records on this device.
+    let recordWrites = Broadcast<UInt64>(initial: 0)
     /// The upload batch size, halved while the remote answers "too large".
     let batchSize: Locked<Int>
     /// The scopes a full download is running for: one at a time each.
@@ -170,6 +174,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
             }
             try queue(&local, key: key, id: id, in: scope, records: records, changes: &changes)
         }
+        localEdits.send(.localEdit)
     }
 
     /// Chooses the version of a record whose conflict a custom policy held: the
@@ -195,6 +200,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
             local.held = nil
             try queue(&local, key: key, id: id, in: scope, records: records, changes: &changes)
         }
+        localEdits.send(.localEdit)
         return resolved
     }
 
@@ -207,18 +213,20 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         record.userID = scope.userID
         let saved = try record.validated()
         let now = configuration.clock.now
-        try writing(scope) { records, changes in
+        let isQueued = try writing(scope) { records, changes in
             let key = try SyncRecords.key(scope, saved.id)
             let existing = try records.value(forKey: key, in: SyncRecords.records)
             let isLive = existing.map { !$0.document.isDeleted } ?? false
             if creating, isLive { throw SyncError(.recordExists) }
             if !creating, !isLive { throw SyncError(.recordNotFound) }
             let document = try checked(try SyncDocument.of(saved, previous: existing?.document, stamp: try tick(at: now, in: records)), of: saved)
-            guard document != existing?.document else { return }
+            guard document != existing?.document else { return false }
             var local = existing ?? SyncRecords.LocalRecord(document: document, revision: 0)
             local.document = document
             try queue(&local, key: key, id: saved.id, in: scope, records: records, changes: &changes)
+            return true
         }
+        if isQueued { localEdits.send(.localEdit) }
         return saved
     }
 
@@ -305,6 +313,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         do {
             var changes: [UUID] = []
             let result = try store.write { records in try body(records, &changes) }
+            if !changes.isEmpty { recordWrites.send(recordWrites.value &+ 1) }
             if !changes.isEmpty, statuses.subscriberCount > 0 {
                 let updates = try store.read { records in
                     try changes.map { SyncStatusChange(recordID: $0, status: try status(of: $0, in: scope, records: records)) }

@@ -1,3 +1,5 @@
+import TrainCore
+
 /// Reading a stream in a test: take its first values, or wait for one that
 /// satisfies a condition, with a watchdog of real time so that code that never
 /// sends fails the test instead of hanging it.
@@ -17,14 +19,17 @@ extension AsyncStream where Element: Sendable {
     /// - Returns: The values, in order.
     public func collect(_ count: Int, within limit: Duration = .seconds(5)) async -> [Element] {
         guard count > 0 else { return [] }
-        return await withWatchdog(limit, default: []) {
-            var values: [Element] = []
+        let values = Locked<[Element]>([])
+        _ = await withWatchdog(limit, default: ()) {
             for await value in self {
-                values.append(value)
-                if values.count == count { break }
+                let taken = values.withLock { values in
+                    values.append(value)
+                    return values.count
+                }
+                if taken == count { break }
             }
-            return values
         }
+        return values.withLock { $0 }
     }
 
     /// The first value that satisfies `condition`, or nil if the stream finishes or

@@ -1,4 +1,5 @@
-// A helper process for the account deletion crash test (ACC-2, the REL-1 pattern).
+// A helper process for the account deletion crash test (ACC-2, the REL-1 pattern)
+// and for the change signals of a remote file shared by two processes (SYNC-16).
 //
 //     train-account-probe delete DIRECTORY APPLE-SUBJECT
 //
@@ -8,10 +9,16 @@
 // signed-in user's account, printing
 // each progress event as "STEP PHASE" when it arrives and "done" at the end. Exits 0
 // when done, 1 with the error on standard error.
+//
+//     train-account-probe remote-write FILE USER
+//
+// Opens the simulated remote for plans in FILE and writes one new record of USER's
+// plans, then prints "done".
 
 import Foundation
 import TrainAccount
 import TrainAuth
+import TrainSync
 import TrainTesting
 
 func emit(_ line: String) {
@@ -24,7 +31,21 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, arguments[1] == "delete" else { fail("usage: train-account-probe delete DIRECTORY APPLE-SUBJECT", status: 2) }
+if arguments.count == 4, arguments[1] == "remote-write" {
+    do {
+        let remote = try LocalRemotePlanStore(storage: .file(URL(fileURLWithPath: arguments[2])))
+        let write = RemoteMutation(
+            id: MutationID(replicaID: "probe", sequence: 1), recordID: UUID(), baseVersion: nil, isDeletion: false, document: Data("probe".utf8))
+        _ = try await remote.write([write], in: RemoteScope(userID: arguments[3], collection: "plans"))
+        emit("done")
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+guard arguments.count == 4, arguments[1] == "delete" else {
+    fail("usage: train-account-probe delete DIRECTORY APPLE-SUBJECT | remote-write FILE USER", status: 2)
+}
 
 do {
     let services = try TrainServices.files(

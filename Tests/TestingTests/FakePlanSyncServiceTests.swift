@@ -59,4 +59,22 @@ import TrainTesting
             await #expect(throws: FakeError.self) { try await strict.sync() }
         }
     }
+
+    @Test("the fake's plans stream follows its saves and deletions, and its triggers its edits and a signalled remote change; both are recorded")
+    func streams() async throws {
+        let first = Self.plan("First")
+        let plans = FakePlanSyncService(plans: [first])
+        var updates = plans.planUpdates().makeAsyncIterator()
+        var triggers = plans.syncTriggers().makeAsyncIterator()
+        #expect(await updates.next()?.map(\.name) == ["First"])
+        let second = try await plans.createPlan(Self.plan("Second"))
+        #expect(await updates.next()?.map(\.id) == [first, second].map(\.id).sorted { $0.uuidString < $1.uuidString })
+        #expect(await triggers.next() == .localEdit)
+        try await plans.deletePlan(id: first.id)
+        #expect(await updates.next()?.map(\.name) == ["Second"])
+        #expect(await triggers.next() == .localEdit)
+        plans.signalRemoteChange()
+        #expect(await triggers.next() == .remoteChange)
+        #expect(plans.calls.prefix(2) == [.planUpdates, .syncTriggers])
+    }
 }

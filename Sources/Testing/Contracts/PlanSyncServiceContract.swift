@@ -179,6 +179,24 @@ public enum PlanSyncServiceContract {
             try await check.expectSyncError(.notSignedIn, "a sync") { try await device.service.sync() }
             try await check.expectSyncError(.notSignedIn, "listing plans") { _ = try device.service.plans() }
         },
+        PlanSyncContractCheck("the plans stream gives the plans now, then again after an edit here and after a download of another device's edit") {
+            environment, check in
+            let devices = try await environment.makeDevices(2)
+            for device in devices { try await device.signIn("contract-ada") }
+            var first = try await devices[0].service.createPlan(plan("First"))
+            let updates = devices[0].service.planUpdates()
+            try check.expect(await updates.firstValue(where: { $0.map(\.name) == ["First"] }) != nil, "the plans now")
+            first.name = "Renamed"
+            _ = try await devices[0].service.updatePlan(first)
+            try check.expect(await updates.firstValue(where: { $0.map(\.name) == ["Renamed"] }) != nil, "the plans after an edit")
+            try await devices[0].service.sync()
+            _ = try await devices[1].service.sync()
+            _ = try await devices[1].service.createPlan(plan("Elsewhere"))
+            try await devices[1].service.sync()
+            try await devices[0].service.sync()
+            try check.expect(
+                await updates.firstValue(where: { Set($0.map(\.name)) == ["Renamed", "Elsewhere"] }) != nil, "the plans after a download")
+        },
         refuses(.foreignRecords(ofUser: "contract-grace"), with: .foreignRecord, "a page with another user's plan"),
         refuses(.mismatchedRecordIDs, with: .mismatchedRecordID, "a record under another record's ID"),
         refuses(.unreadableDocuments, with: .unreadableRecord, "a document cut short"),

@@ -36,6 +36,10 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         case status(UUID)
         /// ``statusChanges()``.
         case statusChanges
+        /// ``planUpdates()``.
+        case planUpdates
+        /// ``syncTriggers()``.
+        case syncTriggers
         /// ``sync()``.
         case sync
         /// ``uploadPlan(id:)``.
@@ -67,6 +71,8 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     public let userID: String
     private let state = Locked(State())
     private let changes = Broadcast<SyncStatusChange?>(initial: nil)
+    private let planList = Broadcast<[TrainingPlan]>(initial: [])
+    private let triggers = Broadcast<SyncTrigger?>(initial: nil)
 
     /// Creates a fake.
     /// - Parameters:
@@ -84,6 +90,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
                 state.statuses[plan.id] = .synced
             }
         }
+        planList.replace(sortedPlans())
     }
 
     /// Whether unscripted calls fail the test.
@@ -99,6 +106,13 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
             if status == nil { state.plans[id] = nil }
         }
         changes.send(SyncStatusChange(recordID: id, status: status))
+        publishPlans()
+    }
+
+    /// Sends ``SyncTrigger/remoteChange`` on ``syncTriggers()``, as a remote signalling
+    /// another device's commit would.
+    public func signalRemoteChange() {
+        triggers.send(.remoteChange)
     }
 
     /// Sets what ``conflictLog()`` and ``deadLetters()`` return.
@@ -114,7 +128,31 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
 
     public func plans() throws -> [TrainingPlan] {
         controls.record(.plans)
-        return state.withLock { $0.plans.values.sorted { $0.id.uuidString < $1.id.uuidString } }
+        return sortedPlans()
+    }
+
+    /// Recorded as a subscription; yields the plans now, then the plans after each
+    /// save, deletion or resolution.
+    public func planUpdates() -> AsyncStream<[TrainingPlan]> {
+        controls.recordSubscription(.planUpdates)
+        return planList.subscribe()
+    }
+
+    /// Recorded as a subscription; yields ``SyncTrigger/localEdit`` after each save or
+    /// deletion, and ``SyncTrigger/remoteChange`` at each ``signalRemoteChange()``.
+    public func syncTriggers() -> AsyncStream<SyncTrigger> {
+        controls.recordSubscription(.syncTriggers)
+        return triggers.events()
+    }
+
+    private func sortedPlans() -> [TrainingPlan] {
+        state.withLock { $0.plans.values.sorted { $0.id.uuidString < $1.id.uuidString } }
+    }
+
+    /// Sends the plans on ``planUpdates()`` if they changed.
+    private func publishPlans() {
+        let plans = sortedPlans()
+        if plans != planList.value { planList.send(plans) }
     }
 
     public func plan(id: UUID) throws -> TrainingPlan? {
@@ -152,6 +190,8 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
             return status
         }
         changes.send(SyncStatusChange(recordID: saved.id, status: status))
+        publishPlans()
+        triggers.send(.localEdit)
         return saved
     }
 
@@ -161,6 +201,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
             guard state.withLock({ $0.plans[id] }) != nil else { throw SyncError(.recordNotFound) }
         }
         setStatus(nil, of: id)
+        triggers.send(.localEdit)
     }
 
     public func status(ofPlan id: UUID) throws -> SyncStatus? {

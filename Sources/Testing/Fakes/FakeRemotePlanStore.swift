@@ -31,6 +31,8 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
         case snapshot(RemoteScope, after: UUID?, limit: Int)
         /// ``erase(_:)``.
         case erase(RemoteScope)
+        /// ``changeSignals(for:)``.
+        case changeSignals(RemoteScope)
     }
 
     /// A way the remote breaks its contract, as a backend with a bug or a wrong
@@ -190,6 +192,15 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
             try reachable()
             return try remote.eraseNow(scope)
         }
+    }
+
+    /// The remote's signals of the commits to `scope`, which every write through the
+    /// fake, scripted ones aside, makes as the remote does.
+    /// - Parameter scope: The user and collection to follow.
+    /// - Returns: A stream that ends when the consumer stops.
+    public func changeSignals(for scope: RemoteScope) -> AsyncStream<RemoteChangeSignal> {
+        controls.recordSubscription(.changeSignals(scope))
+        return remote.changeSignals(for: scope)
     }
 
     // MARK: - Misbehaving

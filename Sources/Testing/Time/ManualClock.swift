@@ -95,13 +95,12 @@ public final class ManualClock: DateClock {
         try await sleepers.wait(.date(deadline), unless: { $0.isDue(.date(deadline)) })
     }
 
-    /// Suspends until the clock is advanced by `duration`: setting its date does not
-    /// wake it.
-    /// - Parameter duration: How long to wait; zero or negative returns at once.
+    /// Suspends until the clock's elapsed time reaches `deadline`: setting its date
+    /// does not wake it.
+    /// - Parameter deadline: The elapsed time to wake at.
     /// - Throws: `CancellationError` if the task is cancelled while it sleeps.
-    public func sleep(for duration: Duration) async throws {
-        let deadline = Deadline.elapsed(elapsed + max(duration, .zero))
-        try await sleepers.wait(deadline, unless: { $0.isDue(deadline) })
+    public func sleep(untilElapsed deadline: Duration) async throws {
+        try await sleepers.wait(.elapsed(deadline), unless: { $0.isDue(.elapsed(deadline)) })
     }
 
     /// Moves the clock forward by `duration` and wakes the sleepers whose deadline
@@ -134,6 +133,16 @@ public final class ManualClock: DateClock {
     /// - Parameter count: The number of sleepers to wait for.
     public func waitForSleepers(_ count: Int = 1) async {
         await sleepers.waitForCount(count)
+    }
+
+    /// Suspends until a task sleeps on this clock with a deadline at or before `date`:
+    /// the handshake for code that reschedules a sleep it already began, such as a
+    /// background task asked to run sooner.
+    /// - Parameter date: The latest deadline to wait for.
+    public func waitForSleeper(wakingBy date: Date) async {
+        await sleepers.waitUntil { deadlines, time in
+            deadlines.contains { time.date.addingTimeInterval((time.due($0) - time.elapsed).timeInterval) <= date }
+        }
     }
 
     /// Changes the time and wakes the sleepers now due, earliest first.
