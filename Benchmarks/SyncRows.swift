@@ -21,11 +21,14 @@ struct SyncRows {
     }
 
     /// A device signed in as `ada`, syncing through `remote`.
-    static func device(_ remote: any RemotePlanStore, storage: Storage = .inMemory, batchSize: Int = 500) throws -> LocalPlanSyncService {
+    static func device(_ remote: any RemotePlanStore, storage: Storage = .inMemory, batchSize: Int = 500, checksAnswers: Bool = true) throws
+        -> LocalPlanSyncService
+    {
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: start, lastSignInAt: start))
-        return try LocalPlanSyncService(
-            auth: auth, remote: remote, storage: storage, configuration: SyncConfiguration(clock: ManualClock(start: start), batchSize: batchSize))
+        var configuration = SyncConfiguration<TrainingPlan>(clock: ManualClock(start: start), batchSize: batchSize)
+        configuration.checksAnswers = checksAnswers
+        return try LocalPlanSyncService(auth: auth, remote: remote, storage: storage, configuration: configuration)
     }
 
     /// PERF-4: the bytes a device exchanges when 1% of the plans changed on another
@@ -120,6 +123,33 @@ struct SyncRows {
         return BenchRow(
             id: "PERF-5", workload: "apply \(plans / 1_000)k downloaded plans, file-backed, vs one bare SQLite transaction of the rows",
             ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms", target: "ratio <= 2")
+    }
+}
+
+extension SyncRows {
+    /// SYNC-CHECK: applying one downloaded page of 500 plans to a file-backed device
+    /// with the checks of the remote's answers, against the same with them off.
+    func checks() throws -> BenchRow {
+        let pages = try blocking {
+            let source = LocalRemotePlanStore()
+            let phone = try Self.device(source)
+            for index in 0..<500 { _ = try await phone.createPlan(Self.plan(index)) }
+            try await phone.sync()
+            return [try await source.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 500)]
+        }
+        var round = 0
+        func apply(checking: Bool) throws -> Double {
+            round += 1
+            let file = directory.appendingPathComponent("sync-check-\(round).sqlite")
+            return try blocking {
+                let device = try Self.device(CannedRemote(pages), storage: .file(file), checksAnswers: checking)
+                return try seconds { _ = try blocking { try await device.download() } }
+            }
+        }
+        let (ours, baseline) = try interleaved(rounds: quick ? 5 : 21, ours: { try apply(checking: true) }, baseline: { try apply(checking: false) })
+        return BenchRow(
+            id: "SYNC-CHECK", workload: "apply a page of 500 downloaded plans, file-backed, with the remote's answers checked vs not",
+            ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms", target: "ratio <= 1.1")
     }
 }
 

@@ -46,6 +46,7 @@ do {
         ("PERF-4", { try SyncRows(directory: directory, quick: quick).delta() }),
         ("PERF-4-NOOP", { try SyncRows(directory: directory, quick: quick).noop() }),
         ("PERF-5", { try SyncRows(directory: directory, quick: quick).apply() }),
+        ("SYNC-CHECK", { try SyncRows(directory: directory, quick: quick).checks() }),
         ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
         ("ENGINE-BULK-MEM", { try engine.bulkMemory() }),
         ("ENGINE-SEEK-MEM", { try engine.seek(inMemory: true) }),

@@ -57,6 +57,33 @@ package struct BinaryWriter {
         bytes.append(contentsOf: value)
     }
 
+    /// An unsigned integer in as few bytes as it needs: seven bits a byte, low bits
+    /// first, the high bit set on every byte but the last (LEB128).
+    package mutating func writeCompact(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// A signed integer in as few bytes as its size needs (zigzag, then LEB128).
+    package mutating func writeCompact(_ value: Int64) {
+        writeCompact(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// Bytes after their count, written compactly.
+    package mutating func writeCompact<Bytes: Collection<UInt8>>(bytes value: Bytes) {
+        writeCompact(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    /// A string's UTF-8 after its byte count, written compactly.
+    package mutating func writeCompact(_ value: String) {
+        writeCompact(bytes: Array(value.utf8))
+    }
+
     /// A presence byte, then the value if there is one.
     package mutating func write(_ value: Date?) {
         write(value != nil)
@@ -157,6 +184,42 @@ package struct BinaryReader {
     package mutating func readBytes() throws(CoreError) -> ArraySlice<UInt8> {
         let count: Int = try read()
         return try take(count)
+    }
+
+    /// An unsigned integer written compactly by a `BinaryWriter`; one
+    /// longer than ten bytes, or with bits past 64, is undecodable.
+    package mutating func readCompact() throws(CoreError) -> UInt64 {
+        var value: UInt64 = 0
+        for shift in stride(from: UInt64(0), to: 70, by: 7) {
+            guard let byte = try take(1).first else { break }
+            guard shift < 63 || byte & 0x7F <= 1 else { throw CoreError(.undecodable, detail: "A number is over 64 bits.") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+        }
+        throw CoreError(.undecodable, detail: "A number runs over ten bytes.")
+    }
+
+    /// A signed integer written compactly by a `BinaryWriter`.
+    package mutating func readCompactSigned() throws(CoreError) -> Int64 {
+        let raw = try readCompact()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// A count written compactly, at most `limit`.
+    package mutating func readCompactCount(atMost limit: Int) throws(CoreError) -> Int {
+        let count = try readCompact()
+        guard count <= UInt64(max(limit, 0)) else { throw CoreError(.undecodable, detail: "A count of \(count) is over \(limit).") }
+        return Int(count)
+    }
+
+    /// Bytes after a compact count, without copying them.
+    package mutating func readCompactBytes() throws(CoreError) -> ArraySlice<UInt8> {
+        try take(try readCompactCount(atMost: bytesLeft))
+    }
+
+    /// A string written compactly by a `BinaryWriter`.
+    package mutating func readCompactString() throws(CoreError) -> String {
+        String(decoding: try readCompactBytes(), as: UTF8.self)
     }
 
     package mutating func read() throws(CoreError) -> UUID {

@@ -52,9 +52,7 @@ struct AnswerCheck<Record: Syncable>: Sendable {
         }
         if inspection.isDeleted { return inspection }
         // The form this version writes: the owner and ID fields as the exact JSON expected.
-        if let id = inspection.first, let owner = inspection.second, owner.elementsEqual(self.owner),
-            id.elementsEqual(Self.json(of: record.id))
-        {
+        if let id = inspection.first, let owner = inspection.second, owner.elementsEqual(self.owner), Self.json(id, is: record.id) {
             return inspection
         }
         // Any other form is read as a record to see whose it is.
@@ -74,9 +72,28 @@ struct AnswerCheck<Record: Syncable>: Sendable {
         return inspection
     }
 
-    /// The JSON of a record ID in a document.
-    private static func json(of id: UUID) -> [UInt8] {
-        Array("\"\(id.uuidString)\"".utf8)
+    /// Whether `json` is `id` as a document writes it: its `uuidString` (upper-case
+    /// hexadecimal in groups of 8, 4, 4, 4 and 12) in quotes. Compared digit by digit,
+    /// without formatting the ID.
+    static func json(_ json: ArraySlice<UInt8>, is id: UUID) -> Bool {
+        guard json.count == 38, json.first == UInt8(ascii: "\""), json.last == UInt8(ascii: "\"") else { return false }
+        return withUnsafeBytes(of: id.uuid) { bytes in
+            var position = json.startIndex + 1
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard json[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                }
+                guard json[position] == hexDigit(byte >> 4), json[position + 1] == hexDigit(byte & 0x0F) else { return false }
+                position += 2
+            }
+            return true
+        }
+    }
+
+    /// The upper-case hexadecimal digit of `value` (0 to 15), as `uuidString` writes it.
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     // MARK: - Pages

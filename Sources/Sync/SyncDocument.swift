@@ -145,34 +145,35 @@ struct SyncDocument: Hashable, Sendable {
 
     // MARK: - Bytes
 
-    /// The document's bytes: what is stored on this device and sent to the remote.
-    /// The replicas that made its readings come first, each once; a reading names its
-    /// replica by position. Layout 2 adds the readings of list elements after the
-    /// deletion; a document without them is written in layout 1, as before they existed.
+    /// The document's bytes: what is stored on this device and sent to the remote, in
+    /// layout 2. The replicas that made its readings come first, each once; a reading
+    /// names its replica by position; then the fields, each with its reading; the
+    /// deletion's reading; and the readings of list elements. Numbers and lengths take
+    /// as few bytes as they need. Layout 1, with eight bytes for each and no element
+    /// readings, is still read.
     var data: Data {
         if let encoded { return encoded }
-        var writer = BinaryWriter(format: elements.isEmpty ? 1 : 2)
+        var writer = BinaryWriter(format: 2)
         var all = Array(stamps.values) + (deleted.map { [$0] } ?? [])
         for list in elements.values { all += list.values.map(\.stamp) }
         let replicas = Array(Set(all.map(\.replicaID))).sorted()
         let positions = Dictionary(uniqueKeysWithValues: replicas.enumerated().map { ($1, $0) })
-        writer.write(replicas.count)
-        for replica in replicas { writer.write(replica) }
-        writer.write(fields.count)
+        writer.writeCompact(UInt64(replicas.count))
+        for replica in replicas { writer.writeCompact(replica) }
+        writer.writeCompact(UInt64(fields.count))
         for name in fields.keys.sorted() {
-            writer.write(name)
-            writer.write(fields[name] ?? Data())
+            writer.writeCompact(name)
+            writer.writeCompact(bytes: fields[name] ?? Data())
             Self.write(stamps[name], positions, to: &writer)
         }
         Self.write(deleted, positions, to: &writer)
-        guard !elements.isEmpty else { return writer.data }
-        writer.write(elements.count)
+        writer.writeCompact(UInt64(elements.count))
         for name in elements.keys.sorted() {
             let list = elements[name] ?? [:]
-            writer.write(name)
-            writer.write(list.count)
+            writer.writeCompact(name)
+            writer.writeCompact(UInt64(list.count))
             for id in list.keys.sorted() {
-                writer.write(id)
+                writer.writeCompact(id)
                 Self.write(list[id]?.stamp, positions, to: &writer)
                 writer.write(list[id]?.isRemoved ?? false)
             }
@@ -183,22 +184,22 @@ struct SyncDocument: Hashable, Sendable {
     /// Reads a document's bytes.
     init(data: Data) throws(CoreError) {
         var reader = try BinaryReader(data, formats: [1, 2])
-        let (replicas, count) = try Self.readHeader(&reader, size: data.count)
+        let replicas = try Self.readReplicas(&reader)
+        let count = try Self.readCount(&reader)
         fields = Dictionary(minimumCapacity: count)
         stamps = Dictionary(minimumCapacity: count)
         for _ in 0..<count {
-            let name: String = try reader.read()
-            fields[name] = try reader.read() as Data
+            let name = String(decoding: try Self.readBytes(&reader), as: UTF8.self)
+            fields[name] = Data(try Self.readBytes(&reader))
             stamps[name] = try Self.readStamp(&reader, replicas)
         }
         deleted = try Self.readStamp(&reader, replicas)
         if reader.format == 2 {
-            let lists = try Self.readCount(&reader, size: data.count)
-            for _ in 0..<lists {
-                let name: String = try reader.read()
+            for _ in 0..<(try Self.readCount(&reader)) {
+                let name = try reader.readCompactString()
                 var list: [String: ElementStamp] = [:]
-                for _ in 0..<(try Self.readCount(&reader, size: data.count)) {
-                    let id: String = try reader.read()
+                for _ in 0..<(try Self.readCount(&reader)) {
+                    let id = try reader.readCompactString()
                     guard let stamp = try Self.readStamp(&reader, replicas) else {
                         throw CoreError(.undecodable, detail: "A list element has no clock reading.")
                     }
@@ -217,28 +218,31 @@ struct SyncDocument: Hashable, Sendable {
     /// - Throws: `CoreError` if the bytes are not a document.
     static func inspect(_ data: Data, fields first: [UInt8], _ second: [UInt8]) throws(CoreError) -> Inspection {
         var reader = try BinaryReader(data, formats: [1, 2])
-        let (replicas, count) = try Self.readHeader(&reader, size: data.count)
+        let replicas = try readReplicas(&reader)
         var inspection = Inspection()
-        for _ in 0..<count {
-            let name = try reader.readBytes()
-            let value = try reader.readBytes()
+        func note(_ stamp: HybridTimestamp?) {
+            if let stamp, inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+        }
+        for _ in 0..<(try readCount(&reader)) {
+            let name = try readBytes(&reader)
+            let value = try readBytes(&reader)
             if name.elementsEqual(first) {
                 inspection.first = value
             } else if name.elementsEqual(second) {
                 inspection.second = value
             }
-            if let stamp = try readStamp(&reader, replicas), inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+            note(try readStamp(&reader, replicas))
         }
         if let stamp = try readStamp(&reader, replicas) {
             inspection.isDeleted = true
-            if inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+            note(stamp)
         }
         if reader.format == 2 {
-            for _ in 0..<(try readCount(&reader, size: data.count)) {
-                try reader.skipValue()
-                for _ in 0..<(try readCount(&reader, size: data.count)) {
-                    try reader.skipValue()
-                    if let stamp = try readStamp(&reader, replicas), inspection.latest.map({ $0 < stamp }) ?? true { inspection.latest = stamp }
+            for _ in 0..<(try readCount(&reader)) {
+                _ = try reader.readCompactBytes()
+                for _ in 0..<(try readCount(&reader)) {
+                    _ = try reader.readCompactBytes()
+                    note(try readStamp(&reader, replicas))
                     _ = try reader.read() as Bool
                 }
             }
@@ -265,43 +269,52 @@ struct SyncDocument: Hashable, Sendable {
         self.deleted = deleted
     }
 
-    /// Reads the replicas a document names and the number of its fields.
-    private static func readHeader(_ reader: inout BinaryReader, size: Int) throws(CoreError) -> (replicas: [String], fields: Int) {
-        let replicaCount: Int = try reader.read()
-        guard replicaCount >= 0, replicaCount <= size else {
-            throw CoreError(.undecodable, detail: "A sync document names \(replicaCount) replicas.")
-        }
-        var replicas: [String] = []
-        for _ in 0..<replicaCount { replicas.append(try reader.read()) }
+    /// A count of entries that follow, each at least a byte: no more than the bytes left.
+    private static func readCount(_ reader: inout BinaryReader) throws(CoreError) -> Int {
+        guard reader.format == 1 else { return try reader.readCompactCount(atMost: reader.bytesLeft) }
         let count: Int = try reader.read()
-        guard count >= 0, count <= size else { throw CoreError(.undecodable, detail: "A sync document has \(count) fields.") }
-        return (replicas, count)
+        guard count >= 0, count <= reader.bytesLeft else { throw CoreError(.undecodable, detail: "A sync document counts \(count) entries.") }
+        return count
     }
 
-    /// A count of entries that follow, each at least a byte: no more than the document's size.
-    private static func readCount(_ reader: inout BinaryReader, size: Int) throws(CoreError) -> Int {
-        let count: Int = try reader.read()
-        guard count >= 0, count <= size else { throw CoreError(.undecodable, detail: "A sync document counts \(count) entries.") }
-        return count
+    /// A length-prefixed value's bytes, in the reader's layout.
+    private static func readBytes(_ reader: inout BinaryReader) throws(CoreError) -> ArraySlice<UInt8> {
+        reader.format == 1 ? try reader.readBytes() : try reader.readCompactBytes()
+    }
+
+    /// The replicas a document's readings name, by position.
+    private static func readReplicas(_ reader: inout BinaryReader) throws(CoreError) -> [String] {
+        var replicas: [String] = []
+        for _ in 0..<(try readCount(&reader)) { replicas.append(String(decoding: try readBytes(&reader), as: UTF8.self)) }
+        return replicas
     }
 
     private static func write(_ stamp: HybridTimestamp?, _ replicas: [String: Int], to writer: inout BinaryWriter) {
         writer.write(stamp != nil)
         guard let stamp else { return }
-        writer.write(Int(stamp.milliseconds))
-        writer.write(Int(stamp.counter))
-        writer.write(replicas[stamp.replicaID] ?? 0)
+        writer.writeCompact(stamp.milliseconds)
+        writer.writeCompact(UInt64(stamp.counter))
+        writer.writeCompact(UInt64(replicas[stamp.replicaID] ?? 0))
     }
 
     private static func readStamp(_ reader: inout BinaryReader, _ replicas: [String]) throws(CoreError) -> HybridTimestamp? {
         guard try reader.read() as Bool else { return nil }
-        let milliseconds: Int = try reader.read()
-        let counter: Int = try reader.read()
-        let replica: Int = try reader.read()
-        guard let counter = UInt32(exactly: counter), replicas.indices.contains(replica) else {
+        let milliseconds: Int64
+        let counter: UInt64
+        let replica: UInt64
+        if reader.format == 1 {
+            milliseconds = Int64(try reader.read() as Int)
+            counter = UInt64(bitPattern: Int64(try reader.read() as Int))
+            replica = UInt64(bitPattern: Int64(try reader.read() as Int))
+        } else {
+            milliseconds = try reader.readCompactSigned()
+            counter = try reader.readCompact()
+            replica = try reader.readCompact()
+        }
+        guard let counter = UInt32(exactly: counter), replica < UInt64(replicas.count) else {
             throw CoreError(.undecodable, detail: "A clock reading is out of range.")
         }
-        return HybridTimestamp(milliseconds: Int64(milliseconds), counter: counter, replicaID: replicas[replica])
+        return HybridTimestamp(milliseconds: milliseconds, counter: counter, replicaID: replicas[Int(replica)])
     }
 }
 

@@ -49,4 +49,32 @@ private let workouts = RecordCollection<Workout>.binary(
         try store.write { try $0.setData(Data(damaged), forKey: "row", in: workouts) }
         #expect(throws: CoreError(.undecodable)) { try store.read { try $0.value(forKey: "row", in: workouts) } }
     }
+
+    @Test("compact numbers read back at every size, signed ones too, and an overlong or over-64-bit number is undecodable")
+    func compactNumbers() throws {
+        let unsigned: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, UInt64(UInt32.max), .max - 1, .max]
+        let signed: [Int64] = [0, -1, 1, -64, 64, .min, .max, -1_767_571_200_000]
+        var writer = BinaryWriter(format: 1)
+        for value in unsigned { writer.writeCompact(value) }
+        for value in signed { writer.writeCompact(value) }
+        writer.writeCompact("é\u{0}🏃")
+        var reader = try BinaryReader(writer.data, formats: [1])
+        for value in unsigned { #expect(try reader.readCompact() == value) }
+        for value in signed { #expect(try reader.readCompactSigned() == value) }
+        #expect(try reader.readCompactString() == "é\u{0}🏃")
+        try reader.finish()
+        #expect(Array(BinaryWriter(format: 1).data) == [1])
+        var small = BinaryWriter(format: 1)
+        small.writeCompact(UInt64(127))
+        #expect(small.data.count == 2, "a number under 128 takes one byte")
+        // Eleven bytes of continuation, and a tenth byte carrying more than the 64th bit.
+        for bad in [[UInt8](repeating: 0x80, count: 11), [UInt8](repeating: 0xFF, count: 9) + [0x02]] {
+            var reader = try BinaryReader(Data([1] + bad), formats: [1])
+            #expect(throws: CoreError(.undecodable)) { try reader.readCompact() }
+        }
+        var counted = BinaryWriter(format: 1)
+        counted.writeCompact(UInt64(5))
+        var countReader = try BinaryReader(counted.data, formats: [1])
+        #expect(throws: CoreError(.undecodable)) { try countReader.readCompactCount(atMost: 4) }
+    }
 }

@@ -161,11 +161,11 @@ import TrainTesting
         var document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "old"))
         document.fields["weeklyWorkouts"] = Data(#"[{"minutes":40,"title":"Easy run"},{"minutes":40,"title":"Easy run"}]"#.utf8)
         document.elements = [:]
-        #expect(document.data.first == 1, "a document without element readings keeps layout 1")
         _ = try await world.local.write(
             [
                 RemoteMutation(
-                    id: MutationID(replicaID: "old", sequence: 1), recordID: plan.id, baseVersion: nil, isDeletion: false, document: document.data)
+                    id: MutationID(replicaID: "old", sequence: 1), recordID: plan.id, baseVersion: nil, isDeletion: false,
+                    document: Self.layoutOne(document))
             ], in: RemoteScope(userID: "ada", collection: "plans"))
         try await phone.plans.sync()
         try await tablet.plans.sync()
@@ -185,13 +185,43 @@ import TrainTesting
         #expect(try phone.plans.conflictLog().isEmpty && tablet.plans.conflictLog().isEmpty)
     }
 
-    @Test("a document with element readings is written in layout 2 and reads back whole; one without keeps layout 1")
+    /// A document's bytes as an earlier version wrote them: layout 1, eight bytes for
+    /// each number and length, no element readings.
+    static func layoutOne(_ document: SyncDocument) -> Data {
+        var writer = BinaryWriter(format: 1)
+        let all = Array(document.stamps.values) + (document.deleted.map { [$0] } ?? [])
+        let replicas = Array(Set(all.map(\.replicaID))).sorted()
+        func write(_ stamp: HybridTimestamp?) {
+            writer.write(stamp != nil)
+            guard let stamp else { return }
+            writer.write(Int(stamp.milliseconds))
+            writer.write(Int(stamp.counter))
+            writer.write(replicas.firstIndex(of: stamp.replicaID) ?? 0)
+        }
+        writer.write(replicas.count)
+        for replica in replicas { writer.write(replica) }
+        writer.write(document.fields.count)
+        for name in document.fields.keys.sorted() {
+            writer.write(name)
+            writer.write(document.fields[name] ?? Data())
+            write(document.stamps[name])
+        }
+        write(document.deleted)
+        return writer.data
+    }
+
+    @Test("a document is written in layout 2 and reads back whole, with its element readings; a document of layout 1 still reads")
     func layout() throws {
         var plan = Fixture.plan()
         plan.userID = "ada"
         let stamp = HybridTimestamp(milliseconds: 5, counter: 1, replicaID: "phone")
         let bare = try SyncDocument.of(plan, previous: nil, stamp: stamp)
-        #expect(bare.elements.isEmpty && bare.data.first == 1)
+        #expect(bare.elements.isEmpty && bare.data.first == 2)
+        #expect(try SyncDocument(data: Self.layoutOne(bare)) == bare)
+        #expect(try SyncDocument.inspect(Self.layoutOne(bare), fields: Array("userID".utf8), []).first.map { Array($0) } == Array(#""ada""#.utf8))
+        let deletion = SyncDocument.tombstone(HybridTimestamp(milliseconds: -3, counter: 7, replicaID: "old"))
+        #expect(try SyncDocument(data: Self.layoutOne(deletion)) == deletion)
+        #expect(try SyncDocument(data: deletion.data) == deletion, "a reading before 1970 reads back")
         plan.weeklyWorkouts = [Self.easy]
         let first = try SyncDocument.of(plan, previous: bare, stamp: stamp)
         plan.weeklyWorkouts = [Self.long]

@@ -4,6 +4,8 @@ import TrainCore
 import TrainSync
 import TrainTesting
 
+@testable import TrainSync
+
 /// SYNC-10: every answer of the remote is checked before anything of it is stored.
 /// Ada's phone fills a remote that behaves; her tablet then syncs through it while
 /// it misbehaves, and must refuse the answer with a typed error, store nothing of
@@ -238,5 +240,23 @@ import TrainTesting
         #expect(error.code == .foreignRecord)
         #expect(error.code.isRemoteViolation)
         #expect(error.errorDescription == "Your plans could not be synced: the server's answer was refused.")
+    }
+
+    @Test("a document's ID field matches a record ID only as that ID's uuidString in quotes")
+    func idFieldComparison() {
+        var random = SeededRandomNumberGenerator(seed: 7)
+        for _ in 0..<200 {
+            let id = UUID(uuid: ChaosSyncTests.uuid(&random))
+            let json = Array("\"\(id.uuidString)\"".utf8)
+            #expect(AnswerCheck<TrainingPlan>.json(json[...], is: id))
+            #expect(
+                !AnswerCheck<TrainingPlan>.json(Array("\"\(id.uuidString.lowercased())\"".utf8)[...], is: id)
+                    || !id.uuidString.contains { $0.isLetter })
+            #expect(!AnswerCheck<TrainingPlan>.json(Array(id.uuidString.utf8)[...], is: id), "without quotes")
+            var other = json
+            other[1 + Int.random(in: 0..<36, using: &random)] = UInt8(ascii: "G")
+            #expect(!AnswerCheck<TrainingPlan>.json(other[...], is: id), "one character changed")
+            #expect(!AnswerCheck<TrainingPlan>.json(json[...], is: UUID(uuid: ChaosSyncTests.uuid(&random))), "another ID")
+        }
     }
 }
