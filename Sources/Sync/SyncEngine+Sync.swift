@@ -35,6 +35,7 @@ extension SyncEngine {
         }
         let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncStatus? in
+            forgetAcknowledgements(in: scope)
             var report = SyncReport()
             try await push(answers, only: id, report: &report)
             return try status(of: id)
