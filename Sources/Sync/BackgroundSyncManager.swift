@@ -50,16 +50,15 @@ public enum SyncProgress {
 
 /// Keeps a sync service in step in the background: a sync every 5 minutes, one soon
 /// after a burst of edits, one at once when asked or when the remote signals another
-/// device's change; never two at a time; after a
-/// failure, retries with exponential backoff and full jitter up to a cap. All times
-/// are on the injected clock, and waits are counted in its elapsed time, so a device
-/// clock set back or forward neither stalls nor hurries them.
+/// device's change; never two at a time; after a failure, retries with exponential
+/// backoff and full jitter up to a cap. All times are on the injected clock, and waits
+/// are counted in its elapsed time, so a device clock set back or forward neither
+/// stalls nor hurries them.
 ///
 /// ```swift
 /// let manager = BackgroundSyncManager(service: plans)
 /// manager.start()
-/// _ = try await plans.updatePlan(plan)
-/// manager.requestSync()                      // one sync a second after the last edit
+/// _ = try await plans.updatePlan(plan)       // synced a second later, with no other call
 /// for await status in manager.statusUpdates() { render(status) }
 /// ```
 public final class BackgroundSyncManager: Sendable {

@@ -11,7 +11,7 @@ import Foundation
 /// stamps its edits with the remote's time once it has synced. A remote's time more
 /// than ``SyncConfiguration/maximumClockDrift`` from the device's clock is not used.
 /// Within one launch the time part also keeps pace with the elapsed time since the
-/// last reading (``DateClock/elapsed``), so setting the device's clock back does not
+/// last reading (the clock's elapsed time), so setting the device's clock back does not
 /// set its edits back.
 public struct HybridTimestamp: Codable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Milliseconds since 1970 on the remote's clock, as this device estimated it.

@@ -25,7 +25,7 @@ public protocol Syncable: Codable, Hashable, Sendable, Identifiable where ID == 
     /// The record as it may be stored, or ``SyncError`` with code `invalidRecord`.
     func validated() throws(SyncError) -> Self
 
-    /// The name of the field that holds ``Identifiable/id`` in the record's encoding:
+    /// The name of the field that holds the record's `id` in its encoding:
     /// `"id"`, unless its coding keys rename it. A download is checked against it.
     static var idField: String { get }
     /// The name of the field that holds ``userID`` in the record's encoding:

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 import TrainAuth
 import TrainCore
@@ -26,17 +27,39 @@ private func planSpring(plans: any PlanSyncService, start: Date) async throws ->
     return try plans.conflictLog().map { "\($0.field) lost \(String(decoding: $0.losingValue, as: UTF8.self))" }
 }
 
+@MainActor @Observable final class PlansModel {
+    private(set) var plans: [TrainingPlan] = []
+
+    func follow(_ service: any PlanSyncService) async {
+        for await plans in service.planUpdates() { self.plans = plans }
+    }
+}
+
 private func keepInStep(plans: any PlanSyncService) -> BackgroundSyncManager {
     let manager = BackgroundSyncManager(service: plans)
     manager.start()
-    manager.requestSync()
     return manager
+}
+
+/// Waits until `condition` holds, checking again each time a value it reads changes.
+@MainActor private func waitUntil(_ condition: @escaping @MainActor () -> Bool) async {
+    while !condition() {
+        // Read and registered in one step on the main actor, where every change is made:
+        // a change cannot fall between them. The tracking calls onChange once.
+        await withCheckedContinuation { (changed: CheckedContinuation<Void, Never>) in
+            withObservationTracking {
+                _ = condition()
+            } onChange: {
+                changed.resume()
+            }
+        }
+    }
 }
 
 private let askTheUser = SyncConfiguration<TrainingPlan>(conflictPolicy: .custom { _ in .hold })
 
 @Suite struct GettingStartedWithSyncTests {
-    @Test("the article's device saves a plan, syncs it, and a second device on the same remote file receives it")
+    @Test("the article's device saves a plan, syncs it, and a second device on the same remote file receives it, its model showing each change")
     func article() async throws {
         let directory = try TemporaryDirectory()
         let auth = FakeAuthService()
@@ -49,6 +72,16 @@ private let askTheUser = SyncConfiguration<TrainingPlan>(conflictPolicy: .custom
         let tablet = LocalPlanSyncService(auth: auth, remote: remote)
         try await tablet.sync()
         #expect(try tablet.plan(id: plan.id)?.notes == "Hills on Tuesdays.")
+        let model = await PlansModel()
+        let following = Task { await model.follow(tablet) }
+        await waitUntil { model.plans.map(\.id) == [plan.id] }
+        var renamed = plan
+        renamed.name = "Spring 10k, sub 50"
+        _ = try await plans.updatePlan(renamed)
+        try await plans.sync()
+        try await tablet.sync()
+        await waitUntil { model.plans.first?.name == "Spring 10k, sub 50" }
+        following.cancel()
         let manager = keepInStep(plans: plans)
         manager.stop()
         if case .stopped = manager.status {} else { Issue.record("the manager did not stop: \(manager.status)") }

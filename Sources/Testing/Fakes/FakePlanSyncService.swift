@@ -109,7 +109,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         publishPlans()
     }
 
-    /// Sends ``SyncTrigger/remoteChange`` on ``syncTriggers()``, as a remote signalling
+    /// Sends `SyncTrigger.remoteChange` on ``syncTriggers()``, as a remote signalling
     /// another device's commit would.
     public func signalRemoteChange() {
         triggers.send(.remoteChange)
@@ -138,8 +138,8 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         return planList.subscribe()
     }
 
-    /// Recorded as a subscription; yields ``SyncTrigger/localEdit`` after each save or
-    /// deletion, and ``SyncTrigger/remoteChange`` at each ``signalRemoteChange()``.
+    /// Recorded as a subscription; yields `SyncTrigger.localEdit` after each save or
+    /// deletion, and `SyncTrigger.remoteChange` at each ``signalRemoteChange()``.
     public func syncTriggers() -> AsyncStream<SyncTrigger> {
         controls.recordSubscription(.syncTriggers)
         return triggers.events()
