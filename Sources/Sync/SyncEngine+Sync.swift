@@ -13,7 +13,6 @@ extension SyncEngine {
         let scope = try currentScope()
         let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncReport in
-            forgetAcknowledgements(in: scope)
             var report = SyncReport()
             try await push(answers, only: nil, report: &report)
             if try await pull(answers, report: &report) {
@@ -35,7 +34,6 @@ extension SyncEngine {
         }
         let answers = try answerCheck(scope)
         return try await syncing(scope) { () async throws(SyncError) -> SyncStatus? in
-            forgetAcknowledgements(in: scope)
             var report = SyncReport()
             try await push(answers, only: id, report: &report)
             return try status(of: id)
@@ -180,12 +178,22 @@ extension SyncEngine {
             var replica = try replica(in: records)
             learnTime(response.serverTime, at: now, replica: &replica, report: &counts)
             try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+            let downloaded = try records.value(forKey: try SyncRecords.scopeKey(scope), in: SyncRecords.cursors)?.version ?? 0
             for (sent, result) in zip(batch, response.results) {
                 guard let entry = try records.value(forKey: sent.key, in: SyncRecords.outbox),
                     entry.current(replica: replica.id)?.id == sent.mutation.id,
                     var local = try records.value(forKey: sent.key, in: SyncRecords.records)
                 else { continue }
                 switch result {
+                case .applied(let version) where version <= downloaded:
+                    // A write applied now gets a version after all this device has
+                    // downloaded: this one is another device's, under this replica ID.
+                    conflicted = true
+                    if replica.id == sent.mutation.id.replicaID { try changeReplica(&replica, in: records) }
+                    var again = entry
+                    again.sequence = nil
+                    again.digest = nil
+                    try records.put(again, forKey: sent.key, in: SyncRecords.outbox)
                 case .applied(let version):
                     remember(version, acknowledging: sent.mutation.recordID, previousBase: local.base, in: scope)
                     local.base = SyncRecords.RemoteVersion(version: version, document: sent.document)
@@ -260,7 +268,15 @@ extension SyncEngine {
             }
             report = counts
             SyncProgress.observer?(report)
-            if !page.hasMore || page.records.isEmpty { return queued }
+            if !page.hasMore || page.records.isEmpty {
+                let through = cursor.version
+                let requeued = try writing(scope) { records, changes in
+                    let ids = try settleAcknowledgements(through: through, in: scope, records: records)
+                    changes += ids
+                    return !ids.isEmpty
+                }
+                return queued || requeued
+            }
         }
     }
 
@@ -275,7 +291,11 @@ extension SyncEngine {
         defer { _ = resyncing.withLock { $0.remove(scope) } }
         report.didFullResync = true
         let cursorKey = try scopeKey(scope)
-        try writing(scope) { records, changes in
+        // A full download a sync left unfinished goes on where it stopped; its records
+        // not read yet are still marked stale.
+        let resumed = try writing(scope) { records, changes -> SyncRecords.Cursor in
+            var cursor = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
+            if cursor.needsResync, cursor.snapshotHead != nil { return cursor }
             for entry in try records.entries(in: SyncRecords.records, range: try SyncRecords.range(scope))
             where try records.data(forKey: entry.key, in: SyncRecords.outbox) == nil
                 && records.data(forKey: entry.key, in: SyncRecords.deadLetters) == nil
@@ -285,12 +305,14 @@ extension SyncEngine {
                 try records.put(local, forKey: entry.key, in: SyncRecords.records)
                 if let id = SyncRecords.recordID(entry.key) { changes.append(id) }
             }
-            var cursor = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
             cursor.needsResync = true
+            cursor.snapshotAfter = nil
+            cursor.snapshotHead = nil
             try records.put(cursor, forKey: cursorKey, in: SyncRecords.cursors)
+            return cursor
         }
-        var after: UUID?
-        var head: UInt64?
+        var after = resumed.snapshotAfter
+        var head = resumed.snapshotHead
         var queued = false
         var seen = Set<UUID>()
         while true {
@@ -304,11 +326,16 @@ extension SyncEngine {
             }
             try checkStillSignedIn(scope)
             let inspections = try answers.snapshot(page, limit: configuration.pageSize, seen: &seen)
-            head = head ?? page.cursor
+            let start = head ?? page.cursor
+            head = start
             let now = configuration.clock.now
             var counts = report
             try writing(scope) { records, changes in
                 if try applyPage(page, inspections, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
+                var cursor = try records.value(forKey: cursorKey, in: SyncRecords.cursors) ?? SyncRecords.Cursor()
+                cursor.snapshotAfter = page.records.last?.id ?? cursor.snapshotAfter
+                cursor.snapshotHead = start
+                try records.put(cursor, forKey: cursorKey, in: SyncRecords.cursors)
             }
             report = counts
             SyncProgress.observer?(report)
@@ -323,6 +350,7 @@ extension SyncEngine {
             }
             try records.put(SyncRecords.Cursor(version: head ?? 0), forKey: cursorKey, in: SyncRecords.cursors)
         }
+        forgetAcknowledgements(in: scope)
         return queued
     }
 
@@ -341,7 +369,7 @@ extension SyncEngine {
         for (record, inspection) in zip(page.records, inspections) {
             // Only with the checks off: a document this version cannot read is left out.
             guard let inspection else { continue }
-            if let undone = try undoFalseAcknowledgement(shownBy: record, in: scope, records: records, replica: &replica) {
+            if let undone = try check(record, in: scope, records: records, replica: &replica) {
                 changes.append(undone)
                 requeued = true
             }

@@ -41,8 +41,8 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     /// The remote's time at a moment of this launch, to carry the hybrid clock forward
     /// by elapsed time when the device's clock is set back.
     let anchor = Locked<TimeAnchor?>(nil)
-    /// The writes the remote acknowledged in the running syncs, by scope and version.
-    let acknowledged = Locked<[RemoteScope: [UInt64: Acknowledgement]]>([:])
+    /// The writes the remote acknowledged that no download has confirmed yet, by scope.
+    let acknowledged = Locked<[RemoteScope: AcknowledgementBook]>([:])
 
     /// Creates an engine that keeps this device's data in memory.
     /// - Parameters:

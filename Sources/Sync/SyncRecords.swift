@@ -144,6 +144,10 @@ enum SyncRecords {
         var version: UInt64 = 0
         /// A full download started and has not finished.
         var needsResync = false
+        /// Where the full download stopped: the last record read and the change-feed
+        /// position of its first page, so the next sync goes on from there.
+        var snapshotAfter: UUID?
+        var snapshotHead: UInt64?
     }
 
     /// This device's identity as a writer.

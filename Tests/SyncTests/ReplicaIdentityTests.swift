@@ -121,4 +121,62 @@ import TrainTesting
         #expect(try await remote.write([changed], in: scope).results == [.mutationIDInUse])
         #expect(try await remote.changes(in: scope, after: 0, limit: 10).records.map(\.id) == [first])
     }
+
+    @Test("a false acknowledgement whose version the change feed no longer shows, having been written again, is still found and the plan uploaded")
+    func falseAcknowledgementSuperseded() async throws {
+        let world = try SyncWorld()
+        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        remote.misbehave(.acknowledgesReusedMutationIDs)
+        let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
+        let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
+        var made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]
+        try await phone.plans.sync()
+        made[0].notes = "again"
+        made[0] = try await phone.plans.updatePlan(made[0])
+        try await phone.plans.sync() // the version the tablet will be answered with is no longer in the feed
+        made.append(try await tablet.plans.createPlan(Fixture.plan("tablet's")))
+        try await tablet.plans.sync()
+        #expect(Set(try await world.remotePlans(from: remote.remote).map(\.name)) == ["phone's", "tablet's"])
+        try await Self.expectNothingLost(made, devices: [phone, tablet], world: world, remote: remote.remote)
+    }
+
+    @Test("a false acknowledgement of an upload made alone is found by the next download")
+    func falseAcknowledgementOfAnUpload() async throws {
+        let world = try SyncWorld()
+        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        remote.misbehave(.acknowledgesReusedMutationIDs)
+        let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
+        let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
+        var made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]
+        try await phone.plans.sync()
+        made.append(try await tablet.plans.createPlan(Fixture.plan("tablet's")))
+        #expect(try await tablet.plans.uploadPlan(id: made[1].id) == .synced, "the remote's answer looks true")
+        try await tablet.plans.downloadPlans()
+        #expect(try tablet.plans.status(ofPlan: made[1].id) == .notSynced, "the download shows it never reached the remote")
+        try await Self.expectNothingLost(made, devices: [phone, tablet], world: world, remote: remote.remote)
+    }
+
+    @Test(
+        "a write answered as applied at a version the device has downloaded already is not taken as acknowledged, and goes again under a new replica ID"
+    )
+    func acknowledgedAtKnownVersion() async throws {
+        let world = try SyncWorld()
+        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let phone = try world.device("phone", remote: remote)
+        let laptop = try world.device("laptop", remote: remote)
+        let made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]
+        try await phone.plans.sync()
+        try await laptop.plans.downloadPlans()
+        remote.controls.clearCalls()
+        let mine = try await laptop.plans.createPlan(Fixture.plan("laptop's"))
+        // A write applied now gets a version after everything the laptop downloaded: 1 is not one.
+        remote.script(.write, .once(.success(RemoteWriteResponse(results: [.applied(version: 1)], serverTime: world.remoteClock.now))))
+        #expect(try await laptop.plans.uploadPlan(id: mine.id) == .synced)
+        let writes = remote.controls.calls.compactMap { call -> MutationID? in
+            if case .write(let mutations, _) = call { mutations.first?.id } else { nil }
+        }
+        #expect(writes.count == 2, "sent again")
+        #expect(writes.first?.replicaID != writes.last?.replicaID, "under a new replica ID")
+        try await Self.expectNothingLost(made + [mine], devices: [phone, laptop], world: world, remote: remote.remote)
+    }
 }

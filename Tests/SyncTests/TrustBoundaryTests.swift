@@ -186,12 +186,15 @@ import TrainTesting
     final class EverAdvancingRemote: RemotePlanStore {
         let inner: LocalRemotePlanStore
         let calls = Locked(0)
+        /// The cursor each change-feed call asked after.
+        let cursors = Locked([UInt64]())
         init(_ inner: LocalRemotePlanStore) { self.inner = inner }
         func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
             try await inner.write(mutations, in: scope)
         }
         func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
             calls.withLock { $0 += 1 }
+            cursors.withLock { $0.append(cursor) }
             let record = try #require(try await inner.changes(in: scope, after: 0, limit: 1).records.first)
             let next = RemoteRecord(id: record.id, version: cursor + 1, isDeleted: false, mutation: record.mutation, document: record.document)
             return RemotePage(records: [next], cursor: cursor + 1, hasMore: true, serverTime: Date())
@@ -218,6 +221,46 @@ import TrainTesting
         #expect(try limited.plans().count == 1, "what the sync read is kept")
         await #expect(throws: SyncError(.tooManyRemoteCalls)) { try await limited.sync() }
         #expect(remote.calls.withLock { $0 } == 50)
+        #expect(remote.cursors.withLock { $0[25] } == 25, "the second sync went on from the first one's cursor")
+    }
+
+    /// Syncs until a sync ends without reaching its call limit, at most 6 times; returns how many it took.
+    static func syncs(_ plans: LocalPlanSyncService) async -> Int {
+        for attempt in 1...6 {
+            do {
+                try await plans.sync()
+                return attempt
+            } catch {
+                #expect(error.code == .tooManyRemoteCalls)
+            }
+        }
+        return 7
+    }
+
+    @Test(
+        "a full download that needs more calls than a sync may make goes on where it stopped at the next sync, and finishes",
+        arguments: SyncVariant.allCases)
+    func resyncOverTheCallLimit(_ variant: SyncVariant) async throws {
+        let world = try SyncWorld(variant) { RemotePolicy(tombstoneRetention: .seconds(1), clock: $0) }
+        let phone = try world.device("phone")
+        for index in 0..<7 { _ = try await phone.plans.createPlan(Fixture.plan("Plan \(index)")) }
+        let doomed = try await phone.plans.createPlan(Fixture.plan("doomed"))
+        try await phone.plans.sync()
+        let tablet = try world.device("tablet")
+        let limited = try LocalPlanSyncService(
+            auth: tablet.auth, remote: world.remote, storage: variant == .file ? .file(world.directory.file("limited.sqlite")) : .inMemory,
+            configuration: SyncConfiguration(clock: tablet.clock, pageSize: 1, maximumRemoteCalls: 4))
+        #expect(await Self.syncs(limited) <= 3, "8 pages of 1, 4 calls a sync")
+        #expect(try limited.plans().count == 8)
+        // The tablet's cursor is older than a deletion the remote no longer keeps: it reads everything again.
+        try await phone.plans.deletePlan(id: doomed.id)
+        try await phone.plans.sync()
+        world.advance(by: 10)
+        try await phone.plans.sync()
+        let attempts = await Self.syncs(limited)
+        #expect(attempts <= 3, "7 pages of 1 in syncs of at most 4 calls take 2 or 3 syncs, took \(attempts)")
+        #expect(try limited.plans().count == 7)
+        #expect(try limited.plan(id: doomed.id) == nil, "the deleted plan is swept once the snapshot is read")
     }
 
     @Test("the background manager's status shows the refusal, with its code")
