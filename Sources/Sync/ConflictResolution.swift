@@ -19,6 +19,9 @@ struct ConflictResolver<Record: Syncable> {
     let deletePolicy: DeleteConflictPolicy
     /// A new hybrid clock reading, for a record a custom policy blended.
     let tick: () -> HybridTimestamp
+    /// Whether a merged document may be kept: a record of its type that keeps the
+    /// type's rules, within the remote's size limit.
+    let accepts: (SyncDocument) -> Bool
 
     static var null: Data { Data("null".utf8) }
 
@@ -36,9 +39,18 @@ struct ConflictResolver<Record: Syncable> {
         }
     }
 
-    /// The fields `document` changed since `base` (every field if there is no base).
+    /// The fields `document` changed since `base` (every field if there is no base),
+    /// a field it no longer has among them.
     static func changedFields(_ document: SyncDocument, since base: SyncDocument?) -> [String] {
-        document.fields.keys.filter { base?.stamps[$0] != document.stamps[$0] || base?.fields[$0] != document.fields[$0] }.sorted()
+        let set = document.fields.keys.filter { base?.stamps[$0] != document.stamps[$0] || base?.fields[$0] != document.fields[$0] }
+        let removed = document.isDeleted ? [] : (base?.fields.keys.filter { document.fields[$0] == nil } ?? [])
+        return (set + removed).sorted()
+    }
+
+    /// The reading of the latest edit among `changes` in `document`; the document's
+    /// latest reading if none of them has one (only removals).
+    static func latestEdit(_ document: SyncDocument, _ changes: Set<String>) -> HybridTimestamp? {
+        changes.compactMap { document.stamps[$0] }.max() ?? document.modified
     }
 
     private func deletion(_ tombstone: SyncDocument, against edit: SyncDocument, base: SyncDocument?) -> Resolution {
@@ -66,7 +78,8 @@ struct ConflictResolver<Record: Syncable> {
                 let takeLocal: Bool
                 switch (localChanges.contains(name), remoteChanges.contains(name)) {
                 case (true, false): takeLocal = true
-                case (false, true), (false, false): takeLocal = remote.fields[name] == nil
+                case (false, true): takeLocal = false
+                case (false, false): takeLocal = remote.fields[name] == nil
                 case (true, true): takeLocal = Self.isLater(local.stamps[name], than: remote.stamps[name])
                 }
                 let (winner, loser) = takeLocal ? (local, remote) : (remote, local)
@@ -77,11 +90,12 @@ struct ConflictResolver<Record: Syncable> {
                     losses.append((name, loser.fields[name] ?? Self.null, winner.fields[name] ?? Self.null))
                 }
             }
+            // A merge that breaks the record's rules (an end before a start from two
+            // sides, more workouts than allowed) or is too large keeps the later edit whole.
+            guard accepts(merged) else { return lastWriter(local, remote, localChanges, remoteChanges) }
             return Resolution(document: merged, losses: losses)
         case .lastWriterWins:
-            let localIsLater = Self.isLater(local.modified, than: remote.modified)
-            return whole(
-                localIsLater ? local : remote, over: localIsLater ? remote : local, loserChanges: localIsLater ? remoteChanges : localChanges)
+            return lastWriter(local, remote, localChanges, remoteChanges)
         case .localWins:
             return whole(local, over: remote, loserChanges: remoteChanges)
         case .remoteWins:
@@ -89,7 +103,7 @@ struct ConflictResolver<Record: Syncable> {
         case .custom(let decide):
             // A side this app version cannot read as a record is merged field by field.
             guard let localRecord = try? local.record(as: Record.self), let remoteRecord = try? remote.record(as: Record.self) else {
-                return try ConflictResolver(policy: .fieldMerge, deletePolicy: deletePolicy, tick: tick).resolve(
+                return try ConflictResolver(policy: .fieldMerge, deletePolicy: deletePolicy, tick: tick, accepts: accepts).resolve(
                     local: local, remote: remote, base: base)
             }
             switch decide(SyncConflict(local: localRecord, remote: remoteRecord, base: try? base?.record(as: Record.self))) {
@@ -99,7 +113,7 @@ struct ConflictResolver<Record: Syncable> {
                 kept.userID = remoteRecord.userID
                 // A kept record that breaks its type's rules cannot be stored: merged instead.
                 guard let valid = try? kept.validated(), valid.id == localRecord.id else {
-                    return try ConflictResolver(policy: .fieldMerge, deletePolicy: deletePolicy, tick: tick).resolve(
+                    return try ConflictResolver(policy: .fieldMerge, deletePolicy: deletePolicy, tick: tick, accepts: accepts).resolve(
                         local: local, remote: remote, base: base)
                 }
                 let document = try SyncDocument.of(valid, previous: remote, stamp: tick())
@@ -171,6 +185,15 @@ struct ConflictResolver<Record: Syncable> {
         }
         let json = try SyncDocument.json(.array(order.compactMap { merged[$0]?.value }))
         return (json, merged.mapValues { ElementStamp(stamp: $0.stamp, isRemoved: $0.json == nil) }, losses)
+    }
+
+    /// The side whose latest edit since the base is later, whole: the reading of a
+    /// field neither changed does not decide.
+    private func lastWriter(_ local: SyncDocument, _ remote: SyncDocument, _ localChanges: Set<String>, _ remoteChanges: Set<String>)
+        -> Resolution
+    {
+        let localIsLater = Self.isLater(Self.latestEdit(local, localChanges), than: Self.latestEdit(remote, remoteChanges))
+        return whole(localIsLater ? local : remote, over: localIsLater ? remote : local, loserChanges: localIsLater ? remoteChanges : localChanges)
     }
 
     /// `winner` whole, with each field the loser changed to another value logged.

@@ -502,7 +502,15 @@ extension SyncEngine {
             return
         }
         let stamp = try tick(at: now, in: records)
-        let resolver = ConflictResolver<Record>(policy: configuration.conflictPolicy, deletePolicy: configuration.deletePolicy) { stamp }
+        let maximumBytes = self.remote.maximumDocumentBytes
+        let resolver = ConflictResolver<Record>(
+            policy: configuration.conflictPolicy, deletePolicy: configuration.deletePolicy, tick: { stamp },
+            accepts: { document in
+                guard document.data.count <= maximumBytes else { return false }
+                // A record this version cannot read is a newer version's to judge.
+                guard let record = try? document.record(as: Record.self) else { return true }
+                return (try? record.validated()) != nil
+            })
         let resolution = try resolver.resolve(local: local.document, remote: remoteDocument, base: local.base?.document)
         try log(resolution.losses, of: remote.id, in: scope, at: now, records: records)
         if resolution.isHeld {

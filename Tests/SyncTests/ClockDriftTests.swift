@@ -111,4 +111,32 @@ import TrainTesting
         for device in [tablet, phone, tablet, phone] { try await device.plans.sync() }
         for device in [phone, tablet] { #expect(try device.plans.plan(id: plan.id)?.notes == "phone, later") }
     }
+
+    @Test("under last writer wins, a field stamped 50 years ahead that neither side changed does not decide: the later edit wins")
+    func lastWriterWinsAfterFutureStamp() async throws {
+        let world = try SyncWorld()
+        let phone = try world.device("phone", conflictPolicy: .lastWriterWins)
+        let tablet = try world.device("tablet", conflictPolicy: .lastWriterWins)
+        let plan = try await phone.plans.createPlan(Fixture.plan(notes: "first"))
+        try await phone.plans.sync()
+        var document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "old"))
+        var renamed = plan
+        renamed.name = "From the future"
+        let future = HybridTimestamp(
+            milliseconds: Int64(world.remoteClock.now.addingTimeInterval(Self.fiftyYears.timeInterval).timeIntervalSince1970 * 1000),
+            counter: 0, replicaID: "future")
+        document = try SyncDocument.of(renamed, previous: document, stamp: future)
+        let head = try #require(try await world.local.changes(in: Self.scope, after: 0, limit: 10).records.first)
+        _ = try await world.local.write(
+            [
+                RemoteMutation(
+                    id: MutationID(replicaID: "future", sequence: 1), recordID: plan.id, baseVersion: head.version, isDeletion: false,
+                    document: document.data)
+            ], in: Self.scope)
+        try await phone.plans.sync()
+        try await tablet.plans.sync()
+        let current = try #require(try phone.plans.plan(id: plan.id))
+        try await Self.editPhoneThenTablet(world, phone, tablet, current)
+        for device in [phone, tablet] { #expect(try device.plans.plan(id: plan.id)?.notes == "tablet, later") }
+    }
 }

@@ -177,4 +177,23 @@ import TrainTesting
             #expect(try device.plans.status(ofPlan: plan.id) == .synced)
         }
     }
+
+    @Test(
+        "a later start on one device and an earlier end on the other, which together would end the plan before it starts, keep the later edit whole")
+    func mergeThatBreaksThePlan() async throws {
+        let (world, phone, tablet, plan) = try await Self.pair()
+        var mine = plan
+        mine.startDate = plan.startDate.addingTimeInterval(40 * 86_400)
+        _ = try await phone.plans.updatePlan(mine)
+        world.advance(by: 60)
+        var theirs = plan
+        theirs.endDate = plan.startDate.addingTimeInterval(20 * 86_400)
+        _ = try await tablet.plans.updatePlan(theirs)
+        for device in [phone, tablet, phone, tablet] { _ = try await device.plans.sync() }
+        for device in [phone, tablet] {
+            let kept = try #require(try device.plans.plan(id: plan.id))
+            #expect(kept.startDate == plan.startDate && kept.endDate == theirs.endDate, "the tablet's later edit, whole")
+            #expect(kept.endDate >= kept.startDate)
+        }
+    }
 }

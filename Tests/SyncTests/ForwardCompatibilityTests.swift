@@ -120,4 +120,24 @@ import TrainTesting
         #expect(try tablet.record(id: plan.id)?.coach == nil)
         #expect(try tablet.record(id: plan.id)?.name == "Renamed")
     }
+
+    @Test("a field the newer version clears stays cleared when the older version edits another field at once")
+    func clearedFieldAgainstConcurrentEdit() async throws {
+        let world = try SyncWorld()
+        let tablet = try Self.newer(world, "tablet")
+        let phone = try world.device("phone")
+        var plan = try await tablet.create(PlanV2(Fixture.plan("Base"), coach: "Lin"))
+        try await tablet.sync()
+        try await phone.plans.sync()
+        plan.coach = nil
+        _ = try await tablet.update(plan)
+        try await tablet.sync()
+        var renamed = try #require(try phone.plans.plan(id: plan.id))
+        renamed.name = "Renamed"
+        _ = try await phone.plans.updatePlan(renamed)
+        try await phone.plans.sync()
+        try await tablet.sync()
+        #expect(try tablet.record(id: plan.id)?.name == "Renamed")
+        #expect(try tablet.record(id: plan.id)?.coach == nil)
+    }
 }

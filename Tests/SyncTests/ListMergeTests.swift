@@ -244,4 +244,25 @@ import TrainTesting
         plan.weeklyWorkouts = [Self.easy, Self.easy]
         await #expect(throws: SyncError(.invalidRecord)) { _ = try await phone.plans.createPlan(plan) }
     }
+
+    @Test(
+        "a merge that would give a plan more workouts than it may have keeps the later edit whole, and the plan stays editable",
+        arguments: SyncVariant.allCases)
+    func mergeOverTheLimit(_ variant: SyncVariant) async throws {
+        let (world, phone, tablet, plan) = try await Self.pair(variant)
+        var mine = plan
+        mine.weeklyWorkouts = (0..<30).map { PlannedWorkout(title: "Phone \($0)", minutes: 30) }
+        _ = try await phone.plans.updatePlan(mine)
+        world.advance(by: 5)
+        var theirs = plan
+        theirs.weeklyWorkouts = (0..<30).map { PlannedWorkout(title: "Tablet \($0)", minutes: 30) }
+        _ = try await tablet.plans.updatePlan(theirs)
+        try await Self.settle(phone, tablet)
+        let kept = try await Self.workouts(plan.id, world, phone, tablet)
+        #expect(kept == theirs.weeklyWorkouts, "the later edit, whole")
+        #expect(!(try phone.plans.conflictLog() + tablet.plans.conflictLog()).isEmpty, "the other edit is in the log")
+        var renamed = try #require(try phone.plans.plan(id: plan.id))
+        renamed.name = "Renamed"
+        _ = try await phone.plans.updatePlan(renamed)
+    }
 }
