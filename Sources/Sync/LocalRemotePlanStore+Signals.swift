@@ -21,16 +21,22 @@ extension LocalRemotePlanStore {
     /// - Returns: A stream that ends when the consumer stops.
     public func changeSignals(for scope: RemoteScope) -> AsyncStream<RemoteChangeSignal> {
         let (stream, continuation) = AsyncStream<RemoteChangeSignal>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let version = (try? headVersion(of: scope)) ?? 0
+        // Registered before anything is read, so no commit after this call goes unsignalled.
         let id = listeners.withLock { listeners in
             let id = listeners.nextID
             listeners.nextID += 1
             listeners.streams[scope, default: [:]][id] = continuation
-            listeners.versions[scope] = max(listeners.versions[scope] ?? 0, version)
+            listeners.versions[scope] = listeners.versions[scope] ?? 0
             if store.file != nil, listeners.watch == nil {
-                listeners.watch = Task { [weak self] in await self?.watchFile() }
+                // The file's commit count now: a commit by another process from here on is found.
+                let seen = try? store.externalChangeCount()
+                listeners.watch = Task { [weak self] in await self?.watchFile(from: seen) }
             }
             return id
+        }
+        let version = (try? headVersion(of: scope)) ?? 0
+        listeners.withLock { listeners in
+            if let known = listeners.versions[scope] { listeners.versions[scope] = max(known, version) }
         }
         continuation.onTermination = { [weak self] _ in
             self?.listeners.withLock { listeners in
@@ -60,8 +66,8 @@ extension LocalRemotePlanStore {
 
     /// Looks, every poll interval, whether another connection committed to the file,
     /// and if so signals each followed scope whose version moved.
-    private func watchFile() async {
-        var seen = try? store.externalChangeCount()
+    private func watchFile(from count: UInt64?) async {
+        var seen = count
         while !Task.isCancelled {
             do {
                 try await policy.clock.sleep(for: policy.changePollInterval)

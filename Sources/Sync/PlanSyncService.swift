@@ -156,3 +156,36 @@ extension SyncEngine: PlanSyncService where Record == TrainingPlan {
         return plan
     }
 }
+
+extension PlanSyncService {
+    /// The plans now, then again after each status change: for a conformance of your
+    /// own that has no stream of its plans.
+    /// - Returns: A stream that ends when the consumer stops.
+    public func planUpdates() -> AsyncStream<[TrainingPlan]> {
+        let (stream, continuation) = AsyncStream<[TrainingPlan]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let changes = statusChanges()
+        continuation.yield((try? plans()) ?? [])
+        let following = Task {
+            for await _ in changes { continuation.yield((try? plans()) ?? []) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in following.cancel() }
+        return stream
+    }
+
+    /// ``SyncTrigger/localEdit`` at each plan that becomes queued for upload: for a
+    /// conformance of your own whose remote does not signal its changes.
+    /// - Returns: A stream that ends when the consumer stops.
+    public func syncTriggers() -> AsyncStream<SyncTrigger> {
+        let (stream, continuation) = AsyncStream<SyncTrigger>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let changes = statusChanges()
+        let following = Task {
+            for await change in changes where change.status == .notSynced || change.status == .pendingUpload {
+                continuation.yield(.localEdit)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in following.cancel() }
+        return stream
+    }
+}

@@ -73,7 +73,8 @@ extension SyncDocument {
     /// The element readings of list field `name` as `value` now holds it: an element
     /// whose JSON is as it was in `previous` keeps its reading, an element added or
     /// changed takes `stamp`, and one removed since `previous` becomes a tombstone at
-    /// `stamp`. Nil if `value` is not a list of elements with IDs.
+    /// `stamp`; tombstones older than ``tombstoneRetention`` are dropped. Nil if `value`
+    /// is not a list of elements with IDs.
     static func elementStamps<Record: Syncable>(
         of name: String, value: Data, previous: SyncDocument?, stamp: HybridTimestamp, as type: Record.Type
     ) -> [String: ElementStamp]? {
@@ -84,9 +85,15 @@ extension SyncDocument {
             let kept = before[element.id].flatMap { $0.json == element.json ? $0.stamp : nil }
             stamps[element.id] = ElementStamp(stamp: kept ?? stamp, isRemoved: false)
         }
-        for (id, state) in before where stamps[id] == nil {
+        // A tombstone is kept for the remote's usual retention of deletions (30 days) by
+        // the clock of this edit: long enough for every device that syncs to see it.
+        let horizon = stamp.milliseconds &- tombstoneRetention
+        for (id, state) in before where stamps[id] == nil && (state.json != nil || state.stamp.milliseconds >= horizon) {
             stamps[id] = ElementStamp(stamp: state.json == nil ? state.stamp : stamp, isRemoved: true)
         }
         return stamps
     }
+
+    /// How long an element's tombstone is kept, in milliseconds: 30 days.
+    static let tombstoneRetention: Int64 = 30 * 86_400_000
 }

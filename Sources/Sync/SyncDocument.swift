@@ -54,6 +54,14 @@ struct SyncDocument: Hashable, Sendable {
     /// kept as it is, with its reading.
     static func of<Record: Syncable>(_ record: Record, previous: SyncDocument?, stamp: HybridTimestamp) throws(SyncError) -> SyncDocument {
         var fields = try fields(of: record)
+        // A field this version sees unchanged keeps its stored bytes, with what a newer
+        // version wrote inside them (a key of a list's elements this version ignores).
+        let differs = fields.contains { name, value in previous?.fields[name].map { $0 != value } ?? false }
+        if let previous, previous.deleted == nil, differs, let seen = (try? previous.record(as: Record.self)).flatMap({ try? Self.fields(of: $0) }) {
+            for (name, value) in fields where seen[name] == value {
+                if let stored = previous.fields[name] { fields[name] = stored }
+            }
+        }
         var stamps: [String: HybridTimestamp] = [:]
         for (name, value) in fields {
             if let previous, previous.deleted == nil, previous.fields[name] == value, let old = previous.stamps[name] {

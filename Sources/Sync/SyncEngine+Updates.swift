@@ -72,13 +72,15 @@ extension SyncEngine {
     /// nobody is signed in. A list equal to the last one is not sent again.
     /// - Returns: A stream that ends when the consumer stops.
     public func recordUpdates() -> AsyncStream<[Record]> {
-        let (stream, continuation) = AsyncStream<[Record]>.makeStream(bufferingPolicy: .unbounded)
+        // A consumer that reads slowly gets the latest list, not every one in between.
+        let (stream, continuation) = AsyncStream<[Record]>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let writes = recordWrites.subscribe(replayingCurrent: false)
         let users = auth.authStateChanges()
         let last = Locked<[Record]?>(nil)
         let send: @Sendable () -> Void = { [weak self] in
-            let records = (try? self?.records()) ?? []
+            // Read and sent under one lock, so a list read earlier is never sent after a later one.
             last.withLock { last in
+                let records = (try? self?.records()) ?? []
                 guard last != records else { return }
                 last = records
                 continuation.yield(records)

@@ -140,4 +140,56 @@ import TrainTesting
         #expect(try tablet.record(id: plan.id)?.name == "Renamed")
         #expect(try tablet.record(id: plan.id)?.coach == nil)
     }
+
+    /// A workout as a later version has it, with an intensity inside.
+    struct WorkoutV3: Codable, Hashable, Sendable {
+        var id: UUID
+        var title: String
+        var minutes: Int
+        var intensity: String?
+    }
+
+    /// A plan whose workouts carry an intensity.
+    struct PlanV3: Syncable {
+        static let recordType = "plans"
+        let id: UUID
+        var userID: String
+        var name: String
+        var notes: String
+        var startDate: Date
+        var endDate: Date
+        var daysPerWeek: Int
+        var isCompleted: Bool
+        var weeklyWorkouts: [WorkoutV3]
+        var lastModified: Date
+
+        init(_ plan: TrainingPlan, workouts: [WorkoutV3]) {
+            (id, userID, name, notes, startDate, endDate) = (plan.id, plan.userID, plan.name, plan.notes, plan.startDate, plan.endDate)
+            (daysPerWeek, isCompleted, lastModified) = (plan.daysPerWeek, plan.isCompleted, plan.lastModified)
+            weeklyWorkouts = workouts
+        }
+
+        func validated() throws(SyncError) -> PlanV3 { self }
+    }
+
+    @Test("a key a newer version added inside a plan's workouts survives an older version's edit of another field")
+    func nestedFieldSurvivesOtherEdit() async throws {
+        let world = try SyncWorld()
+        let auth = FakeAuthService()
+        auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: world.remoteClock.now, lastSignInAt: world.remoteClock.now))
+        let tablet = SyncEngine<PlanV3>(auth: auth, remote: world.remote, configuration: SyncConfiguration(clock: world.remoteClock))
+        let phone = try world.device("phone")
+        let made = try await tablet.create(
+            PlanV3(Fixture.plan("Base"), workouts: [WorkoutV3(id: UUID(), title: "Intervals", minutes: 40, intensity: "hard")]))
+        try await tablet.sync()
+        try await phone.plans.sync()
+        var renamed = try #require(try phone.plans.plan(id: made.id))
+        renamed.name = "Renamed on version 1"
+        _ = try await phone.plans.updatePlan(renamed)
+        try await phone.plans.sync()
+        try await tablet.sync()
+        let plan = try #require(try tablet.record(id: made.id))
+        #expect(plan.name == "Renamed on version 1")
+        #expect(plan.weeklyWorkouts.first?.intensity == "hard")
+    }
 }

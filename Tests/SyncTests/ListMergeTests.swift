@@ -265,4 +265,23 @@ import TrainTesting
         renamed.name = "Renamed"
         _ = try await phone.plans.updatePlan(renamed)
     }
+
+    @Test("a removed workout's tombstone is dropped after 30 days, so a plan edited day after day for years stays within the remote's limit")
+    func tombstonesExpire() async throws {
+        let world = try SyncWorld { RemotePolicy(maximumDocumentBytes: 3_000, clock: $0) }
+        let phone = try world.device("phone")
+        var plan = Fixture.plan()
+        plan.weeklyWorkouts = [Self.easy]
+        plan = try await phone.plans.createPlan(plan)
+        for day in 0..<400 {
+            world.advance(by: 86_400)
+            plan.weeklyWorkouts.append(PlannedWorkout(title: "Day \(day)", minutes: 20))
+            plan = try await phone.plans.updatePlan(plan)
+            plan.weeklyWorkouts.removeLast()
+            plan = try await phone.plans.updatePlan(plan)
+        }
+        let stored = try await phone.plans.sync()
+        #expect(stored.rejected == 0)
+        #expect(try await world.remotePlans().first?.weeklyWorkouts == [Self.easy])
+    }
 }

@@ -131,4 +131,21 @@ import TrainTesting
         clock.advance(by: .seconds(1))
         #expect(await signals.collect(1) == [RemoteChangeSignal(version: 1, writer: nil)])
     }
+
+    @Test("a consumer of the plans stream that reads slowly is given the latest list, not every list in between")
+    func slowConsumer() async throws {
+        let world = try SyncWorld()
+        let phone = try world.device("phone")
+        var plan = try await phone.plans.createPlan(Fixture.plan(notes: "start"))
+        let slow = phone.plans.planUpdates()
+        let fast = phone.plans.planUpdates()
+        for index in 0..<200 {
+            plan.notes = "edit \(index)"
+            plan = try await phone.plans.updatePlan(plan)
+        }
+        #expect(await fast.firstValue(where: { $0.first?.notes == "edit 199" }) != nil)
+        let lists = await slow.collect(300, within: .milliseconds(300))
+        #expect(lists.count <= 2, "\(lists.count) lists held for a consumer that did not read")
+        #expect(lists.last?.first?.notes == "edit 199")
+    }
 }

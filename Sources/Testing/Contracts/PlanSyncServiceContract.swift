@@ -32,6 +32,19 @@ public struct PlanSyncContractDevice: Sendable {
     }
 }
 
+extension PlanSyncContractEnvironment {
+    /// Fails the check that asks for it: an environment whose service cannot sync
+    /// through a given remote does not run the checks of a misbehaving remote.
+    /// - Parameter remote: The remote.
+    /// - Returns: Never.
+    /// - Throws: ``ContractViolation``.
+    public func makeDevice(syncingThrough remote: any RemotePlanStore) async throws -> PlanSyncContractDevice {
+        throw ContractViolation(
+            check: "makeDevice(syncingThrough:)",
+            message: "this environment cannot make a device that syncs through a given remote; implement makeDevice(syncingThrough:)")
+    }
+}
+
 /// A check of the ``PlanSyncServiceContract``.
 public typealias PlanSyncContractCheck = ContractCheck<any PlanSyncContractEnvironment>
 
