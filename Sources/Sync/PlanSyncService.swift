@@ -141,8 +141,10 @@ extension SyncEngine: PlanSyncService where Record == TrainingPlan {
 
     public func planUpdates() -> AsyncStream<[TrainingPlan]> { recordUpdates() }
 
+    @discardableResult
     public func uploadPlan(id: UUID) async throws(SyncError) -> SyncStatus? { try await upload(id: id) }
 
+    @discardableResult
     public func downloadPlans() async throws(SyncError) -> SyncReport { try await download() }
 
     public func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws(SyncError) -> TrainingPlan {

@@ -14,7 +14,7 @@ private struct ForwardingPlans: PlanSyncService {
     func deletePlan(id: UUID) async throws { try await base.deletePlan(id: id) }
     func status(ofPlan id: UUID) throws -> SyncStatus? { try base.status(ofPlan: id) }
     func statusChanges() -> AsyncStream<SyncStatusChange> { base.statusChanges() }
-    func sync() async throws -> SyncReport { try await base.sync() }
+    @discardableResult func sync() async throws -> SyncReport { try await base.sync() }
     func uploadPlan(id: UUID) async throws -> SyncStatus? { try await base.uploadPlan(id: id) }
     func downloadPlans() async throws -> SyncReport { try await base.downloadPlans() }
     func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws -> TrainingPlan {
