@@ -41,7 +41,10 @@ struct EntitlementRow {
             let clock = ManualClock()
             let store = SimulatedAppStore(products: StoreProduct.standard, clock: clock)
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
+            // Each subscriber on an Apple ID of their own: purchases belong to the Apple ID,
+            // which holds one subscription a group.
             for index in 0..<subscribers {
+                try store.switchAppleID(to: try AppleID("subscriber\(index)@simulator.trainkit"))
                 let token = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index)) ?? UUID()
                 try store.buyOutsideApp(productID: "com.train.pro.monthly", appAccountToken: token)
             }
