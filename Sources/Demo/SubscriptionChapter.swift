@@ -31,7 +31,7 @@ struct SubscriptionChapter {
             let tier = try await subscriptions.restorePurchases()
             let access = FeatureAccess(tier: tier)
             narrator.say(
-                "Tier: \(tier). Analytics: \(access.canAccess(.analytics) ? "open" : "locked, unlocked by \(access.minimumTier(for: .analytics)?.rawValue ?? "?")")."
+                "Tier: \(tier). Analytics: \(access.canAccess(.analytics) ? "open" : "locked, unlocked by \(access.minimumTier(for: .analytics)?.name ?? "?")")."
             )
             return tier == .free && access.minimumTier(for: .analytics) == .pro ? nil : "expected the free tier with analytics behind Pro"
         }

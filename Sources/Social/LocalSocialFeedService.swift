@@ -160,6 +160,7 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     public func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock {
         let user = try signedInUser()
+        guard workoutType.isValid else { throw SocialError(.invalidWorkoutType, detail: "'\(workoutType)' is not a workout type's name.") }
         guard workoutType != .rest || policy.restUnlocksFeed else {
             throw SocialError(.feedLocked, detail: "A rest day does not unlock the feed under this policy.")
         }

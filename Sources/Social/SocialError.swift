@@ -31,6 +31,8 @@ public struct SocialError: Error, Hashable, Sendable {
         public static let invalidComment = Code("invalidComment")
         /// The media URL is neither `https` with a host nor `file`.
         public static let invalidMediaURL = Code("invalidMediaURL")
+        /// The workout type's name is not 1 to 64 ASCII letters, digits, `-`, `_` or `.`.
+        public static let invalidWorkoutType = Code("invalidWorkoutType")
         /// A user search needs at least two characters.
         public static let queryTooShort = Code("queryTooShort")
         /// No such post, or it was deleted.
@@ -82,6 +84,7 @@ public struct SocialError: Error, Hashable, Sendable {
         .invalidContent: ("A post needs some text, at most 500 characters.", "Shorten or fill in your post."),
         .invalidComment: ("A comment needs some text, at most 300 characters.", "Shorten or fill in your comment."),
         .invalidMediaURL: ("The photo or video could not be attached.", "Choose another photo or video."),
+        .invalidWorkoutType: ("This kind of workout is not known.", nil),
         .queryTooShort: ("Type at least two characters to search.", nil),
         .postNotFound: ("This post is no longer available.", "Pull to refresh."),
         .postExpired: ("This post has expired.", "Pull to refresh."),

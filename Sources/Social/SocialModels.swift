@@ -1,26 +1,68 @@
 import Foundation
 
-/// The kind of workout a user completed; completing one unlocks the feed.
-public enum WorkoutType: String, Codable, Hashable, Sendable, CaseIterable, Identifiable {
-    /// Weights and resistance.
-    case strength
-    /// General cardio.
-    case cardio
-    /// Running.
-    case run
-    /// Swimming.
-    case swim
-    /// Cycling.
-    case cycle
-    /// Yoga.
-    case yoga
-    /// High-intensity interval training.
-    case hiit
-    /// A rest day; whether it unlocks the feed is a policy value.
-    case rest
+/// The kind of workout a user completed; completing one unlocks the feed. The set is
+/// open: TrainKit declares the common kinds, and an app declares its own beside them.
+///
+/// ```swift
+/// extension WorkoutType {
+///     static let climbing = WorkoutType("climbing")
+/// }
+/// ```
+public struct WorkoutType: RawRepresentable, Codable, Hashable, Sendable, Identifiable, CustomStringConvertible {
+    /// The kind's stable name.
+    public let rawValue: String
 
-    /// The raw value.
+    /// Creates a kind of workout.
+    /// - Parameter rawValue: Its stable name.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// Creates a kind of workout.
+    /// - Parameter name: Its stable name.
+    public init(_ name: String) {
+        self.init(rawValue: name)
+    }
+
+    /// Weights and resistance.
+    public static let strength = WorkoutType("strength")
+    /// General cardio.
+    public static let cardio = WorkoutType("cardio")
+    /// Running.
+    public static let run = WorkoutType("run")
+    /// Swimming.
+    public static let swim = WorkoutType("swim")
+    /// Cycling.
+    public static let cycle = WorkoutType("cycle")
+    /// Yoga.
+    public static let yoga = WorkoutType("yoga")
+    /// High-intensity interval training.
+    public static let hiit = WorkoutType("hiit")
+    /// A rest day; whether it unlocks the feed is a policy value.
+    public static let rest = WorkoutType("rest")
+    /// TrainKit's kinds of workout.
+    public static let standard: [WorkoutType] = [.strength, .cardio, .run, .swim, .cycle, .yoga, .hiit, .rest]
+
+    /// The name.
     public var id: String { rawValue }
+
+    /// The name.
+    public var description: String { rawValue }
+
+    /// Whether the name is 1 to 64 ASCII letters, digits, `-`, `_` or `.`: what the
+    /// social service stores.
+    public var isValid: Bool {
+        !rawValue.isEmpty && rawValue.utf8.count <= 64
+            && rawValue.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is an ASCII letter or digit.
+    fileprivate var isASCIILetterOrDigit: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
 }
 
 /// An unlock of the feed by a completed workout: it lasts until the start of the next

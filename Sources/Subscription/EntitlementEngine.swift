@@ -137,15 +137,13 @@ public struct EntitlementEngine: Sendable {
         return answer
     }
 
-    private static let paidTiersHighestFirst = SubscriptionTier.allCases.sorted(by: >).filter { $0 != .free }
-
     /// The tier the rule gives at `now`.
     /// - Parameter now: The date to evaluate at.
     /// - Returns: The highest active tier, or `.free`.
     public mutating func tier(at now: Date) -> SubscriptionTier {
         for tier in stale { recount(tier) }
         stale.removeAll()
-        for tier in Self.paidTiersHighestFirst {
+        for tier in latestActive.keys.sorted(by: >) where tier > .free {
             if let until = latestActive[tier], now <= until { return tier }
         }
         return .free

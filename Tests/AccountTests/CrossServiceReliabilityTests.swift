@@ -519,7 +519,7 @@ final class ReliabilityFuzzer {
             try await signOut()
             return "sign out"
         case 2:
-            _ = try await social.unlockFeed(workoutType: WorkoutType.allCases.randomElement(using: &random) ?? .rest)
+            _ = try await social.unlockFeed(workoutType: WorkoutType.standard.randomElement(using: &random) ?? .rest)
             return "unlock"
         case 3:
             let choices: [URL?] = [nil] + Self.urls + photos.map { services.media.url(for: $0) }

@@ -36,7 +36,7 @@ private final class SettingsModel {
 
     var title: String {
         switch session.authState {
-        case .authenticated: "Signed in as \(session.currentUser?.displayName ?? "you") — \(session.tier.rawValue)"
+        case .authenticated: "Signed in as \(session.currentUser?.displayName ?? "you") — \(session.tier.name)"
         case .unauthenticated: "Not signed in"
         case .unknown: "…"
         case .error(let text): text

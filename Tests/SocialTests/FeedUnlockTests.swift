@@ -98,4 +98,26 @@ import TrainTesting
         await #expect(throws: SocialError(.notSignedIn)) { try await harness.social.unlockFeed(workoutType: .run) }
         await #expect(throws: SocialError(.notSignedIn)) { try await harness.social.friendsFeed() }
     }
+
+    @Test(
+        "an app's own workout type unlocks the feed and posts with it read back; a malformed one is invalidWorkoutType and changes nothing",
+        arguments: SocialVariant.allCases)
+    func appWorkoutType(_ variant: SocialVariant) async throws {
+        let climbing = WorkoutType("climbing")
+        let harness = try SocialHarness(variant)
+        harness.act(as: "ada")
+        for bad in ["", "rock climbing", "climb\u{0}", "é", String(repeating: "x", count: 65)] {
+            await #expect(throws: SocialError(.invalidWorkoutType)) { try await harness.social.unlockFeed(workoutType: WorkoutType(bad)) }
+        }
+        #expect(!harness.social.hasFeedUnlocked())
+        let unlock = try await harness.social.unlockFeed(workoutType: climbing)
+        #expect(unlock.workoutType == climbing)
+        await #expect(throws: SocialError(.invalidWorkoutType)) {
+            try await harness.social.createPost(content: "up", workoutType: WorkoutType("a b"))
+        }
+        let post = try await harness.social.createPost(content: "Sent my first 6a", workoutType: climbing)
+        #expect(post.workoutType.id == "climbing")
+        let service = variant == .file ? try harness.reopened() : harness.social
+        #expect(try await service.discoverFeed().map(\.workoutType) == [climbing], "read back as stored")
+    }
 }

@@ -106,7 +106,7 @@ import TrainTesting
         let post = posts.randomElement(using: &random) ?? UUID()
         let limit = limits.randomElement(using: &random) ?? 0
         switch operation {
-        case 0: _ = try await social.unlockFeed(workoutType: WorkoutType.allCases.randomElement(using: &random) ?? .rest)
+        case 0: _ = try await social.unlockFeed(workoutType: WorkoutType.standard.randomElement(using: &random) ?? .rest)
         case 1:
             let media = Bool.random(using: &random) ? urls.randomElement(using: &random) : nil
             posts.append(try await social.createPost(content: text, workoutType: .run, mediaURL: media).id)

@@ -17,12 +17,12 @@ import TrainTesting
         let pro = FeatureAccess(tier: .pro)
         #expect(pro.canAccess(.analytics) && pro.minimumTier(for: .analytics) == nil)
         #expect(pro.minimumTier(for: .advancedProgression) == .premium)
-        #expect(Feature.allCases.allSatisfy(FeatureAccess(tier: .premium).canAccess))
+        #expect(Feature.standard.allSatisfy(FeatureAccess(tier: .premium).canAccess))
     }
 
     @Test("the mapping is data an app can replace")
     func customCatalog() {
-        let catalog = FeatureCatalog(features: [.free: [.basicPlans, .analytics], .premium: Set(Feature.allCases)])
+        let catalog = FeatureCatalog(features: [.free: [.basicPlans, .analytics], .premium: Set(Feature.standard)])
         let free = FeatureAccess(tier: .free, catalog: catalog)
         #expect(free.canAccess(.analytics))
         #expect(free.minimumTier(for: .customPlans) == .premium)
@@ -31,7 +31,41 @@ import TrainTesting
 
     @Test("tiers are ordered free < pro < premium")
     func ordering() {
-        #expect(SubscriptionTier.allCases.sorted() == [.free, .pro, .premium])
+        #expect(SubscriptionTier.standard.sorted() == [.free, .pro, .premium])
         #expect(SubscriptionTier.pro < .premium && SubscriptionTier.free < .pro)
+    }
+
+    @Test("an app's own tier and feature: a Family product grants its tier, above Premium, and the catalog gates the app's feature behind it")
+    func appTierAndFeature() async throws {
+        let family = SubscriptionTier("family", level: 3)
+        let coachChat = Feature("coachChat")
+        let clock = ManualClock()
+        let products =
+            StoreProduct.standard + [
+                StoreProduct(id: "com.train.family.monthly", displayName: "Family", tier: family, period: .month, price: 14.99)
+            ]
+        let store = SimulatedAppStore(products: products, clock: clock)
+        let service = LocalSubscriptionService(store: store)
+        _ = try await service.purchase("com.train.premium.monthly")
+        #expect(service.currentTier == SubscriptionTier.premium)
+        _ = try await service.purchase("com.train.family.monthly")
+        #expect(service.currentTier == family, "a higher level is an upgrade, at once")
+        let catalog = FeatureCatalog(features: [.free: [.basicPlans], family: [.basicPlans, coachChat]])
+        #expect(FeatureAccess(tier: family, catalog: catalog).canAccess(coachChat))
+        #expect(FeatureAccess(tier: .premium, catalog: catalog).minimumTier(for: coachChat) == family)
+    }
+
+    @Test("TrainKit's tiers are written by name as before, an app's with its level; a name alone that is not TrainKit's is refused")
+    func tierCoding() throws {
+        let family = SubscriptionTier("family", level: 3)
+        #expect(String(decoding: try JSONEncoder().encode(SubscriptionTier.pro), as: UTF8.self) == #""pro""#)
+        #expect(try JSONDecoder().decode(SubscriptionTier.self, from: JSONEncoder().encode(family)) == family)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SubscriptionTier.self, from: Data(#""family""#.utf8)) }
+        let catalog = FeatureCatalog(features: [.pro: [.analytics], family: [Feature("coachChat")]])
+        #expect(try JSONDecoder().decode(FeatureCatalog.self, from: JSONEncoder().encode(catalog)) == catalog)
+        let earlier = Data(#"{"free":["basicPlans"],"pro":["basicPlans","analytics"]}"#.utf8)
+        #expect(
+            try JSONDecoder().decode(FeatureCatalog.self, from: earlier)
+                == FeatureCatalog(features: [.free: [.basicPlans], .pro: [.basicPlans, .analytics]]))
     }
 }

@@ -127,7 +127,7 @@ public final class SocialScenario: Sendable {
         for id in ids {
             try await join(id)
             for number in 0..<Int.random(in: posts, using: &random) {
-                allPosts.append(try await social.createPost(content: "\(id) #\(number)", workoutType: WorkoutType.allCases[number % 7]))
+                allPosts.append(try await social.createPost(content: "\(id) #\(number)", workoutType: WorkoutType.standard[number % 7]))
             }
         }
         for id in ids {
