@@ -9,6 +9,9 @@ import TrainSync
 public struct TrainServicesConfiguration: Sendable {
     /// The one clock of every service and simulation.
     public var clock: any DateClock
+    /// The user's time zone, read when it matters: a workout unlocks the feed until
+    /// midnight there.
+    public var timeZone: @Sendable () -> TimeZone
     /// The app's bundle ID, the audience of the simulated Sign in with Apple.
     public var appleAudience: String
     /// The products on sale in the simulated App Store.
@@ -27,6 +30,7 @@ public struct TrainServicesConfiguration: Sendable {
     /// Creates a configuration.
     /// - Parameters:
     ///   - clock: The system clock by default.
+    ///   - timeZone: The device's time zone by default.
     ///   - appleAudience: `com.example.train` by default.
     ///   - products: The standard Pro and Premium products by default.
     ///   - subscriptionAccess: StoreKit's behaviour by default: every app user on the
@@ -36,12 +40,14 @@ public struct TrainServicesConfiguration: Sendable {
     ///   - consentPolicies: Version 1 of both documents.
     ///   - backgroundSync: A sync every 5 minutes.
     public init(
-        clock: any DateClock = SystemClock(), appleAudience: String = "com.example.train", products: [StoreProduct] = StoreProduct.standard,
+        clock: any DateClock = SystemClock(), timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
+        appleAudience: String = "com.example.train", products: [StoreProduct] = StoreProduct.standard,
         subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
         consentPolicies: ConsentPolicies = ConsentPolicies(),
         backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy()
     ) {
         self.clock = clock
+        self.timeZone = timeZone
         self.appleAudience = appleAudience
         self.products = products
         self.subscriptionAccess = subscriptionAccess
@@ -138,7 +144,8 @@ public final class TrainServices: Sendable {
         let remote = LocalRemotePlanStore(policy: RemotePolicy(clock: configuration.clock))
         let plans = LocalPlanSyncService(auth: auth, remote: remote, configuration: SyncConfiguration(clock: configuration.clock))
         let social = LocalSocialFeedService(
-            auth: auth, media: media, configuration: SocialConfiguration(clock: configuration.clock, policy: configuration.socialPolicy))
+            auth: auth, media: media,
+            configuration: SocialConfiguration(clock: configuration.clock, timeZone: configuration.timeZone, policy: configuration.socialPolicy))
         let appStore = SimulatedAppStore(products: configuration.products, clock: configuration.clock)
         return TrainServices(
             configuration: configuration, appleID: apple, auth: auth, appStore: appStore, media: media, social: social, remote: remote,
@@ -166,7 +173,7 @@ public final class TrainServices: Sendable {
             auth: auth, remote: remote, storage: device, configuration: SyncConfiguration(clock: configuration.clock))
         let social = try LocalSocialFeedService(
             auth: auth, storage: device, media: media,
-            configuration: SocialConfiguration(clock: configuration.clock, policy: configuration.socialPolicy))
+            configuration: SocialConfiguration(clock: configuration.clock, timeZone: configuration.timeZone, policy: configuration.socialPolicy))
         let appStore = try SimulatedAppStore(
             storage: .file(directory.appendingPathComponent("appstore.sqlite")), products: configuration.products, clock: configuration.clock)
         return TrainServices(

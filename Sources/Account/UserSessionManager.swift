@@ -44,8 +44,12 @@ public final class UserSessionManager {
     public private(set) var currentUser: UserEntity?
     /// The user's subscription tier.
     public private(set) var tier: SubscriptionTier = .free
-    /// Whether the user's social feed is unlocked.
+    /// Whether the user's social feed is unlocked, following each workout and the
+    /// unlock's end at local midnight.
     public private(set) var isFeedUnlocked = false
+    /// When the feed's unlock ends: the start of the next day where the workout was.
+    /// Nil while the feed is locked.
+    public private(set) var feedUnlockedUntil: Date?
     /// How background sync is doing; `stopped` without a background sync manager.
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
     /// The progress of a running account deletion.
@@ -66,6 +70,8 @@ public final class UserSessionManager {
     /// Background sync, started and stopped with the session.
     @ObservationIgnored public let backgroundSync: BackgroundSyncManager?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
+    /// The latest unlock the social service told of.
+    @ObservationIgnored private var unlock: FeedUnlock?
     /// The user whose token is bound.
     @ObservationIgnored private var boundUserID: String?
     /// Counts session changes, so a change that finishes waiting sets the newest one.
@@ -101,6 +107,7 @@ public final class UserSessionManager {
         guard listeners.isEmpty else { return }
         let states = auth.authStateChanges()
         let tiers = subscriptions.tierChanges()
+        let unlocks = social.feedUnlockUpdates()
         listeners.append(
             Task { [weak self] in
                 // The event may be older than a sign-in this manager made itself: follow what is current.
@@ -112,6 +119,10 @@ public final class UserSessionManager {
         listeners.append(
             Task { [weak self] in
                 for await _ in tiers { self?.refresh() }
+            })
+        listeners.append(
+            Task { [weak self] in
+                for await unlock in unlocks { self?.show(unlock) }
             })
         if let statuses = backgroundSync?.statusUpdates() {
             listeners.append(
@@ -129,11 +140,20 @@ public final class UserSessionManager {
         backgroundSync?.stop()
     }
 
-    /// Reads the tier, the feed's state and the scheduled deletion again.
+    /// Reads the tier, the feed's state and the scheduled deletion again. The session
+    /// follows each of them by itself once started; this reads them at once.
     public func refresh() {
         tier = currentUser == nil ? .free : subscriptions.currentTier
         isFeedUnlocked = currentUser != nil && social.hasFeedUnlocked()
+        feedUnlockedUntil = isFeedUnlocked ? unlock?.expiresAt : nil
         scheduledDeletion = currentUser == nil ? nil : try? account.scheduledDeletion()
+    }
+
+    /// Shows the feed's unlock, or its lock, as the social service tells it.
+    private func show(_ unlock: FeedUnlock?) {
+        self.unlock = unlock
+        isFeedUnlocked = unlock != nil
+        feedUnlockedUntil = unlock?.expiresAt
     }
 
     // MARK: - Actions

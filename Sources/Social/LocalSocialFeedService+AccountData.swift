@@ -21,6 +21,7 @@ extension LocalSocialFeedService {
 
     /// Deletes everything of `userID`'s: the one logic of a deletion and a purge.
     private func deleteData(of userID: String) async throws -> SocialDeletionReport {
+        defer { unlockWrites.send(unlockWrites.value &+ 1) }
         let now = now
         var (report, photos) = try writing { records in
             var report = SocialDeletionReport()

@@ -22,6 +22,8 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// Clock, IDs, time zone and policy.
     public let configuration: SocialConfiguration
     let store: RecordStore
+    /// Counts the writes that set or removed an unlock.
+    let unlockWrites = Broadcast<UInt64>(initial: 0)
 
     /// Creates a service that keeps its data in memory.
     /// - Parameters:
@@ -169,7 +171,7 @@ public final class LocalSocialFeedService: SocialFeedService {
         let unlock = FeedUnlock(
             id: newID(), userID: user.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
             expiresAt: try Self.startOfNextDay(after: now, in: timeZone))
-        return try writing { records in
+        let saved = try writing { records in
             try ensureProfile(user, in: records)
             // A second workout never shortens an unlock (flying east, for one).
             if let current = try records.value(forKey: user.id, in: SocialRecords.unlocks), current.unlockDate <= now,
@@ -180,6 +182,54 @@ public final class LocalSocialFeedService: SocialFeedService {
             try records.put(unlock, forKey: user.id, in: SocialRecords.unlocks)
             return unlock
         }
+        unlockWrites.send(unlockWrites.value &+ 1)
+        return saved
+    }
+
+    public func feedUnlockUpdates() -> AsyncStream<FeedUnlock?> {
+        let (stream, continuation) = AsyncStream<FeedUnlock?>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let users = auth.authStateChanges()
+        let writes = unlockWrites.subscribe(replayingCurrent: false)
+        let clock = configuration.clock
+        let following = Task { [weak self] in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in users { wake.yield() }
+                }
+                group.addTask {
+                    for await _ in writes { wake.yield() }
+                }
+                group.addTask { [weak self] in
+                    var last: FeedUnlock??
+                    var end: Task<Void, Never>?
+                    for await _ in wakes {
+                        let current = self?.activeUnlock()
+                        if last != .some(current) {
+                            last = .some(current)
+                            continuation.yield(current)
+                        }
+                        // Woken again at the unlock's end, on the service's clock.
+                        end?.cancel()
+                        end = current.map { unlock in Task { if (try? await clock.sleep(until: unlock.expiresAt)) != nil { wake.yield() } } }
+                    }
+                    end?.cancel()
+                }
+                wake.yield()
+            }
+        }
+        continuation.onTermination = { _ in following.cancel() }
+        return stream
+    }
+
+    /// The signed-in user's unlock, if it is active now.
+    func activeUnlock() -> FeedUnlock? {
+        guard let user = auth.currentUser else { return nil }
+        let now = now
+        guard let unlock = try? reading({ try $0.value(forKey: user.id, in: SocialRecords.unlocks) }), unlock.isActive(at: now) else {
+            return nil
+        }
+        return unlock
     }
 
     /// The start of the calendar day after the one `date` falls on in `timeZone`: 23

@@ -42,6 +42,13 @@ public protocol SocialFeedService: Sendable {
     /// Whether the signed-in user's feed is unlocked now; false when signed out.
     func hasFeedUnlocked() -> Bool
 
+    /// The signed-in user's unlock of the feed now, then again at each change: a
+    /// workout unlocking it, the unlock ending at local midnight on the service's
+    /// clock, the account's data deleted, another user signing in. Nil while the feed
+    /// is locked or nobody is signed in. What a view shows, current without a refresh.
+    /// - Returns: A stream that ends when the consumer stops.
+    func feedUnlockUpdates() -> AsyncStream<FeedUnlock?>
+
     /// Records a completed workout: the feed is unlocked until the start of the next
     /// calendar day where the user is.
     /// - Parameter workoutType: The workout completed.

@@ -24,8 +24,7 @@ import TrainTesting
         _ = try await session.purchase("com.train.pro.monthly")
         #expect(session.tier == .pro)
         _ = try await services.social.unlockFeed(workoutType: .run)
-        session.refresh()
-        #expect(session.isFeedUnlocked)
+        #expect(await waitUntil { session.isFeedUnlocked }, "the session follows the unlock with no refresh")
         _ = try await services.plans.createPlan(TrainingPlan(name: "10k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
         _ = try await services.plans.sync()
         let report = try await session.deleteAccount()
@@ -81,5 +80,28 @@ import TrainTesting
         #expect(signedOut.auth.currentUser == nil)
         await signedOut.sampleDataLoaded?.value
         #expect(try signedOut.account.pendingDeletions().isEmpty)
+    }
+
+    @Test("the session's feed follows a workout and local midnight in the stack's time zone, with no refresh")
+    func feedFollowsWorkoutAndMidnight() async throws {
+        let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(20 * 3_600)) // 21:00 in Paris
+        let paris = TimeZone(identifier: "Europe/Paris") ?? .current
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock, timeZone: { paris }))
+        let session = services.makeSessionManager()
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        try await session.signInWithApple()
+        #expect(!session.isFeedUnlocked && session.feedUnlockedUntil == nil)
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        let midnight = ManualClock.defaultStart.addingTimeInterval(23 * 3_600) // 2026-01-02 00:00 in Paris
+        #expect(await waitUntil { session.isFeedUnlocked })
+        #expect(session.feedUnlockedUntil == midnight)
+        await clock.waitForSleeper(wakingBy: midnight)
+        clock.advance(by: .seconds(3 * 3_600 - 1))
+        #expect(session.isFeedUnlocked, "a second before midnight it is open")
+        clock.advance(by: .seconds(1))
+        #expect(await waitUntil { !session.isFeedUnlocked }, "at midnight it locks, with no refresh")
+        #expect(session.feedUnlockedUntil == nil)
+        session.stop()
     }
 }

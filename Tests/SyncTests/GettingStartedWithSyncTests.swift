@@ -41,21 +41,6 @@ private func keepInStep(plans: any PlanSyncService) -> BackgroundSyncManager {
     return manager
 }
 
-/// Waits until `condition` holds, checking again each time a value it reads changes.
-@MainActor private func waitUntil(_ condition: @escaping @MainActor () -> Bool) async {
-    while !condition() {
-        // Read and registered in one step on the main actor, where every change is made:
-        // a change cannot fall between them. The tracking calls onChange once.
-        await withCheckedContinuation { (changed: CheckedContinuation<Void, Never>) in
-            withObservationTracking {
-                _ = condition()
-            } onChange: {
-                changed.resume()
-            }
-        }
-    }
-}
-
 private let askTheUser = SyncConfiguration<TrainingPlan>(conflictPolicy: .custom { _ in .hold })
 
 @Suite struct GettingStartedWithSyncTests {

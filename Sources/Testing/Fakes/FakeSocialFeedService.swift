@@ -31,6 +31,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case discoverFeed(limit: Int, after: UUID?)
         /// ``hasFeedUnlocked()``, recorded but not numbered.
         case hasFeedUnlocked
+        /// ``feedUnlockUpdates()``.
+        case feedUnlockUpdates
         /// ``unlockFeed(workoutType:)``.
         case unlockFeed(WorkoutType)
         /// ``createPost(content:workoutType:mediaURL:)``.
@@ -92,6 +94,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     /// The user the fake acts as: the author of the posts it creates.
     public let userID: String
     private let state: Locked<State>
+    /// The unlock ``feedUnlockUpdates()`` shows.
+    private let unlocks = Broadcast<FeedUnlock?>(initial: nil)
 
     /// Creates a fake.
     /// - Parameters:
@@ -109,6 +113,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         self.userID = userID
         state = Locked(State(isUnlocked: feedUnlocked, posts: Self.sorted(posts), following: following))
         controls = FakeControls(fakeName: "FakeSocialFeedService", strict: strict, clock: clock)
+        if feedUnlocked { unlocks.send(unlock(.run)) }
     }
 
     /// Whether unscripted calls fail the test.
@@ -121,6 +126,21 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     /// - Parameter unlocked: Whether it is unlocked.
     public func setFeedUnlocked(_ unlocked: Bool) {
         state.withLock { $0.isUnlocked = unlocked }
+        unlocks.send(unlocked ? unlock(.run) : nil)
+    }
+
+    /// An unlock made now, until the next midnight UTC.
+    private func unlock(_ workoutType: WorkoutType) -> FeedUnlock {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let end = calendar.dateInterval(of: .day, for: now)?.end ?? now.addingTimeInterval(86_400)
+        return FeedUnlock(id: UUID(), userID: userID, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: "UTC", expiresAt: end)
+    }
+
+    /// Recorded as a subscription; yields the unlock now, then each unlock and lock.
+    public func feedUnlockUpdates() -> AsyncStream<FeedUnlock?> {
+        controls.recordSubscription(.feedUnlockUpdates)
+        return unlocks.subscribe()
     }
 
     /// Replaces the posts both feeds page through.
@@ -174,13 +194,9 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
 
     /// Returns the scripted unlock, or unlocks until the next midnight UTC.
     public func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock {
-        let unlock = try await perform(.unlockFeed(workoutType), .unlockFeed) {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            let end = calendar.dateInterval(of: .day, for: now)?.end ?? now.addingTimeInterval(86_400)
-            return FeedUnlock(id: UUID(), userID: userID, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: "UTC", expiresAt: end)
-        }
-        setFeedUnlocked(true)
+        let unlock = try await perform(.unlockFeed(workoutType), .unlockFeed) { self.unlock(workoutType) }
+        state.withLock { $0.isUnlocked = true }
+        unlocks.send(unlock)
         return unlock
     }
 
