@@ -39,7 +39,7 @@ struct EntitlementRow {
     func jump() throws -> BenchRow {
         func perRenewal(subscribers: Int) throws -> Double {
             let clock = ManualClock()
-            let store = SimulatedAppStore(products: StoreProduct.standard, clock: clock)
+            let store = SimulatedAppStore(products: StoreProduct.standardWithoutTrial, clock: clock)
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
             // Each subscriber on an Apple ID of their own: purchases belong to the Apple ID,
             // which holds one subscription a group.
@@ -73,7 +73,7 @@ struct EntitlementRow {
         static let user = UUID(uuidString: "00000000-0000-0000-0000-00000000ada1") ?? UUID()
 
         init(history: Int) throws {
-            store = SimulatedAppStore(products: StoreProduct.standard, clock: clock)
+            store = SimulatedAppStore(products: StoreProduct.standardWithoutTrial, clock: clock)
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
             service = LocalSubscriptionService(store: store, appAccountToken: Self.user)
             let backdated = min(history - 1, SimulatedAppStore.maximumBackdatedPeriods)
@@ -126,4 +126,13 @@ struct EntitlementRow {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension StoreProduct {
+    /// The standard products without Pro monthly's free trial: a first period of a month.
+    static let standardWithoutTrial = StoreProduct.standard.map { product in
+        var product = product
+        product.introductoryOffer = nil
+        return product
+    }
 }

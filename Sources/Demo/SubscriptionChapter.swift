@@ -8,13 +8,6 @@ import TrainSubscription
 /// manager and the simulated App Store; a simulated month renews it; a refund revokes it.
 @MainActor
 struct SubscriptionChapter {
-    /// The standard products, Pro monthly with a one-week free trial.
-    static let products: [StoreProduct] = StoreProduct.standard.map { product in
-        var product = product
-        if product.id == "com.train.pro.monthly" { product.introductoryOffer = .freeTrial(.week) }
-        return product
-    }
-
     /// What the paywall shows for Pro monthly: the free trial while the Apple ID may have it.
     static func paywall(eligibleForTrial: Bool) -> String {
         eligibleForTrial ? "Try Pro free for 1 week, then $4.99 a month" : "Pro: $4.99 a month"

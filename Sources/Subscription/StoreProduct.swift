@@ -394,9 +394,15 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         }
     }
 
-    /// The four standard products — Pro and Premium, monthly and yearly — in one subscription group.
+    /// The four standard products — Pro and Premium, monthly and yearly — in one
+    /// subscription group; Pro monthly starts with a one-week free trial for an Apple ID
+    /// that never subscribed in the group.
     public static let standard: [StoreProduct] = [
-        StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: cents(499)),
+        {
+            var monthly = StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: cents(499))
+            monthly.introductoryOffer = .freeTrial(.week)
+            return monthly
+        }(),
         StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: cents(4_999)),
         StoreProduct(
             id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: cents(999)),

@@ -156,3 +156,12 @@ struct FakeStack {
         ]
     }
 }
+
+extension StoreProduct {
+    /// The standard products without Pro monthly's free trial: a first period of a month.
+    static let standardWithoutTrial = StoreProduct.standard.map { product in
+        var product = product
+        product.introductoryOffer = nil
+        return product
+    }
+}

@@ -82,7 +82,7 @@ import TrainTesting
     func purchaseWithAnOffer() async throws {
         await session.start()
         _ = try await session.signInWithApple()
-        var product = StoreProduct.standard[0]
+        var product = StoreProduct.standardWithoutTrial[0]
         product.offers = [SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)]
         subscriptions.script(.products, .returning([product]))
         _ = try await subscriptions.products()

@@ -74,7 +74,7 @@ import TrainTesting
 
     @Test("granting is idempotent: the same transaction applied twice changes nothing")
     func idempotentGrant() throws {
-        var engine = EntitlementEngine(products: StoreProduct.standard)
+        var engine = EntitlementEngine(products: StoreProduct.standardWithoutTrial)
         let transaction = StoreTransaction(
             id: 1, productID: H.proMonthly, purchaseDate: ManualClock.defaultStart,
             expirationDate: ManualClock.defaultStart.addingTimeInterval(100))

@@ -22,14 +22,14 @@ struct RandomHistory {
         .nonConsumable(id: "com.train.premium.lifetime", displayName: "Premium for life", tier: .premium, price: 199),
         .consumable(id: "com.train.coaching", displayName: "A coaching session", price: 9.99),
     ]
-    static let products = StoreProduct.standard + oneOffs
+    static let products = StoreProduct.standardWithoutTrial + oneOffs
 
     init(seed: UInt64) {
         var random = SeededRandomNumberGenerator(seed: seed)
         var nextID: UInt64 = 1
         let chains = Int.random(in: 1...3, using: &random)
         for _ in 0..<chains {
-            var product = StoreProduct.standard.randomElement(using: &random) ?? StoreProduct.standard[0]
+            var product = StoreProduct.standardWithoutTrial.randomElement(using: &random) ?? StoreProduct.standardWithoutTrial[0]
             var date = Self.start.addingTimeInterval(Double(Int.random(in: 0...90, using: &random)) * Self.day)
             let originalID = nextID
             var previous: Int?
@@ -57,7 +57,7 @@ struct RandomHistory {
                 let index = snapshots.count - 1
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0: // upgrade: the previous period is marked upgraded
-                    if let higher = StoreProduct.standard.first(where: { $0.tier > product.tier }) {
+                    if let higher = StoreProduct.standardWithoutTrial.first(where: { $0.tier > product.tier }) {
                         snapshots[index].append(
                             .verified(
                                 {
@@ -71,7 +71,7 @@ struct RandomHistory {
                         continue periods
                     }
                 case 1: // downgrade at renewal
-                    product = StoreProduct.standard.first { $0.tier < product.tier } ?? product
+                    product = StoreProduct.standardWithoutTrial.first { $0.tier < product.tier } ?? product
                 case 2: // auto-renew off: the chain ends
                     break periods
                 case 3: // billing retry: ends, or grace then ends

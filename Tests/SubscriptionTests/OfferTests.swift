@@ -209,4 +209,24 @@ import TrainTesting
             #expect(store.allTransactions.isEmpty)
         }
     }
+
+    @Test("the standard Pro monthly starts with a one-week free trial for an Apple ID that never subscribed, then renews at its price")
+    func standardTrial() async throws {
+        let clock = ManualClock()
+        let store = SimulatedAppStore(products: StoreProduct.standard, clock: clock)
+        let service = LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada)
+        #expect(try await service.isEligibleForIntroOffer(groupID: "train.subscriptions"))
+        guard case .success(let result) = try await service.purchase(SubscriptionHarness.proMonthly) else {
+            Issue.record("the purchase did not succeed")
+            return
+        }
+        let trial = try result.payloadValue
+        #expect(trial.periodType == .trial && trial.price == 0)
+        #expect(trial.expirationDate == clock.now.addingTimeInterval(7 * 86_400))
+        clock.advance(by: .seconds(7 * 86_400 + 1))
+        store.settle()
+        #expect(service.currentTier == .pro)
+        let renewal = try #require(try await service.allTransactions().last?.unsafePayloadValue)
+        #expect(renewal.periodType == .normal && renewal.price == StoreProduct.standard[0].price, "the renewal is at the regular price")
+    }
 }

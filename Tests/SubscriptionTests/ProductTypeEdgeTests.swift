@@ -63,7 +63,7 @@ import TrainTesting
         let first = try SimulatedAppStore(storage: .file(file), clock: clock)
         _ = try await LocalSubscriptionService(store: first).purchase("com.train.pro.monthly")
         clock.advance(by: .seconds(40 * 86_400))
-        var withoutPeriod = StoreProduct.standard[0]
+        var withoutPeriod = StoreProduct.standardWithoutTrial[0]
         withoutPeriod.period = nil
         for changed in [
             StoreProduct.nonRenewing(id: "com.train.pro.monthly", displayName: "Pro pass", tier: .pro, duration: .month, price: 4.99),

@@ -113,7 +113,7 @@ import TrainTesting
         let clock = ManualClock()
         let other = StoreProduct(
             id: "com.train.pro.monthly.family", displayName: "Train Pro for families (monthly)", tier: .pro, period: .month, price: 6.99)
-        let store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard + [other], clock: clock)
+        let store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial + [other], clock: clock)
         let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
         guard case .success(let first) = try await service.purchase(H.proMonthly) else {
             Issue.record("the first purchase succeeds")

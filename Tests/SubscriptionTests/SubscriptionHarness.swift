@@ -28,7 +28,7 @@ final class SubscriptionHarness {
         self.variant = variant
         self.policy = policy
         directory = try TemporaryDirectory()
-        store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: clock)
+        store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial, clock: clock)
         service = LocalSubscriptionService(store: store)
         store = try makeStore()
         service = LocalSubscriptionService(store: store, appAccountToken: user, accessPolicy: policy)
@@ -38,8 +38,8 @@ final class SubscriptionHarness {
 
     func makeStore() throws -> SimulatedAppStore {
         switch variant {
-        case .inMemory: try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standard, clock: clock)
-        case .file: try SimulatedAppStore(storage: .file(file), products: StoreProduct.standard, clock: clock)
+        case .inMemory: try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial, clock: clock)
+        case .file: try SimulatedAppStore(storage: .file(file), products: StoreProduct.standardWithoutTrial, clock: clock)
         }
     }
 
@@ -97,5 +97,15 @@ final class SubscriptionHarness {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         return calendar.date(byAdding: .month, value: months, to: ManualClock.defaultStart) ?? .distantFuture
+    }
+}
+
+extension StoreProduct {
+    /// The standard products without Pro monthly's free trial: what these tests were
+    /// written against, a first period of a month.
+    static let standardWithoutTrial = StoreProduct.standard.map { product in
+        var product = product
+        product.introductoryOffer = nil
+        return product
     }
 }
