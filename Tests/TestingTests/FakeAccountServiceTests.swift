@@ -37,6 +37,8 @@ import TrainTesting
         let strict = FakeAccountService(userID: "ada", strict: true)
         await withKnownIssue {
             await #expect(throws: FakeError.self) { _ = try await strict.deleteAccount(of: "ada") }
+        } matching: {
+            FakeIssue.isUnscriptedCall($0, "FakeAccountService.deleteAccount(of:)")
         }
     }
 }

@@ -24,6 +24,8 @@ import TrainTesting
             await #expect(throws: FakeError.unimplemented("FakeBiometricAuthenticator.evaluate(reason:)")) {
                 try await strict.evaluate(reason: "Unlock")
             }
+        } matching: {
+            FakeIssue.isUnscriptedCall($0, "FakeBiometricAuthenticator.evaluate(reason:)")
         }
     }
 

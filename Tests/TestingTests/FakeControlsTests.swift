@@ -65,7 +65,27 @@ import TrainTesting
         #expect(temperature == 21.5)
         await withKnownIssue {
             _ = try? await controls.perform("temperature", method: "temperature()") { 0.0 }
+        } matching: {
+            FakeIssue.isUnscriptedCall($0)
         }
         #expect(controls.leftovers.isEmpty)
+    }
+
+    @Test("FakeIssue names a strict fake's unscripted call by fake and method, and a left-over by fake, and nothing else")
+    func issueMatchers() async {
+        let auth = FakeAuthService(strict: true)
+        await withKnownIssue {
+            try? await auth.signOut()
+        } matching: { issue in
+            FakeIssue.isUnscriptedCall(issue, "FakeAuthService.signOut()") && FakeIssue.isUnscriptedCall(issue)
+                && !FakeIssue.isUnscriptedCall(issue, "FakeAuthService.signIn(with:)") && !FakeIssue.isLeftover(issue)
+        }
+        auth.script(.signOut, .once(.success(())))
+        withKnownIssue {
+            auth.finish()
+        } matching: { issue in
+            FakeIssue.isLeftover(issue, of: "FakeAuthService") && !FakeIssue.isLeftover(issue, of: "FakeSocialFeedService")
+                && !FakeIssue.isUnscriptedCall(issue)
+        }
     }
 }

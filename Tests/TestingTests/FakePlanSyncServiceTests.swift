@@ -57,6 +57,8 @@ import TrainTesting
         let strict = FakePlanSyncService(strict: true)
         await withKnownIssue {
             await #expect(throws: FakeError.self) { try await strict.sync() }
+        } matching: {
+            FakeIssue.isUnscriptedCall($0, "FakePlanSyncService.sync()")
         }
     }
 

@@ -73,6 +73,8 @@ import TrainTesting
         let strict = FakeRemotePlanStore(strict: true)
         await withKnownIssue {
             await #expect(throws: FakeError.self) { _ = try await strict.snapshot(in: scope, after: nil, limit: 10) }
+        } matching: {
+            FakeIssue.isUnscriptedCall($0, "FakeRemotePlanStore.snapshot(in:after:limit:)")
         }
         #expect(remote.finish().isEmpty)
     }
