@@ -94,11 +94,7 @@ import TrainTesting
         let sync = Task { try await plans.sync() }
         for await _ in writing { break }
         let deletion = Task { try await plans.deleteAccountData() }
-        var polls = 0
-        while plans.activity.withContext({ $0.closing.isEmpty }), polls < 100_000 {
-            polls += 1
-            await Task.yield()
-        }
+        await plans.activity.waitForCount(1) // the deletion waits for the upload
         #expect(!plans.activity.withContext { $0.closing.isEmpty }, "the deletion is waiting for the sync")
         await #expect(throws: SyncError(.notSignedIn)) { try await plans.download() }
         #expect(!remote.calls.withLock { $0.contains(.erase) }, "the remote is not erased while the upload is in flight")
