@@ -40,7 +40,8 @@ final class EngineRows {
     func store(_ count: Int, inMemory: Bool) throws -> (store: RecordStore, keys: [String]) {
         let name = "\(inMemory ? "memory" : "file")-\(count)"
         if let existing = built[name] { return existing }
-        let storage: Storage = inMemory ? .inMemory : .file(directory.appendingPathComponent("\(name).sqlite"), options: .init(durability: .normal))
+        let storage: StorageLocation =
+            inMemory ? .inMemory : .file(directory.appendingPathComponent("\(name).sqlite"), options: .init(durability: .normal))
         var store = try RecordStore(storage, schema: Self.schema)
         let keys = try Self.keys(count)
         for batch in stride(from: 0, to: count, by: 50_000) {

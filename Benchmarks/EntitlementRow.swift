@@ -39,7 +39,7 @@ struct EntitlementRow {
     func jump() throws -> BenchRow {
         func perRenewal(subscribers: Int) throws -> Double {
             let clock = ManualClock()
-            let store = SimulatedAppStore(products: StoreProduct.standardWithoutTrial, clock: clock)
+            let store = SimulatedAppStore(products: AppStoreProduct.standardWithoutTrial, clock: clock)
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
             // Each subscriber on an Apple ID of their own: purchases belong to the Apple ID,
             // which holds one subscription a group.
@@ -73,7 +73,7 @@ struct EntitlementRow {
         static let user = UUID(uuidString: "00000000-0000-0000-0000-00000000ada1") ?? UUID()
 
         init(history: Int) throws {
-            store = SimulatedAppStore(products: StoreProduct.standardWithoutTrial, clock: clock)
+            store = SimulatedAppStore(products: AppStoreProduct.standardWithoutTrial, clock: clock)
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
             service = LocalSubscriptionService(store: store, appAccountToken: Self.user)
             let backdated = min(history - 1, SimulatedAppStore.maximumBackdatedPeriods)
@@ -128,9 +128,9 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-extension StoreProduct {
+extension AppStoreProduct {
     /// The standard products without Pro monthly's free trial: a first period of a month.
-    static let standardWithoutTrial = StoreProduct.standard.map { product in
+    static let standardWithoutTrial = AppStoreProduct.standard.map { product in
         var product = product
         product.introductoryOffer = nil
         return product

@@ -24,7 +24,7 @@ struct SocialRows {
     /// A service over `count` posts by 5,000 authors in the 20 hours before ``start``,
     /// signed in as a reader who follows 500 of the authors and has unlocked the feed.
     /// - Returns: The service and the posts in the reader's friends feed.
-    static func fixture(_ count: Int, storage: Storage) async throws -> (social: LocalSocialFeedService, friendsPosts: [PostEntity]) {
+    static func fixture(_ count: Int, storage: StorageLocation) async throws -> (social: LocalSocialFeedService, friendsPosts: [PostEntity]) {
         let auth = FakeAuthService()
         auth.setCurrentUser(reader)
         let social = try LocalSocialFeedService(auth: auth, storage: storage, configuration: configuration)
@@ -55,7 +55,7 @@ struct SocialRows {
     /// random post of the feed, at a million posts against 10,000.
     func friendsPage(inMemory: Bool) throws -> BenchRow {
         let name = inMemory ? "memory" : "file"
-        let storage = { @Sendable (count: Int) -> Storage in
+        let storage = { @Sendable (count: Int) -> StorageLocation in
             inMemory ? .inMemory : .file(directory.appendingPathComponent("social-\(name)-\(count).sqlite"), options: .init(durability: .normal))
         }
         let (large, small, quick) = (large, small, quick)

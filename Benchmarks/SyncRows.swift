@@ -21,7 +21,7 @@ struct SyncRows {
     }
 
     /// A device signed in as `ada`, syncing through `remote`.
-    static func device(_ remote: any RemotePlanStore, storage: Storage = .inMemory, batchSize: Int = 500, checksAnswers: Bool = true) throws
+    static func device(_ remote: any RemotePlanStore, storage: StorageLocation = .inMemory, batchSize: Int = 500, checksAnswers: Bool = true) throws
         -> LocalPlanSyncService
     {
         let auth = FakeAuthService()

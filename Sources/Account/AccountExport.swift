@@ -52,7 +52,7 @@ public struct AccountExport: Codable, Hashable, Sendable {
     /// The account token purchases are tagged with at the App Store.
     public var appAccountToken: UUID
     /// The transactions that give access now.
-    public var entitlements: [StoreTransaction]
+    public var entitlements: [AppStoreTransaction]
     /// The subscriptions' states.
     public var subscriptions: [Subscription]
     /// Every acceptance and withdrawal of the privacy policy and the terms, oldest first.
@@ -70,7 +70,7 @@ public struct AccountExport: Codable, Hashable, Sendable {
     ///   - consents: The consent history.
     public init(
         exportedAt: Date, user: UserEntity, social: SocialExport, plans: [TrainingPlan], appAccountToken: UUID,
-        entitlements: [StoreTransaction], subscriptions: [Subscription], consents: [ConsentRecord]
+        entitlements: [AppStoreTransaction], subscriptions: [Subscription], consents: [ConsentRecord]
     ) {
         formatVersion = Self.currentFormatVersion
         self.exportedAt = exportedAt

@@ -212,7 +212,7 @@ extension LocalAccountService {
         if let error = error as? AccountError {
             return AccountError(error.code, step: step, detail: error.detail, message: error.message)
         }
-        if let error = error as? AuthError {
+        if let error = error as? AuthenticationError {
             switch error.code {
             case .requiresRecentLogin: return AccountError(.requiresRecentLogin, step: step, detail: error.detail, message: error.errorDescription)
             case .requiresAppleReauthentication: return AccountError(.requiresAppleReauthentication, step: step, detail: error.detail)

@@ -28,7 +28,7 @@ extension LocalAccountService {
             revocation = AppleTokenRevocation(try await auth.scheduleAccountDeletion(of: userID, at: purgeAt))
         } catch {
             try? writing { records in try records.removeValue(forKey: userID, in: AccountRecords.scheduled) }
-            if let error = error as? AuthError, error.code == .operationNotAllowed {
+            if let error = error as? AuthenticationError, error.code == .operationNotAllowed {
                 throw AccountError(.deletionAlreadyScheduled, detail: error.detail)
             }
             throw Self.failure(error, at: .appleRevocation)
@@ -58,9 +58,9 @@ extension LocalAccountService {
         guard try purgeDate(of: userID) != nil else { throw AccountError(.noScheduledDeletion) }
         do {
             try await auth.cancelScheduledDeletion(of: userID)
-        } catch let error as AuthError where error.code == .operationNotAllowed {
+        } catch let error as AuthenticationError where error.code == .operationNotAllowed {
             throw AccountError(.noScheduledDeletion, detail: error.detail)
-        } catch let error as AuthError where [.notSignedIn, .userMismatch, .userDisabled].contains(error.code) {
+        } catch let error as AuthenticationError where [.notSignedIn, .userMismatch, .userDisabled].contains(error.code) {
             throw AccountError(.notSignedIn, detail: error.detail)
         } catch {
             throw AccountError(.storage, detail: "The scheduled deletion could not be cancelled: \(error)")

@@ -90,7 +90,7 @@ public final class LocalAccountService: AccountService {
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        storage: Storage, configuration: AccountConfiguration = AccountConfiguration()
+        storage: StorageLocation, configuration: AccountConfiguration = AccountConfiguration()
     ) throws {
         self.init(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, store: try RecordStore(storage, schema: AccountRecords.schema),
@@ -127,7 +127,7 @@ public final class LocalAccountService: AccountService {
             // Only what carries this user's token: the subscription service may still
             // have another user's bound, when nobody unbound it at that user's sign-out.
             let token = try Self.token(for: userID)
-            let entitlements = try await subscriptions.currentEntitlements().compactMap { result -> StoreTransaction? in
+            let entitlements = try await subscriptions.currentEntitlements().compactMap { result -> AppStoreTransaction? in
                 guard case .verified(let transaction) = result, transaction.appAccountToken == token else { return nil }
                 return transaction
             }

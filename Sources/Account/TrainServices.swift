@@ -15,7 +15,7 @@ public struct TrainServicesConfiguration: Sendable {
     /// The app's bundle ID, the audience of the simulated Sign in with Apple.
     public var appleAudience: String
     /// The products on sale in the simulated App Store.
-    public var products: [StoreProduct]
+    public var products: [AppStoreProduct]
     /// Which app user has access to what the device's Apple ID bought.
     public var subscriptionAccess: SubscriptionAccessPolicy
     /// Sign-in rules.
@@ -41,7 +41,7 @@ public struct TrainServicesConfiguration: Sendable {
     ///   - backgroundSync: A sync every 5 minutes.
     public init(
         clock: any DateClock = SystemClock(), timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
-        appleAudience: String = "com.example.train", products: [StoreProduct] = StoreProduct.standard,
+        appleAudience: String = "com.example.train", products: [AppStoreProduct] = AppStoreProduct.standard,
         subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
         consentPolicies: ConsentPolicies = ConsentPolicies(),
         backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy()
@@ -162,7 +162,7 @@ public final class TrainServices: Sendable {
     /// - Throws: `CoreError` or `SubscriptionError` naming a file that cannot be opened.
     public static func files(in directory: URL, configuration: TrainServicesConfiguration = TrainServicesConfiguration()) throws -> TrainServices {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let device = Storage.file(directory.appendingPathComponent("trainkit.sqlite"))
+        let device = StorageLocation.file(directory.appendingPathComponent("trainkit.sqlite"))
         let apple = appleID(configuration)
         let auth = try LocalAuthService(storage: device, configuration: authConfiguration(configuration, apple: apple))
         let media = try LocalMediaStore(

@@ -116,7 +116,7 @@ public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
 
 /// Proof of identity presented to sign in, re-authenticate or link, shaped like
 /// Firebase's credentials.
-public enum AuthCredential: Hashable, Sendable {
+public enum SignInCredential: Hashable, Sendable {
     /// An Apple or Google credential from an ``IdentityAuthorizer``, with the raw
     /// nonce whose SHA-256 the request carried.
     case identity(IdentityCredential, rawNonce: String)
@@ -174,7 +174,7 @@ public struct AccountDeletionReceipt: Hashable, Sendable {
         case revoked
         /// Revocation failed; the account was deleted all the same. Users can still
         /// remove the app in Settings › Apple ID › Sign in with Apple.
-        case failed(AuthError)
+        case failed(AuthenticationError)
     }
 
     /// The deleted account's identifier.

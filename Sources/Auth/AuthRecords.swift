@@ -49,7 +49,7 @@ enum AuthRecords {
 
         var outcome: AccountDeletionReceipt.TokenRevocation {
             guard let failureCode else { return .revoked }
-            return .failed(AuthError(AuthError.Code.named(failureCode), detail: failureDetail))
+            return .failed(AuthenticationError(AuthenticationError.Code.named(failureCode), detail: failureDetail))
         }
     }
 
@@ -87,16 +87,16 @@ enum AuthRecords {
     /// Moves the email index from what `old` answered to to what `new` does, inside the
     /// caller's transaction: claims each new address and frees each one no longer used.
     /// Pass nil as `old` for a new account, and as `new` for a deleted one.
-    /// - Throws: `conflict` (``AuthError/Code/emailAlreadyInUse`` by default) if another
+    /// - Throws: `conflict` (``AuthenticationError/Code/emailAlreadyInUse`` by default) if another
     ///   account holds one of the new addresses.
     static func reindex(
-        from old: UserEntity?, to new: UserEntity?, in records: RecordWriter, conflict: AuthError.Code = .emailAlreadyInUse
+        from old: UserEntity?, to new: UserEntity?, in records: RecordWriter, conflict: AuthenticationError.Code = .emailAlreadyInUse
     ) throws {
         guard let userID = new?.id ?? old?.id else { return }
         let before = addresses(of: old)
         let after = addresses(of: new)
         for email in after.subtracting(before).sorted() {
-            if let owner = try records.value(forKey: email, in: emails), owner != userID { throw AuthError(conflict) }
+            if let owner = try records.value(forKey: email, in: emails), owner != userID { throw AuthenticationError(conflict) }
             try records.put(userID, forKey: email, in: emails)
         }
         for email in before.subtracting(after).sorted() where try records.value(forKey: email, in: emails) == userID {
@@ -127,9 +127,9 @@ enum AuthRecords {
     /// Throws unless `account` may sign in: `userDisabled` for a disabled account or
     /// one past its scheduled deletion's date (it waits for the purge).
     static func checkCanSignIn(_ account: Account, in records: RecordReader, now: Date) throws {
-        guard !account.isDisabled else { throw AuthError(.userDisabled) }
+        guard !account.isDisabled else { throw AuthenticationError(.userDisabled) }
         guard try !isDeletionDue(account.user.id, in: records, now: now) else {
-            throw AuthError(.userDisabled, detail: "The account's scheduled deletion is due; it is being deleted.", message: deletedMessage)
+            throw AuthenticationError(.userDisabled, detail: "The account's scheduled deletion is due; it is being deleted.", message: deletedMessage)
         }
     }
 

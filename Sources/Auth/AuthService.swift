@@ -13,7 +13,7 @@ import Foundation
 ///     do {
 ///         let user = try await auth.signInWithApple()
 ///         print("Welcome, \(user.displayName ?? "friend")")
-///     } catch let error as AuthError where error.code == .cancelled {
+///     } catch let error as AuthenticationError where error.code == .cancelled {
 ///         // The user closed the sheet: nothing to show.
 ///     } catch {
 ///         print(error.localizedDescription)
@@ -36,7 +36,7 @@ public protocol AuthService: Sendable {
     /// Signs in with Apple through the configured authorizer, creating the account on
     /// the first sign-in.
     /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError`` — `cancelled` if the user closed the sheet,
+    /// - Throws: ``AuthenticationError`` — `cancelled` if the user closed the sheet,
     ///   `accountExistsWithDifferentCredential` when a first sign-in's email belongs to
     ///   another account, `operationNotAllowed` if Apple is not configured, `networkError`.
     func signInWithApple() async throws -> UserEntity
@@ -44,38 +44,38 @@ public protocol AuthService: Sendable {
     /// Signs in with Google through the configured authorizer, creating the account on
     /// the first sign-in.
     /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError``, as ``signInWithApple()``.
+    /// - Throws: ``AuthenticationError``, as ``signInWithApple()``.
     func signInWithGoogle() async throws -> UserEntity
 
     /// Runs a provider's sign-in sheet and returns the credential without signing in,
     /// for ``reauthenticate(with:)`` and ``link(_:)``.
     /// - Parameter provider: `.apple` or `.google`.
     /// - Returns: A credential carrying a fresh nonce.
-    /// - Throws: ``AuthError/Code/operationNotAllowed`` for an unconfigured provider,
+    /// - Throws: ``AuthenticationError/Code/operationNotAllowed`` for an unconfigured provider,
     ///   `cancelled`, `networkError`.
-    func requestCredential(from provider: AuthProvider) async throws -> AuthCredential
+    func requestCredential(from provider: AuthProvider) async throws -> SignInCredential
 
     /// Signs in with a credential, creating the account on a first Apple, Google or phone sign-in.
     /// - Parameter credential: The credential.
     /// - Returns: The signed-in user.
-    /// - Throws: ``AuthError`` — `wrongPassword`, `userNotFound`, `userDisabled`,
+    /// - Throws: ``AuthenticationError`` — `wrongPassword`, `userNotFound`, `userDisabled`,
     ///   `invalidCredential`, `missingOrInvalidNonce`, `invalidVerificationCode`,
     ///   `tooManyRequests`, `accountExistsWithDifferentCredential`.
-    func signIn(with credential: AuthCredential) async throws -> UserEntity
+    func signIn(with credential: SignInCredential) async throws -> UserEntity
 
     /// Creates an email-and-password account and signs it in.
     /// - Parameters:
     ///   - email: The email address.
     ///   - password: The password.
     /// - Returns: The new user.
-    /// - Throws: ``AuthError`` — `invalidEmail`, `weakPassword`, `emailAlreadyInUse`.
+    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `weakPassword`, `emailAlreadyInUse`.
     func createUser(email: String, password: String) async throws -> UserEntity
 
     /// Sends a 6-digit code to a phone number. A new code replaces the number's
     /// earlier ones, and wrong codes count per number across its verifications.
     /// - Parameter phoneNumber: The number with its country code.
     /// - Returns: The verification ID to pass back with the code.
-    /// - Throws: ``AuthError`` — `invalidPhoneNumber`, `tooManyRequests` (the resend
+    /// - Throws: ``AuthenticationError`` — `invalidPhoneNumber`, `tooManyRequests` (the resend
     ///   cooldown, or a number blocked after too many wrong codes), `networkError`.
     func sendVerificationCode(to phoneNumber: String) async throws -> String
 
@@ -84,39 +84,39 @@ public protocol AuthService: Sendable {
     /// account needs.
     /// - Parameter credential: A credential of the signed-in user.
     /// - Returns: The user, with a new `lastSignInAt`.
-    /// - Throws: ``AuthError/Code/userMismatch`` for another user's credential (the
+    /// - Throws: ``AuthenticationError/Code/userMismatch`` for another user's credential (the
     ///   current user stays signed in), and the errors of ``signIn(with:)``.
     @discardableResult
-    func reauthenticate(with credential: AuthCredential) async throws -> UserEntity
+    func reauthenticate(with credential: SignInCredential) async throws -> UserEntity
 
     /// Links another provider to the signed-in account.
     /// - Parameter credential: The new provider's credential.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `providerAlreadyLinked`,
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `providerAlreadyLinked`,
     ///   `credentialAlreadyInUse`, `emailAlreadyInUse`, `weakPassword`.
-    func link(_ credential: AuthCredential) async throws -> UserEntity
+    func link(_ credential: SignInCredential) async throws -> UserEntity
 
     /// Unlinks a provider; needs a recent login, and never removes the last one.
     /// - Parameter provider: The provider.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
     func unlink(_ provider: AuthProvider) async throws -> UserEntity
 
     /// Changes the account's email address; needs a recent login.
     /// - Parameter email: The new address.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthError`` — `invalidEmail`, `notSignedIn`, `requiresRecentLogin`,
+    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `notSignedIn`, `requiresRecentLogin`,
     ///   `emailAlreadyInUse` (another account uses it, whatever its providers).
     func updateEmail(to email: String) async throws -> UserEntity
 
     /// Asks Apple whether the signed-in user still authorizes the app; `revoked`
     /// and `notFound` sign the user out.
     /// - Returns: The state.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
     func checkCredentialState() async throws -> CredentialState
 
     /// Signs out. The session is cleared on this device first; no network is needed.
-    /// - Throws: ``AuthError/Code/storage`` only if the device's storage fails; the user
+    /// - Throws: ``AuthenticationError/Code/storage`` only if the device's storage fails; the user
     ///   is signed out in memory all the same.
     func signOut() async throws
 
@@ -129,7 +129,7 @@ public protocol AuthService: Sendable {
     /// Apple since (a sign-in, re-authentication or link with Apple forgets it).
     /// - Returns: The outcome; `notApplicable` without Sign in with Apple, and
     ///   `failed` when Apple's end failed (the deletion goes on and reports it).
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
     ///   `requiresAppleReauthentication`, `userMismatch`, `storage`.
     func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation
 
@@ -138,7 +138,7 @@ public protocol AuthService: Sendable {
     /// so without one the deletion asks for re-authentication with Apple and changes
     /// nothing. A revocation that fails at Apple's end is reported in the receipt.
     /// - Returns: What was done.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `requiresRecentLogin`,
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
     ///   `requiresAppleReauthentication`, `userMismatch` (another user signed in while
     ///   Apple was asked), `storage`.
     @discardableResult
@@ -156,7 +156,7 @@ public protocol AuthService: Sendable {
     ///   - userID: The signed-in user, compared byte for byte.
     ///   - date: When the grace period ends; after now.
     /// - Returns: What happened to the Apple tokens.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `userMismatch` (another user is signed
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `userMismatch` (another user is signed
     ///   in), `requiresRecentLogin`, `requiresAppleReauthentication`,
     ///   `operationNotAllowed` (already scheduled, or a date not after now), `storage`.
     ///   Nothing is scheduled then.
@@ -165,28 +165,28 @@ public protocol AuthService: Sendable {
 
     /// Cancels the signed-in account's scheduled deletion: the account is restored.
     /// - Parameter userID: The signed-in user, compared byte for byte.
-    /// - Throws: ``AuthError`` — `notSignedIn`, `userMismatch`, `operationNotAllowed`
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `userMismatch`, `operationNotAllowed`
     ///   (none is scheduled), `storage`.
     func cancelScheduledDeletion(of userID: String) async throws
 
     /// Every account whose deletion is scheduled, with the date it is purged from:
     /// what other services hide.
     /// - Returns: The schedules, in the order of their user IDs' bytes.
-    /// - Throws: ``AuthError/Code/storage``.
+    /// - Throws: ``AuthenticationError/Code/storage``.
     func scheduledDeletions() throws -> [AccountDeletionSchedule]
 
     /// The date one account's scheduled deletion purges it from, if one is scheduled.
     /// IDs are compared byte for byte: a canonically equivalent spelling is another user.
     /// - Parameter userID: The account.
     /// - Returns: The date, or nil.
-    /// - Throws: ``AuthError/Code/storage``.
+    /// - Throws: ``AuthenticationError/Code/storage``.
     func scheduledDeletion(of userID: String) throws -> Date?
 
     /// Deletes an account whose scheduled deletion is due, whoever is signed in —
     /// nobody, usually: the job a backend runs when the grace period ends.
     /// - Parameter userID: The account.
     /// - Returns: What was done; nil if the account was gone already.
-    /// - Throws: ``AuthError`` — `operationNotAllowed` when no deletion of it is
+    /// - Throws: ``AuthenticationError`` — `operationNotAllowed` when no deletion of it is
     ///   scheduled or its date has not come (nothing is deleted), `storage`.
     @discardableResult
     func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt?
@@ -195,14 +195,14 @@ public protocol AuthService: Sendable {
     /// is absent turns it off; a lockout or a face no longer enrolled keeps it on (the
     /// app falls back to the device passcode).
     /// - Returns: The setting.
-    /// - Throws: ``AuthError/Code/notSignedIn``.
+    /// - Throws: ``AuthenticationError/Code/notSignedIn``.
     func isBiometricLockEnabled() async throws -> Bool
 
     /// Turns the biometric app lock on (after a successful evaluation) or off.
     /// - Parameters:
     ///   - enabled: The new setting.
     ///   - reason: Why, shown in the biometric prompt when enabling.
-    /// - Throws: ``AuthError`` — the evaluation's error, or `userMismatch` if another
+    /// - Throws: ``AuthenticationError`` — the evaluation's error, or `userMismatch` if another
     ///   user signed in during the prompt; the setting is then unchanged.
     func setBiometricLock(enabled: Bool, reason: String) async throws
 }

@@ -18,13 +18,13 @@ public struct BiometricAvailability: Hashable, Sendable {
     public var type: BiometryType
     /// Why it cannot be used (`biometryNotAvailable`, `biometryNotEnrolled`,
     /// `biometryLockout`), or nil when it can.
-    public var unavailableReason: AuthError.Code?
+    public var unavailableReason: AuthenticationError.Code?
 
     /// Creates an availability.
     /// - Parameters:
     ///   - type: The sensor.
     ///   - unavailableReason: Why it cannot be used, or nil.
-    public init(type: BiometryType, unavailableReason: AuthError.Code? = nil) {
+    public init(type: BiometryType, unavailableReason: AuthenticationError.Code? = nil) {
         self.type = type
         self.unavailableReason = type == .none ? (unavailableReason ?? .biometryNotAvailable) : unavailableReason
     }
@@ -35,12 +35,12 @@ public struct BiometricAvailability: Hashable, Sendable {
 
 /// The seam to the device's biometrics. In an app, a conformance wraps
 /// `LAContext` (`canEvaluatePolicy`, `evaluatePolicy`) and maps `LAError` to
-/// ``AuthError`` codes; TrainTesting ships `FakeBiometricAuthenticator`.
+/// ``AuthenticationError`` codes; TrainTesting ships `FakeBiometricAuthenticator`.
 ///
 /// ```swift
 /// struct NoSensor: BiometricAuthenticator {
 ///     func availability() async -> BiometricAvailability { BiometricAvailability(type: .none) }
-///     func evaluate(reason: String) async throws { throw AuthError(.biometryNotAvailable) }
+///     func evaluate(reason: String) async throws { throw AuthenticationError(.biometryNotAvailable) }
 /// }
 /// ```
 public protocol BiometricAuthenticator: Sendable {
@@ -49,7 +49,7 @@ public protocol BiometricAuthenticator: Sendable {
 
     /// Asks the user to authenticate with biometrics.
     /// - Parameter reason: Why, shown in the system prompt.
-    /// - Throws: ``AuthError`` — `cancelled`, `biometryFailed`, `biometryLockout`,
+    /// - Throws: ``AuthenticationError`` — `cancelled`, `biometryFailed`, `biometryLockout`,
     ///   `biometryNotEnrolled` or `biometryNotAvailable`.
     func evaluate(reason: String) async throws
 }
@@ -62,6 +62,6 @@ public struct NoBiometricAuthenticator: BiometricAuthenticator {
     /// Always unavailable.
     public func availability() async -> BiometricAvailability { BiometricAvailability(type: .none) }
 
-    /// Always throws ``AuthError/Code/biometryNotAvailable``.
-    public func evaluate(reason: String) async throws { throw AuthError(.biometryNotAvailable) }
+    /// Always throws ``AuthenticationError/Code/biometryNotAvailable``.
+    public func evaluate(reason: String) async throws { throw AuthenticationError(.biometryNotAvailable) }
 }

@@ -20,16 +20,16 @@ struct VerifiedCredential {
 extension LocalAuthService {
     /// Checks a credential without changing anything but a phone verification's
     /// wrong-attempt count.
-    func verify(_ credential: AuthCredential) throws(AuthError) -> VerifiedCredential {
+    func verify(_ credential: SignInCredential) throws(AuthenticationError) -> VerifiedCredential {
         switch credential {
         case .identity(let identity, let rawNonce):
             return try verifyIdentity(identity, rawNonce: rawNonce)
         case .emailPassword(let email, let password):
             let address = try Credentials.normalizedEmail(email)
-            guard !password.isEmpty else { throw AuthError(.wrongPassword, detail: "The password is empty.") }
+            guard !password.isEmpty else { throw AuthenticationError(.wrongPassword, detail: "The password is empty.") }
             // No stored password is longer (creating one refuses it), so a longer one is wrong without hashing it.
             guard password.utf8.count <= Credentials.maximumPasswordBytes else {
-                throw AuthError(.wrongPassword, detail: "The password is longer than any password an account can have.")
+                throw AuthenticationError(.wrongPassword, detail: "The password is longer than any password an account can have.")
             }
             return VerifiedCredential(provider: .password, subject: address, email: address, password: password)
         case .phone(let verificationID, let code):
@@ -38,28 +38,28 @@ extension LocalAuthService {
         }
     }
 
-    private func verifyIdentity(_ identity: IdentityCredential, rawNonce: String) throws(AuthError) -> VerifiedCredential {
+    private func verifyIdentity(_ identity: IdentityCredential, rawNonce: String) throws(AuthenticationError) -> VerifiedCredential {
         guard identity.provider == .apple || identity.provider == .google, let configured = configuration.provider(identity.provider) else {
-            throw AuthError(.operationNotAllowed, detail: "\(identity.provider.rawValue) is not configured for this service.")
+            throw AuthenticationError(.operationNotAllowed, detail: "\(identity.provider.rawValue) is not configured for this service.")
         }
         let claims = try IdentityToken.claims(of: identity.identityToken)
         let issuer = identity.provider == .apple ? "https://appleid.apple.com" : "https://accounts.google.com"
         guard claims.issuer == issuer else {
-            throw AuthError(.invalidCredential, detail: "The identity token was issued by another provider.")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token was issued by another provider.")
         }
         guard claims.audience == configured.audience else {
-            throw AuthError(.invalidCredential, detail: "The identity token was issued for another app (wrong audience).")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token was issued for another app (wrong audience).")
         }
         guard configuration.clock.now <= claims.expiresAt else {
-            throw AuthError(.invalidCredential, detail: "The identity token has expired.")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token has expired.")
         }
         guard identity.user.isEmpty || identity.user == claims.subject else {
-            throw AuthError(.invalidCredential, detail: "The credential's user does not match its identity token.")
+            throw AuthenticationError(.invalidCredential, detail: "The credential's user does not match its identity token.")
         }
         guard let nonce = claims.nonce, !rawNonce.isEmpty,
             nonce == (try Credentials.sha256Hex(rawNonce))
         else {
-            throw AuthError(.missingOrInvalidNonce, detail: "The token's nonce is missing or is not the SHA-256 of the raw nonce.")
+            throw AuthenticationError(.missingOrInvalidNonce, detail: "The token's nonce is missing or is not the SHA-256 of the raw nonce.")
         }
         let tokenKey = "token:" + (try Credentials.sha256Hex(identity.identityToken))
         let nonceKey = "nonce:" + nonce
@@ -69,8 +69,8 @@ extension LocalAuthService {
                 try records.data(forKey: nonceKey, in: AuthRecords.usedCredentials) != nil
             )
         }
-        guard !tokenUsed else { throw AuthError(.invalidCredential, detail: "The identity token was already used.") }
-        guard !nonceUsed else { throw AuthError(.missingOrInvalidNonce, detail: "The nonce was already used.") }
+        guard !tokenUsed else { throw AuthenticationError(.invalidCredential, detail: "The identity token was already used.") }
+        guard !nonceUsed else { throw AuthenticationError(.missingOrInvalidNonce, detail: "The nonce was already used.") }
         // The provider's address in its one spelling; one the address rules refuse is not kept.
         let email = (claims.email ?? identity.email).flatMap { try? Credentials.normalizedEmail($0) }
         return VerifiedCredential(
@@ -96,9 +96,9 @@ extension LocalAuthService {
     /// For an email credential, throws `wrongPassword` unless its password matches
     /// `stored`, and returns the hash it matched, for the transaction to compare with
     /// what is stored then. Hashing takes a while, so it runs outside any transaction.
-    func checkPassword(of verified: VerifiedCredential, against stored: PasswordHash?) throws(AuthError) -> PasswordHash? {
+    func checkPassword(of verified: VerifiedCredential, against stored: PasswordHash?) throws(AuthenticationError) -> PasswordHash? {
         guard let password = verified.password else { return nil }
-        guard let stored, try stored.matches(password) else { throw AuthError(.wrongPassword) }
+        guard let stored, try stored.matches(password) else { throw AuthenticationError(.wrongPassword) }
         return stored
     }
 

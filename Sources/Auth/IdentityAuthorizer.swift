@@ -75,7 +75,7 @@ public struct IdentityCredential: Hashable, Sendable {
 ///     func authorize(_ request: AuthorizationRequest) async throws -> IdentityCredential {
 ///         // let apple = ASAuthorizationAppleIDProvider().createRequest()
 ///         // apple.nonce = request.hashedNonce; run ASAuthorizationController; map the credential.
-///         throw AuthError(.operationNotAllowed)
+///         throw AuthenticationError(.operationNotAllowed)
 ///     }
 ///     func credentialState(forUserID userID: String) async throws -> CredentialState { .authorized }
 ///     func revokeToken(authorizationCode: String) async throws {}
@@ -89,19 +89,19 @@ public protocol IdentityAuthorizer: Sendable {
     /// Presents the provider's sign-in and returns the user's credential.
     /// - Parameter request: The hashed nonce and scopes.
     /// - Returns: The credential, with an identity token carrying `request.hashedNonce`.
-    /// - Throws: ``AuthError`` — `cancelled` if the user dismissed the sheet, `networkError`, …
+    /// - Throws: ``AuthenticationError`` — `cancelled` if the user dismissed the sheet, `networkError`, …
     func authorize(_ request: AuthorizationRequest) async throws -> IdentityCredential
 
     /// Asks the provider whether the user still authorizes the app.
     /// - Parameter userID: The user's identifier at the provider.
     /// - Returns: The credential state.
-    /// - Throws: ``AuthError/Code/networkError`` when the provider cannot be reached.
+    /// - Throws: ``AuthenticationError/Code/networkError`` when the provider cannot be reached.
     func credentialState(forUserID userID: String) async throws -> CredentialState
 
     /// Revokes the user's tokens at the provider, as required when an account is deleted.
     /// - Parameter authorizationCode: A fresh, unused authorization code.
-    /// - Throws: ``AuthError/Code/invalidCredential`` for a used or expired code,
-    ///   ``AuthError/Code/networkError``.
+    /// - Throws: ``AuthenticationError/Code/invalidCredential`` for a used or expired code,
+    ///   ``AuthenticationError/Code/networkError``.
     func revokeToken(authorizationCode: String) async throws
 
     /// The identifiers of users who revoked the app's authorization, as it happens

@@ -106,25 +106,25 @@ public enum IdentityToken {
     /// Decodes the claims of a token without checking what they say.
     /// - Parameter token: The compact JWT.
     /// - Returns: The claims.
-    /// - Throws: ``AuthError/Code/invalidCredential`` when the token does not have three
+    /// - Throws: ``AuthenticationError/Code/invalidCredential`` when the token does not have three
     ///   parts, a part is not base64url, or the header or payload is not the expected JSON.
-    public static func claims(of token: String) throws(AuthError) -> IdentityTokenClaims {
+    public static func claims(of token: String) throws(AuthenticationError) -> IdentityTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
-            throw AuthError(.invalidCredential, detail: "The identity token does not have three parts.")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token does not have three parts.")
         }
         guard let header = Base64URL.decode(String(parts[0])), let payload = Base64URL.decode(String(parts[1])),
             Base64URL.decode(String(parts[2])) != nil
         else {
-            throw AuthError(.invalidCredential, detail: "The identity token is not base64url.")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token is not base64url.")
         }
         guard let headerFields = try? JSONSerialization.jsonObject(with: header) as? [String: Any], headerFields["alg"] is String else {
-            throw AuthError(.invalidCredential, detail: "The identity token's header is not a JWT header.")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token's header is not a JWT header.")
         }
         do {
             return try JSONDecoder().decode(IdentityTokenClaims.self, from: payload)
         } catch {
-            throw AuthError(.invalidCredential, detail: "The identity token's payload is not valid claims JSON.")
+            throw AuthenticationError(.invalidCredential, detail: "The identity token's payload is not valid claims JSON.")
         }
     }
 
@@ -134,8 +134,8 @@ public enum IdentityToken {
     ///   - key: The signing key.
     ///   - keyID: The `kid` header.
     /// - Returns: The compact JWT.
-    /// - Throws: ``AuthError/Code/invalidCredential`` if the platform's library cannot sign it.
-    public static func mint(_ claims: IdentityTokenClaims, key: [UInt8], keyID: String = "simulated") throws(AuthError) -> String {
+    /// - Throws: ``AuthenticationError/Code/invalidCredential`` if the platform's library cannot sign it.
+    public static func mint(_ claims: IdentityTokenClaims, key: [UInt8], keyID: String = "simulated") throws(AuthenticationError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = Base64URL.encode(Data(#"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#.utf8))
@@ -144,7 +144,7 @@ public enum IdentityToken {
             let signature = try PlatformCrypto.hmacSHA256(key: key, message: Data("\(header).\(payload)".utf8))
             return "\(header).\(payload).\(Base64URL.encode(signature))"
         } catch {
-            throw AuthError(.invalidCredential, detail: "The token could not be signed: \(error.detail)")
+            throw AuthenticationError(.invalidCredential, detail: "The token could not be signed: \(error.detail)")
         }
     }
 }

@@ -2,29 +2,29 @@ import Foundation
 import TrainCore
 
 extension LocalAuthService {
-    public func link(_ credential: AuthCredential) async throws -> UserEntity {
+    public func link(_ credential: SignInCredential) async throws -> UserEntity {
         let current = try requireSession()
         let verified = try verify(credential)
         if let password = verified.password {
             try Credentials.checkStrength(password, minimumLength: configuration.policy.minimumPasswordLength)
         }
         guard !current.user.isLinked(verified.provider) else {
-            throw AuthError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
+            throw AuthenticationError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
         }
-        let hash = try verified.password.map { password throws(AuthError) in
+        let hash = try verified.password.map { password throws(AuthenticationError) in
             try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
         }
         let now = configuration.clock.now
         let user = try write { records in
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
-                throw AuthError(.userNotFound)
+                throw AuthenticationError(.userNotFound)
             }
             let before = account.user
             guard !account.user.isLinked(verified.provider) else {
-                throw AuthError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
+                throw AuthenticationError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
             }
             if let owner = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) {
-                throw AuthError(owner == account.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
+                throw AuthenticationError(owner == account.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
             }
             account.user.providers.append(
                 LinkedProvider(
@@ -53,12 +53,12 @@ extension LocalAuthService {
         let current = try requireSession()
         try requireRecentLogin(current, before: "removing a sign-in method")
         let user = try write { records in
-            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
             guard let linked = account.user.providers.first(where: { $0.provider == provider }) else {
-                throw AuthError(.noSuchProvider, detail: "\(provider.rawValue) is not linked to this account.")
+                throw AuthenticationError(.noSuchProvider, detail: "\(provider.rawValue) is not linked to this account.")
             }
             guard account.user.providers.count > 1 else {
-                throw AuthError(.lastProvider, detail: "\(provider.rawValue) is the account's only sign-in method.")
+                throw AuthenticationError(.lastProvider, detail: "\(provider.rawValue) is the account's only sign-in method.")
             }
             let before = account.user
             account.user.providers.removeAll { $0.provider == provider }
@@ -78,7 +78,7 @@ extension LocalAuthService {
         let current = try requireSession()
         try requireRecentLogin(current, before: "changing your email address")
         let user = try write { records in
-            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
             let userID = account.user.id
             let before = account.user
             if let index = account.user.providers.firstIndex(where: { $0.provider == .password }),
@@ -86,7 +86,7 @@ extension LocalAuthService {
             {
                 let newIdentity = AuthRecords.identityKey(.password, address)
                 if let owner = try records.value(forKey: newIdentity, in: AuthRecords.identities), owner != userID {
-                    throw AuthError(.emailAlreadyInUse)
+                    throw AuthenticationError(.emailAlreadyInUse)
                 }
                 try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, account.user.providers[index].subject), of: userID, in: records)
                 try records.put(userID, forKey: newIdentity, in: AuthRecords.identities)
@@ -106,7 +106,7 @@ extension LocalAuthService {
     /// Deletes the signed-in account and everything TrainAuth keeps for it. An Apple
     /// account's tokens are revoked first, with the authorization code of this
     /// service's Apple sign-in or re-authentication in the last five minutes; without
-    /// one, the deletion throws ``AuthError/Code/requiresAppleReauthentication`` and
+    /// one, the deletion throws ``AuthenticationError/Code/requiresAppleReauthentication`` and
     /// changes nothing. A revocation that fails at Apple's end is reported in the
     /// receipt, and the account is deleted all the same.
     @discardableResult
@@ -129,7 +129,7 @@ extension LocalAuthService {
 
     /// Revokes the Apple token of `account` unless it was revoked since its last Apple
     /// authorization, and keeps the outcome.
-    func revocation(for account: AuthRecords.Account) async throws(AuthError) -> AccountDeletionReceipt.TokenRevocation {
+    func revocation(for account: AuthRecords.Account) async throws(AuthenticationError) -> AccountDeletionReceipt.TokenRevocation {
         guard account.user.isLinked(.apple) else { return .notApplicable }
         let userID = account.user.id
         // An Apple authorization since the kept revocation removed it (in its own transaction).
@@ -147,13 +147,13 @@ extension LocalAuthService {
 
     /// The Apple authorization code to revoke with, or nil when Sign in with Apple is not
     /// configured here (revocation is then reported as failed).
-    /// - Throws: ``AuthError/Code/requiresAppleReauthentication`` when this service has no
+    /// - Throws: ``AuthenticationError/Code/requiresAppleReauthentication`` when this service has no
     ///   code for the user younger than Apple's lifetime.
-    private func usableAppleCode(for userID: String) throws(AuthError) -> String? {
+    private func usableAppleCode(for userID: String) throws(AuthenticationError) -> String? {
         guard configuration.apple != nil else { return nil }
         let lifetime = configuration.policy.appleAuthorizationCodeLifetime.timeInterval
         guard let issued = authorizationCodes[userID], configuration.clock.now.timeIntervalSince(issued.issuedAt) <= lifetime else {
-            throw AuthError(
+            throw AuthenticationError(
                 .requiresAppleReauthentication,
                 detail: "No Apple authorization code younger than \(Int(lifetime)) seconds; re-authenticate with Apple, then delete.")
         }
@@ -162,15 +162,16 @@ extension LocalAuthService {
 
     private func revokeAppleToken(using code: String?) async -> AccountDeletionReceipt.TokenRevocation {
         guard let authorizer = configuration.apple?.authorizer, let code else {
-            return .failed(AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured, so its token could not be revoked."))
+            return .failed(
+                AuthenticationError(.operationNotAllowed, detail: "Sign in with Apple is not configured, so its token could not be revoked."))
         }
         do {
             try await authorizer.revokeToken(authorizationCode: code)
             return .revoked
-        } catch let error as AuthError {
+        } catch let error as AuthenticationError {
             return .failed(error)
         } catch {
-            return .failed(AuthError(.networkError, detail: "Token revocation failed: \(type(of: error))."))
+            return .failed(AuthenticationError(.networkError, detail: "Token revocation failed: \(type(of: error))."))
         }
     }
 
@@ -192,24 +193,24 @@ extension LocalAuthService {
         let userID = try requireSession().user.id
         if enabled {
             let availability = await configuration.biometrics.availability()
-            if let unavailable = availability.unavailableReason { throw AuthError(unavailable) }
+            if let unavailable = availability.unavailableReason { throw AuthenticationError(unavailable) }
             do {
                 try await configuration.biometrics.evaluate(reason: reason)
-            } catch let error as AuthError {
+            } catch let error as AuthenticationError {
                 throw error
             } catch is CancellationError {
-                throw AuthError(.cancelled)
+                throw AuthenticationError(.cancelled)
             } catch {
-                throw AuthError(.biometryFailed, detail: "The biometric evaluation failed: \(type(of: error)).")
+                throw AuthenticationError(.biometryFailed, detail: "The biometric evaluation failed: \(type(of: error)).")
             }
             try requireStillSignedIn(userID, during: "the biometric prompt was up")
         }
         try storeBiometricLock(enabled, for: userID)
     }
 
-    private func storeBiometricLock(_ enabled: Bool, for userID: String) throws(AuthError) {
+    private func storeBiometricLock(_ enabled: Bool, for userID: String) throws(AuthenticationError) {
         try write { records in
-            guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { throw AuthError(.userNotFound) }
+            guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { throw AuthenticationError(.userNotFound) }
             try records.put(AuthRecords.Settings(biometricLockEnabled: enabled), forKey: userID, in: AuthRecords.settings)
         }
     }

@@ -7,17 +7,17 @@ extension LocalAuthService {
         let current = try requireSession(as: userID)
         try requireRecentLogin(current, before: "deleting your account")
         guard date > configuration.clock.now else {
-            throw AuthError(.operationNotAllowed, detail: "A scheduled deletion's date must be after now; delete the account instead.")
+            throw AuthenticationError(.operationNotAllowed, detail: "A scheduled deletion's date must be after now; delete the account instead.")
         }
         guard try read({ try $0.value(forKey: userID, in: AuthRecords.scheduledDeletions) }) == nil else {
-            throw AuthError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
+            throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
         }
         // Apple's tokens are revoked now, while the user can authorize it: the purge runs without them.
         let revocation = try await revocation(for: current)
         try requireStillSignedIn(userID, during: "the Apple token was being revoked")
         try write { records in
             guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) == nil else {
-                throw AuthError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
+                throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
             }
             try records.put(date, forKey: userID, in: AuthRecords.scheduledDeletions)
         }
@@ -30,7 +30,7 @@ extension LocalAuthService {
         _ = try requireSession(as: userID)
         try write { records in
             guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) != nil else {
-                throw AuthError(.operationNotAllowed, detail: "The account has no scheduled deletion to cancel.")
+                throw AuthenticationError(.operationNotAllowed, detail: "The account has no scheduled deletion to cancel.")
             }
             try records.removeValue(forKey: userID, in: AuthRecords.scheduledDeletions)
         }
@@ -48,10 +48,10 @@ extension LocalAuthService {
 
     /// The signed-in account if it is `userID`, byte for byte: `userMismatch` when
     /// another user signed in since the caller looked.
-    private func requireSession(as userID: String) throws(AuthError) -> AuthRecords.Account {
+    private func requireSession(as userID: String) throws(AuthenticationError) -> AuthRecords.Account {
         let current = try requireSession()
         guard current.user.id.utf8.elementsEqual(userID.utf8) else {
-            throw AuthError(.userMismatch, detail: "'\(userID)' is not the signed-in user; nothing was changed.")
+            throw AuthenticationError(.userMismatch, detail: "'\(userID)' is not the signed-in user; nothing was changed.")
         }
         return current
     }
@@ -62,7 +62,7 @@ extension LocalAuthService {
         let removed = try write { records -> (account: AuthRecords.Account, revocation: AuthRecords.Revocation?)? in
             guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { return nil }
             guard try AuthRecords.isDeletionDue(userID, in: records, now: now) else {
-                throw AuthError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
+                throw AuthenticationError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
             }
             let revocation = try records.value(forKey: userID, in: AuthRecords.revocations)
             return try AuthRecords.removeAccount(userID, in: records).map { ($0, revocation) }
@@ -76,7 +76,7 @@ extension LocalAuthService {
             outcome = kept.outcome
         } else if removed.account.user.isLinked(.apple) {
             outcome = .failed(
-                AuthError(
+                AuthenticationError(
                     .requiresAppleReauthentication,
                     detail: "Apple was authorized again after the deletion was scheduled; those tokens need the user to revoke them."))
         } else {

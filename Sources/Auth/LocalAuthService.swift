@@ -68,7 +68,7 @@ public actor LocalAuthService: AuthService {
     ///   - storage: In memory, or a file (other services may share it) with its options.
     ///   - configuration: Clock, IDs, providers and policy.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
-    public init(storage: Storage, configuration: AuthConfiguration = AuthConfiguration()) throws {
+    public init(storage: StorageLocation, configuration: AuthConfiguration = AuthConfiguration()) throws {
         let store = try RecordStore(storage, schema: AuthRecords.schema)
         let restored = try Self.restoreSession(in: store, now: configuration.clock.now)
         self.init(store: store, configuration: configuration, restored: restored)
@@ -134,31 +134,31 @@ public actor LocalAuthService: AuthService {
         try await signIn(with: requestCredential(from: .google))
     }
 
-    public func requestCredential(from provider: AuthProvider) async throws -> AuthCredential {
+    public func requestCredential(from provider: AuthProvider) async throws -> SignInCredential {
         guard let configured = configuration.provider(provider) else {
-            throw AuthError(.operationNotAllowed, detail: "\(provider.rawValue) is not configured for this service.")
+            throw AuthenticationError(.operationNotAllowed, detail: "\(provider.rawValue) is not configured for this service.")
         }
         let rawNonce = try Nonce.random()
         let request = AuthorizationRequest(hashedNonce: try Credentials.sha256Hex(rawNonce))
         do {
             return .identity(try await configured.authorizer.authorize(request), rawNonce: rawNonce)
-        } catch let error as AuthError {
+        } catch let error as AuthenticationError {
             throw error
         } catch is CancellationError {
-            throw AuthError(.cancelled)
+            throw AuthenticationError(.cancelled)
         } catch {
-            throw AuthError(.networkError, detail: "The \(provider.rawValue) sign-in failed: \(type(of: error)).")
+            throw AuthenticationError(.networkError, detail: "The \(provider.rawValue) sign-in failed: \(type(of: error)).")
         }
     }
 
-    public func signIn(with credential: AuthCredential) async throws -> UserEntity {
+    public func signIn(with credential: SignInCredential) async throws -> UserEntity {
         let verified = try verify(credential)
         let now = configuration.clock.now
         // A password is checked before the transaction (hashing takes a while), and the
         // transaction makes sure the account still has the hash that was checked.
         let storedHash = try read { records -> PasswordHash? in
             guard let existing = try self.account(for: verified, in: records) else {
-                if verified.password != nil { throw AuthError(.userNotFound, detail: "No account uses this email address.") }
+                if verified.password != nil { throw AuthenticationError(.userNotFound, detail: "No account uses this email address.") }
                 return nil
             }
             try AuthRecords.checkCanSignIn(existing, in: records, now: now)
@@ -171,7 +171,7 @@ public actor LocalAuthService: AuthService {
                 try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                 if verified.password != nil {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
-                        throw AuthError(.wrongPassword)
+                        throw AuthenticationError(.wrongPassword)
                     }
                 }
                 account = existing
@@ -185,7 +185,7 @@ public actor LocalAuthService: AuthService {
                     try AuthRecords.reindex(from: existing.user, to: account.user, in: records)
                 }
             } else {
-                guard verified.provider != .password else { throw AuthError(.userNotFound, detail: "No account uses this email address.") }
+                guard verified.provider != .password else { throw AuthenticationError(.userNotFound, detail: "No account uses this email address.") }
                 account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
                 try AuthRecords.reindex(from: nil, to: account.user, in: records, conflict: .accountExistsWithDifferentCredential)
                 try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
@@ -210,13 +210,13 @@ public actor LocalAuthService: AuthService {
                 try $0.value(forKey: identity, in: AuthRecords.identities) == nil && !AuthRecords.isTaken(address, byAnotherThan: nil, in: $0)
             })
         else {
-            throw AuthError(.emailAlreadyInUse)
+            throw AuthenticationError(.emailAlreadyInUse)
         }
         let hash = try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
         let now = configuration.clock.now
         let user = try write { records in
             // Checked again here: another service on the file may have taken the address meanwhile.
-            guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthError(.emailAlreadyInUse) }
+            guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthenticationError(.emailAlreadyInUse) }
             let user = UserEntity(
                 id: try self.newAccountID(in: records), email: address,
                 providers: [LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now)],
@@ -239,7 +239,7 @@ public actor LocalAuthService: AuthService {
         let policy = configuration.policy
         let fixed = policy.testPhoneNumbers[number]
         guard fixed != nil || configuration.codeSender != nil else {
-            throw AuthError(.invalidPhoneNumber, detail: "The number is not a test number and no code sender is configured.")
+            throw AuthenticationError(.invalidPhoneNumber, detail: "The number is not a test number and no code sender is configured.")
         }
         let code = fixed ?? String(format: "%06d", Int.random(in: 0...999_999))
         let id = configuration.ids.makeID()
@@ -253,8 +253,8 @@ public actor LocalAuthService: AuthService {
                 try await sender.send(code: code, to: number)
             } catch {
                 phoneVerifications.cancel(id, for: number, restoring: replaced)
-                if let error = error as? AuthError { throw error }
-                throw AuthError(.networkError, detail: "The code could not be sent: \(type(of: error)).")
+                if let error = error as? AuthenticationError { throw error }
+                throw AuthenticationError(.networkError, detail: "The code could not be sent: \(type(of: error)).")
             }
         }
         return id
@@ -263,12 +263,12 @@ public actor LocalAuthService: AuthService {
     // MARK: - Session
 
     @discardableResult
-    public func reauthenticate(with credential: AuthCredential) async throws -> UserEntity {
+    public func reauthenticate(with credential: SignInCredential) async throws -> UserEntity {
         let current = try requireSession()
         let verified = try verify(credential)
         let storedHash = try read { records -> PasswordHash? in
             guard let owner = try self.account(for: verified, in: records), owner.user.id == current.user.id else {
-                throw AuthError(.userMismatch, detail: "The credential belongs to another account than the signed-in one.")
+                throw AuthenticationError(.userMismatch, detail: "The credential belongs to another account than the signed-in one.")
             }
             return try self.storedHash(for: verified, userID: owner.user.id, in: records)
         }
@@ -278,10 +278,10 @@ public actor LocalAuthService: AuthService {
             guard try records.value(forKey: verified.identityKey, in: AuthRecords.identities) == current.user.id,
                 var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled
             else {
-                throw AuthError(.userMismatch, detail: "The credential no longer belongs to the signed-in account.")
+                throw AuthenticationError(.userMismatch, detail: "The credential no longer belongs to the signed-in account.")
             }
             if verified.password != nil, try records.value(forKey: account.user.id, in: AuthRecords.passwords) != checkedHash {
-                throw AuthError(.wrongPassword)
+                throw AuthenticationError(.wrongPassword)
             }
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
@@ -301,17 +301,19 @@ public actor LocalAuthService: AuthService {
 
     public func checkCredentialState() async throws -> CredentialState {
         let current = try requireSession()
-        guard let apple = configuration.apple else { throw AuthError(.operationNotAllowed, detail: "Sign in with Apple is not configured.") }
+        guard let apple = configuration.apple else {
+            throw AuthenticationError(.operationNotAllowed, detail: "Sign in with Apple is not configured.")
+        }
         guard let subject = current.user.providers.first(where: { $0.provider == .apple })?.subject else {
-            throw AuthError(.noSuchProvider, detail: "The account has no Apple ID linked.")
+            throw AuthenticationError(.noSuchProvider, detail: "The account has no Apple ID linked.")
         }
         let state: CredentialState
         do {
             state = try await apple.authorizer.credentialState(forUserID: subject)
-        } catch let error as AuthError {
+        } catch let error as AuthenticationError {
             throw error
         } catch {
-            throw AuthError(.networkError, detail: "The credential state could not be read: \(type(of: error)).")
+            throw AuthenticationError(.networkError, detail: "The credential state could not be read: \(type(of: error)).")
         }
         if state == .revoked || state == .notFound, currentUser?.id == current.user.id {
             try endSession()
@@ -329,10 +331,10 @@ public actor LocalAuthService: AuthService {
     /// - Parameters:
     ///   - disabled: Whether the account is disabled.
     ///   - userID: The account.
-    /// - Throws: ``AuthError/Code/userNotFound`` for an unknown account.
+    /// - Throws: ``AuthenticationError/Code/userNotFound`` for an unknown account.
     public func setAccountDisabled(_ disabled: Bool, userID: String) throws {
         try write { records in
-            guard var account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+            guard var account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
             account.isDisabled = disabled
             try records.put(account, forKey: userID, in: AuthRecords.accounts)
         }
@@ -343,12 +345,12 @@ public actor LocalAuthService: AuthService {
 
     /// The signed-in account as stored; a deleted or disabled one, or one past its
     /// scheduled deletion's date, is signed out here.
-    func requireSession() throws(AuthError) -> AuthRecords.Account {
-        guard let userID = currentUser?.id else { throw AuthError(.notSignedIn) }
+    func requireSession() throws(AuthenticationError) -> AuthRecords.Account {
+        guard let userID = currentUser?.id else { throw AuthenticationError(.notSignedIn) }
         let now = configuration.clock.now
         do {
             return try read { records in
-                guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthError(.userNotFound) }
+                guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
                 return account
             }
@@ -359,12 +361,12 @@ public actor LocalAuthService: AuthService {
     }
 
     /// After an `await`: throws unless `userID` is still the user signed in to this service.
-    func requireStillSignedIn(_ userID: String, during action: String) throws(AuthError) {
+    func requireStillSignedIn(_ userID: String, during action: String) throws(AuthenticationError) {
         guard let current = currentUser else {
-            throw AuthError(.notSignedIn, detail: "The user signed out while \(action).")
+            throw AuthenticationError(.notSignedIn, detail: "The user signed out while \(action).")
         }
         guard current.id == userID else {
-            throw AuthError(.userMismatch, detail: "Another user signed in while \(action); nothing was changed.")
+            throw AuthenticationError(.userMismatch, detail: "Another user signed in while \(action); nothing was changed.")
         }
     }
 
@@ -372,15 +374,15 @@ public actor LocalAuthService: AuthService {
     /// old: exactly the window is fresh, and a sign-in dated in the future (the clock was
     /// ahead, then set back) is not.
     /// - Parameter action: What the user is doing, for the user-facing sentence.
-    func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthError) {
+    func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthenticationError) {
         let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
         guard age >= 0, age <= configuration.policy.recentLoginWindow.timeInterval else {
             // A stored date can be anything a file holds: the seconds are shown clamped, never converted unchecked.
             let seconds = age.isFinite ? Int(min(abs(age), 1e12)) : 0
-            throw AuthError(
+            throw AuthenticationError(
                 .requiresRecentLogin,
                 detail: age < 0 ? "The last sign-in is dated \(seconds) seconds in the future." : "The last sign-in was \(seconds) seconds ago.",
-                message: AuthError.recentLoginMessage(before: action))
+                message: AuthenticationError.recentLoginMessage(before: action))
         }
     }
 
@@ -391,11 +393,11 @@ public actor LocalAuthService: AuthService {
             let id = configuration.ids.makeID()
             if try records.data(forKey: id, in: AuthRecords.accounts) == nil { return id }
         }
-        throw AuthError(.storage, detail: "The ID generator gave 1,000 IDs in a row that existing accounts already have.")
+        throw AuthenticationError(.storage, detail: "The ID generator gave 1,000 IDs in a row that existing accounts already have.")
     }
 
     /// Clears the session in memory first, then in storage if it is still this service's.
-    func endSession() throws(AuthError) {
+    func endSession() throws(AuthenticationError) {
         guard let user = currentUser else { return }
         authorizationCodes[user.id] = nil
         users.send(nil)
@@ -427,11 +429,11 @@ public actor LocalAuthService: AuthService {
             lockout: policy.phoneNumberLockout.timeInterval)
     }
 
-    func checkPhoneCode(verificationID: String, code: String) throws(AuthError) -> String {
+    func checkPhoneCode(verificationID: String, code: String) throws(AuthenticationError) -> String {
         try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now, limits: phoneLimits)
     }
 
-    nonisolated func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthError) -> Result {
+    nonisolated func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthenticationError) -> Result {
         do {
             return try store.read(body)
         } catch {
@@ -439,7 +441,7 @@ public actor LocalAuthService: AuthService {
         }
     }
 
-    func write<Result>(_ body: (RecordWriter) throws -> Result) throws(AuthError) -> Result {
+    func write<Result>(_ body: (RecordWriter) throws -> Result) throws(AuthenticationError) -> Result {
         do {
             return try store.write(body)
         } catch {
@@ -447,9 +449,9 @@ public actor LocalAuthService: AuthService {
         }
     }
 
-    private static func authError(_ error: any Error) -> AuthError {
-        if let error = error as? AuthError { return error }
-        if let error = error as? CoreError { return AuthError(.storage, detail: error.description) }
-        return AuthError(.storage, detail: "\(type(of: error))")
+    private static func authError(_ error: any Error) -> AuthenticationError {
+        if let error = error as? AuthenticationError { return error }
+        if let error = error as? CoreError { return AuthenticationError(.storage, detail: error.description) }
+        return AuthenticationError(.storage, detail: "\(type(of: error))")
     }
 }

@@ -9,21 +9,21 @@ struct PasswordHash: Codable, Hashable, Sendable {
     var salt: Data
     var hash: Data
 
-    init(password: String, iterations: Int) throws(AuthError) {
+    init(password: String, iterations: Int) throws(AuthenticationError) {
         do {
             let salt = try PlatformCrypto.randomBytes(count: 16)
             self.iterations = iterations
             self.salt = Data(salt)
             self.hash = Data(try PlatformCrypto.pbkdf2SHA256(password: Data(password.utf8), salt: salt, iterations: iterations))
         } catch {
-            throw AuthError(.storage, detail: "The password could not be hashed: \(error.detail)")
+            throw AuthenticationError(.storage, detail: "The password could not be hashed: \(error.detail)")
         }
     }
 
     /// Whether `password` matches, compared in constant time.
-    /// - Throws: ``AuthError/Code/storage`` if the stored hash cannot be recomputed
+    /// - Throws: ``AuthenticationError/Code/storage`` if the stored hash cannot be recomputed
     ///   (its parameters are out of range, or the platform's library failed).
-    func matches(_ password: String) throws(AuthError) -> Bool {
+    func matches(_ password: String) throws(AuthenticationError) -> Bool {
         guard algorithm == "pbkdf2-sha256" else { return false }
         let candidate: [UInt8]
         do {
@@ -31,7 +31,7 @@ struct PasswordHash: Codable, Hashable, Sendable {
                 password: Data(password.utf8), salt: salt, iterations: iterations,
                 length: hash.count)
         } catch {
-            throw AuthError(.storage, detail: "The stored password hash could not be checked: \(error.detail)")
+            throw AuthenticationError(.storage, detail: "The stored password hash could not be checked: \(error.detail)")
         }
         return candidate.count == hash.count && zip(candidate, hash).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
@@ -40,11 +40,11 @@ struct PasswordHash: Codable, Hashable, Sendable {
 /// Email addresses, password strength and nonce hashing.
 enum Credentials {
     /// The SHA-256 of a raw nonce (or of any text), in lowercase hex, as Apple and Google expect it.
-    static func sha256Hex(_ text: String) throws(AuthError) -> String {
+    static func sha256Hex(_ text: String) throws(AuthenticationError) -> String {
         do {
             return PlatformCrypto.hex(try PlatformCrypto.sha256(Data(text.utf8)))
         } catch {
-            throw AuthError(.storage, detail: "A nonce could not be hashed: \(error.detail)")
+            throw AuthenticationError(.storage, detail: "A nonce could not be hashed: \(error.detail)")
         }
     }
 
@@ -54,17 +54,17 @@ enum Credentials {
     /// - Throws: `invalidEmail` for an address with a control, format or other invisible
     ///   character, white space inside, a shape other than `local@domain.tld`, more than
     ///   254 bytes of UTF-8, or a local part over 64 bytes.
-    static func normalizedEmail(_ text: String) throws(AuthError) -> String {
+    static func normalizedEmail(_ text: String) throws(AuthenticationError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.unicodeScalars.allSatisfy(isVisible) else {
-            throw AuthError(.invalidEmail, detail: "The email address contains a control or invisible character.")
+            throw AuthenticationError(.invalidEmail, detail: "The email address contains a control or invisible character.")
         }
         let email = trimmed.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64,
             parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains("..")
         else {
-            throw AuthError(.invalidEmail, detail: "The email address is not of the form name@domain.tld, or is too long.")
+            throw AuthenticationError(.invalidEmail, detail: "The email address is not of the form name@domain.tld, or is too long.")
         }
         return email
     }
@@ -85,11 +85,11 @@ enum Credentials {
 
     /// Throws `weakPassword` unless the password is long enough (in characters), at most
     /// ``maximumPasswordBytes`` bytes, and mixes letters with other characters.
-    static func checkStrength(_ password: String, minimumLength: Int) throws(AuthError) {
+    static func checkStrength(_ password: String, minimumLength: Int) throws(AuthenticationError) {
         guard password.count >= minimumLength, password.utf8.count <= maximumPasswordBytes,
             password.contains(where: \.isLetter), password.contains(where: { !$0.isLetter })
         else {
-            throw AuthError(
+            throw AuthenticationError(
                 .weakPassword, detail: "A password needs at least \(minimumLength) characters, with letters and at least one digit or symbol.")
         }
     }

@@ -8,7 +8,7 @@ public protocol VerificationCodeSender: Sendable {
     /// - Parameters:
     ///   - code: The 6-digit code.
     ///   - phoneNumber: The number in E.164 form.
-    /// - Throws: ``AuthError/Code/networkError`` or ``AuthError/Code/invalidPhoneNumber``.
+    /// - Throws: ``AuthenticationError/Code/networkError`` or ``AuthenticationError/Code/invalidPhoneNumber``.
     func send(code: String, to phoneNumber: String) async throws
 }
 
@@ -66,22 +66,22 @@ public enum PhoneNumber {
     /// Normalizes a number typed with spaces, dashes, dots or parentheses to E.164.
     /// - Parameter text: The number as typed, starting with `+` and the country code.
     /// - Returns: `+` followed by 8 to 15 digits.
-    /// - Throws: ``AuthError/Code/invalidPhoneNumber`` for anything else.
-    public static func normalize(_ text: String) throws(AuthError) -> String {
+    /// - Throws: ``AuthenticationError/Code/invalidPhoneNumber`` for anything else.
+    public static func normalize(_ text: String) throws(AuthenticationError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("+") else {
-            throw AuthError(.invalidPhoneNumber, detail: "A phone number must start with + and its country code.")
+            throw AuthenticationError(.invalidPhoneNumber, detail: "A phone number must start with + and its country code.")
         }
         var digits = ""
         for character in trimmed.dropFirst() {
             if character.isASCII && character.isNumber {
                 digits.append(character)
             } else if !" -.()".contains(character) {
-                throw AuthError(.invalidPhoneNumber, detail: "A phone number may hold only digits, spaces, dashes, dots and parentheses.")
+                throw AuthenticationError(.invalidPhoneNumber, detail: "A phone number may hold only digits, spaces, dashes, dots and parentheses.")
             }
         }
         guard (8...15).contains(digits.count), digits.first != "0" else {
-            throw AuthError(.invalidPhoneNumber, detail: "A phone number has 8 to 15 digits after +, not starting with 0.")
+            throw AuthenticationError(.invalidPhoneNumber, detail: "A phone number has 8 to 15 digits after +, not starting with 0.")
         }
         return "+" + digits
     }
@@ -121,10 +121,10 @@ struct PhoneVerifications {
 
     /// Throws `tooManyRequests` while the number is blocked for wrong codes, or if a
     /// code went to it less than the cooldown ago.
-    mutating func checkCanSend(to phoneNumber: String, now: Date, limits: Limits) throws(AuthError) {
+    mutating func checkCanSend(to phoneNumber: String, now: Date, limits: Limits) throws(AuthenticationError) {
         try checkNotBlocked(phoneNumber, now: now, limits: limits)
         if let last = lastSent[phoneNumber], now.timeIntervalSince(last) < limits.cooldown {
-            throw AuthError(.tooManyRequests, detail: "A code was sent to this number less than \(Int(limits.cooldown)) seconds ago.")
+            throw AuthenticationError(.tooManyRequests, detail: "A code was sent to this number less than \(Int(limits.cooldown)) seconds ago.")
         }
     }
 
@@ -146,22 +146,23 @@ struct PhoneVerifications {
 
     /// Checks `code` for verification `id` and returns its phone number; consumes the
     /// verification only through ``consume(_:)``, once the caller's work succeeded.
-    mutating func check(id: String, code: String, now: Date, limits: Limits) throws(AuthError) -> String {
+    mutating func check(id: String, code: String, now: Date, limits: Limits) throws(AuthenticationError) -> String {
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw AuthError(.invalidVerificationCode, detail: "A verification code is six digits.")
+            throw AuthenticationError(.invalidVerificationCode, detail: "A verification code is six digits.")
         }
         guard let entry = pending[id] else {
-            throw AuthError(.invalidVerificationID, detail: "The verification ID is unknown, was replaced by a newer code, or was already used.")
+            throw AuthenticationError(
+                .invalidVerificationID, detail: "The verification ID is unknown, was replaced by a newer code, or was already used.")
         }
         guard now <= entry.expiresAt else {
             pending[id] = nil
-            throw AuthError(.sessionExpired, detail: "The verification code expired.")
+            throw AuthenticationError(.sessionExpired, detail: "The verification code expired.")
         }
         try checkNotBlocked(entry.phoneNumber, now: now, limits: limits)
         guard entry.code == code else {
             let count = (wrongCodes[entry.phoneNumber]?.count ?? 0) + 1
             wrongCodes[entry.phoneNumber] = (count, now)
-            throw AuthError(
+            throw AuthenticationError(
                 .invalidVerificationCode, detail: "The code does not match (wrong code \(count) of \(limits.maxWrongCodes) for this number).")
         }
         return entry.phoneNumber
@@ -175,14 +176,14 @@ struct PhoneVerifications {
 
     /// Throws `tooManyRequests` while the number has used up its wrong codes; a count
     /// whose last wrong code is older than the lockout is forgotten.
-    private mutating func checkNotBlocked(_ phoneNumber: String, now: Date, limits: Limits) throws(AuthError) {
+    private mutating func checkNotBlocked(_ phoneNumber: String, now: Date, limits: Limits) throws(AuthenticationError) {
         guard let wrong = wrongCodes[phoneNumber] else { return }
         guard now.timeIntervalSince(wrong.last) < limits.lockout else {
             wrongCodes[phoneNumber] = nil
             return
         }
         if wrong.count >= limits.maxWrongCodes {
-            throw AuthError(.tooManyRequests, detail: "\(limits.maxWrongCodes) wrong codes were entered for this number; try again later.")
+            throw AuthenticationError(.tooManyRequests, detail: "\(limits.maxWrongCodes) wrong codes were entered for this number; try again later.")
         }
     }
 }

@@ -99,8 +99,8 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
 
     private struct State {
         var selected: Account?
-        var pendingFailure: AuthError?
-        var pendingRevocationFailure: AuthError?
+        var pendingFailure: AuthenticationError?
+        var pendingRevocationFailure: AuthenticationError?
         var states: [String: CredentialState] = [:]
         var sharedOnce: Set<String> = []
         var codes: [String: IssuedCode] = [:]
@@ -146,16 +146,16 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
         }
     }
 
-    /// Makes the next ``authorize(_:)`` throw `error` (for example `AuthError(.cancelled)`).
+    /// Makes the next ``authorize(_:)`` throw `error` (for example `AuthenticationError(.cancelled)`).
     /// - Parameter error: The error to throw once.
-    public func failNextAuthorization(with error: AuthError) {
+    public func failNextAuthorization(with error: AuthenticationError) {
         state.withLock { $0.pendingFailure = error }
     }
 
     /// Makes the next ``revokeToken(authorizationCode:)`` throw `error` (for example
-    /// `AuthError(.networkError)`, Apple's servers out of reach); the code stays unused.
+    /// `AuthenticationError(.networkError)`, Apple's servers out of reach); the code stays unused.
     /// - Parameter error: The error to throw once.
-    public func failNextRevocation(with error: AuthError) {
+    public func failNextRevocation(with error: AuthenticationError) {
         state.withLock { $0.pendingRevocationFailure = error }
     }
 
@@ -188,11 +188,11 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     ///   - expiresAt: `exp`; `issuedAt` plus the token lifetime by default.
     ///   - audience: `aud`; the provider's audience by default.
     /// - Returns: The compact JWT.
-    /// - Throws: ``AuthError/Code/invalidCredential`` if the token cannot be signed.
+    /// - Throws: ``AuthenticationError/Code/invalidCredential`` if the token cannot be signed.
     public func mintToken(
         for account: Account, nonce: String?, issuedAt: Date? = nil, expiresAt: Date? = nil,
         audience: String? = nil
-    ) throws(AuthError) -> String {
+    ) throws(AuthenticationError) -> String {
         let issued = issuedAt ?? clock.now
         let claims = IdentityTokenClaims(
             issuer: issuer, audience: audience ?? self.audience, subject: account.subject, issuedAt: issued,
@@ -207,17 +207,17 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     /// - Parameter request: The hashed nonce and scopes.
     /// - Returns: A credential whose token carries `request.hashedNonce`.
     /// - Throws: The error set by ``failNextAuthorization(with:)``, or
-    ///   ``AuthError/Code/cancelled`` when no account was chosen with ``signIn(as:)``.
+    ///   ``AuthenticationError/Code/cancelled`` when no account was chosen with ``signIn(as:)``.
     public func authorize(_ request: AuthorizationRequest) async throws -> IdentityCredential {
         let now = clock.now
-        let outcome: Result<(Account, Bool, String), AuthError> = state.withLock { state in
+        let outcome: Result<(Account, Bool, String), AuthenticationError> = state.withLock { state in
             state.calls.append(.authorize(hashedNonce: request.hashedNonce))
             if let failure = state.pendingFailure {
                 state.pendingFailure = nil
                 return .failure(failure)
             }
             guard let account = state.selected else {
-                return .failure(AuthError(.cancelled, detail: "No account is signed in on the simulated provider; call signIn(as:)."))
+                return .failure(AuthenticationError(.cancelled, detail: "No account is signed in on the simulated provider; call signIn(as:)."))
             }
             let firstTime = !state.sharedOnce.contains(account.subject)
             state.sharedOnce.insert(account.subject)
@@ -248,21 +248,21 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
 
     /// Revokes the tokens of the code's user and records it.
     /// - Parameter authorizationCode: A code from ``authorize(_:)``, unused and younger than five minutes.
-    /// - Throws: ``AuthError/Code/invalidCredential`` for an unknown, used or expired code,
+    /// - Throws: ``AuthenticationError/Code/invalidCredential`` for an unknown, used or expired code,
     ///   or the error set by ``failNextRevocation(with:)``.
     public func revokeToken(authorizationCode: String) async throws {
         let now = clock.now
-        try state.withLock { state throws(AuthError) in
+        try state.withLock { state throws(AuthenticationError) in
             state.calls.append(.revokeToken)
             if let failure = state.pendingRevocationFailure {
                 state.pendingRevocationFailure = nil
                 throw failure
             }
             guard var issued = state.codes[authorizationCode] else {
-                throw AuthError(.invalidCredential, detail: "The authorization code is unknown.")
+                throw AuthenticationError(.invalidCredential, detail: "The authorization code is unknown.")
             }
-            guard !issued.used else { throw AuthError(.invalidCredential, detail: "The authorization code was already used.") }
-            guard now <= issued.expiresAt else { throw AuthError(.invalidCredential, detail: "The authorization code expired.") }
+            guard !issued.used else { throw AuthenticationError(.invalidCredential, detail: "The authorization code was already used.") }
+            guard now <= issued.expiresAt else { throw AuthenticationError(.invalidCredential, detail: "The authorization code expired.") }
             issued.used = true
             state.codes[authorizationCode] = issued
             state.revoked.append(Revocation(userID: issued.userID, date: now))

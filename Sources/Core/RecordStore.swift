@@ -164,7 +164,7 @@ public final class RecordStore: @unchecked Sendable {
     ///   ``CoreError`` naming it: `notADatabase`, `corrupt`, `truncated`, `emptyFile`,
     ///   `foreignDatabase`, `newerSchema`, `busy` or `io`. A bad file is never replaced
     ///   unless its options say `.quarantine`.
-    public convenience init(_ storage: Storage, schema: StoreSchema) throws(CoreError) {
+    public convenience init(_ storage: StorageLocation, schema: StoreSchema) throws(CoreError) {
         try schema.validate()
         switch storage {
         case .inMemory:

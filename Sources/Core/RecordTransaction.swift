@@ -1,12 +1,12 @@
 import Foundation
 
 /// Something that names a collection: a plain `String`, or a typed ``RecordCollection``.
-public protocol CollectionReference {
+public protocol CollectionName {
     /// The collection's name within its schema.
     var collectionName: String { get }
 }
 
-extension String: CollectionReference {
+extension String: CollectionName {
     /// The string itself.
     public var collectionName: String { self }
 }
@@ -20,7 +20,7 @@ extension String: CollectionReference {
 /// try store.write { try $0.put(Profile(name: "Ada"), forKey: "u1", in: profiles) }
 /// let ada = try store.read { try $0.value(forKey: "u1", in: profiles) }
 /// ```
-public struct RecordCollection<Value>: CollectionReference, Sendable {
+public struct RecordCollection<Value>: CollectionName, Sendable {
     /// The collection's name within its schema.
     public let name: String
     @usableFromInline let encoder: @Sendable (Value) throws -> Data
@@ -159,7 +159,7 @@ public class RecordReader {
     ///   - collection: The collection to look in.
     /// - Returns: The bytes, or nil if there is no such record.
     /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
-    public func data(forKey key: String, in collection: some CollectionReference) throws(CoreError) -> Data? {
+    public func data(forKey key: String, in collection: some CollectionName) throws(CoreError) -> Data? {
         let name = try qualified(collection)
         try check(key: key)
         return try backend.value(forKey: key, in: name)
@@ -198,7 +198,7 @@ public class RecordReader {
     /// - Throws: ``CoreError/Code/invalidArgument`` for a negative limit, and
     ///   ``CoreError`` for an unknown collection or a storage failure.
     public func records(
-        in collection: some CollectionReference, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
+        in collection: some CollectionName, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
     ) throws(CoreError) -> [StoredRecord] {
         let name = try qualified(collection)
         guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
@@ -254,7 +254,7 @@ public class RecordReader {
     /// - Returns: The keys, in `direction`.
     /// - Throws: The errors of ``records(in:range:direction:limit:)``.
     public func keys(
-        in collection: some CollectionReference, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
+        in collection: some CollectionName, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
     ) throws(CoreError) -> [String] {
         let name = try qualified(collection)
         guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
@@ -267,7 +267,7 @@ public class RecordReader {
     ///   - range: The keys to consider; every key by default.
     /// - Returns: The key, or nil if the range holds none.
     /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
-    public func firstKey(in collection: some CollectionReference, range: KeyRange = .all) throws(CoreError) -> String? {
+    public func firstKey(in collection: some CollectionName, range: KeyRange = .all) throws(CoreError) -> String? {
         try keys(in: collection, range: range, limit: 1).first
     }
 
@@ -277,7 +277,7 @@ public class RecordReader {
     ///   - range: The keys to consider; every key by default.
     /// - Returns: The key, or nil if the range holds none.
     /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
-    public func lastKey(in collection: some CollectionReference, range: KeyRange = .all) throws(CoreError) -> String? {
+    public func lastKey(in collection: some CollectionName, range: KeyRange = .all) throws(CoreError) -> String? {
         try keys(in: collection, range: range, direction: .reverse, limit: 1).first
     }
 
@@ -287,7 +287,7 @@ public class RecordReader {
     ///   - range: The keys to count; every key by default.
     /// - Returns: How many records lie in the range.
     /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
-    public func count(in collection: some CollectionReference, range: KeyRange = .all) throws(CoreError) -> Int {
+    public func count(in collection: some CollectionName, range: KeyRange = .all) throws(CoreError) -> Int {
         let name = try qualified(collection)
         guard !range.isEmpty else { return 0 }
         return try backend.count(in: name, range: range)
@@ -303,7 +303,7 @@ public class RecordReader {
     }
 
     @usableFromInline
-    func qualified(_ collection: some CollectionReference) throws(CoreError) -> String {
+    func qualified(_ collection: some CollectionName) throws(CoreError) -> String {
         guard isActive else {
             throw CoreError(.transactionEnded, file: file, detail: "A transaction was used after its closure returned.")
         }
@@ -334,7 +334,7 @@ public final class RecordWriter: RecordReader {
     ///   - key: The record's key, non-empty.
     ///   - collection: The collection to write to.
     /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
-    public func setData(_ data: Data, forKey key: String, in collection: some CollectionReference) throws(CoreError) {
+    public func setData(_ data: Data, forKey key: String, in collection: some CollectionName) throws(CoreError) {
         let name = try qualified(collection)
         try check(key: key)
         try backend.put(data, forKey: key, in: name)
@@ -348,7 +348,7 @@ public final class RecordWriter: RecordReader {
     ///   - collection: The collection to write to.
     /// - Returns: Whether the bytes were stored; false leaves the record there as it was.
     /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
-    public func setDataIfAbsent(_ data: Data, forKey key: String, in collection: some CollectionReference) throws(CoreError) -> Bool {
+    public func setDataIfAbsent(_ data: Data, forKey key: String, in collection: some CollectionName) throws(CoreError) -> Bool {
         let name = try qualified(collection)
         try check(key: key)
         return try backend.insert(data, forKey: key, in: name)
@@ -373,7 +373,7 @@ public final class RecordWriter: RecordReader {
     ///   - key: The record's key.
     ///   - collection: The collection to delete from.
     /// - Throws: ``CoreError`` for an unknown collection, an empty key or a storage failure.
-    public func removeValue(forKey key: String, in collection: some CollectionReference) throws(CoreError) {
+    public func removeValue(forKey key: String, in collection: some CollectionName) throws(CoreError) {
         let name = try qualified(collection)
         try check(key: key)
         try backend.removeValue(forKey: key, in: name)
@@ -382,7 +382,7 @@ public final class RecordWriter: RecordReader {
     /// Deletes every record of a collection; the collection itself stays.
     /// - Parameter collection: The collection to empty.
     /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
-    public func removeAll(in collection: some CollectionReference) throws(CoreError) {
+    public func removeAll(in collection: some CollectionName) throws(CoreError) {
         try backend.removeAll(in: qualified(collection))
     }
 
@@ -394,7 +394,7 @@ public final class RecordWriter: RecordReader {
     /// - Returns: How many records were deleted.
     /// - Throws: ``CoreError`` for an unknown collection or a storage failure.
     @discardableResult
-    public func removeAll(in collection: some CollectionReference, range: KeyRange) throws(CoreError) -> Int {
+    public func removeAll(in collection: some CollectionName, range: KeyRange) throws(CoreError) -> Int {
         let name = try qualified(collection)
         var removed = 0
         var remaining = range

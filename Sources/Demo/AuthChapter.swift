@@ -59,7 +59,7 @@ struct AuthChapter {
             do {
                 _ = try await auth.updateEmail(to: newEmail)
                 return "the stale session changed the email without re-authentication"
-            } catch let error as AuthError where error.code == .requiresRecentLogin {
+            } catch let error as AuthenticationError where error.code == .requiresRecentLogin {
                 narrator.say("The app shows: \"\(error.localizedDescription)\"")
                 return nil
             }

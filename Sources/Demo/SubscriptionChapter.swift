@@ -38,7 +38,7 @@ struct SubscriptionChapter {
             return nil
         }
 
-        var bought: StoreTransaction?
+        var bought: AppStoreTransaction?
         await narrator.step("Buy Pro monthly through the session (a verified transaction for Ada's token, then finished)") {
             guard case .success(let result) = try await session.purchase("com.train.pro.monthly") else { return "the purchase did not succeed" }
             let transaction = try result.payloadValue
@@ -56,7 +56,7 @@ struct SubscriptionChapter {
         }
         guard let bought else { return }
 
-        var renewal: StoreTransaction?
+        var renewal: AppStoreTransaction?
         await narrator.step("A simulated month passes: the subscription renews itself") {
             try clock.advance(by: .seconds(32 * 86_400))
             let tier = try await subscriptions.restorePurchases()

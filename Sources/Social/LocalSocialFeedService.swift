@@ -45,7 +45,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     ///   - configuration: Clock, IDs, time zone and policy.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
-        auth: any AuthService, storage: Storage, media: any MediaStore = LocalMediaStore(),
+        auth: any AuthService, storage: StorageLocation, media: any MediaStore = LocalMediaStore(),
         configuration: SocialConfiguration = SocialConfiguration()
     ) throws {
         self.init(auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), media: media, configuration: configuration)
@@ -254,7 +254,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// if that is taken (a sequential generator restarted after a relaunch, or two
     /// instances on one file); `shape` turns either into the ID (a post's carries its time).
     func freshID(
-        unusedIn collections: [any CollectionReference], in records: RecordReader, shape: (UUID) -> UUID = { $0 }
+        unusedIn collections: [any CollectionName], in records: RecordReader, shape: (UUID) -> UUID = { $0 }
     ) throws -> UUID {
         let id = shape(newID())
         for collection in collections where try records.data(forKey: SocialRecords.key(id), in: collection) != nil {

@@ -29,10 +29,10 @@ public struct EntitlementEngine: Sendable {
     /// What each product grants: its tier, and for a non-renewing subscription how long.
     private struct Grant: Sendable {
         var tier: SubscriptionTier
-        var nonRenewingPeriod: SubscriptionPeriod?
+        var nonRenewingPeriod: BillingPeriod?
 
         /// When a transaction of the product stops granting, if it does.
-        func expiration(of transaction: StoreTransaction) -> Date? {
+        func expiration(of transaction: AppStoreTransaction) -> Date? {
             nonRenewingPeriod.map { $0.end(after: transaction.purchaseDate) } ?? transaction.expirationDate
         }
     }
@@ -46,12 +46,12 @@ public struct EntitlementEngine: Sendable {
 
     /// Creates an engine for a product catalog.
     /// - Parameter products: The products; a transaction of an unknown product grants nothing.
-    public init(products: [StoreProduct]) {
+    public init(products: [AppStoreProduct]) {
         grants = Self.grants(of: products)
     }
 
     /// What each product grants: a consumable nothing.
-    private static func grants(of products: [StoreProduct]) -> [String: Grant] {
+    private static func grants(of products: [AppStoreProduct]) -> [String: Grant] {
         let granting = products.filter { $0.type != .consumable }.map { product in
             (product.id, Grant(tier: product.tier, nonRenewingPeriod: product.type == .nonRenewable ? product.period : nil))
         }
@@ -61,7 +61,7 @@ public struct EntitlementEngine: Sendable {
     /// Until when `transaction` is an entitlement, leaving grace aside: its expiration, the
     /// end of a non-renewing subscription's period, or `distantFuture` for a
     /// non-consumable; nil for a consumable or a product the catalog does not have.
-    func entitlementEnd(of transaction: StoreTransaction) -> Date? {
+    func entitlementEnd(of transaction: AppStoreTransaction) -> Date? {
         grants[transaction.productID].map { $0.expiration(of: transaction) ?? .distantFuture }
     }
 
@@ -70,7 +70,7 @@ public struct EntitlementEngine: Sendable {
 
     /// Takes in a transaction, new or a later state of one already seen.
     /// - Parameter result: The transaction and whether it verified.
-    public mutating func apply(_ result: StoreVerificationResult<StoreTransaction>) {
+    public mutating func apply(_ result: StoreVerificationResult<AppStoreTransaction>) {
         let transaction = result.unsafePayloadValue
         guard let grant = grants[transaction.productID], grant.tier != .free else { return }
         let tier = grant.tier
@@ -116,7 +116,7 @@ public struct EntitlementEngine: Sendable {
     ///   - graceEnds: Grace periods to set or clear for this answer only.
     /// - Returns: The tier.
     mutating func tier(
-        at now: Date, previewing transactions: [StoreVerificationResult<StoreTransaction>], graceEnds: [(transactionID: UInt64, end: Date?)]
+        at now: Date, previewing transactions: [StoreVerificationResult<AppStoreTransaction>], graceEnds: [(transactionID: UInt64, end: Date?)]
     ) -> SubscriptionTier {
         let (savedLatest, savedStale) = (latestActive, stale)
         var savedEntries: [UInt64: Entry?] = [:]
@@ -171,8 +171,8 @@ public struct EntitlementEngine: Sendable {
     ///   - now: The date to evaluate at.
     /// - Returns: The tier.
     public static func referenceTier(
-        of transactions: [StoreVerificationResult<StoreTransaction>], gracePeriods: [UInt64: Date],
-        products: [StoreProduct], at now: Date
+        of transactions: [StoreVerificationResult<AppStoreTransaction>], gracePeriods: [UInt64: Date],
+        products: [AppStoreProduct], at now: Date
     ) -> SubscriptionTier {
         let grants = grants(of: products)
         var best = SubscriptionTier.free

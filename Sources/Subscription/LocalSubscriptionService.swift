@@ -28,13 +28,13 @@ public final class LocalSubscriptionService: SubscriptionService {
     public let accessPolicy: SubscriptionAccessPolicy
 
     private struct Listener {
-        let continuation: AsyncStream<StoreVerificationResult<StoreTransaction>>.Continuation
+        let continuation: AsyncStream<StoreVerificationResult<AppStoreTransaction>>.Continuation
         /// The latest revision of each transaction handed over, so an older state that
         /// arrives late is not handed over after a newer one.
         var delivered: [UInt64: Int] = [:]
 
         /// Hands over `result` unless this listener already has it or a newer state of it.
-        mutating func deliver(_ result: StoreVerificationResult<StoreTransaction>, revision: Int) {
+        mutating func deliver(_ result: StoreVerificationResult<AppStoreTransaction>, revision: Int) {
             let id = result.unsafePayloadValue.id
             guard (delivered[id] ?? -1) < revision else { return }
             delivered[id] = revision
@@ -97,7 +97,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         // answer as if it had, without writing or keeping anything.
         let preview = store.preview(at: now)
         return state.withLock { state in
-            var transactions: [StoreVerificationResult<StoreTransaction>] = []
+            var transactions: [StoreVerificationResult<AppStoreTransaction>] = []
             var graceEnds: [(transactionID: UInt64, end: Date?)] = []
             for event in preview {
                 switch change(event, for: state) {
@@ -113,7 +113,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     public var isPurchaseInProgress: Bool { inProgress.withLock { $0 } }
 
     /// The products sold in the store's storefront, each at its price there.
-    public func products() async throws -> [StoreProduct] {
+    public func products() async throws -> [AppStoreProduct] {
         try store.failIfSimulated(.loadProducts)
         return store.productsInStorefront
     }
@@ -183,8 +183,8 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// Renewals, refunds, Ask to Buy outcomes and outside purchases; unfinished
     /// transactions first, and those of each app user who signs in while it runs. The
     /// listener exists from the moment this returns.
-    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>> {
-        let (stream, continuation) = AsyncStream<StoreVerificationResult<StoreTransaction>>.makeStream()
+    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>> {
+        let (stream, continuation) = AsyncStream<StoreVerificationResult<AppStoreTransaction>>.makeStream()
         let store = store
         let id = state.withLock { state in
             let id = state.nextListenerID
@@ -217,7 +217,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// toward the tier. StoreKit lists a non-renewing subscription's latest transaction
     /// whether or not its period has run out, because it leaves that end to the app;
     /// this service knows the period.
-    public func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>] {
+    public func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         let (viewer, engine) = state.withLock { (audience($0), $0.engine) }
         store.settle()
         let now = store.clock.now
@@ -228,7 +228,7 @@ public final class LocalSubscriptionService: SubscriptionService {
             var productID: String
             var verified: Bool
         }
-        var latestNonRenewing: [PassKey: StoreTransaction] = [:]
+        var latestNonRenewing: [PassKey: AppStoreTransaction] = [:]
         let active = history.transactions.filter { result in
             let transaction = result.unsafePayloadValue
             guard transaction.revocationDate == nil, !transaction.isUpgraded, let end = engine.entitlementEnd(of: transaction),
@@ -247,19 +247,19 @@ public final class LocalSubscriptionService: SubscriptionService {
         }
     }
 
-    public func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+    public func allTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.transactions(for: viewer, includingFinishedConsumables: false)
     }
 
-    public func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+    public func unfinishedTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.unfinished(for: viewer).map(\.result)
     }
 
-    public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>? {
+    public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<AppStoreTransaction>? {
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.transactions(for: viewer, includingFinishedConsumables: true).last { $0.unsafePayloadValue.productID == productID }
@@ -267,7 +267,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// Whether `transaction` was bought after `other`: by purchase date, then identifier
     /// (an approved Ask to Buy request keeps its earlier identifier).
-    static func isLater(_ transaction: StoreTransaction, than other: StoreTransaction) -> Bool {
+    static func isLater(_ transaction: AppStoreTransaction, than other: AppStoreTransaction) -> Bool {
         (transaction.purchaseDate, transaction.id) > (other.purchaseDate, other.id)
     }
 
@@ -276,7 +276,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         return store.appTransaction
     }
 
-    public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
+    public func subscriptionStatuses() async throws -> [RenewalStatus] {
         try store.failIfSimulated(.subscriptionStatus)
         let viewer = state.withLock { audience($0) }
         store.settle()
@@ -318,7 +318,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// What a store event changes in the current user's entitlements.
     private enum Change {
-        case transaction(StoreVerificationResult<StoreTransaction>, revision: Int, returnedByPurchase: Bool)
+        case transaction(StoreVerificationResult<AppStoreTransaction>, revision: Int, returnedByPurchase: Bool)
         case grace(transactionID: UInt64, end: Date?, sequence: UInt64)
     }
 

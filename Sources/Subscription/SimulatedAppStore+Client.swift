@@ -30,7 +30,7 @@ extension SimulatedAppStore {
     /// access and is not this app user's is ``SubscriptionError/Code/subscribedWithAnotherAccount``,
     /// now and when a waiting request is approved.
     func purchase(
-        _ product: StoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String
+        _ product: AppStoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String
     ) throws(SubscriptionError) -> StorePurchaseResult {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard state.appleID == appleID else {
@@ -87,7 +87,7 @@ extension SimulatedAppStore {
     /// Throws ``SubscriptionError/Code/subscribedWithAnotherAccount`` if what `owner`
     /// already has of `product` is not `token`'s: its subscription in the group, while it
     /// grants access, or the non-consumable itself.
-    func refuseAnotherAccountsPurchase(_ product: StoreProduct, owner: AppleID, token: UUID?, in state: State, now: Date)
+    func refuseAnotherAccountsPurchase(_ product: AppStoreProduct, owner: AppleID, token: UUID?, in state: State, now: Date)
         throws(SubscriptionError)
     {
         if let current = subscriptionOfAnotherAccount(inGroupOf: product, of: owner, token: token, in: state, now: now) {
@@ -108,7 +108,7 @@ extension SimulatedAppStore {
     /// latest transaction of each of those subscriptions in grace; and the number of the
     /// last grace event announced (the history includes it and every earlier one).
     func history(for audience: Audience) -> (
-        appleID: AppleID, transactions: [StoreVerificationResult<StoreTransaction>], grace: [UInt64: Date], sequence: UInt64
+        appleID: AppleID, transactions: [StoreVerificationResult<AppStoreTransaction>], grace: [UInt64: Date], sequence: UInt64
     ) {
         state.withLock { state in
             let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
@@ -125,7 +125,7 @@ extension SimulatedAppStore {
     /// The transactions `audience` sees, oldest first (by purchase date, then identifier:
     /// an approved Ask to Buy request keeps its earlier identifier); consumables the app
     /// finished only if asked for.
-    func transactions(for audience: Audience, includingFinishedConsumables: Bool) -> [StoreVerificationResult<StoreTransaction>] {
+    func transactions(for audience: Audience, includingFinishedConsumables: Bool) -> [StoreVerificationResult<AppStoreTransaction>] {
         state.withLock { state in
             Self.oldestFirst(state.entries.values)
                 .filter { entry in
@@ -137,7 +137,7 @@ extension SimulatedAppStore {
     }
 
     /// The transactions `audience` sees that the app has not finished, oldest first, each with its revision.
-    func unfinished(for audience: Audience) -> [(result: StoreVerificationResult<StoreTransaction>, revision: Int)] {
+    func unfinished(for audience: Audience) -> [(result: StoreVerificationResult<AppStoreTransaction>, revision: Int)] {
         state.withLock { state in
             Self.oldestFirst(state.entries.values)
                 .filter { !$0.finished && audience.sees($0, on: state.appleID) }.map { ($0.result, $0.revision) }
@@ -159,7 +159,7 @@ extension SimulatedAppStore {
     }
 
     /// The status of each subscription `audience` sees.
-    func statuses(for audience: Audience) -> [SubscriptionStatus] {
+    func statuses(for audience: Audience) -> [RenewalStatus] {
         state.withLock { state in
             state.subscriptions.values
                 .filter { audience.sees(owner: $0.owner, token: $0.appAccountToken, on: state.appleID) }
@@ -169,7 +169,7 @@ extension SimulatedAppStore {
                     let winBack = products.filter { $0.subscriptionGroupID == subscription.groupID }
                         .flatMap { $0.offers.filter { $0.type == .winBack }.compactMap(\.id) }
                     let info = subscription.renewalInfo(winBackOfferIDs: winBack)
-                    return SubscriptionStatus(
+                    return RenewalStatus(
                         state: subscription.state, transaction: entry.result,
                         renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
                 }

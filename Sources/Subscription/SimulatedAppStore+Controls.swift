@@ -101,7 +101,7 @@ extension SimulatedAppStore {
 
     /// The products sold in the storefront, each at its price there and with its name in
     /// the store's locale.
-    public var productsInStorefront: [StoreProduct] {
+    public var productsInStorefront: [AppStoreProduct] {
         let (storefront, locale) = state.withLock { ($0.settings.storefront, $0.settings.locale) }
         return products.compactMap { product in
             guard let price = product.price(in: storefront) else { return nil }
@@ -162,7 +162,7 @@ extension SimulatedAppStore {
     /// Every transaction in the ledger, by identifier: the order they were made, but
     /// for a purchase approved or resolved after a wait, which keeps the identifier it
     /// was listed under while it waited.
-    public var allTransactions: [StoreVerificationResult<StoreTransaction>] {
+    public var allTransactions: [StoreVerificationResult<AppStoreTransaction>] {
         settle()
         return state.withLock { state in state.entries.keys.sorted().compactMap { state.entries[$0]?.result } }
     }
@@ -188,12 +188,12 @@ extension SimulatedAppStore {
     ///   - purchaseDate: When it was bought; now by default.
     /// - Returns: The transaction of the first period.
     /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
-    ///   for an incomplete product (see ``StoreProduct/validate()``), a purchase date that
+    ///   for an incomplete product (see ``AppStoreProduct/validate()``), a purchase date that
     ///   is not a real date or is more than a century ago, or a subscription backdated by
     ///   more than ``maximumBackdatedPeriods`` periods.
     @discardableResult
     public func buyOutsideApp(productID: String, appAccountToken: UUID? = nil, purchaseDate: Date? = nil) throws(SubscriptionError)
-        -> StoreVerificationResult<StoreTransaction>
+        -> StoreVerificationResult<AppStoreTransaction>
     {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         return try mutate { state, changes, now throws(SubscriptionError) in
@@ -258,7 +258,7 @@ extension SimulatedAppStore {
     ///   subscribes in the group (the code is kept).
     @discardableResult
     public func redeemOfferCode(_ code: String, appAccountToken: UUID? = nil) throws(SubscriptionError)
-        -> StoreVerificationResult<StoreTransaction>
+        -> StoreVerificationResult<AppStoreTransaction>
     {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard let key = Self.offerCode(code), let target = state.settings.offerCodes[key], let product = product(target.productID) else {
@@ -339,7 +339,7 @@ extension SimulatedAppStore {
     ///   - transactionID: The transaction.
     ///   - reason: Why.
     /// - Throws: ``SubscriptionError/Code/transactionNotFound``.
-    public func refund(transactionID: UInt64, reason: RevocationReason = .other) throws(SubscriptionError) {
+    public func refund(transactionID: UInt64, reason: TransactionRevocationReason = .other) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard let entry = state.entries[transactionID] else {
                 throw SubscriptionError(.transactionNotFound, detail: "No transaction \(transactionID).")

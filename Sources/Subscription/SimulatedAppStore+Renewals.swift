@@ -4,20 +4,20 @@ import TrainCore
 /// Subscription time and the state machine: renewals, lapses, grace and billing
 /// retry, purchases in a group.
 extension SimulatedAppStore {
-    func product(_ id: String) -> StoreProduct? {
+    func product(_ id: String) -> AppStoreProduct? {
         products.first { $0.id == id }
     }
 
     /// The end of `periods` periods of `product` from `start`: calendar units in UTC
     /// in real time, fixed lengths at an accelerated rate. A product without a period
     /// (not a subscription) ends where it starts.
-    func periodEnd(of product: StoreProduct, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
+    func periodEnd(of product: AppStoreProduct, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
         guard let period = product.period else { return start }
         return periodEnd(of: period, from: start, rate: rate, periods: periods)
     }
 
-    /// The end of `periods` of `period` from `start`, as ``periodEnd(of:from:rate:periods:)-(StoreProduct,_,_,_)``.
-    func periodEnd(of period: SubscriptionPeriod, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
+    /// The end of `periods` of `period` from `start`, as ``periodEnd(of:from:rate:periods:)-(AppStoreProduct,_,_,_)``.
+    func periodEnd(of period: BillingPeriod, from start: Date, rate: TimeRate, periods: Int = 1) -> Date {
         switch rate {
         case .realTime:
             return period.end(after: start, count: periods)
@@ -38,7 +38,7 @@ extension SimulatedAppStore {
     }
 
     /// Apple's grace period in real time: 6 days for a weekly subscription, 16 for longer periods.
-    func gracePeriod(of product: StoreProduct?, _ rate: TimeRate) -> TimeInterval {
+    func gracePeriod(of product: AppStoreProduct?, _ rate: TimeRate) -> TimeInterval {
         let days: Double = product?.period.map { $0.months < 1 } == true ? 6 : 16
         return scaled(days * 86_400, rate)
     }
@@ -161,7 +161,7 @@ extension SimulatedAppStore {
     func renew(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, at start: Date) {
         // A product gone from the catalog, or no longer an auto-renewable subscription with
         // a period (whose next period would end where it starts), is not renewed into.
-        func renewable(_ id: String) -> StoreProduct? {
+        func renewable(_ id: String) -> AppStoreProduct? {
             self.product(id).flatMap { $0.type == .autoRenewable && $0.period != nil ? $0 : nil }
         }
         let product = renewable(subscription.autoRenewPreference) ?? renewable(subscription.productID)
@@ -187,17 +187,17 @@ extension SimulatedAppStore {
     /// `offer`'s price and for its period if there is one, and queues its announcement.
     @discardableResult
     func newTransaction(
-        _ product: StoreProduct, owner: AppleID, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil,
+        _ product: AppStoreProduct, owner: AppleID, token: UUID?, originalID: UInt64?, purchaseDate: Date, reservedID: UInt64? = nil,
         offer: SubscriptionOffer? = nil, reason: TransactionReason = .purchase, state: inout State, changes: inout Changes,
         returnedByPurchase: Bool
-    ) -> StoreTransaction {
+    ) -> AppStoreTransaction {
         let id = reservedID ?? state.nextID
         if reservedID == nil { state.nextID += 1 }
         let renews = product.type == .autoRenewable
         let end =
             offer.map { periodEnd(of: $0.period, from: purchaseDate, rate: state.settings.timeRate) }
             ?? periodEnd(of: product, from: purchaseDate, rate: state.settings.timeRate)
-        let transaction = StoreTransaction(
+        let transaction = AppStoreTransaction(
             id: id, originalID: originalID ?? id, productID: product.id, productType: product.type,
             subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: purchaseDate,
             expirationDate: renews ? end : nil, appAccountToken: token, offer: offer.map(TransactionOffer.init),
@@ -224,7 +224,7 @@ extension SimulatedAppStore {
     }
 
     /// Changes a stored transaction and queues its announcement.
-    func update(_ id: UInt64, _ state: inout State, _ changes: inout Changes, _ body: (inout StoreTransaction) -> Void) {
+    func update(_ id: UInt64, _ state: inout State, _ changes: inout Changes, _ body: (inout AppStoreTransaction) -> Void) {
         guard var entry = state.entries[id] else { return }
         body(&entry.transaction)
         entry.revision += 1
@@ -251,10 +251,10 @@ extension SimulatedAppStore {
     ///   product does not have; ``SubscriptionError/Code/ineligibleForOffer`` for one the
     ///   Apple ID may not have, or asked for with a purchase that does not start a period now.
     func buy(
-        _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool,
+        _ product: AppStoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool,
         offer request: (type: SubscriptionOffer.OfferType, id: String)? = nil, transactionID: UInt64? = nil,
         state: inout State, changes: inout Changes, now: Date
-    ) throws(SubscriptionError) -> StoreVerificationResult<StoreTransaction> {
+    ) throws(SubscriptionError) -> StoreVerificationResult<AppStoreTransaction> {
         let requested = try checkPurchasable(product, offer: request, owner: owner, in: state, now: now)
         guard product.type == .autoRenewable else {
             return buyOnce(
@@ -275,7 +275,7 @@ extension SimulatedAppStore {
                     changes.subscriptions.insert(subscription.originalID)
                 }
                 return state.entries[latest]?.result
-                    ?? .verified(StoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
+                    ?? .verified(AppStoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
             }
             // Upgrade, or crossgrade to the same period: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }
@@ -304,7 +304,7 @@ extension SimulatedAppStore {
     /// Checks that `product` can be bought now: whole, sold in the storefront, and with
     /// the offer asked for, which it returns.
     func checkPurchasable(
-        _ product: StoreProduct, offer request: (type: SubscriptionOffer.OfferType, id: String)?, owner: AppleID, in state: State, now: Date
+        _ product: AppStoreProduct, offer request: (type: SubscriptionOffer.OfferType, id: String)?, owner: AppleID, in state: State, now: Date
     ) throws(SubscriptionError) -> SubscriptionOffer? {
         try product.validate()
         guard product.price(in: state.settings.storefront) != nil else {
@@ -323,7 +323,7 @@ extension SimulatedAppStore {
     /// Whether buying `product` while subscribed to `current` starts a period now (an
     /// upgrade, or a crossgrade to the same period) rather than changing what renews (the
     /// same product, a downgrade, or a crossgrade to another period).
-    private func startsNow(_ product: StoreProduct, after current: StoreProduct) -> Bool {
+    private func startsNow(_ product: AppStoreProduct, after current: AppStoreProduct) -> Bool {
         product.id != current.id && (product.tier > current.tier || (product.tier == current.tier && product.period == current.period))
     }
 
@@ -332,7 +332,7 @@ extension SimulatedAppStore {
     /// lapsed, an offer code for anyone not subscribed now — each on a purchase that
     /// starts a period now.
     private func requestedOffer(
-        _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: StoreProduct, owner: AppleID, in state: State, now: Date
+        _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: AppStoreProduct, owner: AppleID, in state: State, now: Date
     ) throws(SubscriptionError) -> SubscriptionOffer? {
         guard let request else { return nil }
         guard product.type == .autoRenewable, request.type != .introductory, let offer = product.offer(request.type, id: request.id) else {
@@ -363,9 +363,9 @@ extension SimulatedAppStore {
     /// `purchase()` returns it. A non-renewing subscription or a consumable is a new
     /// transaction each time, also while an earlier one is unfinished.
     private func buyOnce(
-        _ product: StoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64?,
+        _ product: AppStoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64?,
         state: inout State, changes: inout Changes
-    ) -> StoreVerificationResult<StoreTransaction> {
+    ) -> StoreVerificationResult<AppStoreTransaction> {
         if product.type == .nonConsumable, let owned = ownedNonConsumable(product, of: owner, in: state) {
             return owned.result
         }
@@ -377,7 +377,7 @@ extension SimulatedAppStore {
 
     /// The transaction by which `owner` owns the non-consumable `product`: its first one
     /// not refunded.
-    func ownedNonConsumable(_ product: StoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Entry? {
+    func ownedNonConsumable(_ product: AppStoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Entry? {
         state.entries.values.filter { $0.owner == owner && $0.transaction.productID == product.id && $0.transaction.revocationDate == nil }
             .min { $0.transaction.id < $1.transaction.id }
     }
@@ -386,7 +386,7 @@ extension SimulatedAppStore {
     /// ledger written before purchases had an Apple ID, where each app user had their
     /// own: then the one that is active (subscribed or in grace) with the latest
     /// transaction, so every call picks the same one.
-    func subscription(inGroupOf product: StoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Subscription? {
+    func subscription(inGroupOf product: AppStoreProduct, of owner: AppleID, in state: State) -> StoreLedger.Subscription? {
         state.subscriptions.values.filter { $0.groupID == product.subscriptionGroupID && $0.owner == owner }.max { lhs, rhs in
             func rank(_ subscription: StoreLedger.Subscription) -> (Int, UInt64) {
                 (subscription.state == .subscribed || subscription.state == .inGracePeriod ? 1 : 0, subscription.latestTransactionID)
@@ -399,7 +399,7 @@ extension SimulatedAppStore {
     /// grants access and is not `token`'s — another app user's, or untagged (bought
     /// outside the app) — which a purchase tagged `token` must not change.
     func subscriptionOfAnotherAccount(
-        inGroupOf product: StoreProduct, of owner: AppleID, token: UUID?, in state: State, now: Date
+        inGroupOf product: AppStoreProduct, of owner: AppleID, token: UUID?, in state: State, now: Date
     ) -> StoreLedger.Subscription? {
         guard let current = subscription(inGroupOf: product, of: owner, in: state), current.grantsAccess(at: now),
             current.appAccountToken != token

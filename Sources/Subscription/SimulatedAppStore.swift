@@ -14,7 +14,7 @@ import TrainCore
 /// bounded time.
 ///
 /// ```swift
-/// let store = SimulatedAppStore(products: StoreProduct.standard, clock: clock)
+/// let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: clock)
 /// let subscriptions = LocalSubscriptionService(store: store)
 /// await subscriptions.setAppAccountToken(userToken)
 /// _ = try await subscriptions.purchase("com.train.pro.monthly")
@@ -69,7 +69,7 @@ public final class SimulatedAppStore: Sendable {
     enum Event: Sendable {
         /// A transaction of `owner` was created or changed (its `revision`-th state);
         /// `returnedByPurchase` when `purchase` hands it back itself.
-        case transaction(StoreVerificationResult<StoreTransaction>, owner: AppleID, revision: Int, returnedByPurchase: Bool)
+        case transaction(StoreVerificationResult<AppStoreTransaction>, owner: AppleID, revision: Int, returnedByPurchase: Bool)
         /// The grace period of the latest transaction of a subscription of `owner`, tagged
         /// `appAccountToken`, began (with its end) or ended (nil). `sequence` orders these events.
         case grace(owner: AppleID, appAccountToken: UUID?, transactionID: UInt64, end: Date?, sequence: UInt64)
@@ -184,7 +184,7 @@ public final class SimulatedAppStore: Sendable {
     }
 
     /// The products on sale.
-    public let products: [StoreProduct]
+    public let products: [AppStoreProduct]
     let clock: any DateClock
     let ledger: RecordStore
     let state: Locked<State>
@@ -203,7 +203,7 @@ public final class SimulatedAppStore: Sendable {
     /// - Parameters:
     ///   - products: The products on sale.
     ///   - clock: The clock that dates transactions and drives renewals.
-    public convenience init(products: [StoreProduct] = StoreProduct.standard, clock: any DateClock = SystemClock()) {
+    public convenience init(products: [AppStoreProduct] = AppStoreProduct.standard, clock: any DateClock = SystemClock()) {
         let ledger = RecordStore.inMemoryOrFailing(StoreLedger.schema)
         self.init(products: products, clock: clock, ledger: ledger, state: (try? ledger.read(Self.load)) ?? State())
     }
@@ -217,7 +217,7 @@ public final class SimulatedAppStore: Sendable {
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable``, naming the file, if the
     ///   ledger cannot be opened or a record cannot be read.
     public convenience init(
-        storage: Storage, products: [StoreProduct] = StoreProduct.standard,
+        storage: StorageLocation, products: [AppStoreProduct] = AppStoreProduct.standard,
         clock: any DateClock = SystemClock()
     ) throws(SubscriptionError) {
         do {
@@ -233,7 +233,7 @@ public final class SimulatedAppStore: Sendable {
         }
     }
 
-    private init(products: [StoreProduct], clock: any DateClock, ledger: RecordStore, state: State) {
+    private init(products: [AppStoreProduct], clock: any DateClock, ledger: RecordStore, state: State) {
         self.products = products
         self.clock = clock
         self.ledger = ledger
@@ -430,7 +430,7 @@ public final class SimulatedAppStore: Sendable {
     /// The ends of the non-renewing subscriptions among `entries` not refunded, earliest
     /// first: each product's period from the purchase date, in real time, as the
     /// service counts them.
-    static func passEnds(of entries: some Sequence<StoreLedger.Entry>, products: [StoreProduct]) -> [Date] {
+    static func passEnds(of entries: some Sequence<StoreLedger.Entry>, products: [AppStoreProduct]) -> [Date] {
         let periods = Dictionary(
             products.compactMap { product in product.type == .nonRenewable ? product.period.map { (product.id, $0) } : nil },
             uniquingKeysWith: { first, _ in first })

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The products an app sells, checked: each product whole (``StoreProduct/validate()``),
+/// The products an app sells, checked: each product whole (``AppStoreProduct/validate()``),
 /// identifiers unique, and a subscription group holding only auto-renewable
 /// subscriptions. Load one from TrainKit's JSON or from the StoreKit configuration file
 /// (`.storekit`) an Xcode project already has, and hand its products to the
@@ -15,14 +15,14 @@ import Foundation
 /// ```
 public struct StoreCatalog: Hashable, Sendable {
     /// The products, in the order given.
-    public let products: [StoreProduct]
+    public let products: [AppStoreProduct]
 
     /// Checks and keeps `products`.
     /// - Parameter products: The products.
     /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming the first product
     ///   that is incomplete, repeats an identifier, or shares a group without being an
     ///   auto-renewable subscription.
-    public init(products: [StoreProduct]) throws(SubscriptionError) {
+    public init(products: [AppStoreProduct]) throws(SubscriptionError) {
         var seen: Set<String> = []
         for product in products {
             try product.validate()
@@ -34,19 +34,19 @@ public struct StoreCatalog: Hashable, Sendable {
     }
 
     /// The standard products: Pro and Premium, monthly and yearly, in one group.
-    public static let standard = StoreCatalog(checked: StoreProduct.standard)
+    public static let standard = StoreCatalog(checked: AppStoreProduct.standard)
 
-    private init(checked products: [StoreProduct]) {
+    private init(checked products: [AppStoreProduct]) {
         self.products = products
     }
 
     /// Reads a catalog in TrainKit's JSON: `{"products": [...]}`, each product as
-    /// ``StoreProduct`` encodes it (periods in ISO 8601, such as `"P1W"`).
+    /// ``AppStoreProduct`` encodes it (periods in ISO 8601, such as `"P1W"`).
     /// - Parameter json: The document.
     /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a document that does not
     ///   decode or a catalog ``init(products:)`` refuses.
     public init(json: Data) throws(SubscriptionError) {
-        let decoded: [StoreProduct]
+        let decoded: [AppStoreProduct]
         do {
             decoded = try JSONDecoder().decode(Document.self, from: json).products
         } catch {
@@ -69,7 +69,7 @@ public struct StoreCatalog: Hashable, Sendable {
     }
 
     private struct Document: Codable {
-        var products: [StoreProduct]
+        var products: [AppStoreProduct]
     }
 
     /// Reads the products of an Xcode StoreKit configuration file (`.storekit`):
@@ -79,7 +79,7 @@ public struct StoreCatalog: Hashable, Sendable {
     /// offers are not read. The file says nothing of
     /// tiers, and nothing of how long a non-renewing subscription lasts, so the app says.
     /// Names are the `en_US` localization's, else the first one's, else the reference
-    /// name; every localization's name is kept in ``StoreProduct/localizedNames``.
+    /// name; every localization's name is kept in ``AppStoreProduct/localizedNames``.
     /// - Parameters:
     ///   - storeKitConfiguration: The file's contents.
     ///   - tiers: The tier each product grants; a product not listed grants none.
@@ -89,7 +89,7 @@ public struct StoreCatalog: Hashable, Sendable {
     ///   period, a non-renewing subscription without a duration, or a catalog
     ///   ``init(products:)`` refuses.
     public init(
-        storeKitConfiguration: Data, tiers: [String: SubscriptionTier], nonRenewingDurations: [String: SubscriptionPeriod] = [:]
+        storeKitConfiguration: Data, tiers: [String: SubscriptionTier], nonRenewingDurations: [String: BillingPeriod] = [:]
     ) throws(SubscriptionError) {
         let file: StoreKitConfiguration
         do {
@@ -97,7 +97,7 @@ public struct StoreCatalog: Hashable, Sendable {
         } catch {
             throw SubscriptionError(.invalidArgument, detail: "Not a StoreKit configuration file: \(error)")
         }
-        var products: [StoreProduct] = []
+        var products: [AppStoreProduct] = []
         let items =
             (file.products ?? []) + (file.nonRenewingSubscriptions ?? [])
             + (file.subscriptionGroups ?? []).flatMap { group in group.subscriptions.map { $0.inGroup(group.id) } }
@@ -128,7 +128,7 @@ private struct StoreKitConfiguration: Decodable {
             let price = mode == .freeTrial ? 0 : try StoreKitConfiguration.price(displayPrice ?? "", of: productID)
             return SubscriptionOffer(
                 id: type == .introductory ? nil : offerID, type: type, paymentMode: mode,
-                period: try SubscriptionPeriod(iso8601: subscriptionPeriod), periodCount: mode == .payAsYouGo ? numberOfPeriods ?? 1 : 1,
+                period: try BillingPeriod(iso8601: subscriptionPeriod), periodCount: mode == .payAsYouGo ? numberOfPeriods ?? 1 : 1,
                 price: price)
         }
 
@@ -178,7 +178,7 @@ private struct StoreKitConfiguration: Decodable {
             return item
         }
 
-        func product(tier: SubscriptionTier, duration: SubscriptionPeriod?) throws(SubscriptionError) -> StoreProduct {
+        func product(tier: SubscriptionTier, duration: BillingPeriod?) throws(SubscriptionError) -> AppStoreProduct {
             let price = try StoreKitConfiguration.price(displayPrice, of: productID)
             // Xcode leaves a new localization's name empty: an empty name is no name.
             let names = (localizations ?? []).filter { !($0.displayName ?? "").isEmpty }
@@ -193,8 +193,8 @@ private struct StoreKitConfiguration: Decodable {
             return product
         }
 
-        private func product(named name: String, tier: SubscriptionTier, duration: SubscriptionPeriod?, price: Decimal)
-            throws(SubscriptionError) -> StoreProduct
+        private func product(named name: String, tier: SubscriptionTier, duration: BillingPeriod?, price: Decimal)
+            throws(SubscriptionError) -> AppStoreProduct
         {
             switch type {
             case "Consumable":
@@ -207,13 +207,13 @@ private struct StoreKitConfiguration: Decodable {
                 }
                 return .nonRenewing(id: productID, displayName: name, tier: tier, duration: duration, price: price)
             case "RecurringSubscription":
-                let period: SubscriptionPeriod
+                let period: BillingPeriod
                 do {
-                    period = try SubscriptionPeriod(iso8601: recurringSubscriptionPeriod ?? "")
+                    period = try BillingPeriod(iso8601: recurringSubscriptionPeriod ?? "")
                 } catch {
                     throw SubscriptionError(.invalidArgument, detail: "Subscription '\(productID)': \(error.detail)")
                 }
-                var product = StoreProduct(
+                var product = AppStoreProduct(
                     id: productID, displayName: name, tier: tier, period: period, price: price, subscriptionGroupID: subscriptionGroupID ?? "")
                 product.introductoryOffer = try introductoryOffer?.offer(.introductory, of: productID)
                 product.offers =

@@ -13,7 +13,7 @@ enum StoreLedger {
     /// A transaction as the store keeps it: the Apple ID that owns it, whether it
     /// verifies, and whether the app finished it.
     struct Entry: Codable, Hashable, Sendable {
-        var transaction: StoreTransaction
+        var transaction: AppStoreTransaction
         var owner = AppleID.standard
         var verified: Bool
         var finished = false
@@ -27,7 +27,7 @@ enum StoreLedger {
             case transaction, owner, verified, finished, revision
         }
 
-        var result: StoreVerificationResult<StoreTransaction> {
+        var result: StoreVerificationResult<AppStoreTransaction> {
             verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)
         }
     }
@@ -58,7 +58,7 @@ enum StoreLedger {
         /// Makes `transaction` the current period, bought with `offer`: subscribed, in its
         /// product, with no billing issue or lapse pending, and the renewals a
         /// pay-as-you-go offer has left.
-        mutating func begin(_ transaction: StoreTransaction, offer: SubscriptionOffer?) {
+        mutating func begin(_ transaction: AppStoreTransaction, offer: SubscriptionOffer?) {
             begin(transaction)
             self.offer = offer.map(TransactionOffer.init)
             // Checked offers have 1 to 12 periods; a count below 1 leaves none, without overflow.
@@ -67,7 +67,7 @@ enum StoreLedger {
 
         /// Makes `transaction` the current period: subscribed, in its product and under its
         /// tag, with no billing issue or lapse pending.
-        mutating func begin(_ transaction: StoreTransaction) {
+        mutating func begin(_ transaction: AppStoreTransaction) {
             productID = transaction.productID
             appAccountToken = transaction.appAccountToken
             autoRenewPreference = transaction.productID
@@ -250,7 +250,7 @@ public struct StoreTestTransaction: Hashable, Sendable, Identifiable {
     /// The app user it is for.
     public var appAccountToken: UUID?
     /// The transaction once bought; nil while the purchase waits.
-    public var transaction: StoreVerificationResult<StoreTransaction>?
+    public var transaction: StoreVerificationResult<AppStoreTransaction>?
     /// Whether it waits for a parent's Ask to Buy approval (`pendingAskToBuyConfirmation`).
     public var pendingAskToBuyConfirmation: Bool
     /// Whether it waits for an interruption to be resolved (`hasPurchaseIssue`).
@@ -258,7 +258,7 @@ public struct StoreTestTransaction: Hashable, Sendable, Identifiable {
 
     /// A transaction that was bought.
     /// - Parameter transaction: The transaction.
-    public init(_ transaction: StoreVerificationResult<StoreTransaction>) {
+    public init(_ transaction: StoreVerificationResult<AppStoreTransaction>) {
         let payload = transaction.unsafePayloadValue
         id = payload.id
         productID = payload.productID
@@ -312,11 +312,11 @@ extension StoreLedger.Entry {
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
-        var transaction = StoreTransaction(
+        var transaction = AppStoreTransaction(
             id: try reader.read(), originalID: try reader.read(), productID: try reader.read(),
             subscriptionGroupID: (try reader.read() as String).nonEmpty,
             purchaseDate: try reader.read(), expirationDate: try reader.read(), revocationDate: try reader.read(),
-            revocationReason: try reader.read(RevocationReason?.self),
+            revocationReason: try reader.read(TransactionRevocationReason?.self),
             isUpgraded: try reader.read(), ownershipType: try reader.read(OwnershipType.self), appAccountToken: try reader.read(),
             environment: try reader.read(StoreEnvironment.self))
         let (verified, finished, revision): (Bool, Bool, Int) = (try reader.read(), try reader.read(), try reader.read())
@@ -456,7 +456,7 @@ extension StoreLedger.Entry {
     /// Decodes an entry; one written before transactions had an owner belongs to ``AppleID/standard``.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        transaction = try container.decode(StoreTransaction.self, forKey: .transaction)
+        transaction = try container.decode(AppStoreTransaction.self, forKey: .transaction)
         owner = try container.decodeIfPresent(AppleID.self, forKey: .owner) ?? .standard
         verified = try container.decode(Bool.self, forKey: .verified)
         finished = try container.decodeIfPresent(Bool.self, forKey: .finished) ?? false

@@ -9,7 +9,7 @@ import Foundation
 /// extension SubscriptionTier {
 ///     static let family = SubscriptionTier("family", level: 3)
 /// }
-/// let products = [StoreProduct(id: "com.train.family", displayName: "Family", tier: .family, period: .monthly, price: 14.99)]
+/// let products = [AppStoreProduct(id: "com.train.family", displayName: "Family", tier: .family, period: .monthly, price: 14.99)]
 /// ```
 public struct SubscriptionTier: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The tier's stable name, such as `"pro"`: what products and stored data name it by.

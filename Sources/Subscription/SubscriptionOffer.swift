@@ -38,7 +38,7 @@ public struct SubscriptionOffer: Codable, Hashable, Sendable {
     /// How it is paid.
     public var paymentMode: PaymentMode
     /// The length of one offer period.
-    public var period: SubscriptionPeriod
+    public var period: BillingPeriod
     /// How many offer periods: more than one only when paying as you go.
     public var periodCount: Int
     /// What each offer period costs: 0 for a free trial.
@@ -53,7 +53,7 @@ public struct SubscriptionOffer: Codable, Hashable, Sendable {
     ///   - periodCount: How many periods; 1 unless paying as you go.
     ///   - price: Each period's price; 0 for a free trial.
     public init(
-        id: String? = nil, type: OfferType, paymentMode: PaymentMode, period: SubscriptionPeriod, periodCount: Int = 1, price: Decimal = 0
+        id: String? = nil, type: OfferType, paymentMode: PaymentMode, period: BillingPeriod, periodCount: Int = 1, price: Decimal = 0
     ) {
         self.id = id
         self.type = type
@@ -66,7 +66,7 @@ public struct SubscriptionOffer: Codable, Hashable, Sendable {
     /// A free trial for new subscribers, such as a week.
     /// - Parameter period: How long it lasts.
     /// - Returns: The introductory offer.
-    public static func freeTrial(_ period: SubscriptionPeriod) -> SubscriptionOffer {
+    public static func freeTrial(_ period: BillingPeriod) -> SubscriptionOffer {
         SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: period)
     }
 

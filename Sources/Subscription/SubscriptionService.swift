@@ -36,7 +36,7 @@ public protocol SubscriptionService: Sendable {
     /// The products on sale in the storefront, each at its price there.
     /// - Returns: The products.
     /// - Throws: ``SubscriptionError/Code/networkError`` when the store cannot be reached.
-    func products() async throws -> [StoreProduct]
+    func products() async throws -> [AppStoreProduct]
 
     /// Buys a product for the signed-in app user. Cancelling the calling task while the
     /// purchase sheet is up ends it as `.userCancelled`, never as `CancellationError`.
@@ -67,7 +67,7 @@ public protocol SubscriptionService: Sendable {
     /// unfinished transaction of the user, and a running one those of each app user
     /// who signs in.
     /// - Returns: A stream; cancelling its consumer ends it.
-    func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>>
+    func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>>
 
     /// The tier now, then each change of tier.
     /// - Returns: A stream; cancelling its consumer ends it.
@@ -83,21 +83,21 @@ public protocol SubscriptionService: Sendable {
     /// listed too, and the caller decides what to do with it; it never counts toward
     /// ``currentTier``.
     /// - Returns: Unrevoked, not upgraded, active transactions of the user.
-    func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>]
+    func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>]
 
     /// Every transaction of the user, oldest first by purchase date, but consumables already finished:
     /// StoreKit's `Transaction.all`.
     /// - Returns: The transactions, each with its verification.
-    func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>]
+    func allTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>]
 
     /// The user's transactions the app has not finished, oldest first: StoreKit's `Transaction.unfinished`.
     /// - Returns: The transactions, each with its verification.
-    func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>]
+    func unfinishedTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>]
 
     /// The user's latest transaction of a product, by purchase date: StoreKit's `Transaction.latest(for:)`.
     /// - Parameter productID: The product.
     /// - Returns: The transaction, or nil if the user never bought it.
-    func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>?
+    func latestTransaction(for productID: String) async throws -> StoreVerificationResult<AppStoreTransaction>?
 
     /// The App Store's record of the app itself on this Apple ID: StoreKit's `AppTransaction.shared`.
     /// - Returns: The app transaction, with its verification.
@@ -107,7 +107,7 @@ public protocol SubscriptionService: Sendable {
     /// The state and renewal info of each of the user's subscriptions.
     /// - Returns: One status per subscription.
     /// - Throws: The store's failure, such as ``SubscriptionError/Code/networkError``.
-    func subscriptionStatuses() async throws -> [SubscriptionStatus]
+    func subscriptionStatuses() async throws -> [RenewalStatus]
 
     /// Ties purchases and entitlements to an app user; nil when nobody is signed in.
     /// - Parameter token: The user's `appAccountToken`.

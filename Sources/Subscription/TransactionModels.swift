@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the App Store revoked a transaction.
-public enum RevocationReason: String, Codable, Hashable, Sendable {
+public enum TransactionRevocationReason: String, Codable, Hashable, Sendable {
     /// Refunded because of an issue in the app.
     case developerIssue
     /// Refunded or revoked for another reason.
@@ -31,7 +31,7 @@ public enum StoreEnvironment: String, Codable, Hashable, Sendable {
 /// A transaction — a subscription period, a non-renewing subscription, a
 /// non-consumable or a consumable bought — with the fields of StoreKit 2's
 /// `Transaction` that entitlement depends on.
-public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
+public struct AppStoreTransaction: Codable, Hashable, Sendable, Identifiable {
     /// The transaction's unique identifier.
     public var id: UInt64
     /// The identifier of the subscription's first transaction; renewals share it.
@@ -71,7 +71,7 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     /// When the App Store refunded or revoked it, if it did.
     public var revocationDate: Date?
     /// Why it was revoked.
-    public var revocationReason: RevocationReason?
+    public var revocationReason: TransactionRevocationReason?
     /// Whether a higher-level subscription in the group replaced it.
     public var isUpgraded: Bool
     /// How the user owns it.
@@ -106,7 +106,7 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     public init(
         id: UInt64, originalID: UInt64? = nil, productID: String, productType: StoreProductType = .autoRenewable,
         subscriptionGroupID: String? = "train.subscriptions", purchaseDate: Date, expirationDate: Date?, revocationDate: Date? = nil,
-        revocationReason: RevocationReason? = nil, isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased,
+        revocationReason: TransactionRevocationReason? = nil, isUpgraded: Bool = false, ownershipType: OwnershipType = .purchased,
         appAccountToken: UUID? = nil, environment: StoreEnvironment = .simulated, purchasedQuantity: Int = 1,
         offer: TransactionOffer? = nil, price: Decimal? = nil, currency: String? = nil, reason: TransactionReason? = nil,
         originalPurchaseDate: Date? = nil, storefrontCountryCode: String? = nil
@@ -134,7 +134,7 @@ public struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     }
 }
 
-extension StoreTransaction {
+extension AppStoreTransaction {
     private enum CodingKeys: String, CodingKey {
         case id, originalID, productID, productType, subscriptionGroupID, purchaseDate, expirationDate, purchasedQuantity
         case revocationDate, revocationReason, isUpgraded, ownershipType, appAccountToken, environment, offer, price, currency
@@ -155,7 +155,7 @@ extension StoreTransaction {
             purchaseDate: try container.decode(Date.self, forKey: .purchaseDate),
             expirationDate: try container.decodeIfPresent(Date.self, forKey: .expirationDate),
             revocationDate: try container.decodeIfPresent(Date.self, forKey: .revocationDate),
-            revocationReason: try container.decodeIfPresent(RevocationReason.self, forKey: .revocationReason),
+            revocationReason: try container.decodeIfPresent(TransactionRevocationReason.self, forKey: .revocationReason),
             isUpgraded: try container.decode(Bool.self, forKey: .isUpgraded),
             ownershipType: try container.decode(OwnershipType.self, forKey: .ownershipType),
             appAccountToken: try container.decodeIfPresent(UUID.self, forKey: .appAccountToken),
@@ -306,11 +306,11 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
 }
 
 /// One subscription's state, latest transaction and renewal info: StoreKit's `Product.SubscriptionInfo.Status`.
-public struct SubscriptionStatus: Hashable, Sendable {
+public struct RenewalStatus: Hashable, Sendable {
     /// The renewal state.
     public var state: RenewalState
     /// The latest transaction of the subscription.
-    public var transaction: StoreVerificationResult<StoreTransaction>
+    public var transaction: StoreVerificationResult<AppStoreTransaction>
     /// What happens at the next renewal.
     public var renewalInfo: StoreVerificationResult<RenewalInfo>
 
@@ -319,7 +319,7 @@ public struct SubscriptionStatus: Hashable, Sendable {
     ///   - state: The renewal state.
     ///   - transaction: The latest transaction.
     ///   - renewalInfo: The renewal info.
-    public init(state: RenewalState, transaction: StoreVerificationResult<StoreTransaction>, renewalInfo: StoreVerificationResult<RenewalInfo>) {
+    public init(state: RenewalState, transaction: StoreVerificationResult<AppStoreTransaction>, renewalInfo: StoreVerificationResult<RenewalInfo>) {
         self.state = state
         self.transaction = transaction
         self.renewalInfo = renewalInfo
@@ -329,7 +329,7 @@ public struct SubscriptionStatus: Hashable, Sendable {
 /// The outcome of a purchase: StoreKit's `Product.PurchaseResult`.
 public enum StorePurchaseResult: Hashable, Sendable {
     /// The purchase went through; its transaction is here and not on the updates stream.
-    case success(StoreVerificationResult<StoreTransaction>)
+    case success(StoreVerificationResult<AppStoreTransaction>)
     /// The user cancelled.
     case userCancelled
     /// Waiting for approval (Ask to Buy) or for an interrupted purchase to be resolved;

@@ -71,7 +71,7 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     ///   - storage: In memory, or a file with its options.
     ///   - policy: Limits, retention and clock.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
-    public init(storage: Storage, policy: RemotePolicy = RemotePolicy()) throws {
+    public init(storage: StorageLocation, policy: RemotePolicy = RemotePolicy()) throws {
         self.policy = policy
         self.store = try RecordStore(storage, schema: RemoteRecords.schema)
     }

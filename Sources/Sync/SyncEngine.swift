@@ -61,7 +61,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     ///   - configuration: Clock, IDs and policies.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
-        auth: any AuthService, remote: any RemotePlanStore, storage: Storage, configuration: SyncConfiguration<Record> = SyncConfiguration()
+        auth: any AuthService, remote: any RemotePlanStore, storage: StorageLocation, configuration: SyncConfiguration<Record> = SyncConfiguration()
     ) throws {
         self.init(auth: auth, remote: remote, store: try RecordStore(storage, schema: SyncRecords.schema), configuration: configuration)
     }

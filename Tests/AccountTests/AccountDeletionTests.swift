@@ -70,7 +70,7 @@ import TrainTesting
     @Test("without a fresh Apple authorization the deletion asks for one and changes nothing")
     func needsAppleReauthentication() async throws {
         let stack = try FakeStack()
-        stack.auth.script(.revokeAppleToken, .throwing(AuthError(.requiresAppleReauthentication)))
+        stack.auth.script(.revokeAppleToken, .throwing(AuthenticationError(.requiresAppleReauthentication)))
         await #expect(throws: AccountError(.requiresAppleReauthentication)) { try await stack.account.deleteAccount(of: stack.userID) }
         #expect(try stack.account.pendingDeletion(of: stack.userID) == nil)
         #expect(stack.social.calls.contains(.deleteAccountData) == false)
@@ -306,7 +306,7 @@ import TrainTesting
     @Test("a revocation Apple's end failed is reported as a warning, and the deletion goes on")
     func revocationFailureWarns() async throws {
         let stack = try FakeStack()
-        stack.auth.script(.revokeAppleToken, .returning(.failed(AuthError(.networkError))))
+        stack.auth.script(.revokeAppleToken, .returning(.failed(AuthenticationError(.networkError))))
         let report = try await stack.account.deleteAccount(of: stack.userID)
         #expect(report.warnings == [AccountDeletionReport.revocationWarning])
         guard case .failed = report.appleTokenRevocation else {

@@ -41,7 +41,7 @@ final class AccountWorld: Sendable {
         apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
         remote = LocalRemotePlanStore(policy: RemotePolicy(clock: clock))
         appStore = SimulatedAppStore(clock: clock)
-        let device: Storage = variant == .file ? .file(directory.file("train.sqlite")) : .inMemory
+        let device: StorageLocation = variant == .file ? .file(directory.file("train.sqlite")) : .inMemory
         auth = try LocalAuthService(
             storage: device,
             configuration: AuthConfiguration(
@@ -134,12 +134,12 @@ struct FakeStack {
     /// Makes the first call of `step`'s service method fail.
     func failFirstCall(of step: AccountDeletionStep) {
         switch step {
-        case .appleRevocation: auth.failCall(1, of: .revokeAppleToken, with: AuthError(.networkError))
+        case .appleRevocation: auth.failCall(1, of: .revokeAppleToken, with: AuthenticationError(.networkError))
         case .socialData: social.failCall(1, of: .deleteAccountData, with: SocialError(.storage))
         case .plans: plans.failCall(1, of: .deleteAccountData, with: SyncError(.remoteUnavailable))
         case .subscription: subscriptions.failCall(1, of: .subscriptionStatuses, with: SubscriptionError(.networkError))
-        case .biometricSetting: auth.failCall(1, of: .setBiometricLock, with: AuthError(.storage))
-        case .authAccount: auth.failCall(1, of: .deleteAccount, with: AuthError(.networkError))
+        case .biometricSetting: auth.failCall(1, of: .setBiometricLock, with: AuthenticationError(.storage))
+        case .authAccount: auth.failCall(1, of: .deleteAccount, with: AuthenticationError(.networkError))
         case .localData: break
         }
     }
@@ -157,9 +157,9 @@ struct FakeStack {
     }
 }
 
-extension StoreProduct {
+extension AppStoreProduct {
     /// The standard products without Pro monthly's free trial: a first period of a month.
-    static let standardWithoutTrial = StoreProduct.standard.map { product in
+    static let standardWithoutTrial = AppStoreProduct.standard.map { product in
         var product = product
         product.introductoryOffer = nil
         return product

@@ -27,7 +27,7 @@ import TrainTesting
         // The device's one Apple ID has one subscription per group: each person subscribes
         // in a group of their own.
         let products = Self.people.map { name in
-            StoreProduct(
+            AppStoreProduct(
                 id: "com.train.pro.monthly.\(name)", displayName: "Pro for \(name)", tier: .pro, period: .month, price: 4.99,
                 subscriptionGroupID: "train.\(name)")
         }
@@ -195,7 +195,7 @@ import TrainTesting
         #expect(world.auth.currentUser == nil)
 
         let ghost = FakeAuthService(currentUser: dee)
-        let database = Storage.file(world.directory.file("train.sqlite"))
+        let database = StorageLocation.file(world.directory.file("train.sqlite"))
         let social = try LocalSocialFeedService(auth: ghost, storage: database)
         let plans = try LocalPlanSyncService(auth: ghost, remote: remote, storage: database)
         let left = try await social.exportAccountData()
@@ -271,7 +271,7 @@ final class ReliabilityObserver: Sendable {
 
     init(userID: String, folder: URL, remote: any RemotePlanStore, media: any MediaStore) throws {
         let auth = FakeAuthService(currentUser: UserEntity(id: userID, createdAt: .distantPast, lastSignInAt: .distantPast))
-        let database = Storage.file(folder.appendingPathComponent("trainkit.sqlite"))
+        let database = StorageLocation.file(folder.appendingPathComponent("trainkit.sqlite"))
         social = try LocalSocialFeedService(auth: auth, storage: database, media: media)
         plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: database)
         account = try LocalAccountService(auth: auth, social: social, plans: plans, subscriptions: FakeSubscriptionService(), storage: database)
@@ -323,7 +323,7 @@ final class ConcurrentCalls: Sendable {
         case let error as SocialError: error.code != .storage
         case let error as SyncError: error.code != .storage
         case let error as AccountError: error.code != .storage && (ofDeletedUser || error.code != .exportFailed)
-        case let error as AuthError: error.code != .storage
+        case let error as AuthenticationError: error.code != .storage
         case is SubscriptionError: true
         default: false
         }
@@ -493,7 +493,7 @@ final class ReliabilityFuzzer {
     /// The TrainKit error's type and code, or nil for any other error.
     static func code(of error: any Error) -> String? {
         switch error {
-        case let error as AuthError: "AuthError.\(error.code)"
+        case let error as AuthenticationError: "AuthenticationError.\(error.code)"
         case let error as SocialError: "SocialError.\(error.code)"
         case let error as SyncError: "SyncError.\(error.code)"
         case let error as SubscriptionError: "SubscriptionError.\(error.code)"

@@ -154,34 +154,34 @@ extension CrossUserAuthorizationTests {
     /// Ada (or Eve, whom Bob blocks) acts on Bob's things.
     static let crossUser: [Case] = [
         // Auth
-        Case("auth: Ada re-authenticates with Bob's Apple credential", .refused(AuthError(.userMismatch))) { world in
+        Case("auth: Ada re-authenticates with Bob's Apple credential", .refused(AuthenticationError(.userMismatch))) { world in
             _ = try await world.auth.reauthenticate(with: try await world.device.credential(of: .bob))
         },
-        Case("auth: Ada re-authenticates with Bob's email and password", .refused(AuthError(.userMismatch))) { world in
+        Case("auth: Ada re-authenticates with Bob's email and password", .refused(AuthenticationError(.userMismatch))) { world in
             _ = try await world.auth.reauthenticate(with: .emailPassword(email: CrossUserPerson.bob.email, password: CrossUserWorld.password))
         },
-        Case("auth: Eve links Bob's Apple ID to her password account", actor: .eve, .refused(AuthError(.credentialAlreadyInUse))) { world in
+        Case("auth: Eve links Bob's Apple ID to her password account", actor: .eve, .refused(AuthenticationError(.credentialAlreadyInUse))) { world in
             _ = try await world.auth.link(try await world.device.credential(of: .bob))
         },
-        Case("auth: Ada links a password on Bob's email address", .refused(AuthError(.credentialAlreadyInUse))) { world in
+        Case("auth: Ada links a password on Bob's email address", .refused(AuthenticationError(.credentialAlreadyInUse))) { world in
             _ = try await world.auth.link(.emailPassword(email: CrossUserPerson.bob.email, password: "another long password"))
         },
-        Case("auth: Ada changes her email to Bob's", .refused(AuthError(.emailAlreadyInUse))) { world in
+        Case("auth: Ada changes her email to Bob's", .refused(AuthenticationError(.emailAlreadyInUse))) { world in
             _ = try await world.auth.updateEmail(to: CrossUserPerson.bob.email)
         },
-        Case("auth: Ada changes her email to Bob's, spelled otherwise", .refused(AuthError(.emailAlreadyInUse))) { world in
+        Case("auth: Ada changes her email to Bob's, spelled otherwise", .refused(AuthenticationError(.emailAlreadyInUse))) { world in
             _ = try await world.auth.updateEmail(to: " BOB@Example.COM ")
         },
-        Case("auth: a new account on Bob's email address", .refused(AuthError(.emailAlreadyInUse))) { world in
+        Case("auth: a new account on Bob's email address", .refused(AuthenticationError(.emailAlreadyInUse))) { world in
             _ = try await world.auth.createUser(email: CrossUserPerson.bob.email, password: "another long password")
         },
-        Case("auth: signing in as Bob with a wrong password", .refused(AuthError(.wrongPassword))) { world in
+        Case("auth: signing in as Bob with a wrong password", .refused(AuthenticationError(.wrongPassword))) { world in
             _ = try await world.auth.signIn(with: .emailPassword(email: CrossUserPerson.bob.email, password: "not bob's password"))
         },
-        Case("auth: Ada schedules the deletion of Bob's account", .refused(AuthError(.userMismatch))) { world in
+        Case("auth: Ada schedules the deletion of Bob's account", .refused(AuthenticationError(.userMismatch))) { world in
             _ = try await world.auth.scheduleAccountDeletion(of: world.things.bob, at: world.clock.now.addingTimeInterval(30 * 86_400))
         },
-        Case("auth: purging Bob's account, which is not scheduled for deletion", .refused(AuthError(.operationNotAllowed))) { world in
+        Case("auth: purging Bob's account, which is not scheduled for deletion", .refused(AuthenticationError(.operationNotAllowed))) { world in
             _ = try await world.auth.purgeScheduledAccount(world.things.bob)
         },
         // Social
@@ -352,14 +352,17 @@ extension CrossUserAuthorizationTests {
         .seeing("account: a purge before Bob's date deletes nothing", bobScheduled: true) { world in
             try await world.account.purgeDueDeletions().map { "purged \($0.userID)" }
         },
-        Case("auth: Ada cancels Bob's scheduled deletion", bobScheduled: true, .refused(AuthError(.userMismatch))) { world in
+        Case("auth: Ada cancels Bob's scheduled deletion", bobScheduled: true, .refused(AuthenticationError(.userMismatch))) { world in
             try await world.auth.cancelScheduledDeletion(of: world.things.bob)
         },
-        Case("auth: Ada cancels her own deletion while only Bob's is scheduled", bobScheduled: true, .refused(AuthError(.operationNotAllowed))) {
+        Case(
+            "auth: Ada cancels her own deletion while only Bob's is scheduled", bobScheduled: true,
+            .refused(AuthenticationError(.operationNotAllowed))
+        ) {
             world in
             try await world.auth.cancelScheduledDeletion(of: world.things.ada)
         },
-        Case("auth: Ada purges Bob's account before its date", bobScheduled: true, .refused(AuthError(.operationNotAllowed))) { world in
+        Case("auth: Ada purges Bob's account before its date", bobScheduled: true, .refused(AuthenticationError(.operationNotAllowed))) { world in
             _ = try await world.auth.purgeScheduledAccount(world.things.bob)
         },
         Case("social: Ada purges Bob's social data before its date", bobScheduled: true, .refused(SocialError(.notAuthorized))) { world in
@@ -387,25 +390,25 @@ extension CrossUserAuthorizationTests {
         ) { world in
             try await CrossUserSessions.scheduleOwnDeletion(in: world)
         },
-        Case("stale login: auth account deletion", login: .stale, .refused(AuthError(.requiresRecentLogin))) { world in
+        Case("stale login: auth account deletion", login: .stale, .refused(AuthenticationError(.requiresRecentLogin))) { world in
             _ = try await world.auth.deleteAccount()
         },
-        Case("stale login: auth scheduled deletion", login: .stale, .refused(AuthError(.requiresRecentLogin))) { world in
+        Case("stale login: auth scheduled deletion", login: .stale, .refused(AuthenticationError(.requiresRecentLogin))) { world in
             _ = try await world.auth.scheduleAccountDeletion(of: world.things.ada, at: world.clock.now.addingTimeInterval(30 * 86_400))
         },
-        Case("stale login: Apple token revocation", login: .stale, .refused(AuthError(.requiresRecentLogin))) { world in
+        Case("stale login: Apple token revocation", login: .stale, .refused(AuthenticationError(.requiresRecentLogin))) { world in
             _ = try await world.auth.revokeAppleToken()
         },
-        Case("stale login: email change", login: .stale, .refused(AuthError(.requiresRecentLogin))) { world in
+        Case("stale login: email change", login: .stale, .refused(AuthenticationError(.requiresRecentLogin))) { world in
             _ = try await world.auth.updateEmail(to: "ada.lovelace@example.com")
         },
-        Case("stale login: unlinking a sign-in method", login: .stale, .refused(AuthError(.requiresRecentLogin))) { world in
+        Case("stale login: unlinking a sign-in method", login: .stale, .refused(AuthenticationError(.requiresRecentLogin))) { world in
             _ = try await world.auth.unlink(.apple)
         },
         Case("sign-in dated in the future: account deletion", login: .clockSetBack, .refused(AccountError(.requiresRecentLogin))) { world in
             _ = try await world.account.deleteAccount(of: world.things.ada)
         },
-        Case("sign-in dated in the future: email change", login: .clockSetBack, .refused(AuthError(.requiresRecentLogin))) { world in
+        Case("sign-in dated in the future: email change", login: .clockSetBack, .refused(AuthenticationError(.requiresRecentLogin))) { world in
             _ = try await world.auth.updateEmail(to: "ada.lovelace@example.com")
         },
     ]
@@ -419,7 +422,7 @@ extension CrossUserAuthorizationTests {
         }
         let social = SocialError(.notSignedIn)
         let sync = SyncError(.notSignedIn)
-        let auth = AuthError(.notSignedIn)
+        let auth = AuthenticationError(.notSignedIn)
         let account = AccountError(.notSignedIn)
         return [
             refused("social friends feed", social) { _ = try await $0.social.friendsFeed(limit: 20, after: nil) },
@@ -590,7 +593,7 @@ struct CrossUserDevice: Sendable {
     }
 
     /// A fresh Apple credential of `person`, as if they had picked their Apple ID in the sheet.
-    func credential(of person: CrossUserPerson) async throws -> AuthCredential {
+    func credential(of person: CrossUserPerson) async throws -> SignInCredential {
         services.appleID.signIn(as: person.apple)
         return try await services.auth.requestCredential(from: .apple)
     }

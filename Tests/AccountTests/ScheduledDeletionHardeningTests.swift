@@ -133,7 +133,7 @@ import TrainTesting
         let stack = try FakeStack()
         stack.failFirstCall(of: .socialData)
         await #expect(throws: AccountError(.deletionIncomplete)) { try await stack.account.deleteAccount(of: stack.userID) }
-        stack.auth.script(.revokeAppleToken, .returning(.failed(AuthError(.networkError))))
+        stack.auth.script(.revokeAppleToken, .returning(.failed(AuthenticationError(.networkError))))
         let report = try await stack.account.deleteAccount(of: stack.userID)
         guard case .failed = report.appleTokenRevocation else {
             Issue.record("the resumed revocation was scripted to fail: \(report.appleTokenRevocation)")

@@ -82,7 +82,7 @@ import TrainTesting
     func purchaseWithAnOffer() async throws {
         await session.start()
         _ = try await session.signInWithApple()
-        var product = StoreProduct.standardWithoutTrial[0]
+        var product = AppStoreProduct.standardWithoutTrial[0]
         product.offers = [SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)]
         subscriptions.script(.products, .returning([product]))
         _ = try await subscriptions.products()
@@ -138,7 +138,7 @@ import TrainTesting
     func failedDeletionRebinds() async throws {
         await session.start()
         try await session.signInWithApple()
-        auth.failCall(1, of: .setBiometricLock, with: AuthError(.storage))
+        auth.failCall(1, of: .setBiometricLock, with: AuthenticationError(.storage))
         await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await session.deleteAccount() }
         #expect(session.authState == .authenticated)
         #expect(session.deletionProgress?.phase == .failed)

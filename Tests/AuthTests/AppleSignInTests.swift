@@ -66,12 +66,14 @@ import TrainTesting
     func nonceMismatch() async throws {
         let harness = try AuthHarness()
         guard case .identity(let identity, _) = try await harness.appleCredential() else { return }
-        await #expect(throws: AuthError(.missingOrInvalidNonce)) {
+        await #expect(throws: AuthenticationError(.missingOrInvalidNonce)) {
             _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "another nonce"))
         }
         #expect(harness.service.currentUser == nil)
         // The credential was not consumed by the failed attempt.
-        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await harness.service.signIn(with: .identity(identity, rawNonce: "")) }
+        await #expect(throws: AuthenticationError(.missingOrInvalidNonce)) {
+            _ = try await harness.service.signIn(with: .identity(identity, rawNonce: ""))
+        }
     }
 
     @Test("a token without a nonce claim is missingOrInvalidNonce")
@@ -79,7 +81,7 @@ import TrainTesting
         let harness = try AuthHarness()
         let token = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nil)
         let credential = IdentityCredential(provider: .apple, user: AuthHarness.ada.subject, identityToken: token)
-        await #expect(throws: AuthError(.missingOrInvalidNonce)) {
+        await #expect(throws: AuthenticationError(.missingOrInvalidNonce)) {
             _ = try await harness.service.signIn(with: .identity(credential, rawNonce: "raw"))
         }
     }
@@ -91,9 +93,9 @@ import TrainTesting
         let nonce = PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8)))
         let expiry = harness.clock.now.addingTimeInterval(600)
         let token = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, expiresAt: expiry)
-        let credential = AuthCredential.identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: raw)
+        let credential = SignInCredential.identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: raw)
         harness.clock.advance(to: expiry.addingTimeInterval(1))
-        await #expect(throws: AuthError(.invalidCredential)) { _ = try await harness.service.signIn(with: credential) }
+        await #expect(throws: AuthenticationError(.invalidCredential)) { _ = try await harness.service.signIn(with: credential) }
         #expect(harness.service.currentUser == nil)
 
         let atExpiry = try AuthHarness()
@@ -110,14 +112,14 @@ import TrainTesting
         let raw = "raw-nonce-2"
         let nonce = PlatformCrypto.hex(try PlatformCrypto.sha256(Data(raw.utf8)))
         let foreign = try harness.apple.mintToken(for: AuthHarness.ada, nonce: nonce, audience: "com.other.app")
-        let error = await #expect(throws: AuthError.self) {
+        let error = await #expect(throws: AuthenticationError.self) {
             _ = try await harness.service.signIn(
                 with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: foreign), rawNonce: raw))
         }
         #expect(error?.code == .invalidCredential)
         // A Google token presented as an Apple credential.
         let google = try harness.google.mintToken(for: AuthHarness.ada, nonce: nonce, audience: AuthHarness.appleAudience)
-        let issuerError = await #expect(throws: AuthError.self) {
+        let issuerError = await #expect(throws: AuthenticationError.self) {
             _ = try await harness.service.signIn(
                 with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: google), rawNonce: raw))
         }
@@ -132,7 +134,7 @@ import TrainTesting
         ])
     func malformedTokens(token: String) async throws {
         let harness = try AuthHarness()
-        let error = await #expect(throws: AuthError.self) {
+        let error = await #expect(throws: AuthenticationError.self) {
             _ = try await harness.service.signIn(
                 with: .identity(IdentityCredential(provider: .apple, user: "", identityToken: token), rawNonce: "raw"))
         }
@@ -147,7 +149,7 @@ import TrainTesting
         let user = try await harness.service.signIn(with: credential)
         try await harness.service.signOut()
         let service = variant == .file ? try harness.relaunch() : harness.service
-        await #expect(throws: AuthError(.invalidCredential)) { _ = try await service.signIn(with: credential) }
+        await #expect(throws: AuthenticationError(.invalidCredential)) { _ = try await service.signIn(with: credential) }
         #expect(service.currentUser == nil)
 
         // A different token carrying the same nonce.
@@ -157,22 +159,22 @@ import TrainTesting
             issuedAt: harness.clock.now.addingTimeInterval(1))
         var reused = identity
         reused.identityToken = sameNonce
-        await #expect(throws: AuthError(.missingOrInvalidNonce)) { _ = try await service.signIn(with: .identity(reused, rawNonce: raw)) }
+        await #expect(throws: AuthenticationError(.missingOrInvalidNonce)) { _ = try await service.signIn(with: .identity(reused, rawNonce: raw)) }
         #expect(user.id == "user-000001")
     }
 
     @Test("a provider that is not configured is operationNotAllowed")
     func unconfiguredProvider() async throws {
         let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: ManualClock()))
-        await #expect(throws: AuthError(.operationNotAllowed)) { _ = try await service.signInWithApple() }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { _ = try await service.signInWithApple() }
     }
 
     @Test("a cancelled Apple sheet is cancelled and signs nobody in")
     func cancelledSheet() async throws {
         let harness = try AuthHarness()
         harness.apple.signIn(as: AuthHarness.ada)
-        harness.apple.failNextAuthorization(with: AuthError(.cancelled))
-        await #expect(throws: AuthError(.cancelled)) { _ = try await harness.service.signInWithApple() }
+        harness.apple.failNextAuthorization(with: AuthenticationError(.cancelled))
+        await #expect(throws: AuthenticationError(.cancelled)) { _ = try await harness.service.signInWithApple() }
         #expect(harness.service.currentUser == nil)
     }
 

@@ -77,7 +77,7 @@ final class AuthHarness {
     }
 
     /// An Apple credential for `account`, with its raw nonce, not yet used.
-    func appleCredential(for account: SimulatedIdentityProvider.Account = AuthHarness.ada) async throws -> AuthCredential {
+    func appleCredential(for account: SimulatedIdentityProvider.Account = AuthHarness.ada) async throws -> SignInCredential {
         apple.signIn(as: account)
         return try await service.requestCredential(from: .apple)
     }

@@ -23,13 +23,13 @@ import TrainTesting
     @Test(
         "a failed evaluation leaves the lock off and gives a friendly error",
         arguments: [
-            AuthError.Code.biometryFailed, .biometryLockout, .cancelled, .biometryNotEnrolled,
+            AuthenticationError.Code.biometryFailed, .biometryLockout, .cancelled, .biometryNotEnrolled,
         ])
-    func failedEvaluation(code: AuthError.Code) async throws {
+    func failedEvaluation(code: AuthenticationError.Code) async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        harness.biometrics.script(.evaluate, .throwing(AuthError(code)))
-        let error = await #expect(throws: AuthError.self) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
+        harness.biometrics.script(.evaluate, .throwing(AuthenticationError(code)))
+        let error = await #expect(throws: AuthenticationError.self) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
         #expect(error?.code == code)
         #expect(error?.errorDescription?.isEmpty == false)
         #expect(try await harness.service.isBiometricLockEnabled() == false)
@@ -45,13 +45,15 @@ import TrainTesting
         harness.biometrics.setAvailability(BiometricAvailability(type: .faceID))
         #expect(try await harness.service.isBiometricLockEnabled() == false, "the setting was switched off, not hidden")
         harness.biometrics.setAvailability(BiometricAvailability(type: .touchID, unavailableReason: .biometryNotEnrolled))
-        await #expect(throws: AuthError(.biometryNotEnrolled)) { try await harness.service.setBiometricLock(enabled: true, reason: "Unlock") }
+        await #expect(throws: AuthenticationError(.biometryNotEnrolled)) {
+            try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
+        }
     }
 
     @Test(
         "a lockout or a face no longer enrolled keeps the lock on: the app falls back to the passcode",
-        arguments: [AuthError.Code.biometryLockout, .biometryNotEnrolled], AuthVariant.allCases)
-    func lockoutKeepsLock(reason: AuthError.Code, variant: AuthVariant) async throws {
+        arguments: [AuthenticationError.Code.biometryLockout, .biometryNotEnrolled], AuthVariant.allCases)
+    func lockoutKeepsLock(reason: AuthenticationError.Code, variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         try await harness.signInWithApple()
         try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
@@ -75,7 +77,7 @@ import TrainTesting
         try await harness.service.signOut()
         try await harness.signInWithApple(as: AuthHarness.grace)
         harness.biometrics.controls.releaseHeldCalls()
-        await #expect(throws: AuthError(.userMismatch)) { try await enabling.value }
+        await #expect(throws: AuthenticationError(.userMismatch)) { try await enabling.value }
         #expect(try await harness.service.isBiometricLockEnabled() == false, "Grace's lock was not turned on")
         try await harness.service.signOut()
         try await harness.signInWithApple()
@@ -103,7 +105,7 @@ import TrainTesting
         let harness = try AuthHarness()
         try await harness.signInWithApple()
         try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
-        harness.biometrics.script(.evaluate, .throwing(AuthError(.biometryLockout)))
+        harness.biometrics.script(.evaluate, .throwing(AuthenticationError(.biometryLockout)))
         try await harness.service.setBiometricLock(enabled: false, reason: "Unlock")
         #expect(try await harness.service.isBiometricLockEnabled() == false)
     }

@@ -23,9 +23,9 @@ import TrainTesting
     func revocationFailure() async throws {
         let harness = try AuthHarness()
         let user = try await harness.signInWithApple()
-        harness.apple.failNextRevocation(with: AuthError(.networkError))
+        harness.apple.failNextRevocation(with: AuthenticationError(.networkError))
         let receipt = try await harness.service.deleteAccount()
-        #expect(receipt.tokenRevocation == .failed(AuthError(.networkError)))
+        #expect(receipt.tokenRevocation == .failed(AuthenticationError(.networkError)))
         #expect(harness.service.currentUser == nil)
         let again = try await harness.signInWithApple()
         #expect(again.id != user.id, "the account is gone")
@@ -36,7 +36,7 @@ import TrainTesting
         let harness = try AuthHarness(.file)
         let user = try await harness.signInWithApple()
         let relaunched = try harness.relaunch()
-        let error = await #expect(throws: AuthError(.requiresAppleReauthentication)) { _ = try await relaunched.deleteAccount() }
+        let error = await #expect(throws: AuthenticationError(.requiresAppleReauthentication)) { _ = try await relaunched.deleteAccount() }
         #expect(error?.errorDescription?.contains("Sign in with Apple") == true)
         #expect(harness.apple.revocationsRecorded.isEmpty)
         #expect(relaunched.currentUser?.id == user.id, "nothing was deleted")
@@ -51,7 +51,7 @@ import TrainTesting
         let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(600), passwordIterations: 1_000))
         try await harness.signInWithApple()
         harness.clock.advance(by: .seconds(301))
-        await #expect(throws: AuthError(.requiresAppleReauthentication)) { _ = try await harness.service.deleteAccount() }
+        await #expect(throws: AuthenticationError(.requiresAppleReauthentication)) { _ = try await harness.service.deleteAccount() }
         #expect(harness.apple.calls.contains(.revokeToken) == false, "Apple was not asked with a stale code")
         _ = try await harness.service.reauthenticate(with: try await harness.appleCredential())
         #expect(try await harness.service.deleteAccount().tokenRevocation == .revoked)
@@ -62,7 +62,7 @@ import TrainTesting
         let harness = try AuthHarness()
         let user = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         #expect(try await harness.service.deleteAccount().tokenRevocation == .notApplicable)
-        await #expect(throws: AuthError(.userNotFound)) {
+        await #expect(throws: AuthenticationError(.userNotFound)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
         }
         #expect(!user.id.isEmpty)
@@ -86,8 +86,8 @@ import TrainTesting
     func newAuthorizationRevokedAgain() async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        harness.apple.failNextRevocation(with: AuthError(.networkError))
-        #expect(try await harness.service.revokeAppleToken() == .failed(AuthError(.networkError)))
+        harness.apple.failNextRevocation(with: AuthenticationError(.networkError))
+        #expect(try await harness.service.revokeAppleToken() == .failed(AuthenticationError(.networkError)))
         harness.clock.advance(by: .seconds(1))
         _ = try await harness.service.reauthenticate(with: try await harness.appleCredential())
         #expect(try await harness.service.deleteAccount().tokenRevocation == .revoked)
@@ -100,12 +100,12 @@ import TrainTesting
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         #expect(try await harness.service.revokeAppleToken() == .notApplicable)
         harness.clock.advance(by: .seconds(3_600))
-        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.revokeAppleToken() }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin)) { _ = try await harness.service.revokeAppleToken() }
 
         let apple = try AuthHarness(.file)
         try await apple.signInWithApple()
         let relaunched = try apple.relaunch()
-        await #expect(throws: AuthError(.requiresAppleReauthentication)) { _ = try await relaunched.revokeAppleToken() }
+        await #expect(throws: AuthenticationError(.requiresAppleReauthentication)) { _ = try await relaunched.revokeAppleToken() }
         #expect(apple.apple.revocationsRecorded.isEmpty)
     }
 }

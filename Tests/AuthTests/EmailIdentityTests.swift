@@ -15,8 +15,10 @@ import TrainTesting
         ], AuthVariant.allCases)
     func controlCharacters(email: String, variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
-        await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
-        await #expect(throws: AuthError(.invalidEmail)) {
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
+            _ = try await harness.service.createUser(email: email, password: "correct horse 1")
+        }
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: email, password: "correct horse 1"))
         }
         #expect(harness.service.currentUser == nil)
@@ -25,7 +27,7 @@ import TrainTesting
     @Test("an address with a NUL after it cannot squat the address: Ada's password opens Ada's account", arguments: AuthVariant.allCases)
     func noSquatting(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
-        await #expect(throws: AuthError(.invalidEmail)) {
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
             _ = try await harness.service.createUser(email: "ada@example.com\0x", password: "squatter horse 1")
         }
         let ada = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
@@ -42,7 +44,7 @@ import TrainTesting
         #expect(jose.email == composed)
         try await harness.service.signOut()
         for spelling in [decomposed, "  JOSE\u{301}@Example.COM ", "Jos\u{C9}@example.com"] {
-            await #expect(throws: AuthError(.emailAlreadyInUse), "\(spelling.debugDescription)") {
+            await #expect(throws: AuthenticationError(.emailAlreadyInUse), "\(spelling.debugDescription)") {
                 _ = try await harness.service.createUser(email: spelling, password: "other horse 2")
             }
             #expect(try await harness.service.signIn(with: .emailPassword(email: spelling, password: "correct horse 1")).id == jose.id)
@@ -56,7 +58,7 @@ import TrainTesting
         let ada = try await harness.signInWithApple()
         #expect(ada.email == "ada@example.com")
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         }
     }
@@ -66,7 +68,7 @@ import TrainTesting
         let harness = try AuthHarness()
         let ada = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.accountExistsWithDifferentCredential)) { try await harness.signInWithApple() }
+        await #expect(throws: AuthenticationError(.accountExistsWithDifferentCredential)) { try await harness.signInWithApple() }
         #expect(harness.service.currentUser == nil)
         // Ada signs in with her password and links Apple instead.
         _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
@@ -80,7 +82,7 @@ import TrainTesting
         _ = try await harness.signInWithApple()
         try await harness.service.signOut()
         _ = try await harness.service.createUser(email: "grace@example.com", password: "correct horse 1")
-        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await harness.service.updateEmail(to: "ADA@example.com") }
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) { _ = try await harness.service.updateEmail(to: "ADA@example.com") }
         #expect(harness.service.currentUser?.email == "grace@example.com")
         let moved = try await harness.service.updateEmail(to: "grace@new.example")
         try await harness.service.signOut()
@@ -98,14 +100,14 @@ import TrainTesting
         _ = try await harness.service.link(.emailPassword(email: "Other@Example.com", password: "correct horse 1"))
         try await harness.service.signOut()
         let other = SimulatedIdentityProvider.Account(subject: "003.other", email: "other@example.com", fullName: FullName(givenName: "O"))
-        await #expect(throws: AuthError(.accountExistsWithDifferentCredential)) { _ = try await harness.signInWithApple(as: other) }
+        await #expect(throws: AuthenticationError(.accountExistsWithDifferentCredential)) { _ = try await harness.signInWithApple(as: other) }
         _ = try await harness.signInWithApple(as: AuthHarness.grace)
-        await #expect(throws: AuthError(.emailAlreadyInUse)) { _ = try await harness.service.updateEmail(to: "other@example.com") }
-        await #expect(throws: AuthError(.credentialAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) { _ = try await harness.service.updateEmail(to: "other@example.com") }
+        await #expect(throws: AuthenticationError(.credentialAlreadyInUse)) {
             _ = try await harness.service.link(.emailPassword(email: "other@example.com", password: "correct horse 2"))
         }
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await harness.service.createUser(email: "other@example.com", password: "correct horse 2")
         }
         // Once Ada unlinks the password, the address is free again.
@@ -121,16 +123,16 @@ import TrainTesting
     func byteLimits() async throws {
         let harness = try AuthHarness()
         let marks = String(repeating: "\u{301}", count: 100_000)
-        await #expect(throws: AuthError(.invalidEmail)) {
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
             _ = try await harness.service.createUser(email: "a\(marks)@example.com", password: "correct horse 1")
         }
-        await #expect(throws: AuthError(.weakPassword)) {
+        await #expect(throws: AuthenticationError(.weakPassword)) {
             _ = try await harness.service.createUser(email: "ada@example.com", password: "horse 1a\(marks)")
         }
         let longest = String(repeating: "a", count: 64) + "@" + String(repeating: "b", count: 185) + ".com"
         #expect(longest.utf8.count == 254)
         #expect(try await harness.service.createUser(email: longest, password: "correct horse 1").email == longest)
-        await #expect(throws: AuthError(.invalidEmail)) {
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
             _ = try await harness.service.createUser(email: "\u{E9}" + longest.dropFirst(), password: "correct horse 1")
         }
     }
@@ -163,14 +165,14 @@ import TrainTesting
             }
         }
         let service = try LocalAuthService(storage: .file(harness.directory.file("old.sqlite")), configuration: harness.configuration)
-        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await service.createUser(email: "ada@example.com", password: "correct horse 2")
         }
-        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await service.createUser(email: "jos\u{E9}@example.com", password: "correct horse 2")
         }
         let grace = try await service.createUser(email: "grace@example.com", password: "correct horse 2")
-        await #expect(throws: AuthError(.emailAlreadyInUse), "a linked password's address is indexed too") {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse), "a linked password's address is indexed too") {
             _ = try await service.updateEmail(to: "ada@work.example")
         }
         try await service.signOut()

@@ -23,13 +23,13 @@ import TrainTesting
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.wrongPassword)) {
+        await #expect(throws: AuthenticationError(.wrongPassword)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 1"))
         }
-        await #expect(throws: AuthError(.userNotFound)) {
+        await #expect(throws: AuthenticationError(.userNotFound)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "bob@example.com", password: "correct horse 1"))
         }
-        await #expect(throws: AuthError(.wrongPassword)) {
+        await #expect(throws: AuthenticationError(.wrongPassword)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: ""))
         }
         #expect(harness.service.currentUser == nil)
@@ -40,11 +40,11 @@ import TrainTesting
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         let overlong = String(repeating: "a", count: (1 << 20) + 1)
-        await #expect(throws: AuthError(.wrongPassword)) {
+        await #expect(throws: AuthenticationError(.wrongPassword)) {
             _ = try await harness.service.reauthenticate(with: .emailPassword(email: "ada@example.com", password: overlong))
         }
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.wrongPassword)) {
+        await #expect(throws: AuthenticationError(.wrongPassword)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: overlong))
         }
         #expect(harness.service.currentUser == nil)
@@ -58,14 +58,18 @@ import TrainTesting
         ])
     func malformedEmail(email: String) async throws {
         let harness = try AuthHarness()
-        await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.createUser(email: email, password: "correct horse 1") }
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
+            _ = try await harness.service.createUser(email: email, password: "correct horse 1")
+        }
         #expect(harness.service.currentUser == nil)
     }
 
     @Test("empty and weak passwords are weakPassword", arguments: ["", "short1", "onlyletters", "12345678", "        "])
     func weakPassword(password: String) async throws {
         let harness = try AuthHarness()
-        await #expect(throws: AuthError(.weakPassword)) { _ = try await harness.service.createUser(email: "ada@example.com", password: password) }
+        await #expect(throws: AuthenticationError(.weakPassword)) {
+            _ = try await harness.service.createUser(email: "ada@example.com", password: password)
+        }
         #expect(harness.service.currentUser == nil)
         // Nothing was created: the address is still free.
         #expect(try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1").email == "ada@example.com")
@@ -75,7 +79,7 @@ import TrainTesting
     func emailInUse() async throws {
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
-        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await harness.service.createUser(email: "ADA@example.com", password: "other horse 2")
         }
     }
@@ -85,7 +89,7 @@ import TrainTesting
         let harness = try AuthHarness(.file)
         let password = "Sup3r-Secret-Passw0rd"
         let user = try await harness.service.createUser(email: "ada@example.com", password: password)
-        let error = await #expect(throws: AuthError.self) {
+        let error = await #expect(throws: AuthenticationError.self) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: password + "x"))
         }
         #expect(error.map { "\($0) \($0.localizedDescription) \($0.recoverySuggestion ?? "")".contains(password) } == false)

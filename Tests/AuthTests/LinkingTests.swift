@@ -25,7 +25,7 @@ import TrainTesting
     func alreadyLinked() async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        await #expect(throws: AuthError(.providerAlreadyLinked)) {
+        await #expect(throws: AuthenticationError(.providerAlreadyLinked)) {
             _ = try await harness.service.link(try await harness.appleCredential(for: AuthHarness.grace))
         }
     }
@@ -37,7 +37,7 @@ import TrainTesting
         let grace = try await harness.service.signInWithGoogle()
         try await harness.service.signOut()
         let ada = try await harness.signInWithApple()
-        await #expect(throws: AuthError(.credentialAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.credentialAlreadyInUse)) {
             _ = try await harness.service.link(try await harness.service.requestCredential(from: .google))
         }
         #expect(harness.service.currentUser?.providers.map(\.provider) == [.apple])
@@ -50,13 +50,13 @@ import TrainTesting
     func unlinkRules() async throws {
         let harness = try AuthHarness()
         try await harness.signInWithApple()
-        await #expect(throws: AuthError(.lastProvider)) { _ = try await harness.service.unlink(.apple) }
-        await #expect(throws: AuthError(.noSuchProvider)) { _ = try await harness.service.unlink(.google) }
+        await #expect(throws: AuthenticationError(.lastProvider)) { _ = try await harness.service.unlink(.apple) }
+        await #expect(throws: AuthenticationError(.noSuchProvider)) { _ = try await harness.service.unlink(.google) }
         _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
         let user = try await harness.service.unlink(.password)
         #expect(user.providers.map(\.provider) == [.apple])
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.userNotFound)) {
+        await #expect(throws: AuthenticationError(.userNotFound)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
         }
     }
@@ -65,7 +65,7 @@ import TrainTesting
     func updateEmail() async throws {
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
-        await #expect(throws: AuthError(.invalidEmail)) { _ = try await harness.service.updateEmail(to: "not an email") }
+        await #expect(throws: AuthenticationError(.invalidEmail)) { _ = try await harness.service.updateEmail(to: "not an email") }
         let user = try await harness.service.updateEmail(to: "ada@new.example")
         #expect(user.email == "ada@new.example")
         try await harness.service.signOut()

@@ -42,14 +42,14 @@ extension LocalAuthService {
         var configuration = try AuthHarness().configuration
         configuration.codeSender = nil
         let service = try LocalAuthService(storage: .inMemory, configuration: configuration)
-        await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-9999") }
+        await #expect(throws: AuthenticationError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-9999") }
     }
 
     @Test(
         "malformed numbers are invalidPhoneNumber", arguments: ["", "6505551234", "+1", "+1 650 555 12345678901", "+1-650-CALL-NOW", "+0123456789"])
     func malformedNumber(number: String) async throws {
         let harness = try AuthHarness()
-        await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await harness.service.sendVerificationCode(to: number) }
+        await #expect(throws: AuthenticationError(.invalidPhoneNumber)) { _ = try await harness.service.sendVerificationCode(to: number) }
     }
 
     @Test("a second code to the same number waits 60 seconds: refused at 59, sent at 60")
@@ -57,7 +57,7 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         _ = try await harness.service.sendVerificationCode(to: "+16505551234")
         harness.clock.advance(by: .seconds(59))
-        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await harness.service.sendVerificationCode(to: "+16505551234") }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await harness.service.sendVerificationCode(to: "+16505551234") }
         harness.clock.advance(by: .seconds(1))
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         #expect(!verificationID.isEmpty)
@@ -68,11 +68,11 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         for _ in 1...5 {
-            await #expect(throws: AuthError(.invalidVerificationCode)) {
+            await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
                 _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
             }
         }
-        await #expect(throws: AuthError(.tooManyRequests)) {
+        await #expect(throws: AuthenticationError(.tooManyRequests)) {
             _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
         }
         #expect(harness.service.currentUser == nil)
@@ -85,7 +85,7 @@ extension LocalAuthService {
         let olderCode = try #require(harness.inbox.lastCode(for: "+442079460000"))
         harness.clock.advance(by: .seconds(60))
         let newer = try await harness.service.sendVerificationCode(to: "+44 20 7946 0000")
-        await #expect(throws: AuthError(.invalidVerificationID)) {
+        await #expect(throws: AuthenticationError(.invalidVerificationID)) {
             _ = try await harness.service.signIn(with: .phone(verificationID: older, code: olderCode))
         }
         let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
@@ -101,15 +101,15 @@ extension LocalAuthService {
                 if attempt > 1 { harness.clock.advance(by: .seconds(60)) }
                 verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
             }
-            await #expect(throws: AuthError(.invalidVerificationCode)) {
+            await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
                 _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
             }
         }
-        await #expect(throws: AuthError(.tooManyRequests)) {
+        await #expect(throws: AuthenticationError(.tooManyRequests)) {
             _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
         }
         harness.clock.advance(by: .seconds(60))
-        await #expect(throws: AuthError(.tooManyRequests), "no new code while the number is blocked") {
+        await #expect(throws: AuthenticationError(.tooManyRequests), "no new code while the number is blocked") {
             _ = try await harness.service.sendVerificationCode(to: "+16505551234")
         }
         harness.clock.advance(by: .seconds(3600))
@@ -126,7 +126,7 @@ extension LocalAuthService {
         let harness = try AuthHarness()
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         for _ in 1...6 {
-            await #expect(throws: AuthError(.invalidVerificationCode)) {
+            await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
                 _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code))
             }
         }
@@ -139,17 +139,17 @@ extension LocalAuthService {
         let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
         _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
         try await harness.service.signOut()
-        await #expect(throws: AuthError(.invalidVerificationID)) {
+        await #expect(throws: AuthenticationError(.invalidVerificationID)) {
             _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
         }
-        await #expect(throws: AuthError(.invalidVerificationID)) {
+        await #expect(throws: AuthenticationError(.invalidVerificationID)) {
             _ = try await harness.service.signIn(with: .phone(verificationID: "nope", code: "123456"))
         }
 
         harness.clock.advance(by: .seconds(60))
         let later = try await harness.service.sendVerificationCode(to: "+16505551234")
         harness.clock.advance(by: .seconds(601))
-        await #expect(throws: AuthError(.sessionExpired)) {
+        await #expect(throws: AuthenticationError(.sessionExpired)) {
             _ = try await harness.service.signIn(with: .phone(verificationID: later, code: "123456"))
         }
     }

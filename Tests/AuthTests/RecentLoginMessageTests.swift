@@ -12,13 +12,13 @@ import TrainTesting
         try await harness.signInWithApple()
         _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
         harness.clock.advance(by: .seconds(301))
-        let email = await #expect(throws: AuthError.self) { _ = try await harness.service.updateEmail(to: "ada@new.example") }
-        let unlink = await #expect(throws: AuthError.self) { _ = try await harness.service.unlink(.password) }
-        let delete = await #expect(throws: AuthError.self) { _ = try await harness.service.deleteAccount() }
+        let email = await #expect(throws: AuthenticationError.self) { _ = try await harness.service.updateEmail(to: "ada@new.example") }
+        let unlink = await #expect(throws: AuthenticationError.self) { _ = try await harness.service.unlink(.password) }
+        let delete = await #expect(throws: AuthenticationError.self) { _ = try await harness.service.deleteAccount() }
         #expect(
             email?.errorDescription
                 == "For security reasons, you need to verify your identity before changing your email address. This only takes a moment.")
         #expect(unlink?.errorDescription?.contains("removing a sign-in method") == true)
-        #expect(delete?.errorDescription == AuthError(.requiresRecentLogin).errorDescription)
+        #expect(delete?.errorDescription == AuthenticationError(.requiresRecentLogin).errorDescription)
     }
 }

@@ -35,7 +35,7 @@ import TrainTesting
             if fresh {
                 try await operation.run(on: harness.service)
             } else {
-                await #expect(throws: AuthError(.requiresRecentLogin), "\(operation) at \(seconds) s") {
+                await #expect(throws: AuthenticationError(.requiresRecentLogin), "\(operation) at \(seconds) s") {
                     try await operation.run(on: harness.service)
                 }
                 #expect(harness.service.currentUser?.providers.count == 2, "nothing changed")
@@ -47,7 +47,7 @@ import TrainTesting
     func reauthenticationResets() async throws {
         let harness = try await Self.signedIn()
         harness.clock.advance(by: .seconds(3600))
-        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
         let user = try await harness.service.reauthenticate(with: try await harness.appleCredential())
         #expect(user.lastSignInAt == harness.clock.now)
         harness.clock.advance(by: .seconds(300))
@@ -59,11 +59,11 @@ import TrainTesting
         let harness = try await Self.signedIn()
         let ada = try #require(harness.service.currentUser)
         harness.clock.advance(by: .seconds(600))
-        await #expect(throws: AuthError(.userMismatch)) {
+        await #expect(throws: AuthenticationError(.userMismatch)) {
             _ = try await harness.service.reauthenticate(with: try await harness.appleCredential(for: AuthHarness.grace))
         }
         #expect(harness.service.currentUser == ada)
-        await #expect(throws: AuthError(.requiresRecentLogin), "the window was not reset") { _ = try await harness.service.deleteAccount() }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin), "the window was not reset") { _ = try await harness.service.deleteAccount() }
     }
 
     @Test("a sign-in dated in the future (the clock was ahead, then set back) is not recent")
@@ -72,8 +72,8 @@ import TrainTesting
         let service = LocalAuthService(configuration: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await service.createUser(email: "ada@example.com", password: "correct horse 1")
         clock.setDate(ManualClock.defaultStart)
-        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await service.deleteAccount() }
-        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await service.updateEmail(to: "ada@new.example") }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin)) { _ = try await service.deleteAccount() }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin)) { _ = try await service.updateEmail(to: "ada@new.example") }
         _ = try await service.reauthenticate(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
         #expect(try await service.deleteAccount().userID.isEmpty == false, "a sign-in at the corrected time is recent")
     }
@@ -91,7 +91,7 @@ import TrainTesting
             }
             raw.close()
             let service = try harness.relaunch()
-            await #expect(throws: AuthError(.requiresRecentLogin)) { try await service.deleteAccount() }
+            await #expect(throws: AuthenticationError(.requiresRecentLogin)) { try await service.deleteAccount() }
         }
     }
 
@@ -100,6 +100,6 @@ import TrainTesting
         let harness = try AuthHarness(policy: AuthPolicy(recentLoginWindow: .seconds(60), passwordIterations: 1_000))
         try await harness.signInWithApple()
         harness.clock.advance(by: .seconds(61))
-        await #expect(throws: AuthError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin)) { _ = try await harness.service.deleteAccount() }
     }
 }

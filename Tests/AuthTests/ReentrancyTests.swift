@@ -11,7 +11,7 @@ struct SlowSender: VerificationCodeSender {
     let fails: Bool
     func send(code: String, to phoneNumber: String) async throws {
         try await clock.sleep(for: .seconds(1))
-        if fails { throw AuthError(.networkError) }
+        if fails { throw AuthenticationError(.networkError) }
     }
 }
 
@@ -34,7 +34,7 @@ struct SlowRevocation: IdentityAuthorizer {
     @Test("by default no test number works: a code to +1 650-555-1234 needs a sender")
     func noDefaultTestNumbers() async throws {
         let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: ManualClock()))
-        await #expect(throws: AuthError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
+        await #expect(throws: AuthenticationError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
         #expect(AuthPolicy().testPhoneNumbers.isEmpty)
     }
 
@@ -45,7 +45,7 @@ struct SlowRevocation: IdentityAuthorizer {
             storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
         let first = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         await clock.waitForSleepers(1)
-        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         clock.advance(by: .seconds(1))
         #expect(try await !first.value.isEmpty)
     }
@@ -59,7 +59,7 @@ struct SlowRevocation: IdentityAuthorizer {
             let attempt = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(1))
-            await #expect(throws: AuthError(.networkError)) { _ = try await attempt.value }
+            await #expect(throws: AuthenticationError(.networkError)) { _ = try await attempt.value }
         }
     }
 
@@ -132,7 +132,7 @@ struct SlowRevocation: IdentityAuthorizer {
         apple.signIn(as: AuthHarness.grace)
         let grace = try await service.signInWithApple()
         clock.advance(by: .seconds(1))
-        await #expect(throws: AuthError(.userMismatch)) { _ = try await deletion.value }
+        await #expect(throws: AuthenticationError(.userMismatch)) { _ = try await deletion.value }
         #expect(service.currentUser?.id == grace.id, "Grace stays signed in")
         try await service.signOut()
         apple.signIn(as: AuthHarness.ada)

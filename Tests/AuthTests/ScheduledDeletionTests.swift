@@ -33,7 +33,7 @@ import TrainTesting
         #expect(try harness.service.scheduledDeletions().isEmpty)
         harness.clock.advance(by: .seconds(2 * 86_400))
         #expect(try await harness.signInWithApple().id == user.id, "the account outlives the old date")
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
     }
 
     @Test("from the date on, sign-in and the restored session are refused, and the purge deletes the account", arguments: AuthVariant.allCases)
@@ -43,11 +43,11 @@ import TrainTesting
         let date = harness.clock.now.addingTimeInterval(Self.thirtyDays)
         try await harness.service.scheduleAccountDeletion(of: user.id, at: date)
         _ = try await harness.signInWithApple() // during the grace period, not restored
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.purgeScheduledAccount(user.id) }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await harness.service.purgeScheduledAccount(user.id) }
         harness.clock.setDate(date)
-        await #expect(throws: AuthError(.userDisabled)) { _ = try await harness.service.isBiometricLockEnabled() }
+        await #expect(throws: AuthenticationError(.userDisabled)) { _ = try await harness.service.isBiometricLockEnabled() }
         #expect(harness.service.currentUser == nil, "the session ends at the date")
-        let refused = await #expect(throws: AuthError(.userDisabled)) { try await harness.signInWithApple() }
+        let refused = await #expect(throws: AuthenticationError(.userDisabled)) { try await harness.signInWithApple() }
         #expect(refused?.errorDescription == AuthRecords.deletedMessage)
 
         let receipt = try await harness.service.purgeScheduledAccount(user.id)
@@ -75,15 +75,15 @@ import TrainTesting
     func refusals() async throws {
         let harness = try AuthHarness()
         let later = harness.clock.now.addingTimeInterval(Self.thirtyDays)
-        await #expect(throws: AuthError(.notSignedIn)) { try await harness.service.scheduleAccountDeletion(of: "user-1", at: later) }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { try await harness.service.scheduleAccountDeletion(of: "user-1", at: later) }
         let user = try await harness.signInWithApple()
-        await #expect(throws: AuthError(.userMismatch)) { try await harness.service.scheduleAccountDeletion(of: "someone-else", at: later) }
-        await #expect(throws: AuthError(.operationNotAllowed)) {
+        await #expect(throws: AuthenticationError(.userMismatch)) { try await harness.service.scheduleAccountDeletion(of: "someone-else", at: later) }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) {
             try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now)
         }
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
         harness.clock.advance(by: .seconds(3_600))
-        await #expect(throws: AuthError(.requiresRecentLogin)) { try await harness.service.scheduleAccountDeletion(of: user.id, at: later) }
+        await #expect(throws: AuthenticationError(.requiresRecentLogin)) { try await harness.service.scheduleAccountDeletion(of: user.id, at: later) }
         #expect(try harness.service.scheduledDeletions().isEmpty)
         #expect(harness.service.currentUser?.id == user.id)
         #expect(harness.apple.revocationsRecorded.isEmpty)
@@ -91,12 +91,12 @@ import TrainTesting
         try await harness.service.reauthenticate(with: try await harness.appleCredential())
         try await harness.service.scheduleAccountDeletion(of: user.id, at: later)
         _ = try await harness.signInWithApple()
-        await #expect(throws: AuthError(.operationNotAllowed)) {
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) {
             try await harness.service.scheduleAccountDeletion(of: user.id, at: later.addingTimeInterval(60))
         }
         #expect(try harness.service.scheduledDeletions() == [AccountDeletionSchedule(userID: user.id, purgeAt: later)], "the first date stands")
         #expect(try await harness.service.purgeScheduledAccount("nobody") == nil)
-        await #expect(throws: AuthError(.operationNotAllowed)) { try await harness.service.purgeScheduledAccount(user.id) }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await harness.service.purgeScheduledAccount(user.id) }
         #expect(harness.service.currentUser?.id == user.id)
     }
 

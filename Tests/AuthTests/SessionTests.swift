@@ -29,7 +29,7 @@ import TrainTesting
         try await service.signOut()
         harness.apple.signIn(as: AuthHarness.ada)
         #expect(try await service.signInWithApple().id == "preview-ada", "the Apple identity leads to the same account")
-        await #expect(throws: AuthError(.emailAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await service.createUser(email: "ada@example.com", password: "correct horse 1")
         }
         let refused = LocalAuthService(signedIn: UserEntity(id: "", createdAt: harness.clock.now, lastSignInAt: harness.clock.now))
@@ -59,7 +59,7 @@ import TrainTesting
         let harness = try AuthHarness()
         try await harness.signInWithApple()
         let before = harness.apple.calls
-        harness.apple.failNextAuthorization(with: AuthError(.networkError))
+        harness.apple.failNextAuthorization(with: AuthenticationError(.networkError))
         try await harness.service.signOut()
         #expect(harness.service.currentUser == nil)
         #expect(harness.apple.calls == before)
@@ -72,13 +72,15 @@ import TrainTesting
         if deleted { _ = try await harness.service.deleteAccount() } else { try await harness.service.signOut() }
         let service = harness.service
         let credential = try await harness.appleCredential()
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.reauthenticate(with: credential) }
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.link(.emailPassword(email: "a@b.co", password: "correct horse 1")) }
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.unlink(.apple) }
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.updateEmail(to: "a@b.co") }
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.deleteAccount() }
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.checkCredentialState() }
-        await #expect(throws: AuthError(.notSignedIn)) { _ = try await service.isBiometricLockEnabled() }
-        await #expect(throws: AuthError(.notSignedIn)) { try await service.setBiometricLock(enabled: true, reason: "r") }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await service.reauthenticate(with: credential) }
+        await #expect(throws: AuthenticationError(.notSignedIn)) {
+            _ = try await service.link(.emailPassword(email: "a@b.co", password: "correct horse 1"))
+        }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await service.unlink(.apple) }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await service.updateEmail(to: "a@b.co") }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await service.deleteAccount() }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await service.checkCredentialState() }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await service.isBiometricLockEnabled() }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { try await service.setBiometricLock(enabled: true, reason: "r") }
     }
 }

@@ -52,11 +52,11 @@ import TrainTesting
         let first = try #require(try await apple.authorize(Self.request()).authorizationCode)
         try await apple.revokeToken(authorizationCode: first)
         #expect(try await apple.credentialState(forUserID: "001.ada") == .revoked)
-        await #expect(throws: AuthError.self) { try await apple.revokeToken(authorizationCode: first) }
+        await #expect(throws: AuthenticationError.self) { try await apple.revokeToken(authorizationCode: first) }
         let second = try #require(try await apple.authorize(Self.request()).authorizationCode)
         clock.advance(by: .seconds(301))
-        await #expect(throws: AuthError.self) { try await apple.revokeToken(authorizationCode: second) }
-        await #expect(throws: AuthError.self) { try await apple.revokeToken(authorizationCode: "made-up") }
+        await #expect(throws: AuthenticationError.self) { try await apple.revokeToken(authorizationCode: second) }
+        await #expect(throws: AuthenticationError.self) { try await apple.revokeToken(authorizationCode: "made-up") }
         #expect(apple.revocationsRecorded == [.init(userID: "001.ada", date: ManualClock.defaultStart)])
         #expect(try await apple.credentialState(forUserID: "001.ada") == .authorized, "authorizing again restores it")
         #expect(try await apple.credentialState(forUserID: "stranger") == .notFound)

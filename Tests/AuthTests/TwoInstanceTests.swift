@@ -45,7 +45,7 @@ import TrainTesting
         let outcomes = [await first.result, await second.result]
         let created = outcomes.compactMap { try? $0.get() }
         #expect(created.count == 1, "round \(round)")
-        for case .failure(let error) in outcomes { #expect(error as? AuthError == AuthError(.emailAlreadyInUse)) }
+        for case .failure(let error) in outcomes { #expect(error as? AuthenticationError == AuthenticationError(.emailAlreadyInUse)) }
     }
 
     @Test("two instances signing in one new Apple ID at once make one account", arguments: 0..<10)

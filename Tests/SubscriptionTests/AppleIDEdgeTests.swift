@@ -62,7 +62,7 @@ import TrainTesting
         let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
         try raw.write { records in
             for (id, product, token) in [(UInt64(1), H.proMonthly, H.ada), (2, H.premiumMonthly, H.grace)] {
-                let transaction = StoreTransaction(
+                let transaction = AppStoreTransaction(
                     id: id, productID: product, purchaseDate: start, expirationDate: start.addingTimeInterval(30 * 86_400), appAccountToken: token)
                 let subscription = StoreLedger.Subscription(
                     originalID: id, groupID: "train.subscriptions", appAccountToken: token, productID: product, latestTransactionID: id,

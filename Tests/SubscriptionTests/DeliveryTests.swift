@@ -74,8 +74,8 @@ import TrainTesting
 
     @Test("granting is idempotent: the same transaction applied twice changes nothing")
     func idempotentGrant() throws {
-        var engine = EntitlementEngine(products: StoreProduct.standardWithoutTrial)
-        let transaction = StoreTransaction(
+        var engine = EntitlementEngine(products: AppStoreProduct.standardWithoutTrial)
+        let transaction = AppStoreTransaction(
             id: 1, productID: H.proMonthly, purchaseDate: ManualClock.defaultStart,
             expirationDate: ManualClock.defaultStart.addingTimeInterval(100))
         engine.apply(.verified(transaction))

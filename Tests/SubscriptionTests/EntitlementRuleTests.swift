@@ -10,40 +10,40 @@ import TrainTesting
 /// non-renewing passes, lifetime unlocks and consumables bought on the side.
 struct RandomHistory {
     /// Every state each transaction went through, in history order.
-    var snapshots: [[StoreVerificationResult<StoreTransaction>]] = []
+    var snapshots: [[StoreVerificationResult<AppStoreTransaction>]] = []
     /// The grace end of each subscription still in grace at the end, by its latest transaction.
     var grace: [UInt64: Date] = [:]
 
     static let start = ManualClock.defaultStart
     static let day: TimeInterval = 86_400
     /// Products that do not renew.
-    static let oneOffs: [StoreProduct] = [
+    static let oneOffs: [AppStoreProduct] = [
         .nonRenewing(id: "com.train.pro.pass", displayName: "Pro for 3 months", tier: .pro, duration: .threeMonths, price: 12.99),
         .nonConsumable(id: "com.train.premium.lifetime", displayName: "Premium for life", tier: .premium, price: 199),
         .consumable(id: "com.train.coaching", displayName: "A coaching session", price: 9.99),
     ]
-    static let products = StoreProduct.standardWithoutTrial + oneOffs
+    static let products = AppStoreProduct.standardWithoutTrial + oneOffs
 
     init(seed: UInt64) {
         var random = SeededRandomNumberGenerator(seed: seed)
         var nextID: UInt64 = 1
         let chains = Int.random(in: 1...3, using: &random)
         for _ in 0..<chains {
-            var product = StoreProduct.standardWithoutTrial.randomElement(using: &random) ?? StoreProduct.standardWithoutTrial[0]
+            var product = AppStoreProduct.standardWithoutTrial.randomElement(using: &random) ?? AppStoreProduct.standardWithoutTrial[0]
             var date = Self.start.addingTimeInterval(Double(Int.random(in: 0...90, using: &random)) * Self.day)
             let originalID = nextID
             var previous: Int?
             periods: for _ in 0..<Int.random(in: 1...6, using: &random) {
                 let length = Double(product.period?.value ?? 1) * (product.period?.unit == .year ? 360 : 30) * Self.day
-                var transaction = StoreTransaction(
+                var transaction = AppStoreTransaction(
                     id: nextID, originalID: originalID, productID: product.id, purchaseDate: date,
                     expirationDate: date.addingTimeInterval(length))
                 nextID += 1
                 let verified = Int.random(in: 0..<10, using: &random) != 0
-                var states: [StoreVerificationResult<StoreTransaction>] = [
+                var states: [StoreVerificationResult<AppStoreTransaction>] = [
                     verified ? .verified(transaction) : .unverified(transaction, .invalidSignature)
                 ]
-                func record(_ change: (inout StoreTransaction) -> Void) {
+                func record(_ change: (inout AppStoreTransaction) -> Void) {
                     change(&transaction)
                     states.append(verified ? .verified(transaction) : .unverified(transaction, .invalidSignature))
                 }
@@ -57,7 +57,7 @@ struct RandomHistory {
                 let index = snapshots.count - 1
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0: // upgrade: the previous period is marked upgraded
-                    if let higher = StoreProduct.standardWithoutTrial.first(where: { $0.tier > product.tier }) {
+                    if let higher = AppStoreProduct.standardWithoutTrial.first(where: { $0.tier > product.tier }) {
                         snapshots[index].append(
                             .verified(
                                 {
@@ -71,7 +71,7 @@ struct RandomHistory {
                         continue periods
                     }
                 case 1: // downgrade at renewal
-                    product = StoreProduct.standardWithoutTrial.first { $0.tier < product.tier } ?? product
+                    product = AppStoreProduct.standardWithoutTrial.first { $0.tier < product.tier } ?? product
                 case 2: // auto-renew off: the chain ends
                     break periods
                 case 3: // billing retry: ends, or grace then ends
@@ -91,10 +91,10 @@ struct RandomHistory {
         for _ in 0..<Int.random(in: 0...2, using: &random) {
             let product = Self.oneOffs.randomElement(using: &random) ?? Self.oneOffs[0]
             let date = Self.start.addingTimeInterval(Double(Int.random(in: 0...200, using: &random)) * Self.day)
-            var transaction = StoreTransaction(
+            var transaction = AppStoreTransaction(
                 id: nextID, productID: product.id, productType: product.type, subscriptionGroupID: nil, purchaseDate: date, expirationDate: nil)
             nextID += 1
-            var states: [StoreVerificationResult<StoreTransaction>] = [.verified(transaction)]
+            var states: [StoreVerificationResult<AppStoreTransaction>] = [.verified(transaction)]
             if Int.random(in: 0..<4, using: &random) == 0 {
                 transaction.revocationDate = date.addingTimeInterval(Double(Int.random(in: 1...30, using: &random)) * Self.day)
                 states.append(.verified(transaction))
@@ -104,7 +104,7 @@ struct RandomHistory {
     }
 
     /// Each transaction in its final state.
-    var finalStates: [StoreVerificationResult<StoreTransaction>] {
+    var finalStates: [StoreVerificationResult<AppStoreTransaction>] {
         snapshots.compactMap { states in
             guard let last = states.last else { return nil }
             // Verification taints: a transaction that ever failed it stays unverified.
@@ -151,7 +151,7 @@ struct RandomHistory {
         var engine = EntitlementEngine(products: RandomHistory.products)
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         engine.apply(
-            .verified(StoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
+            .verified(AppStoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
         #expect(engine.tier(at: expiry) == .pro)
         #expect(engine.tier(at: expiry.addingTimeInterval(0.001)) == .free)
     }
@@ -162,7 +162,7 @@ struct RandomHistory {
         let expiry = RandomHistory.start.addingTimeInterval(1000)
         let graceEnd = expiry.addingTimeInterval(500)
         engine.apply(
-            .verified(StoreTransaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
+            .verified(AppStoreTransaction(id: 7, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start, expirationDate: expiry)))
         engine.setGracePeriodEnd(graceEnd, forTransaction: 7)
         #expect(engine.tier(at: graceEnd) == .premium)
         #expect(engine.tier(at: graceEnd.addingTimeInterval(0.001)) == .free)
@@ -172,7 +172,7 @@ struct RandomHistory {
 
     @Test("revoked, upgraded and unverified transactions never grant, in whatever order their states arrive")
     func neverGrant() {
-        let base = StoreTransaction(
+        let base = AppStoreTransaction(
             id: 3, productID: "com.train.premium.yearly", purchaseDate: RandomHistory.start,
             expirationDate: RandomHistory.start.addingTimeInterval(10_000))
         var revoked = base
@@ -193,12 +193,12 @@ struct RandomHistory {
         var engine = EntitlementEngine(products: RandomHistory.products)
         engine.apply(
             .verified(
-                StoreTransaction(
+                AppStoreTransaction(
                     id: 1, productID: "com.train.pro.yearly", purchaseDate: RandomHistory.start,
                     expirationDate: RandomHistory.start.addingTimeInterval(5000))))
         engine.apply(
             .verified(
-                StoreTransaction(
+                AppStoreTransaction(
                     id: 2, productID: "com.train.premium.monthly", purchaseDate: RandomHistory.start,
                     expirationDate: RandomHistory.start.addingTimeInterval(1000))))
         #expect(engine.tier(at: RandomHistory.start) == .premium)

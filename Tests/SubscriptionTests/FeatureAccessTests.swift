@@ -41,8 +41,8 @@ import TrainTesting
         let coachChat = Feature("coachChat")
         let clock = ManualClock()
         let products =
-            StoreProduct.standard + [
-                StoreProduct(id: "com.train.family.monthly", displayName: "Family", tier: family, period: .month, price: 14.99)
+            AppStoreProduct.standard + [
+                AppStoreProduct(id: "com.train.family.monthly", displayName: "Family", tier: family, period: .month, price: 14.99)
             ]
         let store = SimulatedAppStore(products: products, clock: clock)
         let service = LocalSubscriptionService(store: store)

@@ -39,7 +39,7 @@ private func renewThenRefund(
     @Test("the article's purchase unlocks analytics, and the renewal and refund do what it says")
     func article() async throws {
         let clock = ManualClock()
-        let store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial, clock: clock)
+        let store = try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial, clock: clock)
         let subscriptions = LocalSubscriptionService(store: store, appAccountToken: UUID())
         #expect(try await unlockAnalytics(subscriptions: subscriptions))
         let tiers = try await renewThenRefund(store: store, subscriptions: subscriptions) { clock.advance(by: $0) }

@@ -26,7 +26,7 @@ import TrainTesting
     func earlierJSONLedger() async throws {
         let harness = try H(.file)
         let start = ManualClock.defaultStart
-        let transaction = StoreTransaction(
+        let transaction = AppStoreTransaction(
             id: 7, productID: H.proMonthly, purchaseDate: start,
             expirationDate: start.addingTimeInterval(30 * 86_400), appAccountToken: H.ada)
         let subscription = StoreLedger.Subscription(
@@ -81,7 +81,7 @@ import TrainTesting
         let file = directory.file("appstore.sqlite")
         let prices = [Decimal(0), Decimal(499) / 100, Decimal(1) / 1_000, Decimal(string: "123456789012345678901234567890.5") ?? 0]
         let products = prices.enumerated().map { index, price in
-            StoreProduct.nonConsumable(id: "com.train.item\(index)", displayName: "Item \(index)", tier: .pro, price: price)
+            AppStoreProduct.nonConsumable(id: "com.train.item\(index)", displayName: "Item \(index)", tier: .pro, price: price)
         }
         let clock = ManualClock()
         let store = try SimulatedAppStore(storage: .file(file), products: products, clock: clock)

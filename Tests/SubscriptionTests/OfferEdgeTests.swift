@@ -105,7 +105,7 @@ import TrainTesting
 
 extension StorePurchaseResult {
     /// The transaction of a successful purchase.
-    fileprivate var transaction: StoreTransaction? {
+    fileprivate var transaction: AppStoreTransaction? {
         if case .success(let result) = self { result.unsafePayloadValue } else { nil }
     }
 }

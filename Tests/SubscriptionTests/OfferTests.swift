@@ -8,8 +8,8 @@ import TrainTesting
 /// SUB-10: introductory offers with StoreKit's per-group eligibility, promotional,
 /// offer-code and win-back offers; transactions carry the offer, period type and price.
 @Suite(.timeLimit(.minutes(1))) struct OfferTests {
-    static let trialMonthly: StoreProduct = {
-        var product = StoreProduct(id: "com.train.pro.monthly", displayName: "Pro", tier: .pro, period: .month, price: 4.99)
+    static let trialMonthly: AppStoreProduct = {
+        var product = AppStoreProduct(id: "com.train.pro.monthly", displayName: "Pro", tier: .pro, period: .month, price: 4.99)
         product.introductoryOffer = .freeTrial(.week)
         product.offers = [
             SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9.99),
@@ -18,13 +18,13 @@ import TrainTesting
         ]
         return product
     }()
-    static let payAsYouGoYearly: StoreProduct = {
-        var product = StoreProduct(id: "com.train.premium.monthly", displayName: "Premium", tier: .premium, period: .month, price: 9.99)
+    static let payAsYouGoYearly: AppStoreProduct = {
+        var product = AppStoreProduct(id: "com.train.premium.monthly", displayName: "Premium", tier: .premium, period: .month, price: 9.99)
         product.introductoryOffer = SubscriptionOffer(type: .introductory, paymentMode: .payAsYouGo, period: .month, periodCount: 3, price: 1.99)
         return product
     }()
-    static let payUpFront: StoreProduct = {
-        var product = StoreProduct(
+    static let payUpFront: AppStoreProduct = {
+        var product = AppStoreProduct(
             id: "com.train.coach.monthly", displayName: "Coach", tier: .pro, period: .month, price: 14.99, subscriptionGroupID: "train.coach")
         product.introductoryOffer = SubscriptionOffer(type: .introductory, paymentMode: .payUpFront, period: .threeMonths, price: 19.99)
         return product
@@ -33,12 +33,12 @@ import TrainTesting
     let clock = ManualClock()
     let start = ManualClock.defaultStart
 
-    func make(_ storage: Storage = .inMemory) throws -> (SimulatedAppStore, LocalSubscriptionService) {
+    func make(_ storage: StorageLocation = .inMemory) throws -> (SimulatedAppStore, LocalSubscriptionService) {
         let store = try SimulatedAppStore(storage: storage, products: [Self.trialMonthly, Self.payAsYouGoYearly, Self.payUpFront], clock: clock)
         return (store, LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada))
     }
 
-    func bought(_ service: LocalSubscriptionService, _ productID: String, offer: PurchaseOffer? = nil) async throws -> StoreTransaction {
+    func bought(_ service: LocalSubscriptionService, _ productID: String, offer: PurchaseOffer? = nil) async throws -> AppStoreTransaction {
         guard case .success(let result) = try await service.purchase(productID, offer: offer) else { throw SubscriptionError(.systemError) }
         return result.unsafePayloadValue
     }
@@ -49,7 +49,7 @@ import TrainTesting
         "a new Apple ID gets the free trial by itself, then renews at the regular price; the trial is had once per group", arguments: [false, true])
     func freeTrial(onFile: Bool) async throws {
         let directory = try TemporaryDirectory()
-        let storage: Storage = onFile ? .file(directory.file("appstore.sqlite")) : .inMemory
+        let storage: StorageLocation = onFile ? .file(directory.file("appstore.sqlite")) : .inMemory
         var (store, service) = try make(storage)
         #expect(try await service.isEligibleForIntroOffer(groupID: "train.subscriptions"))
         let trial = try await bought(service, Self.trialMonthly.id)
@@ -89,13 +89,13 @@ import TrainTesting
         arguments: [false, true])
     func payAsYouGo(onFile: Bool) async throws {
         let directory = try TemporaryDirectory()
-        let storage: Storage = onFile ? .file(directory.file("appstore.sqlite")) : .inMemory
+        let storage: StorageLocation = onFile ? .file(directory.file("appstore.sqlite")) : .inMemory
         var (store, service) = try make(storage)
         let first = try await bought(service, Self.payAsYouGoYearly.id)
         #expect(first.periodType == .intro && first.price == 1.99 && first.expirationDate == start.addingTimeInterval(days(31)))
         #expect(try await service.subscriptionStatuses().first?.renewalInfo.payloadValue.offer?.paymentMode == .payAsYouGo)
         if onFile { (store, service) = try make(storage) }
-        clock.advance(to: SubscriptionPeriod.month.end(after: start, count: 3).addingTimeInterval(1))
+        clock.advance(to: BillingPeriod.month.end(after: start, count: 3).addingTimeInterval(1))
         let prices = store.allTransactions.map { ($0.unsafePayloadValue.price, $0.unsafePayloadValue.periodType) }
         #expect(prices.map(\.0) == [1.99, 1.99, 1.99, 9.99])
         #expect(prices.map(\.1) == [.intro, .intro, .intro, .normal])
@@ -106,11 +106,11 @@ import TrainTesting
     func payUpFront() async throws {
         let (store, service) = try make()
         let first = try await bought(service, Self.payUpFront.id)
-        let end = SubscriptionPeriod.threeMonths.end(after: start)
+        let end = BillingPeriod.threeMonths.end(after: start)
         #expect(first.periodType == .intro && first.price == 19.99 && first.expirationDate == end)
         clock.advance(to: end.addingTimeInterval(1))
         let renewal = try #require(store.allTransactions.last?.unsafePayloadValue)
-        #expect(renewal.price == 14.99 && renewal.expirationDate == SubscriptionPeriod.month.end(after: end))
+        #expect(renewal.price == 14.99 && renewal.expirationDate == BillingPeriod.month.end(after: end))
     }
 
     @Test("a promotional offer is for a current or past subscriber of the group, on a period that starts now")
@@ -130,7 +130,7 @@ import TrainTesting
         let promoted = try await bought(service, Self.trialMonthly.id, offer: comeback)
         #expect(promoted.offer == TransactionOffer(type: .promotional, id: "comeback", paymentMode: .payUpFront))
         #expect(promoted.periodType == .normal && promoted.price == 9.99 && promoted.originalID == trial.originalID)
-        #expect(promoted.expirationDate == SubscriptionPeriod.threeMonths.end(after: start))
+        #expect(promoted.expirationDate == BillingPeriod.threeMonths.end(after: start))
     }
 
     @Test("a win-back offer is listed and sold only once the subscription has lapsed")
@@ -145,7 +145,7 @@ import TrainTesting
         clock.advance(by: .seconds(8 * 86_400))
         #expect(try await service.subscriptionStatuses().first?.renewalInfo.payloadValue.eligibleWinBackOfferIDs == ["miss-you"])
         let back = try await bought(service, Self.trialMonthly.id, offer: missYou)
-        #expect(back.offer?.type == .winBack && back.price == 0 && back.expirationDate == SubscriptionPeriod.month.end(after: clock.now))
+        #expect(back.offer?.type == .winBack && back.price == 0 && back.expirationDate == BillingPeriod.month.end(after: clock.now))
         #expect(service.currentTier == .pro)
     }
 
@@ -200,7 +200,7 @@ import TrainTesting
         namedIntro.introductoryOffer?.id = "intro"
         var twice = Self.trialMonthly
         twice.offers.append(twice.offers[0])
-        var onLifetime = StoreProduct.nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 99)
+        var onLifetime = AppStoreProduct.nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 99)
         onLifetime.introductoryOffer = .freeTrial(.week)
         for product in [pricedTrial, mismatched, namedIntro, twice, onLifetime] {
             #expect(throws: SubscriptionError(.invalidArgument), "\(product)") { try product.validate() }
@@ -213,7 +213,7 @@ import TrainTesting
     @Test("the standard Pro monthly starts with a one-week free trial for an Apple ID that never subscribed, then renews at its price")
     func standardTrial() async throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: StoreProduct.standard, clock: clock)
+        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: clock)
         let service = LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada)
         #expect(try await service.isEligibleForIntroOffer(groupID: "train.subscriptions"))
         guard case .success(let result) = try await service.purchase(SubscriptionHarness.proMonthly) else {
@@ -227,6 +227,6 @@ import TrainTesting
         store.settle()
         #expect(service.currentTier == .pro)
         let renewal = try #require(try await service.allTransactions().last?.unsafePayloadValue)
-        #expect(renewal.periodType == .normal && renewal.price == StoreProduct.standard[0].price, "the renewal is at the regular price")
+        #expect(renewal.periodType == .normal && renewal.price == AppStoreProduct.standard[0].price, "the renewal is at the regular price")
     }
 }

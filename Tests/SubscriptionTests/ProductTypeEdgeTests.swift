@@ -63,10 +63,10 @@ import TrainTesting
         let first = try SimulatedAppStore(storage: .file(file), clock: clock)
         _ = try await LocalSubscriptionService(store: first).purchase("com.train.pro.monthly")
         clock.advance(by: .seconds(40 * 86_400))
-        var withoutPeriod = StoreProduct.standardWithoutTrial[0]
+        var withoutPeriod = AppStoreProduct.standardWithoutTrial[0]
         withoutPeriod.period = nil
         for changed in [
-            StoreProduct.nonRenewing(id: "com.train.pro.monthly", displayName: "Pro pass", tier: .pro, duration: .month, price: 4.99),
+            AppStoreProduct.nonRenewing(id: "com.train.pro.monthly", displayName: "Pro pass", tier: .pro, duration: .month, price: 4.99),
             withoutPeriod,
         ] {
             let store = try SimulatedAppStore(storage: .file(file), products: [changed], clock: clock)

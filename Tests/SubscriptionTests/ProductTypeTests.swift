@@ -8,26 +8,26 @@ import TrainTesting
 /// SUB-9: every product type — auto-renewable of any period, non-renewing,
 /// non-consumable and consumable — with its tier.
 @Suite(.timeLimit(.minutes(1))) struct ProductTypeTests {
-    static let weekly = StoreProduct(id: "com.train.pro.weekly", displayName: "Pro weekly", tier: .pro, period: .week, price: 1.99)
-    static let twoMonths = StoreProduct(id: "com.train.pro.2m", displayName: "Pro 2 months", tier: .pro, period: .twoMonths, price: 8.99)
-    static let quarterly = StoreProduct(id: "com.train.pro.3m", displayName: "Pro 3 months", tier: .pro, period: .threeMonths, price: 12.99)
-    static let halfYearly = StoreProduct(id: "com.train.pro.6m", displayName: "Pro 6 months", tier: .pro, period: .sixMonths, price: 24.99)
-    static let yearly = StoreProduct(id: "com.train.pro.yearly", displayName: "Pro yearly", tier: .pro, period: .year, price: 39.99)
-    static let pass = StoreProduct.nonRenewing(
+    static let weekly = AppStoreProduct(id: "com.train.pro.weekly", displayName: "Pro weekly", tier: .pro, period: .week, price: 1.99)
+    static let twoMonths = AppStoreProduct(id: "com.train.pro.2m", displayName: "Pro 2 months", tier: .pro, period: .twoMonths, price: 8.99)
+    static let quarterly = AppStoreProduct(id: "com.train.pro.3m", displayName: "Pro 3 months", tier: .pro, period: .threeMonths, price: 12.99)
+    static let halfYearly = AppStoreProduct(id: "com.train.pro.6m", displayName: "Pro 6 months", tier: .pro, period: .sixMonths, price: 24.99)
+    static let yearly = AppStoreProduct(id: "com.train.pro.yearly", displayName: "Pro yearly", tier: .pro, period: .year, price: 39.99)
+    static let pass = AppStoreProduct.nonRenewing(
         id: "com.train.pro.pass", displayName: "Pro for 3 months", tier: .pro, duration: .threeMonths, price: 14.99)
-    static let lifetime = StoreProduct.nonConsumable(id: "com.train.premium.lifetime", displayName: "Premium for life", tier: .premium, price: 199)
-    static let coaching = StoreProduct.consumable(id: "com.train.coaching", displayName: "A coaching session", price: 9.99)
+    static let lifetime = AppStoreProduct.nonConsumable(id: "com.train.premium.lifetime", displayName: "Premium for life", tier: .premium, price: 199)
+    static let coaching = AppStoreProduct.consumable(id: "com.train.coaching", displayName: "A coaching session", price: 9.99)
     static let catalog = [weekly, twoMonths, quarterly, halfYearly, yearly, pass, lifetime, coaching]
 
     let clock = ManualClock()
     let start = ManualClock.defaultStart
 
-    func make(_ storage: Storage = .inMemory, user: UUID? = SubscriptionHarness.ada) throws -> (SimulatedAppStore, LocalSubscriptionService) {
+    func make(_ storage: StorageLocation = .inMemory, user: UUID? = SubscriptionHarness.ada) throws -> (SimulatedAppStore, LocalSubscriptionService) {
         let store = try SimulatedAppStore(storage: storage, products: Self.catalog, clock: clock)
         return (store, LocalSubscriptionService(store: store, appAccountToken: user))
     }
 
-    func bought(_ service: LocalSubscriptionService, _ productID: String) async throws -> StoreTransaction {
+    func bought(_ service: LocalSubscriptionService, _ productID: String) async throws -> AppStoreTransaction {
         guard case .success(let result) = try await service.purchase(productID) else { throw SubscriptionError(.systemError) }
         return result.unsafePayloadValue
     }
@@ -35,7 +35,7 @@ import TrainTesting
     @Test(
         "an auto-renewable subscription of each period ends and renews on the calendar",
         arguments: [(weekly, 7), (twoMonths, 59), (quarterly, 90), (halfYearly, 181), (yearly, 365)])
-    func periods(product: StoreProduct, days: Int) async throws {
+    func periods(product: AppStoreProduct, days: Int) async throws {
         let (store, service) = try make()
         let first = try await bought(service, product.id)
         // The clock starts on 1 January 2026, UTC.
@@ -103,7 +103,7 @@ import TrainTesting
     @Test("a non-consumable grants its tier for good; buying it again returns the same transaction; a refund ends it", arguments: [false, true])
     func lifetime(onFile: Bool) async throws {
         let directory = try TemporaryDirectory()
-        let storage: Storage = onFile ? .file(directory.file("appstore.sqlite")) : .inMemory
+        let storage: StorageLocation = onFile ? .file(directory.file("appstore.sqlite")) : .inMemory
         var (store, service) = try make(storage)
         let unlock = try await bought(service, Self.lifetime.id)
         #expect(unlock.productType == .nonConsumable && unlock.expirationDate == nil)
@@ -157,16 +157,16 @@ import TrainTesting
 
     @Test("a period reads and writes ISO 8601; anything else is invalidArgument")
     func periodsInISO8601() throws {
-        for (text, period) in [("P3D", try SubscriptionPeriod(value: 3, unit: .day)), ("P1W", .week), ("P2M", .twoMonths), ("P1Y", .year)] {
-            #expect(try SubscriptionPeriod(iso8601: text) == period)
+        for (text, period) in [("P3D", try BillingPeriod(value: 3, unit: .day)), ("P1W", .week), ("P2M", .twoMonths), ("P1Y", .year)] {
+            #expect(try BillingPeriod(iso8601: text) == period)
             #expect(period.iso8601 == text)
         }
         for bad in ["", "P", "PM", "P0M", "P25M", "P-1M", "1M", "P1X", "P1m", "P\u{661}M", "P1M ", "P99999999999999999999M", "P1\u{0}M"] {
-            #expect(throws: SubscriptionError(.invalidArgument), "\(bad.debugDescription)") { _ = try SubscriptionPeriod(iso8601: bad) }
+            #expect(throws: SubscriptionError(.invalidArgument), "\(bad.debugDescription)") { _ = try BillingPeriod(iso8601: bad) }
         }
-        let decoded = try JSONDecoder().decode([SubscriptionPeriod].self, from: Data(#"["month", "year", "P1W"]"#.utf8))
+        let decoded = try JSONDecoder().decode([BillingPeriod].self, from: Data(#"["month", "year", "P1W"]"#.utf8))
         #expect(decoded == [.month, .year, .week], "the names earlier versions wrote are read")
-        #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode([SubscriptionPeriod].self, from: Data(#"["P0D"]"#.utf8)) }
+        #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode([BillingPeriod].self, from: Data(#"["P0D"]"#.utf8)) }
     }
 
     @Test("a transaction stored before transactions had a type reads as an auto-renewable subscription's")

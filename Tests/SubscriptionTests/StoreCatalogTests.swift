@@ -89,7 +89,7 @@ import TrainTesting
                 == .nonRenewing(id: "com.train.summer.pass", displayName: "Summer Pass", tier: .pro, duration: .threeMonths, price: 14.99))
         #expect(byID["com.train.coaching"] == .consumable(id: "com.train.coaching", displayName: "Coaching session", price: 9.99))
         #expect(byID["com.train.lifetime"] == .nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 199))
-        var weekly = StoreProduct(
+        var weekly = AppStoreProduct(
             id: "com.train.pro.weekly", displayName: "Pro Weekly", tier: .pro, period: .week, price: 1.99, subscriptionGroupID: "21C3D4E5")
         weekly.introductoryOffer = .freeTrial(.week)
         #expect(byID["com.train.pro.weekly"] == weekly, "with its introductory offer")
@@ -117,10 +117,10 @@ import TrainTesting
         #expect(try StoreCatalog(json: json) == catalog)
         #expect(String(decoding: json, as: UTF8.self).contains(#""period" : "P1W""#))
         // A catalog an earlier version wrote: auto-renewable subscriptions with "month" and "year" periods.
-        let earlier = try JSONEncoder().encode(["products": StoreProduct.standard])
+        let earlier = try JSONEncoder().encode(["products": AppStoreProduct.standard])
         let text = String(decoding: earlier, as: UTF8.self).replacingOccurrences(of: #""P1M""#, with: #""month""#)
             .replacingOccurrences(of: #","type":"autoRenewable""#, with: "")
-        #expect(try StoreCatalog(json: Data(text.utf8)).products == StoreProduct.standard)
+        #expect(try StoreCatalog(json: Data(text.utf8)).products == AppStoreProduct.standard)
     }
 
     @Test(

@@ -111,9 +111,9 @@ import TrainTesting
     @Test("a crossgrade to a product of the same tier and the same period starts at once, as StoreKit does; the old transaction is superseded")
     func sameDurationCrossgrade() async throws {
         let clock = ManualClock()
-        let other = StoreProduct(
+        let other = AppStoreProduct(
             id: "com.train.pro.monthly.family", displayName: "Train Pro for families (monthly)", tier: .pro, period: .month, price: 6.99)
-        let store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial + [other], clock: clock)
+        let store = try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial + [other], clock: clock)
         let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
         guard case .success(let first) = try await service.purchase(H.proMonthly) else {
             Issue.record("the first purchase succeeds")

@@ -112,7 +112,7 @@ import TrainTesting
         let clock = ManualClock()
         let start = ManualClock.defaultStart
         let store = SimulatedAppStore(
-            products: ProductTypeTests.catalog + StoreProduct.standardWithoutTrial.filter { $0.tier == .premium }, clock: clock)
+            products: ProductTypeTests.catalog + AppStoreProduct.standardWithoutTrial.filter { $0.tier == .premium }, clock: clock)
         let service = LocalSubscriptionService(store: store)
         try store.setTimeRate(.oneSecondIsOneDay)
         for (productID, seconds) in [(ProductTypeTests.weekly.id, 7.0), ("com.train.premium.monthly", 30), (ProductTypeTests.yearly.id, 365)] {

@@ -10,13 +10,13 @@ import TrainTesting
 @Suite(.timeLimit(.minutes(1))) struct StorefrontTests {
     typealias H = SubscriptionHarness
     static let germany = (try? StoreStorefront(countryCode: "DEU", currencyCode: "EUR")) ?? .unitedStates
-    static let everywhere: StoreProduct = {
-        var product = StoreProduct(id: "com.train.pro.monthly", displayName: "Pro", tier: .pro, period: .month, price: Decimal(499) / 100)
+    static let everywhere: AppStoreProduct = {
+        var product = AppStoreProduct(id: "com.train.pro.monthly", displayName: "Pro", tier: .pro, period: .month, price: Decimal(499) / 100)
         product.prices = ["USA": Decimal(499) / 100, "DEU": Decimal(549) / 100]
         return product
     }()
-    static let americanOnly: StoreProduct = {
-        var product = StoreProduct(
+    static let americanOnly: AppStoreProduct = {
+        var product = AppStoreProduct(
             id: "com.train.coach.monthly", displayName: "Coach", tier: .pro, period: .month, price: 10, subscriptionGroupID: "coach")
         product.prices = ["USA": 10]
         return product

@@ -12,7 +12,7 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
 
     /// The standard subscriptions, one with a free trial in a group of its own, and a product of each other type.
     static let products =
-        StoreProduct.standardWithoutTrial.map { product in
+        AppStoreProduct.standardWithoutTrial.map { product in
             var product = product
             if product.id == "com.train.pro.monthly" { product.offers = OfferTests.trialMonthly.offers }
             return product

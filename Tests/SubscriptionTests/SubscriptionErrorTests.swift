@@ -5,7 +5,7 @@ import TrainSubscription
     @Test("errors compare equal by code whatever their detail, so #expect(throws:) matches a real service's error")
     func equalByCode() async throws {
         let service = LocalSubscriptionService(
-            store: try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial), accessPolicy: .appAccountToken)
+            store: try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial), accessPolicy: .appAccountToken)
         await #expect(throws: SubscriptionError(.noAppAccount)) { _ = try await service.purchase("com.train.pro.monthly") }
         #expect(SubscriptionError(.networkError, detail: "a") == SubscriptionError(.networkError, detail: "b"))
         #expect(SubscriptionError(.networkError) != SubscriptionError(.systemError))

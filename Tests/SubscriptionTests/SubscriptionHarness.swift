@@ -28,7 +28,7 @@ final class SubscriptionHarness {
         self.variant = variant
         self.policy = policy
         directory = try TemporaryDirectory()
-        store = try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial, clock: clock)
+        store = try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial, clock: clock)
         service = LocalSubscriptionService(store: store)
         store = try makeStore()
         service = LocalSubscriptionService(store: store, appAccountToken: user, accessPolicy: policy)
@@ -38,8 +38,8 @@ final class SubscriptionHarness {
 
     func makeStore() throws -> SimulatedAppStore {
         switch variant {
-        case .inMemory: try SimulatedAppStore(storage: .inMemory, products: StoreProduct.standardWithoutTrial, clock: clock)
-        case .file: try SimulatedAppStore(storage: .file(file), products: StoreProduct.standardWithoutTrial, clock: clock)
+        case .inMemory: try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial, clock: clock)
+        case .file: try SimulatedAppStore(storage: .file(file), products: AppStoreProduct.standardWithoutTrial, clock: clock)
         }
     }
 
@@ -51,7 +51,7 @@ final class SubscriptionHarness {
 
     /// Buys in the app and returns the verified transaction.
     @discardableResult
-    func buy(_ productID: String = SubscriptionHarness.proMonthly) async throws -> StoreTransaction {
+    func buy(_ productID: String = SubscriptionHarness.proMonthly) async throws -> AppStoreTransaction {
         guard case .success(let result) = try await service.purchase(productID) else {
             throw SubscriptionError(.systemError, detail: "expected a successful purchase")
         }
@@ -60,7 +60,7 @@ final class SubscriptionHarness {
 
     /// Sets the clock a minute past `transaction`'s expiration without waking the
     /// store's timer: its renewal is due and not yet recorded.
-    func makeRenewalDue(_ transaction: StoreTransaction) throws {
+    func makeRenewalDue(_ transaction: AppStoreTransaction) throws {
         guard let expiration = transaction.expirationDate else { throw SubscriptionError(.systemError, detail: "no expiration") }
         clock.setDate(expiration.addingTimeInterval(60))
     }
@@ -100,10 +100,10 @@ final class SubscriptionHarness {
     }
 }
 
-extension StoreProduct {
+extension AppStoreProduct {
     /// The standard products without Pro monthly's free trial: what these tests were
     /// written against, a first period of a month.
-    static let standardWithoutTrial = StoreProduct.standard.map { product in
+    static let standardWithoutTrial = AppStoreProduct.standard.map { product in
         var product = product
         product.introductoryOffer = nil
         return product

@@ -31,9 +31,9 @@ import TrainTesting
     @Test("a sticky script answers every call until scripted again")
     func sticky() async throws {
         let fake = FakeAuthService(currentUser: FakeAuthService.sampleUser)
-        fake.script(.deleteAccount, .throwing(AuthError(.requiresRecentLogin)))
+        fake.script(.deleteAccount, .throwing(AuthenticationError(.requiresRecentLogin)))
         for _ in 0..<2 {
-            await #expect(throws: AuthError(.requiresRecentLogin)) { try await fake.deleteAccount() }
+            await #expect(throws: AuthenticationError(.requiresRecentLogin)) { try await fake.deleteAccount() }
         }
         #expect(fake.currentUser == FakeAuthService.sampleUser)
         fake.script(.deleteAccount, .returning(AccountDeletionReceipt(userID: "fake-user-1", providers: [.apple], tokenRevocation: .revoked)))
@@ -48,8 +48,8 @@ import TrainTesting
         fake.script(.signInWithGoogle, .once(.success(grace)))
         #expect(try await fake.signInWithGoogle() == grace)
         #expect(try await fake.signInWithGoogle() == grace, "unscripted: the current user, who is Grace")
-        fake.script(.sendVerificationCode, .sequence([.failure(AuthError(.tooManyRequests)), .success("id-2")]))
-        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await fake.sendVerificationCode(to: "+1") }
+        fake.script(.sendVerificationCode, .sequence([.failure(AuthenticationError(.tooManyRequests)), .success("id-2")]))
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await fake.sendVerificationCode(to: "+1") }
         #expect(try await fake.sendVerificationCode(to: "+1") == "id-2")
         #expect(try await fake.sendVerificationCode(to: "+1") == "fake-verification-id")
     }
@@ -81,26 +81,26 @@ import TrainTesting
     @Test("the next call, the n-th call, or the n-th call of one method fails with the injected error")
     func injectedFailures() async throws {
         let fake = FakeAuthService()
-        fake.controls.failNextCall(with: AuthError(.networkError))
-        await #expect(throws: AuthError(.networkError)) { _ = try await fake.signInWithApple() }
+        fake.controls.failNextCall(with: AuthenticationError(.networkError))
+        await #expect(throws: AuthenticationError(.networkError)) { _ = try await fake.signInWithApple() }
         _ = try await fake.signInWithApple()
-        fake.controls.failCall(number: 4, with: AuthError(.tooManyRequests))
+        fake.controls.failCall(number: 4, with: AuthenticationError(.tooManyRequests))
         _ = try await fake.sendVerificationCode(to: "+16505551234")
-        await #expect(throws: AuthError(.tooManyRequests)) { _ = try await fake.sendVerificationCode(to: "+16505551234") }
-        fake.failCall(2, of: .signInWithGoogle, with: AuthError(.cancelled))
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await fake.sendVerificationCode(to: "+16505551234") }
+        fake.failCall(2, of: .signInWithGoogle, with: AuthenticationError(.cancelled))
         _ = try await fake.signInWithGoogle()
         _ = try await fake.sendVerificationCode(to: "+16505551234")
-        await #expect(throws: AuthError(.cancelled)) { _ = try await fake.signInWithGoogle() }
+        await #expect(throws: AuthenticationError(.cancelled)) { _ = try await fake.signInWithGoogle() }
     }
 
     @Test("subscribing to the state stream does not shift which call a numbered failure falls on")
     func subscriptionsNotCounted() async throws {
         let fake = FakeAuthService()
-        fake.controls.failCall(number: 2, with: AuthError(.networkError))
+        fake.controls.failCall(number: 2, with: AuthenticationError(.networkError))
         _ = try await fake.signInWithApple()
         _ = fake.authStateChanges()
         _ = fake.authStateChanges()
-        await #expect(throws: AuthError(.networkError)) { _ = try await fake.signInWithGoogle() }
+        await #expect(throws: AuthenticationError(.networkError)) { _ = try await fake.signInWithGoogle() }
         #expect(fake.calls == [.signInWithApple, .authStateChanges, .authStateChanges, .signInWithGoogle])
     }
 
@@ -109,9 +109,10 @@ import TrainTesting
         let fake = FakeAuthService()
         #expect(fake.finish().isEmpty, "nothing set up, nothing left over")
         fake.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
-        fake.script(.deleteAccount, .sequence([.failure(AuthError(.requiresRecentLogin)), .failure(AuthError(.requiresRecentLogin))]))
-        fake.controls.failNextCall(with: AuthError(.networkError))
-        fake.failCall(3, of: .signOut, with: AuthError(.storage))
+        fake.script(
+            .deleteAccount, .sequence([.failure(AuthenticationError(.requiresRecentLogin)), .failure(AuthenticationError(.requiresRecentLogin))]))
+        fake.controls.failNextCall(with: AuthenticationError(.networkError))
+        fake.failCall(3, of: .signOut, with: AuthenticationError(.storage))
         fake.controls.holdCalls()
         let held = Task { try await fake.signInWithGoogle() }
         await fake.controls.waitForHeldCalls(1)
@@ -128,7 +129,7 @@ import TrainTesting
                 "2 scripted results of deleteAccount() never used", "the script of signInWithApple() was never used",
             ])
         fake.controls.releaseHeldCalls()
-        await #expect(throws: AuthError(.networkError)) { _ = try await held.value }
+        await #expect(throws: AuthenticationError(.networkError)) { _ = try await held.value }
     }
 
     @Test("a test can wait until the view model follows the state stream")

@@ -10,15 +10,15 @@ import TrainTesting
         let biometrics = FakeBiometricAuthenticator(availability: BiometricAvailability(type: .touchID))
         #expect(await biometrics.availability() == BiometricAvailability(type: .touchID))
         try await biometrics.evaluate(reason: "Unlock")
-        biometrics.script(.evaluate, .throwing(AuthError(.biometryLockout)))
-        await #expect(throws: AuthError(.biometryLockout)) { try await biometrics.evaluate(reason: "Again") }
+        biometrics.script(.evaluate, .throwing(AuthenticationError(.biometryLockout)))
+        await #expect(throws: AuthenticationError(.biometryLockout)) { try await biometrics.evaluate(reason: "Again") }
         #expect(biometrics.calls == [.availability, .evaluate(reason: "Unlock"), .evaluate(reason: "Again")])
     }
 
     @Test("unavailable hardware fails evaluation; strict mode needs a script")
     func unavailableAndStrict() async throws {
         let none = FakeBiometricAuthenticator(availability: BiometricAvailability(type: .none))
-        await #expect(throws: AuthError(.biometryNotAvailable)) { try await none.evaluate(reason: "Unlock") }
+        await #expect(throws: AuthenticationError(.biometryNotAvailable)) { try await none.evaluate(reason: "Unlock") }
         let strict = FakeBiometricAuthenticator(strict: true)
         await withKnownIssue {
             await #expect(throws: FakeError.unimplemented("FakeBiometricAuthenticator.evaluate(reason:)")) {
@@ -32,9 +32,9 @@ import TrainTesting
     @Test("an injected failure skips availability, which cannot fail, and lands on the evaluation")
     func failureLandsOnEvaluation() async throws {
         let biometrics = FakeBiometricAuthenticator()
-        biometrics.controls.failNextCall(with: AuthError(.biometryFailed))
+        biometrics.controls.failNextCall(with: AuthenticationError(.biometryFailed))
         _ = await biometrics.availability()
-        await #expect(throws: AuthError(.biometryFailed)) { try await biometrics.evaluate(reason: "Unlock") }
+        await #expect(throws: AuthenticationError(.biometryFailed)) { try await biometrics.evaluate(reason: "Unlock") }
     }
 
     @Test("a held evaluation resumes on release")

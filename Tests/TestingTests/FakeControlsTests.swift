@@ -17,7 +17,7 @@ import TrainTesting
     @Test("a failure set for call 1 is used up by call 1 when it is cancelled while held; call 2 succeeds")
     func cancelledCallUsesItsFailure() async throws {
         let auth = FakeAuthService()
-        auth.controls.failCall(number: 1, with: AuthError(.networkError))
+        auth.controls.failCall(number: 1, with: AuthenticationError(.networkError))
         auth.controls.holdCalls()
         let first = Task { try await auth.signInWithApple() }
         await auth.controls.waitForHeldCalls(1)

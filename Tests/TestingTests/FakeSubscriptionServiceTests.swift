@@ -9,7 +9,7 @@ import TrainTesting
     @Test("calls are recorded, and a default purchase grants the product's tier")
     func recordingAndDefaults() async throws {
         let fake = FakeSubscriptionService()
-        #expect(try await fake.products() == StoreProduct.standard)
+        #expect(try await fake.products() == AppStoreProduct.standard)
         guard case .success(let result) = try await fake.purchase("com.train.pro.monthly") else {
             Issue.record("expected a success")
             return
@@ -22,7 +22,7 @@ import TrainTesting
 
     @Test("the tier after a purchase comes from the scripted products, and the tier stream follows")
     func tierFromScriptedProducts() async throws {
-        let gold = StoreProduct(id: "com.example.gold", displayName: "Gold", tier: .premium, period: .year, price: 59)
+        let gold = AppStoreProduct(id: "com.example.gold", displayName: "Gold", tier: .premium, period: .year, price: 59)
         let fake = FakeSubscriptionService()
         fake.script(.products, .returning([gold]))
         let tiers = fake.tierChanges()
@@ -37,7 +37,8 @@ import TrainTesting
     @Test("a scripted successful purchase raises the tier too")
     func scriptedSuccessRaisesTier() async throws {
         let fake = FakeSubscriptionService()
-        let transaction = StoreTransaction(id: 5, productID: "com.train.premium.monthly", purchaseDate: ManualClock.defaultStart, expirationDate: nil)
+        let transaction = AppStoreTransaction(
+            id: 5, productID: "com.train.premium.monthly", purchaseDate: ManualClock.defaultStart, expirationDate: nil)
         fake.script(.purchase, .once(.success(.success(.verified(transaction)))))
         _ = try await fake.purchase("com.train.premium.monthly")
         #expect(fake.currentTier == .premium)
@@ -71,7 +72,7 @@ import TrainTesting
         let fake = FakeSubscriptionService()
         let listener = Task { await fake.transactionUpdates().collect(1) }
         await fake.waitForTransactionListeners(1)
-        let renewal = StoreTransaction(id: 9, productID: "com.train.pro.monthly", purchaseDate: .distantPast, expirationDate: nil)
+        let renewal = AppStoreTransaction(id: 9, productID: "com.train.pro.monthly", purchaseDate: .distantPast, expirationDate: nil)
         fake.sendTransactionUpdate(.verified(renewal))
         #expect(await listener.value == [.verified(renewal)])
     }
@@ -122,7 +123,7 @@ import TrainTesting
     @Test("unscripted, the fake gives the introductory offer on the first purchase in a group and records offers asked for")
     func offers() async throws {
         let fake = FakeSubscriptionService()
-        var trial = StoreProduct.standard[0]
+        var trial = AppStoreProduct.standard[0]
         trial.introductoryOffer = .freeTrial(.week)
         trial.offers = [SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)]
         fake.script(.products, .returning([trial]))

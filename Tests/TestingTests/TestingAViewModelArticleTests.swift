@@ -28,7 +28,7 @@ final class SettingsModel {
         do {
             try await auth.deleteAccount()
             state = .deleted
-        } catch let error as AuthError where error.code == .requiresRecentLogin || error.code == .requiresAppleReauthentication {
+        } catch let error as AuthenticationError where error.code == .requiresRecentLogin || error.code == .requiresAppleReauthentication {
             state = .needsReauthentication(error.localizedDescription)
         } catch {
             state = .failed(error.localizedDescription)
@@ -49,18 +49,18 @@ final class SettingsModel {
 @Test func deletionAsksForAppleThenRetries() async throws {
     let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser, strict: true)
     let receipt = AccountDeletionReceipt(userID: "fake-user-1", providers: [.apple], tokenRevocation: .revoked)
-    auth.script(.deleteAccount, .sequence([.failure(AuthError(.requiresRecentLogin)), .success(receipt)]))
+    auth.script(.deleteAccount, .sequence([.failure(AuthenticationError(.requiresRecentLogin)), .success(receipt)]))
     auth.script(.requestCredential, .returning(.emailPassword(email: "ada@example.com", password: "unused")))
     auth.script(.reauthenticate, .returning(FakeAuthService.sampleUser))
     let model = SettingsModel(auth: auth)
 
     await model.deleteAccountTapped()
-    #expect(model.state == .needsReauthentication(AuthError(.requiresRecentLogin).localizedDescription))
+    #expect(model.state == .needsReauthentication(AuthenticationError(.requiresRecentLogin).localizedDescription))
 
     auth.controls.holdCalls()
     let confirming = Task { await model.confirmWithAppleTapped() }
     await auth.controls.waitForHeldCalls(1)
-    #expect(model.state == .needsReauthentication(AuthError(.requiresRecentLogin).localizedDescription))
+    #expect(model.state == .needsReauthentication(AuthenticationError(.requiresRecentLogin).localizedDescription))
     auth.controls.releaseHeldCalls()
     await confirming.value
 
@@ -125,7 +125,7 @@ final class PaywallModel {
     let approval = Task { await model.waitForApproval() }
     await subscriptions.waitForTransactionListeners()
     subscriptions.setTier(.pro)
-    let approved = StoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: ManualClock.defaultStart, expirationDate: nil)
+    let approved = AppStoreTransaction(id: 1, productID: "com.train.pro.monthly", purchaseDate: ManualClock.defaultStart, expirationDate: nil)
     subscriptions.sendTransactionUpdate(.verified(approved))
     await approval.value
 

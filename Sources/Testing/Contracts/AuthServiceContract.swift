@@ -154,8 +154,8 @@ public enum AuthServiceContract {
 }
 
 extension Expectations {
-    /// Runs `body` and requires it to throw an ``AuthError`` with `code`.
-    func expectError(_ code: AuthError.Code, _ what: String, _ body: () async throws -> Void) async throws {
-        try await expectError(code, what, codeOf: { (error: AuthError) in error.code }, body)
+    /// Runs `body` and requires it to throw an ``AuthenticationError`` with `code`.
+    func expectError(_ code: AuthenticationError.Code, _ what: String, _ body: () async throws -> Void) async throws {
+        try await expectError(code, what, codeOf: { (error: AuthenticationError) in error.code }, body)
     }
 }

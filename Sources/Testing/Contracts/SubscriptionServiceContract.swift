@@ -44,7 +44,7 @@ public enum SubscriptionServiceContract {
     static let grace = UUID(uuidString: "00000000-0000-0000-0000-0000000000b2") ?? UUID()
 
     /// The cheapest auto-renewable subscription of the lowest paid tier.
-    static func entryProduct(of service: any SubscriptionService) async throws -> StoreProduct? {
+    static func entryProduct(of service: any SubscriptionService) async throws -> AppStoreProduct? {
         try await service.products().filter { $0.tier != .free && $0.type == .autoRenewable }.min { ($0.tier, $0.price) < ($1.tier, $1.price) }
     }
 

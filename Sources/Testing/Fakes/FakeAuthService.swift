@@ -127,7 +127,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         _ change: (inout UserEntity) -> Void = { _ in }
     ) async throws -> UserEntity {
         let user = try await perform(call, method) { () throws -> UserEntity in
-            guard var user = currentUser else { throw AuthError(.notSignedIn) }
+            guard var user = currentUser else { throw AuthenticationError(.notSignedIn) }
             change(&user)
             return user
         }
@@ -148,14 +148,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public func signInWithGoogle() async throws -> UserEntity { try await signingIn(.signInWithGoogle, .signInWithGoogle) }
 
     /// Returns the scripted credential, or by default a fake identity credential.
-    public func requestCredential(from provider: AuthProvider) async throws -> AuthCredential {
+    public func requestCredential(from provider: AuthProvider) async throws -> SignInCredential {
         try await perform(.requestCredential(provider), .requestCredential) {
             .identity(IdentityCredential(provider: provider, user: "fake-subject", identityToken: "fake.identity.token"), rawNonce: "fake-nonce")
         }
     }
 
     /// Returns the scripted user, or by default the current user or ``sampleUser``; makes it current.
-    public func signIn(with credential: AuthCredential) async throws -> UserEntity {
+    public func signIn(with credential: SignInCredential) async throws -> UserEntity {
         try await signingIn(.signIn(credential.provider), .signIn)
     }
 
@@ -175,12 +175,12 @@ public final class FakeAuthService: AuthService, ScriptableFake {
 
     /// Returns the scripted user, or by default the current user.
     @discardableResult
-    public func reauthenticate(with credential: AuthCredential) async throws -> UserEntity {
+    public func reauthenticate(with credential: SignInCredential) async throws -> UserEntity {
         try await updating(.reauthenticate(credential.provider), .reauthenticate)
     }
 
     /// Returns the scripted user, or by default the current user.
-    public func link(_ credential: AuthCredential) async throws -> UserEntity {
+    public func link(_ credential: SignInCredential) async throws -> UserEntity {
         try await updating(.link(credential.provider), .link)
     }
 
@@ -212,7 +212,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// Returns the scripted outcome, or by default `notApplicable` for a signed-in user.
     public func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation {
         try await perform(.revokeAppleToken, .revokeAppleToken) {
-            guard currentUser != nil else { throw AuthError(.notSignedIn) }
+            guard currentUser != nil else { throw AuthenticationError(.notSignedIn) }
             return .notApplicable
         }
     }
@@ -221,7 +221,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
         let receipt = try await perform(.deleteAccount, .deleteAccount) {
-            guard let user = currentUser else { throw AuthError(.notSignedIn) }
+            guard let user = currentUser else { throw AuthenticationError(.notSignedIn) }
             return AccountDeletionReceipt(userID: user.id, providers: user.providers.map(\.provider), tokenRevocation: .notApplicable)
         }
         setCurrentUser(nil)
@@ -235,9 +235,9 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
         let outcome = try await perform(.scheduleAccountDeletion(userID, date), .scheduleAccountDeletion) {
             try checkSignedIn(as: userID)
-            try scheduled.withLock { scheduled throws(AuthError) in
+            try scheduled.withLock { scheduled throws(AuthenticationError) in
                 guard !scheduled.contains(where: { Self.same($0.userID, userID) }) else {
-                    throw AuthError(.operationNotAllowed, detail: "Already scheduled.")
+                    throw AuthenticationError(.operationNotAllowed, detail: "Already scheduled.")
                 }
                 scheduled.append(AccountDeletionSchedule(userID: userID, purgeAt: date))
             }
@@ -252,7 +252,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public func cancelScheduledDeletion(of userID: String) async throws {
         try await perform(.cancelScheduledDeletion(userID), .cancelScheduledDeletion) {
             try checkSignedIn(as: userID)
-            guard remove(userID) else { throw AuthError(.operationNotAllowed, detail: "Nothing is scheduled.") }
+            guard remove(userID) else { throw AuthenticationError(.operationNotAllowed, detail: "Nothing is scheduled.") }
         }
     }
 
@@ -288,9 +288,9 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         }
     }
 
-    private func checkSignedIn(as userID: String) throws(AuthError) {
-        guard let user = currentUser else { throw AuthError(.notSignedIn) }
-        guard Self.same(user.id, userID) else { throw AuthError(.userMismatch) }
+    private func checkSignedIn(as userID: String) throws(AuthenticationError) {
+        guard let user = currentUser else { throw AuthenticationError(.notSignedIn) }
+        guard Self.same(user.id, userID) else { throw AuthenticationError(.userMismatch) }
     }
 
     /// Removes a user's schedule; whether there was one.
@@ -337,7 +337,7 @@ extension FakeMethod where Fake == FakeAuthService, Output == UserEntity {
     public static var updateEmail: Self { Self("updateEmail(to:)") }
 }
 
-extension FakeMethod where Fake == FakeAuthService, Output == AuthCredential {
+extension FakeMethod where Fake == FakeAuthService, Output == SignInCredential {
     /// ``FakeAuthService/requestCredential(from:)``: the credential.
     public static var requestCredential: Self { Self("requestCredential(from:)") }
 }

@@ -7,7 +7,7 @@ import TrainCore
 ///
 /// ```swift
 /// let biometrics = FakeBiometricAuthenticator(availability: BiometricAvailability(type: .faceID))
-/// biometrics.script(.evaluate, .throwing(AuthError(.biometryLockout)))
+/// biometrics.script(.evaluate, .throwing(AuthenticationError(.biometryLockout)))
 /// ```
 public final class FakeBiometricAuthenticator: BiometricAuthenticator, ScriptableFake {
     /// A recorded call.
@@ -57,7 +57,7 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
     public func evaluate(reason: String) async throws {
         let availability = currentAvailability.withLock { $0 }
         try await controls.perform(.evaluate(reason: reason), method: FakeMethod<FakeBiometricAuthenticator, Void>.evaluate.name) {
-            if let unavailable = availability.unavailableReason { throw AuthError(unavailable) }
+            if let unavailable = availability.unavailableReason { throw AuthenticationError(unavailable) }
         }
     }
 }

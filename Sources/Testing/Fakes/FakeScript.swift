@@ -21,7 +21,7 @@ public struct FakeMethod<Fake, Output: Sendable>: Hashable, Sendable, CustomStri
 ///
 /// ```swift
 /// auth.script(.signInWithApple, .returning(user))                       // every call
-/// auth.script(.deleteAccount, .sequence([.failure(AuthError(.requiresRecentLogin)), .success(receipt)]))
+/// auth.script(.deleteAccount, .sequence([.failure(AuthenticationError(.requiresRecentLogin)), .success(receipt)]))
 /// subscriptions.script(.purchase, .once(.success(.pending)))            // the next call only
 /// ```
 public struct FakeScript<Output: Sendable>: Sendable {

@@ -11,7 +11,7 @@ import TrainSubscription
 /// latency and holds.
 ///
 /// A purchase that succeeds, scripted or not, raises the tier to its product's,
-/// looked up in the scripted products (`StoreProduct.standard` when none are
+/// looked up in the scripted products (`AppStoreProduct.standard` when none are
 /// scripted), and its transaction is dated by the fake's clock. Unscripted, the first
 /// purchase in a subscription group gets the product's introductory offer, and
 /// ``isEligibleForIntroOffer(groupID:)`` is true until then; a promotional or win-back
@@ -66,12 +66,12 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
     private let tiers: Broadcast<SubscriptionTier>
-    private let updates = Broadcast<StoreVerificationResult<StoreTransaction>?>(initial: nil)
+    private let updates = Broadcast<StoreVerificationResult<AppStoreTransaction>?>(initial: nil)
     private let purchasesInFlight = Locked(0)
     private let nextTransactionID = Locked<UInt64>(1)
-    private let lastProducts = Locked<[StoreProduct]?>(nil)
+    private let lastProducts = Locked<[AppStoreProduct]?>(nil)
     /// Every transaction bought through the fake, and which of them were finished.
-    private let history = Locked<(transactions: [StoreVerificationResult<StoreTransaction>], finished: Set<UInt64>)>(([], []))
+    private let history = Locked<(transactions: [StoreVerificationResult<AppStoreTransaction>], finished: Set<UInt64>)>(([], []))
 
     /// Whether a purchase through the fake went through in `group`.
     private func hasBought(inGroup group: String?) -> Bool {
@@ -80,7 +80,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// The first transaction of the non-consumable `productID` bought through the fake.
-    private func owned(_ productID: String) -> StoreTransaction? {
+    private func owned(_ productID: String) -> AppStoreTransaction? {
         history.withLock { $0.transactions.first { $0.unsafePayloadValue.productID == productID } }?.unsafePayloadValue
     }
 
@@ -111,7 +111,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
 
     /// Emits a transaction on every ``transactionUpdates()`` stream, as a renewal or refund would.
     /// - Parameter update: The transaction.
-    public func sendTransactionUpdate(_ update: StoreVerificationResult<StoreTransaction>) {
+    public func sendTransactionUpdate(_ update: StoreVerificationResult<AppStoreTransaction>) {
         updates.send(update)
     }
 
@@ -136,14 +136,14 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
 
     /// The products a purchase is looked up in: the scripted ones (or the last that
     /// ``products()`` returned), or the standard four.
-    private var catalog: [StoreProduct] {
-        controls.peekScript(FakeMethod<FakeSubscriptionService, [StoreProduct]>.products.name, as: [StoreProduct].self)
-            ?? lastProducts.withLock { $0 } ?? StoreProduct.standard
+    private var catalog: [AppStoreProduct] {
+        controls.peekScript(FakeMethod<FakeSubscriptionService, [AppStoreProduct]>.products.name, as: [AppStoreProduct].self)
+            ?? lastProducts.withLock { $0 } ?? AppStoreProduct.standard
     }
 
-    /// Returns the scripted products, or `StoreProduct.standard`.
-    public func products() async throws -> [StoreProduct] {
-        let products = try await perform(.products, .products) { StoreProduct.standard }
+    /// Returns the scripted products, or `AppStoreProduct.standard`.
+    public func products() async throws -> [AppStoreProduct] {
+        let products = try await perform(.products, .products) { AppStoreProduct.standard }
         lastProducts.withLock { $0 = products }
         return products
     }
@@ -186,7 +186,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
             let renews = product.type == .autoRenewable
             return .success(
                 .verified(
-                    StoreTransaction(
+                    AppStoreTransaction(
                         id: id, productID: productID, productType: product.type,
                         subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: date,
                         expirationDate: renews ? (chosen?.period ?? product.period)?.end(after: date) : nil,
@@ -221,7 +221,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// Recorded as a subscription; yields what ``sendTransactionUpdate(_:)`` sends from now on.
-    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<StoreTransaction>> {
+    public func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>> {
         controls.recordSubscription(.transactionUpdates)
         return updates.events()
     }
@@ -239,7 +239,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// Returns the scripted transactions, or none.
-    public func currentEntitlements() async throws -> [StoreVerificationResult<StoreTransaction>] {
+    public func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         try await perform(.currentEntitlements, .currentEntitlements) { [] }
     }
 
@@ -259,7 +259,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// Returns the scripted transactions, or those bought through the fake but finished consumables.
-    public func allTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+    public func allTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         let bought = history.withLock { $0 }
         return try await perform(.allTransactions, .allTransactions) {
             bought.transactions.filter { $0.unsafePayloadValue.productType != .consumable || !bought.finished.contains($0.unsafePayloadValue.id) }
@@ -267,7 +267,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// Returns the scripted transactions, or those bought through the fake and not finished.
-    public func unfinishedTransactions() async throws -> [StoreVerificationResult<StoreTransaction>] {
+    public func unfinishedTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         let bought = history.withLock { $0 }
         return try await perform(.unfinishedTransactions, .unfinishedTransactions) {
             bought.transactions.filter { !bought.finished.contains($0.unsafePayloadValue.id) }
@@ -275,7 +275,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// Returns the scripted transaction, or the latest of the product bought through the fake.
-    public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<StoreTransaction>? {
+    public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<AppStoreTransaction>? {
         let bought = history.withLock { $0.transactions }
         return try await perform(.latestTransaction(productID), .latestTransaction) {
             bought.last { $0.unsafePayloadValue.productID == productID }
@@ -283,7 +283,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 
     /// Returns the scripted statuses, or none.
-    public func subscriptionStatuses() async throws -> [SubscriptionStatus] {
+    public func subscriptionStatuses() async throws -> [RenewalStatus] {
         try await perform(.subscriptionStatuses, .subscriptionStatuses) { [] }
     }
 
@@ -293,7 +293,7 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     }
 }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreProduct] {
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [AppStoreProduct] {
     /// ``FakeSubscriptionService/products()``: the products; also where purchases look up their tier.
     public static var products: Self { Self("products()") }
 }
@@ -319,7 +319,7 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == Void {
     public static var finish: Self { Self("finish(_:)") }
 }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreVerificationResult<StoreTransaction>] {
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreVerificationResult<AppStoreTransaction>] {
     /// ``FakeSubscriptionService/currentEntitlements()``: the transactions.
     public static var currentEntitlements: Self { Self("currentEntitlements()") }
     /// ``FakeSubscriptionService/allTransactions()``: the transactions.
@@ -338,12 +338,12 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerif
     public static var appTransaction: Self { Self("appTransaction()") }
 }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<StoreTransaction>? {
+extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<AppStoreTransaction>? {
     /// ``FakeSubscriptionService/latestTransaction(for:)``: the transaction, or nil.
     public static var latestTransaction: Self { Self("latestTransaction(for:)") }
 }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [SubscriptionStatus] {
+extension FakeMethod where Fake == FakeSubscriptionService, Output == [RenewalStatus] {
     /// ``FakeSubscriptionService/subscriptionStatuses()``: the statuses.
     public static var subscriptionStatuses: Self { Self("subscriptionStatuses()") }
 }

@@ -42,7 +42,7 @@ public final class SocialScenario: Sendable {
     ///   - start: The clock's first date.
     ///   - policy: The feed's rules.
     /// - Throws: `CoreError` if the file cannot be opened.
-    public init(storage: Storage = .inMemory, start: Date = ManualClock.defaultStart, policy: SocialPolicy = SocialPolicy()) throws {
+    public init(storage: StorageLocation = .inMemory, start: Date = ManualClock.defaultStart, policy: SocialPolicy = SocialPolicy()) throws {
         let clock = ManualClock(start: start)
         let auth = FakeAuthService(clock: clock)
         let media = LocalMediaStore()

@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// do {
 ///     try await auth.deleteAccount()
-/// } catch let error as AuthError where error.code == .requiresRecentLogin {
+/// } catch let error as AuthenticationError where error.code == .requiresRecentLogin {
 ///     // error.errorDescription: "For security reasons, you need to verify your identity before …"
 ///     let credential = try await auth.requestCredential(from: .apple)
 ///     try await auth.reauthenticate(with: credential)
@@ -15,7 +15,7 @@ import Foundation
 /// ```
 ///
 /// No error text ever contains a password, token, code or nonce.
-public struct AuthError: Error, Hashable, Sendable {
+public struct AuthenticationError: Error, Hashable, Sendable {
     /// What went wrong; new codes can be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable name of the code, as Firebase spells it (`"requiresRecentLogin"`).
@@ -168,14 +168,14 @@ public struct AuthError: Error, Hashable, Sendable {
     ]
 }
 
-extension AuthError {
+extension AuthenticationError {
     /// Two errors are equal when their codes are, whatever their detail and message, so a test
-    /// can write `#expect(throws: AuthError(.someCode))` against a real service.
+    /// can write `#expect(throws: AuthenticationError(.someCode))` against a real service.
     /// - Parameters:
     ///   - lhs: An error.
     ///   - rhs: Another error.
     /// - Returns: Whether both have the same code.
-    public static func == (lhs: AuthError, rhs: AuthError) -> Bool {
+    public static func == (lhs: AuthenticationError, rhs: AuthenticationError) -> Bool {
         lhs.code == rhs.code
     }
 
@@ -186,14 +186,14 @@ extension AuthError {
     }
 }
 
-extension AuthError: LocalizedError {
+extension AuthenticationError: LocalizedError {
     /// A user-facing sentence: this occurrence's ``message``, or the code's.
     public var errorDescription: String? { message ?? Self.messages[code]?.description ?? detail }
     /// What the user can do about it.
     public var recoverySuggestion: String? { Self.messages[code]?.suggestion ?? nil }
 }
 
-extension AuthError: CustomStringConvertible {
+extension AuthenticationError: CustomStringConvertible {
     /// The code and the developer detail, for logs.
-    public var description: String { "AuthError.\(code): \(detail)" }
+    public var description: String { "AuthenticationError.\(code): \(detail)" }
 }

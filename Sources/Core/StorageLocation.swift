@@ -11,7 +11,7 @@ import Foundation
 ///
 /// The in-memory and file-backed variants run the same logic and return the same
 /// results; they differ only in where the bytes live.
-public enum Storage: Sendable {
+public enum StorageLocation: Sendable {
     /// Records live in memory and are gone when the last reference goes: for SwiftUI
     /// previews, prototypes and tests.
     case inMemory

@@ -7,7 +7,7 @@ public enum StoreProductType: String, Codable, Hashable, Sendable, CaseIterable 
     case autoRenewable
     /// A subscription bought once for a fixed length of access; it does not renew. The
     /// App Store does not date its end (StoreKit leaves that to the app): TrainKit's
-    /// service counts ``StoreProduct/period`` from the purchase.
+    /// service counts ``AppStoreProduct/period`` from the purchase.
     case nonRenewable
     /// Bought once and kept for good, such as a lifetime unlock.
     case nonConsumable
@@ -17,7 +17,7 @@ public enum StoreProductType: String, Codable, Hashable, Sendable, CaseIterable 
 
 /// The length of a subscription period: StoreKit's `Product.SubscriptionPeriod`, a
 /// count of days, weeks, months or years, written in ISO 8601 as `P1W`, `P3M`, `P1Y`.
-public struct SubscriptionPeriod: Hashable, Sendable, CustomStringConvertible {
+public struct BillingPeriod: Hashable, Sendable, CustomStringConvertible {
     /// The unit of a period.
     public enum Unit: String, Codable, Hashable, Sendable, CaseIterable {
         /// Days.
@@ -113,19 +113,19 @@ public struct SubscriptionPeriod: Hashable, Sendable, CustomStringConvertible {
     public var description: String { iso8601 }
 
     /// One day.
-    public static let day = SubscriptionPeriod(checked: 1, .day)
+    public static let day = BillingPeriod(checked: 1, .day)
     /// One week.
-    public static let week = SubscriptionPeriod(checked: 1, .week)
+    public static let week = BillingPeriod(checked: 1, .week)
     /// One month.
-    public static let month = SubscriptionPeriod(checked: 1, .month)
+    public static let month = BillingPeriod(checked: 1, .month)
     /// Two months.
-    public static let twoMonths = SubscriptionPeriod(checked: 2, .month)
+    public static let twoMonths = BillingPeriod(checked: 2, .month)
     /// Three months.
-    public static let threeMonths = SubscriptionPeriod(checked: 3, .month)
+    public static let threeMonths = BillingPeriod(checked: 3, .month)
     /// Six months.
-    public static let sixMonths = SubscriptionPeriod(checked: 6, .month)
+    public static let sixMonths = BillingPeriod(checked: 6, .month)
     /// One year.
-    public static let year = SubscriptionPeriod(checked: 1, .year)
+    public static let year = BillingPeriod(checked: 1, .year)
 
     /// The end of `count` periods from `start` in real time: calendar days, weeks,
     /// months or years in UTC (a month from 31 January ends on the last day of February).
@@ -155,7 +155,7 @@ public struct SubscriptionPeriod: Hashable, Sendable, CustomStringConvertible {
     var months: Double { Double(value) * unit.months }
 }
 
-extension SubscriptionPeriod: Codable {
+extension BillingPeriod: Codable {
     /// Decodes a period from its ISO 8601 form, or from `"month"` or `"year"` as earlier versions wrote it.
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError.dataCorrupted` for anything else.
@@ -185,7 +185,7 @@ extension SubscriptionPeriod: Codable {
 
 /// A product on sale: an auto-renewable subscription, a non-renewing subscription, a
 /// non-consumable or a consumable, and the tier it grants.
-public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
+public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// The product identifier, such as `com.train.pro.monthly`.
     public var id: String
     /// The name shown to users.
@@ -196,7 +196,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     public var tier: SubscriptionTier
     /// The renewal period of an auto-renewable subscription, or the length of access of
     /// a non-renewing one; nil for other products.
-    public var period: SubscriptionPeriod?
+    public var period: BillingPeriod?
     /// The price, in the storefront's currency.
     public var price: Decimal
     /// The subscription group of an auto-renewable subscription, whose products replace
@@ -224,14 +224,14 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     ///   - price: The price.
     ///   - subscriptionGroupID: The subscription group.
     public init(
-        id: String, displayName: String, tier: SubscriptionTier, period: SubscriptionPeriod, price: Decimal,
+        id: String, displayName: String, tier: SubscriptionTier, period: BillingPeriod, price: Decimal,
         subscriptionGroupID: String = "train.subscriptions"
     ) {
         self.init(id: id, displayName: displayName, type: .autoRenewable, tier: tier, period: period, price: price, group: subscriptionGroupID)
     }
 
     private init(
-        id: String, displayName: String, type: StoreProductType, tier: SubscriptionTier, period: SubscriptionPeriod?, price: Decimal,
+        id: String, displayName: String, type: StoreProductType, tier: SubscriptionTier, period: BillingPeriod?, price: Decimal,
         group: String?
     ) {
         self.id = id
@@ -251,10 +251,10 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     ///   - duration: How long each purchase grants it.
     ///   - price: The price.
     /// - Returns: The product.
-    public static func nonRenewing(id: String, displayName: String, tier: SubscriptionTier, duration: SubscriptionPeriod, price: Decimal)
-        -> StoreProduct
+    public static func nonRenewing(id: String, displayName: String, tier: SubscriptionTier, duration: BillingPeriod, price: Decimal)
+        -> AppStoreProduct
     {
-        StoreProduct(id: id, displayName: displayName, type: .nonRenewable, tier: tier, period: duration, price: price, group: nil)
+        AppStoreProduct(id: id, displayName: displayName, type: .nonRenewable, tier: tier, period: duration, price: price, group: nil)
     }
 
     /// A non-consumable: bought once, granting `tier` for good (a lifetime unlock).
@@ -264,8 +264,8 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     ///   - tier: The tier granted.
     ///   - price: The price.
     /// - Returns: The product.
-    public static func nonConsumable(id: String, displayName: String, tier: SubscriptionTier, price: Decimal) -> StoreProduct {
-        StoreProduct(id: id, displayName: displayName, type: .nonConsumable, tier: tier, period: nil, price: price, group: nil)
+    public static func nonConsumable(id: String, displayName: String, tier: SubscriptionTier, price: Decimal) -> AppStoreProduct {
+        AppStoreProduct(id: id, displayName: displayName, type: .nonConsumable, tier: tier, period: nil, price: price, group: nil)
     }
 
     /// A consumable: bought as often as wanted, granting no tier.
@@ -274,8 +274,8 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     ///   - displayName: The name shown to users.
     ///   - price: The price.
     /// - Returns: The product.
-    public static func consumable(id: String, displayName: String, price: Decimal) -> StoreProduct {
-        StoreProduct(id: id, displayName: displayName, type: .consumable, tier: .free, period: nil, price: price, group: nil)
+    public static func consumable(id: String, displayName: String, price: Decimal) -> AppStoreProduct {
+        AppStoreProduct(id: id, displayName: displayName, type: .consumable, tier: .free, period: nil, price: price, group: nil)
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -291,7 +291,7 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
         displayName = try container.decode(String.self, forKey: .displayName)
         type = try container.decodeIfPresent(StoreProductType.self, forKey: .type) ?? .autoRenewable
         tier = try container.decode(SubscriptionTier.self, forKey: .tier)
-        period = try container.decodeIfPresent(SubscriptionPeriod.self, forKey: .period)
+        period = try container.decodeIfPresent(BillingPeriod.self, forKey: .period)
         price = try container.decode(Decimal.self, forKey: .price)
         subscriptionGroupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
         introductoryOffer = try container.decodeIfPresent(SubscriptionOffer.self, forKey: .introductoryOffer)
@@ -397,16 +397,17 @@ public struct StoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// The four standard products — Pro and Premium, monthly and yearly — in one
     /// subscription group; Pro monthly starts with a one-week free trial for an Apple ID
     /// that never subscribed in the group.
-    public static let standard: [StoreProduct] = [
+    public static let standard: [AppStoreProduct] = [
         {
-            var monthly = StoreProduct(id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: cents(499))
+            var monthly = AppStoreProduct(
+                id: "com.train.pro.monthly", displayName: "Train Pro (monthly)", tier: .pro, period: .month, price: cents(499))
             monthly.introductoryOffer = .freeTrial(.week)
             return monthly
         }(),
-        StoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: cents(4_999)),
-        StoreProduct(
+        AppStoreProduct(id: "com.train.pro.yearly", displayName: "Train Pro (yearly)", tier: .pro, period: .year, price: cents(4_999)),
+        AppStoreProduct(
             id: "com.train.premium.monthly", displayName: "Train Premium (monthly)", tier: .premium, period: .month, price: cents(999)),
-        StoreProduct(
+        AppStoreProduct(
             id: "com.train.premium.yearly", displayName: "Train Premium (yearly)", tier: .premium, period: .year, price: cents(9_999)),
     ]
 
