@@ -42,6 +42,14 @@ public struct AccountError: Error, Hashable, Sendable {
         public static let noScheduledDeletion = Code("noScheduledDeletion")
         /// The account data on this device could not be read or written.
         public static let storage = Code("storage")
+        /// A value given is out of its range — an unknown time zone, an empty name — and
+        /// nothing was changed.
+        public static let invalidArgument = Code("invalidArgument")
+        /// No account has the user ID given.
+        public static let userNotFound = Code("userNotFound")
+        /// The stack cannot do this as it is set up, such as adding users to a stack that
+        /// signs in with the app's own auth service.
+        public static let notSupported = Code("notSupported")
 
         /// The code's name.
         public var description: String { name }
@@ -90,6 +98,9 @@ public struct AccountError: Error, Hashable, Sendable {
         .deletionAlreadyScheduled: ("Your account is already scheduled for deletion.", nil),
         .noScheduledDeletion: ("Your account is not scheduled for deletion.", nil),
         .storage: ("Your account data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
+        .invalidArgument: ("A value given is not valid.", nil),
+        .userNotFound: ("There is no such account.", nil),
+        .notSupported: ("This is not available here.", nil),
     ]
 }
 

@@ -43,12 +43,18 @@ public final class UserSessionManager {
     /// The signed-in user.
     public private(set) var currentUser: UserEntity?
     /// The user's subscription tier.
-    public private(set) var tier: SubscriptionTier = .free
+    public private(set) var tier: SubscriptionTier = .free {
+        didSet { featureAccess = FeatureAccess(tier: tier, catalog: featureAccess.catalog) }
+    }
+    /// What the tier may use under the app's feature catalog, and what it would take:
+    /// it follows the tier.
+    public private(set) var featureAccess: FeatureAccess
     /// Whether the user's social feed is unlocked, following each workout and the
     /// unlock's end at local midnight.
     public private(set) var isFeedUnlocked = false
     /// When the feed's unlock ends: the start of the next day where the workout was.
-    /// Nil while the feed is locked.
+    /// Nil while the feed is locked, and for the moment between a user's sign-in and
+    /// the social service's first word on their unlock.
     public private(set) var feedUnlockedUntil: Date?
     /// How background sync is doing; `stopped` without a background sync manager.
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
@@ -70,8 +76,9 @@ public final class UserSessionManager {
     /// Background sync, started and stopped with the session.
     @ObservationIgnored public let backgroundSync: BackgroundSyncManager?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
-    /// The latest unlock the social service told of.
-    @ObservationIgnored private var unlock: FeedUnlock?
+    /// The user signed in when the social service last told of the feed's state: while
+    /// it is still signed in, the service's stream is what the session shows.
+    @ObservationIgnored private var unlockShownFor: String?
     /// The user whose token is bound.
     @ObservationIgnored private var boundUserID: String?
     /// Counts session changes, so a change that finishes waiting sets the newest one.
@@ -90,10 +97,12 @@ public final class UserSessionManager {
     ///   - social: The social service.
     ///   - account: The account service.
     ///   - backgroundSync: Background sync to run while a user is signed in, if any.
+    ///   - features: Which features each tier unlocks; the standard catalog by default.
     public init(
         auth: any AuthService, subscriptions: any SubscriptionService, social: any SocialFeedService, account: any AccountService,
-        backgroundSync: BackgroundSyncManager? = nil
+        backgroundSync: BackgroundSyncManager? = nil, features: FeatureCatalog = .standard
     ) {
+        featureAccess = FeatureAccess(tier: .free, catalog: features)
         self.auth = auth
         self.subscriptions = subscriptions
         self.social = social
@@ -137,6 +146,7 @@ public final class UserSessionManager {
     public func stop() {
         for listener in listeners { listener.cancel() }
         listeners = []
+        unlockShownFor = nil
         backgroundSync?.stop()
     }
 
@@ -144,14 +154,20 @@ public final class UserSessionManager {
     /// follows each of them by itself once started; this reads them at once.
     public func refresh() {
         tier = currentUser == nil ? .free : subscriptions.currentTier
-        isFeedUnlocked = currentUser != nil && social.hasFeedUnlocked()
-        feedUnlockedUntil = isFeedUnlocked ? unlock?.expiresAt : nil
+        if currentUser == nil {
+            isFeedUnlocked = false
+            feedUnlockedUntil = nil
+        } else if unlockShownFor == nil || unlockShownFor != currentUser?.id {
+            // Not followed yet for this user: the state now, its end with the next event.
+            isFeedUnlocked = social.hasFeedUnlocked()
+            feedUnlockedUntil = nil
+        }
         scheduledDeletion = currentUser == nil ? nil : try? account.scheduledDeletion()
     }
 
     /// Shows the feed's unlock, or its lock, as the social service tells it.
     private func show(_ unlock: FeedUnlock?) {
-        self.unlock = unlock
+        unlockShownFor = auth.currentUser?.id
         isFeedUnlocked = unlock != nil
         feedUnlockedUntil = unlock?.expiresAt
     }

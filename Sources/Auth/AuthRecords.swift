@@ -105,7 +105,8 @@ enum AuthRecords {
     }
 
     /// Removes an account and everything kept for it — identities, email addresses,
-    /// password, settings, kept revocation, and this device's session if it is theirs.
+    /// password, settings, kept revocation, and every session of theirs (on each device
+    /// that shares the store).
     /// - Returns: The account removed; nil if there was none.
     static func removeAccount(_ userID: String, in records: RecordWriter) throws -> Account? {
         guard let account = try records.value(forKey: userID, in: accounts) else { return nil }
@@ -118,8 +119,8 @@ enum AuthRecords {
         try records.removeValue(forKey: userID, in: revocations)
         try records.removeValue(forKey: userID, in: scheduledDeletions)
         try records.removeValue(forKey: userID, in: accounts)
-        if try records.value(forKey: sessionKey, in: session)?.userID == userID {
-            try records.removeValue(forKey: sessionKey, in: session)
+        for entry in try records.entries(in: session) where entry.value.userID == userID {
+            try records.removeValue(forKey: entry.key, in: session)
         }
         return account
     }

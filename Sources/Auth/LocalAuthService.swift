@@ -26,6 +26,8 @@ import TrainCore
 /// disabled is signed out here at this service's next call.
 public actor LocalAuthService: AuthService {
     private let store: RecordStore
+    /// Where this service's session is kept among the sessions of a shared store.
+    private let sessionKey: String
     let configuration: AuthConfiguration
     nonisolated let users: Broadcast<UserEntity?>
     var phoneVerifications = PhoneVerifications()
@@ -38,7 +40,7 @@ public actor LocalAuthService: AuthService {
     /// preview or a test can make one without `try`.
     /// - Parameter configuration: Clock, IDs, providers and policy.
     public init(configuration: AuthConfiguration = AuthConfiguration()) {
-        self.init(store: .inMemoryOrFailing(AuthRecords.schema), configuration: configuration, restored: nil)
+        self.init(store: .inMemoryOrFailing(AuthRecords.schema), sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: nil)
     }
 
     /// Creates a service in memory with `user`'s account signed in, for SwiftUI previews
@@ -50,15 +52,11 @@ public actor LocalAuthService: AuthService {
     public init(signedIn user: UserEntity, configuration: AuthConfiguration = AuthConfiguration()) {
         let store = RecordStore.inMemoryOrFailing(AuthRecords.schema)
         let restored = try? store.write { records -> UserEntity in
-            try AuthRecords.reindex(from: nil, to: user, in: records)
-            for linked in user.providers {
-                try records.put(user.id, forKey: AuthRecords.identityKey(linked.provider, linked.subject), in: AuthRecords.identities)
-            }
-            try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
+            try Self.insert(user, in: records)
             try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
             return user
         }
-        self.init(store: store, configuration: configuration, restored: restored)
+        self.init(store: store, sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: restored)
     }
 
     /// Creates a service whose accounts and session live in `storage`. From a file it
@@ -70,34 +68,73 @@ public actor LocalAuthService: AuthService {
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public init(storage: StorageLocation, configuration: AuthConfiguration = AuthConfiguration()) throws {
         let store = try RecordStore(storage, schema: AuthRecords.schema)
-        let restored = try Self.restoreSession(in: store, now: configuration.clock.now)
-        self.init(store: store, configuration: configuration, restored: restored)
+        try self.init(store: store, sessionKey: AuthRecords.sessionKey, signingIn: nil, configuration: configuration)
     }
 
-    /// Forgets used tokens past their expiry, and returns the stored session's user
-    /// unless the account was deleted, disabled or is past its scheduled deletion's
-    /// date (then the session is removed).
-    private static func restoreSession(in store: RecordStore, now: Date) throws -> UserEntity? {
-        try store.write { records -> UserEntity? in
-            // Used tokens past their expiry would be refused as expired anyway: forget them.
-            for stored in try records.records(in: AuthRecords.usedCredentials) {
-                if let expiry = try records.value(forKey: stored.key, in: AuthRecords.usedCredentials), expiry < now {
-                    try records.removeValue(forKey: stored.key, in: AuthRecords.usedCredentials)
+    /// Creates a service on accounts other services share — the devices of one
+    /// simulated world — with a session of its own under `sessionKey`: restored, or
+    /// made for `userID` when one is given.
+    /// - Throws: `CoreError` if the store cannot be read; ``AuthenticationError`` `userNotFound`
+    ///   or `userDisabled` if `userID` has no account that may sign in.
+    package init(store: RecordStore, sessionKey: String, signingIn userID: String?, configuration: AuthConfiguration) throws {
+        let now = configuration.clock.now
+        let restored = try store.write { records -> UserEntity? in
+            if let userID {
+                // An ID no key can be — empty, or longer than a key may be — has no account.
+                guard (1...16_384).contains(userID.utf8.count), let account = try records.value(forKey: userID, in: AuthRecords.accounts) else {
+                    throw AuthenticationError(.userNotFound, detail: "No account has the ID '\(userID)'.")
                 }
+                try AuthRecords.checkCanSignIn(account, in: records, now: now)
+                try records.put(AuthRecords.Session(userID: userID), forKey: sessionKey, in: AuthRecords.session)
             }
-            guard let session = try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session) else { return nil }
-            guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled,
-                try !AuthRecords.isDeletionDue(session.userID, in: records, now: now)
-            else {
-                try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
-                return nil
-            }
-            return account.user
+            return try Self.restoreSession(sessionKey, in: records, now: now)
+        }
+        self.init(store: store, sessionKey: sessionKey, configuration: configuration, restored: restored)
+    }
+
+    /// The schema of the accounts, for a store other services share.
+    package static var recordSchema: StoreSchema { AuthRecords.schema }
+
+    /// Adds `user`'s account as given — its sign-in methods and dates — unless an account
+    /// has its ID: the signed-in user of a preview, in a store devices share.
+    /// - Throws: `CoreError`, or ``AuthenticationError`` if an email or identity of the user is taken.
+    package static func insert(_ user: UserEntity, into store: RecordStore) throws {
+        try store.write { records in
+            if try records.data(forKey: user.id, in: AuthRecords.accounts) == nil { try insert(user, in: records) }
         }
     }
 
-    private init(store: RecordStore, configuration: AuthConfiguration, restored: UserEntity?) {
+    private static func insert(_ user: UserEntity, in records: RecordWriter) throws {
+        try AuthRecords.reindex(from: nil, to: user, in: records)
+        for linked in user.providers {
+            try records.put(user.id, forKey: AuthRecords.identityKey(linked.provider, linked.subject), in: AuthRecords.identities)
+        }
+        try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
+    }
+
+    /// Forgets used tokens past their expiry, and returns the user of the session under
+    /// `key` unless the account was deleted, disabled or is past its scheduled deletion's
+    /// date (then the session is removed).
+    private static func restoreSession(_ key: String, in records: RecordWriter, now: Date) throws -> UserEntity? {
+        // Used tokens past their expiry would be refused as expired anyway: forget them.
+        for stored in try records.records(in: AuthRecords.usedCredentials) {
+            if let expiry = try records.value(forKey: stored.key, in: AuthRecords.usedCredentials), expiry < now {
+                try records.removeValue(forKey: stored.key, in: AuthRecords.usedCredentials)
+            }
+        }
+        guard let session = try records.value(forKey: key, in: AuthRecords.session) else { return nil }
+        guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled,
+            try !AuthRecords.isDeletionDue(session.userID, in: records, now: now)
+        else {
+            try records.removeValue(forKey: key, in: AuthRecords.session)
+            return nil
+        }
+        return account.user
+    }
+
+    private init(store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: UserEntity?) {
         self.store = store
+        self.sessionKey = sessionKey
         self.configuration = configuration
         users = Broadcast(initial: restored)
         if let apple = configuration.apple {
@@ -192,7 +229,7 @@ public actor LocalAuthService: AuthService {
             }
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-            try records.put(AuthRecords.Session(userID: account.user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            try records.put(AuthRecords.Session(userID: account.user.id), forKey: self.sessionKey, in: AuthRecords.session)
             try self.consume(verified, for: account.user.id, in: records)
             return account.user
         }
@@ -225,7 +262,7 @@ public actor LocalAuthService: AuthService {
             try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
             try records.put(user.id, forKey: identity, in: AuthRecords.identities)
             try records.put(hash, forKey: user.id, in: AuthRecords.passwords)
-            try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            try records.put(AuthRecords.Session(userID: user.id), forKey: self.sessionKey, in: AuthRecords.session)
             return user
         }
         publish(user)
@@ -350,7 +387,10 @@ public actor LocalAuthService: AuthService {
         let now = configuration.clock.now
         do {
             return try read { records in
-                guard let account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
+                // An ID no key can be — empty, or longer than a key may be — has no account.
+                guard (1...16_384).contains(userID.utf8.count), let account = try records.value(forKey: userID, in: AuthRecords.accounts) else {
+                    throw AuthenticationError(.userNotFound)
+                }
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
                 return account
             }
@@ -402,8 +442,8 @@ public actor LocalAuthService: AuthService {
         authorizationCodes[user.id] = nil
         users.send(nil)
         try write { records in
-            if try records.value(forKey: AuthRecords.sessionKey, in: AuthRecords.session)?.userID == user.id {
-                try records.removeValue(forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == user.id {
+                try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
             }
         }
     }

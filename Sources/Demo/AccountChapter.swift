@@ -14,7 +14,8 @@ import TrainTesting
 struct AccountChapter {
     let services: TrainServices
     let session: UserSessionManager
-    let file: URL
+    /// Bob's phone, from the feed's chapter.
+    let bob: TrainServices?
     let clock: DemoClock
     let narrator: Narrator
 
@@ -79,20 +80,17 @@ struct AccountChapter {
         guard report != nil else { return }
 
         await narrator.step("Everything of Ada's is gone from every service; Bob's posts and profile are untouched") {
-            let bobAuth = FakeAuthService(currentUser: UserEntity(id: "bob", displayName: "Bob", createdAt: clock.now, lastSignInAt: clock.now))
-            let bob = try LocalSocialFeedService(auth: bobAuth, storage: .file(file), media: media, configuration: SocialConfiguration(clock: clock))
-            let adaAuth = FakeAuthService(currentUser: ada)
-            let probe = try LocalPlanSyncService(
-                auth: adaAuth, remote: remote, storage: .inMemory, configuration: SyncConfiguration(clock: clock))
-            _ = try await probe.downloadPlans()
+            guard let bob = bob?.social else { return "Bob's phone is missing" }
+            let remotePlans = try await remote.snapshot(in: RemoteScope(userID: ada.id, collection: "plans"), after: nil, limit: 100).records
             let bobsPosts = try await bob.exportAccountData().posts
             let adaProfile = try? await bob.profile(ada.id)
             let photos = try await media.list(for: ada.id)
-            let remotePlans = try probe.plans().count
             narrator.say(
-                "Signed in: \(auth.currentUser?.id ?? "nobody"). Ada's plans on the remote: \(remotePlans). "
+                "Signed in: \(auth.currentUser?.id ?? "nobody"). Ada's plans on the remote: \(remotePlans.filter { !$0.isDeleted }.count). "
                     + "Ada's profile: \(adaProfile == nil ? "gone" : "still there"). Ada's photos: \(photos.count). Bob's posts: \(bobsPosts.count).")
-            let gone = auth.currentUser == nil && session.authState == .unauthenticated && remotePlans == 0 && adaProfile == nil && photos.isEmpty
+            let gone =
+                auth.currentUser == nil && session.authState == .unauthenticated && remotePlans.allSatisfy(\.isDeleted) && adaProfile == nil
+                && photos.isEmpty
             return gone && !bobsPosts.isEmpty ? nil : "something of Ada's is left, or Bob lost his posts"
         }
         await ScheduledDeletionScenes(services: services, session: session, clock: clock, narrator: narrator).run()

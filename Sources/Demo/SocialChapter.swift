@@ -12,32 +12,34 @@ import TrainTesting
 struct SocialChapter {
     let services: TrainServices
     let session: UserSessionManager
-    let file: URL
     let clock: DemoClock
     let narrator: Narrator
 
     /// The first bytes of a JPEG, standing in for a photo from the camera.
     static let photo = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array("a photo of the summit".utf8))
 
-    func run() async {
+    /// Runs the chapter.
+    /// - Returns: Bob's phone, for the chapters after; nil if the chapter could not go on.
+    func run() async -> TrainServices? {
         guard let ada = session.currentUser else {
             await narrator.step("The feed needs a signed-in user") { "nobody is signed in" }
-            return
+            return nil
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
         let social = services.social
-        var friends: (bob: LocalSocialFeedService, cy: LocalSocialFeedService)?
-        await narrator.step("Bob and Cy use the feed on their phones: the same store file and photo folder as the stack's") {
-            func friend(_ id: String, _ name: String) throws -> LocalSocialFeedService {
-                let friend = FakeAuthService(currentUser: UserEntity(id: id, displayName: name, createdAt: clock.now, lastSignInAt: clock.now))
-                return try LocalSocialFeedService(
-                    auth: friend, storage: .file(file), media: services.media, configuration: SocialConfiguration(clock: clock))
+        var friends: (bob: TrainServices, cy: TrainServices)?
+        await narrator.step("Bob and Cy join: each an account in the stack's world, signed in on a phone of their own") {
+            func friend(_ name: String) async throws -> TrainServices {
+                try services.makeDevice(for: try await services.addUser(named: name).id)
             }
-            friends = (try friend("bob", "Bob"), try friend("cy", "Cy"))
+            friends = (try await friend("Bob"), try await friend("Cy"))
             return nil
         }
-        guard let (bob, cy) = friends else { return }
+        guard let (bobPhone, cyPhone) = friends, let bobID = bobPhone.auth.currentUser?.id, let cyID = cyPhone.auth.currentUser?.id else {
+            return nil
+        }
+        let (bob, cy) = (bobPhone.social, cyPhone.social)
 
         // Cy posts in the evening; the story goes on the next morning.
         await narrator.step("Evening: Cy swims and posts") {
@@ -49,7 +51,6 @@ struct SocialChapter {
         }
         await narrator.step("Next morning: Ada's feed is locked, an error and not an empty page") {
             try clock.advance(by: .seconds(Self.next(hour: 7, after: clock.now, in: calendar).timeIntervalSince(clock.now)))
-            try await social.unblock("cy") // from an earlier run of the demo
             do {
                 let page = try await social.friendsFeed(limit: 2)
                 return "a locked feed returned \(page.count) posts"
@@ -61,9 +62,9 @@ struct SocialChapter {
         await narrator.step("Bob runs and posts; Ada follows Bob and Cy") {
             _ = try await bob.unlockFeed(workoutType: .run)
             _ = try await bob.createPost(content: "Morning 10k, negative splits", workoutType: .run)
-            try await social.follow("bob")
-            try await social.follow("cy")
-            return try await social.following().map(\.id).sorted() == ["bob", "cy"] ? nil : "Ada does not follow both"
+            try await social.follow(bobID)
+            try await social.follow(cyID)
+            return try await Set(social.following().map(\.id)) == [bobID, cyID] ? nil : "Ada does not follow both"
         }
         var midnight = Date.distantPast
         await narrator.step("Ada completes a strength workout: the feed is open until local midnight") {
@@ -71,8 +72,9 @@ struct SocialChapter {
             midnight = unlock.expiresAt
             narrator.say("Unlocked until \(Self.time(unlock.expiresAt)) (\(unlock.timeZoneIdentifier)).")
             let expected = calendar.dateInterval(of: .day, for: clock.now)?.end
-            session.refresh()
-            guard session.isFeedUnlocked else { return "the session does not show the feed unlocked" }
+            guard await waitUntil({ session.feedUnlockedUntil == unlock.expiresAt }) else {
+                return "the session does not show the feed unlocked until midnight"
+            }
             return unlock.expiresAt == expected && social.hasFeedUnlocked() ? nil : "the unlock does not end at the next local midnight"
         }
         await narrator.step("Ada posts with a photo from her camera roll") {
@@ -84,7 +86,7 @@ struct SocialChapter {
         await narrator.step("Her friends feed, two posts a page") {
             let posts = try await Self.allPages(social)
             let authors = posts.map(\.userID)
-            return Set(posts.map(\.id)).count == posts.count && authors.contains("bob") && authors.contains("cy") && authors.contains(ada.id)
+            return Set(posts.map(\.id)).count == posts.count && authors.contains(bobID) && authors.contains(cyID) && authors.contains(ada.id)
                 ? nil : "the pages miss a friend's post or repeat one"
         }
         await narrator.step("Evening again: Cy's post from yesterday has expired, Bob's has not") {
@@ -92,11 +94,11 @@ struct SocialChapter {
                 by: .seconds(Self.next(hour: 20, after: clock.now, in: calendar).addingTimeInterval(1_800).timeIntervalSince(clock.now)))
             let authors = try await Self.allPages(social).map(\.userID)
             guard clock.now < midnight else { return "the evening came after midnight" }
-            return !authors.contains("cy") && authors.contains("bob") ? nil : "Cy's expired post is still there, or Bob's is gone"
+            return !authors.contains(cyID) && authors.contains(bobID) ? nil : "Cy's expired post is still there, or Bob's is gone"
         }
         var bobsPost: PostEntity?
         await narrator.step("Ada likes and comments on Bob's run") {
-            guard let post = try await social.friendsFeed(limit: 20).first(where: { $0.userID == "bob" }) else { return "no post of Bob's" }
+            guard let post = try await social.friendsFeed(limit: 20).first(where: { $0.userID == bobID }) else { return "no post of Bob's" }
             try await social.like(post.id)
             let comment = try await social.comment(on: post.id, text: "Great pacing!")
             bobsPost = post
@@ -108,16 +110,17 @@ struct SocialChapter {
             _ = try await cy.unlockFeed(workoutType: .run)
             let late = try await cy.createPost(content: "Late run, 5 km", workoutType: .run)
             let before = try await Self.allPages(social).contains { $0.id == late.id }
-            try await social.block("cy")
+            try await social.block(cyID)
             let after = try await Self.allPages(social).contains { $0.id == late.id }
-            let discover = try await social.discoverFeed(limit: 100).contains { $0.userID == "cy" }
+            let discover = try await social.discoverFeed(limit: 100).contains { $0.userID == cyID }
             let following = try await social.following().map(\.id)
             let cySeesAda = try await cy.discoverFeed(limit: 100).contains { $0.userID == ada.id }
             let bobsComments = try await cy.comments(on: bobsPost?.id ?? UUID()).map(\.userID)
-            narrator.say("Ada now follows \(following.joined(separator: ", ")); Cy sees none of her posts or comments.")
-            return before && !after && !discover && !following.contains("cy") && !cySeesAda && !bobsComments.contains(ada.id)
+            narrator.say("Ada now follows \(following.count) user(s), Bob among them; Cy sees none of her posts or comments.")
+            return before && !after && !discover && !following.contains(cyID) && !cySeesAda && !bobsComments.contains(ada.id)
                 ? nil : "Cy and Ada still see each other somewhere"
         }
+        return bobPhone
     }
 
     /// Every page of the friends feed, two posts at a time, each printed.

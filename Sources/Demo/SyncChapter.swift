@@ -13,7 +13,6 @@ import TrainTesting
 struct SyncChapter {
     let services: TrainServices
     let session: UserSessionManager
-    let directory: URL
     let clock: DemoClock
     let narrator: Narrator
 
@@ -23,14 +22,12 @@ struct SyncChapter {
             return
         }
         let phone = services.plans
-        var opened: LocalPlanSyncService?
-        await narrator.step("Ada's phone is the stack; her tablet keeps its plans in its own file, both syncing through the one remote") {
-            opened = try LocalPlanSyncService(
-                auth: FakeAuthService(currentUser: ada), remote: services.remote, storage: .file(directory.appendingPathComponent("tablet.sqlite")),
-                configuration: SyncConfiguration(clock: clock))
+        var opened: TrainServices?
+        await narrator.step("Ada's phone is the stack; her tablet is a second device in its world, keeping its plans in its own file") {
+            opened = try services.makeDevice(for: ada.id)
             return nil
         }
-        guard let tablet = opened else { return }
+        guard let tablet = opened?.plans else { return }
 
         var created: TrainingPlan?
         await narrator.step("The phone makes a plan and syncs; the tablet downloads it") {
@@ -53,6 +50,7 @@ struct SyncChapter {
         await narrator.step(
             "Offline, the phone renames the plan and rewrites the notes; a minute later the tablet changes the days per week and rewrites the notes"
         ) {
+            services.network.conditions = .offline
             var onPhone = plan
             onPhone.name = "Spring 10k — sub 50"
             onPhone.notes = "Hills on Tuesdays."
@@ -67,7 +65,8 @@ struct SyncChapter {
             return statuses == [.pendingUpload, .pendingUpload] ? nil : "the edits are not queued"
         }
 
-        await narrator.step("Both sync: the name and the days both survive, the later notes win, and the losing notes are kept") {
+        await narrator.step("Back online, both sync: the name and the days both survive, the later notes win, and the losing notes are kept") {
+            services.network.conditions = .online
             try await phone.sync()
             let report = try await tablet.sync()
             try await phone.sync()

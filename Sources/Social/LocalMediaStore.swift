@@ -69,6 +69,22 @@ public final class LocalMediaStore: MediaStore {
         root = directory.standardizedFileURL
     }
 
+    /// A store of the same photos whose writes and deletions are checked against
+    /// another auth service: another device of one simulated world.
+    /// - Parameter auth: The other device's auth service.
+    /// - Returns: The store.
+    package func sharing(with auth: any AuthService) -> LocalMediaStore {
+        LocalMediaStore(maximumSize: maximumSize, auth: auth, clock: clock, blobs: blobs, root: root)
+    }
+
+    private init(maximumSize: Int, auth: (any AuthService)?, clock: any DateClock, blobs: Blobs, root: URL) {
+        self.maximumSize = maximumSize
+        self.auth = auth
+        self.clock = clock
+        self.blobs = blobs
+        self.root = root
+    }
+
     public func put(_ data: Data, kind: MediaKind, for userID: String) async throws -> MediaReference {
         try Self.checkOwner(userID)
         try checkAccess(to: userID)

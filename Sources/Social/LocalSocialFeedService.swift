@@ -21,7 +21,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     public let media: any MediaStore
     /// Clock, IDs, time zone and policy.
     public let configuration: SocialConfiguration
-    let store: RecordStore
+    package let store: RecordStore
     /// Counts the writes that set or removed an unlock.
     let unlockWrites = Broadcast<UInt64>(initial: 0)
 
@@ -51,7 +51,12 @@ public final class LocalSocialFeedService: SocialFeedService {
         self.init(auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), media: media, configuration: configuration)
     }
 
-    init(auth: any AuthService, store: RecordStore, media: any MediaStore, configuration: SocialConfiguration) {
+    /// The schema of the social data, for a store other services share.
+    package static var recordSchema: StoreSchema { SocialRecords.schema }
+
+    /// Creates a service on a store other services share: the devices of one simulated
+    /// world, each acting as its own auth service's user.
+    package init(auth: any AuthService, store: RecordStore, media: any MediaStore, configuration: SocialConfiguration) {
         self.auth = auth
         self.store = store
         self.media = media

@@ -66,7 +66,11 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         self.init(auth: auth, remote: remote, store: try RecordStore(storage, schema: SyncRecords.schema), configuration: configuration)
     }
 
-    init(auth: any AuthService, remote: any RemotePlanStore, store: RecordStore, configuration: SyncConfiguration<Record>) {
+    /// The schema of the device's sync data, for a store a stack opens itself.
+    package static var recordSchema: StoreSchema { SyncRecords.schema }
+
+    /// Creates an engine on a store the caller opened.
+    package init(auth: any AuthService, remote: any RemotePlanStore, store: RecordStore, configuration: SyncConfiguration<Record>) {
         self.auth = auth
         self.remote = remote
         self.store = store

@@ -61,6 +61,8 @@ public struct SyncError: Error, Hashable, Sendable {
         /// The sync made as many remote calls as ``SyncConfiguration/maximumRemoteCalls``
         /// allows; what it finished is kept and the next sync goes on from there.
         public static let tooManyRemoteCalls = Code("tooManyRemoteCalls")
+        /// A setting is out of its range, such as a negative latency; nothing was changed.
+        public static let invalidConfiguration = Code("invalidConfiguration")
 
         /// The codes of answers the sync refused because the remote broke its contract.
         public static let remoteViolations: Set<Code> = [
@@ -100,6 +102,7 @@ public struct SyncError: Error, Hashable, Sendable {
             .cancelled: ("The sync was stopped.", "Your changes are saved on this device and will sync later."),
             .storage: ("Your plans on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
             .recordTooLarge: ("This plan is too large to sync.", "Shorten its notes or remove some workouts."),
+            .invalidConfiguration: ("Sync is not set up correctly.", nil),
         ]
         for code in Code.remoteViolations {
             messages[code] = (

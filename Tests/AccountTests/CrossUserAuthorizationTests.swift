@@ -636,7 +636,7 @@ final class CrossUserWorld: Sendable {
     let things: CrossUserThings
 
     var clock: ManualClock { device.clock }
-    var auth: LocalAuthService { device.services.auth }
+    var auth: any AuthService { device.services.auth }
     var social: LocalSocialFeedService { device.services.social }
     var plans: LocalPlanSyncService { device.services.plans }
     var subscriptions: LocalSubscriptionService { device.services.subscriptions }

@@ -67,14 +67,17 @@ import TrainTesting
         session.stop()
     }
 
-    @Test("a preview stack cannot fail, starts signed in at once, and then holds its sample data")
+    @Test("a preview stack cannot fail, starts signed in at once, and then holds its sample data: friends, and a feed waiting for a workout")
     func previewStack() async throws {
         let services = TrainServices.preview()
         #expect(services.auth.currentUser == TrainServices.previewUser)
         await services.sampleDataLoaded?.value
         #expect(try services.plans.plans().count == 2)
-        #expect(services.social.hasFeedUnlocked())
-        #expect(try await services.social.exportAccountData().posts.count == 1)
+        #expect(try await services.social.following().map(\.displayName).sorted() == ["Grace", "Linus"])
+        #expect(!services.social.hasFeedUnlocked(), "the feed waits for a workout")
+        await #expect(throws: SocialError(.feedLocked)) { try await services.social.friendsFeed(limit: 20) }
+        _ = try await services.social.unlockFeed(workoutType: .strength)
+        #expect(try await services.social.friendsFeed(limit: 20).map(\.userName).sorted() == ["Grace", "Linus"])
         #expect(try services.account.documentsNeedingConsent().isEmpty)
         let signedOut = TrainServices.preview(signedIn: nil)
         #expect(signedOut.auth.currentUser == nil)
@@ -94,8 +97,8 @@ import TrainTesting
         #expect(!session.isFeedUnlocked && session.feedUnlockedUntil == nil)
         _ = try await services.social.unlockFeed(workoutType: .run)
         let midnight = ManualClock.defaultStart.addingTimeInterval(23 * 3_600) // 2026-01-02 00:00 in Paris
-        #expect(await waitUntil { session.isFeedUnlocked })
-        #expect(session.feedUnlockedUntil == midnight)
+        #expect(await waitUntil { session.feedUnlockedUntil == midnight })
+        #expect(session.isFeedUnlocked)
         await clock.waitForSleeper(wakingBy: midnight)
         clock.advance(by: .seconds(3 * 3_600 - 1))
         #expect(session.isFeedUnlocked, "a second before midnight it is open")

@@ -1,0 +1,124 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainSync
+
+/// What a ``TrainServices`` stack is built with: the clock, the simulated device
+/// (time zone, biometrics, network), the products and rules, and any part the app
+/// brings of its own.
+///
+/// ```swift
+/// var configuration = TrainServicesConfiguration(clock: clock, network: .offline)
+/// try configuration.setTimeZone(identifier: "Europe/Paris")
+/// let services = TrainServices.inMemory(configuration: configuration)
+/// ```
+public struct TrainServicesConfiguration: Sendable {
+    /// The one clock of every service and simulation.
+    public var clock: any DateClock
+    /// The user's time zone, read when it matters: a workout unlocks the feed until
+    /// midnight there.
+    public var timeZone: @Sendable () -> TimeZone
+    /// The device's biometrics, which the biometric lock asks.
+    public var biometrics: any BiometricAuthenticator
+    /// The network between each device and the remote at first; each device's
+    /// ``TrainServices/network`` changes it later.
+    public var network: NetworkConditions
+    /// The app's bundle ID, the audience of the simulated Sign in with Apple.
+    public var appleAudience: String
+    /// The products on sale in the simulated App Store.
+    public var products: [AppStoreProduct]
+    /// Which features each tier unlocks, as the session manager shows them.
+    public var features: FeatureCatalog
+    /// Which app user has access to what the device's Apple ID bought.
+    public var subscriptionAccess: SubscriptionAccessPolicy
+    /// Sign-in rules.
+    public var authPolicy: AuthPolicy
+    /// Feed rules.
+    public var socialPolicy: SocialPolicy
+    /// The versions of the privacy policy and terms in force.
+    public var consentPolicies: ConsentPolicies
+    /// When background sync runs.
+    public var backgroundSync: BackgroundSyncPolicy
+    /// The app's own remote for plans, such as its Firestore conformance; nil for the
+    /// simulated one.
+    public var remote: (any RemotePlanStore)?
+    /// The app's own auth service, such as its Firebase conformance; nil for TrainKit's
+    /// with the simulated Sign in with Apple. A stack on the app's auth cannot add users
+    /// or make devices: the accounts are the app's.
+    public var auth: (any AuthService)?
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - clock: The system clock by default.
+    ///   - timeZone: The device's time zone by default.
+    ///   - biometrics: A simulated Face ID, enrolled, whose prompts are approved, by default.
+    ///   - network: Online by default.
+    ///   - appleAudience: `com.example.train` by default.
+    ///   - products: The standard Pro and Premium products by default, Pro monthly with
+    ///     a one-week free trial.
+    ///   - features: The standard feature catalog by default.
+    ///   - subscriptionAccess: StoreKit's behaviour by default: every app user on the
+    ///     device has what its Apple ID bought.
+    ///   - authPolicy: The default sign-in rules.
+    ///   - socialPolicy: The default feed rules.
+    ///   - consentPolicies: Version 1 of both documents.
+    ///   - backgroundSync: A sync every 5 minutes.
+    ///   - remote: The app's own remote; the simulated one by default.
+    ///   - auth: The app's own auth service; TrainKit's by default.
+    public init(
+        clock: any DateClock = SystemClock(), timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
+        biometrics: any BiometricAuthenticator = SimulatedBiometricAuthenticator(), network: NetworkConditions = .online,
+        appleAudience: String = "com.example.train", products: [AppStoreProduct] = AppStoreProduct.standard, features: FeatureCatalog = .standard,
+        subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
+        consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy(),
+        remote: (any RemotePlanStore)? = nil, auth: (any AuthService)? = nil
+    ) {
+        self.clock = clock
+        self.timeZone = timeZone
+        self.biometrics = biometrics
+        self.network = network
+        self.appleAudience = appleAudience
+        self.products = products
+        self.features = features
+        self.subscriptionAccess = subscriptionAccess
+        self.authPolicy = authPolicy
+        self.socialPolicy = socialPolicy
+        self.consentPolicies = consentPolicies
+        self.backgroundSync = backgroundSync
+        self.remote = remote
+        self.auth = auth
+    }
+
+    /// Sets the user's time zone by its identifier, such as `Europe/Paris`.
+    /// - Parameter identifier: An identifier of the time zone database.
+    /// - Throws: ``AccountError/Code/invalidArgument`` for an identifier the database
+    ///   does not know; the time zone stays as it was.
+    public mutating func setTimeZone(identifier: String) throws(AccountError) {
+        // Foundation reads past a NUL byte on some platforms: a control character is never part of a zone's name.
+        guard !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+            let zone = TimeZone(identifier: identifier)
+        else {
+            throw AccountError(.invalidArgument, detail: "'\(identifier)' is not a time zone identifier.")
+        }
+        timeZone = { zone }
+    }
+
+    /// The auth configuration of a device: the clock, its simulated Apple, the biometrics and the policy.
+    func authConfiguration(apple: SimulatedIdentityProvider) -> AuthConfiguration {
+        AuthConfiguration(
+            clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: appleAudience), biometrics: biometrics, policy: authPolicy
+        )
+    }
+
+    /// A device's simulated Sign in with Apple.
+    func makeAppleID() -> SimulatedIdentityProvider {
+        SimulatedIdentityProvider(provider: .apple, audience: appleAudience, clock: clock)
+    }
+
+    /// The social configuration of every device.
+    var social: SocialConfiguration {
+        SocialConfiguration(clock: clock, timeZone: timeZone, policy: socialPolicy)
+    }
+}
