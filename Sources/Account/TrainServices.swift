@@ -87,7 +87,7 @@ public final class TrainServices: Sendable {
     }
 
     /// A stack in memory, with `user`'s account signed in when one is given.
-    static func inMemory(_ configuration: TrainServicesConfiguration, signedIn user: UserEntity?) -> TrainServices {
+    package static func inMemory(_ configuration: TrainServicesConfiguration, signedIn user: UserEntity?) -> TrainServices {
         let world = TrainWorld(inMemory: configuration)
         let apple = configuration.makeAppleID()
         let auth: any AuthService
@@ -97,10 +97,19 @@ public final class TrainServices: Sendable {
         case .local(let accounts):
             if let user { try? LocalAuthService.insert(user, into: accounts) }
             let authConfiguration = configuration.authConfiguration(apple: apple)
+            // A user with Apple sign-in signed in just now: the simulated Apple ID is theirs,
+            // and their deletion can revoke their token.
+            let appleCode = user.flatMap { user in
+                user.providers.first { $0.provider == .apple }.map { link in
+                    apple.authorizationCode(signingIn: SimulatedIdentityProvider.Account(subject: link.subject, email: link.email ?? user.email))
+                }
+            }
             // A user the store refuses (an empty ID) leaves the stack signed out; an
             // in-memory store that cannot be read, which does not happen, leaves it alone.
             auth =
-                (try? LocalAuthService(store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: user?.id, configuration: authConfiguration))
+                (try? LocalAuthService(
+                    store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: user?.id, appleAuthorizationCode: appleCode,
+                    configuration: authConfiguration))
                 ?? (try? LocalAuthService(store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil, configuration: authConfiguration))
                 ?? LocalAuthService(configuration: authConfiguration)
         }

@@ -157,6 +157,7 @@ public final class UserSessionManager {
         if currentUser == nil {
             isFeedUnlocked = false
             feedUnlockedUntil = nil
+            unlockShownFor = nil
         } else if unlockShownFor == nil || unlockShownFor != currentUser?.id {
             // Not followed yet for this user: the state now, its end with the next event.
             isFeedUnlocked = social.hasFeedUnlocked()
@@ -165,11 +166,21 @@ public final class UserSessionManager {
         scheduledDeletion = currentUser == nil ? nil : try? account.scheduledDeletion()
     }
 
-    /// Shows the feed's unlock, or its lock, as the social service tells it.
+    /// Shows the feed's unlock, or its lock, as the social service tells it. An event
+    /// can be older than a sign-in: an unlock of another user is not shown, and a lock
+    /// is shown only when the user signed in now has no unlock.
     private func show(_ unlock: FeedUnlock?) {
-        unlockShownFor = auth.currentUser?.id
-        isFeedUnlocked = unlock != nil
-        feedUnlockedUntil = unlock?.expiresAt
+        let userID = auth.currentUser?.id
+        if let unlock {
+            guard unlock.userID == userID else { return }
+            isFeedUnlocked = true
+            feedUnlockedUntil = unlock.expiresAt
+        } else {
+            guard !social.hasFeedUnlocked() else { return }
+            isFeedUnlocked = false
+            feedUnlockedUntil = nil
+        }
+        unlockShownFor = userID
     }
 
     // MARK: - Actions

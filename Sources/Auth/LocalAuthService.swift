@@ -73,10 +73,14 @@ public actor LocalAuthService: AuthService {
 
     /// Creates a service on accounts other services share — the devices of one
     /// simulated world — with a session of its own under `sessionKey`: restored, or
-    /// made for `userID` when one is given.
+    /// made for `userID` when one is given, with `appleAuthorizationCode` as the code of
+    /// that user's latest Apple sign-in.
     /// - Throws: `CoreError` if the store cannot be read; ``AuthenticationError`` `userNotFound`
     ///   or `userDisabled` if `userID` has no account that may sign in.
-    package init(store: RecordStore, sessionKey: String, signingIn userID: String?, configuration: AuthConfiguration) throws {
+    package init(
+        store: RecordStore, sessionKey: String, signingIn userID: String?, appleAuthorizationCode: String? = nil,
+        configuration: AuthConfiguration
+    ) throws {
         let now = configuration.clock.now
         let restored = try store.write { records -> UserEntity? in
             if let userID {
@@ -89,7 +93,8 @@ public actor LocalAuthService: AuthService {
             }
             return try Self.restoreSession(sessionKey, in: records, now: now)
         }
-        self.init(store: store, sessionKey: sessionKey, configuration: configuration, restored: restored)
+        let code = appleAuthorizationCode.flatMap { code in restored.map { (userID: $0.id, code: code, issuedAt: now) } }
+        self.init(store: store, sessionKey: sessionKey, configuration: configuration, restored: restored, appleAuthorizationCode: code)
     }
 
     /// The schema of the accounts, for a store other services share.
@@ -132,7 +137,13 @@ public actor LocalAuthService: AuthService {
         return account.user
     }
 
-    private init(store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: UserEntity?) {
+    private init(
+        store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: UserEntity?,
+        appleAuthorizationCode: (userID: String, code: String, issuedAt: Date)? = nil
+    ) {
+        if let appleAuthorizationCode {
+            authorizationCodes[appleAuthorizationCode.userID] = (appleAuthorizationCode.code, appleAuthorizationCode.issuedAt)
+        }
         self.store = store
         self.sessionKey = sessionKey
         self.configuration = configuration

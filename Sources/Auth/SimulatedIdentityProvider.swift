@@ -220,11 +220,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
                 return .failure(AuthenticationError(.cancelled, detail: "No account is signed in on the simulated provider; call signIn(as:)."))
             }
             let firstTime = !state.sharedOnce.contains(account.subject)
-            state.sharedOnce.insert(account.subject)
-            state.states[account.subject] = .authorized
-            let code = "c" + (Self.randomCode() ?? UUID().uuidString)
-            state.codes[code] = IssuedCode(userID: account.subject, expiresAt: now.addingTimeInterval(300))
-            return .success((account, firstTime, code))
+            return .success((account, firstTime, Self.authorize(account, now: now, in: &state)))
         }
         let (account, firstTime, code) = try outcome.get()
         let sharesProfile = provider == .google || firstTime
@@ -234,6 +230,26 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
             authorizationCode: code,
             fullName: sharesProfile && request.requestedScopes.contains(.fullName) ? account.fullName : nil,
             email: sharesProfile && request.requestedScopes.contains(.email) ? account.sharedEmail : nil)
+    }
+
+    /// Chooses `account` as ``signIn(as:)`` does and returns the authorization code of a
+    /// sign-in made just now: a stack that starts with its user signed in keeps it, so
+    /// deleting that user revokes their token as after a sign-in in the app.
+    package func authorizationCode(signingIn account: Account) -> String {
+        let now = clock.now
+        return state.withLock { state in
+            state.selected = account
+            return Self.authorize(account, now: now, in: &state)
+        }
+    }
+
+    /// Marks `account` authorized, its profile shared, and issues a code valid five minutes.
+    private static func authorize(_ account: Account, now: Date, in state: inout State) -> String {
+        state.sharedOnce.insert(account.subject)
+        state.states[account.subject] = .authorized
+        let code = "c" + (randomCode() ?? UUID().uuidString)
+        state.codes[code] = IssuedCode(userID: account.subject, expiresAt: now.addingTimeInterval(300))
+        return code
     }
 
     /// Answers the state set for the user: `authorized` after a sign-in, `notFound` for a stranger.

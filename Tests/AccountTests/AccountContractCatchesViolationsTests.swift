@@ -1,33 +1,37 @@
 import Foundation
 import Testing
 import TrainAccount
+import TrainAuth
 import TrainTesting
 
 /// An account service that deletes and exports whoever is named, reports no progress
 /// and takes any policy version: what a naive "delete users/{id}" backend does.
 final class CarelessAccountService: AccountService {
-    private let inner = FakeAccountService(userID: "ada")
+    private let inner = FakeServices().account
+    private let userID = FakeAuthService.sampleUser.id
 
     func deletionProgress() -> AsyncStream<AccountDeletionProgress> { AsyncStream { $0.finish() } }
     func pendingDeletion(of userID: String) throws -> AccountDeletionJournal? { nil }
     func deleteAccount(of userID: String) async throws -> AccountDeletionReport {
         AccountDeletionReport(userID: userID, startedAt: Date(), appleTokenRevocation: .notApplicable)
     }
-    func exportData(of userID: String) async throws -> AccountExport { try await inner.exportData(of: inner.userID) }
+    func exportData(of userID: String) async throws -> AccountExport { try await inner.exportData(of: userID) }
     func consentHistory() throws -> [ConsentRecord] { try inner.consentHistory() }
     func documentsNeedingConsent() throws -> [ConsentDocument] { try inner.documentsNeedingConsent() }
     func accept(_ document: ConsentDocument, version: Int) async throws -> ConsentRecord {
         ConsentRecord(document: document, version: version, action: .accepted, date: Date())
     }
     func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord { try await inner.withdrawConsent(to: document) }
-    func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion { try await inner.scheduleDeletion(of: inner.userID) }
+    func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion { try await inner.scheduleDeletion(of: userID) }
     func scheduledDeletion() throws -> ScheduledAccountDeletion? { try inner.scheduledDeletion() }
     func restoreAccount() async throws { try await inner.restoreAccount() }
     func purgeDueDeletions() async throws -> [AccountDeletionReport] { try await inner.purgeDueDeletions() }
 }
 
 struct CarelessAccountEnvironment: AccountServiceContractEnvironment {
-    func makeSignedInService() async throws -> (service: any AccountService, userID: String) { (CarelessAccountService(), "ada") }
+    func makeSignedInService() async throws -> (service: any AccountService, userID: String) {
+        (CarelessAccountService(), FakeAuthService.sampleUser.id)
+    }
 }
 
 @Suite struct AccountContractCatchesViolationsTests {

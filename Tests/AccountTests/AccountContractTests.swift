@@ -26,9 +26,10 @@ final class StackAccountEnvironment: AccountServiceContractEnvironment {
     }
 }
 
+/// The account fake in front of a stack in memory: every call forwarded keeps the contract.
 struct FakeAccountEnvironment: AccountServiceContractEnvironment {
     func makeSignedInService() async throws -> (service: any AccountService, userID: String) {
-        (FakeAccountService(userID: "ada"), "ada")
+        (FakeServices().account, FakeAuthService.sampleUser.id)
     }
 }
 

@@ -178,7 +178,7 @@ import TrainTesting
 
     @Test("data the user made after a failed attempt is deleted when the deletion resumes, and the report counts both attempts")
     func resumeDeletesDataMadeSince() async throws {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(remote: remote)
         let ada = try await world.signIn()
         try await world.makeBusy()
@@ -254,7 +254,7 @@ import TrainTesting
 
     @Test("a deletion resumed hours later asks for a recent sign-in again before deleting anything more")
     func resumeNeedsRecentLogin() async throws {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(remote: remote)
         let ada = try await world.signIn()
         _ = try await world.plans.createPlan(TrainingPlan(name: "10k", startDate: world.clock.now, endDate: world.clock.now, daysPerWeek: 3))
@@ -270,7 +270,7 @@ import TrainTesting
 
     @Test("an Apple authorization given after the revocation, also before a relaunch, is revoked again when the deletion resumes")
     func newAppleAuthorizationRevokedOnResume() async throws {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(.file, remote: remote)
         let ada = try await world.signIn()
         _ = try await world.plans.createPlan(TrainingPlan(name: "10k", startDate: world.clock.now, endDate: world.clock.now, daysPerWeek: 3))
@@ -292,8 +292,7 @@ import TrainTesting
         let user = UserEntity(id: "jos\u{E9}", displayName: "José", createdAt: Date(), lastSignInAt: Date())
         let auth = FakeAuthService(currentUser: user)
         let account = LocalAccountService(
-            auth: auth, social: FakeSocialFeedService(userID: user.id), plans: FakePlanSyncService(userID: user.id),
-            subscriptions: FakeSubscriptionService())
+            auth: auth, social: FakeSocialFeedService(), plans: FakePlanSyncService(), subscriptions: FakeSubscriptionService())
         try await account.accept(.privacyPolicy, version: 1)
         let decomposed = "jose\u{301}"
         #expect(decomposed == user.id, "Swift's == calls them equal")

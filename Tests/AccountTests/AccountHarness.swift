@@ -85,28 +85,50 @@ final class AccountWorld: Sendable {
     }
 }
 
-/// A deletion over the fakes, so each service can be made to fail at any step.
+/// A deletion over the fakes, so each service can be made to fail at any step. The
+/// auth fake is strict, its user and schedules the test's to set, and answers the
+/// deletion's calls as Apple and the sign-in service would; the social, plans and
+/// subscription fakes pass what nobody scripted to a stack in memory.
 struct FakeStack {
+    let fakes = FakeServices()
     let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
-    let social = FakeSocialFeedService(userID: FakeAuthService.sampleUser.id)
-    let plans = FakePlanSyncService(userID: FakeAuthService.sampleUser.id)
-    let subscriptions = FakeSubscriptionService()
+    var social: FakeSocialFeedService { fakes.social }
+    var plans: FakePlanSyncService { fakes.plans }
+    var subscriptions: FakeSubscriptionService { fakes.subscriptions }
     let directory: TemporaryDirectory
     let account: LocalAccountService
     var userID: String { FakeAuthService.sampleUser.id }
 
     init(file: Bool = false) throws {
         directory = try TemporaryDirectory()
+        let receipt = AccountDeletionReceipt(userID: FakeAuthService.sampleUser.id, providers: [.apple], tokenRevocation: .revoked)
+        auth.script(.revokeAppleToken, .returning(.revoked))
+        auth.script(.setBiometricLock, .returning(()))
+        auth.script(.deleteAccount, .returning(receipt))
+        auth.script(.scheduleAccountDeletion, .returning(.revoked))
+        auth.script(.cancelScheduledDeletion, .returning(()))
+        auth.script(.purgeScheduledAccount, .returning(receipt))
         account = try LocalAccountService(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions,
-            storage: file ? .file(directory.file("account.sqlite")) : .inMemory)
+            auth: auth, social: fakes.social, plans: fakes.plans, subscriptions: fakes.subscriptions,
+            storage: file ? .file(directory.file("account.sqlite")) : .inMemory,
+            configuration: AccountConfiguration(clock: fakes.services.configuration.clock))
     }
 
     /// Another account service over the same fakes and, for a file, the same file: a relaunch.
     func makeAccount(file: Bool) throws -> LocalAccountService {
         try LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions,
-            storage: file ? .file(directory.file("account.sqlite")) : .inMemory)
+            storage: file ? .file(directory.file("account.sqlite")) : .inMemory,
+            configuration: AccountConfiguration(clock: fakes.services.configuration.clock))
+    }
+
+    /// Schedules `userID`'s deletion on the auth fake with its grace period ended, and
+    /// lets the data services purge it: the stack behind them knows nothing of the
+    /// auth fake's schedules.
+    func scheduleDuePurge(of userID: String, at date: Date = .distantPast) {
+        auth.setScheduledDeletion(of: userID, at: date)
+        social.script(.purgeAccountData, .returning(SocialDeletionReport()))
+        plans.script(.purgeAccountData, .returning(SyncDeletionReport()))
     }
 
     /// Starts a deletion and holds it inside the sign-in account step, as an app

@@ -133,8 +133,8 @@ import TrainTesting
     func purgeResumes() async throws {
         let stack = try FakeStack()
         stack.auth.setCurrentUser(nil)
-        stack.auth.setScheduledDeletion(of: stack.userID, at: .distantPast)
-        stack.auth.setScheduledDeletion(of: "fake-user-2", at: .distantPast)
+        stack.scheduleDuePurge(of: stack.userID)
+        stack.scheduleDuePurge(of: "fake-user-2")
         stack.plans.failCall(1, of: .purgeAccountData, with: SyncError(.remoteUnavailable))
         let error = await #expect(throws: AccountError(.deletionIncomplete)) { try await stack.account.purgeDueDeletions() }
         #expect(error?.step == .plans)

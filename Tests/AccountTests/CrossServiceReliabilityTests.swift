@@ -177,7 +177,7 @@ import TrainTesting
     /// sign-in account goes.
     @Test("a like and a plan the user makes while their own deletion runs go with the account")
     func writesDuringOwnDeletion() async throws {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(.file, remote: remote)
         try await world.signIn()
         let adasPost = try await world.social.createPost(content: "Ada's ride", workoutType: .run)

@@ -133,7 +133,7 @@ import TrainTesting
 
     @Test("case 9, the connection drops mid-deletion: a typed error says so, and a retry finishes from where it stopped")
     func networkFailure() async throws {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(remote: remote)
         let user = try await world.signIn(named: "traveller")
         _ = try await world.social.createPost(content: "Airport run", workoutType: .run)

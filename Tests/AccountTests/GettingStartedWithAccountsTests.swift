@@ -87,16 +87,16 @@ private final class SettingsModel {
 
     @Test("the article's model, on the fakes, asks for a fresh sign-in when the deletion needs one")
     func needsSignInOnFakes() async throws {
-        let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
-        let account = FakeAccountService(userID: FakeAuthService.sampleUser.id)
-        account.script(.deleteAccount, .throwing(AccountError(.requiresRecentLogin)))
-        let session = UserSessionManager(
-            auth: auth, subscriptions: FakeSubscriptionService(), social: FakeSocialFeedService(), account: account)
+        let fakes = FakeServices()
+        fakes.account.script(.deleteAccount, .throwing(AccountError(.requiresRecentLogin)))
+        let session = fakes.makeSessionManager()
         await session.start()
-        let model = SettingsModel(session: session, account: account)
+        let model = SettingsModel(session: session, account: fakes.account)
         await model.deleteTapped()
         #expect(model.needsSignIn)
         #expect(model.message?.contains("verify your identity") == true)
+        #expect(fakes.auth.currentUser != nil, "nothing was deleted")
         session.stop()
+        fakes.finish()
     }
 }

@@ -18,7 +18,7 @@ import TrainTesting
         "a user signed in during the grace period who is still signed in when it ends leaves nothing behind the purge"
     )
     func purgeLeavesNoOrphansOfAStillSignedInUser() async throws {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(remote: remote)
         let grace = try await world.signIn(AccountWorld.grace)
         try await world.auth.signOut()
@@ -120,6 +120,7 @@ import TrainTesting
         if case .scheduleAccountDeletion? = stack.auth.calls.last { held = true } else { held = false }
         #expect(held, "the call on its way is scheduleAccountDeletion(of:at:)")
         stack.auth.setCurrentUser(bob) // Bob signs in on the device meanwhile
+        stack.auth.script(.scheduleAccountDeletion, .throwing(AuthenticationError(.userMismatch))) // as LocalAuthService refuses it
         stack.auth.controls.releaseHeldCalls()
         let outcome = await scheduling.result
 
@@ -172,7 +173,7 @@ import TrainTesting
             stack.auth.controls.releaseHeldCalls(holdingNext: true)
         }
         await stack.auth.controls.waitForHeldCalls()
-        stack.auth.setScheduledDeletion(of: userID, at: clock.now.addingTimeInterval(-1)) // the grace period has ended
+        stack.scheduleDuePurge(of: userID, at: clock.now.addingTimeInterval(-1)) // the grace period has ended
 
         let loop = Task { await account.purgeWhenDue() }
         await clock.waitForSleepers(1) // the round skipped the user: their deletion runs

@@ -72,7 +72,7 @@ import TrainTesting
 
     @Test("the app's own remote and feature catalog are the stack's: plans sync through the remote, and the session shows the catalog's access")
     func appsOwnParts() async throws {
-        let remote = FakeRemotePlanStore(clock: clock)
+        let remote = FakeRemotePlanStore.inMemory(clock: clock)
         let coaching = Feature("coaching")
         let catalog = FeatureCatalog(features: [.free: [.basicPlans], .pro: [.basicPlans, coaching]])
         let (services, _) = try await signedInStack {

@@ -9,27 +9,36 @@ import TrainTesting
 
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct UserSessionManagerTests {
+    /// The offer a purchase asks for: Premium monthly carries it in this stack's App Store.
+    static let comeback = SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)
     let clock = ManualClock()
-    let auth: FakeAuthService
-    let subscriptions = FakeSubscriptionService(tier: .pro)
-    let social = FakeSocialFeedService(userID: FakeAuthService.sampleUser.id, feedUnlocked: true)
-    let plans = FakePlanSyncService(userID: FakeAuthService.sampleUser.id)
-    let account: LocalAccountService
-    let sync: BackgroundSyncManager
+    let fakes: FakeServices
+    var auth: FakeAuthService { fakes.auth }
+    var subscriptions: FakeSubscriptionService { fakes.subscriptions }
+    var plans: FakePlanSyncService { fakes.plans }
+    var sync: BackgroundSyncManager { fakes.backgroundSync }
     let session: UserSessionManager
 
-    init() throws {
-        auth = FakeAuthService(clock: clock)
-        account = LocalAccountService(auth: auth, social: social, plans: plans, subscriptions: subscriptions)
-        sync = BackgroundSyncManager(service: plans, clock: clock, jitter: { 0 })
-        session = UserSessionManager(auth: auth, subscriptions: subscriptions, social: social, account: account, backgroundSync: sync)
+    init() {
+        let products = AppStoreProduct.standardWithoutTrial.map { product in
+            var product = product
+            if product.id == "com.train.premium.monthly" { product.offers = [Self.comeback] }
+            return product
+        }
+        fakes = FakeServices(configuration: TrainServicesConfiguration(clock: clock, products: products), signedIn: nil)
+        fakes.services.appleID.signIn(as: .init(subject: "001.ada", email: "ada@example.com"))
+        session = fakes.makeSessionManager()
     }
 
     static func isStopped(_ status: BackgroundSyncStatus) -> Bool {
         if case .stopped = status { true } else { false }
     }
 
-    var token: UUID { get throws { try AppAccountToken.forUser(FakeAuthService.sampleUser.id) } }
+    func token(of user: UserEntity) throws -> UUID { try AppAccountToken.forUser(user.id) }
+
+    var tokensSet: [UUID?] {
+        subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
+    }
 
     @Test("before start the state is unknown; started signed out it is unauthenticated with the free tier")
     func startSignedOut() async {
@@ -44,9 +53,14 @@ import TrainTesting
     func signInSetsUpTheSession() async throws {
         await session.start()
         let user = try await session.signInWithApple()
+        _ = try await session.purchase("com.train.pro.monthly")
+        _ = try await fakes.social.unlockFeed(workoutType: .run)
+        try await session.signOut()
+
+        _ = try await session.signInWithApple()
         #expect(session.authState == .authenticated)
         #expect(session.currentUser?.id == user.id)
-        #expect(subscriptions.calls.contains(.setAppAccountToken(try token)))
+        #expect(tokensSet.last == .some(try token(of: user)))
         #expect(session.tier == .pro)
         #expect(session.isFeedUnlocked)
         #expect(!Self.isStopped(sync.status), "background sync runs")
@@ -56,7 +70,7 @@ import TrainTesting
     @Test("each sign-in and sign-out returns with the session set, while the auth state listener follows the same changes")
     func signInBesideTheListener() async throws {
         await session.start()
-        for round in 0..<300 {
+        for round in 0..<100 {
             let user = try await session.signInWithApple()
             #expect(session.currentUser?.id == user.id, "round \(round): signed in")
             #expect(session.authState == .authenticated, "round \(round)")
@@ -70,10 +84,10 @@ import TrainTesting
     @Test("a purchase right after a sign-in made elsewhere binds the token first, so it never lacks an account")
     func purchaseBindsFirst() async throws {
         await session.start()
-        auth.setCurrentUser(FakeAuthService.sampleUser)
+        let user = try await fakes.services.auth.signInWithApple()
         _ = try await session.purchase("com.train.pro.monthly")
         let calls = subscriptions.calls.filter { if case .purchase = $0 { true } else if case .setAppAccountToken = $0 { true } else { false } }
-        #expect(calls.first == .setAppAccountToken(try token))
+        #expect(calls.first == .setAppAccountToken(try token(of: user)))
         #expect(calls.last == .purchase("com.train.pro.monthly"))
         session.stop()
     }
@@ -82,17 +96,13 @@ import TrainTesting
     func purchaseWithAnOffer() async throws {
         await session.start()
         _ = try await session.signInWithApple()
-        var product = AppStoreProduct.standardWithoutTrial[0]
-        product.offers = [SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9)]
-        subscriptions.script(.products, .returning([product]))
-        _ = try await subscriptions.products()
-        _ = try await session.purchase(product.id)
-        guard case .success(let result) = try await session.purchase(product.id, offer: .promotional(id: "comeback")) else {
+        _ = try await session.purchase("com.train.pro.monthly")
+        guard case .success(let result) = try await session.purchase("com.train.premium.monthly", offer: .promotional(id: "comeback")) else {
             Issue.record("the purchase did not succeed")
             return
         }
         #expect(result.unsafePayloadValue.offer?.id == "comeback")
-        #expect(subscriptions.calls.contains(.purchaseWithOffer(product.id, .promotional(id: "comeback"))))
+        #expect(subscriptions.calls.contains(.purchaseWithOffer("com.train.premium.monthly", .promotional(id: "comeback"))))
         session.stop()
     }
 
@@ -108,6 +118,7 @@ import TrainTesting
     func signOutEndsTheSession() async throws {
         await session.start()
         try await session.signInWithApple()
+        _ = try await session.purchase("com.train.pro.monthly")
         try await session.signOut()
         #expect(session.authState == .unauthenticated && session.currentUser == nil)
         #expect(subscriptions.calls.last == .setAppAccountToken(nil))
@@ -120,16 +131,15 @@ import TrainTesting
     func signOutDuringBinding() async throws {
         await session.start()
         subscriptions.controls.holdCalls()
-        auth.setCurrentUser(FakeAuthService.sampleUser)
+        _ = try await fakes.services.auth.signInWithApple()
         let signIn = Task { @MainActor in _ = try await session.purchase("com.train.pro.monthly") }
         await subscriptions.controls.waitForHeldCalls()
-        auth.setCurrentUser(nil)
+        try await fakes.services.auth.signOut()
         let signOut = Task { @MainActor in try await session.signOut() }
         subscriptions.controls.releaseHeldCalls()
         _ = await signIn.result
         _ = try await signOut.value
-        let tokens = subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
-        #expect(tokens.last == .some(nil), "the last token set is none")
+        #expect(tokensSet.last == .some(nil), "the last token set is none")
         #expect(session.authState == .unauthenticated)
         session.stop()
     }
@@ -137,24 +147,24 @@ import TrainTesting
     @Test("after a deletion fails past the subscription step, the token is bound again, so a purchase has its account")
     func failedDeletionRebinds() async throws {
         await session.start()
-        try await session.signInWithApple()
+        let user = try await session.signInWithApple()
         auth.failCall(1, of: .setBiometricLock, with: AuthenticationError(.storage))
         await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await session.deleteAccount() }
         #expect(session.authState == .authenticated)
         #expect(session.deletionProgress?.phase == .failed)
         _ = try await session.purchase("com.train.pro.monthly")
-        let tokens = subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
-        #expect(tokens.last == .some(try token), "the token bound at the purchase is the user's")
+        #expect(tokensSet.last == .some(try token(of: user)), "the token bound at the purchase is the user's")
         session.stop()
     }
 
     @Test("deleting the account stops sync, follows the progress, and ends the session")
     func deleteAccount() async throws {
         await session.start()
-        try await session.signInWithApple()
+        let user = try await session.signInWithApple()
         let report = try await session.deleteAccount()
-        #expect(report.userID == FakeAuthService.sampleUser.id)
+        #expect(report.userID == user.id)
         #expect(session.authState == .unauthenticated)
+        #expect(auth.currentUser == nil, "the deletion signed the auth fake out")
         #expect(plans.calls.contains(.deleteAccountData))
         #expect(subscriptions.calls.last == .setAppAccountToken(nil))
         #expect(Self.isStopped(sync.status))

@@ -4,11 +4,25 @@ import TrainAuth
 import TrainCore
 import TrainTesting
 
-/// The contract can fail: a conformance that ignores passwords and recent logins is caught.
+/// The contract can fail: a conformance that signs anyone in whatever the password,
+/// creates an account from any input and deletes without a recent login is caught. It
+/// is the real service with those calls scripted to succeed.
 struct PermissiveEnvironment: AuthContractEnvironment {
-    var recentLoginWindow: Duration { .seconds(300) }
-    func makeService() async throws -> any AuthService { FakeAuthService() }
-    func advanceClock(by duration: Duration) async {}
+    let real: LocalAuthEnvironment
+    var recentLoginWindow: Duration { real.recentLoginWindow }
+
+    init() throws { real = try LocalAuthEnvironment(.inMemory) }
+
+    func makeService() async throws -> any AuthService {
+        let permissive = FakeAuthService(backedBy: try await real.makeService())
+        permissive.script(.signIn, .returning(FakeAuthService.sampleUser))
+        permissive.script(.createUser, .returning(FakeAuthService.sampleUser))
+        permissive.script(
+            .deleteAccount, .returning(AccountDeletionReceipt(userID: FakeAuthService.sampleUser.id, providers: [], tokenRevocation: .notApplicable)))
+        return permissive
+    }
+
+    func advanceClock(by duration: Duration) async { await real.advanceClock(by: duration) }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct AuthContractCatchesViolationsTests {
@@ -17,7 +31,7 @@ struct PermissiveEnvironment: AuthContractEnvironment {
         var violated: [String] = []
         for check in AuthServiceContract.checks {
             do {
-                try await check.run(in: PermissiveEnvironment())
+                try await check.run(in: try PermissiveEnvironment())
             } catch is ContractViolation {
                 violated.append(check.name)
             } catch {}

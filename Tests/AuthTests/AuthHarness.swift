@@ -28,7 +28,10 @@ final class AuthHarness {
     let apple: SimulatedIdentityProvider
     let google: SimulatedIdentityProvider
     let inbox = SimulatedSMSInbox()
-    let biometrics = FakeBiometricAuthenticator()
+    /// The device's sensor, Face ID enrolled: tests change its availability.
+    let sensor = SimulatedBiometricAuthenticator()
+    /// The fake in front of it, which records the prompts and answers what a test scripts.
+    let biometrics: FakeBiometricAuthenticator
     let directory: TemporaryDirectory
     var policy = AuthPolicy(passwordIterations: 1_000, testPhoneNumbers: AuthPolicy.exampleTestPhoneNumbers)
     private(set) var service: LocalAuthService
@@ -39,6 +42,7 @@ final class AuthHarness {
     ) throws {
         self.variant = variant
         self.policy = policy
+        biometrics = FakeBiometricAuthenticator(backedBy: sensor, clock: clock)
         directory = try TemporaryDirectory()
         apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
         google = SimulatedIdentityProvider(provider: .google, audience: Self.googleAudience, clock: clock)

@@ -40,11 +40,11 @@ import TrainTesting
         let harness = try AuthHarness()
         try await harness.signInWithApple()
         try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
-        harness.biometrics.setAvailability(BiometricAvailability(type: .none))
+        harness.sensor.setAvailability(BiometricAvailability(type: .none))
         #expect(try await harness.service.isBiometricLockEnabled() == false)
-        harness.biometrics.setAvailability(BiometricAvailability(type: .faceID))
+        harness.sensor.setAvailability(BiometricAvailability(type: .faceID))
         #expect(try await harness.service.isBiometricLockEnabled() == false, "the setting was switched off, not hidden")
-        harness.biometrics.setAvailability(BiometricAvailability(type: .touchID, unavailableReason: .biometryNotEnrolled))
+        harness.sensor.setAvailability(BiometricAvailability(type: .touchID, unavailableReason: .biometryNotEnrolled))
         await #expect(throws: AuthenticationError(.biometryNotEnrolled)) {
             try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
         }
@@ -57,9 +57,9 @@ import TrainTesting
         let harness = try AuthHarness(variant)
         try await harness.signInWithApple()
         try await harness.service.setBiometricLock(enabled: true, reason: "Unlock")
-        harness.biometrics.setAvailability(BiometricAvailability(type: .faceID, unavailableReason: reason))
+        harness.sensor.setAvailability(BiometricAvailability(type: .faceID, unavailableReason: reason))
         #expect(try await harness.service.isBiometricLockEnabled(), "the lock stays on while Face ID is \(reason)")
-        harness.biometrics.setAvailability(BiometricAvailability(type: .faceID))
+        harness.sensor.setAvailability(BiometricAvailability(type: .faceID))
         #expect(try await harness.service.isBiometricLockEnabled(), "and is still on once Face ID works again")
         if variant == .file {
             #expect(try await harness.relaunch().isBiometricLockEnabled(), "nothing was stored as off")

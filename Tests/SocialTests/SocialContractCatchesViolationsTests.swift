@@ -3,12 +3,21 @@ import Testing
 import TrainSocial
 import TrainTesting
 
-/// The contract can fail: a conformance that never locks, keeps no follower counts and
-/// ignores who is signed in — so it lets each user follow themselves and act for
-/// the others — is caught.
+/// The contract can fail: a conformance that never locks, keeps no follows and no
+/// blocks, and ignores who is signed in — so it lets each user follow themselves and act
+/// for the others — is caught. It is the real service with those calls scripted to
+/// succeed doing nothing.
 struct PermissiveSocialEnvironment: SocialContractEnvironment {
     func makeService() async throws -> SocialContractSession {
-        SocialContractSession(service: FakeSocialFeedService(feedUnlocked: true)) { _ in }
+        let harness = try SocialHarness(.inMemory)
+        harness.auth.setCurrentUser(nil)
+        let permissive = FakeSocialFeedService(backedBy: harness.social)
+        permissive.script(.friendsFeed, .returning([]))
+        permissive.script(.follow, .returning(()))
+        permissive.script(.block, .returning(()))
+        return SocialContractSession(service: permissive) { userID in
+            if let userID { harness.act(as: userID) } else { harness.auth.setCurrentUser(nil) }
+        }
     }
 }
 

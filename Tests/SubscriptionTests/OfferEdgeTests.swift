@@ -74,33 +74,6 @@ import TrainTesting
         #expect(try status.renewalInfo.payloadValue.offer == nil)
     }
 
-    @Test("a clock jump over more renewals than are recorded uses up only the offer periods it skips")
-    func jumpOverOfferPeriods() async throws {
-        let (store, service) = make()
-        try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
-        _ = try await service.purchase(O.payAsYouGoYearly.id)
-        // Offer periods [0, 1), [1, 2), [2, 3); 1,201 renewals due, one skipped.
-        clock.advance(to: start.addingTimeInterval(1 + 1_201.5))
-        let third = try #require(store.allTransactions.map(\.unsafePayloadValue).first { $0.purchaseDate == start.addingTimeInterval(2) })
-        #expect(third.price == O.payAsYouGoYearly.introductoryOffer?.price && third.periodType == .intro)
-        let fourth = try #require(store.allTransactions.map(\.unsafePayloadValue).first { $0.purchaseDate == start.addingTimeInterval(3) })
-        #expect(fourth.periodType == .normal)
-    }
-
-    @Test("the fake refuses a promotional or win-back offer to an Apple ID that never subscribed in the group through it")
-    func fakeEligibility() async throws {
-        let fake = FakeSubscriptionService()
-        fake.script(.products, .returning([O.trialMonthly]))
-        _ = try await fake.products()
-        await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
-            _ = try await fake.purchase(O.trialMonthly.id, offer: .promotional(id: "comeback"))
-        }
-        await #expect(throws: SubscriptionError(.ineligibleForOffer)) {
-            _ = try await fake.purchase(O.trialMonthly.id, offer: .winBack(id: "miss-you"))
-        }
-        _ = try await fake.purchase(O.trialMonthly.id)
-        #expect(try await fake.purchase(O.trialMonthly.id, offer: .promotional(id: "comeback")).transaction?.offer?.id == "comeback")
-    }
 }
 
 extension StorePurchaseResult {

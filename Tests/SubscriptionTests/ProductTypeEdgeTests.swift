@@ -86,31 +86,4 @@ import TrainTesting
         #expect(catalog.products.first { $0.id == "com.train.summer.pass" }?.displayName == "summer-pass")
     }
 
-    @Test("a stored transaction of a quantity below one is an unreadable ledger")
-    func quantityBelowOne() async throws {
-        let directory = try TemporaryDirectory()
-        let file = directory.file("appstore.sqlite")
-        let store = try SimulatedAppStore(storage: .file(file), products: P.catalog, clock: clock)
-        guard case .success(let bought) = try await LocalSubscriptionService(store: store).purchase(P.coaching.id) else {
-            throw SubscriptionError(.systemError)
-        }
-        let raw = try RecordStore(.file(file), schema: StoreLedger.schema)
-        try raw.write { records in
-            var entry = try #require(try records.value(forKey: StoreLedger.key(bought.unsafePayloadValue.id), in: StoreLedger.transactions))
-            entry.transaction.purchasedQuantity = -5
-            try records.put(entry, forKey: StoreLedger.key(entry.transaction.id), in: StoreLedger.transactions)
-        }
-        raw.close()
-        #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(storage: .file(file), products: P.catalog, clock: clock) }
-    }
-
-    @Test("the fake hands back a non-consumable's first transaction when it is bought again")
-    func fakeNonConsumable() async throws {
-        let fake = FakeSubscriptionService()
-        fake.script(.products, .returning([P.lifetime]))
-        _ = try await fake.products()
-        guard case .success(let first) = try await fake.purchase(P.lifetime.id), case .success(let again) = try await fake.purchase(P.lifetime.id)
-        else { throw SubscriptionError(.systemError) }
-        #expect(first.unsafePayloadValue.id == again.unsafePayloadValue.id)
-    }
 }

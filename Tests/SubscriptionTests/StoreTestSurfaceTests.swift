@@ -82,8 +82,6 @@ import TrainTesting
         #expect(try await harness.service.appTransaction() == .verified(early))
         harness.store.producesUnverifiedTransactions = true
         #expect(try await !harness.service.appTransaction().isVerified)
-        let fake = FakeSubscriptionService()
-        #expect(try await fake.appTransaction().payloadValue.originalAppVersion == "1.0")
     }
 
     @Test("one renewal every 2 seconds: every period, a trial and grace included, lasts 2 s")

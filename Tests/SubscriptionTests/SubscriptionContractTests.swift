@@ -37,10 +37,15 @@ extension ContractCheck: CustomTestStringConvertible {
 }
 
 /// The contract can fail: a fake that grants without a buyer and ignores users is caught.
+/// A service that ignores the app account token it is given: its purchases carry none,
+/// and every app user on the device has the Apple ID's subscriptions.
 struct PermissiveSubscriptionEnvironment: SubscriptionContractEnvironment {
+    let real: LocalSubscriptionEnvironment
     var accessPolicy: SubscriptionAccessPolicy { .appAccountToken }
 
-    func makeService(appAccountToken: UUID?) async throws -> any SubscriptionService { FakeSubscriptionService() }
+    init() throws { real = try LocalSubscriptionEnvironment(.inMemory, .appleID) }
+
+    func makeService(appAccountToken: UUID?) async throws -> any SubscriptionService { try await real.makeService(appAccountToken: nil) }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SubscriptionContractTests {
@@ -51,12 +56,12 @@ struct PermissiveSubscriptionEnvironment: SubscriptionContractEnvironment {
         }
     }
 
-    @Test("a permissive fake breaks the buyer, per-user and signed-out checks")
+    @Test("a service that ignores the app account token breaks the buyer and per-user checks")
     func catchesViolations() async throws {
         var violated: [String] = []
         for check in SubscriptionServiceContract.checks {
             do {
-                try await check.run(in: PermissiveSubscriptionEnvironment())
+                try await check.run(in: try PermissiveSubscriptionEnvironment())
             } catch is ContractViolation {
                 violated.append(check.name)
             } catch {}

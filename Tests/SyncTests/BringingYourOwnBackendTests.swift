@@ -27,7 +27,7 @@ private func signedIn(_ user: String) throws -> FakeAuthService {
 
 @Test("the article's test of a misbehaving remote: another user's plan is refused and nothing is stored")
 func aForeignPlanIsRefused() async throws {
-    let remote = FakeRemotePlanStore()
+    let remote = FakeRemotePlanStore.inMemory()
     let grace = LocalPlanSyncService(auth: try signedIn("grace"), remote: remote)
     _ = try await grace.createPlan(TrainingPlan(name: "Grace's", startDate: .now, endDate: .now, daysPerWeek: 3))
     try await grace.sync()

@@ -17,7 +17,8 @@ import TrainTesting
     /// which may misbehave, the tablet through the fake's honest remote underneath.
     static func pair(_ variant: SyncVariant) async throws -> (SyncWorld, FakeRemotePlanStore, Device, Device, TrainingPlan) {
         let world = try SyncWorld(variant)
-        let fake = FakeRemotePlanStore(clock: world.remoteClock)
+        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let fake = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: fake)
         let tablet = try world.device("tablet", remote: fake.remote)
         let plan = try await phone.plans.createPlan(Fixture.plan(notes: "first"))
@@ -82,8 +83,9 @@ import TrainTesting
             milliseconds: Int64(world.remoteClock.now.addingTimeInterval(Self.fiftyYears.timeInterval).timeIntervalSince1970 * 1000),
             counter: 0, replicaID: "future")
         document = try SyncDocument.of(renamed, previous: document, stamp: future)
-        let head = try #require(try await fake.remote.changes(in: Self.scope, after: 0, limit: 10).records.first)
-        _ = try await fake.remote.write(
+        let local = try #require(fake.remote)
+        let head = try #require(try await local.changes(in: Self.scope, after: 0, limit: 10).records.first)
+        _ = try await local.write(
             [
                 RemoteMutation(
                     id: MutationID(replicaID: "future", sequence: 1), recordID: plan.id, baseVersion: head.version, isDeletion: false,

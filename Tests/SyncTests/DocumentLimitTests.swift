@@ -97,7 +97,7 @@ import TrainTesting
         try await tablet.sync()
         #expect(try tablet.records() == [note])
         // Another user's note, put in Ada's records by a remote, is still refused.
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
         let grace = FakeAuthService()
         grace.setCurrentUser(UserEntity(id: "grace", displayName: "Grace", createdAt: world.remoteClock.now, lastSignInAt: world.remoteClock.now))
         let gracesPhone = SyncEngine<NamedNote>(auth: grace, remote: remote, configuration: SyncConfiguration(clock: world.remoteClock))

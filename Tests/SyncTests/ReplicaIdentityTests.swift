@@ -94,7 +94,7 @@ import TrainTesting
     )
     func falseAcknowledgement() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
         remote.misbehave(.acknowledgesReusedMutationIDs)
         let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
         let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
@@ -125,7 +125,7 @@ import TrainTesting
     @Test("a false acknowledgement whose version the change feed no longer shows, having been written again, is still found and the plan uploaded")
     func falseAcknowledgementSuperseded() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
         remote.misbehave(.acknowledgesReusedMutationIDs)
         let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
         let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
@@ -143,7 +143,7 @@ import TrainTesting
     @Test("a false acknowledgement of an upload made alone is found by the next download")
     func falseAcknowledgementOfAnUpload() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
         remote.misbehave(.acknowledgesReusedMutationIDs)
         let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
         let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
@@ -161,7 +161,7 @@ import TrainTesting
     )
     func acknowledgedAtKnownVersion() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let laptop = try world.device("laptop", remote: remote)
         let made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]

@@ -42,14 +42,21 @@ struct PermissiveRemoteEnvironment: RemoteStoreContractEnvironment {
     func makeRemote() async throws -> any RemotePlanStore { OverwritingRemote() }
 }
 
-/// Each device a separate fake that ignores who is signed in.
+/// Each device Ada's for good, syncing through a remote of its own: a service that
+/// syncs nothing between devices and ignores who is signed in.
 struct PermissivePlanSyncEnvironment: PlanSyncContractEnvironment {
     func makeDevices(_ count: Int) async throws -> [PlanSyncContractDevice] {
-        (0..<count).map { _ in PlanSyncContractDevice(service: FakePlanSyncService()) { _ in } }
+        try (0..<count).map { index in try Self.device("device\(index)") }
     }
 
     func makeDevice(syncingThrough remote: any RemotePlanStore) async throws -> PlanSyncContractDevice {
-        PlanSyncContractDevice(service: FakePlanSyncService()) { _ in }
+        try Self.device("device")
+    }
+
+    private static func device(_ name: String) throws -> PlanSyncContractDevice {
+        let world = try SyncWorld()
+        let device = try world.device(name)
+        return PlanSyncContractDevice(service: device.plans) { _ in _ = world }
     }
 }
 
@@ -58,7 +65,7 @@ struct MisbehavingRemoteEnvironment: RemoteStoreContractEnvironment {
     let misbehavior: FakeRemotePlanStore.Misbehavior
 
     func makeRemote() async throws -> any RemotePlanStore {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         remote.misbehave(misbehavior)
         return remote
     }

@@ -65,5 +65,5 @@ struct LocalPlanSyncEnvironment: PlanSyncContractEnvironment {
 }
 
 struct FakeRemoteEnvironment: RemoteStoreContractEnvironment {
-    func makeRemote() async throws -> any RemotePlanStore { FakeRemotePlanStore() }
+    func makeRemote() async throws -> any RemotePlanStore { FakeRemotePlanStore.inMemory() }
 }

@@ -26,7 +26,8 @@ import TrainTesting
     /// Ada's phone makes `count` plans and syncs them; Grace has one plan with private notes.
     static func setup(_ variant: SyncVariant, plans count: Int = 2, pageSize: Int = 500) async throws -> Setup {
         let world = try SyncWorld(variant)
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let tablet = try world.device("tablet", pageSize: pageSize, remote: remote)
         var plans: [TrainingPlan] = []
@@ -109,11 +110,12 @@ import TrainTesting
     @Test("a document over the remote's own size limit ends the sync unreadableRecord")
     func documentOverLimit() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let plan = try await phone.plans.createPlan(Fixture.plan())
         try await phone.plans.sync()
-        var page = try await remote.remote.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 10)
+        var page = try await local.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 10)
         let record = try #require(page.records.first)
         // The same record, padded past the 1 MiB the remote declares.
         page = RemotePage(
@@ -133,7 +135,8 @@ import TrainTesting
     )
     func malformedWriteAnswers() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let plan = try await phone.plans.createPlan(Fixture.plan())
         remote.script(.write, .once(.success(RemoteWriteResponse(results: [], serverTime: world.remoteClock.now))))
@@ -144,7 +147,7 @@ import TrainTesting
         edited.notes = "edited"
         _ = try await phone.plans.updatePlan(edited)
         let synced = try #require(
-            try await remote.remote.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 10).records.first)
+            try await local.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 10).records.first)
         remote.script(.write, .once(.success(RemoteWriteResponse(results: [.applied(version: synced.version)], serverTime: world.remoteClock.now))))
         await #expect(throws: SyncError(.malformedAnswer)) { try await phone.plans.sync() }
         #expect(try phone.plans.status(ofPlan: plan.id) == .pendingUpload)
@@ -155,12 +158,13 @@ import TrainTesting
     @Test("a conflict answered with another record, or with another user's, refuses the whole answer")
     func conflictWithAnotherRecord() async throws {
         let world = try SyncWorld()
-        let remote = FakeRemotePlanStore(clock: world.remoteClock)
+        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let plan = try await phone.plans.createPlan(Fixture.plan())
         let other = try await phone.plans.createPlan(Fixture.plan("other"))
         try await phone.plans.sync()
-        let records = try await remote.remote.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 10).records
+        let records = try await local.changes(in: RemoteScope(userID: "ada", collection: "plans"), after: 0, limit: 10).records
         let otherRecord = try #require(records.first { $0.id == other.id })
         var edited = plan
         edited.notes = "edited"
@@ -171,7 +175,7 @@ import TrainTesting
         let graces = try await grace.plans.createPlan(Fixture.plan("Grace's", id: plan.id))
         try await grace.plans.sync()
         let graceRecord = try #require(
-            try await remote.remote.changes(in: RemoteScope(userID: "grace", collection: "plans"), after: 0, limit: 10).records.first)
+            try await local.changes(in: RemoteScope(userID: "grace", collection: "plans"), after: 0, limit: 10).records.first)
         #expect(graceRecord.id == graces.id)
         // Her record, under a version of Ada's record the phone has not seen.
         let foreign = RemoteRecord(id: plan.id, version: 99, isDeleted: false, mutation: graceRecord.mutation, document: graceRecord.document)

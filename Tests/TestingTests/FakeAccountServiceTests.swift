@@ -1,44 +1,72 @@
 import Foundation
 import Testing
 import TrainAccount
+import TrainAuth
+import TrainSync
 import TrainTesting
 
 @Suite(.timeLimit(.minutes(1))) struct FakeAccountServiceTests {
-    @Test("a deletion reports each step, returns the user's report, and afterwards the user is gone")
+    static let report = AccountDeletionReport(
+        userID: FakeAuthService.sampleUser.id, startedAt: ManualClock.defaultStart, appleTokenRevocation: .revoked)
+
+    @Test("a scripted deletion reports each step and signs out the auth fake it was given")
     func deletion() async throws {
-        let account = FakeAccountService(userID: "ada")
+        let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+        let account = FakeAccountService(auth: auth)
+        account.script(.deleteAccount, .returning(Self.report))
         let progress = account.deletionProgress()
-        let report = try await account.deleteAccount(of: "ada")
-        #expect(report.userID == "ada")
+        let report = try await account.deleteAccount(of: FakeAuthService.sampleUser.id)
+        #expect(report == Self.report)
         #expect(await progress.collect(AccountDeletionStep.allCases.count * 2).last?.fractionCompleted == 1)
-        await #expect(throws: AccountError(.notSignedIn)) { _ = try await account.exportData(of: "ada") }
-        #expect(account.calls == [.deletionProgress, .deleteAccount("ada"), .exportData("ada")])
+        #expect(auth.currentUser == nil, "the fake deletion signed the fake auth out")
+        #expect(account.calls == [.deletionProgress, .deleteAccount(FakeAuthService.sampleUser.id)])
     }
 
-    @Test("a scripted error is what a view model sees, and a pending deletion can be set")
+    @Test("a scripted error is what a view model sees, leaves the user signed in, and a pending deletion can be set")
     func scripted() async throws {
-        let account = FakeAccountService(userID: "ada")
+        let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+        let account = FakeAccountService(auth: auth)
         account.script(.deleteAccount, .throwing(AccountError(.requiresRecentLogin)))
         await #expect(throws: AccountError(.requiresRecentLogin)) { _ = try await account.deleteAccount(of: "ada") }
-        let journal = AccountDeletionJournal(
-            finishedSteps: [.appleRevocation],
-            report: AccountDeletionReport(userID: "ada", startedAt: ManualClock.defaultStart, appleTokenRevocation: .revoked))
+        #expect(auth.currentUser == FakeAuthService.sampleUser)
+        let journal = AccountDeletionJournal(finishedSteps: [.appleRevocation], report: Self.report)
         account.setPendingDeletion(journal)
-        #expect(try account.pendingDeletion(of: "ada")?.nextStep == .socialData)
+        #expect(try account.pendingDeletion(of: FakeAuthService.sampleUser.id)?.nextStep == .socialData)
         #expect(try account.pendingDeletion(of: "grace") == nil)
     }
 
-    @Test("consents follow the versions given, and the strict fake fails an unscripted call")
+    @Test("scripted consents are kept and count against the versions given; an unscripted call fails the test")
     func consents() async throws {
-        let account = FakeAccountService(userID: "ada", policies: ConsentPolicies(privacyPolicy: 3, terms: 2))
-        await #expect(throws: AccountError(.unknownPolicyVersion)) { try await account.accept(.privacyPolicy, version: 1) }
+        let account = FakeAccountService(policies: ConsentPolicies(privacyPolicy: 3, terms: 2))
+        account.script(
+            .accept, .once(.success(ConsentRecord(document: .privacyPolicy, version: 3, action: .accepted, date: ManualClock.defaultStart))))
         try await account.accept(.privacyPolicy, version: 3)
         #expect(try account.documentsNeedingConsent() == [.terms])
-        let strict = FakeAccountService(userID: "ada", strict: true)
         await withKnownIssue {
-            await #expect(throws: FakeError.self) { _ = try await strict.deleteAccount(of: "ada") }
+            await #expect(throws: FakeError.self) { _ = try await account.deleteAccount(of: "ada") }
         } matching: {
             FakeIssue.isUnscriptedCall($0, "FakeAccountService.deleteAccount(of:)")
         }
+    }
+
+    @Test("wired together over one stack, the fakes agree: one user, and a deletion through the account fake signs the auth fake out")
+    func wiredFakesAgree() async throws {
+        let fakes = FakeServices()
+        let user = try #require(fakes.auth.currentUser)
+        #expect(user == FakeAuthService.sampleUser)
+        _ = try await fakes.social.unlockFeed(workoutType: .run)
+        let post = try await fakes.social.createPost(content: "Easy run", workoutType: .run)
+        #expect(post.userID == user.id)
+        _ = try await fakes.plans.createPlan(
+            TrainingPlan(
+                name: "10k", startDate: ManualClock.defaultStart, endDate: ManualClock.defaultStart.addingTimeInterval(86_400), daysPerWeek: 3))
+        let export = try await fakes.account.exportData(of: user.id)
+        #expect(export.user.id == user.id && export.social.posts.map(\.id) == [post.id] && export.plans.count == 1)
+        fakes.services.appleID.signIn(as: .init(subject: "000001.fake", email: "ada@example.com"))
+        _ = try await fakes.auth.reauthenticate(with: try await fakes.auth.requestCredential(from: .apple))
+        let report = try await fakes.account.deleteAccount(of: user.id)
+        #expect(report.userID == user.id && report.social.posts == 1)
+        #expect(fakes.auth.currentUser == nil)
+        #expect(fakes.finish().isEmpty)
     }
 }

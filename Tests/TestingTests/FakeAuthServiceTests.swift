@@ -9,6 +9,10 @@ import TrainTesting
     @Test("calls are recorded in order and readable synchronously, without secrets")
     func recording() async throws {
         let fake = FakeAuthService()
+        fake.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
+        fake.script(.sendVerificationCode, .returning("id-1"))
+        fake.script(.signIn, .returning(FakeAuthService.sampleUser))
+        fake.script(.signOut, .succeeding)
         _ = try await fake.signInWithApple()
         _ = try await fake.sendVerificationCode(to: "+16505551234")
         _ = try await fake.signIn(with: .emailPassword(email: "ada@example.com", password: "hunter22"))
@@ -22,6 +26,7 @@ import TrainTesting
         let fake = FakeAuthService()
         let grace = UserEntity(id: "grace", email: "grace@example.com", createdAt: .distantPast, lastSignInAt: .distantPast)
         fake.script(.signInWithApple, .returning(grace))
+        fake.script(.signOut, .succeeding)
         let states = fake.authStateChanges()
         #expect(try await fake.signInWithApple() == grace)
         try await fake.signOut()
@@ -41,22 +46,29 @@ import TrainTesting
         #expect(fake.currentUser == nil)
     }
 
-    @Test("a one-shot script answers the next call only; a sequence answers one call each, then the default")
+    @Test("a one-shot script answers the next call only; a sequence answers one call each; then the call is unscripted again")
     func onceAndSequence() async throws {
         let fake = FakeAuthService()
         let grace = UserEntity(id: "grace", createdAt: .distantPast, lastSignInAt: .distantPast)
         fake.script(.signInWithGoogle, .once(.success(grace)))
         #expect(try await fake.signInWithGoogle() == grace)
-        #expect(try await fake.signInWithGoogle() == grace, "unscripted: the current user, who is Grace")
         fake.script(.sendVerificationCode, .sequence([.failure(AuthenticationError(.tooManyRequests)), .success("id-2")]))
         await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await fake.sendVerificationCode(to: "+1") }
         #expect(try await fake.sendVerificationCode(to: "+1") == "id-2")
-        #expect(try await fake.sendVerificationCode(to: "+1") == "fake-verification-id")
+        await withKnownIssue {
+            await #expect(throws: FakeError.unimplemented("FakeAuthService.signInWithGoogle()")) { _ = try await fake.signInWithGoogle() }
+            await #expect(throws: FakeError.unimplemented("FakeAuthService.sendVerificationCode(to:)")) {
+                _ = try await fake.sendVerificationCode(to: "+1")
+            }
+        } matching: {
+            FakeIssue.isUnscriptedCall($0)
+        }
     }
 
-    @Test("a strict fake records a test failure naming an unscripted call, and throws unimplemented")
+    @Test("a fake is strict by default: it records a test failure naming an unscripted call, and throws unimplemented")
     func strict() async throws {
-        let fake = FakeAuthService(strict: true)
+        let fake = FakeAuthService()
+        #expect(fake.isStrict)
         await withKnownIssue("the unscripted calls fail the test") {
             await #expect(throws: FakeError.unimplemented("FakeAuthService.signInWithApple()")) { _ = try await fake.signInWithApple() }
             await #expect(throws: FakeError.unimplemented("FakeAuthService.signOut()")) { try await fake.signOut() }
@@ -70,7 +82,7 @@ import TrainTesting
 
     @Test("a view model that swallows the error still fails the test: the failure is recorded where the fake was called")
     func swallowedUnimplemented() async {
-        let fake = FakeAuthService(strict: true)
+        let fake = FakeAuthService()
         await withKnownIssue {
             _ = try? await fake.checkCredentialState() // a catch-all would hide the error
         } matching: {
@@ -81,6 +93,9 @@ import TrainTesting
     @Test("the next call, the n-th call, or the n-th call of one method fails with the injected error")
     func injectedFailures() async throws {
         let fake = FakeAuthService()
+        fake.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
+        fake.script(.signInWithGoogle, .returning(FakeAuthService.sampleUser))
+        fake.script(.sendVerificationCode, .returning("id-1"))
         fake.controls.failNextCall(with: AuthenticationError(.networkError))
         await #expect(throws: AuthenticationError(.networkError)) { _ = try await fake.signInWithApple() }
         _ = try await fake.signInWithApple()
@@ -96,6 +111,7 @@ import TrainTesting
     @Test("subscribing to the state stream does not shift which call a numbered failure falls on")
     func subscriptionsNotCounted() async throws {
         let fake = FakeAuthService()
+        fake.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
         fake.controls.failCall(number: 2, with: AuthenticationError(.networkError))
         _ = try await fake.signInWithApple()
         _ = fake.authStateChanges()
@@ -116,7 +132,7 @@ import TrainTesting
         fake.controls.holdCalls()
         let held = Task { try await fake.signInWithGoogle() }
         await fake.controls.waitForHeldCalls(1)
-        var reported: [String] = []
+        var reported: [FakeLeftover] = []
         withKnownIssue {
             reported = fake.finish()
         } matching: {
@@ -125,6 +141,11 @@ import TrainTesting
         // The held call took the failure set for the next call when it was made: it throws it once released.
         #expect(
             reported == [
+                .heldCalls(1), .unfiredFailure(.callOfMethod("signOut()", 3)), .unusedScript(method: "deleteAccount()", results: 2),
+                .unusedScript(method: "signInWithApple()", results: nil),
+            ])
+        #expect(
+            reported.map(\.description) == [
                 "1 call is still held", "the failure set for call 3 of signOut() never fired",
                 "2 scripted results of deleteAccount() never used", "the script of signInWithApple() was never used",
             ])
@@ -145,6 +166,7 @@ import TrainTesting
     func latency() async throws {
         let clock = ManualClock()
         let fake = FakeAuthService(clock: clock)
+        fake.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
         fake.controls.latency = .seconds(2)
         let signIn = Task { try await fake.signInWithApple() }
         await clock.waitForSleepers(1)
@@ -157,6 +179,8 @@ import TrainTesting
     @Test("a held call waits for release, and can be cancelled while held")
     func holding() async throws {
         let fake = FakeAuthService()
+        fake.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
+        fake.script(.signInWithGoogle, .returning(FakeAuthService.sampleUser))
         fake.controls.holdCalls()
         let released = Task { try await fake.signInWithApple() }
         let cancelled = Task { try await fake.signInWithGoogle() }
@@ -166,5 +190,34 @@ import TrainTesting
         #expect(fake.controls.heldCallCount == 1)
         fake.controls.releaseHeldCalls()
         #expect(try await released.value == FakeAuthService.sampleUser)
+    }
+
+    @Test("built over a LocalAuthService, a fake answers what nobody scripted as the service does and shows its user; a script still wins")
+    func backedByService() async throws {
+        let clock = ManualClock()
+        let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
+        let service = LocalAuthService(
+            configuration: AuthConfiguration(clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train")))
+        let fake = FakeAuthService(backedBy: service)
+        #expect(!fake.isStrict)
+        apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com"))
+        let ada = try await fake.signInWithApple()
+        #expect(fake.currentUser == ada && service.currentUser == ada)
+        await #expect(throws: AuthenticationError(.invalidEmail)) { _ = try await fake.updateEmail(to: "not an address") }
+        fake.script(.signOut, .throwing(AuthenticationError(.networkError)))
+        await #expect(throws: AuthenticationError(.networkError)) { try await fake.signOut() }
+        #expect(service.currentUser == ada, "a scripted answer does not reach the service")
+        #expect(fake.calls == [.signInWithApple, .updateEmail("not an address"), .signOut])
+    }
+
+    @Test("a fake built over a service shows the service's state: setting its own records a test failure and changes nothing")
+    func backedStateIsTheServices() async throws {
+        let fake = FakeAuthService(backedBy: LocalAuthService())
+        withKnownIssue {
+            fake.setCurrentUser(FakeAuthService.sampleUser)
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("FakeAuthService.setCurrentUser(_:) changes nothing") }
+        }
+        #expect(fake.currentUser == nil)
     }
 }

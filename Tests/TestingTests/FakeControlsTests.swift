@@ -17,6 +17,7 @@ import TrainTesting
     @Test("a failure set for call 1 is used up by call 1 when it is cancelled while held; call 2 succeeds")
     func cancelledCallUsesItsFailure() async throws {
         let auth = FakeAuthService()
+        auth.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
         auth.controls.failCall(number: 1, with: AuthenticationError(.networkError))
         auth.controls.holdCalls()
         let first = Task { try await auth.signInWithApple() }
@@ -32,6 +33,8 @@ import TrainTesting
     @Test("releasing held calls while holding the next steps through a sequence of calls one at a time")
     func stepThroughCalls() async throws {
         let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+        auth.script(.checkCredentialState, .returning(.authorized))
+        auth.script(.signOut, .succeeding)
         auth.controls.holdCalls()
         let sequence = Task {
             _ = try await auth.checkCredentialState()
@@ -57,23 +60,41 @@ import TrainTesting
         await #expect(throws: ContractViolation.self) { try await check.run(in: 0) }
     }
 
-    @Test("a fake of one's own runs on the controls: typed scripts, strictness and left-overs")
+    @Test("a fake of one's own runs on the controls: typed scripts, strictness, a service behind it, and left-overs")
     func ownFake() async throws {
-        let controls = FakeControls<String>(fakeName: "FakeWeather", strict: true)
+        let controls = FakeControls<String>(fakeName: "FakeWeather")
+        let noService: (() async throws -> Double)? = nil
         controls.script("temperature()", FakeScript<Double>.sequence([.success(21.5)]))
-        let temperature = try await controls.perform("temperature", method: "temperature()") { 0.0 }
+        let temperature = try await controls.perform("temperature", method: "temperature()", service: noService)
         #expect(temperature == 21.5)
         await withKnownIssue {
-            _ = try? await controls.perform("temperature", method: "temperature()") { 0.0 }
+            _ = try? await controls.perform("temperature", method: "temperature()", service: noService)
         } matching: {
             FakeIssue.isUnscriptedCall($0)
         }
-        #expect(controls.leftovers.isEmpty)
+        let backed = FakeControls<String>(fakeName: "FakeWeather", strict: false)
+        #expect(try await backed.perform("temperature", method: "temperature()", service: { 18.0 }) == 18.0)
+        #expect(controls.leftovers.isEmpty && backed.calls == ["temperature"])
+    }
+
+    @Test("left-overs are typed values, in a fixed order, with a sentence each")
+    func typedLeftovers() async {
+        let controls = FakeControls<String>(fakeName: "FakeWeather")
+        controls.failNextCall(with: CancellationError())
+        controls.failCall(number: 7, with: CancellationError())
+        controls.script("wind()", FakeScript<Int>.returning(3))
+        controls.script("rain()", FakeScript<Int>.sequence([.success(1), .success(2)]))
+        #expect(
+            controls.leftovers == [
+                .unfiredFailure(.nextCall), .unfiredFailure(.call(7)), .unusedScript(method: "rain()", results: 2),
+                .unusedScript(method: "wind()", results: nil),
+            ])
+        #expect(controls.leftovers.map(\.description).first == "the failure set for the next call never fired")
     }
 
     @Test("FakeIssue names a strict fake's unscripted call by fake and method, and a left-over by fake, and nothing else")
     func issueMatchers() async {
-        let auth = FakeAuthService(strict: true)
+        let auth = FakeAuthService()
         await withKnownIssue {
             try? await auth.signOut()
         } matching: { issue in

@@ -1,6 +1,8 @@
 import Testing
+import TrainAccount
 import TrainAuth
 import TrainCore
+import TrainSocial
 import TrainSubscription
 import TrainTesting
 
@@ -47,8 +49,8 @@ final class SettingsModel {
 
 @MainActor
 @Test func deletionAsksForAppleThenRetries() async throws {
-    let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser, strict: true)
-    let receipt = AccountDeletionReceipt(userID: "fake-user-1", providers: [.apple], tokenRevocation: .revoked)
+    let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+    let receipt = AccountDeletionReceipt(userID: FakeAuthService.sampleUser.id, providers: [.apple], tokenRevocation: .revoked)
     auth.script(.deleteAccount, .sequence([.failure(AuthenticationError(.requiresRecentLogin)), .success(receipt)]))
     auth.script(.requestCredential, .returning(.emailPassword(email: "ada@example.com", password: "unused")))
     auth.script(.reauthenticate, .returning(FakeAuthService.sampleUser))
@@ -114,7 +116,7 @@ final class PaywallModel {
 
 @MainActor
 @Test func askToBuyWaitsForTheParent() async throws {
-    let subscriptions = FakeSubscriptionService(strict: true)
+    let subscriptions = FakeSubscriptionService()
     subscriptions.script(.purchase, .returning(.pending))
     subscriptions.script(.finish, .succeeding)
     let model = PaywallModel(subscriptions: subscriptions)
@@ -132,4 +134,21 @@ final class PaywallModel {
     #expect(model.status == .subscribed(.pro))
     #expect(subscriptions.calls == [.purchase("com.train.pro.monthly"), .transactionUpdates, .finish(1)])
     subscriptions.finish()
+}
+
+@MainActor
+@Test func feedOpensAfterAWorkout() async throws {
+    let fakes = FakeServices()
+    let session = fakes.makeSessionManager()
+    await session.start()
+    #expect(!session.isFeedUnlocked)
+
+    _ = try await fakes.social.unlockFeed(workoutType: .run)
+    #expect(await waitUntil { session.isFeedUnlocked })
+
+    fakes.social.script(.friendsFeed, .once(.failure(SocialError(.storage))))
+    await #expect(throws: SocialError(.storage)) { try await fakes.social.friendsFeed(limit: 20) }
+    #expect(try await fakes.social.friendsFeed(limit: 20).isEmpty, "the next call is the service's")
+    session.stop()
+    fakes.finish()
 }

@@ -75,7 +75,7 @@ public enum PlanSyncServiceContract {
     /// A remote where Ada has one plan and Grace one with private notes, and a new
     /// device of Ada's syncing through it, for a check to make the remote misbehave.
     static func hostileWorld(_ environment: any PlanSyncContractEnvironment) async throws -> (FakeRemotePlanStore, PlanSyncContractDevice, UUID) {
-        let remote = FakeRemotePlanStore()
+        let remote = FakeRemotePlanStore.inMemory()
         let phone = try await environment.makeDevice(syncingThrough: remote)
         try await phone.signIn("contract-ada")
         let adas = try await phone.service.createPlan(plan("Ada's"))

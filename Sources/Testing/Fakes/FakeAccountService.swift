@@ -5,13 +5,20 @@ import TrainCore
 import TrainSocial
 import TrainSubscription
 
-/// An `AccountService` for tests of settings and account screens: it records each
-/// call, returns scripted results, and otherwise behaves plausibly for its one user —
-/// a deletion reports every step's progress and ends with an empty report, an export
-/// holds the user and their consents, consents follow the policy versions given.
+/// A scriptable `AccountService` for tests of settings and account screens.
+///
+/// Calls are recorded; scripted results are returned. A fake made with
+/// ``init(policies:auth:clock:)`` is strict: a call nobody scripted records a test
+/// failure naming the call and throws ``FakeError/unimplemented(_:)``. Its consents,
+/// pending and scheduled deletion show what the scripted calls did; a scripted
+/// deletion reports each step's progress, and a deletion or a schedule that succeeds
+/// signs out the `FakeAuthService` it was given. A fake made with
+/// ``init(backedBy:auth:clock:)`` passes every call nobody scripted to that service,
+/// such as the `LocalAccountService` of a stack in memory, and shows its state.
 ///
 /// ```swift
-/// let account = FakeAccountService(userID: "ada")
+/// let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
+/// let account = FakeAccountService(auth: auth)
 /// account.script(.deleteAccount, .throwing(AccountError(.requiresRecentLogin)))
 /// await model.deleteTapped()
 /// #expect(model.needsSignIn)
@@ -49,177 +56,160 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         var consents: [ConsentRecord] = []
         var pending: AccountDeletionJournal?
         var scheduled: ScheduledAccountDeletion?
-        var isDeleted = false
     }
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
-    /// The signed-in user the fake acts for.
-    public let userID: String
-    /// The policy versions in force.
+    /// The service unscripted calls go to; nil for a strict fake.
+    public let service: (any AccountService)?
+    /// The auth fake a deletion or a schedule signs out, if any.
+    public let auth: FakeAuthService?
+    /// The policy versions a strict fake's consents are checked against.
     public let policies: ConsentPolicies
     private let state = Locked(State())
     private let progress = Broadcast<AccountDeletionProgress?>(initial: nil)
 
-    /// Creates a fake.
+    /// Creates a strict fake: every call but the reads of its state needs a script.
     /// - Parameters:
-    ///   - userID: The signed-in user.
     ///   - policies: The policy versions in force.
-    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of behaving plausibly.
-    ///   - clock: The clock that dates records and that ``FakeControls/latency`` sleeps on; without one, 2026-01-01.
-    public init(userID: String = "user", policies: ConsentPolicies = ConsentPolicies(), strict: Bool = false, clock: (any DateClock)? = nil) {
-        self.userID = userID
+    ///   - auth: The auth fake a deletion or a schedule that succeeds signs out.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(policies: ConsentPolicies = ConsentPolicies(), auth: FakeAuthService? = nil, clock: (any DateClock)? = nil) {
+        service = nil
+        self.auth = auth
         self.policies = policies
-        controls = FakeControls(fakeName: "FakeAccountService", strict: strict, clock: clock)
+        controls = FakeControls(fakeName: "FakeAccountService", clock: clock)
+    }
+
+    /// Creates a fake in front of `service`: calls nobody scripted go to it, and the
+    /// state is its.
+    /// - Parameters:
+    ///   - service: The service, such as the `LocalAccountService` of a stack in memory.
+    ///   - auth: The auth fake a deletion or a schedule that succeeds signs out, when it is strict.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(backedBy service: any AccountService, auth: FakeAuthService? = nil, clock: (any DateClock)? = nil) {
+        self.service = service
+        self.auth = auth
+        policies = ConsentPolicies()
+        controls = FakeControls(fakeName: "FakeAccountService", strict: false, clock: clock)
     }
 
     /// Whether unscripted calls fail the test.
     public var isStrict: Bool { controls.isStrict }
 
-    private var now: Date { controls.clock?.now ?? ManualClock.defaultStart }
+    private func perform<Output>(
+        _ call: Call, _ method: FakeMethod<FakeAccountService, Output>, _ forward: @escaping @Sendable (any AccountService) async throws -> Output
+    ) async throws -> Output {
+        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
+    }
 
-    /// Sets the deletion that ``pendingDeletion(of:)`` reports, as after a failed deletion.
+    /// Sets the deletion that a strict fake's ``pendingDeletion(of:)`` reports, as after a failed deletion.
     /// - Parameter journal: The journal, or nil for none.
     public func setPendingDeletion(_ journal: AccountDeletionJournal?) {
+        guard controls.ownsState("setPendingDeletion(_:)") else { return }
         state.withLock { $0.pending = journal }
     }
 
-    /// Recorded as a subscription; yields the progress of unscripted deletions.
-    public func deletionProgress() -> AsyncStream<AccountDeletionProgress> {
-        controls.recordSubscription(.deletionProgress)
-        return progress.events()
+    /// Sets the schedule that a strict fake's ``scheduledDeletion()`` reports, as after a
+    /// sign-in during the grace period.
+    /// - Parameter scheduled: The schedule, or nil for none.
+    public func setScheduledDeletion(_ scheduled: ScheduledAccountDeletion?) {
+        guard controls.ownsState("setScheduledDeletion(_:)") else { return }
+        state.withLock { $0.scheduled = scheduled }
     }
 
+    /// Recorded as a subscription; the service's progress, or that of a strict fake's scripted deletions.
+    public func deletionProgress() -> AsyncStream<AccountDeletionProgress> {
+        controls.recordSubscription(.deletionProgress)
+        return service?.deletionProgress() ?? progress.events()
+    }
+
+    /// Recorded; the service's pending deletion, or the one set on a strict fake.
     public func pendingDeletion(of userID: String) throws -> AccountDeletionJournal? {
         controls.record(.pendingDeletion(userID))
+        if let service { return try service.pendingDeletion(of: userID) }
         return state.withLock { $0.pending?.userID == userID ? $0.pending : nil }
     }
 
-    /// Returns the scripted report, or reports each step and returns an empty report;
-    /// another user than ``userID`` is `notAuthorized`, a deleted one `notSignedIn`.
+    /// Returns the scripted report, or the service's. A strict fake reports each step of
+    /// a scripted deletion and forgets its state; either way the auth fake is signed out.
     public func deleteAccount(of userID: String) async throws -> AccountDeletionReport {
-        let start = now
-        let report = try await controls.perform(
-            .deleteAccount(userID), method: FakeMethod<FakeAccountService, AccountDeletionReport>.deleteAccount.name
-        ) {
-            try checkUser(userID)
-            var report = AccountDeletionReport(userID: userID, startedAt: start, appleTokenRevocation: .notApplicable)
-            report.finishedAt = start
-            return report
+        let report = try await perform(.deleteAccount(userID), .deleteAccount) { try await $0.deleteAccount(of: userID) }
+        if service == nil {
+            let steps = AccountDeletionStep.allCases
+            for (index, step) in steps.enumerated() {
+                progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .started, finishedSteps: index))
+                progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .finished, finishedSteps: index + 1))
+            }
+            state.withLock { $0 = State() }
         }
-        let steps = AccountDeletionStep.allCases
-        for (index, step) in steps.enumerated() {
-            progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .started, finishedSteps: index))
-            progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .finished, finishedSteps: index + 1))
-        }
-        state.withLock { state in
-            state.isDeleted = true
-            state.pending = nil
-            state.consents = []
-        }
+        auth?.endSession()
         return report
     }
 
-    /// Returns the scripted export, or one with the user and their consents.
+    /// Returns the scripted export, or the service's.
     public func exportData(of userID: String) async throws -> AccountExport {
-        let date = now
-        return try await controls.perform(.exportData(userID), method: FakeMethod<FakeAccountService, AccountExport>.exportData.name) {
-            try checkUser(userID)
-            return AccountExport(
-                exportedAt: date, user: UserEntity(id: userID, createdAt: date, lastSignInAt: date), social: SocialExport(), plans: [],
-                appAccountToken: try AppAccountToken.forUser(userID), entitlements: [], subscriptions: [],
-                consents: state.withLock { $0.consents })
-        }
+        try await perform(.exportData(userID), .exportData) { try await $0.exportData(of: userID) }
     }
 
+    /// Recorded; the service's history, or a strict fake's scripted acceptances and withdrawals.
     public func consentHistory() throws -> [ConsentRecord] {
         controls.record(.consentHistory)
+        if let service { return try service.consentHistory() }
         return state.withLock { $0.consents }
     }
 
+    /// Recorded; the service's answer, or the documents a strict fake's consents leave
+    /// unaccepted in their version in force.
     public func documentsNeedingConsent() throws -> [ConsentDocument] {
         controls.record(.documentsNeedingConsent)
+        if let service { return try service.documentsNeedingConsent() }
         return policies.documentsNeedingConsent(given: state.withLock { $0.consents })
     }
 
-    /// Records the acceptance unless scripted; a version not in force is `unknownPolicyVersion`.
+    /// Returns the scripted record, or the service's; a strict fake keeps it.
     @discardableResult
     public func accept(_ document: ConsentDocument, version: Int) async throws -> ConsentRecord {
-        let date = now
-        let record = try await controls.perform(
-            .accept(document, version: version), method: FakeMethod<FakeAccountService, ConsentRecord>.accept.name
-        ) {
-            guard policies.versions[document] == version else { throw AccountError(.unknownPolicyVersion) }
-            return ConsentRecord(document: document, version: version, action: .accepted, date: date)
-        }
-        state.withLock { $0.consents.append(record) }
+        let record = try await perform(.accept(document, version: version), .accept) { try await $0.accept(document, version: version) }
+        if service == nil { state.withLock { $0.consents.append(record) } }
         return record
     }
 
-    /// Records the withdrawal unless scripted; nothing in force is `noConsent`.
+    /// Returns the scripted record, or the service's; a strict fake keeps it.
     @discardableResult
     public func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord {
-        let date = now
-        let record = try await controls.perform(
-            .withdrawConsent(document), method: FakeMethod<FakeAccountService, ConsentRecord>.withdrawConsent.name
-        ) {
-            guard let latest = state.withLock({ $0.consents.last { $0.document == document } }), latest.action == .accepted else {
-                throw AccountError(.noConsent)
-            }
-            return ConsentRecord(document: document, version: latest.version, action: .withdrawn, date: date)
-        }
-        state.withLock { $0.consents.append(record) }
+        let record = try await perform(.withdrawConsent(document), .withdrawConsent) { try await $0.withdrawConsent(to: document) }
+        if service == nil { state.withLock { $0.consents.append(record) } }
         return record
     }
 
-    /// Returns the scripted schedule, or schedules the user's deletion 30 days from
-    /// now; one already scheduled is `deletionAlreadyScheduled`.
+    /// Returns the scripted schedule, or the service's; a strict fake keeps it, and
+    /// either way the auth fake is signed out.
     @discardableResult
     public func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion {
-        let date = now
-        let scheduled = try await controls.perform(
-            .scheduleDeletion(userID), method: FakeMethod<FakeAccountService, ScheduledAccountDeletion>.scheduleDeletion.name
-        ) {
-            try checkUser(userID)
-            guard state.withLock({ $0.scheduled }) == nil else { throw AccountError(.deletionAlreadyScheduled) }
-            return ScheduledAccountDeletion(
-                userID: userID, scheduledAt: date, purgeAt: date.addingTimeInterval(30 * 86_400), appleTokenRevocation: .notApplicable)
-        }
-        state.withLock { $0.scheduled = scheduled }
+        let scheduled = try await perform(.scheduleDeletion(userID), .scheduleDeletion) { try await $0.scheduleDeletion(of: userID) }
+        if service == nil { state.withLock { $0.scheduled = scheduled } }
+        auth?.endSession()
         return scheduled
     }
 
-    /// Sets the schedule that ``scheduledDeletion()`` reports, as after a sign-in during
-    /// the grace period.
-    /// - Parameter scheduled: The schedule, or nil for none.
-    public func setScheduledDeletion(_ scheduled: ScheduledAccountDeletion?) {
-        state.withLock { $0.scheduled = scheduled }
-    }
-
+    /// Recorded; the service's schedule, or the one a strict fake keeps.
     public func scheduledDeletion() throws -> ScheduledAccountDeletion? {
         controls.record(.scheduledDeletion)
+        if let service { return try service.scheduledDeletion() }
         return state.withLock { $0.scheduled }
     }
 
-    /// Clears the schedule unless scripted to fail; none is `noScheduledDeletion`.
+    /// Succeeds as scripted, or as the service does; a strict fake forgets its schedule.
     public func restoreAccount() async throws {
-        try await controls.perform(.restoreAccount, method: FakeMethod<FakeAccountService, Void>.restoreAccount.name) {
-            guard state.withLock({ $0.scheduled }) != nil else { throw AccountError(.noScheduledDeletion) }
-        }
-        state.withLock { $0.scheduled = nil }
+        try await perform(.restoreAccount, .restoreAccount) { try await $0.restoreAccount() }
+        if service == nil { state.withLock { $0.scheduled = nil } }
     }
 
-    /// Returns the scripted reports, or none: the fake's one user is never past a grace period.
+    /// Returns the scripted reports, or the service's.
     @discardableResult
     public func purgeDueDeletions() async throws -> [AccountDeletionReport] {
-        try await controls.perform(.purgeDueDeletions, method: FakeMethod<FakeAccountService, [AccountDeletionReport]>.purgeDueDeletions.name) {
-            []
-        }
-    }
-
-    private func checkUser(_ userID: String) throws {
-        guard !state.withLock({ $0.isDeleted }) else { throw AccountError(.notSignedIn) }
-        guard userID == self.userID else { throw AccountError(.notAuthorized) }
+        try await perform(.purgeDueDeletions, .purgeDueDeletions) { try await $0.purgeDueDeletions() }
     }
 }
 

@@ -5,14 +5,16 @@ import TrainCore
 /// A scriptable `AuthService` for unit tests of view models.
 ///
 /// Every call is recorded in ``calls``. A method returns what the test scripted for
-/// it; an unscripted call returns a plausible default — or, when the fake is built
-/// `strict`, records a test failure naming the call and throws
-/// ``FakeError/unimplemented(_:)``. ``controls`` injects failures, latency on a test
-/// clock, and holds calls until released. Sign-ins that succeed make their user
-/// current, and ``setCurrentUser(_:)`` drives the state stream directly.
+/// it. A fake made with ``init(currentUser:clock:)`` is strict: a call nobody
+/// scripted records a test failure naming the call and throws
+/// ``FakeError/unimplemented(_:)``; its signed-in user is the one the test sets with
+/// ``setCurrentUser(_:)`` or a scripted sign-in makes. A fake made with
+/// ``init(backedBy:clock:)`` passes every call nobody scripted to that service — such as
+/// a `LocalAuthService` in memory — and shows its state. ``controls`` injects failures,
+/// latency on a test clock, and holds calls until released.
 ///
 /// ```swift
-/// let auth = FakeAuthService(strict: true)
+/// let auth = FakeAuthService()
 /// auth.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
 /// let model = LoginModel(auth: auth)
 /// await model.signInTapped()
@@ -77,244 +79,239 @@ public final class FakeAuthService: AuthService, ScriptableFake {
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
+    /// The service unscripted calls go to; nil for a strict fake.
+    public let service: (any AuthService)?
     private let users: Broadcast<UserEntity?>
-    private let biometricLock = Locked(false)
     private let scheduled = Locked<[AccountDeletionSchedule]>([])
 
-    /// Creates a fake.
+    /// Creates a strict fake: every call needs a script.
     /// - Parameters:
     ///   - currentUser: The user signed in at the start.
-    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of returning a default.
     ///   - clock: The clock ``FakeControls/latency`` sleeps on.
-    public init(currentUser: UserEntity? = nil, strict: Bool = false, clock: (any DateClock)? = nil) {
+    public init(currentUser: UserEntity? = nil, clock: (any DateClock)? = nil) {
+        service = nil
         users = Broadcast(initial: currentUser)
-        controls = FakeControls(fakeName: "FakeAuthService", strict: strict, clock: clock)
+        controls = FakeControls(fakeName: "FakeAuthService", clock: clock)
+    }
+
+    /// Creates a fake in front of `service`: calls nobody scripted go to it, and the
+    /// signed-in user is its.
+    /// - Parameters:
+    ///   - service: The service, such as a `LocalAuthService` in memory.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(backedBy service: any AuthService, clock: (any DateClock)? = nil) {
+        self.service = service
+        users = Broadcast(initial: nil)
+        controls = FakeControls(fakeName: "FakeAuthService", strict: false, clock: clock)
     }
 
     /// Whether unscripted calls fail the test.
     public var isStrict: Bool { controls.isStrict }
 
-    public var currentUser: UserEntity? { users.value }
+    /// The signed-in user: the service's, or the one the test or a scripted call set.
+    public var currentUser: UserEntity? { service.map(\.currentUser) ?? users.value }
 
-    /// Makes `user` current and, if it is another user than before, emits it on the state stream.
+    /// Makes `user` current on a strict fake and, if it is another user than before,
+    /// emits it on the state stream.
     /// - Parameter user: The new user, or nil to sign out.
     public func setCurrentUser(_ user: UserEntity?) {
+        guard controls.ownsState("setCurrentUser(_:)") else { return }
+        show(user)
+    }
+
+    /// Shows `user` as the strict fake's current user; a fake over a service shows the service's.
+    private func show(_ user: UserEntity?) {
+        guard service == nil else { return }
         if user?.id == users.value?.id { users.replace(user) } else { users.send(user) }
     }
 
-    /// Suspends until at least `count` subscribers follow ``authStateChanges()``, so a
-    /// test can change the user knowing the view model listens.
+    /// Signs a strict fake's user out, as a deletion through another fake does; a fake
+    /// over a service shows the service's user, which that deletion signed out itself.
+    func endSession() {
+        show(nil)
+    }
+
+    /// Suspends until at least `count` subscribers follow a strict fake's
+    /// ``authStateChanges()``, so a test can change the user knowing the view model listens.
     /// - Parameter count: The number of subscribers to wait for.
     public func waitForAuthStateSubscribers(_ count: Int = 1) async {
+        guard controls.ownsState("waitForAuthStateSubscribers(_:)") else { return }
         await users.waitForSubscribers(count)
     }
 
     private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakeAuthService, Output>,
-        fallback: () throws -> Output
+        _ call: Call, _ method: FakeMethod<FakeAuthService, Output>, _ forward: @escaping @Sendable (any AuthService) async throws -> Output
     ) async throws -> Output {
-        try await controls.perform(call, method: method.name, fallback: fallback)
+        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
     }
 
-    private func signingIn(_ call: Call, _ method: FakeMethod<FakeAuthService, UserEntity>) async throws -> UserEntity {
-        let user = try await perform(call, method) { currentUser ?? Self.sampleUser }
-        setCurrentUser(user)
-        return user
-    }
-
-    private func updating(
-        _ call: Call, _ method: FakeMethod<FakeAuthService, UserEntity>,
-        _ change: (inout UserEntity) -> Void = { _ in }
+    /// A sign-in: a strict fake's user becomes the one returned.
+    private func signingIn(
+        _ call: Call, _ method: FakeMethod<FakeAuthService, UserEntity>, _ forward: @escaping @Sendable (any AuthService) async throws -> UserEntity
     ) async throws -> UserEntity {
-        let user = try await perform(call, method) { () throws -> UserEntity in
-            guard var user = currentUser else { throw AuthenticationError(.notSignedIn) }
-            change(&user)
-            return user
-        }
-        setCurrentUser(user)
+        let user = try await perform(call, method, forward)
+        show(user)
         return user
     }
 
     /// Recorded as a subscription; the current user first, then each change.
     public func authStateChanges() -> AsyncStream<UserEntity?> {
         controls.recordSubscription(.authStateChanges)
-        return users.subscribe()
+        return service?.authStateChanges() ?? users.subscribe()
     }
 
-    /// Returns the scripted user, or by default the current user or ``sampleUser``; makes it current.
-    public func signInWithApple() async throws -> UserEntity { try await signingIn(.signInWithApple, .signInWithApple) }
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
+    public func signInWithApple() async throws -> UserEntity {
+        try await signingIn(.signInWithApple, .signInWithApple) { try await $0.signInWithApple() }
+    }
 
-    /// Returns the scripted user, or by default the current user or ``sampleUser``; makes it current.
-    public func signInWithGoogle() async throws -> UserEntity { try await signingIn(.signInWithGoogle, .signInWithGoogle) }
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
+    public func signInWithGoogle() async throws -> UserEntity {
+        try await signingIn(.signInWithGoogle, .signInWithGoogle) { try await $0.signInWithGoogle() }
+    }
 
-    /// Returns the scripted credential, or by default a fake identity credential.
+    /// Returns the scripted credential, or the service's.
     public func requestCredential(from provider: AuthProvider) async throws -> SignInCredential {
-        try await perform(.requestCredential(provider), .requestCredential) {
-            .identity(IdentityCredential(provider: provider, user: "fake-subject", identityToken: "fake.identity.token"), rawNonce: "fake-nonce")
-        }
+        try await perform(.requestCredential(provider), .requestCredential) { try await $0.requestCredential(from: provider) }
     }
 
-    /// Returns the scripted user, or by default the current user or ``sampleUser``; makes it current.
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func signIn(with credential: SignInCredential) async throws -> UserEntity {
-        try await signingIn(.signIn(credential.provider), .signIn)
+        try await signingIn(.signIn(credential.provider), .signIn) { try await $0.signIn(with: credential) }
     }
 
-    /// Returns the scripted user, or by default a new user with that email; makes it current.
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func createUser(email: String, password: String) async throws -> UserEntity {
-        let user = try await perform(.createUser(email: email), .createUser) {
-            UserEntity(id: "fake-user-\(email)", email: email, createdAt: ManualClock.defaultStart, lastSignInAt: ManualClock.defaultStart)
-        }
-        setCurrentUser(user)
-        return user
+        try await signingIn(.createUser(email: email), .createUser) { try await $0.createUser(email: email, password: password) }
     }
 
-    /// Returns the scripted verification ID, or by default `"fake-verification-id"`.
+    /// Returns the scripted verification ID, or the service's.
     public func sendVerificationCode(to phoneNumber: String) async throws -> String {
-        try await perform(.sendVerificationCode(phoneNumber: phoneNumber), .sendVerificationCode) { "fake-verification-id" }
+        try await perform(.sendVerificationCode(phoneNumber: phoneNumber), .sendVerificationCode) {
+            try await $0.sendVerificationCode(to: phoneNumber)
+        }
     }
 
-    /// Returns the scripted user, or by default the current user.
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     @discardableResult
     public func reauthenticate(with credential: SignInCredential) async throws -> UserEntity {
-        try await updating(.reauthenticate(credential.provider), .reauthenticate)
+        try await signingIn(.reauthenticate(credential.provider), .reauthenticate) { try await $0.reauthenticate(with: credential) }
     }
 
-    /// Returns the scripted user, or by default the current user.
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func link(_ credential: SignInCredential) async throws -> UserEntity {
-        try await updating(.link(credential.provider), .link)
+        try await signingIn(.link(credential.provider), .link) { try await $0.link(credential) }
     }
 
-    /// Returns the scripted user, or by default the current user.
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func unlink(_ provider: AuthProvider) async throws -> UserEntity {
-        try await updating(.unlink(provider), .unlink)
+        try await signingIn(.unlink(provider), .unlink) { try await $0.unlink(provider) }
     }
 
-    /// Returns the scripted user, or by default the current user with the new email.
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func updateEmail(to email: String) async throws -> UserEntity {
-        try await updating(.updateEmail(email), .updateEmail) { $0.email = email }
+        try await signingIn(.updateEmail(email), .updateEmail) { try await $0.updateEmail(to: email) }
     }
 
-    /// Returns the scripted state, or by default `authorized`; `revoked` and `notFound` sign the user out.
+    /// Returns the scripted state, or the service's; `revoked` and `notFound` sign a strict fake's user out.
     public func checkCredentialState() async throws -> CredentialState {
-        let state = try await perform(.checkCredentialState, .checkCredentialState) {
-            .authorized
-        }
-        if state == .revoked || state == .notFound { setCurrentUser(nil) }
+        let state = try await perform(.checkCredentialState, .checkCredentialState) { try await $0.checkCredentialState() }
+        if state == .revoked || state == .notFound { show(nil) }
         return state
     }
 
-    /// Signs out unless scripted to fail.
+    /// Succeeds as scripted, or as the service does; a strict fake's user is signed out.
     public func signOut() async throws {
-        try await perform(.signOut, .signOut) {}
-        setCurrentUser(nil)
+        try await perform(.signOut, .signOut) { try await $0.signOut() }
+        show(nil)
     }
 
-    /// Returns the scripted outcome, or by default `notApplicable` for a signed-in user.
+    /// Returns the scripted outcome, or the service's.
     public func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation {
-        try await perform(.revokeAppleToken, .revokeAppleToken) {
-            guard currentUser != nil else { throw AuthenticationError(.notSignedIn) }
-            return .notApplicable
-        }
+        try await perform(.revokeAppleToken, .revokeAppleToken) { try await $0.revokeAppleToken() }
     }
 
-    /// Returns the scripted receipt, or by default one for the current user; signs out.
+    /// Returns the scripted receipt, or the service's; a strict fake's user is signed out.
     @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
-        let receipt = try await perform(.deleteAccount, .deleteAccount) {
-            guard let user = currentUser else { throw AuthenticationError(.notSignedIn) }
-            return AccountDeletionReceipt(userID: user.id, providers: user.providers.map(\.provider), tokenRevocation: .notApplicable)
-        }
-        setCurrentUser(nil)
+        let receipt = try await perform(.deleteAccount, .deleteAccount) { try await $0.deleteAccount() }
+        show(nil)
         return receipt
     }
 
-    /// Returns the scripted outcome, or by default schedules the signed-in user's
-    /// deletion — `userMismatch` if `userID` is not them, `operationNotAllowed` if one
-    /// is scheduled — and signs out.
+    /// Returns the scripted outcome, or the service's; a strict fake records the
+    /// schedule and signs its user out.
     @discardableResult
     public func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
         let outcome = try await perform(.scheduleAccountDeletion(userID, date), .scheduleAccountDeletion) {
-            try checkSignedIn(as: userID)
-            try scheduled.withLock { scheduled throws(AuthenticationError) in
-                guard !scheduled.contains(where: { Self.same($0.userID, userID) }) else {
-                    throw AuthenticationError(.operationNotAllowed, detail: "Already scheduled.")
-                }
-                scheduled.append(AccountDeletionSchedule(userID: userID, purgeAt: date))
-            }
-            return AccountDeletionReceipt.TokenRevocation.notApplicable
+            try await $0.scheduleAccountDeletion(of: userID, at: date)
         }
-        setCurrentUser(nil)
+        if service == nil {
+            schedule(userID, at: date)
+            show(nil)
+        }
         return outcome
     }
 
-    /// Cancels the signed-in user's scheduled deletion unless scripted to fail;
-    /// `userMismatch` for another user, `operationNotAllowed` if none is scheduled.
+    /// Succeeds as scripted, or as the service does; a strict fake forgets the schedule.
     public func cancelScheduledDeletion(of userID: String) async throws {
-        try await perform(.cancelScheduledDeletion(userID), .cancelScheduledDeletion) {
-            try checkSignedIn(as: userID)
-            guard remove(userID) else { throw AuthenticationError(.operationNotAllowed, detail: "Nothing is scheduled.") }
-        }
+        try await perform(.cancelScheduledDeletion(userID), .cancelScheduledDeletion) { try await $0.cancelScheduledDeletion(of: userID) }
+        if service == nil { schedule(userID, at: nil) }
     }
 
-    /// Recorded; the deletions scheduled through this fake or ``setScheduledDeletion(of:at:)``.
+    /// Recorded; the service's schedules, or those a strict fake was told of.
     public func scheduledDeletions() throws -> [AccountDeletionSchedule] {
         controls.record(.scheduledDeletions)
+        if let service { return try service.scheduledDeletions() }
         return scheduled.withLock { $0 }
     }
 
-    /// Recorded; one user's scheduled deletion, the ID compared byte for byte.
+    /// Recorded; one user's scheduled deletion, the service's or a strict fake's, the ID
+    /// compared byte for byte.
     public func scheduledDeletion(of userID: String) throws -> Date? {
         controls.record(.scheduledDeletion(userID))
+        if let service { return try service.scheduledDeletion(of: userID) }
         return scheduled.withLock { $0.first { Self.same($0.userID, userID) }?.purgeAt }
     }
 
-    /// Sets or clears a user's scheduled deletion directly.
+    /// Sets or clears a user's scheduled deletion on a strict fake.
     /// - Parameters:
     ///   - userID: The user.
     ///   - date: When the grace period ends; nil for none.
     public func setScheduledDeletion(of userID: String, at date: Date?) {
-        _ = remove(userID)
-        if let date { scheduled.withLock { $0.append(AccountDeletionSchedule(userID: userID, purgeAt: date)) } }
+        guard controls.ownsState("setScheduledDeletion(of:at:)") else { return }
+        schedule(userID, at: date)
     }
 
-    /// Returns the scripted receipt, or by default forgets the user's schedule and
-    /// returns a receipt (nil if none was scheduled). It does not check the date.
+    private func schedule(_ userID: String, at date: Date?) {
+        scheduled.withLock { scheduled in
+            scheduled.removeAll { Self.same($0.userID, userID) }
+            if let date { scheduled.append(AccountDeletionSchedule(userID: userID, purgeAt: date)) }
+        }
+    }
+
+    /// Returns the scripted receipt, or the service's; a strict fake forgets the
+    /// schedule, and signs out its user if it is the one purged.
     @discardableResult
     public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
-        try await perform(.purgeScheduledAccount(userID), .purgeScheduledAccount) {
-            guard remove(userID) else { return nil }
-            if let current = currentUser, Self.same(current.id, userID) { setCurrentUser(nil) }
-            return AccountDeletionReceipt(userID: userID, providers: [], tokenRevocation: .notApplicable)
+        let receipt = try await perform(.purgeScheduledAccount(userID), .purgeScheduledAccount) { try await $0.purgeScheduledAccount(userID) }
+        if service == nil {
+            schedule(userID, at: nil)
+            if let current = users.value, Self.same(current.id, userID) { show(nil) }
         }
-    }
-
-    private func checkSignedIn(as userID: String) throws(AuthenticationError) {
-        guard let user = currentUser else { throw AuthenticationError(.notSignedIn) }
-        guard Self.same(user.id, userID) else { throw AuthenticationError(.userMismatch) }
-    }
-
-    /// Removes a user's schedule; whether there was one.
-    private func remove(_ userID: String) -> Bool {
-        scheduled.withLock { scheduled in
-            guard let index = scheduled.firstIndex(where: { Self.same($0.userID, userID) }) else { return false }
-            scheduled.remove(at: index)
-            return true
-        }
+        return receipt
     }
 
     private static func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
 
-    /// Returns the scripted value, or by default the last value set.
+    /// Returns the scripted setting, or the service's.
     public func isBiometricLockEnabled() async throws -> Bool {
-        try await perform(.isBiometricLockEnabled, .isBiometricLockEnabled) {
-            biometricLock.withLock { $0 }
-        }
+        try await perform(.isBiometricLockEnabled, .isBiometricLockEnabled) { try await $0.isBiometricLockEnabled() }
     }
 
-    /// Stores the setting unless scripted to fail.
+    /// Succeeds as scripted, or as the service does.
     public func setBiometricLock(enabled: Bool, reason: String) async throws {
-        try await perform(.setBiometricLock(enabled: enabled), .setBiometricLock) {}
-        biometricLock.withLock { $0 = enabled }
+        try await perform(.setBiometricLock(enabled: enabled), .setBiometricLock) { try await $0.setBiometricLock(enabled: enabled, reason: reason) }
     }
 }
 

@@ -2,8 +2,13 @@ import Foundation
 import TrainAuth
 import TrainCore
 
-/// A scriptable `BiometricAuthenticator`: choose the sensor and its availability,
-/// script each evaluation's outcome, and inspect the calls.
+/// A scriptable `BiometricAuthenticator`: the sensor's availability, each evaluation's
+/// outcome, and the calls, for tests of a settings screen.
+///
+/// A fake made with ``init(availability:clock:)`` is strict: an evaluation nobody
+/// scripted records a test failure and throws ``FakeError/unimplemented(_:)``, and its
+/// availability is what the test sets. A fake made with ``init(backedBy:clock:)`` passes
+/// what nobody scripted to that authenticator, such as a `SimulatedBiometricAuthenticator`.
 ///
 /// ```swift
 /// let biometrics = FakeBiometricAuthenticator(availability: BiometricAvailability(type: .faceID))
@@ -22,43 +27,53 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
     /// apply to ``evaluate(reason:)``; ``availability()`` cannot fail and only records,
     /// holds and waits.
     public let controls: FakeControls<Call>
+    /// The authenticator unscripted calls go to; nil for a strict fake.
+    public let service: (any BiometricAuthenticator)?
     private let currentAvailability: Locked<BiometricAvailability>
 
-    /// Creates a fake.
+    /// Creates a strict fake: every evaluation needs a script.
     /// - Parameters:
     ///   - availability: What ``availability()`` answers; Face ID, available, by default.
-    ///   - strict: Whether an unscripted evaluation fails the test (and throws) instead of succeeding.
     ///   - clock: The clock ``FakeControls/latency`` sleeps on.
-    public init(
-        availability: BiometricAvailability = BiometricAvailability(type: .faceID), strict: Bool = false,
-        clock: (any DateClock)? = nil
-    ) {
+    public init(availability: BiometricAvailability = BiometricAvailability(type: .faceID), clock: (any DateClock)? = nil) {
+        service = nil
         currentAvailability = Locked(availability)
-        controls = FakeControls(fakeName: "FakeBiometricAuthenticator", strict: strict, clock: clock)
+        controls = FakeControls(fakeName: "FakeBiometricAuthenticator", clock: clock)
+    }
+
+    /// Creates a fake in front of `service`: what nobody scripted goes to it.
+    /// - Parameters:
+    ///   - service: The authenticator, such as a `SimulatedBiometricAuthenticator`.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(backedBy service: any BiometricAuthenticator, clock: (any DateClock)? = nil) {
+        self.service = service
+        currentAvailability = Locked(BiometricAvailability(type: .none))
+        controls = FakeControls(fakeName: "FakeBiometricAuthenticator", strict: false, clock: clock)
     }
 
     /// Whether an unscripted evaluation fails the test.
     public var isStrict: Bool { controls.isStrict }
 
-    /// Changes what ``availability()`` answers (a user removing their enrolled face, say).
+    /// Changes what a strict fake's ``availability()`` answers (a user removing their enrolled face, say).
     /// - Parameter availability: The new answer.
     public func setAvailability(_ availability: BiometricAvailability) {
+        guard controls.ownsState("setAvailability(_:)") else { return }
         currentAvailability.withLock { $0 = availability }
     }
 
-    /// Recorded; answers the availability set.
+    /// Recorded; the service's availability, or the one set.
     public func availability() async -> BiometricAvailability {
-        await controls.performWithoutFailing(.availability, method: "availability()")
-        return currentAvailability.withLock { $0 }
+        await controls.performWithoutFailing(.availability, method: "availability()") {
+            if let service { return await service.availability() }
+            return currentAvailability.withLock { $0 }
+        }
     }
 
-    /// Succeeds or throws as scripted. Unscripted, it succeeds when biometrics are
-    /// available (and throws their unavailability otherwise).
+    /// Succeeds or throws as scripted, or as the service does.
     public func evaluate(reason: String) async throws {
-        let availability = currentAvailability.withLock { $0 }
-        try await controls.perform(.evaluate(reason: reason), method: FakeMethod<FakeBiometricAuthenticator, Void>.evaluate.name) {
-            if let unavailable = availability.unavailableReason { throw AuthenticationError(unavailable) }
-        }
+        try await controls.perform(
+            .evaluate(reason: reason), method: FakeMethod<FakeBiometricAuthenticator, Void>.evaluate.name,
+            service: service.map { service in { try await service.evaluate(reason: reason) } })
     }
 }
 

@@ -29,9 +29,10 @@ public enum FakeError: Error, Hashable, Sendable, CustomStringConvertible {
 /// signIn.cancel()                              // or: fake.controls.releaseHeldCalls()
 /// ```
 ///
-/// A fake built `strict` answers a call nobody scripted by recording a test failure
-/// (`Issue.record`) that names the call, and throwing ``FakeError/unimplemented(_:)``
-/// — so a view model that swallows the error cannot hide it.
+/// A fake is strict: a call nobody scripted records a test failure (`Issue.record`)
+/// that names the call and throws ``FakeError/unimplemented(_:)`` — so a view model
+/// that swallows the error cannot hide it. A fake built over a service instead passes
+/// each call nobody scripted to that service, and the service's answer is the fake's.
 public final class FakeControls<Call: Sendable>: Sendable {
     private struct Script {
         var results: [Result<any Sendable, any Error>]
@@ -58,15 +59,16 @@ public final class FakeControls<Call: Sendable>: Sendable {
     public let clock: (any DateClock)?
     /// The fake's name, for failures and left-overs: `FakeAuthService`.
     public let fakeName: String
-    /// Whether unscripted calls fail the test instead of returning defaults.
+    /// Whether a call nobody scripted fails the test, rather than reaching a service.
     public let isStrict: Bool
 
     /// Creates controls.
     /// - Parameters:
     ///   - fakeName: The fake's name, used in failure messages.
-    ///   - strict: Whether a call nobody scripted records a test failure and throws.
+    ///   - strict: Whether a call nobody scripted records a test failure and throws;
+    ///     false when the fake passes such calls to a service.
     ///   - clock: The clock latency sleeps on; without one, ``latency`` is ignored.
-    public init(fakeName: String, strict: Bool = false, clock: (any DateClock)? = nil) {
+    public init(fakeName: String, strict: Bool = true, clock: (any DateClock)? = nil) {
         self.fakeName = fakeName
         self.isStrict = strict
         self.clock = clock
@@ -164,29 +166,23 @@ public final class FakeControls<Call: Sendable>: Sendable {
     // MARK: - Running a call
 
     /// Runs a call of a fake's method: records it, applies hold, latency and any
-    /// injected failure, then returns the scripted result — or, unscripted, `fallback`'s
-    /// value, or for a strict fake a recorded test failure and ``FakeError/unimplemented(_:)``.
+    /// injected failure, then returns the scripted result — or, unscripted, what
+    /// `service` answers, or without one a recorded test failure and
+    /// ``FakeError/unimplemented(_:)``.
     /// - Parameters:
     ///   - call: The call, with its arguments.
     ///   - method: The method's name, as its ``FakeMethod`` names it.
-    ///   - fallback: The plausible default of an unscripted call of a lenient fake.
+    ///   - service: The same call on the service the fake is built over; nil for a strict fake.
     /// - Returns: The result.
-    /// - Throws: An injected failure, the scripted error, `unimplemented`, or
-    ///   `CancellationError` if cancelled while held or sleeping.
-    public func perform<Output: Sendable>(_ call: Call, method: String, fallback: () throws -> Output) async throws -> Output {
+    /// - Throws: An injected failure, the scripted error, the service's error,
+    ///   `unimplemented`, or `CancellationError` if cancelled while held or sleeping.
+    public func perform<Output: Sendable>(_ call: Call, method: String, service: (() async throws -> Output)?) async throws -> Output {
         // The failure meant for this call is taken when the call is counted: a call
         // cancelled while held or sleeping uses it up, as the call it was set for.
         let failure = takeFailure(count(call, method: method))
         try await wait()
         if let failure { throw failure }
-        let scripted: Result<any Sendable, any Error>? = state.withLock { state in
-            guard var script = state.scripts[method], let first = script.results.first else { return nil }
-            script.uses += 1
-            if !script.isSticky { script.results.removeFirst() }
-            state.scripts[method] = script
-            return first
-        }
-        switch scripted {
+        switch takeScript(method) {
         case .success(let value)?:
             guard let value = value as? Output else {
                 Issue.record("\(fakeName).\(method) was scripted with a \(type(of: value)), but returns \(Output.self)")
@@ -196,22 +192,52 @@ public final class FakeControls<Call: Sendable>: Sendable {
         case .failure(let error)?:
             throw error
         case nil:
-            guard !isStrict else {
-                Issue.record("\(fakeName).\(method) was called, but the test scripted no result for it (the fake is strict)")
-                throw FakeError.unimplemented("\(fakeName).\(method)")
-            }
-            return try fallback()
+            guard let service else { throw unscripted(method) }
+            return try await service()
         }
     }
 
-    /// Records a call of a method that cannot throw: hold and latency apply, and an
-    /// injected failure is left for the next call that can throw.
+    /// Takes the next scripted result of `method`, if any.
+    private func takeScript(_ method: String) -> Result<any Sendable, any Error>? {
+        state.withLock { state in
+            guard var script = state.scripts[method], let first = script.results.first else { return nil }
+            script.uses += 1
+            if !script.isSticky { script.results.removeFirst() }
+            state.scripts[method] = script
+            return first
+        }
+    }
+
+    /// Records the test failure of a call nobody scripted, and returns the error to throw.
+    private func unscripted(_ method: String) -> FakeError {
+        Issue.record("\(fakeName).\(method) was called, but the test scripted no result for it (the fake is strict)")
+        return FakeError.unimplemented("\(fakeName).\(method)")
+    }
+
+    /// Runs a call of a method that cannot throw: recorded, held and delayed; an
+    /// injected failure is left for the next call that can throw. Its answer is `answer`'s:
+    /// the service's, or what the test set.
     /// - Parameters:
     ///   - call: The call.
     ///   - method: The method's name.
-    public func performWithoutFailing(_ call: Call, method: String) async {
+    ///   - answer: The answer, read once the call may go on.
+    /// - Returns: The answer.
+    public func performWithoutFailing<Output>(_ call: Call, method: String, answer: () async -> Output) async -> Output {
         _ = count(call, method: method)
         try? await wait()
+        return await answer()
+    }
+
+    /// Whether state the test sets on the fake is the fake's own; for a fake built over
+    /// a service it is the service's, and this records a test failure saying so.
+    /// - Parameter change: What the test tried, such as `"setCurrentUser(_:)"`.
+    /// - Returns: True for a strict fake.
+    public func ownsState(_ change: String) -> Bool {
+        guard isStrict else {
+            Issue.record("\(fakeName).\(change) changes nothing: the fake is built over a service, whose state it shows; change it there")
+            return false
+        }
+        return true
     }
 
     /// Records a subscription to a stream: it is listed in ``calls`` but not numbered,
@@ -262,24 +288,24 @@ public final class FakeControls<Call: Sendable>: Sendable {
 
     /// What the test set up and never saw happen: calls still held, failures that
     /// never fired, scripted results never used.
-    public var leftovers: [String] {
-        var found: [String] = []
+    public var leftovers: [FakeLeftover] {
+        var found: [FakeLeftover] = []
         let held = heldCallCount
-        if held > 0 { found.append("\(held) call\(held == 1 ? " is" : "s are") still held") }
+        if held > 0 { found.append(.heldCalls(held)) }
         state.withLock { state in
-            if state.nextFailure != nil { found.append("the failure set for the next call never fired") }
-            for number in state.numberedFailures.keys.sorted() { found.append("the failure set for call \(number) never fired") }
+            if state.nextFailure != nil { found.append(.unfiredFailure(.nextCall)) }
+            for number in state.numberedFailures.keys.sorted() { found.append(.unfiredFailure(.call(number))) }
             for method in state.methodFailures.keys.sorted() {
                 for number in (state.methodFailures[method] ?? [:]).keys.sorted() {
-                    found.append("the failure set for call \(number) of \(method) never fired")
+                    found.append(.unfiredFailure(.callOfMethod(method, number)))
                 }
             }
             for method in state.scripts.keys.sorted() {
                 guard let script = state.scripts[method] else { continue }
                 if script.isSticky && script.uses == 0 {
-                    found.append("the script of \(method) was never used")
+                    found.append(.unusedScript(method: method, results: nil))
                 } else if !script.isSticky && !script.results.isEmpty {
-                    found.append("\(script.results.count) scripted result\(script.results.count == 1 ? "" : "s") of \(method) never used")
+                    found.append(.unusedScript(method: method, results: script.results.count))
                 }
             }
         }
@@ -291,10 +317,44 @@ public final class FakeControls<Call: Sendable>: Sendable {
     /// - Parameter sourceLocation: Where the failures point; the caller's line by default.
     /// - Returns: The left-overs; empty when everything set up was used.
     @discardableResult
-    public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+    public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [FakeLeftover] {
         let found = leftovers
         for leftover in found { Issue.record("\(fakeName): \(leftover)", sourceLocation: sourceLocation) }
         return found
+    }
+}
+
+/// Something a test set up on a fake and never saw happen, as ``FakeControls/finish(sourceLocation:)``
+/// reports it.
+public enum FakeLeftover: Hashable, Sendable, CustomStringConvertible {
+    /// Which call an injected failure was meant for.
+    public enum Target: Hashable, Sendable {
+        /// The next call that can fail.
+        case nextCall
+        /// The fake's n-th call, counting from 1.
+        case call(Int)
+        /// The n-th call of the named method.
+        case callOfMethod(String, Int)
+    }
+
+    /// Calls still held: the test never released them.
+    case heldCalls(Int)
+    /// An injected failure that never fired.
+    case unfiredFailure(Target)
+    /// A script of the named method never used: `results` left of a one-shot script or a
+    /// sequence, or nil for a script of every call that no call used.
+    case unusedScript(method: String, results: Int?)
+
+    /// A sentence saying what was left over.
+    public var description: String {
+        switch self {
+        case .heldCalls(let count): "\(count) call\(count == 1 ? " is" : "s are") still held"
+        case .unfiredFailure(.nextCall): "the failure set for the next call never fired"
+        case .unfiredFailure(.call(let number)): "the failure set for call \(number) never fired"
+        case .unfiredFailure(.callOfMethod(let method, let number)): "the failure set for call \(number) of \(method) never fired"
+        case .unusedScript(let method, nil): "the script of \(method) was never used"
+        case .unusedScript(let method, let results?): "\(results) scripted result\(results == 1 ? "" : "s") of \(method) never used"
+        }
     }
 }
 
@@ -333,7 +393,7 @@ extension ScriptableFake {
     /// - Parameter sourceLocation: Where the failures point; the caller's line by default.
     /// - Returns: The left-overs.
     @discardableResult
-    public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+    public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [FakeLeftover] {
         controls.finish(sourceLocation: sourceLocation)
     }
 }

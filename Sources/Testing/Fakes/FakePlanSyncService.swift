@@ -2,14 +2,16 @@ import Foundation
 import TrainCore
 import TrainSync
 
-/// A scriptable `PlanSyncService` for unit tests of view models: plans kept in
-/// memory for one user, each with a status the test can set.
+/// A scriptable `PlanSyncService` for unit tests of view models.
 ///
-/// Calls are recorded; scripted results are returned; unscripted calls act on the
-/// fake's plans — a save queues the plan (`notSynced` or `pendingUpload`), a sync
-/// marks every queued plan `synced` — or, when the fake is strict, record a test
-/// failure naming the call and throw ``FakeError/unimplemented(_:)``. ``controls``
-/// inject failures, latency and holds.
+/// Calls are recorded; scripted results are returned. A fake made with
+/// ``init(plans:clock:)`` is strict: a call nobody scripted records a test failure
+/// naming the call and throws ``FakeError/unimplemented(_:)``. Its plans, each with a
+/// status the test can set, show what the scripted calls did: a saved plan is queued
+/// (`notSynced` or `pendingUpload`), a deleted one goes, a sync marks every queued plan
+/// `synced`. A fake made with ``init(backedBy:clock:)`` passes every call nobody
+/// scripted to that service, such as a `LocalPlanSyncService` in memory, and shows its
+/// plans.
 ///
 /// ```swift
 /// let plans = FakePlanSyncService(plans: [plan])
@@ -67,25 +69,22 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
-    /// The user the plans belong to.
-    public let userID: String
+    /// The service unscripted calls go to; nil for a strict fake.
+    public let service: (any PlanSyncService)?
     private let state = Locked(State())
     private let changes = Broadcast<SyncStatusChange?>(initial: nil)
     private let planList = Broadcast<[TrainingPlan]>(initial: [])
     private let triggers = Broadcast<SyncTrigger?>(initial: nil)
 
-    /// Creates a fake.
+    /// Creates a strict fake: every call but the reads of its plans needs a script.
     /// - Parameters:
     ///   - plans: The plans at the start, all `synced`.
-    ///   - userID: The owner of the plans; `"user"` by default.
-    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of acting on the plans.
     ///   - clock: The clock ``FakeControls/latency`` sleeps on.
-    public init(plans: [TrainingPlan] = [], userID: String = "user", strict: Bool = false, clock: (any DateClock)? = nil) {
-        self.userID = userID
-        controls = FakeControls(fakeName: "FakePlanSyncService", strict: strict, clock: clock)
+    public init(plans: [TrainingPlan] = [], clock: (any DateClock)? = nil) {
+        service = nil
+        controls = FakeControls(fakeName: "FakePlanSyncService", clock: clock)
         state.withLock { state in
-            for var plan in plans {
-                plan.userID = userID
+            for plan in plans {
                 state.plans[plan.id] = plan
                 state.statuses[plan.id] = .synced
             }
@@ -93,14 +92,30 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         planList.replace(sortedPlans())
     }
 
+    /// Creates a fake in front of `service`: calls nobody scripted go to it, and the
+    /// plans are its.
+    /// - Parameters:
+    ///   - service: The service, such as a `LocalPlanSyncService` in memory.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(backedBy service: any PlanSyncService, clock: (any DateClock)? = nil) {
+        self.service = service
+        controls = FakeControls(fakeName: "FakePlanSyncService", strict: false, clock: clock)
+    }
+
     /// Whether unscripted calls fail the test.
     public var isStrict: Bool { controls.isStrict }
 
-    /// Sets a plan's status and emits it on ``statusChanges()``, as a sync would.
+    /// Sets a strict fake's plan status and emits it on ``statusChanges()``, as a sync would.
     /// - Parameters:
     ///   - status: The status; nil removes the plan.
     ///   - id: The plan.
     public func setStatus(_ status: SyncStatus?, of id: UUID) {
+        guard controls.ownsState("setStatus(_:of:)") else { return }
+        show(status, of: id)
+    }
+
+    private func show(_ status: SyncStatus?, of id: UUID) {
+        guard service == nil else { return }
         state.withLock { state in
             state.statuses[id] = status
             if status == nil { state.plans[id] = nil }
@@ -109,80 +124,88 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         publishPlans()
     }
 
-    /// Sends `SyncTrigger.remoteChange` on ``syncTriggers()``, as a remote signalling
-    /// another device's commit would.
+    /// Sends `SyncTrigger.remoteChange` on a strict fake's ``syncTriggers()``, as a remote
+    /// signalling another device's commit would.
     public func signalRemoteChange() {
+        guard controls.ownsState("signalRemoteChange()") else { return }
         triggers.send(.remoteChange)
     }
 
-    /// Sets what ``conflictLog()`` and ``deadLetters()`` return.
+    /// Sets what a strict fake's ``conflictLog()`` and ``deadLetters()`` return.
     /// - Parameters:
     ///   - conflictLog: The losing values.
     ///   - deadLetters: The refused plans.
     public func setLogs(conflictLog: [SyncConflictRecord] = [], deadLetters: [DeadLetter] = []) {
+        guard controls.ownsState("setLogs(conflictLog:deadLetters:)") else { return }
         state.withLock { state in
             state.conflictLog = conflictLog
             state.deadLetters = deadLetters
         }
     }
 
+    private func perform<Output>(
+        _ call: Call, _ method: FakeMethod<FakePlanSyncService, Output>, _ forward: @escaping @Sendable (any PlanSyncService) async throws -> Output
+    ) async throws -> Output {
+        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
+    }
+
+    /// Recorded; the service's plans, or a strict fake's.
     public func plans() throws -> [TrainingPlan] {
         controls.record(.plans)
+        if let service { return try service.plans() }
         return sortedPlans()
     }
 
-    /// Recorded as a subscription; yields the plans now, then the plans after each
-    /// save, deletion or resolution.
+    /// Recorded as a subscription; the service's lists, or a strict fake's: the plans
+    /// now, then the plans after each save, deletion or resolution.
     public func planUpdates() -> AsyncStream<[TrainingPlan]> {
         controls.recordSubscription(.planUpdates)
-        return planList.subscribe()
+        return service?.planUpdates() ?? planList.subscribe()
     }
 
-    /// Recorded as a subscription; yields `SyncTrigger.localEdit` after each save or
-    /// deletion, and `SyncTrigger.remoteChange` at each ``signalRemoteChange()``.
+    /// Recorded as a subscription; the service's triggers, or a strict fake's:
+    /// `SyncTrigger.localEdit` after each save or deletion, and `SyncTrigger.remoteChange`
+    /// at each ``signalRemoteChange()``.
     public func syncTriggers() -> AsyncStream<SyncTrigger> {
         controls.recordSubscription(.syncTriggers)
-        return triggers.events()
+        return service?.syncTriggers() ?? triggers.events()
     }
 
     private func sortedPlans() -> [TrainingPlan] {
         state.withLock { $0.plans.values.sorted { $0.id.uuidString < $1.id.uuidString } }
     }
 
-    /// Sends the plans on ``planUpdates()`` if they changed.
+    /// Sends a strict fake's plans on ``planUpdates()`` if they changed.
     private func publishPlans() {
         let plans = sortedPlans()
         if plans != planList.value { planList.send(plans) }
     }
 
+    /// Recorded; the service's plan, or a strict fake's.
     public func plan(id: UUID) throws -> TrainingPlan? {
         controls.record(.plan(id))
+        if let service { return try service.plan(id: id) }
         return state.withLock { $0.plans[id] }
     }
 
-    /// Saves the plan, validated and owned by ``userID``, as `notSynced`, unless scripted.
+    /// Returns the scripted plan, or the service's; a strict fake queues it as `notSynced`.
     public func createPlan(_ plan: TrainingPlan) async throws -> TrainingPlan {
-        try await save(.createPlan(plan), plan, method: .createPlan, creating: true)
+        let saved = try await perform(.createPlan(plan), .createPlan) { try await $0.createPlan(plan) }
+        queue(saved, creating: true)
+        return saved
     }
 
-    /// Saves the change as `pendingUpload` (`notSynced` if never synced), unless scripted.
+    /// Returns the scripted plan, or the service's; a strict fake queues it as
+    /// `pendingUpload` (`notSynced` if never synced).
     public func updatePlan(_ plan: TrainingPlan) async throws -> TrainingPlan {
-        try await save(.updatePlan(plan), plan, method: .updatePlan, creating: false)
+        let saved = try await perform(.updatePlan(plan), .updatePlan) { try await $0.updatePlan(plan) }
+        queue(saved, creating: false)
+        return saved
     }
 
-    private func save(_ call: Call, _ plan: TrainingPlan, method: FakeMethod<FakePlanSyncService, TrainingPlan>, creating: Bool) async throws
-        -> TrainingPlan
-    {
-        let saved = try await controls.perform(call, method: method.name) { () throws -> TrainingPlan in
-            var plan = plan
-            guard plan.userID.isEmpty || plan.userID == userID else { throw SyncError(.notAuthorized) }
-            plan.userID = userID
-            plan = try plan.validated()
-            let exists = state.withLock { $0.plans[plan.id] != nil }
-            if creating, exists { throw SyncError(.recordExists) }
-            if !creating, !exists { throw SyncError(.recordNotFound) }
-            return plan
-        }
+    /// Shows a plan a script saved in a strict fake's plans, queued.
+    private func queue(_ saved: TrainingPlan, creating: Bool) {
+        guard service == nil else { return }
         let status = state.withLock { state -> SyncStatus in
             state.plans[saved.id] = saved
             let status: SyncStatus = creating || state.statuses[saved.id] == .notSynced ? .notSynced : .pendingUpload
@@ -192,109 +215,86 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         changes.send(SyncStatusChange(recordID: saved.id, status: status))
         publishPlans()
         triggers.send(.localEdit)
-        return saved
     }
 
-    /// Removes the plan, unless scripted; `recordNotFound` for an unknown ID.
+    /// Succeeds as scripted, or as the service does; a strict fake removes the plan.
     public func deletePlan(id: UUID) async throws {
-        try await controls.perform(.deletePlan(id), method: FakeMethod<FakePlanSyncService, Void>.deletePlan.name) {
-            guard state.withLock({ $0.plans[id] }) != nil else { throw SyncError(.recordNotFound) }
-        }
-        setStatus(nil, of: id)
-        triggers.send(.localEdit)
+        try await perform(.deletePlan(id), .deletePlan) { try await $0.deletePlan(id: id) }
+        show(nil, of: id)
+        if service == nil { triggers.send(.localEdit) }
     }
 
+    /// Recorded; the service's status, or a strict fake's.
     public func status(ofPlan id: UUID) throws -> SyncStatus? {
         controls.record(.status(id))
+        if let service { return try service.status(ofPlan: id) }
         return state.withLock { $0.statuses[id] }
     }
 
-    /// Recorded as a subscription; yields what saves, syncs and ``setStatus(_:of:)`` change from now on.
+    /// Recorded as a subscription; the service's changes, or what a strict fake's saves,
+    /// syncs and ``setStatus(_:of:)`` change from now on.
     public func statusChanges() -> AsyncStream<SyncStatusChange> {
         controls.recordSubscription(.statusChanges)
-        return changes.events()
+        return service?.statusChanges() ?? changes.events()
     }
 
-    /// Marks every queued plan `synced` and returns the scripted report, or one that
-    /// counts them as uploaded; a scripted error leaves them queued.
+    /// Returns the scripted report, or the service's; after a scripted one a strict
+    /// fake marks every queued plan `synced`.
     public func sync() async throws -> SyncReport {
-        let report = try await controls.perform(.sync, method: FakeMethod<FakePlanSyncService, SyncReport>.sync.name) {
-            var report = SyncReport()
-            report.uploaded = state.withLock { $0.statuses.values.filter { $0 == .notSynced || $0 == .pendingUpload }.count }
-            return report
-        }
-        for id in queued() { setStatus(.synced, of: id) }
+        let report = try await perform(.sync, .sync) { try await $0.sync() }
+        for id in queued() { show(.synced, of: id) }
         return report
     }
 
-    /// Returns the scripted status, or marks the plan `synced`.
+    /// Returns the scripted status, or the service's; a strict fake's plan takes it.
     public func uploadPlan(id: UUID) async throws -> SyncStatus? {
-        let status = try await controls.perform(.uploadPlan(id), method: FakeMethod<FakePlanSyncService, SyncStatus?>.uploadPlan.name) {
-            guard state.withLock({ $0.plans[id] }) != nil else { throw SyncError(.recordNotFound) }
-            return SyncStatus.synced
-        }
-        setStatus(status, of: id)
+        let status = try await perform(.uploadPlan(id), .uploadPlan) { try await $0.uploadPlan(id: id) }
+        show(status, of: id)
         return status
     }
 
-    /// Returns the scripted report, or an empty one.
+    /// Returns the scripted report, or the service's.
     public func downloadPlans() async throws -> SyncReport {
-        try await controls.perform(.downloadPlans, method: FakeMethod<FakePlanSyncService, SyncReport>.downloadPlans.name) { SyncReport() }
+        try await perform(.downloadPlans, .downloadPlans) { try await $0.downloadPlans() }
     }
 
-    /// Keeps `plan` as `pendingUpload` if the plan's status is `conflict`, else `noConflict`, unless scripted.
+    /// Returns the scripted plan, or the service's; a strict fake keeps it as `pendingUpload`.
     public func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws -> TrainingPlan {
-        let kept = try await controls.perform(.resolveConflict(id, plan), method: FakeMethod<FakePlanSyncService, TrainingPlan>.resolveConflict.name)
-        {
-            guard state.withLock({ $0.statuses[id] }) == .conflict else { throw SyncError(.noConflict) }
-            var plan = plan
-            plan.userID = userID
-            return try plan.validated()
+        let kept = try await perform(.resolveConflict(id, plan), .resolveConflict) { try await $0.resolveConflict(planID: id, keeping: plan) }
+        if service == nil {
+            state.withLock { $0.plans[id] = kept }
+            show(.pendingUpload, of: id)
         }
-        state.withLock { $0.plans[id] = kept }
-        setStatus(.pendingUpload, of: id)
         return kept
     }
 
+    /// Recorded; the service's log, or the one set on a strict fake.
     public func conflictLog() throws -> [SyncConflictRecord] {
         controls.record(.conflictLog)
+        if let service { return try service.conflictLog() }
         return state.withLock { $0.conflictLog }
     }
 
+    /// Recorded; the service's dead letters, or the ones set on a strict fake.
     public func deadLetters() throws -> [DeadLetter] {
         controls.record(.deadLetters)
+        if let service { return try service.deadLetters() }
         return state.withLock { $0.deadLetters }
     }
 
-    /// Removes every plan and returns the scripted report, or one counting them on both
-    /// sides; a scripted error removes nothing.
+    /// Returns the scripted report, or the service's; after a scripted one a strict fake
+    /// has no plans left.
     public func deleteAccountData() async throws -> SyncDeletionReport {
-        let report = try await controls.perform(
-            .deleteAccountData, method: FakeMethod<FakePlanSyncService, SyncDeletionReport>.deleteAccountData.name
-        ) {
-            let count = state.withLock { $0.plans.count }
-            return SyncDeletionReport(localRecords: count, remoteRecords: count)
+        let report = try await perform(.deleteAccountData, .deleteAccountData) { try await $0.deleteAccountData() }
+        if service == nil {
+            for id in state.withLock({ Array($0.plans.keys) }) { show(nil, of: id) }
         }
-        let ids = state.withLock { Array($0.plans.keys) }
-        for id in ids { setStatus(nil, of: id) }
         return report
     }
 
-    /// Returns the scripted report, or removes every plan of ``userID`` when asked
-    /// for that user (nothing for another) and reports them. It does not check a
-    /// schedule: script a failure to test a refusal.
+    /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SyncDeletionReport {
-        let report = try await controls.perform(
-            .purgeAccountData(userID), method: FakeMethod<FakePlanSyncService, SyncDeletionReport>.purgeAccountData.name
-        ) {
-            let count = userID == self.userID ? state.withLock { $0.plans.count } : 0
-            return SyncDeletionReport(localRecords: count, remoteRecords: count)
-        }
-        if userID == self.userID {
-            let ids = state.withLock { Array($0.plans.keys) }
-            for id in ids { setStatus(nil, of: id) }
-        }
-        return report
+        try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
     }
 
     private func queued() -> [UUID] {

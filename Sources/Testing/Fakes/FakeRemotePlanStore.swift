@@ -2,18 +2,19 @@ import Foundation
 import TrainCore
 import TrainSync
 
-/// A `RemotePlanStore` for tests of sync code: it behaves as a real remote (an
-/// in-memory `LocalRemotePlanStore`) and lets the test break the network.
+/// A `RemotePlanStore` for tests of sync code: in front of a real remote (an
+/// in-memory `LocalRemotePlanStore`), it lets the test break the network.
 ///
 /// Calls are recorded; scripted results replace the remote's answers. Besides the
 /// shared ``controls`` (failures, latency on the test clock, held calls), it can lose
 /// the answer of a write the remote committed — the ambiguous failure a retry must
 /// not apply twice — cut the network until ``heal()``, and answer as a broken or
 /// hostile backend would (``misbehave(_:)``), so a test shows what an app does when
-/// the sync refuses such an answer.
+/// the sync refuses such an answer. Made with ``init(clock:)`` it has no remote
+/// behind it and is strict: a call nobody scripted fails the test.
 ///
 /// ```swift
-/// let remote = FakeRemotePlanStore(clock: clock)
+/// let remote = FakeRemotePlanStore.inMemory(clock: clock)
 /// let plans = LocalPlanSyncService(auth: auth, remote: remote)
 /// _ = try await plans.createPlan(plan)
 /// remote.loseNextAnswer()                        // committed, but the device hears nothing
@@ -71,21 +72,36 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
-    /// The remote that answers unscripted calls.
-    public let remote: LocalRemotePlanStore
+    /// The remote that answers unscripted calls; nil for a strict fake.
+    public let remote: LocalRemotePlanStore?
     private let network = Locked(Network())
 
-    /// Creates a fake over an empty in-memory remote.
+    /// Creates a strict fake with no remote behind it: every call needs a script.
+    /// - Parameter clock: The clock latency sleeps on.
+    public init(clock: (any DateClock)? = nil) {
+        remote = nil
+        controls = FakeControls(fakeName: "FakeRemotePlanStore", clock: clock)
+    }
+
+    /// Creates a fake in front of `remote`: calls nobody scripted reach it, through the
+    /// network the fake breaks.
+    /// - Parameters:
+    ///   - remote: The remote.
+    ///   - clock: The clock latency sleeps on.
+    public init(backedBy remote: LocalRemotePlanStore, clock: (any DateClock)? = nil) {
+        self.remote = remote
+        controls = FakeControls(fakeName: "FakeRemotePlanStore", strict: false, clock: clock)
+    }
+
+    /// A fake in front of a new, empty remote in memory.
     /// - Parameters:
     ///   - policy: The remote's limits, retention and clock; its clock is `clock` when one is given.
-    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of
-    ///     reaching the remote.
     ///   - clock: The clock latency sleeps on and the remote tells time by.
-    public init(policy: RemotePolicy = RemotePolicy(), strict: Bool = false, clock: (any DateClock)? = nil) {
+    /// - Returns: The fake.
+    public static func inMemory(policy: RemotePolicy = RemotePolicy(), clock: (any DateClock)? = nil) -> FakeRemotePlanStore {
         var policy = policy
         if let clock { policy.clock = clock }
-        remote = LocalRemotePlanStore(policy: policy)
-        controls = FakeControls(fakeName: "FakeRemotePlanStore", strict: strict, clock: clock)
+        return FakeRemotePlanStore(backedBy: LocalRemotePlanStore(policy: policy), clock: clock)
     }
 
     /// Whether unscripted calls fail the test.
@@ -119,8 +135,8 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     /// The misbehaviors started and not stopped.
     public var misbehaviors: Set<Misbehavior> { network.withLock { $0.misbehaviors } }
 
-    /// The remote's largest document.
-    public var maximumDocumentBytes: Int { remote.maximumDocumentBytes }
+    /// The remote's largest document; 1 MiB without a remote.
+    public var maximumDocumentBytes: Int { remote?.maximumDocumentBytes ?? RemotePolicy().maximumDocumentBytes }
 
     /// The next write the remote commits loses its answer: the caller gets
     /// `unavailable` although the write took effect. Calling it twice loses two answers.
@@ -137,9 +153,9 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     /// Applies the writes on the remote unless scripted; then, if an answer is to be
     /// lost, throws `unavailable` after the remote committed.
     public func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
-        let response = try await controls.perform(.write(mutations, scope), method: FakeMethod<FakeRemotePlanStore, RemoteWriteResponse>.write.name) {
-            try reachable()
-            return try misbehaving(writes: mutations, in: scope)
+        let response = try await perform(.write(mutations, scope), .write) { remote in
+            try self.reachable()
+            return try self.misbehaving(writes: mutations, in: scope, on: remote)
         }
         let loses = network.withLock { network in
             guard network.answersToLose > 0 else { return false }
@@ -155,15 +171,15 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// The remote's change feed, unless scripted.
     public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
-        try await controls.perform(.changes(scope, after: cursor, limit: limit), method: FakeMethod<FakeRemotePlanStore, RemotePage>.changes.name) {
-            try reachable()
+        try await perform(.changes(scope, after: cursor, limit: limit), .changes) { remote in
+            try self.reachable()
             let misbehaviors = self.misbehaviors
             let asked = misbehaviors.contains(.oversizedPages) ? limit * 2 : limit
             var page = try remote.changesNow(in: scope, after: misbehaviors.contains(.endlessChangeFeed) ? 0 : cursor, limit: asked)
             if misbehaviors.contains(.endlessChangeFeed) {
                 page = RemotePage(records: page.records, cursor: cursor, hasMore: true, serverTime: page.serverTime)
             }
-            return try misbehaving(page, in: scope, misbehaviors) { (other) throws(RemoteStoreError) in
+            return try self.misbehaving(page, in: scope, misbehaviors) { (other) throws(RemoteStoreError) in
                 try remote.changesNow(in: other, after: 0, limit: limit).records
             }
         }
@@ -171,16 +187,15 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// The remote's snapshot, unless scripted.
     public func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
-        try await controls.perform(.snapshot(scope, after: recordID, limit: limit), method: FakeMethod<FakeRemotePlanStore, RemotePage>.snapshot.name)
-        {
-            try reachable()
+        try await perform(.snapshot(scope, after: recordID, limit: limit), .snapshot) { remote in
+            try self.reachable()
             let misbehaviors = self.misbehaviors
             let asked = misbehaviors.contains(.oversizedPages) ? limit * 2 : limit
             var page = try remote.snapshotNow(in: scope, after: misbehaviors.contains(.repeatingSnapshot) ? nil : recordID, limit: asked)
             if misbehaviors.contains(.repeatingSnapshot) {
                 page = RemotePage(records: page.records, cursor: page.cursor, hasMore: true, serverTime: page.serverTime)
             }
-            return try misbehaving(page, in: scope, misbehaviors) { (other) throws(RemoteStoreError) in
+            return try self.misbehaving(page, in: scope, misbehaviors) { (other) throws(RemoteStoreError) in
                 try remote.snapshotNow(in: other, after: nil, limit: limit).records
             }
         }
@@ -188,25 +203,34 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// Erases the scope on the remote, unless scripted.
     public func erase(_ scope: RemoteScope) async throws -> Int {
-        try await controls.perform(.erase(scope), method: FakeMethod<FakeRemotePlanStore, Int>.erase.name) {
-            try reachable()
+        try await perform(.erase(scope), .erase) { remote in
+            try self.reachable()
             return try remote.eraseNow(scope)
         }
     }
 
     /// The remote's signals of the commits to `scope`, which every write through the
-    /// fake, scripted ones aside, makes as the remote does.
+    /// fake, scripted ones aside, makes as the remote does; without a remote, none.
     /// - Parameter scope: The user and collection to follow.
     /// - Returns: A stream that ends when the consumer stops.
     public func changeSignals(for scope: RemoteScope) -> AsyncStream<RemoteChangeSignal> {
         controls.recordSubscription(.changeSignals(scope))
-        return remote.changeSignals(for: scope)
+        return remote?.changeSignals(for: scope) ?? AsyncStream { $0.finish() }
+    }
+
+    private func perform<Output>(
+        _ call: Call, _ method: FakeMethod<FakeRemotePlanStore, Output>,
+        _ forward: @escaping @Sendable (LocalRemotePlanStore) throws -> Output
+    ) async throws -> Output {
+        try await controls.perform(call, method: method.name, service: remote.map { remote in { try forward(remote) } })
     }
 
     // MARK: - Misbehaving
 
     /// The remote's answer to a batch of writes, as the misbehaviors change it.
-    private func misbehaving(writes mutations: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) -> RemoteWriteResponse {
+    private func misbehaving(writes mutations: [RemoteMutation], in scope: RemoteScope, on remote: LocalRemotePlanStore) throws(RemoteStoreError)
+        -> RemoteWriteResponse
+    {
         let misbehaviors = self.misbehaviors
         var response: RemoteWriteResponse
         if misbehaviors.contains(.acknowledgesReusedMutationIDs) {

@@ -4,22 +4,21 @@ import TrainSocial
 
 /// A scriptable `SocialFeedService` for unit tests of view models.
 ///
-/// Calls are recorded; scripted results are returned; unscripted calls of a strict
-/// fake record a test failure and throw ``FakeError/unimplemented(_:)``. Unscripted
-/// calls of a lenient fake work on a small state of one user's view: whether the feed
-/// is unlocked (``setFeedUnlocked(_:)``), the posts both feeds page through, newest
-/// first (``setPosts(_:)``), the users followed and blocked, and the likes and
-/// comments made on the fake. They check the lock, limits, cursors, text and media
-/// URLs as the real service does, except that a cursor must be a post the fake still
-/// holds. They know no other user: any non-empty user ID can be followed, nobody
-/// follows back, and search looks only among the users followed.
+/// Calls are recorded; scripted results are returned. A fake made with
+/// ``init(feedUnlocked:timeZone:clock:)`` is strict: a call nobody scripted records a
+/// test failure and throws ``FakeError/unimplemented(_:)``, and whether the feed is
+/// unlocked is what the test sets with ``setFeedUnlocked(_:)`` or a scripted
+/// ``unlockFeed(workoutType:)`` makes — until the next local midnight in the fake's time
+/// zone, on its clock. A fake made with ``init(backedBy:clock:)`` passes every call
+/// nobody scripted to that service, such as a `LocalSocialFeedService` in memory, and
+/// shows its state.
 ///
 /// ```swift
-/// let social = FakeSocialFeedService(feedUnlocked: true, posts: [post])
-/// social.script(.friendsFeed, .once(.failure(SocialError(.feedLocked))))
+/// let social = FakeSocialFeedService(feedUnlocked: true)
+/// social.script(.friendsFeed, .returning([post]))
 /// let model = FeedModel(social: social)
 /// await model.load()
-/// #expect(model.isLocked)
+/// #expect(model.posts == [post])
 /// #expect(social.calls == [.friendsFeed(limit: 20, after: nil)])
 /// ```
 public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
@@ -79,331 +78,208 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case exportAccountData
     }
 
-    /// What the lenient fake answers from.
-    private struct State {
-        var isUnlocked: Bool
-        var posts: [PostEntity]
-        var following: [String] = []
-        var blocked: [String] = []
-        var likes: [UUID: Set<String>] = [:]
-        var comments: [PostComment] = []
-    }
-
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
-    /// The user the fake acts as: the author of the posts it creates.
-    public let userID: String
-    private let state: Locked<State>
-    /// The unlock ``feedUnlockUpdates()`` shows.
+    /// The service unscripted calls go to; nil for a strict fake.
+    public let service: (any SocialFeedService)?
+    /// The time zone whose midnight ends a strict fake's unlock.
+    public let timeZone: TimeZone
+    /// A strict fake's unlock, as ``feedUnlockUpdates()`` shows it.
     private let unlocks = Broadcast<FeedUnlock?>(initial: nil)
 
-    /// Creates a fake.
+    /// Creates a strict fake: every call but the feed's state needs a script.
     /// - Parameters:
-    ///   - userID: The signed-in user the fake acts as.
-    ///   - feedUnlocked: Whether the feed starts unlocked.
-    ///   - posts: The posts both feeds page through.
-    ///   - following: The IDs of the users the user follows.
-    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of using the state.
-    ///   - clock: The clock that dates posts and unlocks and that ``FakeControls/latency``
-    ///     sleeps on; without one, 2026-01-01.
-    public init(
-        userID: String = "user", feedUnlocked: Bool = false, posts: [PostEntity] = [], following: [String] = [], strict: Bool = false,
-        clock: (any DateClock)? = nil
-    ) {
-        self.userID = userID
-        state = Locked(State(isUnlocked: feedUnlocked, posts: Self.sorted(posts), following: following))
-        controls = FakeControls(fakeName: "FakeSocialFeedService", strict: strict, clock: clock)
+    ///   - feedUnlocked: Whether the feed starts unlocked, until the next local midnight.
+    ///   - timeZone: Where the unlock's midnight is; the device's by default.
+    ///   - clock: The clock that dates unlocks and that ``FakeControls/latency`` sleeps
+    ///     on; without one, 2026-01-01.
+    public init(feedUnlocked: Bool = false, timeZone: TimeZone = .current, clock: (any DateClock)? = nil) {
+        service = nil
+        self.timeZone = timeZone
+        controls = FakeControls(fakeName: "FakeSocialFeedService", clock: clock)
         if feedUnlocked { unlocks.send(unlock(.run)) }
+    }
+
+    /// Creates a fake in front of `service`: calls nobody scripted go to it, and the
+    /// feed's state is its.
+    /// - Parameters:
+    ///   - service: The service, such as a `LocalSocialFeedService` in memory.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(backedBy service: any SocialFeedService, clock: (any DateClock)? = nil) {
+        self.service = service
+        timeZone = .current
+        controls = FakeControls(fakeName: "FakeSocialFeedService", strict: false, clock: clock)
     }
 
     /// Whether unscripted calls fail the test.
     public var isStrict: Bool { controls.isStrict }
 
-    /// The posts both feeds page through, newest first.
-    public var posts: [PostEntity] { state.withLock { $0.posts } }
-
-    /// Locks or unlocks the feed.
+    /// Locks or unlocks a strict fake's feed; an unlock lasts until the next local midnight.
     /// - Parameter unlocked: Whether it is unlocked.
     public func setFeedUnlocked(_ unlocked: Bool) {
-        state.withLock { $0.isUnlocked = unlocked }
+        guard controls.ownsState("setFeedUnlocked(_:)") else { return }
         unlocks.send(unlocked ? unlock(.run) : nil)
     }
 
-    /// An unlock made now, until the next midnight UTC.
+    /// An unlock of ``FakeAuthService/sampleUser`` made now, until the next midnight in ``timeZone``.
     private func unlock(_ workoutType: WorkoutType) -> FeedUnlock {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        calendar.timeZone = timeZone
         let end = calendar.dateInterval(of: .day, for: now)?.end ?? now.addingTimeInterval(86_400)
-        return FeedUnlock(id: UUID(), userID: userID, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: "UTC", expiresAt: end)
-    }
-
-    /// Recorded as a subscription; yields the unlock now, then each unlock and lock.
-    public func feedUnlockUpdates() -> AsyncStream<FeedUnlock?> {
-        controls.recordSubscription(.feedUnlockUpdates)
-        return unlocks.subscribe()
-    }
-
-    /// Replaces the posts both feeds page through.
-    /// - Parameter posts: The posts, in any order.
-    public func setPosts(_ posts: [PostEntity]) {
-        state.withLock { $0.posts = Self.sorted(posts) }
+        return FeedUnlock(
+            id: UUID(), userID: FakeAuthService.sampleUser.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
+            expiresAt: end)
     }
 
     private var now: Date { controls.clock?.now ?? ManualClock.defaultStart }
 
-    private static func sorted(_ posts: [PostEntity]) -> [PostEntity] {
-        posts.sorted { ($0.createdAt, $0.id.uuidString) > ($1.createdAt, $1.id.uuidString) }
+    private func perform<Output>(
+        _ call: Call, _ method: FakeMethod<FakeSocialFeedService, Output>,
+        _ forward: @escaping @Sendable (any SocialFeedService) async throws -> Output
+    ) async throws -> Output {
+        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
     }
 
-    private func perform<Output>(_ call: Call, _ method: FakeMethod<FakeSocialFeedService, Output>, fallback: () throws -> Output) async throws
-        -> Output
-    {
-        try await controls.perform(call, method: method.name, fallback: fallback)
+    /// Recorded as a subscription; the service's unlocks, or a strict fake's: the unlock
+    /// now, then each one set or scripted.
+    public func feedUnlockUpdates() -> AsyncStream<FeedUnlock?> {
+        controls.recordSubscription(.feedUnlockUpdates)
+        return service?.feedUnlockUpdates() ?? unlocks.subscribe()
     }
 
-    /// A page of the state's posts: locked, limit and cursor checked as the real service does.
-    private func page(limit: Int, after lastPostID: UUID?) throws -> [PostEntity] {
-        try state.withLock { state in
-            guard state.isUnlocked else { throw SocialError(.feedLocked) }
-            guard (1...100).contains(limit) else { throw SocialError(.invalidLimit) }
-            var visible = state.posts.filter { $0.isVisible(at: now) }
-            if let lastPostID {
-                guard let index = state.posts.firstIndex(where: { $0.id == lastPostID }) else { throw SocialError(.invalidCursor) }
-                let cursor = state.posts[index]
-                visible = visible.filter { ($0.createdAt, $0.id.uuidString) < (cursor.createdAt, cursor.id.uuidString) }
-            }
-            return Array(visible.prefix(limit))
+    /// Recorded; the service's answer, or whether a strict fake's unlock has not reached its end.
+    public func hasFeedUnlocked() -> Bool {
+        controls.record(.hasFeedUnlocked)
+        if let service { return service.hasFeedUnlocked() }
+        return unlocks.value.map { now < $0.expiresAt } ?? false
+    }
+
+    /// Returns the scripted page, or the service's.
+    public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
+        try await perform(.friendsFeed(limit: limit, after: lastPostID), .friendsFeed) { try await $0.friendsFeed(limit: limit, after: lastPostID) }
+    }
+
+    /// Returns the scripted page, or the service's.
+    public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
+        try await perform(.discoverFeed(limit: limit, after: lastPostID), .discoverFeed) {
+            try await $0.discoverFeed(limit: limit, after: lastPostID)
         }
     }
 
-    /// Returns the scripted page, or a page of ``posts``.
-    public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
-        try await perform(.friendsFeed(limit: limit, after: lastPostID), .friendsFeed) { try page(limit: limit, after: lastPostID) }
-    }
-
-    /// Returns the scripted page, or a page of ``posts``.
-    public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
-        try await perform(.discoverFeed(limit: limit, after: lastPostID), .discoverFeed) { try page(limit: limit, after: lastPostID) }
-    }
-
-    /// Recorded; whether the feed is unlocked.
-    public func hasFeedUnlocked() -> Bool {
-        controls.record(.hasFeedUnlocked)
-        return state.withLock { $0.isUnlocked }
-    }
-
-    /// Returns the scripted unlock, or unlocks until the next midnight UTC.
+    /// Returns the scripted unlock, or the service's; a strict fake's feed is unlocked after it.
     public func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock {
-        let unlock = try await perform(.unlockFeed(workoutType), .unlockFeed) { self.unlock(workoutType) }
-        state.withLock { $0.isUnlocked = true }
-        unlocks.send(unlock)
+        let unlock = try await perform(.unlockFeed(workoutType), .unlockFeed) { try await $0.unlockFeed(workoutType: workoutType) }
+        if service == nil { unlocks.send(unlock) }
         return unlock
     }
 
-    /// Returns the scripted post, or adds one to ``posts`` after checking the lock, the
-    /// text (1 to 500 characters) and the media URL (`https` or `file`).
+    /// Returns the scripted post, or the service's.
     public func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity {
         try await perform(.createPost(content: content, workoutType: workoutType, mediaURL: mediaURL), .createPost) {
-            let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...500).contains(text.count) else { throw SocialError(.invalidContent) }
-            if let scheme = mediaURL?.scheme?.lowercased(), scheme != "https" && scheme != "file" { throw SocialError(.invalidMediaURL) }
-            let post = PostEntity(
-                id: UUID(), userID: userID, userName: userID, workoutType: workoutType, content: text, createdAt: now,
-                expiresAt: now.addingTimeInterval(86_400), mediaURL: mediaURL)
-            try state.withLock { state in
-                guard state.isUnlocked else { throw SocialError(.feedLocked) }
-                state.posts = Self.sorted(state.posts + [post])
-            }
-            return post
+            try await $0.createPost(content: content, workoutType: workoutType, mediaURL: mediaURL)
         }
     }
 
-    /// Succeeds unless scripted to fail: removes one of the user's posts; another's is
-    /// `notAuthorized`, an unknown one `postNotFound`.
+    /// Succeeds as scripted, or as the service does.
     public func deletePost(_ postID: UUID) async throws {
-        try await perform(.deletePost(postID), .deletePost) {
-            try state.withLock { state in
-                guard let post = state.posts.first(where: { $0.id == postID }) else { throw SocialError(.postNotFound) }
-                guard post.userID == userID else { throw SocialError(.notAuthorized) }
-                state.posts.removeAll { $0.id == postID }
-            }
-        }
+        try await perform(.deletePost(postID), .deletePost) { try await $0.deletePost(postID) }
     }
 
-    /// Succeeds unless scripted to fail: follows once; yourself is `cannotTargetSelf`,
-    /// an empty ID `userNotFound`, a blocked user `blocked`.
+    /// Succeeds as scripted, or as the service does.
     public func follow(_ userID: String) async throws {
-        try await perform(.follow(userID), .follow) {
-            guard userID != self.userID else { throw SocialError(.cannotTargetSelf) }
-            guard !userID.isEmpty else { throw SocialError(.userNotFound) }
-            try state.withLock { state in
-                guard !state.blocked.contains(userID) else { throw SocialError(.blocked) }
-                if !state.following.contains(userID) { state.following.append(userID) }
-            }
-        }
+        try await perform(.follow(userID), .follow) { try await $0.follow(userID) }
     }
 
-    /// Succeeds unless scripted to fail: stops following.
+    /// Succeeds as scripted, or as the service does.
     public func unfollow(_ userID: String) async throws {
-        try await perform(.unfollow(userID), .unfollow) { state.withLock { $0.following.removeAll { $0 == userID } } }
+        try await perform(.unfollow(userID), .unfollow) { try await $0.unfollow(userID) }
     }
 
-    /// Returns the scripted profiles, or those of the users followed.
+    /// Returns the scripted profiles, or the service's.
     public func following() async throws -> [SocialProfile] {
-        try await perform(.following, .following) { state.withLock { $0.following.map { SocialProfile(id: $0, displayName: $0) } } }
+        try await perform(.following, .following) { try await $0.following() }
     }
 
-    /// Returns the scripted profiles, or none.
+    /// Returns the scripted profiles, or the service's.
     public func followers() async throws -> [SocialProfile] {
-        try await perform(.followers, .followers) { [] }
+        try await perform(.followers, .followers) { try await $0.followers() }
     }
 
-    /// Returns the scripted profile, or one named after the ID; the user's own counts
-    /// how many they follow.
+    /// Returns the scripted profile, or the service's.
     public func profile(_ userID: String) async throws -> SocialProfile {
-        try await perform(.profile(userID), .profile) {
-            guard !userID.isEmpty else { throw SocialError(.userNotFound) }
-            let following = userID == self.userID ? state.withLock { $0.following.count } : 0
-            return SocialProfile(id: userID, displayName: userID, followingCount: following)
-        }
+        try await perform(.profile(userID), .profile) { try await $0.profile(userID) }
     }
 
-    /// Returns the scripted profiles, or the followed users whose ID starts with the
-    /// query; a query under two characters is `queryTooShort`.
+    /// Returns the scripted profiles, or the service's.
     public func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile] {
-        try await perform(.searchUsers(query, limit: limit), .searchUsers) {
-            guard query.trimmingCharacters(in: .whitespaces).count >= 2 else { throw SocialError(.queryTooShort) }
-            guard (1...100).contains(limit) else { throw SocialError(.invalidLimit) }
-            return state.withLock { $0.following }.filter { $0.lowercased().hasPrefix(query.lowercased()) }.prefix(limit)
-                .map { SocialProfile(id: $0, displayName: $0) }
-        }
+        try await perform(.searchUsers(query, limit: limit), .searchUsers) { try await $0.searchUsers(query, limit: limit) }
     }
 
-    /// Succeeds unless scripted to fail: likes a post of ``posts`` once.
+    /// Succeeds as scripted, or as the service does.
     public func like(_ postID: UUID) async throws {
-        try await perform(.like(postID), .like) { try changeLike(postID, liked: true) }
+        try await perform(.like(postID), .like) { try await $0.like(postID) }
     }
 
-    /// Succeeds unless scripted to fail: removes the like.
+    /// Succeeds as scripted, or as the service does.
     public func unlike(_ postID: UUID) async throws {
-        try await perform(.unlike(postID), .unlike) { try changeLike(postID, liked: false) }
+        try await perform(.unlike(postID), .unlike) { try await $0.unlike(postID) }
     }
 
-    private func changeLike(_ postID: UUID, liked: Bool) throws {
-        try state.withLock { state in
-            guard let index = state.posts.firstIndex(where: { $0.id == postID }) else { throw SocialError(.postNotFound) }
-            if liked { guard state.posts[index].isVisible(at: now) else { throw SocialError(.postExpired) } }
-            var likers = state.likes[postID, default: []]
-            let changed = liked ? likers.insert(userID).inserted : likers.remove(userID) != nil
-            state.likes[postID] = likers
-            if changed { state.posts[index].likeCount += liked ? 1 : -1 }
-        }
-    }
-
-    /// Returns the scripted profiles, or the user's own if they like it.
+    /// Returns the scripted profiles, or the service's.
     public func likes(on postID: UUID) async throws -> [SocialProfile] {
-        try await perform(.likes(postID), .likes) {
-            state.withLock { $0.likes[postID, default: []] }.map { SocialProfile(id: $0, displayName: $0) }
-        }
+        try await perform(.likes(postID), .likes) { try await $0.likes(on: postID) }
     }
 
-    /// Returns the scripted comment, or adds one after checking the text (1 to 300 characters).
+    /// Returns the scripted comment, or the service's.
     public func comment(on postID: UUID, text: String) async throws -> PostComment {
-        try await perform(.comment(postID, text: text), .comment) {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...300).contains(trimmed.count) else { throw SocialError(.invalidComment) }
-            return try state.withLock { state in
-                guard let index = state.posts.firstIndex(where: { $0.id == postID }) else { throw SocialError(.postNotFound) }
-                let comment = PostComment(id: UUID(), postID: postID, userID: userID, userName: userID, text: trimmed, createdAt: now)
-                state.comments.append(comment)
-                state.posts[index].commentCount += 1
-                return comment
-            }
-        }
+        try await perform(.comment(postID, text: text), .comment) { try await $0.comment(on: postID, text: text) }
     }
 
-    /// Returns the scripted comments, or those made on the fake.
+    /// Returns the scripted comments, or the service's.
     public func comments(on postID: UUID) async throws -> [PostComment] {
-        try await perform(.comments(postID), .comments) { state.withLock { $0.comments.filter { $0.postID == postID } } }
+        try await perform(.comments(postID), .comments) { try await $0.comments(on: postID) }
     }
 
-    /// Succeeds unless scripted to fail: removes a comment made on the fake.
+    /// Succeeds as scripted, or as the service does.
     public func deleteComment(_ commentID: UUID) async throws {
-        try await perform(.deleteComment(commentID), .deleteComment) {
-            try state.withLock { state in
-                guard let comment = state.comments.first(where: { $0.id == commentID }) else { throw SocialError(.commentNotFound) }
-                state.comments.removeAll { $0.id == commentID }
-                if let index = state.posts.firstIndex(where: { $0.id == comment.postID }) { state.posts[index].commentCount -= 1 }
-            }
-        }
+        try await perform(.deleteComment(commentID), .deleteComment) { try await $0.deleteComment(commentID) }
     }
 
-    /// Succeeds unless scripted to fail: blocks, unfollows and removes the user's posts
-    /// from ``posts``; yourself is `cannotTargetSelf`.
+    /// Succeeds as scripted, or as the service does.
     public func block(_ userID: String) async throws {
-        try await perform(.block(userID), .block) {
-            guard userID != self.userID else { throw SocialError(.cannotTargetSelf) }
-            state.withLock { state in
-                if !state.blocked.contains(userID) { state.blocked.append(userID) }
-                state.following.removeAll { $0 == userID }
-                state.posts.removeAll { $0.userID == userID }
-            }
-        }
+        try await perform(.block(userID), .block) { try await $0.block(userID) }
     }
 
-    /// Succeeds unless scripted to fail: unblocks; the posts a block removed stay removed.
+    /// Succeeds as scripted, or as the service does.
     public func unblock(_ userID: String) async throws {
-        try await perform(.unblock(userID), .unblock) { state.withLock { $0.blocked.removeAll { $0 == userID } } }
+        try await perform(.unblock(userID), .unblock) { try await $0.unblock(userID) }
     }
 
-    /// Returns the scripted profiles, or those of the users blocked.
+    /// Returns the scripted profiles, or the service's.
     public func blockedUsers() async throws -> [SocialProfile] {
-        try await perform(.blockedUsers, .blockedUsers) { state.withLock { $0.blocked.map { SocialProfile(id: $0, displayName: $0) } } }
+        try await perform(.blockedUsers, .blockedUsers) { try await $0.blockedUsers() }
     }
 
-    /// Returns the scripted report, or removes `userID`'s posts and reports them. It
-    /// does not check a schedule: script a failure to test a refusal.
+    /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
-        try await perform(.purgeAccountData(userID), .purgeAccountData) {
-            state.withLock { state in
-                let report = SocialDeletionReport(posts: state.posts.filter { $0.userID == userID }.count)
-                state.posts.removeAll { $0.userID == userID }
-                return report
-            }
-        }
+        try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
     }
 
-    /// Returns the scripted report, or removes the user's posts, follows and blocks,
-    /// locks the feed and reports what it removed.
+    /// Returns the scripted report, or the service's; a strict fake's feed is locked after it.
     public func deleteAccountData() async throws -> SocialDeletionReport {
-        try await perform(.deleteAccountData, .deleteAccountData) {
-            state.withLock { state in
-                let report = SocialDeletionReport(
-                    posts: state.posts.filter { $0.userID == userID }.count, follows: state.following.count, blocks: state.blocked.count)
-                state.posts.removeAll { $0.userID == userID }
-                state.following = []
-                state.blocked = []
-                state.isUnlocked = false
-                return report
-            }
-        }
+        let report = try await perform(.deleteAccountData, .deleteAccountData) { try await $0.deleteAccountData() }
+        if service == nil { unlocks.send(nil) }
+        return report
     }
 
-    /// Returns the scripted export, or the user's posts, comments, likes, follows and blocks.
+    /// Returns the scripted export, or the service's.
     public func exportAccountData() async throws -> SocialExport {
-        try await perform(.exportAccountData, .exportAccountData) {
-            state.withLock { state in
-                SocialExport(
-                    posts: state.posts.filter { $0.userID == userID }, comments: state.comments.filter { $0.userID == userID },
-                    likedPostIDs: state.likes.filter { $0.value.contains(userID) }.keys.sorted { $0.uuidString < $1.uuidString },
-                    following: state.following, blocked: state.blocked)
-            }
-        }
+        try await perform(.exportAccountData, .exportAccountData) { try await $0.exportAccountData() }
     }
 
-    /// Returns the scripted count, or 0.
+    /// Returns the scripted count, or the service's.
     public func recount() async throws -> Int {
-        try await perform(.recount, .recount) { 0 }
+        try await perform(.recount, .recount) { try await $0.recount() }
     }
 }
 

@@ -4,19 +4,14 @@ import TrainSubscription
 
 /// A scriptable `SubscriptionService` for unit tests of view models.
 ///
-/// Calls are recorded; scripted results are returned; unscripted calls return
-/// plausible defaults, or — when the fake is strict — record a test failure naming
-/// the call and throw ``FakeError/unimplemented(_:)``. ``setTier(_:)`` and
-/// ``sendTransactionUpdate(_:)`` drive the two streams; ``controls`` inject failures,
-/// latency and holds.
-///
-/// A purchase that succeeds, scripted or not, raises the tier to its product's,
-/// looked up in the scripted products (`AppStoreProduct.standard` when none are
-/// scripted), and its transaction is dated by the fake's clock. Unscripted, the first
-/// purchase in a subscription group gets the product's introductory offer, and
-/// ``isEligibleForIntroOffer(groupID:)`` is true until then; a promotional or win-back
-/// offer is `ineligibleForOffer` before then; a non-consumable bought again returns its
-/// first transaction.
+/// Calls are recorded; scripted results are returned. A fake made with
+/// ``init(tier:clock:)`` is strict: a call nobody scripted records a test failure
+/// naming the call and throws ``FakeError/unimplemented(_:)``; its tier is what the
+/// test sets with ``setTier(_:)``, and a scripted purchase that succeeds raises it to
+/// the product's tier (looked up in the scripted products, or `AppStoreProduct.standard`).
+/// ``sendTransactionUpdate(_:)`` drives its transaction stream. A fake made with
+/// ``init(backedBy:clock:)`` passes every call nobody scripted to that service, such
+/// as a `LocalSubscriptionService` over a `SimulatedAppStore`, and shows its state.
 ///
 /// ```swift
 /// let subscriptions = FakeSubscriptionService()
@@ -65,231 +60,176 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
+    /// The service unscripted calls go to; nil for a strict fake.
+    public let service: (any SubscriptionService)?
     private let tiers: Broadcast<SubscriptionTier>
     private let updates = Broadcast<StoreVerificationResult<AppStoreTransaction>?>(initial: nil)
     private let purchasesInFlight = Locked(0)
-    private let nextTransactionID = Locked<UInt64>(1)
     private let lastProducts = Locked<[AppStoreProduct]?>(nil)
-    /// Every transaction bought through the fake, and which of them were finished.
-    private let history = Locked<(transactions: [StoreVerificationResult<AppStoreTransaction>], finished: Set<UInt64>)>(([], []))
 
-    /// Whether a purchase through the fake went through in `group`.
-    private func hasBought(inGroup group: String?) -> Bool {
-        guard let group else { return false }
-        return history.withLock { $0.transactions.contains { $0.unsafePayloadValue.subscriptionGroupID == group } }
-    }
-
-    /// The first transaction of the non-consumable `productID` bought through the fake.
-    private func owned(_ productID: String) -> AppStoreTransaction? {
-        history.withLock { $0.transactions.first { $0.unsafePayloadValue.productID == productID } }?.unsafePayloadValue
-    }
-
-    /// Creates a fake.
+    /// Creates a strict fake: every call but the tier needs a script.
     /// - Parameters:
     ///   - tier: The tier at the start.
-    ///   - strict: Whether a call nobody scripted fails the test (and throws) instead of returning a default.
-    ///   - clock: The clock that dates transactions and that ``FakeControls/latency``
-    ///     sleeps on; without one, transactions are dated 2026-01-01.
-    public init(tier: SubscriptionTier = .free, strict: Bool = false, clock: (any DateClock)? = nil) {
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(tier: SubscriptionTier = .free, clock: (any DateClock)? = nil) {
+        service = nil
         tiers = Broadcast(initial: tier)
-        controls = FakeControls(fakeName: "FakeSubscriptionService", strict: strict, clock: clock)
+        controls = FakeControls(fakeName: "FakeSubscriptionService", clock: clock)
+    }
+
+    /// Creates a fake in front of `service`: calls nobody scripted go to it, and the
+    /// tier is its.
+    /// - Parameters:
+    ///   - service: The service, such as a `LocalSubscriptionService` over a `SimulatedAppStore`.
+    ///   - clock: The clock ``FakeControls/latency`` sleeps on.
+    public init(backedBy service: any SubscriptionService, clock: (any DateClock)? = nil) {
+        self.service = service
+        tiers = Broadcast(initial: .free)
+        controls = FakeControls(fakeName: "FakeSubscriptionService", strict: false, clock: clock)
     }
 
     /// Whether unscripted calls fail the test.
     public var isStrict: Bool { controls.isStrict }
 
-    public var currentTier: SubscriptionTier { tiers.value }
+    /// The service's tier, or a strict fake's.
+    public var currentTier: SubscriptionTier { service?.currentTier ?? tiers.value }
 
-    /// True while a ``purchase(_:)`` call is under way (held, sleeping or running).
+    /// True while a ``purchase(_:offer:)`` call is under way (held, sleeping or running).
     public var isPurchaseInProgress: Bool { purchasesInFlight.withLock { $0 > 0 } }
 
-    /// Sets the tier and, if it changed, emits it on ``tierChanges()``.
+    /// Sets a strict fake's tier and, if it changed, emits it on ``tierChanges()``.
     /// - Parameter tier: The new tier.
     public func setTier(_ tier: SubscriptionTier) {
-        if tier != tiers.value { tiers.send(tier) }
+        guard controls.ownsState("setTier(_:)") else { return }
+        show(tier)
     }
 
-    /// Emits a transaction on every ``transactionUpdates()`` stream, as a renewal or refund would.
+    private func show(_ tier: SubscriptionTier) {
+        if service == nil, tier != tiers.value { tiers.send(tier) }
+    }
+
+    /// Emits a transaction on a strict fake's ``transactionUpdates()`` streams, as a renewal or refund would.
     /// - Parameter update: The transaction.
     public func sendTransactionUpdate(_ update: StoreVerificationResult<AppStoreTransaction>) {
+        guard controls.ownsState("sendTransactionUpdate(_:)") else { return }
         updates.send(update)
     }
 
-    /// Suspends until at least `count` listeners follow ``transactionUpdates()``.
+    /// Suspends until at least `count` listeners follow a strict fake's ``transactionUpdates()``.
     /// - Parameter count: The number of listeners to wait for.
     public func waitForTransactionListeners(_ count: Int = 1) async {
+        guard controls.ownsState("waitForTransactionListeners(_:)") else { return }
         await updates.waitForSubscribers(count)
     }
 
-    /// Suspends until at least `count` subscribers follow ``tierChanges()``.
+    /// Suspends until at least `count` subscribers follow a strict fake's ``tierChanges()``.
     /// - Parameter count: The number of subscribers to wait for.
     public func waitForTierSubscribers(_ count: Int = 1) async {
+        guard controls.ownsState("waitForTierSubscribers(_:)") else { return }
         await tiers.waitForSubscribers(count)
     }
 
     private func perform<Output>(
         _ call: Call, _ method: FakeMethod<FakeSubscriptionService, Output>,
-        fallback: () throws -> Output
+        _ forward: @escaping @Sendable (any SubscriptionService) async throws -> Output
     ) async throws -> Output {
-        try await controls.perform(call, method: method.name, fallback: fallback)
+        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
     }
 
-    /// The products a purchase is looked up in: the scripted ones (or the last that
-    /// ``products()`` returned), or the standard four.
-    private var catalog: [AppStoreProduct] {
-        controls.peekScript(FakeMethod<FakeSubscriptionService, [AppStoreProduct]>.products.name, as: [AppStoreProduct].self)
-            ?? lastProducts.withLock { $0 } ?? AppStoreProduct.standard
-    }
-
-    /// Returns the scripted products, or `AppStoreProduct.standard`.
+    /// Returns the scripted products, or the service's.
     public func products() async throws -> [AppStoreProduct] {
-        let products = try await perform(.products, .products) { AppStoreProduct.standard }
+        let products = try await perform(.products, .products) { try await $0.products() }
         lastProducts.withLock { $0 = products }
         return products
     }
 
-    /// In progress until it returns. Returns the scripted result, or a verified
-    /// transaction of the product dated by the fake's clock — at its introductory offer
-    /// on the first purchase in its group, or at the offer asked for
-    /// (`invalidOfferIdentifier` if the product has none such);
-    /// a success raises the tier to the product's.
+    /// In progress until it returns. Returns the scripted result, or the service's; a
+    /// scripted success raises a strict fake's tier to the product's.
     public func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult {
         purchasesInFlight.withLock { $0 += 1 }
         defer { purchasesInFlight.withLock { $0 -= 1 } }
-        let products = catalog
+        let catalog =
+            controls.peekScript(FakeMethod<FakeSubscriptionService, [AppStoreProduct]>.products.name, as: [AppStoreProduct].self)
+            ?? lastProducts.withLock { $0 } ?? AppStoreProduct.standard
         let call: Call = offer.map { .purchaseWithOffer(productID, $0) } ?? .purchase(productID)
-        let result = try await perform(call, .purchase) { () throws -> StorePurchaseResult in
-            guard let product = products.first(where: { $0.id == productID }) else {
-                throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.")
-            }
-            if product.type == .nonConsumable, let owned = owned(productID) {
-                return .success(.verified(owned)) // StoreKit 2 hands back the transaction of what is owned
-            }
-            let chosen: SubscriptionOffer?
-            if let offer {
-                guard let found = product.offer(offer.type, id: offer.id) else {
-                    throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(productID)' has no offer '\(offer.id)'.")
-                }
-                // Promotional and win-back offers are for those who subscribed before.
-                guard hasBought(inGroup: product.subscriptionGroupID) else {
-                    throw SubscriptionError(.ineligibleForOffer, detail: "Nobody subscribed in the group of '\(productID)' through the fake.")
-                }
-                chosen = found
-            } else {
-                chosen = product.subscriptionGroupID != nil && !hasBought(inGroup: product.subscriptionGroupID) ? product.introductoryOffer : nil
-            }
-            let id = nextTransactionID.withLock { next in
-                defer { next += 1 }
-                return next
-            }
-            let date = controls.clock?.now ?? ManualClock.defaultStart
-            let renews = product.type == .autoRenewable
-            return .success(
-                .verified(
-                    AppStoreTransaction(
-                        id: id, productID: productID, productType: product.type,
-                        subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: date,
-                        expirationDate: renews ? (chosen?.period ?? product.period)?.end(after: date) : nil,
-                        offer: chosen.map { TransactionOffer(type: $0.type, id: $0.id, paymentMode: $0.paymentMode) },
-                        price: chosen?.price ?? product.price, currency: "USD")))
-        }
+        let result = try await perform(call, .purchase) { try await $0.purchase(productID, offer: offer) }
         if case .success(let transaction) = result, transaction.isVerified,
-            let product = products.first(where: { $0.id == transaction.unsafePayloadValue.productID })
+            let product = catalog.first(where: { $0.id == transaction.unsafePayloadValue.productID })
         {
-            history.withLock { history in
-                if !history.transactions.contains(where: { $0.unsafePayloadValue.id == transaction.unsafePayloadValue.id }) {
-                    history.transactions.append(transaction)
-                }
-            }
-            setTier(max(product.tier, currentTier))
+            show(max(product.tier, currentTier))
         }
         return result
     }
 
-    /// Returns the scripted answer, or whether no purchase through the fake went through in the group.
+    /// Returns the scripted answer, or the service's.
     public func isEligibleForIntroOffer(groupID: String) async throws -> Bool {
-        try await perform(.isEligibleForIntroOffer(groupID), .isEligibleForIntroOffer) {
-            !hasBought(inGroup: groupID)
-        }
+        try await perform(.isEligibleForIntroOffer(groupID), .isEligibleForIntroOffer) { try await $0.isEligibleForIntroOffer(groupID: groupID) }
     }
 
-    /// Returns the scripted tier (and sets it), or the current tier.
+    /// Returns the scripted tier, which becomes a strict fake's, or the service's.
     public func restorePurchases() async throws -> SubscriptionTier {
-        let tier = try await perform(.restorePurchases, .restorePurchases) { currentTier }
-        setTier(tier)
+        let tier = try await perform(.restorePurchases, .restorePurchases) { try await $0.restorePurchases() }
+        show(tier)
         return tier
     }
 
-    /// Recorded as a subscription; yields what ``sendTransactionUpdate(_:)`` sends from now on.
+    /// Recorded as a subscription; the service's updates, or what ``sendTransactionUpdate(_:)`` sends from now on.
     public func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>> {
         controls.recordSubscription(.transactionUpdates)
-        return updates.events()
+        return service?.transactionUpdates() ?? updates.events()
     }
 
-    /// Recorded as a subscription; the tier now, then what ``setTier(_:)`` sets.
+    /// Recorded as a subscription; the service's tiers, or a strict fake's: the tier now, then each change.
     public func tierChanges() -> AsyncStream<SubscriptionTier> {
         controls.recordSubscription(.tierChanges)
-        return tiers.subscribe()
+        return service?.tierChanges() ?? tiers.subscribe()
     }
 
-    /// Succeeds unless scripted to fail.
+    /// Succeeds as scripted, or as the service does.
     public func finish(_ transactionID: UInt64) async throws {
-        try await perform(.finish(transactionID), .finish) {}
-        history.withLock { _ = $0.finished.insert(transactionID) }
+        try await perform(.finish(transactionID), .finish) { try await $0.finish(transactionID) }
     }
 
-    /// Returns the scripted transactions, or none.
+    /// Returns the scripted transactions, or the service's.
     public func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
-        try await perform(.currentEntitlements, .currentEntitlements) { [] }
+        try await perform(.currentEntitlements, .currentEntitlements) { try await $0.currentEntitlements() }
     }
 
-    /// Returns the scripted storefront, or the United States.
+    /// Returns the scripted storefront, or the service's.
     public func storefront() async throws -> StoreStorefront {
-        try await perform(.storefront, .storefront) { .unitedStates }
+        try await perform(.storefront, .storefront) { try await $0.storefront() }
     }
 
-    /// Returns the scripted app transaction, or version 1.0 of `com.example.train` bought at the fake clock's start.
+    /// Returns the scripted app transaction, or the service's.
     public func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo> {
-        try await perform(.appTransaction, .appTransaction) {
-            .verified(
-                AppTransactionInfo(
-                    bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0",
-                    originalPurchaseDate: ManualClock.defaultStart))
-        }
+        try await perform(.appTransaction, .appTransaction) { try await $0.appTransaction() }
     }
 
-    /// Returns the scripted transactions, or those bought through the fake but finished consumables.
+    /// Returns the scripted transactions, or the service's.
     public func allTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
-        let bought = history.withLock { $0 }
-        return try await perform(.allTransactions, .allTransactions) {
-            bought.transactions.filter { $0.unsafePayloadValue.productType != .consumable || !bought.finished.contains($0.unsafePayloadValue.id) }
-        }
+        try await perform(.allTransactions, .allTransactions) { try await $0.allTransactions() }
     }
 
-    /// Returns the scripted transactions, or those bought through the fake and not finished.
+    /// Returns the scripted transactions, or the service's.
     public func unfinishedTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
-        let bought = history.withLock { $0 }
-        return try await perform(.unfinishedTransactions, .unfinishedTransactions) {
-            bought.transactions.filter { !bought.finished.contains($0.unsafePayloadValue.id) }
-        }
+        try await perform(.unfinishedTransactions, .unfinishedTransactions) { try await $0.unfinishedTransactions() }
     }
 
-    /// Returns the scripted transaction, or the latest of the product bought through the fake.
+    /// Returns the scripted transaction, or the service's.
     public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<AppStoreTransaction>? {
-        let bought = history.withLock { $0.transactions }
-        return try await perform(.latestTransaction(productID), .latestTransaction) {
-            bought.last { $0.unsafePayloadValue.productID == productID }
-        }
+        try await perform(.latestTransaction(productID), .latestTransaction) { try await $0.latestTransaction(for: productID) }
     }
 
-    /// Returns the scripted statuses, or none.
+    /// Returns the scripted statuses, or the service's.
     public func subscriptionStatuses() async throws -> [RenewalStatus] {
-        try await perform(.subscriptionStatuses, .subscriptionStatuses) { [] }
+        try await perform(.subscriptionStatuses, .subscriptionStatuses) { try await $0.subscriptionStatuses() }
     }
 
-    /// Recorded; does nothing else.
+    /// Recorded, held and delayed; passed to the service, if any.
     public func setAppAccountToken(_ token: UUID?) async {
-        await controls.performWithoutFailing(.setAppAccountToken(token), method: "setAppAccountToken(_:)")
+        await controls.performWithoutFailing(.setAppAccountToken(token), method: "setAppAccountToken(_:)") {
+            await service?.setAppAccountToken(token)
+        }
     }
 }
 
@@ -300,7 +240,7 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == [AppStoreP
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == StorePurchaseResult {
     /// ``FakeSubscriptionService/purchase(_:offer:)``, with an offer or without: the
-    /// outcome; a success raises the tier.
+    /// outcome; a success raises a strict fake's tier.
     public static var purchase: Self { Self("purchase(_:offer:)") }
 }
 
@@ -310,7 +250,7 @@ extension FakeMethod where Fake == FakeSubscriptionService, Output == Bool {
 }
 
 extension FakeMethod where Fake == FakeSubscriptionService, Output == SubscriptionTier {
-    /// ``FakeSubscriptionService/restorePurchases()``: the tier, which becomes current.
+    /// ``FakeSubscriptionService/restorePurchases()``: the tier, which becomes a strict fake's.
     public static var restorePurchases: Self { Self("restorePurchases()") }
 }
 
