@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "train-bench",
             dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount", "TrainTesting", sqlite],
-            path: "Benchmarks"),
+            path: "Benchmarks", exclude: ["README.md"]),
         // Helper processes for the crash-safety and two-process tests (REL-1, CORE-5, ACC-2, SYNC-16).
         .executableTarget(name: "train-store-probe", dependencies: ["TrainCore"], path: "Tests/StoreProbe"),
         .executableTarget(name: "train-account-probe", dependencies: ["TrainAccount", "TrainSync", "TrainTesting"], path: "Tests/AccountProbe"),

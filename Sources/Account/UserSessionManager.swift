@@ -208,6 +208,18 @@ public final class UserSessionManager {
         await follow(nil)
     }
 
+    /// Logs the signed-in user's workout: the social service unlocks the feed until
+    /// local midnight, and the session shows it open before returning.
+    /// - Parameter workoutType: The workout done.
+    /// - Returns: The unlock.
+    /// - Throws: `SocialError` — `notSignedIn`, `invalidWorkoutType`, or the service's error.
+    @discardableResult
+    public func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock {
+        let unlock = try await social.unlockFeed(workoutType: workoutType)
+        show(unlock)
+        return unlock
+    }
+
     /// Buys a product for the signed-in user, binding their token first if it is not;
     /// an introductory offer applies where the Apple ID is eligible, and `offer` asks for
     /// a promotional or win-back one.

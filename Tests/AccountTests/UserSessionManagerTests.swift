@@ -106,6 +106,19 @@ import TrainTesting
         session.stop()
     }
 
+    @Test("a workout logged through the session shows the feed open, with its end, before the call returns")
+    func unlockThroughTheSession() async throws {
+        await session.start()
+        _ = try await session.signInWithApple()
+        let unlock = try await session.unlockFeed(workoutType: .run)
+        #expect(session.isFeedUnlocked && session.feedUnlockedUntil == unlock.expiresAt)
+        #expect(fakes.social.calls.contains(.unlockFeed(.run)))
+        try await session.signOut()
+        await #expect(throws: SocialError(.notSignedIn)) { try await session.unlockFeed(workoutType: .run) }
+        #expect(!session.isFeedUnlocked)
+        session.stop()
+    }
+
     @Test("a purchase signed out is noAppAccount and reaches no store")
     func purchaseSignedOut() async throws {
         await session.start()
