@@ -206,12 +206,17 @@ public final class LocalSocialFeedService: SocialFeedService {
                     for await _ in writes { wake.yield() }
                 }
                 group.addTask { [weak self] in
-                    var last: FeedUnlock??
+                    // What was told last, with the count of unlocks written then: a write
+                    // is told even when the unlock it wrote has ended by the time this task
+                    // looks, so a consumer that showed it from `unlockFeed` sees it end.
+                    var last: (writes: UInt64, unlock: FeedUnlock?)?
                     var end: Task<Void, Never>?
                     for await _ in wakes {
-                        let current = self?.activeUnlock()
-                        if last != .some(current) {
-                            last = .some(current)
+                        guard let self else { break }
+                        let writes = self.unlockWrites.value
+                        let current = self.activeUnlock()
+                        if last?.writes != writes || last?.unlock != current {
+                            last = (writes, current)
                             continuation.yield(current)
                         }
                         // Woken again at the unlock's end, on the service's clock.

@@ -120,4 +120,19 @@ import TrainTesting
         let service = variant == .file ? try harness.reopened() : harness.social
         #expect(try await service.discoverFeed().map(\.workoutType) == [climbing], "read back as stored")
     }
+
+    @Test("the unlock stream tells every workout's unlock ending, even one that ended before the stream looked")
+    func unlockStreamTellsALateEnd() async throws {
+        // The stream's task and the caller race: the clock may pass midnight before the
+        // stream sees the write. Each round is one chance at that order.
+        for round in 0..<20 {
+            let harness = try SocialHarness()
+            harness.act(as: "ada")
+            let updates = harness.social.feedUnlockUpdates()
+            #expect(await updates.firstValue(where: { $0 == nil }) == .some(nil), "locked at first")
+            _ = try await harness.social.unlockFeed(workoutType: .run)
+            harness.clock.advance(by: .seconds(48 * 3_600))
+            #expect(await updates.firstValue(where: { $0 == nil }) == .some(nil), "round \(round): the end was told")
+        }
+    }
 }
