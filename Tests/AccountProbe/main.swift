@@ -6,9 +6,9 @@
 // Opens the file-backed stack in DIRECTORY on a clock stopped at ManualClock's
 // default start, has the signed-in user confirm with Apple as APPLE-SUBJECT (a fresh
 // authorization, as the app asks before a deletion), prints "ready", then deletes the
-// signed-in user's account, printing
-// each progress event as "STEP PHASE" when it arrives and "done" at the end. Exits 0
-// when done, 1 with the error on standard error.
+// signed-in user's account and waits for its purge, printing each progress event as
+// "STEP PHASE" when it arrives and "done" at the end. Exits 0 when done, 1 with the
+// error on standard error.
 //
 //     train-account-probe remote-write FILE USER
 //
@@ -58,7 +58,8 @@ do {
         for await event in events { emit("\(event.step) \(event.phase)") }
     }
     emit("ready")
-    _ = try await services.account.deleteAccount(of: user.id)
+    try await services.account.deleteAccount(of: user.id)
+    _ = try await services.account.deletionCompletion(of: user.id)
     printer.cancel()
     emit("done")
 } catch {

@@ -12,7 +12,10 @@ final class CarelessAccountService: AccountService {
 
     func deletionProgress() -> AsyncStream<AccountDeletionProgress> { AsyncStream { $0.finish() } }
     func pendingDeletion(of userID: String) throws -> AccountDeletionJournal? { nil }
-    func deleteAccount(of userID: String) async throws -> AccountDeletionReport {
+    func deleteAccount(of userID: String) async throws -> ScheduledAccountDeletion {
+        ScheduledAccountDeletion(userID: userID, scheduledAt: Date(), purgeAt: Date(), appleTokenRevocation: .notApplicable)
+    }
+    func deletionCompletion(of userID: String) async throws -> AccountDeletionReport {
         AccountDeletionReport(userID: userID, startedAt: Date(), appleTokenRevocation: .notApplicable)
     }
     func exportData(of userID: String) async throws -> AccountExport { try await inner.exportData(of: userID) }

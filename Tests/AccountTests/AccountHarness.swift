@@ -74,6 +74,32 @@ final class AccountWorld: Sendable {
         try await signIn(SimulatedIdentityProvider.Account(subject: "sub.\(name)", email: "\(name)@example.com", fullName: FullName(givenName: name)))
     }
 
+    /// Deletes `userID`'s account and waits for its purge to finish.
+    /// - Returns: The purge's report.
+    func deleteAndPurge(_ userID: String) async throws -> AccountDeletionReport {
+        try await account.deleteAccount(of: userID)
+        return try await account.deletionCompletion(of: userID)
+    }
+
+    /// Signs Ada in with a post, a plan, a subscription and a consent, partitions
+    /// `remote` and deletes her account: the call returns and the purge stops at the plans.
+    /// - Returns: Ada, and the step the purge failed at.
+    func deleteAdaWithTheRemoteDown(_ remote: FakeRemotePlanStore) async throws -> (ada: UserEntity, failedAt: AccountDeletionStep?) {
+        let ada = try await signIn()
+        try await makeBusy()
+        let progress = account.deletionProgress()
+        remote.partition()
+        try await account.deleteAccount(of: ada.id)
+        return (ada, await progress.firstValue(where: { $0.phase == .failed })?.step)
+    }
+
+    /// Another account service on this world's services and file: the next launch.
+    func relaunchedAccount() throws -> LocalAccountService {
+        try LocalAccountService(
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: .file(directory.file("train.sqlite")),
+            configuration: AccountConfiguration(clock: clock))
+    }
+
     /// Gives the signed-in user a post, a plan, a Pro subscription and a consent.
     func makeBusy() async throws {
         _ = try await social.createPost(content: "Morning run", workoutType: .run)
@@ -88,9 +114,12 @@ final class AccountWorld: Sendable {
 /// A deletion over the fakes, so each service can be made to fail at any step. The
 /// auth fake is strict, its user and schedules the test's to set, and answers the
 /// deletion's calls as Apple and the sign-in service would; the social, plans and
-/// subscription fakes pass what nobody scripted to a stack in memory.
+/// subscription fakes pass what nobody scripted to a stack in memory, and answer the
+/// purge's calls with empty reports: the stack behind them knows nothing of the auth
+/// fake's schedules.
 struct FakeStack {
-    let fakes = FakeServices()
+    let clock = ManualClock()
+    let fakes: FakeServices
     let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
     var social: FakeSocialFeedService { fakes.social }
     var plans: FakePlanSyncService { fakes.plans }
@@ -100,18 +129,19 @@ struct FakeStack {
     var userID: String { FakeAuthService.sampleUser.id }
 
     init(file: Bool = false) throws {
+        fakes = FakeServices(configuration: TrainServicesConfiguration(clock: clock))
         directory = try TemporaryDirectory()
         let receipt = AccountDeletionReceipt(userID: FakeAuthService.sampleUser.id, providers: [.apple], tokenRevocation: .revoked)
         auth.script(.revokeAppleToken, .returning(.revoked))
-        auth.script(.setBiometricLock, .returning(()))
-        auth.script(.deleteAccount, .returning(receipt))
         auth.script(.scheduleAccountDeletion, .returning(.revoked))
         auth.script(.cancelScheduledDeletion, .returning(()))
         auth.script(.purgeScheduledAccount, .returning(receipt))
+        fakes.social.script(.purgeAccountData, .returning(SocialDeletionReport()))
+        fakes.plans.script(.purgeAccountData, .returning(SyncDeletionReport()))
         account = try LocalAccountService(
             auth: auth, social: fakes.social, plans: fakes.plans, subscriptions: fakes.subscriptions,
             storage: file ? .file(directory.file("account.sqlite")) : .inMemory,
-            configuration: AccountConfiguration(clock: fakes.services.configuration.clock))
+            configuration: AccountConfiguration(clock: clock))
     }
 
     /// Another account service over the same fakes and, for a file, the same file: a relaunch.
@@ -119,49 +149,22 @@ struct FakeStack {
         try LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions,
             storage: file ? .file(directory.file("account.sqlite")) : .inMemory,
-            configuration: AccountConfiguration(clock: fakes.services.configuration.clock))
+            configuration: AccountConfiguration(clock: clock))
     }
 
-    /// Schedules `userID`'s deletion on the auth fake with its grace period ended, and
-    /// lets the data services purge it: the stack behind them knows nothing of the
-    /// auth fake's schedules.
+    /// Schedules `userID`'s deletion on the auth fake with its grace period ended.
     func scheduleDuePurge(of userID: String, at date: Date = .distantPast) {
         auth.setScheduledDeletion(of: userID, at: date)
-        social.script(.purgeAccountData, .returning(SocialDeletionReport()))
-        plans.script(.purgeAccountData, .returning(SyncDeletionReport()))
-    }
-
-    /// Starts a deletion and holds it inside the sign-in account step, as an app
-    /// killed while the account is deleted: it goes no further until ``abandon(_:)``.
-    func deletionHeldInTheAuthStep() async -> Task<AccountDeletionReport, any Error> {
-        auth.controls.holdCalls()
-        let account = account
-        let userID = userID
-        let running = Task { try await account.deleteAccount(of: userID) }
-        for _ in 0..<3 { // revokeAppleToken, setBiometricLock, and setBiometricLock once more before the account goes
-            await auth.controls.waitForHeldCalls()
-            auth.controls.releaseHeldCalls(holdingNext: true)
-        }
-        await auth.controls.waitForHeldCalls()
-        return running
-    }
-
-    /// Ends a deletion held by ``deletionHeldInTheAuthStep()``.
-    func abandon(_ running: Task<AccountDeletionReport, any Error>) async {
-        running.cancel()
-        auth.controls.releaseHeldCalls()
-        _ = await running.result
     }
 
     /// Makes the first call of `step`'s service method fail.
     func failFirstCall(of step: AccountDeletionStep) {
         switch step {
         case .appleRevocation: auth.failCall(1, of: .revokeAppleToken, with: AuthenticationError(.networkError))
-        case .socialData: social.failCall(1, of: .deleteAccountData, with: SocialError(.storage))
-        case .plans: plans.failCall(1, of: .deleteAccountData, with: SyncError(.remoteUnavailable))
-        case .subscription: subscriptions.failCall(1, of: .subscriptionStatuses, with: SubscriptionError(.networkError))
-        case .biometricSetting: auth.failCall(1, of: .setBiometricLock, with: AuthenticationError(.storage))
-        case .authAccount: auth.failCall(1, of: .deleteAccount, with: AuthenticationError(.networkError))
+        case .socialData: social.failCall(1, of: .purgeAccountData, with: SocialError(.storage))
+        case .plans: plans.failCall(1, of: .purgeAccountData, with: SyncError(.remoteUnavailable))
+        case .subscription: subscriptions.failCall(2, of: .subscriptionStatuses, with: SubscriptionError(.networkError))
+        case .authAccount: auth.failCall(1, of: .purgeScheduledAccount, with: AuthenticationError(.networkError))
         case .localData: break
         }
     }
@@ -170,11 +173,10 @@ struct FakeStack {
     func callCounts() -> [AccountDeletionStep: Int] {
         [
             .appleRevocation: auth.calls.count { $0 == .revokeAppleToken },
-            .socialData: social.calls.count { $0 == .deleteAccountData },
-            .plans: plans.calls.count { $0 == .deleteAccountData },
+            .socialData: social.calls.count { if case .purgeAccountData = $0 { true } else { false } },
+            .plans: plans.calls.count { if case .purgeAccountData = $0 { true } else { false } },
             .subscription: subscriptions.calls.count { $0 == .subscriptionStatuses },
-            .biometricSetting: auth.calls.count { $0 == .setBiometricLock(enabled: false) },
-            .authAccount: auth.calls.count { $0 == .deleteAccount },
+            .authAccount: auth.calls.count { if case .purgeScheduledAccount = $0 { true } else { false } },
         ]
     }
 }

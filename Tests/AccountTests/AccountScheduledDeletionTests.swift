@@ -98,18 +98,15 @@ import TrainTesting
     @Test("the purge runs by itself when the clock reaches the end of the grace period")
     func purgeIsClockDriven() async throws {
         let (world, ada, _, _) = try await Self.world()
-        let account = world.account
-        let purges = Task { await account.purgeWhenDue() }
-        try await world.account.scheduleDeletion(of: ada.id)
-        await world.clock.waitForSleepers(1)
+        let scheduled = try await world.account.scheduleDeletion(of: ada.id)
+        // The background purge sleeps until the grace period ends.
+        await world.clock.waitForSleeper(wakingBy: scheduled.purgeAt)
         world.clock.advance(by: .seconds(30 * Self.day))
-        // The loop purges, then sleeps until its next round: a sleeper due after now.
-        await world.clock.waitForSleeper(wakingBy: world.clock.now.addingTimeInterval(30 * Self.day))
+        let report = try await world.account.deletionCompletion(of: ada.id)
+        #expect(report.finishedAt == scheduled.purgeAt)
         #expect(try world.auth.scheduledDeletions().isEmpty, "purged when the grace period ended")
         try await world.signIn(AccountWorld.grace)
         await #expect(throws: SocialError(.userNotFound)) { try await world.social.profile(ada.id) }
-        purges.cancel()
-        await purges.value
     }
 
     @Test("refusals change nothing: another user, no recent sign-in, already scheduled, a deletion under way")
@@ -143,7 +140,7 @@ import TrainTesting
 
         let reports = try await stack.account.purgeDueDeletions()
         #expect(reports.map(\.userID) == [stack.userID])
-        #expect(stack.social.calls.count { $0 == .purgeAccountData(stack.userID) } == 2)
+        #expect(stack.social.calls.count { $0 == .purgeAccountData(stack.userID) } == 1, "the purge resumed at the plans")
         #expect(try stack.auth.scheduledDeletions().isEmpty)
     }
 }

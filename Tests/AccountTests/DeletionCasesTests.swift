@@ -14,7 +14,7 @@ import TrainTesting
     func basic() async throws {
         let world = try AccountWorld()
         let user = try await world.signIn(named: "quiet")
-        let report = try await world.account.deleteAccount(of: user.id)
+        let report = try await world.deleteAndPurge(user.id)
         #expect(report.social == SocialDeletionReport(), "nothing social to remove")
         #expect(report.providers == [.apple])
         #expect(world.auth.currentUser == nil)
@@ -26,7 +26,7 @@ import TrainTesting
         let world = try AccountWorld()
         let user = try await world.signIn(named: "poster")
         for index in 1...10 { _ = try await world.social.createPost(content: "Stamp \(index)", workoutType: .run) }
-        #expect(try await world.account.deleteAccount(of: user.id).social.posts == 10)
+        #expect(try await world.deleteAndPurge(user.id).social.posts == 10)
         try await world.signIn(named: "reader")
         #expect(try await world.social.discoverFeed(limit: 50).isEmpty)
     }
@@ -44,7 +44,7 @@ import TrainTesting
             try await world.auth.signOut()
         }
         try await world.signIn(named: "popular")
-        #expect(try await world.account.deleteAccount(of: user.id).social.follows == 5)
+        #expect(try await world.deleteAndPurge(user.id).social.follows == 5)
         try await world.signIn(named: "fan1")
         for fan in fans { #expect(try await world.social.profile(fan.id).followingCount == 0) }
         #expect(try await world.social.following().isEmpty)
@@ -60,7 +60,7 @@ import TrainTesting
         }
         let user = try await world.signIn(named: "follower")
         for idol in idols { try await world.social.follow(idol.id) }
-        #expect(try await world.account.deleteAccount(of: user.id).social.follows == 10)
+        #expect(try await world.deleteAndPurge(user.id).social.follows == 10)
         try await world.signIn(named: "idol1")
         for idol in idols { #expect(try await world.social.profile(idol.id).followerCount == 0) }
     }
@@ -75,7 +75,7 @@ import TrainTesting
         let user = try await world.signIn(named: "fan")
         for post in posts { try await world.social.like(post.id) }
         for post in posts.prefix(15) { _ = try await world.social.comment(on: post.id, text: "Nice one") }
-        let report = try await world.account.deleteAccount(of: user.id)
+        let report = try await world.deleteAndPurge(user.id)
         #expect(report.social.likes == 20 && report.social.deletedComments == 15)
         try await world.signIn(named: "author")
         let after = try await world.social.exportAccountData().posts
@@ -95,7 +95,7 @@ import TrainTesting
             _ = try await world.social.createPost(content: "Stamp \(index)", workoutType: .run, mediaURL: world.media.url(for: photo))
         }
         #expect(try await world.media.list(for: user.id).count == 6)
-        #expect(try await world.account.deleteAccount(of: user.id).social.media == 6)
+        #expect(try await world.deleteAndPurge(user.id).social.media == 6)
         #expect(try await world.media.list(for: user.id).isEmpty)
     }
 
@@ -109,7 +109,7 @@ import TrainTesting
         }
         let user = try await world.signIn(named: "blocker")
         for pest in blocked { try await world.social.block(pest.id) }
-        #expect(try await world.account.deleteAccount(of: user.id).social.blocks == 3)
+        #expect(try await world.deleteAndPurge(user.id).social.blocks == 3)
         try await world.signIn(named: "pest1")
         #expect(try await world.social.recount() == 0)
         #expect(try await world.social.searchUsers("blocker", limit: 5).isEmpty, "the deleted user is not found")
@@ -123,7 +123,7 @@ import TrainTesting
         try await world.auth.signOut()
         let user = try await world.signIn(named: "commenter")
         _ = try await world.social.comment(on: post.id, text: "Chapeau")
-        #expect(try await world.account.deleteAccount(of: user.id).social.anonymizedComments == 1)
+        #expect(try await world.deleteAndPurge(user.id).social.anonymizedComments == 1)
         try await world.signIn(named: "author")
         let comments = try await world.social.comments(on: post.id)
         #expect(comments.map(\.displayName) == ["[Deleted User]"])
@@ -131,7 +131,9 @@ import TrainTesting
         #expect(comments.allSatisfy { $0.userID == nil })
     }
 
-    @Test("case 9, the connection drops mid-deletion: a typed error says so, and a retry finishes from where it stopped")
+    @Test(
+        "case 9, the connection drops mid-deletion: the user is gone at once, the purge says which step failed and finishes from it when the network is back"
+    )
     func networkFailure() async throws {
         let remote = FakeRemotePlanStore.inMemory()
         let world = try AccountWorld(remote: remote)
@@ -139,18 +141,18 @@ import TrainTesting
         _ = try await world.social.createPost(content: "Airport run", workoutType: .run)
         _ = try await world.plans.createPlan(TrainingPlan(name: "Trip", startDate: world.clock.now, endDate: world.clock.now, daysPerWeek: 2))
         _ = try await world.plans.sync()
+        let progress = world.account.deletionProgress()
         remote.partition()
-        let error = await #expect(throws: AccountError(.deletionIncomplete)) { try await world.account.deleteAccount(of: user.id) }
-        #expect(error?.step == .plans)
-        #expect(error?.recoverySuggestion?.contains("continues where it stopped") == true)
-        #expect(world.auth.currentUser?.id == user.id, "the account is still there to finish with")
+        try await world.account.deleteAccount(of: user.id)
+        #expect(world.auth.currentUser == nil, "signed out at once")
+        #expect(await progress.firstValue(where: { $0.phase == .failed })?.step == .plans)
+        await #expect(throws: AccountError(.deletionIncomplete)) { try await world.account.purgeDueDeletions() }
         remote.heal()
-        let report = try await world.account.deleteAccount(of: user.id)
-        #expect(report.social.posts == 1, "the social step ran once, before the failure")
-        #expect(report.plans.remoteRecords == 1)
-        #expect(
-            remote.calls.count { if case .erase = $0 { true } else { false } } == 3,
-            "the failed erase, the retried one, and the check once more before the sign-in account goes")
+        let report = try await world.account.purgeDueDeletions().first { $0.userID == user.id }
+        let purged = try #require(report)
+        #expect(purged.social.posts == 1, "the social step ran once, before the failure")
+        #expect(purged.plans.remoteRecords == 1)
+        #expect(remote.calls.count { if case .erase = $0 { true } else { false } } == 3, "two failed erases, then the one that worked")
     }
 
     @Test("case 10, re-authentication: deleting ten minutes after signing in asks to sign in again, then succeeds")
@@ -162,6 +164,6 @@ import TrainTesting
         #expect(error?.recoverySuggestion == "Sign in again to continue.")
         world.apple.signIn(as: SimulatedIdentityProvider.Account(subject: "sub.late", email: "late@example.com"))
         _ = try await world.auth.reauthenticate(with: try await world.auth.requestCredential(from: .apple))
-        #expect(try await world.account.deleteAccount(of: user.id).appleTokenRevocation == .revoked)
+        #expect(try await world.deleteAndPurge(user.id).appleTokenRevocation == .revoked)
     }
 }

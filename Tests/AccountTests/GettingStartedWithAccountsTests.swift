@@ -14,7 +14,6 @@ import TrainTesting
 @MainActor
 private func launch(directory: URL) async throws -> (TrainServices, UserSessionManager) {
     let services = try TrainServices.files(in: directory)
-    try await services.finishInterruptedDeletions()
     let session = services.makeSessionManager()
     await session.start()
     return (services, session)
@@ -54,8 +53,8 @@ private final class SettingsModel {
 
     func deleteTapped() async {
         do {
-            let report = try await session.deleteAccount()
-            message = (["Your account is deleted."] + report.warnings).joined(separator: " ")
+            let deletion = try await session.deleteAccount()
+            message = (["Your account is deleted. Its data is being erased."] + deletion.warnings).joined(separator: " ")
         } catch let error as AccountError where error.code == .requiresRecentLogin || error.code == .requiresAppleReauthentication {
             needsSignIn = true
             message = error.localizedDescription
@@ -80,7 +79,7 @@ private final class SettingsModel {
         await model.exportTapped()
         #expect(try AccountExport.decode(try #require(model.exported)).user.email == "ada@example.com")
         await model.deleteTapped()
-        #expect(model.message == "Your account is deleted.")
+        #expect(model.message == "Your account is deleted. Its data is being erased.")
         #expect(model.title == "Not signed in")
         session.stop()
     }

@@ -29,17 +29,13 @@ import TrainTesting
         // Day 10: Ada signs in (allowed during the grace period), sees the offer and does not restore.
         world.clock.advance(by: .seconds(10 * Self.day))
         #expect(try await world.signIn().id == ada.id)
-        // Day 30: the grace period ends with her app still open.
-        world.clock.advance(by: .seconds(20 * Self.day))
-
+        // Day 30: the grace period ends with her app still open, and the purge runs by itself.
         remote.controls.holdCalls()
-        let account = world.account
-        let purge = Task { try await account.purgeDueDeletions() }
+        world.clock.advance(by: .seconds(20 * Self.day))
         await remote.controls.waitForHeldCalls() // the purge erases her remote plans: her social data went already
         try? await world.social.follow(grace.id) // her app, still signed in as her, acts meanwhile
         remote.controls.releaseHeldCalls()
-        let reports = try await purge.value
-        #expect(reports.map(\.userID) == [ada.id])
+        #expect(try await world.account.deletionCompletion(of: ada.id).userID == ada.id)
         #expect(world.auth.currentUser == nil)
 
         try await world.signIn(AccountWorld.grace)
@@ -115,6 +111,8 @@ import TrainTesting
         let account = stack.account
         let userID = stack.userID
         let scheduling = Task { try await account.scheduleDeletion(of: userID) }
+        await stack.auth.controls.waitForHeldCalls() // the revocation
+        stack.auth.controls.releaseHeldCalls(holdingNext: true)
         await stack.auth.controls.waitForHeldCalls()
         let held: Bool
         if case .scheduleAccountDeletion? = stack.auth.calls.last { held = true } else { held = false }
@@ -127,67 +125,6 @@ import TrainTesting
         #expect(try stack.auth.scheduledDeletion(of: bob.id) == nil, "Bob's account is scheduled for deletion; he never asked")
         #expect(throws: AccountError(.notSignedIn)) { try outcome.get() }
         #expect(try stack.auth.scheduledDeletions().isEmpty)
-    }
-
-    @Test("a resumed deletion whose Apple revocation fails at Apple's end warns of it, as a first attempt does")
-    func resumedRevocationFailureIsWarned() async throws {
-        let stack = try FakeStack()
-        stack.failFirstCall(of: .socialData)
-        await #expect(throws: AccountError(.deletionIncomplete)) { try await stack.account.deleteAccount(of: stack.userID) }
-        stack.auth.script(.revokeAppleToken, .returning(.failed(AuthenticationError(.networkError))))
-        let report = try await stack.account.deleteAccount(of: stack.userID)
-        guard case .failed = report.appleTokenRevocation else {
-            Issue.record("the resumed revocation was scripted to fail: \(report.appleTokenRevocation)")
-            return
-        }
-        #expect(report.warnings.contains(AccountDeletionReport.revocationWarning), "the report says the revocation failed, its warnings do not")
-    }
-
-    @Test("purgeWhenDue sleeps between rounds whatever the grace period: it does not spin with a zero one")
-    func purgeWhenDueDoesNotSpin() async throws {
-        let clock = ManualClock()
-        let auth = FakeAuthService()
-        let account = LocalAccountService(
-            auth: auth, social: FakeSocialFeedService(), plans: FakePlanSyncService(), subscriptions: FakeSubscriptionService(),
-            configuration: AccountConfiguration(clock: clock, deletionGracePeriod: .zero))
-        let loop = Task { await account.purgeWhenDue() }
-        await clock.waitForSleepers(1) // a loop that spins never sleeps: the time limit fails it
-        #expect(clock.pendingDeadlines.allSatisfy { $0 > clock.now }, "the loop waits on the clock between rounds")
-        loop.cancel()
-        await loop.value
-    }
-
-    @Test("a due purge skipped because a deletion of that user was running is tried again within the hour, not a grace period later")
-    func skippedPurgeIsRetriedSoon() async throws {
-        let clock = ManualClock()
-        let stack = try FakeStack()
-        let account = LocalAccountService(
-            auth: stack.auth, social: stack.social, plans: stack.plans, subscriptions: stack.subscriptions,
-            configuration: AccountConfiguration(clock: clock))
-        let userID = stack.userID
-        // The user, signed in during the grace period, deletes the account at once; it hangs in the auth step.
-        stack.auth.controls.holdCalls()
-        let deletion = Task { try await account.deleteAccount(of: userID) }
-        for _ in 0..<3 { // revokeAppleToken, setBiometricLock, and once more before the account goes
-            await stack.auth.controls.waitForHeldCalls()
-            stack.auth.controls.releaseHeldCalls(holdingNext: true)
-        }
-        await stack.auth.controls.waitForHeldCalls()
-        stack.scheduleDuePurge(of: userID, at: clock.now.addingTimeInterval(-1)) // the grace period has ended
-
-        let loop = Task { await account.purgeWhenDue() }
-        await clock.waitForSleepers(1) // the round skipped the user: their deletion runs
-        deletion.cancel() // and it fails
-        stack.auth.controls.releaseHeldCalls()
-        _ = await deletion.result
-
-        clock.advance(by: .seconds(3_600))
-        // The round woken now purges, then the loop sleeps again; a loop still asleep
-        // for 30 days passes this wait at once and fails the expectation.
-        await clock.waitForSleeper(wakingBy: clock.now.addingTimeInterval(31 * 86_400))
-        #expect(stack.auth.calls.contains(.purgeScheduledAccount(userID)), "the due purge waits 30 days for the next round")
-        loop.cancel()
-        await loop.value
     }
 
     /// Hands out the given IDs first, then random ones.

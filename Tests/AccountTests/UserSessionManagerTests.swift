@@ -157,31 +157,32 @@ import TrainTesting
         session.stop()
     }
 
-    @Test("after a deletion fails past the subscription step, the token is bound again, so a purchase has its account")
+    @Test("after a deletion request fails, the user stays signed in with their token bound, so a purchase has its account")
     func failedDeletionRebinds() async throws {
         await session.start()
         let user = try await session.signInWithApple()
-        auth.failCall(1, of: .setBiometricLock, with: AuthenticationError(.storage))
+        auth.failCall(1, of: .scheduleAccountDeletion, with: AuthenticationError(.storage))
         await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await session.deleteAccount() }
-        #expect(session.authState == .authenticated)
+        #expect(session.authState == .authenticated && session.accountDeletion == nil)
         #expect(session.deletionProgress?.phase == .failed)
         _ = try await session.purchase("com.train.pro.monthly")
         #expect(tokensSet.last == .some(try token(of: user)), "the token bound at the purchase is the user's")
         session.stop()
     }
 
-    @Test("deleting the account stops sync, follows the progress, and ends the session")
+    @Test("deleting the account stops sync and ends the session at once, shows the deletion while its purge runs, then its report")
     func deleteAccount() async throws {
         await session.start()
         let user = try await session.signInWithApple()
-        let report = try await session.deleteAccount()
-        #expect(report.userID == user.id)
+        let deletion = try await session.deleteAccount()
+        #expect(deletion.userID == user.id)
         #expect(session.authState == .unauthenticated)
         #expect(auth.currentUser == nil, "the deletion signed the auth fake out")
-        #expect(plans.calls.contains(.deleteAccountData))
-        #expect(subscriptions.calls.last == .setAppAccountToken(nil))
+        #expect(tokensSet.last == .some(nil), "the token is unbound")
         #expect(Self.isStopped(sync.status))
-        #expect(session.deletionProgress?.step == .localData)
+        #expect(await waitUntil { session.accountDeletion == nil && session.deletionReport?.userID == user.id })
+        #expect(plans.calls.contains(.purgeAccountData(user.id)))
+        #expect(session.deletionProgress?.step == .localData && session.deletionProgress?.fractionCompleted == 1)
         session.stop()
     }
 

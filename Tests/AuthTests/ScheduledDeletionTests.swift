@@ -71,16 +71,13 @@ import TrainTesting
         #expect(try await harness.service.purgeScheduledAccount(user.id)?.tokenRevocation == .revoked)
     }
 
-    @Test("refusals change nothing: signed out, another user, not recent, a date not after now, already scheduled, an unknown or not-due purge")
+    @Test("refusals change nothing: signed out, another user, not recent, nothing to cancel, already scheduled, an unknown or not-due purge")
     func refusals() async throws {
         let harness = try AuthHarness()
         let later = harness.clock.now.addingTimeInterval(Self.thirtyDays)
         await #expect(throws: AuthenticationError(.notSignedIn)) { try await harness.service.scheduleAccountDeletion(of: "user-1", at: later) }
         let user = try await harness.signInWithApple()
         await #expect(throws: AuthenticationError(.userMismatch)) { try await harness.service.scheduleAccountDeletion(of: "someone-else", at: later) }
-        await #expect(throws: AuthenticationError(.operationNotAllowed)) {
-            try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now)
-        }
         await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await harness.service.cancelScheduledDeletion(of: user.id) }
         harness.clock.advance(by: .seconds(3_600))
         await #expect(throws: AuthenticationError(.requiresRecentLogin)) { try await harness.service.scheduleAccountDeletion(of: user.id, at: later) }
@@ -111,5 +108,26 @@ import TrainTesting
         _ = try await harness.service.purgeScheduledAccount(user.id)
         harness.clock.setDate(start)
         #expect(try await harness.signInWithApple().id != user.id, "once purged, the account is gone whatever the clock says")
+    }
+
+    @Test(
+        "a date that has come deletes at once: the account is due whatever the clock says later, its sign-in is refused, it cannot be cancelled, and a grace period can be brought forward to it"
+    )
+    func immediateDeletion() async throws {
+        let harness = try AuthHarness()
+        let user = try await harness.signInWithApple()
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now.addingTimeInterval(Self.thirtyDays))
+        _ = try await harness.signInWithApple()
+        try await harness.service.reauthenticate(with: try await harness.appleCredential())
+        await #expect(throws: AuthenticationError(.operationNotAllowed), "a later date is not a postponement") {
+            try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now.addingTimeInterval(2 * Self.thirtyDays))
+        }
+        try await harness.service.scheduleAccountDeletion(of: user.id, at: harness.clock.now)
+        #expect(try harness.service.scheduledDeletion(of: user.id) == .distantPast)
+        #expect(harness.service.currentUser == nil)
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-7 * 86_400))
+        await #expect(throws: AuthenticationError(.userDisabled)) { _ = try await harness.signInWithApple() }
+        #expect(try await harness.service.purgeScheduledAccount(user.id)?.userID == user.id)
+        #expect(try await harness.signInWithApple().id != user.id, "the Apple ID is free once the account is purged")
     }
 }

@@ -8,18 +8,26 @@ import TrainTesting
 @Suite(.timeLimit(.minutes(1))) struct FakeAccountServiceTests {
     static let report = AccountDeletionReport(
         userID: FakeAuthService.sampleUser.id, startedAt: ManualClock.defaultStart, appleTokenRevocation: .revoked)
+    static let deletion = ScheduledAccountDeletion(
+        userID: FakeAuthService.sampleUser.id, scheduledAt: ManualClock.defaultStart, purgeAt: ManualClock.defaultStart,
+        appleTokenRevocation: .revoked)
 
-    @Test("a scripted deletion reports each step and signs out the auth fake it was given")
+    @Test("a scripted deletion signs out the auth fake it was given, and its scripted completion reports each step of the purge")
     func deletion() async throws {
         let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
         let account = FakeAccountService(auth: auth)
-        account.script(.deleteAccount, .returning(Self.report))
+        account.script(.deleteAccount, .returning(Self.deletion))
+        account.script(.deletionCompletion, .returning(Self.report))
         let progress = account.deletionProgress()
-        let report = try await account.deleteAccount(of: FakeAuthService.sampleUser.id)
-        #expect(report == Self.report)
-        #expect(await progress.collect(AccountDeletionStep.allCases.count * 2).last?.fractionCompleted == 1)
+        let deletion = try await account.deleteAccount(of: FakeAuthService.sampleUser.id)
+        #expect(deletion == Self.deletion && deletion.isImmediate)
         #expect(auth.currentUser == nil, "the fake deletion signed the fake auth out")
-        #expect(account.calls == [.deletionProgress, .deleteAccount(FakeAuthService.sampleUser.id)])
+        #expect(try await account.deletionCompletion(of: deletion.userID) == Self.report)
+        #expect(await progress.collect(AccountDeletionStep.allCases.count * 2).last?.fractionCompleted == 1)
+        #expect(
+            account.calls == [
+                .deletionProgress, .deleteAccount(FakeAuthService.sampleUser.id), .deletionCompletion(FakeAuthService.sampleUser.id),
+            ])
     }
 
     @Test("a scripted error is what a view model sees, leaves the user signed in, and a pending deletion can be set")
@@ -29,7 +37,7 @@ import TrainTesting
         account.script(.deleteAccount, .throwing(AccountError(.requiresRecentLogin)))
         await #expect(throws: AccountError(.requiresRecentLogin)) { _ = try await account.deleteAccount(of: "ada") }
         #expect(auth.currentUser == FakeAuthService.sampleUser)
-        let journal = AccountDeletionJournal(finishedSteps: [.appleRevocation], report: Self.report)
+        let journal = AccountDeletionJournal(deletion: Self.deletion, finishedSteps: [.appleRevocation], report: Self.report)
         account.setPendingDeletion(journal)
         #expect(try account.pendingDeletion(of: FakeAuthService.sampleUser.id)?.nextStep == .socialData)
         #expect(try account.pendingDeletion(of: "grace") == nil)
@@ -64,9 +72,10 @@ import TrainTesting
         #expect(export.user.id == user.id && export.social.posts.map(\.id) == [post.id] && export.plans.count == 1)
         fakes.services.appleID.signIn(as: .init(subject: "000001.fake", email: "ada@example.com"))
         _ = try await fakes.auth.reauthenticate(with: try await fakes.auth.requestCredential(from: .apple))
-        let report = try await fakes.account.deleteAccount(of: user.id)
-        #expect(report.userID == user.id && report.social.posts == 1)
+        try await fakes.account.deleteAccount(of: user.id)
         #expect(fakes.auth.currentUser == nil)
+        let report = try await fakes.account.deletionCompletion(of: user.id)
+        #expect(report.userID == user.id && report.social.posts == 1)
         #expect(fakes.finish().isEmpty)
     }
 }

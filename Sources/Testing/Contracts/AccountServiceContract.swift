@@ -43,22 +43,24 @@ public enum AccountServiceContract {
             try check.expect(try service.pendingDeletion(of: userID) == nil, "no deletion of the user is pending")
         },
         AccountServiceContractCheck(
-            "a deletion reports every step starting and finishing, in order, ends with nothing pending, and the user's data can no longer be exported"
+            "a deletion returns with the user's data no longer exportable, reports every step starting and finishing, in order, and its completion ends with nothing pending"
         ) {
             environment, check in
             let (service, userID) = try await environment.makeSignedInService()
             let progress = service.deletionProgress()
-            let report = try await service.deleteAccount(of: userID)
+            let deletion = try await service.deleteAccount(of: userID)
+            try check.expect(deletion.userID == userID && deletion.isImmediate, "the deletion names the user and is due at once")
+            do {
+                _ = try await service.exportData(of: userID)
+                try check.expect(false, "the deleted user's data can still be exported")
+            } catch is AccountError {}
+            let report = try await service.deletionCompletion(of: userID)
             try check.expect(report.userID == userID, "the report names the user")
             let steps = AccountDeletionStep.allCases
             let events = await progress.collect(steps.count * 2)
             try check.expect(events.map(\.step) == steps.flatMap { [$0, $0] }, "each step is reported twice, in order: got \(events.map(\.step))")
             try check.expect(events.last?.phase == .finished && events.last?.fractionCompleted == 1, "the last event finishes the last step")
             try check.expect(try service.pendingDeletion(of: userID) == nil, "nothing is pending afterwards")
-            do {
-                _ = try await service.exportData(of: userID)
-                try check.expect(false, "the deleted user's data can still be exported")
-            } catch is AccountError {}
         },
         AccountServiceContractCheck("a copy of the user's data is a versioned document naming the user, and reads back") { environment, check in
             let (service, userID) = try await environment.makeSignedInService()

@@ -32,6 +32,8 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         case pendingDeletion(String)
         /// ``deleteAccount(of:)``.
         case deleteAccount(String)
+        /// ``deletionCompletion(of:)``.
+        case deletionCompletion(String)
         /// ``exportData(of:)``.
         case exportData(String)
         /// ``consentHistory()``.
@@ -131,19 +133,30 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         return state.withLock { $0.pending?.userID == userID ? $0.pending : nil }
     }
 
-    /// Returns the scripted report, or the service's. A strict fake reports each step of
-    /// a scripted deletion and forgets its state; either way the auth fake is signed out.
-    public func deleteAccount(of userID: String) async throws -> AccountDeletionReport {
-        let report = try await perform(.deleteAccount(userID), .deleteAccount) { try await $0.deleteAccount(of: userID) }
+    /// Returns the scripted deletion, or the service's. A strict fake reports the first
+    /// step and forgets its state; either way the auth fake is signed out.
+    @discardableResult
+    public func deleteAccount(of userID: String) async throws -> ScheduledAccountDeletion {
+        let deletion = try await perform(.deleteAccount(userID), .deleteAccount) { try await $0.deleteAccount(of: userID) }
         if service == nil {
-            let steps = AccountDeletionStep.allCases
-            for (index, step) in steps.enumerated() {
-                progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .started, finishedSteps: index))
-                progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .finished, finishedSteps: index + 1))
-            }
+            progress.send(AccountDeletionProgress(userID: userID, step: .appleRevocation, phase: .started, finishedSteps: 0))
+            progress.send(AccountDeletionProgress(userID: userID, step: .appleRevocation, phase: .finished, finishedSteps: 1))
             state.withLock { $0 = State() }
         }
         auth?.endSession()
+        return deletion
+    }
+
+    /// Returns the scripted report, or the service's. A strict fake reports the purge's
+    /// steps before it returns.
+    public func deletionCompletion(of userID: String) async throws -> AccountDeletionReport {
+        let report = try await perform(.deletionCompletion(userID), .deletionCompletion) { try await $0.deletionCompletion(of: userID) }
+        if service == nil {
+            for (index, step) in AccountDeletionStep.allCases.enumerated().dropFirst() {
+                progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .started, finishedSteps: index))
+                progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .finished, finishedSteps: index + 1))
+            }
+        }
         return report
     }
 
@@ -214,8 +227,8 @@ public final class FakeAccountService: AccountService, ScriptableFake {
 }
 
 extension FakeMethod where Fake == FakeAccountService, Output == AccountDeletionReport {
-    /// ``FakeAccountService/deleteAccount(of:)``: the report.
-    public static var deleteAccount: Self { Self("deleteAccount(of:)") }
+    /// ``FakeAccountService/deletionCompletion(of:)``: the purge's report.
+    public static var deletionCompletion: Self { Self("deletionCompletion(of:)") }
 }
 
 extension FakeMethod where Fake == FakeAccountService, Output == AccountExport {
@@ -231,6 +244,8 @@ extension FakeMethod where Fake == FakeAccountService, Output == ConsentRecord {
 }
 
 extension FakeMethod where Fake == FakeAccountService, Output == ScheduledAccountDeletion {
+    /// ``FakeAccountService/deleteAccount(of:)``: the deletion.
+    public static var deleteAccount: Self { Self("deleteAccount(of:)") }
     /// ``FakeAccountService/scheduleDeletion(of:)``: the schedule.
     public static var scheduleDeletion: Self { Self("scheduleDeletion(of:)") }
 }

@@ -1,0 +1,279 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSync
+
+/// The purge: the background half of every deletion. A deletion asked for on this
+/// device starts it; a service made over a journal left by an earlier launch starts it
+/// too. Rounds never overlap: each purges every due user once, writing the journal as
+/// each step starts and finishes, and a user whose purge failed is tried again after a
+/// backoff of elapsed time on the configuration's clock.
+extension LocalAccountService {
+    @discardableResult
+    public func purgeDueDeletions() async throws(AccountError) -> [AccountDeletionReport] {
+        startPurging()
+        let round = await rounds.run { [self] in await purgeRound(honouringBackoff: false) }
+        if let failure = round.failure { throw failure }
+        return round.reports
+    }
+
+    public func deletionCompletion(of userID: String) async throws(AccountError) -> AccountDeletionReport {
+        // Subscribed before looking, so a purge that finishes in between is not missed.
+        let reports = finished.subscribe(replayingCurrent: false)
+        if let report = finishedReports.withLock({ $0[userID] }) { return report }
+        let scheduled = try purgeDate(of: userID) != nil
+        let journaled = try journal(of: userID).journal != nil
+        guard scheduled || journaled else {
+            throw AccountError(.noScheduledDeletion, detail: "No deletion of '\(userID)' is waiting or running on this device.")
+        }
+        startPurging()
+        for await report in reports where report.map({ Self.same($0.userID, userID) }) ?? false {
+            if let report { return report }
+        }
+        if let report = finishedReports.withLock({ $0[userID] }) { return report }
+        throw AccountError(.deletionIncomplete, detail: "Stopped waiting for the purge of '\(userID)': the task was cancelled. The purge goes on.")
+    }
+
+    /// Starts the background purge if it is not running, and wakes it.
+    func startPurging() {
+        purger.withLock { purger in
+            guard purger == nil else { return }
+            let wakes = purgeWakes
+            let clock = configuration.clock
+            purger = Task { [weak self] in await Self.purgeInBackground(self, wakes: wakes, clock: clock) }
+        }
+        purgeWakes.send(purgeWakes.value &+ 1)
+    }
+
+    /// Runs rounds for as long as the service lives: after each, it sleeps until the
+    /// next grace period ends or the next retry is due, or until a deletion is asked for.
+    /// The service is held only while a round runs.
+    private static func purgeInBackground(_ service: LocalAccountService?, wakes: Broadcast<UInt64>, clock: any DateClock) async {
+        weak let weakService = service
+        while !Task.isCancelled {
+            let woken = wakes.subscribe(replayingCurrent: false)
+            guard let round = await round(of: weakService) else { return }
+            let (nextDate, nextRetry) = (round.nextDate, round.nextRetry)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in woken { return }
+                }
+                if let nextDate { group.addTask { try? await clock.sleep(until: nextDate) } }
+                if let nextRetry { group.addTask { try? await clock.sleep(untilElapsed: nextRetry) } }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// A background round of `service`, held for that long; nil once it is gone.
+    private static func round(of service: LocalAccountService?) async -> PurgeRound? {
+        guard let service else { return nil }
+        return await service.rounds.run { await service.purgeRound(honouringBackoff: true) }
+    }
+
+    /// What one round of purges did, and when the next is due.
+    struct PurgeRound: Sendable {
+        var reports: [AccountDeletionReport] = []
+        var failure: AccountError?
+        /// The soonest grace period still running.
+        var nextDate: Date?
+        /// The soonest retry, in elapsed time.
+        var nextRetry: Duration?
+    }
+
+    /// A user whose purge failed: how often, and when it may run again.
+    struct PurgeRetry: Sendable {
+        var failures: Int
+        var notBefore: Duration
+
+        /// 30 seconds after the first failure, doubling up to an hour.
+        static func after(_ failures: Int, at elapsed: Duration) -> PurgeRetry {
+            PurgeRetry(failures: failures, notBefore: elapsed + .seconds(min(30 * (1 << min(failures - 1, 7)), 3_600)))
+        }
+    }
+
+    /// Purges every due user once; one failure does not stop the others. The due users
+    /// are those the auth service has a due schedule for, and those whose journal says
+    /// the sign-in account went (only this device's data is left). A journal with
+    /// neither is stale — restored, here or elsewhere, or cut short before the hide —
+    /// and is dropped.
+    private func purgeRound(honouringBackoff: Bool) async -> PurgeRound {
+        var round = PurgeRound()
+        let due: [(userID: String, journal: AccountDeletionJournal?, setAside: Bool)]
+        do {
+            try adoptEarlierSchedules()
+            let now = now
+            let schedules = try scheduledDeletions()
+            let (journals, setAside) = try journals()
+            var users: [(userID: String, journal: AccountDeletionJournal?, setAside: Bool)] = []
+            for schedule in schedules {
+                let journal = journals.first { Self.same($0.userID, schedule.userID) }
+                if now >= schedule.purgeAt {
+                    var keptAside = journal == nil && setAside.contains(schedule.userID)
+                    if journal == nil, !keptAside { keptAside = try hasSetAside(schedule.userID) }
+                    users.append((schedule.userID, journal, keptAside))
+                } else {
+                    round.nextDate = min(round.nextDate ?? schedule.purgeAt, schedule.purgeAt)
+                }
+            }
+            for journal in journals where !schedules.contains(where: { Self.same($0.userID, journal.userID) }) {
+                if journal.finishedSteps.contains(.authAccount) || journal.runningStep == .authAccount {
+                    users.append((journal.userID, journal, false))
+                } else if running.withLock({ !$0.contains(journal.userID) }) {
+                    try writing { records in
+                        if try records.value(forKey: journal.userID, in: AccountRecords.deletions) == journal {
+                            try records.removeValue(forKey: journal.userID, in: AccountRecords.deletions)
+                        }
+                    }
+                }
+            }
+            due = users
+        } catch {
+            round.failure = error
+            round.nextRetry = configuration.clock.elapsed + .seconds(30)
+            return round
+        }
+        for item in due {
+            let elapsed = configuration.clock.elapsed
+            if honouringBackoff, let retry = retries.withLock({ $0[item.userID] }), retry.notBefore > elapsed {
+                round.nextRetry = min(round.nextRetry ?? retry.notBefore, retry.notBefore)
+                continue
+            }
+            let claimed = running.withLock { $0.insert(item.userID).inserted }
+            guard claimed else { continue }
+            defer { _ = running.withLock { $0.remove(item.userID) } }
+            do {
+                let report = try await purge(item.userID, journal: item.journal, setAside: item.setAside)
+                retries.withLock { _ = $0.removeValue(forKey: item.userID) }
+                finishedReports.withLock { $0[item.userID] = report }
+                finished.send(report)
+                round.reports.append(report)
+            } catch {
+                let retry = retries.withLock { retries in
+                    let retry = PurgeRetry.after((retries[item.userID]?.failures ?? 0) + 1, at: elapsed)
+                    retries[item.userID] = retry
+                    return retry
+                }
+                round.nextRetry = min(round.nextRetry ?? retry.notBefore, retry.notBefore)
+                round.failure = round.failure ?? error
+            }
+        }
+        return round
+    }
+
+    /// Runs the steps of `userID`'s purge not finished yet, writing the journal as each
+    /// starts and finishes. Without a journal — scheduled on another device, or its
+    /// record set aside — the purge starts from its first step.
+    private func purge(_ userID: String, journal existing: AccountDeletionJournal?, setAside: Bool) async throws(AccountError)
+        -> AccountDeletionReport
+    {
+        var journal = existing ?? freshJournal(for: userID, setAside: setAside)
+        for step in AccountDeletionStep.allCases where !journal.finishedSteps.contains(step) {
+            journal.runningStep = step
+            try save(journal)
+            send(userID, step, .started, finished: journal.finishedSteps.count)
+            do {
+                try await perform(step, of: userID, report: &journal.report)
+            } catch {
+                // Only a step cut short by a crash stays marked as running.
+                journal.runningStep = nil
+                try? save(journal)
+                send(userID, step, .failed, finished: journal.finishedSteps.count)
+                throw Self.failure(error, at: step)
+            }
+            journal.finishedSteps.append(step)
+            journal.runningStep = nil
+            // The last step deleted the journal with the user's other records.
+            if step != .localData { try save(journal) }
+            send(userID, step, .finished, finished: journal.finishedSteps.count)
+        }
+        journal.report.finishedAt = now
+        return journal.report
+    }
+
+    /// The journal of a purge this device has no readable record of: the Apple tokens
+    /// were revoked where the deletion was asked for.
+    private func freshJournal(for userID: String, setAside: Bool) -> AccountDeletionJournal {
+        let now = now
+        let purgeAt = (try? purgeDate(of: userID)) ?? now
+        let deletion = ScheduledAccountDeletion(
+            userID: userID, scheduledAt: purgeAt == .distantPast ? now : purgeAt, purgeAt: purgeAt == .distantPast ? now : purgeAt,
+            appleTokenRevocation: .notApplicable)
+        var report = AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: .notApplicable)
+        if setAside { report.warnings.append(AccountDeletionReport.journalSetAsideWarning) }
+        return AccountDeletionJournal(deletion: deletion, finishedSteps: [.appleRevocation], report: report)
+    }
+
+    /// One step of the purge; each can run again without harm.
+    private func perform(_ step: AccountDeletionStep, of userID: String, report: inout AccountDeletionReport) async throws {
+        switch step {
+        case .appleRevocation:
+            break
+        case .socialData:
+            report.social.add(try await social.purgeAccountData(of: userID))
+        case .plans:
+            report.plans.add(try await plans.purgeAccountData(of: userID))
+        case .subscription:
+            report.activeSubscriptions = max(report.activeSubscriptions, try await renewingSubscriptions(of: userID))
+            if report.activeSubscriptions > 0, !report.warnings.contains(AccountDeletionReport.subscriptionWarning) {
+                report.warnings.append(AccountDeletionReport.subscriptionWarning)
+            }
+        case .authAccount:
+            if let receipt = try await auth.purgeScheduledAccount(userID) {
+                report.providers = receipt.providers
+                if report.appleTokenRevocation == .notApplicable { report.appleTokenRevocation = AppleTokenRevocation(receipt.tokenRevocation) }
+            }
+            if case .failed = report.appleTokenRevocation, !report.warnings.contains(AccountDeletionReport.revocationWarning) {
+                report.warnings.insert(AccountDeletionReport.revocationWarning, at: 0)
+            }
+        case .localData:
+            report.localRecords = try writing { records in
+                let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
+                try records.removeValue(forKey: userID, in: AccountRecords.scheduled)
+                try records.removeValue(forKey: userID, in: AccountRecords.deletions)
+                return removed
+            }
+        }
+    }
+}
+
+/// Runs one purge round at a time, in the order asked.
+actor PurgeRounds {
+    private var last: Task<LocalAccountService.PurgeRound, Never>?
+
+    /// Runs `round` once every round asked before has finished.
+    /// - Parameter round: The round.
+    /// - Returns: What it did.
+    func run(_ round: @escaping @Sendable () async -> LocalAccountService.PurgeRound) async -> LocalAccountService.PurgeRound {
+        let previous = last
+        let next = Task {
+            _ = await previous?.value
+            return await round()
+        }
+        last = next
+        return await next.value
+    }
+}
+
+extension SocialDeletionReport {
+    /// Adds the counts of a later attempt: a resumed purge deletes what was left.
+    mutating func add(_ later: SocialDeletionReport) {
+        posts += later.posts
+        likes += later.likes
+        follows += later.follows
+        blocks += later.blocks
+        anonymizedComments += later.anonymizedComments
+        deletedComments += later.deletedComments
+        media += later.media
+    }
+}
+
+extension SyncDeletionReport {
+    /// Adds the counts of a later attempt.
+    mutating func add(_ later: SyncDeletionReport) {
+        localRecords += later.localRecords
+        remoteRecords += later.remoteRecords
+    }
+}
