@@ -91,7 +91,8 @@ public protocol AccountService: Sendable {
     /// same by itself; call this on launch, or in a test that moved the clock. One
     /// purge that fails does not stop the others; the first failure is thrown once
     /// every purge has been tried, and the failed one is tried again later.
-    /// - Returns: The report of each purge finished.
+    /// - Returns: The report of each purge finished since the last call, by this call
+    ///   or in the background.
     /// - Throws: ``AccountError`` — `deletionIncomplete` (with the step), `storage`.
     @discardableResult
     func purgeDueDeletions() async throws -> [AccountDeletionReport]

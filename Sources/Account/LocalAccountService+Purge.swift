@@ -14,8 +14,13 @@ extension LocalAccountService {
     public func purgeDueDeletions() async throws(AccountError) -> [AccountDeletionReport] {
         startPurging()
         let round = await rounds.run { [self] in await purgeRound(honouringBackoff: false) }
+        // What finished since the last call, in this round or in the background.
+        let reports = unreported.withLock { reports in
+            defer { reports = [] }
+            return reports
+        }
         if let failure = round.failure { throw failure }
-        return round.reports
+        return reports
     }
 
     public func deletionCompletion(of userID: String) async throws(AccountError) -> AccountDeletionReport {
@@ -148,6 +153,7 @@ extension LocalAccountService {
                 let report = try await purge(item.userID, journal: item.journal, setAside: item.setAside)
                 retries.withLock { _ = $0.removeValue(forKey: item.userID) }
                 finishedReports.withLock { $0[item.userID] = report }
+                unreported.withLock { $0.append(report) }
                 finished.send(report)
                 round.reports.append(report)
             } catch {

@@ -69,6 +69,8 @@ public final class LocalAccountService: AccountService {
     let rounds = PurgeRounds()
     /// The reports of the purges finished in this instance, by user.
     let finishedReports = Locked([String: AccountDeletionReport]())
+    /// The reports of the purges finished since ``purgeDueDeletions()`` last returned them.
+    let unreported = Locked([AccountDeletionReport]())
     /// Each purge's report as it finishes.
     let finished = Broadcast<AccountDeletionReport?>(initial: nil)
     /// The users whose purge failed, and when it may run again.

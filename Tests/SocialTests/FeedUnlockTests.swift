@@ -129,10 +129,10 @@ import TrainTesting
             let harness = try SocialHarness()
             harness.act(as: "ada")
             let updates = harness.social.feedUnlockUpdates()
-            #expect(await updates.firstValue(where: { $0 == nil }) == .some(nil), "locked at first")
+            #expect(await updates.firstValue(where: { $0 == nil }, within: .seconds(30)) == .some(nil), "locked at first")
             _ = try await harness.social.unlockFeed(workoutType: .run)
             harness.clock.advance(by: .seconds(48 * 3_600))
-            #expect(await updates.firstValue(where: { $0 == nil }) == .some(nil), "round \(round): the end was told")
+            #expect(await updates.firstValue(where: { $0 == nil }, within: .seconds(30)) == .some(nil), "round \(round): the end was told")
         }
     }
 }
