@@ -122,8 +122,8 @@ public final class TrainServices: Sendable {
     }
 
     /// A stack whose data lives in files in `directory`, created owner-only if it does
-    /// not exist: state survives a relaunch, and an interrupted account deletion is
-    /// finished by ``finishInterruptedDeletions()``.
+    /// not exist: state survives a relaunch, and the purge of an account deletion a
+    /// relaunch cut short goes on by itself in the background.
     /// - Parameters:
     ///   - directory: The directory.
     ///   - configuration: Clock, device, products, policies and the app's own parts.
