@@ -14,7 +14,7 @@ extension LocalAccountService {
     /// - Returns: Their journals, in the order of their user IDs' bytes.
     /// - Throws: ``AccountError/Code/storage``.
     public func pendingDeletions() throws(AccountError) -> [AccountDeletionJournal] {
-        try journals().journals
+        try journals()
     }
 
     /// The journal records that could not be read and were set aside, oldest first per
@@ -43,20 +43,17 @@ extension LocalAccountService {
         try reading { records in try !records.keys(in: AccountRecords.setAside, range: AccountRecords.range(of: userID), limit: 1).isEmpty }
     }
 
-    /// Every readable journal, and the users whose record was set aside just now.
-    func journals() throws(AccountError) -> (journals: [AccountDeletionJournal], setAside: Set<String>) {
+    /// Every readable journal; the others are set aside.
+    func journals() throws(AccountError) -> [AccountDeletionJournal] {
         let entries = try reading { records in try records.entries(in: AccountRecords.deletionBytes) }
         var journals: [AccountDeletionJournal] = []
-        var setAside: Set<String> = []
         for entry in entries {
             switch Self.decodeJournal(entry.value) {
             case .success(let journal): journals.append(journal)
-            case .failure(let reason):
-                try self.setAside(entry.key, bytes: entry.value, reason: reason.description)
-                setAside.insert(entry.key)
+            case .failure(let reason): try setAside(entry.key, bytes: entry.value, reason: reason.description)
             }
         }
-        return (journals, setAside)
+        return journals
     }
 
     func save(_ journal: AccountDeletionJournal) throws(AccountError) {

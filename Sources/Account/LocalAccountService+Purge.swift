@@ -80,7 +80,6 @@ extension LocalAccountService {
 
     /// What one round of purges did, and when the next is due.
     struct PurgeRound: Sendable {
-        var reports: [AccountDeletionReport] = []
         var failure: AccountError?
         /// The soonest grace period still running.
         var nextDate: Date?
@@ -111,13 +110,12 @@ extension LocalAccountService {
             try adoptEarlierSchedules()
             let now = now
             let schedules = try scheduledDeletions()
-            let (journals, setAside) = try journals()
+            let journals = try journals()
             var users: [(userID: String, journal: AccountDeletionJournal?, setAside: Bool)] = []
             for schedule in schedules {
                 let journal = journals.first { Self.same($0.userID, schedule.userID) }
                 if now >= schedule.purgeAt {
-                    var keptAside = journal == nil && setAside.contains(schedule.userID)
-                    if journal == nil, !keptAside { keptAside = try hasSetAside(schedule.userID) }
+                    let keptAside = journal == nil ? try hasSetAside(schedule.userID) : false
                     users.append((schedule.userID, journal, keptAside))
                 } else {
                     round.nextDate = min(round.nextDate ?? schedule.purgeAt, schedule.purgeAt)
@@ -155,7 +153,6 @@ extension LocalAccountService {
                 finishedReports.withLock { $0[item.userID] = report }
                 unreported.withLock { $0.append(report) }
                 finished.send(report)
-                round.reports.append(report)
             } catch {
                 let retry = retries.withLock { retries in
                     let retry = PurgeRetry.after((retries[item.userID]?.failures ?? 0) + 1, at: elapsed)
@@ -203,10 +200,9 @@ extension LocalAccountService {
     /// were revoked where the deletion was asked for.
     private func freshJournal(for userID: String, setAside: Bool) -> AccountDeletionJournal {
         let now = now
-        let purgeAt = (try? purgeDate(of: userID)) ?? now
-        let deletion = ScheduledAccountDeletion(
-            userID: userID, scheduledAt: purgeAt == .distantPast ? now : purgeAt, purgeAt: purgeAt == .distantPast ? now : purgeAt,
-            appleTokenRevocation: .notApplicable)
+        // A deletion due at once is kept as the distant past; its date here is unknown.
+        let purgeAt = (try? purgeDate(of: userID)).flatMap { $0 == .distantPast ? nil : $0 } ?? now
+        let deletion = ScheduledAccountDeletion(userID: userID, scheduledAt: purgeAt, purgeAt: purgeAt, appleTokenRevocation: .notApplicable)
         var report = AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: .notApplicable)
         if setAside { report.warnings.append(AccountDeletionReport.journalSetAsideWarning) }
         return AccountDeletionJournal(deletion: deletion, finishedSteps: [.appleRevocation], report: report)
@@ -237,7 +233,6 @@ extension LocalAccountService {
         case .localData:
             report.localRecords = try writing { records in
                 let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
-                try records.removeValue(forKey: userID, in: AccountRecords.scheduled)
                 try records.removeValue(forKey: userID, in: AccountRecords.deletions)
                 return removed
             }

@@ -11,8 +11,8 @@ import TrainSubscription
 /// ``init(policies:auth:clock:)`` is strict: a call nobody scripted records a test
 /// failure naming the call and throws ``FakeError/unimplemented(_:)``. Its consents,
 /// pending and scheduled deletion show what the scripted calls did; a scripted
-/// deletion reports each step's progress, and a deletion or a schedule that succeeds
-/// signs out the `FakeAuthService` it was given. A fake made with
+/// deletion reports its first step and a scripted completion the purge's steps, and a
+/// deletion or a schedule that succeeds signs out the `FakeAuthService` it was given. A fake made with
 /// ``init(backedBy:auth:clock:)`` passes every call nobody scripted to that service,
 /// such as the `LocalAccountService` of a stack in memory, and shows its state.
 ///
