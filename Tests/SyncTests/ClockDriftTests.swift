@@ -75,22 +75,7 @@ import TrainTesting
     @Test("a downloaded edit stamped 50 years ahead does not carry this device's next edit there", arguments: SyncVariant.allCases)
     func futureStampInDocument(_ variant: SyncVariant) async throws {
         let (world, fake, phone, tablet, plan) = try await Self.pair(variant)
-        // Another device, its clock 50 years ahead, renames the plan.
-        var document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "old"))
-        var renamed = plan
-        renamed.name = "From the future"
-        let future = HybridTimestamp(
-            milliseconds: Int64(world.remoteClock.now.addingTimeInterval(Self.fiftyYears.timeInterval).timeIntervalSince1970 * 1000),
-            counter: 0, replicaID: "future")
-        document = try SyncDocument.of(renamed, previous: document, stamp: future)
-        let local = try #require(fake.remote)
-        let head = try #require(try await local.changes(in: Self.scope, after: 0, limit: 10).records.first)
-        _ = try await local.write(
-            [
-                RemoteMutation(
-                    id: MutationID(replicaID: "future", sequence: 1), recordID: plan.id, baseVersion: head.version, isDeletion: false,
-                    document: document.data)
-            ], in: Self.scope)
+        try await Self.renameFromTheFuture(plan, on: try #require(fake.remote), world: world)
         let report = try await phone.plans.sync()
         #expect(report.ignoredClockReadings >= 1)
         #expect(try phone.plans.plan(id: plan.id)?.name == "From the future")
@@ -121,24 +106,26 @@ import TrainTesting
         let tablet = try world.device("tablet", conflictPolicy: .lastWriterWins)
         let plan = try await phone.plans.createPlan(Fixture.plan(notes: "first"))
         try await phone.plans.sync()
-        var document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "old"))
-        var renamed = plan
-        renamed.name = "From the future"
-        let future = HybridTimestamp(
-            milliseconds: Int64(world.remoteClock.now.addingTimeInterval(Self.fiftyYears.timeInterval).timeIntervalSince1970 * 1000),
-            counter: 0, replicaID: "future")
-        document = try SyncDocument.of(renamed, previous: document, stamp: future)
-        let head = try #require(try await world.local.changes(in: Self.scope, after: 0, limit: 10).records.first)
-        _ = try await world.local.write(
-            [
-                RemoteMutation(
-                    id: MutationID(replicaID: "future", sequence: 1), recordID: plan.id, baseVersion: head.version, isDeletion: false,
-                    document: document.data)
-            ], in: Self.scope)
+        try await Self.renameFromTheFuture(plan, on: world.local, world: world)
         try await phone.plans.sync()
         try await tablet.plans.sync()
         let current = try #require(try phone.plans.plan(id: plan.id))
         try await Self.editPhoneThenTablet(world, phone, tablet, current)
         for device in [phone, tablet] { #expect(try device.plans.plan(id: plan.id)?.notes == "tablet, later") }
+    }
+
+    /// Another device, its clock 50 years ahead, renames `plan` "From the future" on `remote`.
+    static func renameFromTheFuture(_ plan: TrainingPlan, on remote: LocalRemotePlanStore, world: SyncWorld) async throws {
+        let document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "old"))
+        var renamed = plan
+        renamed.name = "From the future"
+        let future = HybridTimestamp(
+            milliseconds: Int64(world.remoteClock.now.addingTimeInterval(fiftyYears.timeInterval).timeIntervalSince1970 * 1000),
+            counter: 0, replicaID: "future")
+        let head = try #require(try await remote.changes(in: scope, after: 0, limit: 10).records.first)
+        let write = RemoteMutation(
+            id: MutationID(replicaID: "future", sequence: 1), recordID: plan.id, baseVersion: head.version, isDeletion: false,
+            document: try SyncDocument.of(renamed, previous: document, stamp: future).data)
+        _ = try await remote.write([write], in: scope)
     }
 }

@@ -14,6 +14,18 @@ import TrainTesting
         func makeID() -> String { "device" }
     }
 
+    /// A phone and a tablet with one replica ID, on a remote that acknowledges a reused
+    /// mutation ID as applied.
+    static func devicesOnALyingRemote() throws -> (world: SyncWorld, remote: FakeRemotePlanStore, phone: Device, tablet: Device) {
+        let world = try SyncWorld()
+        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
+        remote.misbehave(.acknowledgesReusedMutationIDs)
+        return (
+            world, remote, try world.device("phone", remote: remote, ids: FixedIDGenerator()),
+            try world.device("tablet", remote: remote, ids: FixedIDGenerator())
+        )
+    }
+
     /// Every plan each device made is on both devices and on the remote, and nothing is queued.
     static func expectNothingLost(_ made: [TrainingPlan], devices: [Device], world: SyncWorld, remote: (any RemotePlanStore)? = nil) async throws {
         for _ in 0..<2 {
@@ -93,11 +105,7 @@ import TrainTesting
         "with a remote that acknowledges a reused mutation ID as applied, the device finds the false acknowledgement in the change feed and uploads the plan"
     )
     func falseAcknowledgement() async throws {
-        let world = try SyncWorld()
-        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
-        remote.misbehave(.acknowledgesReusedMutationIDs)
-        let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
-        let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
+        let (world, remote, phone, tablet) = try Self.devicesOnALyingRemote()
         var made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]
         try await phone.plans.sync()
         made.append(try await tablet.plans.createPlan(Fixture.plan("tablet's")))
@@ -124,11 +132,7 @@ import TrainTesting
 
     @Test("a false acknowledgement whose version the change feed no longer shows, having been written again, is still found and the plan uploaded")
     func falseAcknowledgementSuperseded() async throws {
-        let world = try SyncWorld()
-        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
-        remote.misbehave(.acknowledgesReusedMutationIDs)
-        let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
-        let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
+        let (world, remote, phone, tablet) = try Self.devicesOnALyingRemote()
         var made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]
         try await phone.plans.sync()
         made[0].notes = "again"
@@ -142,11 +146,7 @@ import TrainTesting
 
     @Test("a false acknowledgement of an upload made alone is found by the next download")
     func falseAcknowledgementOfAnUpload() async throws {
-        let world = try SyncWorld()
-        let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
-        remote.misbehave(.acknowledgesReusedMutationIDs)
-        let phone = try world.device("phone", remote: remote, ids: FixedIDGenerator())
-        let tablet = try world.device("tablet", remote: remote, ids: FixedIDGenerator())
+        let (world, remote, phone, tablet) = try Self.devicesOnALyingRemote()
         var made = [try await phone.plans.createPlan(Fixture.plan("phone's"))]
         try await phone.plans.sync()
         made.append(try await tablet.plans.createPlan(Fixture.plan("tablet's")))
