@@ -191,9 +191,9 @@ final class DeletionStack {
     }
 
     /// Makes a new heavy user — 10,000 posts over 50 days, 5,000 followers, 20,000 likes
-    /// on others' posts — and deletes their account through the account service.
-    /// - Returns: The seconds the deletion took, and how many of their posts were live.
-    func deleteHeavyUser() async throws -> (seconds: Double, livePosts: Int) {
+    /// on others' posts — and leaves them signed in on the stack.
+    /// - Returns: The user, and how many of their posts are live.
+    func makeHeavyUser() async throws -> (user: UserEntity, livePosts: Int) {
         round += 1
         let name = "Heavy Runner"
         let heavy = try await signIn("heavy-\(round)", name: name)
@@ -211,17 +211,26 @@ final class DeletionStack {
         try await act(as: heavy.id, name: name, subject: "heavy-\(round)")
         for post in likedPosts { try await writer.like(post) }
         guard services.auth.currentUser?.id == heavy.id else { throw BenchError("the heavy user is not signed in") }
+        return (heavy, live)
+    }
 
+    /// Makes a new heavy user and deletes their account through the account service.
+    /// - Returns: The seconds the deletion call took, and how many of their posts were live.
+    func deleteHeavyUser() async throws -> (seconds: Double, livePosts: Int) {
+        let (heavy, live) = try await makeHeavyUser()
         let began = ContinuousClock.now
         try await services.account.deleteAccount(of: heavy.id)
         let elapsed = SocialRows.elapsed(ContinuousClock.now - began)
-        let report = try await services.account.deletionCompletion(of: heavy.id)
+        try Self.check(try await services.account.deletionCompletion(of: heavy.id))
+        return (elapsed, live)
+    }
 
+    /// Throws unless `report` removed all of a heavy user's posts, likes and follows.
+    static func check(_ report: AccountDeletionReport) throws {
         let social = report.social
         guard social.posts == AccountRows.heavyPosts, social.likes == AccountRows.likes, social.follows == AccountRows.followers else {
             throw BenchError("the deletion removed \(social.posts) posts, \(social.likes) likes and \(social.follows) follows")
         }
-        return (elapsed, live)
     }
 }
 

@@ -114,3 +114,85 @@ final class BareStoreReader {
         return Data(bytes: sqlite3_column_blob(point, 0), count: Int(sqlite3_column_bytes(point, 0)))
     }
 }
+
+/// The baseline of the purge rows: a device's records in the engine's own table, in a
+/// copy of its file or in SQLite's in-memory database, changed by key in one transaction.
+final class BareRecords {
+    private var db: OpaquePointer?
+
+    /// A page-for-page copy of the SQLite file at `source` (SQLite's backup API, which
+    /// reads the write-ahead log too), written to `destination` and opened with
+    /// `synchronous=FULL`, as the engine opens its files by default.
+    init(copying source: URL, to destination: URL) throws {
+        var from: OpaquePointer?
+        defer { sqlite3_close(from) }
+        guard sqlite3_open_v2(source.path, &from, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+            sqlite3_open(destination.path, &db) == SQLITE_OK
+        else { throw BareSQLite.Failure(description: "cannot open \(source.path) or \(destination.path)") }
+        let backup = sqlite3_backup_init(db, "main", from, "main")
+        let stepped = sqlite3_backup_step(backup, -1)
+        guard sqlite3_backup_finish(backup) == SQLITE_OK, stepped == SQLITE_DONE else {
+            throw BareSQLite.Failure(description: "the copy of \(source.path) failed: \(stepped)")
+        }
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    /// SQLite's in-memory database holding `records` in the engine's table.
+    init(loading records: [RecordAddress: Data]) throws {
+        guard sqlite3_open(":memory:", &db) == SQLITE_OK else { throw BareSQLite.Failure(description: "cannot open an in-memory database") }
+        try execute(
+            "CREATE TABLE train_records (collection TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID"
+        )
+        try apply(RecordChanges(removed: [], written: records.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    }
+
+    deinit { sqlite3_close(db) }
+
+    private func execute(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BareSQLite.Failure(description: "\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        }
+    }
+
+    /// Makes `changes` in one transaction — each removal a prepared `DELETE` by key that
+    /// must find its record, each write a prepared `INSERT OR REPLACE` — and commits.
+    /// - Returns: The seconds it took, statements prepared and commit included.
+    @discardableResult
+    func apply(_ changes: RecordChanges) throws -> Double {
+        try seconds {
+            var remove: OpaquePointer?
+            var write: OpaquePointer?
+            defer {
+                sqlite3_finalize(remove)
+                sqlite3_finalize(write)
+            }
+            guard sqlite3_prepare_v2(db, "DELETE FROM train_records WHERE collection = ?1 AND key = ?2", -1, &remove, nil) == SQLITE_OK,
+                sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO train_records (collection, key, value) VALUES (?1, ?2, ?3)", -1, &write, nil)
+                    == SQLITE_OK
+            else { throw BareSQLite.Failure(description: "cannot prepare: \(String(cString: sqlite3_errmsg(db)))") }
+            try execute("BEGIN")
+            for address in changes.removed {
+                bind(address, to: remove)
+                let rc = sqlite3_step(remove)
+                sqlite3_reset(remove)
+                guard rc == SQLITE_DONE, sqlite3_changes(db) == 1 else {
+                    throw BareSQLite.Failure(description: "no record \(address.collection) \(address.key) to delete: \(rc)")
+                }
+            }
+            for (address, value) in changes.written {
+                bind(address, to: write)
+                _ = value.withUnsafeBytes { sqlite3_bind_blob(write, 3, $0.baseAddress, Int32($0.count), transientDestructor) }
+                let rc = sqlite3_step(write)
+                sqlite3_reset(write)
+                guard rc == SQLITE_DONE else { throw BareSQLite.Failure(description: "the write of \(address.key) failed: \(rc)") }
+            }
+            try execute("COMMIT")
+        }
+    }
+
+    private func bind(_ address: RecordAddress, to statement: OpaquePointer?) {
+        sqlite3_bind_text(statement, 1, address.collection, Int32(address.collection.utf8.count), transientDestructor)
+        sqlite3_bind_text(statement, 2, address.key, Int32(address.key.utf8.count), transientDestructor)
+    }
+}

@@ -53,6 +53,10 @@ public final class TrainServices: Sendable {
     public let account: LocalAccountService
     /// What the devices of this stack's world share.
     let world: TrainWorld
+    /// Every store of this device's data — the feed, TrainKit's accounts when the stack
+    /// keeps them, the plans and the account service's own — for tools that compare a
+    /// device's whole data before and after an operation, as the benchmark does.
+    package let deviceStores: [RecordStore]
     private let sampleData = Locked<Task<Void, Never>?>(nil)
 
     /// Wires one device's services over the world: the account service over the others.
@@ -63,6 +67,9 @@ public final class TrainServices: Sendable {
         let configuration = world.configuration
         self.world = world
         self.configuration = configuration
+        var stores = [world.socialStore, deviceStore.plans, deviceStore.account]
+        if case .local(let accounts) = world.accounts { stores.append(accounts) }
+        deviceStores = stores
         self.appleID = appleID
         self.auth = auth
         self.appStore = appStore
