@@ -98,12 +98,24 @@ public struct FeedUnlock: Codable, Hashable, Sendable, Identifiable {
         self.expiresAt = expiresAt
     }
 
-    /// Whether the feed is unlocked at `date`.
+    /// Whether the feed is unlocked at `date`: on the local day of the workout, in the
+    /// time zone it was recorded in.
     /// - Parameter date: The moment to check.
-    /// - Returns: True from the unlock until the start of the next local day; false
-    ///   before the unlock, so a clock that ran fast and was set back unlocks nothing.
+    /// - Returns: True from the start of the workout's local day until the start of the
+    ///   next, so a clock corrected back within that day keeps the feed open; false
+    ///   before that day, so a clock that ran a day fast and was set back unlocks nothing.
     public func isActive(at date: Date) -> Bool {
-        unlockDate <= date && date < expiresAt
+        guard date < expiresAt else { return false }
+        return unlockDate <= date || date >= dayStart
+    }
+
+    /// The start of the workout's local day in ``timeZoneIdentifier``; the unlock's own
+    /// date if that time zone is unknown here.
+    public var dayStart: Date {
+        guard let timeZone = TimeZone(identifier: timeZoneIdentifier) else { return unlockDate }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.startOfDay(for: unlockDate)
     }
 }
 

@@ -36,6 +36,37 @@ import TrainTesting
         #expect(!harness.social.hasFeedUnlocked())
     }
 
+    @Test(
+        "a clock corrected back within the workout's local day keeps the feed open until that day ends; before the day, it is locked",
+        arguments: SocialVariant.allCases)
+    func clockCorrectedBackWithinTheDay(variant: SocialVariant) async throws {
+        let workout = Self.date(2026, 6, 1, 8, in: "Europe/Paris")
+        let harness = try SocialHarness(variant, start: workout)
+        harness.setTimeZone("Europe/Paris")
+        try await harness.join("bob", "ada")
+        _ = try await harness.post("bob's run", by: "bob")
+        harness.act(as: "ada")
+        try await harness.social.follow("bob")
+        let unlock = try await harness.social.unlockFeed(workoutType: .run)
+        #expect(unlock.dayStart == Self.date(2026, 6, 1, 0, in: "Europe/Paris"))
+
+        harness.clock.setDate(workout.addingTimeInterval(-60))
+        #expect(harness.social.hasFeedUnlocked())
+        #expect(try await harness.social.friendsFeed(limit: 20).map(\.content) == ["bob's run"])
+        if variant == .file { #expect(try harness.reopened().hasFeedUnlocked()) }
+        harness.clock.setDate(Self.date(2026, 6, 1, 0, in: "Europe/Paris"))
+        #expect(harness.social.hasFeedUnlocked())
+
+        harness.clock.setDate(Self.date(2026, 6, 1, 0, in: "Europe/Paris").addingTimeInterval(-1))
+        #expect(!harness.social.hasFeedUnlocked())
+        await #expect(throws: SocialError(.feedLocked)) { _ = try await harness.social.friendsFeed(limit: 20) }
+
+        harness.clock.setDate(Self.date(2026, 6, 1, 23, 59, in: "Europe/Paris"))
+        #expect(harness.social.hasFeedUnlocked())
+        harness.clock.setDate(Self.date(2026, 6, 2, 0, in: "Europe/Paris"))
+        #expect(!harness.social.hasFeedUnlocked())
+    }
+
     @Test("a traveller's unlock ends at midnight where the workout was, and a second workout never shortens it")
     func traveller() async throws {
         let tokyoEvening = Self.date(2026, 6, 1, 22, in: "Asia/Tokyo")
