@@ -123,6 +123,7 @@ extension LocalSocialFeedService {
             guard var comment = try records.value(forKey: key, in: SocialRecords.comments) else { continue }
             switch policy.deletedUserComments {
             case .anonymize:
+                try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, userID, comment.id), in: SocialRecords.postCommenters)
                 comment.userID = nil
                 comment.userName = nil
                 try records.put(comment, forKey: key, in: SocialRecords.comments)

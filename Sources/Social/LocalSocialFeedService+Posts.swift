@@ -227,7 +227,7 @@ extension LocalSocialFeedService {
                 // This post and every older one expired: no post lives longer than this.
                 if post.createdAt.addingTimeInterval(longestLifetime) <= now { return posts }
                 guard post.isVisible(at: now), !hidden.contains(post.userID) else { continue }
-                posts.append(post)
+                posts.append(try seen(post, hiding: hidden, in: records))
                 if posts.count == limit { return posts }
             }
             range = whole.after(last.key)

@@ -97,7 +97,8 @@ extension LocalSocialFeedService {
     ) throws -> [SocialProfile] {
         try records.records(in: relation, range: SocialRecords.range([.string(userID)])).compactMap { entry in
             let other = SocialRecords.userID(entry.data)
-            return hidden.contains(other) ? nil : try records.value(forKey: other, in: SocialRecords.profiles)
+            guard !hidden.contains(other), let profile = try records.value(forKey: other, in: SocialRecords.profiles) else { return nil }
+            return try seen(profile, hiding: hidden, in: records)
         }
     }
 
@@ -107,8 +108,9 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         return try reading { records in
             let profile = try profile(of: userID, in: records)
-            guard try !hiddenUsers(from: user.id, in: records).contains(userID) else { throw SocialError(.userNotFound) }
-            return profile
+            let hidden = try hiddenUsers(from: user.id, in: records)
+            guard !hidden.contains(userID) else { throw SocialError(.userNotFound) }
+            return try seen(profile, hiding: hidden, in: records)
         }
     }
 
@@ -124,17 +126,17 @@ extension LocalSocialFeedService {
         guard word.count <= 100 else { return [] }
         return try reading { records in
             let hidden = try hiddenUsers(from: user.id, in: records)
-            var seen: Set<String> = []
+            var matched: Set<String> = []
             var found: [SocialProfile] = []
             for key in try records.keys(in: SocialRecords.names, range: .prefix(word)) {
                 guard let separator = key.firstIndex(of: "\u{0}") else { continue }
                 let userID = String(key[key.index(after: separator)...])
-                guard !hidden.contains(userID), seen.insert(userID).inserted,
+                guard !hidden.contains(userID), matched.insert(userID).inserted,
                     let profile = try records.value(forKey: userID, in: SocialRecords.profiles)
                 else { continue }
                 let nameWords = SocialRecords.words(profile.displayName)
                 guard words.allSatisfy({ part in nameWords.contains { $0.hasPrefix(part) } }) else { continue }
-                found.append(profile)
+                found.append(try seen(profile, hiding: hidden, in: records))
                 if found.count == limit { break }
             }
             return found
@@ -156,6 +158,31 @@ extension LocalSocialFeedService {
                 SocialRecords.value(user.id), forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: SocialRecords.blockedBy)
             try removeFollow(from: user.id, to: userID, at: now, in: records)
             try removeFollow(from: userID, to: user.id, at: now, in: records)
+            try removeInteractions(of: user.id, onPostsOf: userID, in: records)
+            try removeInteractions(of: userID, onPostsOf: user.id, in: records)
+        }
+    }
+
+    /// Removes `userID`'s likes and comments on `author`'s posts, fixing the posts' counts.
+    func removeInteractions(of userID: String, onPostsOf author: String, in records: RecordWriter) throws {
+        for entry in try records.records(in: SocialRecords.liked, range: SocialRecords.range([.string(userID)])) {
+            guard let postID = UUID(uuidString: SocialRecords.userID(entry.data)),
+                var post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), post.userID.utf8.elementsEqual(author.utf8)
+            else { continue }
+            try records.removeValue(forKey: entry.key, in: SocialRecords.liked)
+            try records.removeValue(forKey: SocialRecords.key([.uuid(postID), .string(userID)]), in: SocialRecords.likes)
+            post.likeCount = max(0, post.likeCount - 1)
+            try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+        }
+        for entry in try records.records(in: SocialRecords.userComments, range: SocialRecords.range([.string(userID)])) {
+            let key = String(decoding: entry.data, as: UTF8.self)
+            guard let comment = try records.value(forKey: key, in: SocialRecords.comments),
+                var post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts),
+                post.userID.utf8.elementsEqual(author.utf8)
+            else { continue }
+            try removeComment(comment, key: key, in: records)
+            post.commentCount = max(0, post.commentCount - 1)
+            try records.put(post, forKey: SocialRecords.key(post.id), in: SocialRecords.posts)
         }
     }
 
@@ -246,7 +273,8 @@ extension LocalSocialFeedService {
             try visiblePost(postID, hiding: hidden, in: records)
             return try records.records(in: SocialRecords.likes, range: SocialRecords.range([.uuid(postID)])).compactMap { entry in
                 let userID = SocialRecords.userID(entry.data)
-                return hidden.contains(userID) ? nil : try records.value(forKey: userID, in: SocialRecords.profiles)
+                guard !hidden.contains(userID), let profile = try records.value(forKey: userID, in: SocialRecords.profiles) else { return nil }
+                return try seen(profile, hiding: hidden, in: records)
             }
         }
     }
@@ -266,6 +294,7 @@ extension LocalSocialFeedService {
             try records.put(comment, forKey: key, in: SocialRecords.comments)
             try records.setData(Data(key.utf8), forKey: SocialRecords.key(id), in: SocialRecords.commentIndex)
             try records.setData(Data(key.utf8), forKey: SocialRecords.key([.string(user.id), .uuid(id)]), in: SocialRecords.userComments)
+            try records.setData(Data(), forKey: SocialRecords.commenterKey(postID, user.id, id), in: SocialRecords.postCommenters)
             post.commentCount += 1
             try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
             return comment
@@ -316,10 +345,58 @@ extension LocalSocialFeedService {
         try records.removeValue(forKey: SocialRecords.key(comment.id), in: SocialRecords.commentIndex)
         if let author = comment.userID {
             try records.removeValue(forKey: SocialRecords.key([.string(author), .uuid(comment.id)]), in: SocialRecords.userComments)
+            try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, author, comment.id), in: SocialRecords.postCommenters)
         }
     }
 
     // MARK: - Counts
+
+    /// `post` as a viewer sees it: its counts leave out the likes and comments of the
+    /// users hidden from them, as its lists do. Each hidden user costs two lookups, or
+    /// the post's own likes or comments are read when there are fewer of those.
+    func seen(_ post: PostEntity, hiding hidden: UserIDSet, in records: RecordReader) throws -> PostEntity {
+        guard !hidden.isEmpty, post.likeCount + post.commentCount > 0 else { return post }
+        var post = post
+        let members = hidden.members
+        let range = try SocialRecords.range([.uuid(post.id)])
+        if post.likeCount <= members.count {
+            post.likeCount -= try records.records(in: SocialRecords.likes, range: range).count { hidden.contains(SocialRecords.userID($0.data)) }
+        } else {
+            for user in members where try records.data(forKey: SocialRecords.key([.uuid(post.id), .string(user)]), in: SocialRecords.likes) != nil {
+                post.likeCount -= 1
+            }
+        }
+        if post.commentCount <= members.count {
+            post.commentCount -= try records.values(in: SocialRecords.comments, range: range).count { $0.userID.map(hidden.contains) ?? false }
+        } else {
+            for user in members {
+                post.commentCount -= try records.count(in: SocialRecords.postCommenters, range: SocialRecords.range([.uuid(post.id), .string(user)]))
+            }
+        }
+        post.likeCount = max(0, post.likeCount)
+        post.commentCount = max(0, post.commentCount)
+        return post
+    }
+
+    /// `profile` as a viewer sees it: its counts leave out the users hidden from them,
+    /// as the follower and following lists do.
+    func seen(_ profile: SocialProfile, hiding hidden: UserIDSet, in records: RecordReader) throws -> SocialProfile {
+        guard !hidden.isEmpty, profile.followerCount + profile.followingCount > 0 else { return profile }
+        var profile = profile
+        let members = hidden.members
+        let range = try SocialRecords.range([.string(profile.id)])
+        for (relation, count) in [(SocialRecords.followers, \SocialProfile.followerCount), (SocialRecords.follows, \SocialProfile.followingCount)] {
+            if profile[keyPath: count] <= members.count {
+                profile[keyPath: count] -= try records.records(in: relation, range: range).count { hidden.contains(SocialRecords.userID($0.data)) }
+            } else {
+                for user in members where try records.data(forKey: SocialRecords.key([.string(profile.id), .string(user)]), in: relation) != nil {
+                    profile[keyPath: count] -= 1
+                }
+            }
+            profile[keyPath: count] = max(0, profile[keyPath: count])
+        }
+        return profile
+    }
 
     public func recount() async throws -> Int {
         _ = try signedInUser()

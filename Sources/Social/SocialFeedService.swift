@@ -139,12 +139,13 @@ public protocol SocialFeedService: Sendable {
     func deleteComment(_ commentID: UUID) async throws
 
     /// Blocks a user: each disappears from the other's feeds, search, likes,
-    /// comments and follow lists, and follows between them end.
+    /// comments and follow lists; follows between them end, and each one's likes and
+    /// comments on the other's posts are removed with their counts.
     /// - Parameter userID: The user.
     /// - Throws: ``SocialError`` — `userNotFound`, `cannotTargetSelf`.
     func block(_ userID: String) async throws
 
-    /// Unblocks a user; follows ended by the block are not restored.
+    /// Unblocks a user; the follows, likes and comments the block removed are not restored.
     /// - Parameter userID: The user.
     func unblock(_ userID: String) async throws
 

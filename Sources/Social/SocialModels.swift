@@ -138,9 +138,11 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     public let expiresAt: Date
     /// A photo or video, `https` or `file`.
     public var mediaURL: URL?
-    /// How many users like it.
+    /// How many users like it, of those the viewer may see: as many as
+    /// `likes(on:)` lists for them.
     public var likeCount: Int
-    /// How many comments it has.
+    /// How many comments it has, of those the viewer may see: as many as
+    /// `comments(on:)` lists for them.
     public var commentCount: Int
 
     /// Creates a post.
@@ -221,9 +223,9 @@ public struct SocialProfile: Codable, Hashable, Sendable, Identifiable {
     public let id: String
     /// The name shown on posts and in search.
     public var displayName: String
-    /// How many users follow them.
+    /// How many users follow them, leaving out the users hidden from the viewer.
     public var followerCount: Int
-    /// How many users they follow.
+    /// How many users they follow, leaving out the users hidden from the viewer.
     public var followingCount: Int
 
     /// Creates a profile.

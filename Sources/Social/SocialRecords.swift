@@ -45,6 +45,14 @@ enum SocialRecords {
                     try migration.records.put(entry.value, forKey: entry.key, in: removedPosts)
                 }
             },
+            StoreMigration(version: 4, summary: "Index comments by post and author, so a viewer's counts leave out users hidden from them") {
+                migration in
+                try migration.createCollection("postCommenters")
+                for comment in try migration.records.values(in: comments) {
+                    guard let author = comment.userID else { continue }
+                    try migration.records.setData(Data(), forKey: commenterKey(comment.postID, author, comment.id), in: postCommenters)
+                }
+            },
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
@@ -124,6 +132,8 @@ enum SocialRecords {
     static let commentIndex = RecordCollection<Data>.bytes("commentIndex")
     /// (author, comment) → the comment's key in `comments`: what account deletion reaches.
     static let userComments = RecordCollection<Data>.bytes("userComments")
+    /// (post, author, comment) → nothing: how many comments on a post a user wrote.
+    static let postCommenters = RecordCollection<Data>.bytes("postCommenters")
     /// (photo path, post) → post: the posts showing a photo of the media store.
     static let mediaUses = RecordCollection<Data>.bytes("mediaUses")
     static let unlocks = RecordCollection<FeedUnlock>("unlocks")
@@ -174,6 +184,11 @@ enum SocialRecords {
         }
     }
 
+    /// The key of a comment in ``postCommenters``.
+    static func commenterKey(_ postID: UUID, _ author: String, _ commentID: UUID) throws(SocialError) -> String {
+        try key([.uuid(postID), .string(author), .uuid(commentID)])
+    }
+
     /// A relation's value: the other user's ID.
     static func value(_ userID: String) -> Data { Data(userID.utf8) }
 
@@ -208,6 +223,9 @@ struct UserIDSet {
     }
 
     func contains(_ id: String) -> Bool { ids.contains(Array(id.utf8)) }
+    /// The IDs, in no order.
+    var members: [String] { ids.map { String(decoding: $0, as: UTF8.self) } }
+    var isEmpty: Bool { ids.isEmpty }
 
     mutating func insert(_ id: String) { ids.insert(Array(id.utf8)) }
 

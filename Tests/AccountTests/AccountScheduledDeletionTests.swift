@@ -45,12 +45,12 @@ import TrainTesting
         #expect(try await world.social.searchUsers("Ada", limit: 10).isEmpty)
         #expect(try await world.social.likes(on: post.id).isEmpty)
         #expect(try await world.social.comments(on: post.id).isEmpty)
-        #expect(try await world.social.profile(grace.id).followerCount == 1, "nothing is deleted yet")
+        #expect(try await world.social.profile(grace.id).followerCount == 0, "Ada is out of every count while hidden")
     }
 
     @Test("signing in during the grace period offers the restore; restoring keeps the account and shows the user again")
     func restoreDuringGrace() async throws {
-        let (world, ada, _, post) = try await Self.world()
+        let (world, ada, grace, post) = try await Self.world()
         try await world.account.scheduleDeletion(of: ada.id)
         world.clock.advance(by: .seconds(29 * Self.day))
         #expect(try await world.signIn().id == ada.id)
@@ -65,6 +65,7 @@ import TrainTesting
         #expect(try world.plans.plans().count == 1, "Ada's plan is still here")
         try await world.signIn(AccountWorld.grace)
         #expect(try await world.social.likes(on: post.id).map(\.id) == [ada.id], "Ada is shown again")
+        #expect(try await world.social.profile(grace.id).followerCount == 1, "and counted again: nothing was deleted")
     }
 
     @Test(

@@ -87,4 +87,32 @@ import TrainTesting
         store.close()
         #expect(throws: CoreError(.newerSchema)) { try RecordStore(.file(file), schema: jsonLayout) }
     }
+
+    @Test("opening a store of version 3 indexes its comments by post and author, leaving out anonymized ones")
+    func commenterIndexMigration() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("social.sqlite")
+        let version3 = StoreSchema(name: "social", migrations: Array(SocialRecords.schema.migrations.prefix(3)))
+        let post = UUID()
+        let comments = [
+            PostComment(id: UUID(), postID: post, userID: "bob", userName: "Bob", text: "one", createdAt: .distantPast),
+            PostComment(id: UUID(), postID: post, userID: "bob", userName: "Bob", text: "two", createdAt: .distantPast),
+            PostComment(id: UUID(), postID: post, userID: nil, userName: nil, text: "gone", createdAt: .distantPast),
+        ]
+        let old = try RecordStore(.file(file), schema: version3)
+        try old.write { records in
+            for comment in comments {
+                try records.put(
+                    comment, forKey: try SocialRecords.key([.uuid(post), .date(comment.createdAt), .uuid(comment.id)]), in: SocialRecords.comments)
+            }
+        }
+        old.close()
+
+        let store = try RecordStore(.file(file), schema: SocialRecords.schema)
+        defer { store.close() }
+        let indexed = try store.read { try $0.keys(in: SocialRecords.postCommenters) }
+        #expect(indexed.sorted() == (try comments.prefix(2).map { try SocialRecords.commenterKey(post, "bob", $0.id) }).sorted())
+        #expect(
+            try store.read { try $0.count(in: SocialRecords.postCommenters, range: try SocialRecords.range([.uuid(post), .string("bob")])) } == 2)
+    }
 }

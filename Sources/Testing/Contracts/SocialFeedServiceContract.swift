@@ -124,6 +124,35 @@ public enum SocialFeedServiceContract {
             try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "Bob's post is hidden from Ada")
             try await check.expectSocialError(.blocked, "following someone who blocks you") { try await session.service.follow("bob") }
         },
+        SocialContractCheck(
+            "a block removes the likes and comments between the two users both ways, with their counts, and an unblock brings none back"
+        ) {
+            environment, check in
+            let session = try await environment.makeService()
+            try await session.join("cy")
+            let cys = try await session.service.createPost(content: "cy's ride", workoutType: .run)
+            try await session.join("ada")
+            let adas = try await session.service.createPost(content: "ada's swim", workoutType: .swim)
+            try await session.join("bob")
+            for post in [adas.id, cys.id] {
+                try await session.service.like(post)
+                _ = try await session.service.comment(on: post, text: "nice")
+            }
+            try await session.signIn("ada")
+            try await session.service.block("bob")
+            try await session.service.unblock("bob")
+            let seenByAda = try await session.service.discoverFeed(limit: 100)
+            try check.expect(
+                seenByAda.first { $0.id == adas.id }.map { [$0.likeCount, $0.commentCount] } == [0, 0], "Bob's like and comment left Ada's post")
+            try check.expect(try await session.service.likes(on: adas.id).isEmpty, "Ada's post has no likers")
+            try await session.signIn("cy")
+            try await session.service.block("bob")
+            try await session.signIn("ada")
+            let cysSeenByAda = try await session.service.discoverFeed(limit: 100).first { $0.id == cys.id }
+            try check.expect(
+                cysSeenByAda.map { [$0.likeCount, $0.commentCount] } == [0, 0], "Cy's block removed Bob's like and comment on her post")
+            try check.expect(try await session.service.recount() == 0, "recount finds nothing to fix")
+        },
         SocialContractCheck("only the author deletes a post") { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
