@@ -187,12 +187,24 @@ public final class LocalMediaStore: MediaStore {
         root.appendingPathComponent(reference.path, isDirectory: false)
     }
 
-    public func reference(for url: URL) -> MediaReference? {
+    public func reference(for url: URL) throws(SocialError) -> MediaReference? {
         guard url.isFileURL else { return nil }
-        let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
-        let path = url.standardizedFileURL.path
+        let root = Self.comparablePath(root)
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        let path = Self.comparablePath(url)
         guard path.hasPrefix(prefix) else { return nil }
-        return MediaReference(path: String(path.dropFirst(prefix.count)))
+        guard let reference = MediaReference(path: String(path.dropFirst(prefix.count))) else {
+            throw SocialError(.mediaNotFound, detail: "\(url.path) is inside the media store but names none of its photos.")
+        }
+        return reference
+    }
+
+    /// A file URL's path as two spellings of one file compare equal: percent-encoding
+    /// decoded, `.` and `..` and symbolic links resolved, in Unicode's composed form
+    /// and lower case, as a case-insensitive volume — Apple's default — compares names.
+    /// Every path this store makes under its root is lower-case ASCII.
+    static func comparablePath(_ url: URL) -> String {
+        url.standardizedFileURL.resolvingSymlinksInPath().path.precomposedStringWithCanonicalMapping.lowercased()
     }
 
     /// Folders only the owner can open, as the stores' files are.

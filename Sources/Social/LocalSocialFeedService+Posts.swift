@@ -12,8 +12,11 @@ extension LocalSocialFeedService {
         if let mediaURL, !Self.isValidMediaURL(mediaURL) {
             throw SocialError(.invalidMediaURL, detail: "Media must be https with a host, or file.")
         }
-        let photo = mediaURL.flatMap(media.reference(for:))
+        var mediaURL = mediaURL
+        let photo = try mediaURL.map { url throws(SocialError) in try media.reference(for: url) } ?? nil
         if let photo {
+            // The post shows the photo's canonical URL, whatever spelling it was given.
+            mediaURL = media.url(for: photo)
             guard photo.userID == user.id else { throw SocialError(.notAuthorized, detail: "A post shows only its author's photos.") }
             guard try await media.contains(photo) else { throw SocialError(.mediaNotFound) }
             try checkStillSignedIn(user)
@@ -139,7 +142,7 @@ extension LocalSocialFeedService {
         for comment in try records.entries(in: SocialRecords.comments, range: SocialRecords.range([.uuid(post.id)])) {
             try removeComment(comment.value, key: comment.key, in: records)
         }
-        guard let url = post.mediaURL, let photo = media.reference(for: url) else { return [] }
+        guard let url = post.mediaURL, let photo = (try? media.reference(for: url)) ?? nil else { return [] }
         try records.removeValue(forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
         let stillShown = try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
         return stillShown ? [] : [photo]

@@ -56,10 +56,15 @@ public protocol MediaStore: Sendable {
     /// - Returns: Its URL.
     func url(for reference: MediaReference) -> URL
 
-    /// The photo a URL names in this store, or nil for any other URL.
+    /// The photo a URL names in this store, in its one canonical form, whatever the
+    /// URL's spelling: letter case, `.` and `..`, symbolic links, percent-encoding and
+    /// Unicode normalization all resolve to the same reference, so an alias can
+    /// never pass an ownership or usage check its canonical URL would fail.
     /// - Parameter url: A URL from ``url(for:)``, or any other.
-    /// - Returns: The reference.
-    func reference(for url: URL) -> MediaReference?
+    /// - Returns: The reference, or nil for a URL outside the store.
+    /// - Throws: ``SocialError/Code/mediaNotFound`` for a URL inside the store that
+    ///   names none of its photos.
+    func reference(for url: URL) throws(SocialError) -> MediaReference?
 }
 
 /// What a photo is for; each kind has its own folder under the user's prefix.

@@ -79,7 +79,7 @@ import TrainTesting
             #expect(try await media.list(for: id) == [reference])
             #expect(!reference.path.contains("..") && reference.path.split(separator: "/").count == 4)
             let url = media.url(for: reference)
-            #expect(media.reference(for: url) == reference)
+            #expect(try media.reference(for: url) == reference)
             #expect(
                 url.standardizedFileURL.path.hasPrefix(
                     media.url(for: references[0]).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path))
@@ -90,22 +90,26 @@ import TrainTesting
         }
     }
 
-    @Test("URLs that are not this store's photos name no reference")
+    @Test("URLs outside the store name no reference; one inside it that names none of its photos is mediaNotFound")
     func foreignURLs() async throws {
         let media = LocalMediaStore()
         let photo = try await media.put(SocialHarness.jpeg(), kind: .postPhoto, for: "ada")
         let root = media.url(for: photo).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let foreign = [
+        let outside = [
             URL(string: "https://example.com/users/616461/post_photos/x.jpg"),
             LocalMediaStore().url(for: photo),
-            root.appendingPathComponent("users/ZZ/post_photos/\(photo.id.uuidString.lowercased()).jpg"),
-            root.appendingPathComponent("users/616461/post_photos/\(photo.id.uuidString).jpg"),
-            root.appendingPathComponent("users/616461/other/\(photo.id.uuidString.lowercased()).jpg"),
-            root.appendingPathComponent("users/616461/post_photos/\(photo.id.uuidString.lowercased()).exe"),
             root.appendingPathComponent("users/616461/post_photos/../../../../etc/\(photo.id.uuidString.lowercased()).jpg"),
         ]
-        for url in foreign.compactMap({ $0 }) { #expect(media.reference(for: url) == nil, "\(url)") }
+        for url in outside.compactMap({ $0 }) { #expect(try media.reference(for: url) == nil, "\(url)") }
+        let inside = [
+            root.appendingPathComponent("users/ZZ/post_photos/\(photo.id.uuidString.lowercased()).jpg"),
+            root.appendingPathComponent("users/616461/other/\(photo.id.uuidString.lowercased()).jpg"),
+            root.appendingPathComponent("users/616461/post_photos/\(photo.id.uuidString.lowercased()).exe"),
+            root.appendingPathComponent("users/616461"),
+            root.appendingPathComponent("users/616461/post_photos/notes.txt"),
+        ]
+        for url in inside { #expect(throws: SocialError(.mediaNotFound), "\(url)") { try media.reference(for: url) } }
     }
 
     @Test("two stores on one directory see each other's photos")
@@ -115,7 +119,7 @@ import TrainTesting
         let second = try LocalMediaStore(directory: directory.file("media"))
         let photo = try await first.put(Self.png, kind: .postPhoto, for: "ada")
         #expect(try await second.data(for: photo) == Self.png)
-        #expect(second.reference(for: first.url(for: photo)) == photo)
+        #expect(try second.reference(for: first.url(for: photo)) == photo)
         try await second.delete(photo)
         #expect(try await !first.contains(photo))
     }
@@ -201,5 +205,5 @@ struct SwitchingMediaStore: MediaStore {
     func delete(_ reference: MediaReference) async throws { try await base.delete(reference) }
     func deleteAll(for userID: String) async throws -> Int { try await base.deleteAll(for: userID) }
     func url(for reference: MediaReference) -> URL { base.url(for: reference) }
-    func reference(for url: URL) -> MediaReference? { base.reference(for: url) }
+    func reference(for url: URL) throws(SocialError) -> MediaReference? { try base.reference(for: url) }
 }
