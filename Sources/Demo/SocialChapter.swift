@@ -127,11 +127,12 @@ struct SocialChapter {
     static func allPages(_ social: LocalSocialFeedService) async throws -> [PostEntity] {
         var posts: [PostEntity] = []
         var page = try await social.friendsFeed(limit: 2)
-        while !page.isEmpty {
+        while true {
             posts += page
-            print("   page: " + page.map { "\($0.userName): \($0.content)" }.joined(separator: " | "))
-            guard let last = page.last else { break }
-            page = try await social.friendsFeed(limit: 2, after: last.id)
+            let hearts = page.map { "\($0.userName): \($0.content)\($0.isLikedByViewer ? " ♥" : "")" }
+            print("   page: " + hearts.joined(separator: " | ") + (page.hasMore ? " →" : " (end)"))
+            guard let next = page.nextCursor else { break }
+            page = try await social.friendsFeed(limit: 2, after: next)
         }
         return posts
     }

@@ -182,7 +182,7 @@ extension LocalSocialFeedService {
         for photo in photos { try? await media.delete(photo) }
     }
 
-    public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
+    public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage {
         let user = try signedInUser()
         let limit = try Self.pageSize(limit)
         let now = now
@@ -193,7 +193,7 @@ extension LocalSocialFeedService {
         }
     }
 
-    public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
+    public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage {
         let user = try signedInUser()
         let limit = try Self.pageSize(limit)
         let now = now
@@ -203,13 +203,14 @@ extension LocalSocialFeedService {
         }
     }
 
-    /// Up to `limit` posts of an index after the cursor that `viewer` may see at `now`:
-    /// deleted, expired and blocked posts are skipped during the walk, so a page is
-    /// only short at the end of the feed.
+    /// Up to `limit` posts of an index after the cursor that `viewer` may see at `now`,
+    /// as they see them: deleted, expired and blocked posts are skipped during the
+    /// walk, so a page is only short at the end of the feed, which the walk finds by
+    /// looking for one more post.
     func page(
         of index: RecordCollection<Data>, under prefix: [RecordKey.Component], for viewer: String, limit: Int, after lastPostID: UUID?,
         at now: Date, in records: RecordReader
-    ) throws -> [PostEntity] {
+    ) throws -> FeedPage {
         let whole = prefix.isEmpty ? KeyRange.all : try SocialRecords.range(prefix)
         var range = whole
         if let lastPostID {
@@ -218,24 +219,30 @@ extension LocalSocialFeedService {
         let hidden = try hiddenUsers(from: viewer, in: records)
         let longestLifetime = try longestLifetime(in: records)
         var posts: [PostEntity] = []
-        while posts.count < limit {
-            let batch = try records.records(in: index, range: range, limit: max(limit * 2, 16))
-            guard let last = batch.last else { break }
+        while true {
+            let batch = try records.records(in: index, range: range, limit: max(limit * 2 + 1, 16))
+            guard let end = batch.last else { break }
             for entry in batch {
                 guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else {
                     // A deleted post: its key still tells whether the walk is past every live post.
-                    if let createdAt = SocialRecords.positionDate(entry.key), createdAt.addingTimeInterval(longestLifetime) <= now { return posts }
+                    if let createdAt = SocialRecords.positionDate(entry.key), createdAt.addingTimeInterval(longestLifetime) <= now {
+                        return FeedPage(posts: posts, nextCursor: nil)
+                    }
                     continue
                 }
                 // This post and every older one expired: no post lives longer than this.
-                if post.createdAt.addingTimeInterval(longestLifetime) <= now { return posts }
+                if post.createdAt.addingTimeInterval(longestLifetime) <= now { return FeedPage(posts: posts, nextCursor: nil) }
                 guard post.isVisible(at: now), !hidden.contains(post.userID) else { continue }
-                posts.append(try seen(post, hiding: hidden, in: records))
-                if posts.count == limit { return posts }
+                // One more post than the page holds: there is a next page.
+                if posts.count == limit { return FeedPage(posts: posts, nextCursor: posts.last?.id) }
+                var shown = try seen(post, hiding: hidden, in: records)
+                shown.isLikedByViewer =
+                    try records.data(forKey: SocialRecords.key([.uuid(post.id), .string(viewer)]), in: SocialRecords.likes) != nil
+                posts.append(shown)
             }
-            range = whole.after(last.key)
+            range = whole.after(end.key)
         }
-        return posts
+        return FeedPage(posts: posts, nextCursor: nil)
     }
 
     /// The position of a cursor's post, also once it was deleted; `invalidCursor` if it never existed.

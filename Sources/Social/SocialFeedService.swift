@@ -26,18 +26,20 @@ public protocol SocialFeedService: Sendable {
     /// - Parameters:
     ///   - limit: The page size, 1...100.
     ///   - lastPostID: The last post of the previous page; nil for the first page.
-    /// - Returns: Up to `limit` visible posts after the cursor.
+    /// - Returns: Up to `limit` visible posts after the cursor, each with the viewer's
+    ///   like, and the next page's cursor if more posts follow.
     /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidLimit`, `invalidCursor`.
-    func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity]
+    func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage
 
     /// Posts by everyone, newest first, except users blocked either way.
     /// - Parameters:
     ///   - limit: The page size, 1...100.
     ///   - lastPostID: The last post of the previous page; nil for the first page.
-    /// - Returns: Up to `limit` visible posts after the cursor.
+    /// - Returns: Up to `limit` visible posts after the cursor, each with the viewer's
+    ///   like, and the next page's cursor if more posts follow.
     /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked` (unless the policy
     ///   leaves discover open), `invalidLimit`, `invalidCursor`.
-    func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity]
+    func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage
 
     /// Whether the signed-in user's feed is unlocked now; false when signed out.
     func hasFeedUnlocked() -> Bool
@@ -188,15 +190,15 @@ public protocol SocialFeedService: Sendable {
 extension SocialFeedService {
     /// The first page of the friends feed.
     /// - Parameter limit: The page size, 1...100; 20 by default.
-    /// - Returns: Up to `limit` visible posts.
-    public func friendsFeed(limit: Int = 20) async throws -> [PostEntity] {
+    /// - Returns: Up to `limit` visible posts, and the next page's cursor.
+    public func friendsFeed(limit: Int = 20) async throws -> FeedPage {
         try await friendsFeed(limit: limit, after: nil)
     }
 
     /// The first page of the discover feed.
     /// - Parameter limit: The page size, 1...100; 20 by default.
-    /// - Returns: Up to `limit` visible posts.
-    public func discoverFeed(limit: Int = 20) async throws -> [PostEntity] {
+    /// - Returns: Up to `limit` visible posts, and the next page's cursor.
+    public func discoverFeed(limit: Int = 20) async throws -> FeedPage {
         try await discoverFeed(limit: limit, after: nil)
     }
 

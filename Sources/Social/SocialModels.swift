@@ -144,6 +144,13 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     /// How many comments it has, of those the viewer may see: as many as
     /// `comments(on:)` lists for them.
     public var commentCount: Int
+    /// Whether the signed-in user likes it, as a feed page says, so an app draws the
+    /// heart without asking per post. Not part of the post's stored or encoded form.
+    public var isLikedByViewer: Bool = false
+
+    private enum CodingKeys: String, CodingKey {
+        case id, userID, userName, workoutType, content, createdAt, expiresAt, mediaURL, likeCount, commentCount
+    }
 
     /// Creates a post.
     /// - Parameters:
@@ -157,9 +164,10 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     ///   - mediaURL: A photo or video.
     ///   - likeCount: Its likes.
     ///   - commentCount: Its comments.
+    ///   - isLikedByViewer: Whether the signed-in user likes it.
     public init(
         id: UUID, userID: String, userName: String, workoutType: WorkoutType, content: String, createdAt: Date, expiresAt: Date,
-        mediaURL: URL? = nil, likeCount: Int = 0, commentCount: Int = 0
+        mediaURL: URL? = nil, likeCount: Int = 0, commentCount: Int = 0, isLikedByViewer: Bool = false
     ) {
         self.id = id
         self.userID = userID
@@ -171,6 +179,7 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
         self.mediaURL = mediaURL
         self.likeCount = likeCount
         self.commentCount = commentCount
+        self.isLikedByViewer = isLikedByViewer
     }
 
     /// Whether the post is visible at `date`.
@@ -324,4 +333,45 @@ public struct SocialDeletionReport: Codable, Hashable, Sendable {
         self.deletedComments = deletedComments
         self.media = media
     }
+}
+
+/// A page of a feed as an app draws it: its posts, newest first, each with the
+/// viewer's like, and the cursor of the next page. It is a collection of its posts.
+///
+/// ```swift
+/// var page = try await social.friendsFeed(limit: 20)
+/// while let next = page.nextCursor {
+///     page = try await social.friendsFeed(limit: 20, after: next)
+/// }
+/// ```
+public struct FeedPage: RandomAccessCollection, ExpressibleByArrayLiteral, Hashable, Sendable {
+    /// The posts.
+    public var posts: [PostEntity]
+    /// Where the next page starts — pass it as `after:` — or nil when this page is the
+    /// last one for now.
+    public var nextCursor: UUID?
+
+    /// Creates a page.
+    /// - Parameters:
+    ///   - posts: The posts, newest first.
+    ///   - nextCursor: The cursor of the next page; nil for the last page.
+    public init(posts: [PostEntity], nextCursor: UUID?) {
+        self.posts = posts
+        self.nextCursor = nextCursor
+    }
+
+    /// A last page of `posts`, as a test scripts one.
+    /// - Parameter posts: The posts, newest first.
+    public init(arrayLiteral posts: PostEntity...) {
+        self.init(posts: posts, nextCursor: nil)
+    }
+
+    /// Whether another page follows this one.
+    public var hasMore: Bool { nextCursor != nil }
+    /// The index of the first post.
+    public var startIndex: Int { posts.startIndex }
+    /// The index after the last post.
+    public var endIndex: Int { posts.endIndex }
+    /// The post at `position`.
+    public subscript(position: Int) -> PostEntity { posts[position] }
 }

@@ -159,4 +159,54 @@ import TrainTesting
             }
         }
     }
+
+    @Test(
+        "a page carries the next cursor while visible posts follow, and none when the posts after it are blocked, deleted or expired",
+        arguments: SocialVariant.allCases)
+    func nextCursorAndHasMore(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("ada", "bob", "eve")
+        let old = try await harness.post("bob old", by: "bob")
+        harness.clock.advance(by: .seconds(3_600))
+        let kept = [try await harness.post("bob 1", by: "bob"), try await harness.post("bob 2", by: "bob")]
+        let gone = try await harness.post("bob gone", by: "bob")
+        try await harness.post("eve", by: "eve")
+        harness.act(as: "bob")
+        try await harness.social.deletePost(gone.id)
+        harness.act(as: "ada")
+        try await harness.social.block("eve")
+
+        let first = try await harness.social.discoverFeed(limit: 2)
+        #expect(first.posts.map(\.id) == [kept[1].id, kept[0].id])
+        #expect(first.hasMore && first.nextCursor == kept[0].id, "bob's old post follows")
+        let last = try await harness.social.discoverFeed(limit: 2, after: first.nextCursor)
+        #expect(last.posts.map(\.id) == [old.id] && !last.hasMore && last.nextCursor == nil)
+
+        // Once the old post expires, the two newer ones are the whole feed: no next page.
+        harness.clock.advance(to: old.expiresAt)
+        _ = try await harness.social.unlockFeed(workoutType: .run)
+        let whole = try await harness.social.discoverFeed(limit: 2)
+        #expect(whole.posts.map(\.id) == [kept[1].id, kept[0].id] && !whole.hasMore)
+        #expect(try await harness.social.discoverFeed(limit: 1).nextCursor == kept[1].id)
+    }
+
+    @Test("each post on a page says whether the viewer likes it, and only the viewer's own like counts", arguments: SocialVariant.allCases)
+    func likeStateOnEachPost(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("ada", "bob")
+        let liked = try await harness.post("liked", by: "bob")
+        let other = try await harness.post("other", by: "bob")
+        harness.act(as: "bob")
+        try await harness.social.like(other.id)
+        harness.act(as: "ada")
+        try await harness.social.follow("bob")
+        try await harness.social.like(liked.id)
+        for page in [try await harness.social.friendsFeed(limit: 20), try await harness.social.discoverFeed(limit: 20)] {
+            #expect(page.map(\.content) == ["other", "liked"])
+            #expect(page.map(\.isLikedByViewer) == [false, true])
+            #expect(page.map(\.likeCount) == [1, 1])
+        }
+        try await harness.social.unlike(liked.id)
+        #expect(try await harness.social.friendsFeed(limit: 20).map(\.isLikedByViewer) == [false, false])
+    }
 }

@@ -19,11 +19,11 @@ private func finishWorkout(social: LocalSocialFeedService, userID: String, photo
     print("Feed open until", unlock.expiresAt)
     let stored = try await social.media.put(photo, kind: .postPhoto, for: userID)
     _ = try await social.createPost(content: "Morning 10k", workoutType: .run, mediaURL: social.media.url(for: stored))
-    var posts: [PostEntity] = []
     var page = try await social.friendsFeed(limit: 20)
-    while let last = page.last {
+    var posts = page.posts
+    while let next = page.nextCursor {
+        page = try await social.friendsFeed(limit: 20, after: next)
         posts += page
-        page = try await social.friendsFeed(limit: 20, after: last.id)
     }
     return posts
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TrainAuth
 import TrainCore
 import TrainSocial
@@ -76,14 +77,18 @@ final class SocialHarness: Sendable {
         return try await social.createPost(content: content, workoutType: .run)
     }
 
-    /// Every page of a feed of `limit`, as `id`.
-    func allPages(of feed: (Int, UUID?) async throws -> [PostEntity], limit: Int) async throws -> [PostEntity] {
+    /// Every page of a feed of `limit`, following each page's next cursor; checks that
+    /// a page with more after it is full, and that nothing follows the last one.
+    func allPages(of feed: (Int, UUID?) async throws -> FeedPage, limit: Int) async throws -> [PostEntity] {
         var posts: [PostEntity] = []
         var page = try await feed(limit, nil)
-        while let last = page.last {
+        while true {
             posts += page
-            page = try await feed(limit, last.id)
+            guard let next = page.nextCursor else { break }
+            #expect(page.count == limit && next == page.last?.id, "a page with more after it is full, and its cursor is its last post")
+            page = try await feed(limit, next)
         }
+        if let last = posts.last { #expect(try await feed(limit, last.id).isEmpty, "nothing follows the page that says it is the last") }
         return posts
     }
 }

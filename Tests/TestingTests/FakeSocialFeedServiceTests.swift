@@ -31,7 +31,7 @@ import TrainTesting
     @Test("scripts are returned: sticky, once, and a sequence")
     func scripts() async throws {
         let fake = FakeSocialFeedService(feedUnlocked: true)
-        let page = [Self.post(9)]
+        let page: FeedPage = [Self.post(9)]
         fake.script(.friendsFeed, .returning(page))
         #expect(try await fake.friendsFeed(limit: 20, after: nil) == page)
         #expect(try await fake.friendsFeed(limit: 20, after: nil) == page)

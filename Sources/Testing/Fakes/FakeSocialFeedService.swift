@@ -155,12 +155,12 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     }
 
     /// Returns the scripted page, or the service's.
-    public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
+    public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage {
         try await perform(.friendsFeed(limit: limit, after: lastPostID), .friendsFeed) { try await $0.friendsFeed(limit: limit, after: lastPostID) }
     }
 
     /// Returns the scripted page, or the service's.
-    public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> [PostEntity] {
+    public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage {
         try await perform(.discoverFeed(limit: limit, after: lastPostID), .discoverFeed) {
             try await $0.discoverFeed(limit: limit, after: lastPostID)
         }
@@ -283,7 +283,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     }
 }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == [PostEntity] {
+extension FakeMethod where Fake == FakeSocialFeedService, Output == FeedPage {
     /// ``FakeSocialFeedService/friendsFeed(limit:after:)``: the page.
     public static var friendsFeed: Self { Self("friendsFeed(limit:after:)") }
     /// ``FakeSocialFeedService/discoverFeed(limit:after:)``: the page.

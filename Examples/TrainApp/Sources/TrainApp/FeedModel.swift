@@ -16,6 +16,7 @@ public final class FeedModel {
     public private(set) var errorMessage: String?
     private let session: UserSessionManager
     private let pageSize: Int
+    private var nextCursor: UUID?
 
     /// Creates the feed over the session.
     /// - Parameters:
@@ -42,6 +43,7 @@ public final class FeedModel {
     /// Reads the first page again: pull to refresh.
     public func reload() async {
         posts = []
+        nextCursor = nil
         hasMore = true
         await loadMore()
     }
@@ -50,18 +52,22 @@ public final class FeedModel {
     public func loadMore() async {
         guard hasMore, isUnlocked else { return }
         errorMessage = await attempt {
-            let page = try await self.session.social.friendsFeed(limit: self.pageSize, after: self.posts.last?.id)
+            let page = try await self.session.social.friendsFeed(limit: self.pageSize, after: self.nextCursor)
             self.posts += page
-            self.hasMore = page.count == self.pageSize
+            self.nextCursor = page.nextCursor
+            self.hasMore = page.hasMore
         }
     }
 
-    /// A post's heart.
+    /// A post's heart: filled when the page says the user likes it.
     /// - Parameter post: The post.
     public func like(_ post: PostEntity) async {
         errorMessage = await attempt {
             try await self.session.social.like(post.id)
-            if let index = self.posts.firstIndex(where: { $0.id == post.id }) { self.posts[index].likeCount += 1 }
+            if let index = self.posts.firstIndex(where: { $0.id == post.id }), !self.posts[index].isLikedByViewer {
+                self.posts[index].likeCount += 1
+                self.posts[index].isLikedByViewer = true
+            }
         }
     }
 }

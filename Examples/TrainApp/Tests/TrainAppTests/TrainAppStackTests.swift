@@ -33,7 +33,10 @@ import TrainTesting
         await feed.logWorkout(.strength)
         #expect(feed.posts.map(\.content) == ["Intervals done"])
         await feed.like(try #require(feed.posts.first))
-        #expect(feed.posts.first?.likeCount == 1)
+        await feed.like(try #require(feed.posts.first))
+        #expect(feed.posts.first?.likeCount == 1, "a second tap on a filled heart counts nothing")
+        await feed.reload()
+        #expect(feed.posts.first.map { [$0.likeCount, $0.isLikedByViewer ? 1 : 0] } == [1, 1], "the page says the heart is filled")
         app.session.stop()
     }
 
