@@ -26,6 +26,10 @@ extension TrainServices {
     public static func preview(
         signedIn user: UserEntity? = TrainServices.previewUser, configuration: TrainServicesConfiguration = TrainServicesConfiguration()
     ) -> TrainServices {
+        var configuration = configuration
+        if configuration.workouts == nil {
+            configuration.workouts = SimulatedWorkoutSource.samples(before: configuration.clock.now, in: configuration.timeZone())
+        }
         let services = inMemory(configuration, signedIn: user)
         services.loadSampleData { services in
             guard let user = services.auth.currentUser else { return }

@@ -37,6 +37,10 @@ public struct TrainServicesConfiguration: Sendable {
     public var authPolicy: AuthPolicy
     /// Feed rules.
     public var socialPolicy: SocialPolicy
+    /// The user's recorded workouts, as HealthKit would give them: what an unlock may
+    /// require and what a post shows of its workout. None by default; a preview stack
+    /// has a week of samples.
+    public var workouts: (any WorkoutSource)?
     /// The versions of the privacy policy and terms in force.
     public var consentPolicies: ConsentPolicies
     /// When background sync runs.
@@ -119,6 +123,6 @@ public struct TrainServicesConfiguration: Sendable {
 
     /// The social configuration of every device.
     var social: SocialConfiguration {
-        SocialConfiguration(clock: clock, timeZone: timeZone, policy: socialPolicy)
+        SocialConfiguration(clock: clock, timeZone: timeZone, policy: socialPolicy, workouts: workouts)
     }
 }

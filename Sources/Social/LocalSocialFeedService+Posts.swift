@@ -22,6 +22,8 @@ extension LocalSocialFeedService {
             try checkStillSignedIn(user)
         }
         let now = now
+        let workout = try? await recordedWorkout(of: workoutType, at: now, in: configuration.timeZone())
+        try checkStillSignedIn(user)
         let lifetime = TimeInterval(policy.postLifetime.components.seconds) + TimeInterval(policy.postLifetime.components.attoseconds) / 1e18
         return try writing { records in
             let profile = try ensureProfile(user, in: records)
@@ -38,7 +40,7 @@ extension LocalSocialFeedService {
             }
             let post = PostEntity(
                 id: id, userID: user.id, userName: profile.displayName, workoutType: workoutType, content: text, createdAt: createdAt,
-                expiresAt: createdAt.addingTimeInterval(lifetime), mediaURL: mediaURL)
+                expiresAt: createdAt.addingTimeInterval(lifetime), mediaURL: mediaURL, workout: workout?.summary)
             meta.newestPost = createdAt
             meta.longestLifetime = max(meta.longestLifetime, lifetime)
             try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)

@@ -173,9 +173,22 @@ public final class LocalSocialFeedService: SocialFeedService {
         }
         let now = now
         let timeZone = configuration.timeZone()
+        let recorded: WorkoutRecord?
+        if policy.unlockRequiresRecordedWorkout {
+            guard configuration.workouts != nil else {
+                throw SocialError(.workoutsUnavailable, detail: "The policy asks for a recorded workout and the service has no workout source.")
+            }
+            guard let workout = try await recordedWorkout(of: workoutType, at: now, in: timeZone) else {
+                throw SocialError(.workoutNotRecorded, detail: "No '\(workoutType)' workout ended today in the workout source.")
+            }
+            recorded = workout
+        } else {
+            recorded = try? await recordedWorkout(of: workoutType, at: now, in: timeZone)
+        }
+        try checkStillSignedIn(user)
         let unlock = FeedUnlock(
             id: newID(), userID: user.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
-            expiresAt: try Self.startOfNextDay(after: now, in: timeZone))
+            expiresAt: try Self.startOfNextDay(after: now, in: timeZone), workout: recorded?.summary)
         let saved = try writing { records in
             try ensureProfile(user, in: records)
             // A second workout never shortens an unlock (flying east, for one).
@@ -251,6 +264,28 @@ public final class LocalSocialFeedService: SocialFeedService {
         guard let next = calendar.nextDate(after: date, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
         else { throw SocialError(.storage, detail: "No next day after \(date) in \(timeZone.identifier).") }
         return next
+    }
+
+    /// The latest workout of `type` in the configured source that ended on the local day
+    /// of `now` and not after it; records with a negative or non-finite duration or
+    /// distance are left out.
+    func recordedWorkout(of type: WorkoutType, at now: Date, in timeZone: TimeZone) async throws(SocialError) -> WorkoutRecord? {
+        guard let source = configuration.workouts else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let today = DateInterval(start: min(calendar.startOfDay(for: now), now), end: now)
+        let workouts: [WorkoutRecord]
+        do {
+            workouts = try await source.workouts(endingIn: today)
+        } catch let error as SocialError {
+            throw error
+        } catch {
+            throw SocialError(.workoutsUnavailable, detail: "The workout source failed: \(error)")
+        }
+        return workouts.filter { workout in
+            workout.type == type && today.contains(workout.end) && workout.start <= workout.end && workout.duration.isFinite
+                && workout.duration >= 0 && (workout.distance.map { $0.isFinite && $0 >= 0 } ?? true)
+        }.max { $0.end < $1.end }
     }
 
     /// Whether `userID`'s feed is unlocked at `date`.

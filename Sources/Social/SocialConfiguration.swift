@@ -15,6 +15,9 @@ public struct SocialPolicy: Sendable {
     public var discoverRequiresUnlock: Bool
     /// What account deletion does to the user's comments on other users' posts.
     public var deletedUserComments: DeletedCommentPolicy
+    /// Whether unlocking needs a workout of the type unlocked that ended today, on the
+    /// user's local day, in the configuration's ``WorkoutSource``; false trusts the caller.
+    public var unlockRequiresRecordedWorkout: Bool
 
     /// Creates a policy.
     /// - Parameters:
@@ -24,9 +27,11 @@ public struct SocialPolicy: Sendable {
     ///   - restUnlocksFeed: Yes.
     ///   - discoverRequiresUnlock: Yes.
     ///   - deletedUserComments: ``DeletedCommentPolicy/anonymize``.
+    ///   - unlockRequiresRecordedWorkout: No: the caller is trusted.
     public init(
         postLifetime: Duration = .seconds(86_400), maximumPostLength: Int = 500, maximumCommentLength: Int = 300,
-        restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true, deletedUserComments: DeletedCommentPolicy = .anonymize
+        restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true, deletedUserComments: DeletedCommentPolicy = .anonymize,
+        unlockRequiresRecordedWorkout: Bool = false
     ) {
         self.postLifetime = postLifetime
         self.maximumPostLength = maximumPostLength
@@ -34,6 +39,7 @@ public struct SocialPolicy: Sendable {
         self.restUnlocksFeed = restUnlocksFeed
         self.discoverRequiresUnlock = discoverRequiresUnlock
         self.deletedUserComments = deletedUserComments
+        self.unlockRequiresRecordedWorkout = unlockRequiresRecordedWorkout
     }
 }
 
@@ -56,6 +62,9 @@ public struct SocialConfiguration: Sendable {
     public var timeZone: @Sendable () -> TimeZone
     /// The rules.
     public var policy: SocialPolicy
+    /// The user's recorded workouts: what an unlock may require and what a post shows
+    /// of its workout. None by default.
+    public var workouts: (any WorkoutSource)?
 
     /// Creates a configuration.
     /// - Parameters:
@@ -63,13 +72,16 @@ public struct SocialConfiguration: Sendable {
     ///   - ids: The ID generator; random by default.
     ///   - timeZone: The user's time zone; the device's by default.
     ///   - policy: The rules.
+    ///   - workouts: The user's recorded workouts; none by default.
     public init(
         clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
-        timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, policy: SocialPolicy = SocialPolicy()
+        timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, policy: SocialPolicy = SocialPolicy(),
+        workouts: (any WorkoutSource)? = nil
     ) {
         self.clock = clock
         self.ids = ids
         self.timeZone = timeZone
         self.policy = policy
+        self.workouts = workouts
     }
 }

@@ -55,6 +55,10 @@ public struct SocialError: Error, Hashable, Sendable {
         public static let unsupportedMediaType = Code("unsupportedMediaType")
         /// No such photo in the media store, or it was deleted.
         public static let mediaNotFound = Code("mediaNotFound")
+        /// Unlocking needs a workout of that type recorded today, and the workout source has none.
+        public static let workoutNotRecorded = Code("workoutNotRecorded")
+        /// The workout source cannot be read: the user did not allow access, or there is none.
+        public static let workoutsUnavailable = Code("workoutsUnavailable")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -96,6 +100,8 @@ public struct SocialError: Error, Hashable, Sendable {
         .mediaTooLarge: ("This photo is too large.", "Choose a smaller photo."),
         .unsupportedMediaType: ("This file is not a supported photo.", "Choose a JPEG, PNG, GIF, HEIC or WebP photo."),
         .mediaNotFound: ("This photo is no longer available.", "Choose the photo again."),
+        .workoutNotRecorded: ("No workout of this kind was recorded today.", "Record your workout, then try again."),
+        .workoutsUnavailable: ("Your workouts could not be read.", "Allow access to your workouts in Settings."),
         .storage: ("Your feed data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }

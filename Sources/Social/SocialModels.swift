@@ -80,6 +80,8 @@ public struct FeedUnlock: Codable, Hashable, Sendable, Identifiable {
     public let timeZoneIdentifier: String
     /// The start of the next local calendar day: the feed is unlocked before it.
     public let expiresAt: Date
+    /// The recorded workout that unlocked the feed, when the policy asks for one.
+    public let workout: WorkoutSummary?
 
     /// Creates an unlock.
     /// - Parameters:
@@ -89,13 +91,18 @@ public struct FeedUnlock: Codable, Hashable, Sendable, Identifiable {
     ///   - unlockDate: When.
     ///   - timeZoneIdentifier: The user's time zone then.
     ///   - expiresAt: The start of the next local day.
-    public init(id: UUID, userID: String, workoutType: WorkoutType, unlockDate: Date, timeZoneIdentifier: String, expiresAt: Date) {
+    ///   - workout: The recorded workout behind it, if any.
+    public init(
+        id: UUID, userID: String, workoutType: WorkoutType, unlockDate: Date, timeZoneIdentifier: String, expiresAt: Date,
+        workout: WorkoutSummary? = nil
+    ) {
         self.id = id
         self.userID = userID
         self.workoutType = workoutType
         self.unlockDate = unlockDate
         self.timeZoneIdentifier = timeZoneIdentifier
         self.expiresAt = expiresAt
+        self.workout = workout
     }
 
     /// Whether the feed is unlocked at `date`: on the local day of the workout, in the
@@ -144,12 +151,15 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     /// How many comments it has, of those the viewer may see: as many as
     /// `comments(on:)` lists for them.
     public var commentCount: Int
+    /// The recorded workout the post is about — type, duration, distance — when the
+    /// service has a workout source that recorded one of its type today.
+    public var workout: WorkoutSummary?
     /// Whether the signed-in user likes it, as a feed page says, so an app draws the
     /// heart without asking per post. Not part of the post's stored or encoded form.
     public var isLikedByViewer: Bool = false
 
     private enum CodingKeys: String, CodingKey {
-        case id, userID, userName, workoutType, content, createdAt, expiresAt, mediaURL, likeCount, commentCount
+        case id, userID, userName, workoutType, content, createdAt, expiresAt, mediaURL, likeCount, commentCount, workout
     }
 
     /// Creates a post.
@@ -164,10 +174,11 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     ///   - mediaURL: A photo or video.
     ///   - likeCount: Its likes.
     ///   - commentCount: Its comments.
+    ///   - workout: The recorded workout it is about, if any.
     ///   - isLikedByViewer: Whether the signed-in user likes it.
     public init(
         id: UUID, userID: String, userName: String, workoutType: WorkoutType, content: String, createdAt: Date, expiresAt: Date,
-        mediaURL: URL? = nil, likeCount: Int = 0, commentCount: Int = 0, isLikedByViewer: Bool = false
+        mediaURL: URL? = nil, likeCount: Int = 0, commentCount: Int = 0, workout: WorkoutSummary? = nil, isLikedByViewer: Bool = false
     ) {
         self.id = id
         self.userID = userID
@@ -179,6 +190,7 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
         self.mediaURL = mediaURL
         self.likeCount = likeCount
         self.commentCount = commentCount
+        self.workout = workout
         self.isLikedByViewer = isLikedByViewer
     }
 

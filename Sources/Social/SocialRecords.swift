@@ -53,6 +53,9 @@ enum SocialRecords {
                     try migration.records.setData(Data(), forKey: commenterKey(comment.postID, author, comment.id), in: postCommenters)
                 }
             },
+            // Nothing to rewrite: the version makes an earlier app refuse the store rather
+            // than fail on the first post of layout 2.
+            StoreMigration(version: 5, summary: "Posts may carry their workout's summary (layout 2)") { _ in },
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
@@ -73,9 +76,9 @@ enum SocialRecords {
     /// A word of a user's name, NUL, their ID: user search by word prefix.
     static let names = RecordCollection<Data>.bytes("names")
     /// Posts by ID, in a binary layout: every page reads twenty of them, and JSON would
-    /// be most of its time.
+    /// be most of its time. Layout 2 adds the workout's summary; layout 1 still reads.
     static let posts = RecordCollection<PostEntity>.binary(
-        "posts", format: 1,
+        "posts", format: 2, earlierFormats: [1],
         encode: { post, writer in
             writer.write(post.id)
             writer.write(post.userID)
@@ -87,6 +90,13 @@ enum SocialRecords {
             writer.write(post.mediaURL?.absoluteString)
             writer.write(post.likeCount)
             writer.write(post.commentCount)
+            writer.write(post.workout != nil)
+            if let workout = post.workout {
+                writer.write(workout.type.rawValue)
+                writer.write(workout.duration)
+                writer.write(workout.distance != nil)
+                writer.write(workout.distance ?? 0)
+            }
         },
         decode: { reader throws(CoreError) in
             let id: UUID = try reader.read()
@@ -101,9 +111,18 @@ enum SocialRecords {
                 guard let url = URL(string: text) else { throw CoreError(.undecodable, detail: "A post's media URL is not a URL.") }
                 return url
             }
+            let (likeCount, commentCount): (Int, Int) = (try reader.read(), try reader.read())
+            var workout: WorkoutSummary?
+            if reader.format >= 2, try reader.read() as Bool {
+                let type = try reader.read(WorkoutType.self)
+                let duration: Double = try reader.read()
+                let hasDistance: Bool = try reader.read()
+                let distance: Double = try reader.read()
+                workout = WorkoutSummary(type: type, duration: duration, distance: hasDistance ? distance : nil)
+            }
             return PostEntity(
                 id: id, userID: userID, userName: userName, workoutType: workoutType, content: content, createdAt: createdAt,
-                expiresAt: expiresAt, mediaURL: mediaURL, likeCount: try reader.read(), commentCount: try reader.read())
+                expiresAt: expiresAt, mediaURL: mediaURL, likeCount: likeCount, commentCount: commentCount, workout: workout)
         })
     /// The position of each deleted post, so a cursor on it still continues: its
     /// creation date, in a binary layout (an account deletion writes one for each of

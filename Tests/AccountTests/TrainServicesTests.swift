@@ -77,7 +77,7 @@ import TrainTesting
         #expect(try await services.social.following().map(\.displayName).sorted() == ["Grace", "Linus"])
         #expect(!services.social.hasFeedUnlocked(), "the feed waits for a workout")
         await #expect(throws: SocialError(.feedLocked)) { try await services.social.friendsFeed(limit: 20) }
-        _ = try await services.social.unlockFeed(workoutType: .strength)
+        #expect(try await services.social.unlockFeed(workoutType: .run).workout?.distance == 10_000, "a sample run ended just now")
         #expect(try await services.social.friendsFeed(limit: 20).map(\.userName).sorted() == ["Grace", "Linus"])
         #expect(try services.account.documentsNeedingConsent().isEmpty)
         let signedOut = TrainServices.preview(signedIn: nil)

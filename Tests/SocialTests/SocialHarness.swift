@@ -19,6 +19,8 @@ final class SocialHarness: Sendable {
     let variant: SocialVariant
     let policy: SocialPolicy
     let media: LocalMediaStore
+    /// The workouts the service reads: none recorded until a test records them.
+    let workouts = SimulatedWorkoutSource()
     let social: LocalSocialFeedService
 
     init(_ variant: SocialVariant = .inMemory, policy: SocialPolicy = SocialPolicy(), start: Date = ManualClock.defaultStart) throws {
@@ -27,15 +29,16 @@ final class SocialHarness: Sendable {
         clock = ManualClock(start: start)
         directory = try TemporaryDirectory()
         media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()
-        social = try Self.service(variant, auth: auth, clock: clock, zone: zone, policy: policy, media: media, file: directory.file("social.sqlite"))
+        social = try Self.service(
+            variant, auth: auth, clock: clock, zone: zone, policy: policy, media: media, workouts: workouts, file: directory.file("social.sqlite"))
     }
 
     static func service(
         _ variant: SocialVariant, auth: FakeAuthService, clock: ManualClock, zone: Locked<TimeZone>, policy: SocialPolicy, media: LocalMediaStore,
-        file: URL
+        workouts: SimulatedWorkoutSource, file: URL
     ) throws -> LocalSocialFeedService {
         let configuration = SocialConfiguration(
-            clock: clock, ids: SequentialIDGenerator(prefix: "social-"), timeZone: { zone.withLock { $0 } }, policy: policy)
+            clock: clock, ids: SequentialIDGenerator(prefix: "social-"), timeZone: { zone.withLock { $0 } }, policy: policy, workouts: workouts)
         switch variant {
         case .inMemory: return LocalSocialFeedService(auth: auth, media: media, configuration: configuration)
         case .file: return try LocalSocialFeedService(auth: auth, storage: .file(file), media: media, configuration: configuration)
@@ -44,7 +47,8 @@ final class SocialHarness: Sendable {
 
     /// A second service on the same file and media, as after a relaunch or in an app extension.
     func reopened() throws -> LocalSocialFeedService {
-        try Self.service(.file, auth: auth, clock: clock, zone: zone, policy: policy, media: media, file: directory.file("social.sqlite"))
+        try Self.service(
+            .file, auth: auth, clock: clock, zone: zone, policy: policy, media: media, workouts: workouts, file: directory.file("social.sqlite"))
     }
 
     /// The first bytes of a JPEG, then `size - 4` more.

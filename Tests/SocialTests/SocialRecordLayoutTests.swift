@@ -115,4 +115,31 @@ import TrainTesting
         #expect(
             try store.read { try $0.count(in: SocialRecords.postCommenters, range: try SocialRecords.range([.uuid(post), .string("bob")])) } == 2)
     }
+
+    @Test("a post of layout 1, written before posts carried a workout, still reads, with no workout; layout 2 keeps one")
+    func postLayouts() throws {
+        let post = PostEntity(
+            id: UUID(), userID: "ada", userName: "Ada", workoutType: .run, content: "10k", createdAt: .distantPast, expiresAt: .distantFuture,
+            mediaURL: URL(string: "https://cdn.example.com/a.jpg"), likeCount: 2, commentCount: 1)
+        var layout1 = BinaryWriter(format: 1)
+        layout1.write(post.id)
+        layout1.write(post.userID)
+        layout1.write(post.userName)
+        layout1.write(post.workoutType.rawValue)
+        layout1.write(post.content)
+        layout1.write(post.createdAt)
+        layout1.write(post.expiresAt)
+        layout1.write(post.mediaURL?.absoluteString)
+        layout1.write(post.likeCount)
+        layout1.write(post.commentCount)
+        let store = try RecordStore(.inMemory, schema: SocialRecords.schema)
+        try store.write { try $0.setData(layout1.data, forKey: "p", in: SocialRecords.posts) }
+        #expect(try store.read { try $0.value(forKey: "p", in: SocialRecords.posts) } == post)
+
+        var withWorkout = post
+        withWorkout.workout = WorkoutSummary(type: .run, duration: 2_700, distance: nil)
+        try store.write { try $0.put(withWorkout, forKey: "p", in: SocialRecords.posts) }
+        #expect(try store.read { try $0.data(forKey: "p", in: SocialRecords.posts) }?.first == 2)
+        #expect(try store.read { try $0.value(forKey: "p", in: SocialRecords.posts) } == withWorkout)
+    }
 }

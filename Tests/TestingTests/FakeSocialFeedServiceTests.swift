@@ -28,6 +28,15 @@ import TrainTesting
         #expect(fake.calls == [.hasFeedUnlocked, .unlockFeed(.yoga), .friendsFeed(limit: 5, after: nil), .follow("bob")])
     }
 
+    @Test("a strict fake holds a week of sample workouts, and its unlock carries today's run")
+    func sampleWorkouts() async throws {
+        let fake = FakeSocialFeedService(feedUnlocked: true, timeZone: TimeZone(identifier: "UTC") ?? .gmt)
+        #expect(fake.workouts.recordedWorkouts.count == 8)
+        let unlocks = fake.feedUnlockUpdates()
+        var iterator = unlocks.makeAsyncIterator()
+        #expect(await iterator.next()??.workout == WorkoutSummary(type: .run, duration: 2_700, distance: 10_000))
+    }
+
     @Test("scripts are returned: sticky, once, and a sequence")
     func scripts() async throws {
         let fake = FakeSocialFeedService(feedUnlocked: true)

@@ -84,6 +84,9 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     public let service: (any SocialFeedService)?
     /// The time zone whose midnight ends a strict fake's unlock.
     public let timeZone: TimeZone
+    /// A strict fake's workouts: a week of samples before its clock's now. Its unlocks
+    /// and a view model's "your workout today" read them; a test records more.
+    public let workouts: SimulatedWorkoutSource
     /// A strict fake's unlock, as ``feedUnlockUpdates()`` shows it.
     private let unlocks = Broadcast<FeedUnlock?>(initial: nil)
 
@@ -97,6 +100,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         service = nil
         self.timeZone = timeZone
         controls = FakeControls(fakeName: "FakeSocialFeedService", clock: clock)
+        workouts = SimulatedWorkoutSource.samples(before: clock?.now ?? ManualClock.defaultStart, in: timeZone)
         if feedUnlocked { unlocks.send(unlock(.run)) }
     }
 
@@ -109,6 +113,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         self.service = service
         timeZone = .current
         controls = FakeControls(fakeName: "FakeSocialFeedService", strict: false, clock: clock)
+        workouts = SimulatedWorkoutSource()
     }
 
     /// Whether unscripted calls fail the test.
@@ -121,14 +126,17 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         unlocks.send(unlocked ? unlock(.run) : nil)
     }
 
-    /// An unlock of ``FakeAuthService/sampleUser`` made now, until the next midnight in ``timeZone``.
+    /// An unlock of ``FakeAuthService/sampleUser`` made now, until the next midnight in
+    /// ``timeZone``, with the latest workout of its type recorded today in ``workouts``.
     private func unlock(_ workoutType: WorkoutType) -> FeedUnlock {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let end = calendar.dateInterval(of: .day, for: now)?.end ?? now.addingTimeInterval(86_400)
+        let day = calendar.dateInterval(of: .day, for: now)
+        let workout = workouts.recordedWorkouts.filter { $0.type == workoutType && day?.contains($0.end) == true && $0.end <= now }
+            .max { $0.end < $1.end }
         return FeedUnlock(
             id: UUID(), userID: FakeAuthService.sampleUser.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
-            expiresAt: end)
+            expiresAt: day?.end ?? now.addingTimeInterval(86_400), workout: workout?.summary)
     }
 
     private var now: Date { controls.clock?.now ?? ManualClock.defaultStart }
