@@ -146,6 +146,12 @@ public final class LocalMediaStore: MediaStore {
 
     public func delete(_ reference: MediaReference) async throws {
         try checkAccess(to: reference.userID)
+        try discard(reference)
+    }
+
+    /// Deletes a photo without the auth check: the feed's own clean-up of an upload
+    /// whose post was not made, whoever is signed in by then.
+    package func discard(_ reference: MediaReference) throws(SocialError) {
         switch blobs {
         case .memory(let memory):
             memory.withLock { $0[reference.path] = nil }

@@ -49,6 +49,35 @@ extension LocalSocialFeedService {
         }
     }
 
+    public func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity {
+        let user = try signedInUser()
+        // What the post itself would refuse is refused before the upload.
+        guard workoutType.isValid else { throw SocialError(.invalidWorkoutType, detail: "'\(workoutType)' is not a workout type's name.") }
+        guard Self.validText(content, maximum: policy.maximumPostLength) != nil else {
+            throw SocialError(.invalidContent, detail: "A post needs 1 to \(policy.maximumPostLength) characters without control characters.")
+        }
+        let now = now
+        guard try reading({ records in try isUnlocked(user.id, at: now, in: records) }) else { throw SocialError(.feedLocked) }
+        let reference = try await media.put(photo, kind: .postPhoto, for: user.id)
+        do {
+            return try await createPost(content: content, workoutType: workoutType, mediaURL: media.url(for: reference))
+        } catch {
+            await discardUpload(reference)
+            throw error
+        }
+    }
+
+    /// Deletes a photo uploaded for a post that was not made. `LocalMediaStore` deletes
+    /// it whoever is signed in now — the user may have changed during the call — and
+    /// another store is asked as the current user.
+    func discardUpload(_ reference: MediaReference) async {
+        if let local = media as? LocalMediaStore {
+            try? local.discard(reference)
+        } else {
+            try? await media.delete(reference)
+        }
+    }
+
     /// Stores a post with its index entries and its readers' friends-feed entries; the
     /// caller keeps the store's `Meta` in step.
     func insert(_ post: PostEntity, photo: MediaReference?, in records: RecordWriter) throws {

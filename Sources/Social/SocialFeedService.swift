@@ -68,6 +68,17 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent`, `invalidMediaURL`.
     func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity
 
+    /// Uploads a photo and posts it in one call: if either part fails, neither is left
+    /// — no post, and no photo in the media store.
+    /// - Parameters:
+    ///   - content: The text; trimmed, then 1 to 500 characters.
+    ///   - workoutType: The workout it is about.
+    ///   - photo: The image's bytes: JPEG, PNG, GIF, HEIC or WebP, within the store's size limit.
+    /// - Returns: The post, showing the photo's URL.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent`,
+    ///   `mediaTooLarge`, `unsupportedMediaType`.
+    func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity
+
     /// Deletes one of the signed-in user's posts, with its likes and comments.
     /// - Parameter postID: The post.
     /// - Throws: ``SocialError`` — `postNotFound`, `notAuthorized`.

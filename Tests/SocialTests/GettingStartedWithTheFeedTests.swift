@@ -14,11 +14,10 @@ private func makeFeed(auth: any AuthService, directory: URL) throws -> LocalSoci
         auth: auth, storage: .file(directory.appendingPathComponent("trainkit.sqlite")), media: media)
 }
 
-private func finishWorkout(social: LocalSocialFeedService, userID: String, photo: Data) async throws -> [PostEntity] {
+private func finishWorkout(social: LocalSocialFeedService, photo: Data) async throws -> [PostEntity] {
     let unlock = try await social.unlockFeed(workoutType: .run)
     print("Feed open until", unlock.expiresAt)
-    let stored = try await social.media.put(photo, kind: .postPhoto, for: userID)
-    _ = try await social.createPost(content: "Morning 10k", workoutType: .run, mediaURL: social.media.url(for: stored))
+    _ = try await social.createPost(content: "Morning 10k", workoutType: .run, photo: photo)
     var page = try await social.friendsFeed(limit: 20)
     var posts = page.posts
     while let next = page.nextCursor {
@@ -52,7 +51,7 @@ private func deleteSocialData(social: any SocialFeedService) async throws -> Soc
         let auth = FakeAuthService(currentUser: UserEntity(id: "ada", displayName: "Ada", createdAt: .now, lastSignInAt: .now))
         let social = try makeFeed(auth: auth, directory: directory.url)
         #expect(await loadFeed(social: social) == SocialError(.feedLocked).recoverySuggestion)
-        let posts = try await finishWorkout(social: social, userID: "ada", photo: SocialHarness.jpeg())
+        let posts = try await finishWorkout(social: social, photo: SocialHarness.jpeg())
         #expect(posts.map(\.content) == ["Morning 10k"])
         #expect(await loadFeed(social: social) == "1 posts")
         let report = try await deleteSocialData(social: social)

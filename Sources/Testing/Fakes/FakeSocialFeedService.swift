@@ -36,6 +36,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case unlockFeed(WorkoutType)
         /// ``createPost(content:workoutType:mediaURL:)``.
         case createPost(content: String, workoutType: WorkoutType, mediaURL: URL?)
+        /// ``createPost(content:workoutType:photo:)``, with the photo's size in bytes.
+        case createPostWithPhoto(content: String, workoutType: WorkoutType, photoBytes: Int)
         /// ``deletePost(_:)``.
         case deletePost(UUID)
         /// ``follow(_:)``.
@@ -182,6 +184,13 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     }
 
     /// Returns the scripted post, or the service's.
+    /// Returns the scripted post, or the service's.
+    public func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity {
+        try await perform(.createPostWithPhoto(content: content, workoutType: workoutType, photoBytes: photo.count), .createPostWithPhoto) {
+            try await $0.createPost(content: content, workoutType: workoutType, photo: photo)
+        }
+    }
+
     public func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity {
         try await perform(.createPost(content: content, workoutType: workoutType, mediaURL: mediaURL), .createPost) {
             try await $0.createPost(content: content, workoutType: workoutType, mediaURL: mediaURL)
@@ -306,6 +315,8 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == FeedUnlock {
 extension FakeMethod where Fake == FakeSocialFeedService, Output == PostEntity {
     /// ``FakeSocialFeedService/createPost(content:workoutType:mediaURL:)``: the post.
     public static var createPost: Self { Self("createPost(content:workoutType:mediaURL:)") }
+    /// ``FakeSocialFeedService/createPost(content:workoutType:photo:)``: the post.
+    public static var createPostWithPhoto: Self { Self("createPost(content:workoutType:photo:)") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == Void {
