@@ -9,6 +9,7 @@ extension LocalSocialFeedService {
         guard let text = Self.validText(content, maximum: policy.maximumPostLength) else {
             throw SocialError(.invalidContent, detail: "A post needs 1 to \(policy.maximumPostLength) characters without control characters.")
         }
+        guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
         if let mediaURL, !Self.isValidMediaURL(mediaURL) {
             throw SocialError(.invalidMediaURL, detail: "Media must be https with a host, or file.")
         }
@@ -53,9 +54,10 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         // What the post itself would refuse is refused before the upload.
         guard workoutType.isValid else { throw SocialError(.invalidWorkoutType, detail: "'\(workoutType)' is not a workout type's name.") }
-        guard Self.validText(content, maximum: policy.maximumPostLength) != nil else {
+        guard let text = Self.validText(content, maximum: policy.maximumPostLength) else {
             throw SocialError(.invalidContent, detail: "A post needs 1 to \(policy.maximumPostLength) characters without control characters.")
         }
+        guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
         let now = now
         guard try reading({ records in try isUnlocked(user.id, at: now, in: records) }) else { throw SocialError(.feedLocked) }
         let reference = try await media.put(photo, kind: .postPhoto, for: user.id)

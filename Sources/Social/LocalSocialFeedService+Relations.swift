@@ -284,6 +284,7 @@ extension LocalSocialFeedService {
         guard let text = Self.validText(text, maximum: policy.maximumCommentLength) else {
             throw SocialError(.invalidComment, detail: "A comment needs 1 to \(policy.maximumCommentLength) characters without control characters.")
         }
+        guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
         let now = now
         return try writing { records in
             let id = try freshID(unusedIn: [SocialRecords.commentIndex], in: records)

@@ -18,6 +18,8 @@ public struct SocialPolicy: Sendable {
     /// Whether unlocking needs a workout of the type unlocked that ended today, on the
     /// user's local day, in the configuration's ``WorkoutSource``; false trusts the caller.
     public var unlockRequiresRecordedWorkout: Bool
+    /// The words and phrases posts and comments may not hold.
+    public var wordFilter: WordFilter
 
     /// Creates a policy.
     /// - Parameters:
@@ -28,10 +30,11 @@ public struct SocialPolicy: Sendable {
     ///   - discoverRequiresUnlock: Yes.
     ///   - deletedUserComments: ``DeletedCommentPolicy/anonymize``.
     ///   - unlockRequiresRecordedWorkout: No: the caller is trusted.
+    ///   - wordFilter: ``WordFilter/none``.
     public init(
         postLifetime: Duration = .seconds(86_400), maximumPostLength: Int = 500, maximumCommentLength: Int = 300,
         restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true, deletedUserComments: DeletedCommentPolicy = .anonymize,
-        unlockRequiresRecordedWorkout: Bool = false
+        unlockRequiresRecordedWorkout: Bool = false, wordFilter: WordFilter = .none
     ) {
         self.postLifetime = postLifetime
         self.maximumPostLength = maximumPostLength
@@ -40,6 +43,7 @@ public struct SocialPolicy: Sendable {
         self.discoverRequiresUnlock = discoverRequiresUnlock
         self.deletedUserComments = deletedUserComments
         self.unlockRequiresRecordedWorkout = unlockRequiresRecordedWorkout
+        self.wordFilter = wordFilter
     }
 }
 

@@ -59,6 +59,10 @@ public struct SocialError: Error, Hashable, Sendable {
         public static let workoutNotRecorded = Code("workoutNotRecorded")
         /// The workout source cannot be read: the user did not allow access, or there is none.
         public static let workoutsUnavailable = Code("workoutsUnavailable")
+        /// The post or comment holds a word or phrase of the policy's word filter.
+        public static let objectionableContent = Code("objectionableContent")
+        /// A word filter's entry is empty, too long or holds an invisible character.
+        public static let invalidWordList = Code("invalidWordList")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -102,6 +106,8 @@ public struct SocialError: Error, Hashable, Sendable {
         .mediaNotFound: ("This photo is no longer available.", "Choose the photo again."),
         .workoutNotRecorded: ("No workout of this kind was recorded today.", "Record your workout, then try again."),
         .workoutsUnavailable: ("Your workouts could not be read.", "Allow access to your workouts in Settings."),
+        .objectionableContent: ("This contains words that are not allowed here.", "Reword it and try again."),
+        .invalidWordList: ("The list of words not allowed could not be used.", nil),
         .storage: ("Your feed data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }
