@@ -98,13 +98,18 @@ extension LocalSocialFeedService {
             try removeFollowRecords(from: SocialRecords.userID(entry.data), to: userID, leaving: userID, in: records)
             report.follows += 1
         }
-        for (relation, inverse) in [(SocialRecords.blocks, SocialRecords.blockedBy), (SocialRecords.blockedBy, SocialRecords.blocks)] {
-            for entry in try records.records(in: relation, range: range) {
+        // A relation kept both ways: each entry of `userID`'s side and its inverse.
+        func removeBothWays(_ relation: RecordCollection<Data>, _ inverse: RecordCollection<Data>) throws -> Int {
+            let entries = try records.records(in: relation, range: range)
+            for entry in entries {
                 try records.removeValue(forKey: entry.key, in: relation)
                 try records.removeValue(forKey: SocialRecords.key([.string(SocialRecords.userID(entry.data)), .string(userID)]), in: inverse)
-                report.blocks += 1
             }
+            return entries.count
         }
+        report.blocks +=
+            try removeBothWays(SocialRecords.blocks, SocialRecords.blockedBy) + removeBothWays(SocialRecords.blockedBy, SocialRecords.blocks)
+        _ = try removeBothWays(SocialRecords.mutes, SocialRecords.mutedBy) + removeBothWays(SocialRecords.mutedBy, SocialRecords.mutes)
     }
 
     /// Removes `userID`'s likes on other users' posts and anonymizes or removes their

@@ -250,6 +250,7 @@ extension LocalSocialFeedService {
             range = whole.after(try SocialRecords.key(prefix + position(of: lastPostID, in: records)))
         }
         let hidden = try hiddenUsers(from: viewer, in: records)
+        let muted = try mutedUsers(of: viewer, in: records)
         let longestLifetime = try longestLifetime(in: records)
         var posts: [PostEntity] = []
         while true {
@@ -265,7 +266,7 @@ extension LocalSocialFeedService {
                 }
                 // This post and every older one expired: no post lives longer than this.
                 if post.createdAt.addingTimeInterval(longestLifetime) <= now { return FeedPage(posts: posts, nextCursor: nil) }
-                guard post.isVisible(at: now), !hidden.contains(post.userID) else { continue }
+                guard post.isVisible(at: now), !hidden.contains(post.userID), !muted.contains(post.userID) else { continue }
                 // One more post than the page holds: there is a next page.
                 if posts.count == limit { return FeedPage(posts: posts, nextCursor: posts.last?.id) }
                 var shown = try seen(post, hiding: hidden, in: records)

@@ -152,10 +152,7 @@ extension LocalSocialFeedService {
         try writing { records in
             try ensureProfile(user, in: records)
             _ = try profile(of: userID, in: records)
-            try records.setData(
-                SocialRecords.value(userID), forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: SocialRecords.blocks)
-            try records.setData(
-                SocialRecords.value(user.id), forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: SocialRecords.blockedBy)
+            try addPair(SocialRecords.blocks, SocialRecords.blockedBy, from: user.id, to: userID, in: records)
             try removeFollow(from: user.id, to: userID, at: now, in: records)
             try removeFollow(from: userID, to: user.id, at: now, in: records)
             try removeInteractions(of: user.id, onPostsOf: userID, in: records)
@@ -187,17 +184,56 @@ extension LocalSocialFeedService {
     }
 
     public func unblock(_ userID: String) async throws {
-        let user = try signedInUser()
-        guard Self.isPlausibleUserID(userID) else { return }
-        try writing { records in
-            try records.removeValue(forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: SocialRecords.blocks)
-            try records.removeValue(forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: SocialRecords.blockedBy)
-        }
+        try await removePair(SocialRecords.blocks, SocialRecords.blockedBy, to: userID)
     }
 
     public func blockedUsers() async throws -> [SocialProfile] {
         let user = try signedInUser()
         return try reading { records in try profiles(in: SocialRecords.blocks, of: user.id, in: records) }
+    }
+
+    // MARK: - Mutes
+
+    public func mute(_ userID: String) async throws {
+        let user = try signedInUser()
+        guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot mute themselves.") }
+        try writing { records in
+            try ensureProfile(user, in: records)
+            _ = try profile(of: userID, in: records)
+            try addPair(SocialRecords.mutes, SocialRecords.mutedBy, from: user.id, to: userID, in: records)
+        }
+    }
+
+    public func unmute(_ userID: String) async throws {
+        try await removePair(SocialRecords.mutes, SocialRecords.mutedBy, to: userID)
+    }
+
+    /// Writes a relation kept both ways: `to` under `from` in `relation`, `from` under `to` in `inverse`.
+    func addPair(_ relation: RecordCollection<Data>, _ inverse: RecordCollection<Data>, from: String, to: String, in records: RecordWriter) throws {
+        try records.setData(SocialRecords.value(to), forKey: SocialRecords.key([.string(from), .string(to)]), in: relation)
+        try records.setData(SocialRecords.value(from), forKey: SocialRecords.key([.string(to), .string(from)]), in: inverse)
+    }
+
+    /// Removes the signed-in user's relation to `userID`, both ways; one that is not there changes nothing.
+    func removePair(_ relation: RecordCollection<Data>, _ inverse: RecordCollection<Data>, to userID: String) async throws {
+        let user = try signedInUser()
+        guard Self.isPlausibleUserID(userID) else { return }
+        try writing { records in
+            try records.removeValue(forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: relation)
+            try records.removeValue(forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: inverse)
+        }
+    }
+
+    public func mutedUsers() async throws -> [SocialProfile] {
+        let user = try signedInUser()
+        return try reading { records in
+            try profiles(in: SocialRecords.mutes, of: user.id, in: records, hiding: try hiddenUsers(from: user.id, in: records))
+        }
+    }
+
+    /// The users `viewer` mutes: their posts are left out of the viewer's feeds.
+    func mutedUsers(of viewer: String, in records: RecordReader) throws -> UserIDSet {
+        UserIDSet(try records.records(in: SocialRecords.mutes, range: SocialRecords.range([.string(viewer)])).map { SocialRecords.userID($0.data) })
     }
 
     /// The users whose posts, profile and interactions `viewer` does not see: blocked

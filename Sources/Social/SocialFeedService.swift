@@ -166,6 +166,20 @@ public protocol SocialFeedService: Sendable {
     /// - Returns: Their profiles.
     func blockedUsers() async throws -> [SocialProfile]
 
+    /// Mutes a user: their posts leave the signed-in user's feeds; they are not told,
+    /// and follows, likes and comments stay. Muting twice changes nothing.
+    /// - Parameter userID: The user.
+    /// - Throws: ``SocialError`` — `userNotFound`, `cannotTargetSelf`.
+    func mute(_ userID: String) async throws
+
+    /// Unmutes a user: their posts come back to the feeds.
+    /// - Parameter userID: The user.
+    func unmute(_ userID: String) async throws
+
+    /// The users the signed-in user mutes.
+    /// - Returns: Their profiles.
+    func mutedUsers() async throws -> [SocialProfile]
+
     /// Deletes the signed-in user's social data, as part of deleting their account:
     /// their posts (with the likes and comments on them), likes, follows both ways,
     /// blocks both ways, unlock, profile and photos, every count fixed. Their comments on

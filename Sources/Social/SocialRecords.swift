@@ -56,6 +56,7 @@ enum SocialRecords {
             // Nothing to rewrite: the version makes an earlier app refuse the store rather
             // than fail on the first post of layout 2.
             StoreMigration(version: 5, summary: "Posts may carry their workout's summary (layout 2)") { _ in },
+            .createCollections(version: 6, ["mutes", "mutedBy"]),
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
@@ -141,6 +142,10 @@ enum SocialRecords {
     static let blocks = RecordCollection<Data>.bytes("blocks")
     /// (blocked, blocker) → blocker.
     static let blockedBy = RecordCollection<Data>.bytes("blockedBy")
+    /// (muter, muted) → muted.
+    static let mutes = RecordCollection<Data>.bytes("mutes")
+    /// (muted, muter) → muter: what account deletion reaches.
+    static let mutedBy = RecordCollection<Data>.bytes("mutedBy")
     /// (post, user) → user.
     static let likes = RecordCollection<Data>.bytes("likes")
     /// (user, post) → post.

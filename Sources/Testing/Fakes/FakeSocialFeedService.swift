@@ -70,6 +70,12 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case unblock(String)
         /// ``blockedUsers()``.
         case blockedUsers
+        /// ``mute(_:)``.
+        case mute(String)
+        /// ``unmute(_:)``.
+        case unmute(String)
+        /// ``mutedUsers()``.
+        case mutedUsers
         /// ``deleteAccountData()``.
         case deleteAccountData
         /// ``purgeAccountData(of:)``.
@@ -277,6 +283,21 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         try await perform(.blockedUsers, .blockedUsers) { try await $0.blockedUsers() }
     }
 
+    /// Succeeds as scripted, or as the service does.
+    public func mute(_ userID: String) async throws {
+        try await perform(.mute(userID), .mute) { try await $0.mute(userID) }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func unmute(_ userID: String) async throws {
+        try await perform(.unmute(userID), .unmute) { try await $0.unmute(userID) }
+    }
+
+    /// Returns the scripted profiles, or the service's.
+    public func mutedUsers() async throws -> [SocialProfile] {
+        try await perform(.mutedUsers, .mutedUsers) { try await $0.mutedUsers() }
+    }
+
     /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
         try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
@@ -336,6 +357,10 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == Void {
     public static var block: Self { Self("block(_:)") }
     /// ``FakeSocialFeedService/unblock(_:)``.
     public static var unblock: Self { Self("unblock(_:)") }
+    /// ``FakeSocialFeedService/mute(_:)``.
+    public static var mute: Self { Self("mute(_:)") }
+    /// ``FakeSocialFeedService/unmute(_:)``.
+    public static var unmute: Self { Self("unmute(_:)") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == [SocialProfile] {
@@ -349,6 +374,8 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == [SocialProfi
     public static var likes: Self { Self("likes(on:)") }
     /// ``FakeSocialFeedService/blockedUsers()``: the profiles.
     public static var blockedUsers: Self { Self("blockedUsers()") }
+    /// ``FakeSocialFeedService/mutedUsers()``: the profiles.
+    public static var mutedUsers: Self { Self("mutedUsers()") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialProfile {
