@@ -153,6 +153,22 @@ public enum SocialFeedServiceContract {
                 cysSeenByAda.map { [$0.likeCount, $0.commentCount] } == [0, 0], "Cy's block removed Bob's like and comment on her post")
             try check.expect(try await session.service.recount() == 0, "recount finds nothing to fix")
         },
+        SocialContractCheck("a muted user's posts leave the muter's feeds and come back after unmuting; muting yourself is cannotTargetSelf") {
+            environment, check in
+            let session = try await environment.makeService()
+            try await session.join("bob")
+            let bobs = try await session.service.createPost(content: "bob's run", workoutType: .run)
+            try await session.join("ada")
+            try await session.service.follow("bob")
+            try await session.service.mute("bob")
+            try check.expect(try await !session.service.friendsFeed(limit: 100).contains { $0.id == bobs.id }, "Bob's post left Ada's friends feed")
+            try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "and her discover feed")
+            try check.expect(try await session.service.following().map(\.id) == ["bob"], "Ada still follows Bob")
+            try check.expect(try await session.service.mutedUsers().map(\.id) == ["bob"], "Bob is listed as muted")
+            try await session.service.unmute("bob")
+            try check.expect(try await session.service.friendsFeed(limit: 100).contains { $0.id == bobs.id }, "unmuting brings the post back")
+            try await check.expectSocialError(.cannotTargetSelf, "muting yourself") { try await session.service.mute("ada") }
+        },
         SocialContractCheck("only the author deletes a post") { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
