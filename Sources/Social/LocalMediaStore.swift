@@ -26,6 +26,9 @@ public final class LocalMediaStore: MediaStore {
     private let blobs: Blobs
     /// The root of the URLs: the directory, or a path no file is at for the in-memory store.
     private let root: URL
+    /// The root as ``reference(for:)`` compares paths, with a slash at its end: worked
+    /// out once, as resolving its symbolic links asks the file system.
+    private let comparableRoot: String
 
     /// Where the bytes go.
     private enum Blobs: Sendable {
@@ -46,6 +49,7 @@ public final class LocalMediaStore: MediaStore {
         self.clock = clock
         blobs = .memory(Locked([:]))
         root = URL(fileURLWithPath: "/trainkit-memory-media/\(UUID().uuidString.lowercased())", isDirectory: true)
+        comparableRoot = Self.comparableRoot(root)
     }
 
     /// Creates a store that keeps each photo in a file under `directory`, created if
@@ -67,6 +71,7 @@ public final class LocalMediaStore: MediaStore {
         self.clock = clock
         blobs = .directory(directory.standardizedFileURL)
         root = directory.standardizedFileURL
+        comparableRoot = Self.comparableRoot(root)
     }
 
     /// A store of the same photos whose writes and deletions are checked against
@@ -83,6 +88,7 @@ public final class LocalMediaStore: MediaStore {
         self.clock = clock
         self.blobs = blobs
         self.root = root
+        comparableRoot = Self.comparableRoot(root)
     }
 
     public func put(_ data: Data, kind: MediaKind, for userID: String) async throws -> MediaReference {
@@ -195,11 +201,9 @@ public final class LocalMediaStore: MediaStore {
 
     public func reference(for url: URL) throws(SocialError) -> MediaReference? {
         guard url.isFileURL else { return nil }
-        let root = Self.comparablePath(root)
-        let prefix = root.hasSuffix("/") ? root : root + "/"
         let path = Self.comparablePath(url)
-        guard path.hasPrefix(prefix) else { return nil }
-        guard let reference = MediaReference(path: String(path.dropFirst(prefix.count))) else {
+        guard path.hasPrefix(comparableRoot) else { return nil }
+        guard let reference = MediaReference(path: String(path.dropFirst(comparableRoot.count))) else {
             throw SocialError(.mediaNotFound, detail: "\(url.path) is inside the media store but names none of its photos.")
         }
         return reference
@@ -211,6 +215,12 @@ public final class LocalMediaStore: MediaStore {
     /// Every path this store makes under its root is lower-case ASCII.
     static func comparablePath(_ url: URL) -> String {
         url.standardizedFileURL.resolvingSymlinksInPath().path.precomposedStringWithCanonicalMapping.lowercased()
+    }
+
+    /// `root` as ``comparablePath(_:)`` makes it, ending with a slash.
+    private static func comparableRoot(_ root: URL) -> String {
+        let path = comparablePath(root)
+        return path.hasSuffix("/") ? path : path + "/"
     }
 
     /// Folders only the owner can open, as the stores' files are.

@@ -36,7 +36,7 @@ extension LocalSocialFeedService {
                 photos += try removePost(post, at: now, longestLifetime: longestLifetime, readers: readers, in: records)
                 report.posts += 1
             }
-            try removeInteractions(of: userID, in: records, report: &report)
+            try removeInteractions(of: userID, comments: policy.deletedUserComments, in: records, report: &report)
             for entry in try records.records(in: SocialRecords.timelines, range: SocialRecords.range([.string(userID)])) {
                 try records.removeValue(forKey: entry.key, in: SocialRecords.timelines)
             }
@@ -112,21 +112,35 @@ extension LocalSocialFeedService {
         _ = try removeBothWays(SocialRecords.mutes, SocialRecords.mutedBy) + removeBothWays(SocialRecords.mutedBy, SocialRecords.mutes)
     }
 
-    /// Removes `userID`'s likes on other users' posts and anonymizes or removes their
-    /// comments there, as the policy says, fixing the posts' counts.
-    func removeInteractions(of userID: String, in records: RecordWriter, report: inout SocialDeletionReport) throws {
+    /// Removes `userID`'s likes on other users' posts — only `author`'s, when given —
+    /// and anonymizes or removes their comments there, as `comments` says, fixing the
+    /// posts' counts: the account deletion's step, and a block's both ways.
+    func removeInteractions(
+        of userID: String, onPostsOf author: String? = nil, comments: DeletedCommentPolicy, in records: RecordWriter,
+        report: inout SocialDeletionReport
+    ) throws {
+        // Whether the interactions on this post go: every post, or a stored one of `author`'s.
+        func isTarget(_ postID: UUID?) throws -> Bool {
+            guard let author else { return true }
+            guard let postID, let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { return false }
+            return post.userID.utf8.elementsEqual(author.utf8)
+        }
         for entry in try records.records(in: SocialRecords.liked, range: SocialRecords.range([.string(userID)])) {
+            let postID = UUID(uuidString: SocialRecords.userID(entry.data))
+            guard try isTarget(postID) else { continue }
             try records.removeValue(forKey: entry.key, in: SocialRecords.liked)
-            guard let postID = UUID(uuidString: SocialRecords.userID(entry.data)) else { continue }
+            guard let postID else { continue }
             try records.removeValue(forKey: SocialRecords.key([.uuid(postID), .string(userID)]), in: SocialRecords.likes)
             try adjustPost(postID, in: records) { $0.likeCount = max(0, $0.likeCount - 1) }
             report.likes += 1
         }
         for entry in try records.records(in: SocialRecords.userComments, range: SocialRecords.range([.string(userID)])) {
-            try records.removeValue(forKey: entry.key, in: SocialRecords.userComments)
             let key = String(decoding: entry.data, as: UTF8.self)
-            guard var comment = try records.value(forKey: key, in: SocialRecords.comments) else { continue }
-            switch policy.deletedUserComments {
+            let stored = try records.value(forKey: key, in: SocialRecords.comments)
+            guard try isTarget(stored?.postID) else { continue }
+            try records.removeValue(forKey: entry.key, in: SocialRecords.userComments)
+            guard var comment = stored else { continue }
+            switch comments {
             case .anonymize:
                 try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, userID, comment.id), in: SocialRecords.postCommenters)
                 comment.userID = nil

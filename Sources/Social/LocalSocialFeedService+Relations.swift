@@ -155,31 +155,9 @@ extension LocalSocialFeedService {
             try addPair(SocialRecords.blocks, SocialRecords.blockedBy, from: user.id, to: userID, in: records)
             try removeFollow(from: user.id, to: userID, at: now, in: records)
             try removeFollow(from: userID, to: user.id, at: now, in: records)
-            try removeInteractions(of: user.id, onPostsOf: userID, in: records)
-            try removeInteractions(of: userID, onPostsOf: user.id, in: records)
-        }
-    }
-
-    /// Removes `userID`'s likes and comments on `author`'s posts, fixing the posts' counts.
-    func removeInteractions(of userID: String, onPostsOf author: String, in records: RecordWriter) throws {
-        for entry in try records.records(in: SocialRecords.liked, range: SocialRecords.range([.string(userID)])) {
-            guard let postID = UUID(uuidString: SocialRecords.userID(entry.data)),
-                var post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), post.userID.utf8.elementsEqual(author.utf8)
-            else { continue }
-            try records.removeValue(forKey: entry.key, in: SocialRecords.liked)
-            try records.removeValue(forKey: SocialRecords.key([.uuid(postID), .string(userID)]), in: SocialRecords.likes)
-            post.likeCount = max(0, post.likeCount - 1)
-            try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
-        }
-        for entry in try records.records(in: SocialRecords.userComments, range: SocialRecords.range([.string(userID)])) {
-            let key = String(decoding: entry.data, as: UTF8.self)
-            guard let comment = try records.value(forKey: key, in: SocialRecords.comments),
-                var post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts),
-                post.userID.utf8.elementsEqual(author.utf8)
-            else { continue }
-            try removeComment(comment, key: key, in: records)
-            post.commentCount = max(0, post.commentCount - 1)
-            try records.put(post, forKey: SocialRecords.key(post.id), in: SocialRecords.posts)
+            var removed = SocialDeletionReport()
+            try removeInteractions(of: user.id, onPostsOf: userID, comments: .delete, in: records, report: &removed)
+            try removeInteractions(of: userID, onPostsOf: user.id, comments: .delete, in: records, report: &removed)
         }
     }
 
