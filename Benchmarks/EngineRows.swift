@@ -138,7 +138,7 @@ final class EngineRows {
         let pages = quick ? 500 : 2_000
         var scaling: (ours: [Double], bare: [Double]) = ([], [])
         for round in 0..<(quick ? 4 : 12) {
-            var times: [Int: Double] = [:]
+            var times = [Double](repeating: 0, count: 4)
             for turn in 0..<4 {
                 let which = (turn + round) % 4
                 times[which] =
@@ -149,8 +149,8 @@ final class EngineRows {
                     default: try barePageTime(bareSmall, keys: small.keys, pages: pages, random: &random)
                     }
             }
-            scaling.ours.append((times[0] ?? 0) / (times[1] ?? 1))
-            scaling.bare.append((times[2] ?? 0) / (times[3] ?? 1))
+            scaling.ours.append(times[0] / times[1])
+            scaling.bare.append(times[2] / times[3])
         }
         return BenchRow(
             id: "PERF-9",
