@@ -46,7 +46,10 @@ extension LocalAccountService {
             guard purger == nil else { return }
             let wakes = purgeWakes
             let clock = configuration.clock
-            purger = Task { [weak self] in await Self.purgeInBackground(self, wakes: wakes, clock: clock) }
+            // The task reaches the service through a weak reference it loads for each
+            // round only: passed as an argument, the service would live as long as the loop.
+            let service: @Sendable () -> LocalAccountService? = { [weak self] in self }
+            purger = Task { await Self.purgeInBackground(service, wakes: wakes, clock: clock) }
         }
         purgeWakes.send(purgeWakes.value &+ 1)
     }
@@ -54,11 +57,12 @@ extension LocalAccountService {
     /// Runs rounds for as long as the service lives: after each, it sleeps until the
     /// next grace period ends or the next retry is due, or until a deletion is asked for.
     /// The service is held only while a round runs.
-    private static func purgeInBackground(_ service: LocalAccountService?, wakes: Broadcast<UInt64>, clock: any DateClock) async {
-        weak let weakService = service
+    private static func purgeInBackground(
+        _ service: @escaping @Sendable () -> LocalAccountService?, wakes: Broadcast<UInt64>, clock: any DateClock
+    ) async {
         while !Task.isCancelled {
             let woken = wakes.subscribe(replayingCurrent: false)
-            guard let round = await round(of: weakService) else { return }
+            guard let round = await round(of: service()) else { return }
             let (nextDate, nextRetry) = (round.nextDate, round.nextRetry)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -64,4 +64,17 @@ import TrainTesting
         #expect(purged.plans.remoteRecords == 1 && purged.providers == [.apple])
         #expect(try relaunched.setAsideDeletionRecords().count == 1)
     }
+
+    @Test("an account service whose background purge has started is freed once nobody holds it")
+    func purgeTaskDoesNotKeepTheServiceAlive() async throws {
+        weak var released: LocalAccountService?
+        do {
+            let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+            _ = try await services.account.purgeDueDeletions()
+            released = services.account
+        }
+        // The background round that purgeDueDeletions woke may still hold it for a moment.
+        for _ in 0..<10_000 where released != nil { await Task.yield() }
+        #expect(released == nil)
+    }
 }
