@@ -232,6 +232,10 @@ public struct SetAsideDeletionRecord: Codable, Hashable, Sendable {
     public let reason: String
     /// The record's bytes, as they were stored.
     public let bytes: Data
+    /// When a finished deletion's report first said a record was set aside
+    /// (``AccountDeletionReport/journalSetAsideWarning``); nil until then. A later
+    /// deletion of the same user does not say it again.
+    public var reportedAt: Date?
 
     /// Creates a record set aside.
     /// - Parameters:
@@ -239,10 +243,12 @@ public struct SetAsideDeletionRecord: Codable, Hashable, Sendable {
     ///   - setAsideAt: When it was set aside.
     ///   - reason: Why it could not be read.
     ///   - bytes: Its bytes.
-    public init(userID: String, setAsideAt: Date, reason: String, bytes: Data) {
+    ///   - reportedAt: When a deletion's report said so; nil for not yet.
+    public init(userID: String, setAsideAt: Date, reason: String, bytes: Data, reportedAt: Date? = nil) {
         self.userID = userID
         self.setAsideAt = setAsideAt
         self.reason = reason
         self.bytes = bytes
+        self.reportedAt = reportedAt
     }
 }

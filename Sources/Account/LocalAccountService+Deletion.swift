@@ -35,9 +35,9 @@ extension LocalAccountService {
 
     public func restoreAccount() async throws(AccountError) {
         let userID = try signedInUser().id
-        let claimed = running.withLock { $0.insert(userID).inserted }
+        let claimed = claim(userID)
         guard claimed else { throw AccountError(.deletionInProgress) }
-        defer { _ = running.withLock { $0.remove(userID) } }
+        defer { release(userID) }
         guard try purgeDate(of: userID) != nil else { throw AccountError(.noScheduledDeletion) }
         do {
             try await auth.cancelScheduledDeletion(of: userID)
@@ -54,9 +54,9 @@ extension LocalAccountService {
     /// Checks, revokes, journals and hides; `gracePeriod` nil deletes at once.
     private func requestDeletion(of requestedID: String, gracePeriod: TimeInterval?) async throws(AccountError) -> ScheduledAccountDeletion {
         let userID = try signedIn(as: requestedID).id
-        let claimed = running.withLock { $0.insert(userID).inserted }
+        let claimed = claim(userID)
         guard claimed else { throw AccountError(.deletionInProgress) }
-        defer { _ = running.withLock { $0.remove(userID) } }
+        defer { release(userID) }
         if let purgeAt = try purgeDate(of: userID) {
             // A session that outlived the hide (cut short by a crash) of a deletion that is due.
             if purgeAt <= now {
@@ -68,6 +68,8 @@ extension LocalAccountService {
             if gracePeriod != nil { throw AccountError(.deletionAlreadyScheduled) }
         }
         let (previous, setAside) = try journal(of: userID)
+        // A completion awaited from now on is this deletion's, not an earlier one's.
+        finishedReports.withLock { _ = $0.removeValue(forKey: UserKey(userID)) }
 
         send(userID, .appleRevocation, .started, finished: 0)
         let deletion: ScheduledAccountDeletion
@@ -186,6 +188,25 @@ extension LocalAccountService {
 
     /// Whether two user IDs are the same bytes: a canonically equivalent spelling is another user.
     static func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
+
+    /// Claims `userID` for a request, restore or purge in this instance.
+    /// - Returns: False if one is running already.
+    func claim(_ userID: String) -> Bool {
+        running.withLock { $0.insert(UserKey(userID)).inserted }
+    }
+
+    /// Ends a claim of ``claim(_:)``.
+    func release(_ userID: String) {
+        _ = running.withLock { $0.remove(UserKey(userID)) }
+    }
+}
+
+/// A user ID as its bytes, to key what this instance keeps per user: a canonically
+/// equivalent spelling is another user.
+struct UserKey: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init(_ userID: String) { bytes = Array(userID.utf8) }
 }
 
 extension AccountDeletionStep: Comparable {

@@ -14,7 +14,15 @@ extension LocalAccountService {
     /// - Returns: Their journals, in the order of their user IDs' bytes.
     /// - Throws: ``AccountError/Code/storage``.
     public func pendingDeletions() throws(AccountError) -> [AccountDeletionJournal] {
-        try journals()
+        let entries = try reading { records in try records.entries(in: AccountRecords.deletionBytes) }
+        var journals: [AccountDeletionJournal] = []
+        for entry in entries {
+            switch Self.decodeJournal(entry.value) {
+            case .success(let journal): journals.append(journal)
+            case .failure(let reason): try setAside(entry.key, bytes: entry.value, reason: reason.description)
+            }
+        }
+        return journals
     }
 
     /// The journal records that could not be read and were set aside, oldest first per
@@ -25,8 +33,9 @@ extension LocalAccountService {
         try reading { records in try records.values(in: AccountRecords.setAside) }
     }
 
-    /// One user's journal, and whether a record of theirs is kept aside — set aside
-    /// now or by an earlier read — for the report to say so.
+    /// One user's journal, and whether a record of theirs is kept aside that no
+    /// finished deletion has reported yet — set aside now or by an earlier read — for
+    /// the report to say so.
     func journal(of userID: String) throws(AccountError) -> (journal: AccountDeletionJournal?, setAside: Bool) {
         let bytes = try reading { records in try records.value(forKey: userID, in: AccountRecords.deletionBytes) }
         if let bytes {
@@ -35,25 +44,24 @@ extension LocalAccountService {
             case .failure(let reason): try setAside(userID, bytes: bytes, reason: reason.description)
             }
         }
-        return (nil, try hasSetAside(userID))
+        return (nil, try hasUnreportedSetAside(userID))
     }
 
-    /// Whether a record of `userID`'s is kept aside.
-    func hasSetAside(_ userID: String) throws(AccountError) -> Bool {
-        try reading { records in try !records.keys(in: AccountRecords.setAside, range: AccountRecords.range(of: userID), limit: 1).isEmpty }
-    }
-
-    /// Every readable journal; the others are set aside.
-    func journals() throws(AccountError) -> [AccountDeletionJournal] {
-        let entries = try reading { records in try records.entries(in: AccountRecords.deletionBytes) }
-        var journals: [AccountDeletionJournal] = []
-        for entry in entries {
-            switch Self.decodeJournal(entry.value) {
-            case .success(let journal): journals.append(journal)
-            case .failure(let reason): try setAside(entry.key, bytes: entry.value, reason: reason.description)
-            }
+    /// Whether a record of `userID`'s is kept aside that no report has said so of.
+    func hasUnreportedSetAside(_ userID: String) throws(AccountError) -> Bool {
+        try reading { records in
+            try records.values(in: AccountRecords.setAside, range: AccountRecords.range(of: userID)).contains { $0.reportedAt == nil }
         }
-        return journals
+    }
+
+    /// Marks `userID`'s records kept aside as reported, in the transaction that ends
+    /// the deletion whose report says so.
+    static func markSetAsideReported(of userID: String, at date: Date, in records: RecordWriter) throws {
+        for entry in try records.entries(in: AccountRecords.setAside, range: AccountRecords.range(of: userID)) where entry.value.reportedAt == nil {
+            var record = entry.value
+            record.reportedAt = date
+            try records.put(record, forKey: entry.key, in: AccountRecords.setAside)
+        }
     }
 
     func save(_ journal: AccountDeletionJournal) throws(AccountError) {

@@ -12,7 +12,8 @@ import TrainSync
 extension LocalAccountService {
     @discardableResult
     public func purgeDueDeletions() async throws(AccountError) -> [AccountDeletionReport] {
-        startPurging()
+        // This call runs a round itself; the background loop is only made sure of.
+        startPurging(waking: false)
         let round = await rounds.run { [self] in await purgeRound(honouringBackoff: false) }
         // What finished since the last call, in this round or in the background.
         let reports = unreported.withLock { reports in
@@ -26,7 +27,7 @@ extension LocalAccountService {
     public func deletionCompletion(of userID: String) async throws(AccountError) -> AccountDeletionReport {
         // Subscribed before looking, so a purge that finishes in between is not missed.
         let reports = finished.subscribe(replayingCurrent: false)
-        if let report = finishedReports.withLock({ $0[userID] }) { return report }
+        if let report = finishedReports.withLock({ $0[UserKey(userID)] }) { return report }
         let scheduled = try purgeDate(of: userID) != nil
         let journaled = try journal(of: userID).journal != nil
         guard scheduled || journaled else {
@@ -36,12 +37,13 @@ extension LocalAccountService {
         for await report in reports where report.map({ Self.same($0.userID, userID) }) ?? false {
             if let report { return report }
         }
-        if let report = finishedReports.withLock({ $0[userID] }) { return report }
+        if let report = finishedReports.withLock({ $0[UserKey(userID)] }) { return report }
         throw AccountError(.deletionIncomplete, detail: "Stopped waiting for the purge of '\(userID)': the task was cancelled. The purge goes on.")
     }
 
     /// Starts the background purge if it is not running, and wakes it.
-    func startPurging() {
+    /// - Parameter waking: Whether a running loop looks again now.
+    func startPurging(waking: Bool = true) {
         purger.withLock { purger in
             guard purger == nil else { return }
             let wakes = purgeWakes
@@ -51,7 +53,7 @@ extension LocalAccountService {
             let service: @Sendable () -> LocalAccountService? = { [weak self] in self }
             purger = Task { await Self.purgeInBackground(service, wakes: wakes, clock: clock) }
         }
-        purgeWakes.send(purgeWakes.value &+ 1)
+        if waking { purgeWakes.send(purgeWakes.value &+ 1) }
     }
 
     /// Runs rounds for as long as the service lives: after each, it sleeps until the
@@ -109,34 +111,31 @@ extension LocalAccountService {
     /// and is dropped.
     private func purgeRound(honouringBackoff: Bool) async -> PurgeRound {
         var round = PurgeRound()
-        let due: [(userID: String, journal: AccountDeletionJournal?, setAside: Bool)]
+        var due: [DuePurge] = []
         do {
-            try adoptEarlierSchedules()
+            if !adoptedEarlierSchedules.withLock({ $0 }) {
+                try adoptEarlierSchedules()
+                adoptedEarlierSchedules.withLock { $0 = true }
+            }
             let now = now
             let schedules = try scheduledDeletions()
-            let journals = try journals()
-            var users: [(userID: String, journal: AccountDeletionJournal?, setAside: Bool)] = []
+            let journals = try pendingDeletions()
             for schedule in schedules {
                 let journal = journals.first { Self.same($0.userID, schedule.userID) }
                 if now >= schedule.purgeAt {
-                    let keptAside = journal == nil ? try hasSetAside(schedule.userID) : false
-                    users.append((schedule.userID, journal, keptAside))
+                    let keptAside = journal == nil ? try hasUnreportedSetAside(schedule.userID) : false
+                    due.append(DuePurge(userID: schedule.userID, journal: journal, purgeAt: schedule.purgeAt, setAside: keptAside))
                 } else {
                     round.nextDate = min(round.nextDate ?? schedule.purgeAt, schedule.purgeAt)
                 }
             }
             for journal in journals where !schedules.contains(where: { Self.same($0.userID, journal.userID) }) {
                 if journal.finishedSteps.contains(.authAccount) || journal.runningStep == .authAccount {
-                    users.append((journal.userID, journal, false))
-                } else if running.withLock({ !$0.contains(journal.userID) }) {
-                    try writing { records in
-                        if try records.value(forKey: journal.userID, in: AccountRecords.deletions) == journal {
-                            try records.removeValue(forKey: journal.userID, in: AccountRecords.deletions)
-                        }
-                    }
+                    due.append(DuePurge(userID: journal.userID, journal: journal, purgeAt: journal.deletion.purgeAt, setAside: false))
+                } else {
+                    try dropIfStale(journal)
                 }
             }
-            due = users
         } catch {
             round.failure = error
             round.nextRetry = configuration.clock.elapsed + .seconds(30)
@@ -144,23 +143,23 @@ extension LocalAccountService {
         }
         for item in due {
             let elapsed = configuration.clock.elapsed
-            if honouringBackoff, let retry = retries.withLock({ $0[item.userID] }), retry.notBefore > elapsed {
+            if honouringBackoff, let retry = retries.withLock({ $0[UserKey(item.userID)] }), retry.notBefore > elapsed {
                 round.nextRetry = min(round.nextRetry ?? retry.notBefore, retry.notBefore)
                 continue
             }
-            let claimed = running.withLock { $0.insert(item.userID).inserted }
+            let claimed = claim(item.userID)
             guard claimed else { continue }
-            defer { _ = running.withLock { $0.remove(item.userID) } }
+            defer { release(item.userID) }
             do {
-                let report = try await purge(item.userID, journal: item.journal, setAside: item.setAside)
-                retries.withLock { _ = $0.removeValue(forKey: item.userID) }
-                finishedReports.withLock { $0[item.userID] = report }
+                let report = try await purge(item)
+                retries.withLock { _ = $0.removeValue(forKey: UserKey(item.userID)) }
+                finishedReports.withLock { $0[UserKey(item.userID)] = report }
                 unreported.withLock { $0.append(report) }
                 finished.send(report)
             } catch {
                 let retry = retries.withLock { retries in
-                    let retry = PurgeRetry.after((retries[item.userID]?.failures ?? 0) + 1, at: elapsed)
-                    retries[item.userID] = retry
+                    let retry = PurgeRetry.after((retries[UserKey(item.userID)]?.failures ?? 0) + 1, at: elapsed)
+                    retries[UserKey(item.userID)] = retry
                     return retry
                 }
                 round.nextRetry = min(round.nextRetry ?? retry.notBefore, retry.notBefore)
@@ -170,13 +169,37 @@ extension LocalAccountService {
         return round
     }
 
-    /// Runs the steps of `userID`'s purge not finished yet, writing the journal as each
+    /// Removes a journal whose user has no schedule. The list of schedules may have
+    /// been read before a deletion being asked for now wrote its schedule, so the user
+    /// is claimed — a request holds them until its schedule is written — and their
+    /// schedule read again first.
+    private func dropIfStale(_ journal: AccountDeletionJournal) throws(AccountError) {
+        let claimed = claim(journal.userID)
+        guard claimed else { return }
+        defer { release(journal.userID) }
+        guard try purgeDate(of: journal.userID) == nil else { return }
+        try writing { records in
+            if try records.value(forKey: journal.userID, in: AccountRecords.deletions) == journal {
+                try records.removeValue(forKey: journal.userID, in: AccountRecords.deletions)
+            }
+        }
+    }
+
+    /// A user whose purge is due: their journal, or when the auth service purges them
+    /// and whether a record of theirs was set aside, to start a journal from.
+    struct DuePurge {
+        var userID: String
+        var journal: AccountDeletionJournal?
+        var purgeAt: Date
+        var setAside: Bool
+    }
+
+    /// Runs the steps of a due purge not finished yet, writing the journal as each
     /// starts and finishes. Without a journal — scheduled on another device, or its
     /// record set aside — the purge starts from its first step.
-    private func purge(_ userID: String, journal existing: AccountDeletionJournal?, setAside: Bool) async throws(AccountError)
-        -> AccountDeletionReport
-    {
-        var journal = existing ?? freshJournal(for: userID, setAside: setAside)
+    private func purge(_ due: DuePurge) async throws(AccountError) -> AccountDeletionReport {
+        let userID = due.userID
+        var journal = due.journal ?? freshJournal(for: due)
         for step in AccountDeletionStep.allCases where !journal.finishedSteps.contains(step) {
             journal.runningStep = step
             try save(journal)
@@ -202,13 +225,13 @@ extension LocalAccountService {
 
     /// The journal of a purge this device has no readable record of: the Apple tokens
     /// were revoked where the deletion was asked for.
-    private func freshJournal(for userID: String, setAside: Bool) -> AccountDeletionJournal {
+    private func freshJournal(for due: DuePurge) -> AccountDeletionJournal {
         let now = now
         // A deletion due at once is kept as the distant past; its date here is unknown.
-        let purgeAt = (try? purgeDate(of: userID)).flatMap { $0 == .distantPast ? nil : $0 } ?? now
-        let deletion = ScheduledAccountDeletion(userID: userID, scheduledAt: purgeAt, purgeAt: purgeAt, appleTokenRevocation: .notApplicable)
-        var report = AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: .notApplicable)
-        if setAside { report.warnings.append(AccountDeletionReport.journalSetAsideWarning) }
+        let purgeAt = due.purgeAt == .distantPast ? now : due.purgeAt
+        let deletion = ScheduledAccountDeletion(userID: due.userID, scheduledAt: purgeAt, purgeAt: purgeAt, appleTokenRevocation: .notApplicable)
+        var report = AccountDeletionReport(userID: due.userID, startedAt: now, appleTokenRevocation: .notApplicable)
+        if due.setAside { report.warnings.append(AccountDeletionReport.journalSetAsideWarning) }
         return AccountDeletionJournal(deletion: deletion, finishedSteps: [.appleRevocation], report: report)
     }
 
@@ -235,9 +258,12 @@ extension LocalAccountService {
                 report.warnings.insert(AccountDeletionReport.revocationWarning, at: 0)
             }
         case .localData:
+            let now = now
+            let saysSetAside = report.warnings.contains(AccountDeletionReport.journalSetAsideWarning)
             report.localRecords = try writing { records in
                 let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
                 try records.removeValue(forKey: userID, in: AccountRecords.deletions)
+                if saysSetAside { try Self.markSetAsideReported(of: userID, at: now, in: records) }
                 return removed
             }
         }

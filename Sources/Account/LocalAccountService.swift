@@ -60,7 +60,7 @@ public final class LocalAccountService: AccountService {
     let store: RecordStore
     let progress = Broadcast<AccountDeletionProgress?>(initial: nil)
     /// The users whose deletion is being asked for, restored or purged in this instance.
-    let running = Locked(Set<String>())
+    let running = Locked(Set<UserKey>())
     /// The background purge, once started.
     let purger = Locked<Task<Void, Never>?>(nil)
     /// Counts the calls that want the background purge to look again.
@@ -68,13 +68,15 @@ public final class LocalAccountService: AccountService {
     /// Purge rounds, one at a time.
     let rounds = PurgeRounds()
     /// The reports of the purges finished in this instance, by user.
-    let finishedReports = Locked([String: AccountDeletionReport]())
+    let finishedReports = Locked([UserKey: AccountDeletionReport]())
     /// The reports of the purges finished since ``purgeDueDeletions()`` last returned them.
     let unreported = Locked([AccountDeletionReport]())
     /// Each purge's report as it finishes.
     let finished = Broadcast<AccountDeletionReport?>(initial: nil)
+    /// Whether a round has turned an earlier version's schedules into journals.
+    let adoptedEarlierSchedules = Locked(false)
     /// The users whose purge failed, and when it may run again.
-    let retries = Locked([String: PurgeRetry]())
+    let retries = Locked([UserKey: PurgeRetry]())
 
     /// Creates a service that keeps its data in memory.
     /// - Parameters:

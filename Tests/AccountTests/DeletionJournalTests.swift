@@ -65,6 +65,24 @@ import TrainTesting
         #expect(try relaunched.setAsideDeletionRecords().count == 1)
     }
 
+    @Test("a record set aside during one deletion is reported by that deletion only, not by a later one of the same user")
+    func setAsideRecordIsReportedOnce() async throws {
+        let stack = try FakeStack()
+        try Self.plant(Data("not json".utf8), for: stack.userID, in: stack.account)
+        try await stack.account.deleteAccount(of: stack.userID)
+        let first = try await stack.account.deletionCompletion(of: stack.userID)
+        #expect(first.warnings.contains(AccountDeletionReport.journalSetAsideWarning))
+
+        // The same account signs in again later (the fake's IDs are fixed) and deletes it again.
+        stack.auth.setCurrentUser(FakeAuthService.sampleUser)
+        stack.clock.advance(by: .seconds(60))
+        try await stack.account.deleteAccount(of: stack.userID)
+        let later = try await stack.account.deletionCompletion(of: stack.userID)
+        #expect(later.startedAt > first.startedAt, "the later deletion's report")
+        #expect(!later.warnings.contains(AccountDeletionReport.journalSetAsideWarning), "\(later.warnings)")
+        #expect(try stack.account.setAsideDeletionRecords().count == 1, "the record is still kept for diagnosis")
+    }
+
     @Test("an account service whose background purge has started is freed once nobody holds it")
     func purgeTaskDoesNotKeepTheServiceAlive() async throws {
         weak var released: LocalAccountService?

@@ -127,6 +127,20 @@ import TrainTesting
         #expect(try stack.auth.scheduledDeletions().isEmpty)
     }
 
+    @Test("a purge round whose list of schedules was read before a deletion's schedule was written keeps that deletion's journal")
+    func purgeRoundWithALaggingListKeepsANewJournal() async throws {
+        let stack = try FakeStack()
+        let deletion = try await stack.account.scheduleDeletion(of: stack.userID)
+        // The round reads the list as it was before the deletion's schedule was written.
+        stack.auth.script(.scheduledDeletions, .once(.success([])))
+        _ = try await stack.account.purgeDueDeletions()
+
+        #expect(
+            stack.auth.controls.peekScript("scheduledDeletions()", as: [AccountDeletionSchedule].self) == nil, "a round read the lagging list")
+        let kept = try stack.account.pendingDeletion(of: stack.userID)
+        #expect(kept?.deletion == deletion, "the journal keeps the deletion's date, revocation and warnings")
+    }
+
     /// Hands out the given IDs first, then random ones.
     struct GivenIDs: IDGenerator {
         let ids: Locked<[String]>

@@ -259,11 +259,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         if service == nil { schedule(userID, at: nil) }
     }
 
-    /// Recorded; the service's schedules, or those a strict fake was told of.
+    /// Recorded; the scripted schedules — a list that lags behind, say — or else the
+    /// service's, or those a strict fake was told of.
     public func scheduledDeletions() throws -> [AccountDeletionSchedule] {
-        controls.record(.scheduledDeletions)
-        if let service { return try service.scheduledDeletions() }
-        return scheduled.withLock { $0 }
+        try controls.performSynchronously(.scheduledDeletions, method: FakeMethod<FakeAuthService, [AccountDeletionSchedule]>.scheduledDeletions.name)
+        {
+            if let service { return try service.scheduledDeletions() }
+            return scheduled.withLock { $0 }
+        }
     }
 
     /// Recorded; one user's scheduled deletion, the service's or a strict fake's, the ID
@@ -359,6 +362,11 @@ extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionRec
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt? {
     /// ``FakeAuthService/purgeScheduledAccount(_:)``: the receipt, nil if there was no account.
     public static var purgeScheduledAccount: Self { Self("purgeScheduledAccount(_:)") }
+}
+
+extension FakeMethod where Fake == FakeAuthService, Output == [AccountDeletionSchedule] {
+    /// ``FakeAuthService/scheduledDeletions()``: the schedules, while scripted.
+    public static var scheduledDeletions: Self { Self("scheduledDeletions()") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt {

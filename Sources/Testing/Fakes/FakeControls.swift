@@ -182,18 +182,24 @@ public final class FakeControls<Call: Sendable>: Sendable {
         let failure = takeFailure(count(call, method: method))
         try await wait()
         if let failure { throw failure }
+        if let value = try scripted(method, as: Output.self) { return value }
+        guard let service else { throw unscripted(method) }
+        return try await service()
+    }
+
+    /// Takes the next scripted result of `method`: nil if there is none.
+    private func scripted<Output>(_ method: String, as type: Output.Type) throws -> Output? {
         switch takeScript(method) {
         case .success(let value)?:
             guard let value = value as? Output else {
-                Issue.record("\(fakeName).\(method) was scripted with a \(type(of: value)), but returns \(Output.self)")
+                Issue.record("\(fakeName).\(method) was scripted with a \(Swift.type(of: value)), but returns \(Output.self)")
                 throw FakeError.unimplemented("\(fakeName).\(method)")
             }
             return value
         case .failure(let error)?:
             throw error
         case nil:
-            guard let service else { throw unscripted(method) }
-            return try await service()
+            return nil
         }
     }
 
@@ -226,6 +232,21 @@ public final class FakeControls<Call: Sendable>: Sendable {
         _ = count(call, method: method)
         try? await wait()
         return await answer()
+    }
+
+    /// Runs a call of a synchronous method that can throw: recorded but not numbered,
+    /// held or delayed. Its answer is the next scripted result if there is one — a
+    /// service whose answer lags behind, say — and otherwise `answer`'s.
+    /// - Parameters:
+    ///   - call: The call.
+    ///   - method: The method's name.
+    ///   - answer: The service's answer, or the strict fake's state.
+    /// - Returns: The answer.
+    /// - Throws: The scripted error, or `answer`'s.
+    public func performSynchronously<Output>(_ call: Call, method: String, answer: () throws -> Output) throws -> Output {
+        record(call)
+        if let value = try scripted(method, as: Output.self) { return value }
+        return try answer()
     }
 
     /// Whether state the test sets on the fake is the fake's own; for a fake built over
