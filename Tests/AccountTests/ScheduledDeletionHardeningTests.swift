@@ -141,6 +141,15 @@ import TrainTesting
         #expect(kept?.deletion == deletion, "the journal keeps the deletion's date, revocation and warnings")
     }
 
+    @Test("a finished deletion's report is never the completion of a user whose ID only looks alike")
+    func lookalikeIDsDoNotShareACompletion() async throws {
+        let stack = try FakeStack()
+        stack.auth.setCurrentUser(UserEntity(id: Self.precomposed, displayName: "Café", createdAt: .now, lastSignInAt: .now))
+        try await stack.account.deleteAccount(of: Self.precomposed)
+        #expect(try await stack.account.deletionCompletion(of: Self.precomposed).userID == Self.precomposed)
+        await #expect(throws: AccountError(.noScheduledDeletion)) { try await stack.account.deletionCompletion(of: Self.decomposed) }
+    }
+
     /// Hands out the given IDs first, then random ones.
     struct GivenIDs: IDGenerator {
         let ids: Locked<[String]>
