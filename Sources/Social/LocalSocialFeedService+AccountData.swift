@@ -41,6 +41,7 @@ extension LocalSocialFeedService {
                 try records.removeValue(forKey: entry.key, in: SocialRecords.timelines)
             }
             try records.removeValue(forKey: userID, in: SocialRecords.unlocks)
+            try removeModeration(of: userID, in: records)
             if let profile = try records.value(forKey: userID, in: SocialRecords.profiles) {
                 for word in Set(SocialRecords.words(profile.displayName)) {
                     try records.removeValue(forKey: Self.nameKey(word, userID), in: SocialRecords.names)
@@ -76,6 +77,8 @@ extension LocalSocialFeedService {
                 }
             }
             export.likedPostIDs = try users(SocialRecords.liked).compactMap(UUID.init(uuidString:))
+            export.muted = try users(SocialRecords.mutes)
+            export.reports = try records.values(in: SocialRecords.reports, range: range)
             return export
         }
     }
@@ -148,8 +151,9 @@ extension LocalSocialFeedService {
                 try records.put(comment, forKey: key, in: SocialRecords.comments)
                 report.anonymizedComments += 1
             case .delete:
-                try removeComment(comment, key: key, in: records)
-                try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
+                if try removeComment(comment, key: key, in: records) {
+                    try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
+                }
                 report.deletedComments += 1
             }
         }

@@ -157,6 +157,7 @@ extension LocalSocialFeedService {
     ) throws -> [MediaReference] {
         let key = SocialRecords.key(post.id)
         let position = SocialRecords.position(post.createdAt, post.id)
+        try removeCase(of: .post(post.id), in: records)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
         try records.put(post.createdAt, forKey: key, in: SocialRecords.removedPosts)
         try records.removeValue(forKey: SocialRecords.key(position), in: SocialRecords.feed)
@@ -251,6 +252,8 @@ extension LocalSocialFeedService {
         }
         let hidden = try hiddenUsers(from: viewer, in: records)
         let muted = try mutedUsers(of: viewer, in: records)
+        let reported = try reportedPosts(by: viewer, in: records)
+        let reportedComments = try reportedCommentCounts(by: viewer, hiding: hidden, in: records)
         let longestLifetime = try longestLifetime(in: records)
         var posts: [PostEntity] = []
         while true {
@@ -266,10 +269,13 @@ extension LocalSocialFeedService {
                 }
                 // This post and every older one expired: no post lives longer than this.
                 if post.createdAt.addingTimeInterval(longestLifetime) <= now { return FeedPage(posts: posts, nextCursor: nil) }
-                guard post.isVisible(at: now), !hidden.contains(post.userID), !muted.contains(post.userID) else { continue }
+                guard post.isVisible(at: now), !post.isHiddenByModeration, !hidden.contains(post.userID), !muted.contains(post.userID),
+                    !reported.contains(post.id)
+                else { continue }
                 // One more post than the page holds: there is a next page.
                 if posts.count == limit { return FeedPage(posts: posts, nextCursor: posts.last?.id) }
                 var shown = try seen(post, hiding: hidden, in: records)
+                shown.commentCount = max(0, shown.commentCount - (reportedComments[post.id] ?? 0))
                 shown.isLikedByViewer =
                     try records.data(forKey: SocialRecords.key([.uuid(post.id), .string(viewer)]), in: SocialRecords.likes) != nil
                 posts.append(shown)

@@ -12,7 +12,7 @@ extension LocalSocialFeedService {
             try ensureProfile(user, in: records)
             _ = try profile(of: userID, in: records)
             guard try !blockedEitherWay(user.id, in: records).contains(userID) else { throw SocialError(.blocked) }
-            guard try !scheduledUsers().contains(userID) else { throw SocialError(.userNotFound) }
+            guard try !hiddenUsers(from: user.id, in: records).contains(userID) else { throw SocialError(.userNotFound) }
             try addFollow(from: user.id, to: userID, at: now, in: records)
         }
     }
@@ -215,11 +215,14 @@ extension LocalSocialFeedService {
     }
 
     /// The users whose posts, profile and interactions `viewer` does not see: blocked
-    /// either way, or with their account's deletion scheduled (hidden until it is
-    /// restored or purged; they still see themselves).
+    /// either way, reported by the viewer, suspended by a moderator, or with their
+    /// account's deletion scheduled (hidden until it is restored or purged). Nobody is
+    /// hidden from themselves.
     func hiddenUsers(from viewer: String, in records: RecordReader) throws -> UserIDSet {
         var hidden = try blockedEitherWay(viewer, in: records)
         hidden.formUnion(try scheduledUsers())
+        hidden.formUnion(try suspendedUsers(in: records))
+        for case .user(let reported) in try reported("user", by: viewer, in: records) { hidden.insert(reported) }
         hidden.remove(viewer)
         return hidden
     }
@@ -243,12 +246,12 @@ extension LocalSocialFeedService {
 
     // MARK: - Likes and comments
 
-    /// A post `userID` may like or comment on at `now`.
+    /// A post `userID` may like, comment on or report at `now`.
     func interactablePost(_ postID: UUID, by userID: String, at now: Date, in records: RecordReader) throws -> PostEntity {
         guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
         guard post.isVisible(at: now) else { throw SocialError(.postExpired) }
         guard try !blockedEitherWay(userID, in: records).contains(post.userID) else { throw SocialError(.blocked) }
-        guard try post.userID == userID || !scheduledUsers().contains(post.userID) else { throw SocialError(.postNotFound) }
+        try visiblePost(postID, to: userID, hiding: try hiddenUsers(from: userID, in: records), in: records)
         return post
     }
 
@@ -284,7 +287,7 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         return try reading { records in
             let hidden = try hiddenUsers(from: user.id, in: records)
-            try visiblePost(postID, hiding: hidden, in: records)
+            try visiblePost(postID, to: user.id, hiding: hidden, in: records)
             return try records.records(in: SocialRecords.likes, range: SocialRecords.range([.uuid(postID)])).compactMap { entry in
                 let userID = SocialRecords.userID(entry.data)
                 guard !hidden.contains(userID), let profile = try records.value(forKey: userID, in: SocialRecords.profiles) else { return nil }
@@ -320,19 +323,21 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         return try reading { records in
             let hidden = try hiddenUsers(from: user.id, in: records)
-            try visiblePost(postID, hiding: hidden, in: records)
+            try visiblePost(postID, to: user.id, hiding: hidden, in: records)
+            let reported = try reportedComments(by: user.id, in: records)
             return try records.values(in: SocialRecords.comments, range: SocialRecords.range([.uuid(postID)])).filter { comment in
-                comment.userID.map { !hidden.contains($0) } ?? true
+                !comment.isHiddenByModeration && !reported.contains(comment.id) && (comment.userID.map { !hidden.contains($0) } ?? true)
             }
         }
     }
 
-    /// Throws `postNotFound` unless the post exists and its author is not in `hidden`:
-    /// a blocked user's post is not there for the other user.
-    func visiblePost(_ postID: UUID, hiding hidden: UserIDSet, in records: RecordReader) throws {
-        guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), !hidden.contains(post.userID) else {
-            throw SocialError(.postNotFound)
-        }
+    /// Throws `postNotFound` unless the post exists, moderation does not hide it,
+    /// `viewer` did not report it and its author is not in `hidden`: a blocked user's
+    /// post is not there for the other user.
+    func visiblePost(_ postID: UUID, to viewer: String, hiding hidden: UserIDSet, in records: RecordReader) throws {
+        guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), !hidden.contains(post.userID),
+            !post.isHiddenByModeration, try !hasReported(.post(postID), by: viewer, in: records)
+        else { throw SocialError(.postNotFound) }
     }
 
     public func deleteComment(_ commentID: UUID) async throws {
@@ -341,27 +346,29 @@ extension LocalSocialFeedService {
             guard let keyData = try records.data(forKey: SocialRecords.key(commentID), in: SocialRecords.commentIndex),
                 let comment = try records.value(forKey: String(decoding: keyData, as: UTF8.self), in: SocialRecords.comments)
             else { throw SocialError(.commentNotFound) }
-            var post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
+            let post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
             guard comment.userID == user.id || post?.userID == user.id else {
                 throw SocialError(.notAuthorized, detail: "A comment is deleted by its author or the post's owner.")
             }
-            try removeComment(comment, key: String(decoding: keyData, as: UTF8.self), in: records)
-            if var counted = post {
-                counted.commentCount = max(0, counted.commentCount - 1)
-                post = counted
-                try records.put(counted, forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
+            if try removeComment(comment, key: String(decoding: keyData, as: UTF8.self), in: records) {
+                try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
             }
         }
     }
 
-    /// Removes a comment and its index entries; the caller fixes the post's count.
-    func removeComment(_ comment: PostComment, key: String, in records: RecordWriter) throws {
+    /// Removes a comment with its index entries and its reports; the caller fixes the
+    /// post's count.
+    /// - Returns: Whether the post's count held it: false for one moderation hides.
+    @discardableResult
+    func removeComment(_ comment: PostComment, key: String, in records: RecordWriter) throws -> Bool {
+        try removeCase(of: .comment(comment.id), in: records)
         try records.removeValue(forKey: key, in: SocialRecords.comments)
         try records.removeValue(forKey: SocialRecords.key(comment.id), in: SocialRecords.commentIndex)
         if let author = comment.userID {
             try records.removeValue(forKey: SocialRecords.key([.string(author), .uuid(comment.id)]), in: SocialRecords.userComments)
             try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, author, comment.id), in: SocialRecords.postCommenters)
         }
+        return !comment.isHiddenByModeration
     }
 
     // MARK: - Counts
@@ -432,7 +439,7 @@ extension LocalSocialFeedService {
                 var post = entry.value
                 let range = try SocialRecords.range([.uuid(post.id)])
                 let likes = try records.count(in: SocialRecords.likes, range: range)
-                let comments = try records.count(in: SocialRecords.comments, range: range)
+                let comments = try records.values(in: SocialRecords.comments, range: range).count { !$0.isHiddenByModeration }
                 guard post.likeCount != likes || post.commentCount != comments else { continue }
                 wrong += (post.likeCount != likes ? 1 : 0) + (post.commentCount != comments ? 1 : 0)
                 post.likeCount = likes

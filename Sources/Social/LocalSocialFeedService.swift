@@ -121,10 +121,16 @@ public final class LocalSocialFeedService: SocialFeedService {
         return name.isEmpty ? "Athlete" : name
     }
 
-    /// The signed-in user's profile, created or renamed to match their account.
+    /// The signed-in user's profile, created or renamed to match their account: the
+    /// first step of every call that writes as them. A suspended user, or a name the
+    /// word filter matches, writes nothing.
     @discardableResult
     func ensureProfile(_ user: UserEntity, in records: RecordWriter) throws -> SocialProfile {
+        guard try records.value(forKey: user.id, in: SocialRecords.suspensions) == nil else { throw SocialError(.accountSuspended) }
         let name = Self.displayName(of: user)
+        guard !policy.wordFilter.matches(name) else {
+            throw SocialError(.objectionableContent, detail: "The account's display name holds a word of the policy's word filter.")
+        }
         let stored = try records.value(forKey: user.id, in: SocialRecords.profiles)
         if let stored, stored.displayName == name { return stored }
         if let stored {

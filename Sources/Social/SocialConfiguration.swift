@@ -18,8 +18,15 @@ public struct SocialPolicy: Sendable {
     /// Whether unlocking needs a workout of the type unlocked that ended today, on the
     /// user's local day, in the configuration's ``WorkoutSource``; false trusts the caller.
     public var unlockRequiresRecordedWorkout: Bool
-    /// The words and phrases posts and comments may not hold.
+    /// The words and phrases posts, comments and display names may not hold.
     public var wordFilter: WordFilter
+    /// How many distinct users' reports hide a post or comment from everyone until a
+    /// moderator looks; nil never hides on reports alone. Users are never hidden on
+    /// reports alone: a moderator suspends them.
+    public var hideAfterReports: Int?
+    /// The users who moderate: they read the queue of reports and take down, restore,
+    /// dismiss, suspend and unsuspend. IDs are compared byte for byte.
+    public var moderators: [String]
 
     /// Creates a policy.
     /// - Parameters:
@@ -31,10 +38,12 @@ public struct SocialPolicy: Sendable {
     ///   - deletedUserComments: ``DeletedCommentPolicy/anonymize``.
     ///   - unlockRequiresRecordedWorkout: No: the caller is trusted.
     ///   - wordFilter: ``WordFilter/none``.
+    ///   - hideAfterReports: 5 distinct reports.
+    ///   - moderators: Nobody.
     public init(
         postLifetime: Duration = .seconds(86_400), maximumPostLength: Int = 500, maximumCommentLength: Int = 300,
         restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true, deletedUserComments: DeletedCommentPolicy = .anonymize,
-        unlockRequiresRecordedWorkout: Bool = false, wordFilter: WordFilter = .none
+        unlockRequiresRecordedWorkout: Bool = false, wordFilter: WordFilter = .none, hideAfterReports: Int? = 5, moderators: [String] = []
     ) {
         self.postLifetime = postLifetime
         self.maximumPostLength = maximumPostLength
@@ -44,6 +53,8 @@ public struct SocialPolicy: Sendable {
         self.deletedUserComments = deletedUserComments
         self.unlockRequiresRecordedWorkout = unlockRequiresRecordedWorkout
         self.wordFilter = wordFilter
+        self.hideAfterReports = hideAfterReports
+        self.moderators = moderators
     }
 }
 

@@ -63,6 +63,16 @@ public struct SocialError: Error, Hashable, Sendable {
         public static let objectionableContent = Code("objectionableContent")
         /// A word filter's entry is empty, too long or holds an invisible character.
         public static let invalidWordList = Code("invalidWordList")
+        /// The user already reports this post, comment or user.
+        public static let alreadyReported = Code("alreadyReported")
+        /// A report's details are too long or hold a control or invisible character.
+        public static let invalidReport = Code("invalidReport")
+        /// The moderator action does not apply to what it names: taking down a user,
+        /// suspending a post, or a note that is too long or hostile.
+        public static let invalidModerationAction = Code("invalidModerationAction")
+        /// A moderator suspended the signed-in user: they can read but not post,
+        /// comment, like, follow, block, mute or report.
+        public static let accountSuspended = Code("accountSuspended")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -108,6 +118,10 @@ public struct SocialError: Error, Hashable, Sendable {
         .workoutsUnavailable: ("Your workouts could not be read.", "Allow access to your workouts in Settings."),
         .objectionableContent: ("This contains words that are not allowed here.", "Reword it and try again."),
         .invalidWordList: ("The list of words not allowed could not be used.", nil),
+        .alreadyReported: ("You already reported this.", nil),
+        .invalidReport: ("The report could not be sent.", "Shorten what you wrote and try again."),
+        .invalidModerationAction: ("This action does not apply here.", nil),
+        .accountSuspended: ("Your account is suspended.", "Contact support if you think this is a mistake."),
         .storage: ("Your feed data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }

@@ -180,9 +180,59 @@ public protocol SocialFeedService: Sendable {
     /// - Returns: Their profiles.
     func mutedUsers() async throws -> [SocialProfile]
 
+    /// Reports a post, a comment or a user. From then on the reporter no longer sees
+    /// it — a reported user is hidden from them as a blocked one is — and nobody else
+    /// learns who reported it. A post or comment reported by
+    /// ``SocialPolicy/hideAfterReports`` distinct users is hidden from everyone until a
+    /// moderator looks.
+    /// - Parameters:
+    ///   - target: What is reported.
+    ///   - reason: Why.
+    ///   - details: What the reporter adds, at most 500 characters; nil for nothing.
+    /// - Returns: The report.
+    /// - Throws: ``SocialError`` — `postNotFound`, `commentNotFound`, `userNotFound`
+    ///   (nothing the reporter can see), `cannotTargetSelf` (their own),
+    ///   `alreadyReported`, `invalidReport` (details too long or hostile),
+    ///   `accountSuspended`. Nothing is stored.
+    @discardableResult
+    func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport
+
+    /// The cases waiting for a moderator — reported and not yet acted on — oldest first.
+    /// - Parameters:
+    ///   - limit: The most cases, 1...100.
+    ///   - after: The last case of the previous page; nil for the first page.
+    /// - Returns: The cases, each with its report count, reasons and content.
+    /// - Throws: ``SocialError`` — `notAuthorized` (the signed-in user is not one of
+    ///   ``SocialPolicy/moderators``), `invalidLimit`, `invalidCursor`.
+    func moderationQueue(limit: Int, after: ReportTarget?) async throws -> [ModerationCase]
+
+    /// A moderator acts on a post, a comment or a user, and the audit trail records it.
+    /// ``ModerationAction/takeDown`` and ``ModerationAction/restore`` apply to posts and
+    /// comments, ``ModerationAction/suspend`` and ``ModerationAction/unsuspend`` to users,
+    /// ``ModerationAction/dismiss`` to any reported target.
+    /// - Parameters:
+    ///   - target: What the action is on.
+    ///   - action: What the moderator does.
+    ///   - note: Why, for the audit trail; at most 500 characters.
+    /// - Returns: The audit trail's entry.
+    /// - Throws: ``SocialError`` — `notAuthorized` (not a moderator),
+    ///   `invalidModerationAction` (the action does not apply to the target, or a
+    ///   hostile note), `cannotTargetSelf` (the moderator's own), `postNotFound`,
+    ///   `commentNotFound`, `userNotFound`. Nothing changes.
+    @discardableResult
+    func moderate(_ target: ReportTarget, action: ModerationAction, note: String?) async throws -> ModerationLogEntry
+
+    /// The moderators' audit trail, newest first.
+    /// - Parameters:
+    ///   - limit: The most entries, 1...100.
+    ///   - after: The last entry of the previous page; nil for the first page.
+    /// - Returns: The entries.
+    /// - Throws: ``SocialError`` — `notAuthorized` (not a moderator), `invalidLimit`.
+    func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry]
+
     /// Deletes the signed-in user's social data, as part of deleting their account:
     /// their posts (with the likes and comments on them), likes, follows both ways,
-    /// blocks both ways, unlock, profile and photos, every count fixed. Their comments on
+    /// blocks and mutes both ways, reports, unlock, profile and photos, every count fixed. Their comments on
     /// other users' posts are anonymized or removed, as the policy says. Cursors on
     /// removed posts keep working. Calling it again finishes what a failure left.
     ///
@@ -225,6 +275,16 @@ extension SocialFeedService {
     /// - Returns: Up to `limit` visible posts, and the next page's cursor.
     public func discoverFeed(limit: Int = 20) async throws -> FeedPage {
         try await discoverFeed(limit: limit, after: nil)
+    }
+
+    /// Reports a post, a comment or a user with no details.
+    /// - Parameters:
+    ///   - target: What is reported.
+    ///   - reason: Why.
+    /// - Returns: The report.
+    @discardableResult
+    public func report(_ target: ReportTarget, reason: ReportReason) async throws -> ContentReport {
+        try await report(target, reason: reason, details: nil)
     }
 
     /// Posts without media.

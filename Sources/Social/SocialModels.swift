@@ -157,6 +157,10 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     /// Whether the signed-in user likes it, as a feed page says, so an app draws the
     /// heart without asking per post. Not part of the post's stored or encoded form.
     public var isLikedByViewer: Bool = false
+    /// Whether moderation hides it from everyone (``ModerationStatus/hidden`` or
+    /// ``ModerationStatus/takenDown``): only a moderator's queue and its author's export
+    /// show it. Not part of the post's encoded form.
+    public internal(set) var isHiddenByModeration: Bool = false
 
     private enum CodingKeys: String, CodingKey {
         case id, userID, userName, workoutType, content, createdAt, expiresAt, mediaURL, likeCount, commentCount, workout
@@ -216,6 +220,27 @@ public struct PostComment: Codable, Hashable, Sendable, Identifiable {
     public let text: String
     /// When it was written.
     public let createdAt: Date
+    /// Whether moderation hides it from everyone (``ModerationStatus/hidden`` or
+    /// ``ModerationStatus/takenDown``): out of `comments(on:)` and its post's count.
+    public internal(set) var isHiddenByModeration: Bool = false
+
+    private enum CodingKeys: String, CodingKey {
+        case id, postID, userID, userName, text, createdAt, isHiddenByModeration
+    }
+
+    /// Decodes a comment; one encoded before moderation existed is not hidden.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for a missing or malformed field.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        postID = try container.decode(UUID.self, forKey: .postID)
+        userID = try container.decodeIfPresent(String.self, forKey: .userID)
+        userName = try container.decodeIfPresent(String.self, forKey: .userName)
+        text = try container.decode(String.self, forKey: .text)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        isHiddenByModeration = try container.decodeIfPresent(Bool.self, forKey: .isHiddenByModeration) ?? false
+    }
 
     /// Creates a comment.
     /// - Parameters:
@@ -282,6 +307,10 @@ public struct SocialExport: Codable, Hashable, Sendable {
     public var blocked: [String]
     /// Their feed unlock, if any.
     public var unlock: FeedUnlock?
+    /// The users they mute.
+    public var muted: [String]
+    /// The reports they made.
+    public var reports: [ContentReport]
 
     /// Creates an export.
     /// - Parameters:
@@ -293,9 +322,12 @@ public struct SocialExport: Codable, Hashable, Sendable {
     ///   - followers: The users who follow them.
     ///   - blocked: The users they block.
     ///   - unlock: Their feed unlock.
+    ///   - muted: The users they mute.
+    ///   - reports: The reports they made.
     public init(
         profile: SocialProfile? = nil, posts: [PostEntity] = [], comments: [PostComment] = [], likedPostIDs: [UUID] = [],
-        following: [String] = [], followers: [String] = [], blocked: [String] = [], unlock: FeedUnlock? = nil
+        following: [String] = [], followers: [String] = [], blocked: [String] = [], unlock: FeedUnlock? = nil, muted: [String] = [],
+        reports: [ContentReport] = []
     ) {
         self.profile = profile
         self.posts = posts
@@ -305,6 +337,8 @@ public struct SocialExport: Codable, Hashable, Sendable {
         self.followers = followers
         self.blocked = blocked
         self.unlock = unlock
+        self.muted = muted
+        self.reports = reports
     }
 }
 

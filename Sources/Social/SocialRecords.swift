@@ -57,6 +57,9 @@ enum SocialRecords {
             // than fail on the first post of layout 2.
             StoreMigration(version: 5, summary: "Posts may carry their workout's summary (layout 2)") { _ in },
             .createCollections(version: 6, ["mutes", "mutedBy"]),
+            // Posts of layout 3 carry whether moderation hides them: an earlier app
+            // refuses the store rather than fail on the first of them.
+            .createCollections(version: 7, ["reports", "reportsOf", "cases", "queue", "suspensions", "moderationLog"]),
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
@@ -77,9 +80,10 @@ enum SocialRecords {
     /// A word of a user's name, NUL, their ID: user search by word prefix.
     static let names = RecordCollection<Data>.bytes("names")
     /// Posts by ID, in a binary layout: every page reads twenty of them, and JSON would
-    /// be most of its time. Layout 2 adds the workout's summary; layout 1 still reads.
+    /// be most of its time. Layout 2 adds the workout's summary, layout 3 whether
+    /// moderation hides the post; layouts 1 and 2 still read.
     static let posts = RecordCollection<PostEntity>.binary(
-        "posts", format: 2, earlierFormats: [1],
+        "posts", format: 3, earlierFormats: [1, 2],
         encode: { post, writer in
             writer.write(post.id)
             writer.write(post.userID)
@@ -98,6 +102,7 @@ enum SocialRecords {
                 writer.write(workout.distance != nil)
                 writer.write(workout.distance ?? 0)
             }
+            writer.write(post.isHiddenByModeration)
         },
         decode: { reader throws(CoreError) in
             let id: UUID = try reader.read()
@@ -121,9 +126,11 @@ enum SocialRecords {
                 let distance: Double = try reader.read()
                 workout = WorkoutSummary(type: type, duration: duration, distance: hasDistance ? distance : nil)
             }
-            return PostEntity(
+            var post = PostEntity(
                 id: id, userID: userID, userName: userName, workoutType: workoutType, content: content, createdAt: createdAt,
                 expiresAt: expiresAt, mediaURL: mediaURL, likeCount: likeCount, commentCount: commentCount, workout: workout)
+            post.isHiddenByModeration = reader.format >= 3 ? try reader.read() : false
+            return post
         })
     /// The position of each deleted post, so a cursor on it still continues: its
     /// creation date, in a binary layout (an account deletion writes one for each of
@@ -160,6 +167,18 @@ enum SocialRecords {
     static let postCommenters = RecordCollection<Data>.bytes("postCommenters")
     /// (photo path, post) → post: the posts showing a photo of the media store.
     static let mediaUses = RecordCollection<Data>.bytes("mediaUses")
+    /// (reporter, target) → the report: what a reporter no longer sees, and their export.
+    static let reports = RecordCollection<ContentReport>("reports")
+    /// (target, reporter) → the reason: how many distinct users report a target, and why.
+    static let reportsOf = RecordCollection<Data>.bytes("reportsOf")
+    /// target → its case: where a reported or moderated target stands.
+    static let cases = RecordCollection<StoredCase>("cases")
+    /// (opened, target) → nothing: the cases waiting for a moderator, oldest first.
+    static let queue = RecordCollection<Data>.bytes("queue")
+    /// user → when a moderator suspended them.
+    static let suspensions = RecordCollection<Date>("suspensions")
+    /// entry ID, newest first → the entry: the moderators' audit trail.
+    static let moderationLog = RecordCollection<ModerationLogEntry>("moderationLog")
     static let unlocks = RecordCollection<FeedUnlock>("unlocks")
     static let meta = RecordCollection<Meta>("meta")
     static let metaKey = "feed"
@@ -171,6 +190,25 @@ enum SocialRecords {
         /// The longest lifetime any stored post was given: a walk newest first stops
         /// at a post older than this, as it and every later one have expired.
         var longestLifetime: TimeInterval = 0
+    }
+
+    /// A case as stored: its counts are read from ``reportsOf``, its content from the target.
+    struct StoredCase: Codable, Hashable, Sendable {
+        var target: ReportTarget
+        var status: ModerationStatus
+        /// When it entered the queue: its place there.
+        var openedAt: Date
+        /// When a moderator last acted on it: from then on reports alone no longer hide it.
+        var reviewedAt: Date?
+    }
+
+    /// A target's key components: its kind, then its ID.
+    static func components(_ target: ReportTarget) -> [RecordKey.Component] {
+        switch target {
+        case .post(let id): [.string("post"), .uuid(id)]
+        case .comment(let id): [.string("comment"), .uuid(id)]
+        case .user(let id): [.string("user"), .string(id)]
+        }
     }
 
     /// The key of a post, a comment or an unlock: its ID.

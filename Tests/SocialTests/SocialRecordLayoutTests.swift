@@ -116,30 +116,41 @@ import TrainTesting
             try store.read { try $0.count(in: SocialRecords.postCommenters, range: try SocialRecords.range([.uuid(post), .string("bob")])) } == 2)
     }
 
-    @Test("a post of layout 1, written before posts carried a workout, still reads, with no workout; layout 2 keeps one")
+    @Test(
+        "posts of layout 1 (before posts carried a workout) and layout 2 (before moderation) still read, not hidden; layout 3 keeps both"
+    )
     func postLayouts() throws {
         let post = PostEntity(
             id: UUID(), userID: "ada", userName: "Ada", workoutType: .run, content: "10k", createdAt: .distantPast, expiresAt: .distantFuture,
             mediaURL: URL(string: "https://cdn.example.com/a.jpg"), likeCount: 2, commentCount: 1)
-        var layout1 = BinaryWriter(format: 1)
-        layout1.write(post.id)
-        layout1.write(post.userID)
-        layout1.write(post.userName)
-        layout1.write(post.workoutType.rawValue)
-        layout1.write(post.content)
-        layout1.write(post.createdAt)
-        layout1.write(post.expiresAt)
-        layout1.write(post.mediaURL?.absoluteString)
-        layout1.write(post.likeCount)
-        layout1.write(post.commentCount)
+        func earlier(_ format: UInt8) -> Data {
+            var writer = BinaryWriter(format: format)
+            writer.write(post.id)
+            writer.write(post.userID)
+            writer.write(post.userName)
+            writer.write(post.workoutType.rawValue)
+            writer.write(post.content)
+            writer.write(post.createdAt)
+            writer.write(post.expiresAt)
+            writer.write(post.mediaURL?.absoluteString)
+            writer.write(post.likeCount)
+            writer.write(post.commentCount)
+            if format == 2 { writer.write(false) }
+            return writer.data
+        }
         let store = try RecordStore(.inMemory, schema: SocialRecords.schema)
-        try store.write { try $0.setData(layout1.data, forKey: "p", in: SocialRecords.posts) }
-        #expect(try store.read { try $0.value(forKey: "p", in: SocialRecords.posts) } == post)
+        for format: UInt8 in [1, 2] {
+            try store.write { try $0.setData(earlier(format), forKey: "p", in: SocialRecords.posts) }
+            let read = try store.read { try $0.value(forKey: "p", in: SocialRecords.posts) }
+            #expect(read == post && read?.isHiddenByModeration == false, "layout \(format)")
+        }
 
-        var withWorkout = post
-        withWorkout.workout = WorkoutSummary(type: .run, duration: 2_700, distance: nil)
-        try store.write { try $0.put(withWorkout, forKey: "p", in: SocialRecords.posts) }
-        #expect(try store.read { try $0.data(forKey: "p", in: SocialRecords.posts) }?.first == 2)
-        #expect(try store.read { try $0.value(forKey: "p", in: SocialRecords.posts) } == withWorkout)
+        var later = post
+        later.workout = WorkoutSummary(type: .run, duration: 2_700, distance: nil)
+        later.isHiddenByModeration = true
+        try store.write { try $0.put(later, forKey: "p", in: SocialRecords.posts) }
+        #expect(try store.read { try $0.data(forKey: "p", in: SocialRecords.posts) }?.first == 3)
+        let read = try store.read { try $0.value(forKey: "p", in: SocialRecords.posts) }
+        #expect(read == later && read?.isHiddenByModeration == true)
     }
 }

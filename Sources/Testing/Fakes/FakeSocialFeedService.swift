@@ -76,6 +76,14 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case unmute(String)
         /// ``mutedUsers()``.
         case mutedUsers
+        /// ``report(_:reason:details:)``.
+        case report(ReportTarget, reason: ReportReason, details: String?)
+        /// ``moderationQueue(limit:after:)``.
+        case moderationQueue(limit: Int, after: ReportTarget?)
+        /// ``moderate(_:action:note:)``.
+        case moderate(ReportTarget, action: ModerationAction, note: String?)
+        /// ``moderationLog(limit:after:)``.
+        case moderationLog(limit: Int, after: UUID?)
         /// ``deleteAccountData()``.
         case deleteAccountData
         /// ``purgeAccountData(of:)``.
@@ -299,6 +307,30 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     }
 
     /// Returns the scripted report, or the service's.
+    @discardableResult
+    public func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport {
+        try await perform(.report(target, reason: reason, details: details), .report) {
+            try await $0.report(target, reason: reason, details: details)
+        }
+    }
+
+    /// Returns the scripted cases, or the service's.
+    public func moderationQueue(limit: Int, after: ReportTarget?) async throws -> [ModerationCase] {
+        try await perform(.moderationQueue(limit: limit, after: after), .moderationQueue) { try await $0.moderationQueue(limit: limit, after: after) }
+    }
+
+    /// Returns the scripted entry, or the service's.
+    @discardableResult
+    public func moderate(_ target: ReportTarget, action: ModerationAction, note: String?) async throws -> ModerationLogEntry {
+        try await perform(.moderate(target, action: action, note: note), .moderate) { try await $0.moderate(target, action: action, note: note) }
+    }
+
+    /// Returns the scripted entries, or the service's.
+    public func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry] {
+        try await perform(.moderationLog(limit: limit, after: after), .moderationLog) { try await $0.moderationLog(limit: limit, after: after) }
+    }
+
+    /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
         try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
     }
@@ -376,6 +408,26 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == [SocialProfi
     public static var blockedUsers: Self { Self("blockedUsers()") }
     /// ``FakeSocialFeedService/mutedUsers()``: the profiles.
     public static var mutedUsers: Self { Self("mutedUsers()") }
+}
+
+extension FakeMethod where Fake == FakeSocialFeedService, Output == ContentReport {
+    /// ``FakeSocialFeedService/report(_:reason:details:)``: the report.
+    public static var report: Self { Self("report(_:reason:details:)") }
+}
+
+extension FakeMethod where Fake == FakeSocialFeedService, Output == [ModerationCase] {
+    /// ``FakeSocialFeedService/moderationQueue(limit:after:)``: the cases.
+    public static var moderationQueue: Self { Self("moderationQueue(limit:after:)") }
+}
+
+extension FakeMethod where Fake == FakeSocialFeedService, Output == ModerationLogEntry {
+    /// ``FakeSocialFeedService/moderate(_:action:note:)``: the audit trail's entry.
+    public static var moderate: Self { Self("moderate(_:action:note:)") }
+}
+
+extension FakeMethod where Fake == FakeSocialFeedService, Output == [ModerationLogEntry] {
+    /// ``FakeSocialFeedService/moderationLog(limit:after:)``: the entries.
+    public static var moderationLog: Self { Self("moderationLog(limit:after:)") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialProfile {

@@ -1,0 +1,369 @@
+import Foundation
+import TrainCore
+
+/// Reports and moderation (App Review guideline 1.2). A report is kept both ways —
+/// under its reporter, which is what they no longer see, and under its target, which
+/// is how many distinct users report it and why — and opens a case in the moderators'
+/// queue. Moderation hides a post or comment by a flag on its record, so a feed page
+/// skips it at no extra cost; a hidden comment leaves its post's count.
+extension LocalSocialFeedService {
+    @discardableResult
+    public func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport {
+        let user = try signedInUser()
+        let details = try Self.optionalText(details, invalid: .invalidReport)
+        if case .user(let userID) = target, Self.same(userID, user.id) { throw SocialError(.cannotTargetSelf) }
+        let now = now
+        return try writing { records in
+            try ensureProfile(user, in: records)
+            let reporterKey = try SocialRecords.key([.string(user.id)] + SocialRecords.components(target))
+            guard try records.data(forKey: reporterKey, in: SocialRecords.reports) == nil else { throw SocialError(.alreadyReported) }
+            let owner = try ownerOfVisible(target, to: user.id, at: now, in: records)
+            if let owner, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf, detail: "A user cannot report their own content.") }
+            let report = ContentReport(target: target, reporterID: user.id, reason: reason, details: details, createdAt: now)
+            try records.put(report, forKey: reporterKey, in: SocialRecords.reports)
+            let targetRange = try SocialRecords.range(SocialRecords.components(target))
+            try records.setData(
+                Data(reason.rawValue.utf8), forKey: SocialRecords.key(SocialRecords.components(target) + [.string(user.id)]),
+                in: SocialRecords.reportsOf)
+            let caseKey = try SocialRecords.key(SocialRecords.components(target))
+            var stored = try records.value(forKey: caseKey, in: SocialRecords.cases)
+            switch stored?.status {
+            case nil, .restored?, .dismissed?:
+                // A new case, or one a moderator closed, back in the queue.
+                let reviewedAt = stored?.reviewedAt
+                stored = SocialRecords.StoredCase(target: target, status: .open, openedAt: now, reviewedAt: reviewedAt)
+                try enqueue(target, openedAt: now, in: records)
+            default:
+                break
+            }
+            // Reports alone hide a post or comment once, until a moderator has looked.
+            if var open = stored, open.status == .open, open.reviewedAt == nil, let threshold = policy.hideAfterReports,
+                target.isContent, try records.count(in: SocialRecords.reportsOf, range: targetRange) >= threshold
+            {
+                try setHidden(target, true, in: records)
+                open.status = .hidden
+                stored = open
+            }
+            if let stored { try records.put(stored, forKey: caseKey, in: SocialRecords.cases) }
+            return report
+        }
+    }
+
+    public func moderationQueue(limit: Int, after: ReportTarget?) async throws -> [ModerationCase] {
+        let user = try signedInUser()
+        try requireModerator(user.id)
+        let limit = try Self.pageSize(limit)
+        return try reading { records in
+            var range = KeyRange.all
+            if let after {
+                guard let stored = try records.value(forKey: try SocialRecords.key(SocialRecords.components(after)), in: SocialRecords.cases),
+                    stored.status == .open || stored.status == .hidden
+                else { throw SocialError(.invalidCursor, detail: "\(after) is not in the queue.") }
+                range = KeyRange.all.after(try Self.queueKey(after, openedAt: stored.openedAt))
+            }
+            var cases: [ModerationCase] = []
+            for entry in try records.records(in: SocialRecords.queue, range: range, limit: limit) {
+                let target = try JSONDecoder().decode(ReportTarget.self, from: entry.data)
+                guard let found = try moderationCase(of: target, in: records) else { continue }
+                cases.append(found)
+            }
+            return cases
+        }
+    }
+
+    @discardableResult
+    public func moderate(_ target: ReportTarget, action: ModerationAction, note: String?) async throws -> ModerationLogEntry {
+        let user = try signedInUser()
+        try requireModerator(user.id)
+        let note = try Self.optionalText(note, invalid: .invalidModerationAction)
+        guard action.applies(to: target) else {
+            throw SocialError(.invalidModerationAction, detail: "\(action) does not apply to a \(target.kind).")
+        }
+        let now = now
+        return try writing { records in
+            let owner = try contentOf(target, in: records).owner
+            if let owner, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf, detail: "A moderator does not judge their own.") }
+            let caseKey = try SocialRecords.key(SocialRecords.components(target))
+            let existing = try records.value(forKey: caseKey, in: SocialRecords.cases)
+            guard action != .dismiss || existing != nil else {
+                throw SocialError(.invalidModerationAction, detail: "Nobody reported \(target): there is nothing to dismiss.")
+            }
+            var stored = existing ?? SocialRecords.StoredCase(target: target, status: .open, openedAt: now, reviewedAt: nil)
+            if let existing, existing.status == .open || existing.status == .hidden {
+                try records.removeValue(forKey: try Self.queueKey(target, openedAt: existing.openedAt), in: SocialRecords.queue)
+            }
+            switch action {
+            case .takeDown:
+                try setHidden(target, true, in: records)
+                stored.status = .takenDown
+            case .restore:
+                try setHidden(target, false, in: records)
+                stored.status = .restored
+            case .dismiss:
+                if target.isContent { try setHidden(target, false, in: records) }
+                stored.status = target.isContent || stored.status != .suspended ? .dismissed : .suspended
+            case .suspend:
+                if case .user(let userID) = target { try records.put(now, forKey: userID, in: SocialRecords.suspensions) }
+                stored.status = .suspended
+            case .unsuspend:
+                if case .user(let userID) = target { try records.removeValue(forKey: userID, in: SocialRecords.suspensions) }
+                stored.status = .restored
+            }
+            stored.reviewedAt = now
+            try records.put(stored, forKey: caseKey, in: SocialRecords.cases)
+            let id = try logID(at: now, in: records)
+            let entry = ModerationLogEntry(id: id, moderatorID: user.id, action: action, target: target, ownerID: owner, note: note, date: now)
+            try records.put(entry, forKey: try Self.logKey(id), in: SocialRecords.moderationLog)
+            return entry
+        }
+    }
+
+    public func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry] {
+        let user = try signedInUser()
+        try requireModerator(user.id)
+        let limit = try Self.pageSize(limit)
+        return try reading { records in
+            let range = try after.map { id throws(SocialError) in KeyRange.all.after(try Self.logKey(id)) } ?? .all
+            return try records.values(in: SocialRecords.moderationLog, range: range, limit: limit)
+        }
+    }
+
+    // MARK: - What a viewer no longer sees
+
+    /// The targets of one kind that `viewer` reported.
+    func reported(_ kind: String, by viewer: String, in records: RecordReader) throws -> [ReportTarget] {
+        try records.values(in: SocialRecords.reports, range: SocialRecords.range([.string(viewer), .string(kind)])).map(\.target)
+    }
+
+    /// The posts `viewer` reported: out of their feeds.
+    func reportedPosts(by viewer: String, in records: RecordReader) throws -> Set<UUID> {
+        Set(try reported("post", by: viewer, in: records).compactMap { if case .post(let id) = $0 { id } else { nil } })
+    }
+
+    /// The comments `viewer` reported: out of their comment lists.
+    func reportedComments(by viewer: String, in records: RecordReader) throws -> Set<UUID> {
+        Set(try reported("comment", by: viewer, in: records).compactMap { if case .comment(let id) = $0 { id } else { nil } })
+    }
+
+    /// How many comments on each post `viewer` reported that its stored count still
+    /// holds and ``seen(_:hiding:in:)-(PostEntity,_,_)`` does not already leave out:
+    /// shown, by an author not hidden from them.
+    func reportedCommentCounts(by viewer: String, hiding hidden: UserIDSet, in records: RecordReader) throws -> [UUID: Int] {
+        var counts: [UUID: Int] = [:]
+        for commentID in try reportedComments(by: viewer, in: records) {
+            guard let (comment, _) = try storedComment(commentID, in: records), !comment.isHiddenByModeration,
+                !(comment.userID.map(hidden.contains) ?? false)
+            else { continue }
+            counts[comment.postID, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// Whether `viewer` reported `target`.
+    func hasReported(_ target: ReportTarget, by viewer: String, in records: RecordReader) throws -> Bool {
+        try records.data(forKey: try SocialRecords.key([.string(viewer)] + SocialRecords.components(target)), in: SocialRecords.reports) != nil
+    }
+
+    /// The users a moderator suspended: hidden from everyone.
+    func suspendedUsers(in records: RecordReader) throws -> UserIDSet {
+        UserIDSet(try records.keys(in: SocialRecords.suspensions))
+    }
+
+    // MARK: - Targets
+
+    /// The owner of a target `viewer` may see and report at `now`, or the error of one
+    /// they may not: gone, hidden by moderation, or by a user hidden from them.
+    private func ownerOfVisible(_ target: ReportTarget, to viewer: String, at now: Date, in records: RecordReader) throws -> String? {
+        switch target {
+        case .post(let postID):
+            return try interactablePost(postID, by: viewer, at: now, in: records).userID
+        case .comment(let commentID):
+            let hidden = try hiddenUsers(from: viewer, in: records)
+            guard let (comment, _) = try storedComment(commentID, in: records), !comment.isHiddenByModeration,
+                !(comment.userID.map(hidden.contains) ?? false), (try? visiblePost(comment.postID, to: viewer, hiding: hidden, in: records)) != nil
+            else { throw SocialError(.commentNotFound) }
+            return comment.userID
+        case .user(let userID):
+            _ = try profile(of: userID, in: records)
+            guard try !hiddenUsers(from: viewer, in: records).contains(userID) else { throw SocialError(.userNotFound) }
+            return userID
+        }
+    }
+
+    /// A target's owner and text as a moderator sees them, hidden or not.
+    private func contentOf(_ target: ReportTarget, in records: RecordReader) throws -> (owner: String?, text: String) {
+        switch target {
+        case .post(let postID):
+            guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
+            return (post.userID, post.content)
+        case .comment(let commentID):
+            guard let (comment, _) = try storedComment(commentID, in: records) else { throw SocialError(.commentNotFound) }
+            return (comment.userID, comment.text)
+        case .user(let userID):
+            return (userID, try profile(of: userID, in: records).displayName)
+        }
+    }
+
+    /// A comment and its key in `comments`, by ID.
+    func storedComment(_ commentID: UUID, in records: RecordReader) throws -> (PostComment, key: String)? {
+        guard let keyData = try records.data(forKey: SocialRecords.key(commentID), in: SocialRecords.commentIndex) else { return nil }
+        let key = String(decoding: keyData, as: UTF8.self)
+        return try records.value(forKey: key, in: SocialRecords.comments).map { ($0, key) }
+    }
+
+    /// Hides or shows a post or comment for everyone; a comment leaves or rejoins its
+    /// post's count and the index the viewers' counts read.
+    private func setHidden(_ target: ReportTarget, _ hidden: Bool, in records: RecordWriter) throws {
+        switch target {
+        case .post(let postID):
+            try adjustPost(postID, in: records) { $0.isHiddenByModeration = hidden }
+        case .comment(let commentID):
+            guard let (stored, key) = try storedComment(commentID, in: records), stored.isHiddenByModeration != hidden else { return }
+            var comment = stored
+            comment.isHiddenByModeration = hidden
+            try records.put(comment, forKey: key, in: SocialRecords.comments)
+            if let author = comment.userID {
+                let commenter = try SocialRecords.commenterKey(comment.postID, author, comment.id)
+                if hidden {
+                    try records.removeValue(forKey: commenter, in: SocialRecords.postCommenters)
+                } else {
+                    try records.setData(Data(), forKey: commenter, in: SocialRecords.postCommenters)
+                }
+            }
+            try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount + (hidden ? -1 : 1)) }
+        case .user:
+            break
+        }
+    }
+
+    /// A case as the queue shows it; nil if its target is gone.
+    private func moderationCase(of target: ReportTarget, in records: RecordReader) throws -> ModerationCase? {
+        guard let stored = try records.value(forKey: try SocialRecords.key(SocialRecords.components(target)), in: SocialRecords.cases),
+            let content = try? contentOf(target, in: records)
+        else { return nil }
+        var reasons: [ReportReason: Int] = [:]
+        let reports = try records.records(in: SocialRecords.reportsOf, range: SocialRecords.range(SocialRecords.components(target)))
+        for entry in reports {
+            if let reason = ReportReason(rawValue: String(decoding: entry.data, as: UTF8.self)) { reasons[reason, default: 0] += 1 }
+        }
+        return ModerationCase(
+            target: target, ownerID: content.owner, content: content.text, status: stored.status, reportCount: reports.count, reasons: reasons,
+            openedAt: stored.openedAt)
+    }
+
+    // MARK: - Removal with the content or the account
+
+    /// Removes a target's case with every report of it, both ways: its content is gone.
+    func removeCase(of target: ReportTarget, in records: RecordWriter) throws {
+        let caseKey = try SocialRecords.key(SocialRecords.components(target))
+        guard let stored = try records.value(forKey: caseKey, in: SocialRecords.cases) else { return }
+        try records.removeValue(forKey: caseKey, in: SocialRecords.cases)
+        try records.removeValue(forKey: try Self.queueKey(target, openedAt: stored.openedAt), in: SocialRecords.queue)
+        let components = SocialRecords.components(target)
+        for entry in try records.records(in: SocialRecords.reportsOf, range: SocialRecords.range(components)) {
+            guard case .string(let reporter)? = try? RecordKey(encoded: entry.key).components.last else { continue }
+            try records.removeValue(forKey: entry.key, in: SocialRecords.reportsOf)
+            try records.removeValue(forKey: try SocialRecords.key([.string(reporter)] + components), in: SocialRecords.reports)
+        }
+    }
+
+    /// Removes everything moderation keeps of a user whose data goes: their reports (a
+    /// case left with none, and not acted on, leaves the queue), the case of their
+    /// account and their suspension. The cases of their posts and comments go with them.
+    func removeModeration(of userID: String, in records: RecordWriter) throws {
+        for entry in try records.entries(in: SocialRecords.reports, range: SocialRecords.range([.string(userID)])) {
+            let components = SocialRecords.components(entry.value.target)
+            try records.removeValue(forKey: entry.key, in: SocialRecords.reports)
+            try records.removeValue(forKey: try SocialRecords.key(components + [.string(userID)]), in: SocialRecords.reportsOf)
+            let caseKey = try SocialRecords.key(components)
+            if let stored = try records.value(forKey: caseKey, in: SocialRecords.cases), stored.status == .open,
+                try records.count(in: SocialRecords.reportsOf, range: SocialRecords.range(components)) == 0
+            {
+                try records.removeValue(forKey: caseKey, in: SocialRecords.cases)
+                try records.removeValue(forKey: try Self.queueKey(entry.value.target, openedAt: stored.openedAt), in: SocialRecords.queue)
+            }
+        }
+        try removeCase(of: .user(userID), in: records)
+        try records.removeValue(forKey: userID, in: SocialRecords.suspensions)
+    }
+
+    // MARK: - Keys and checks
+
+    /// Throws `notAuthorized` unless `userID` is one of the policy's moderators.
+    private func requireModerator(_ userID: String) throws(SocialError) {
+        guard policy.moderators.contains(where: { Self.same($0, userID) }) else {
+            throw SocialError(.notAuthorized, detail: "Only a moderator reads the queue and acts on reports.")
+        }
+    }
+
+    /// Puts a case in the queue.
+    private func enqueue(_ target: ReportTarget, openedAt: Date, in records: RecordWriter) throws {
+        let data: Data
+        do { data = try JSONEncoder().encode(target) } catch { throw SocialError(.storage, detail: "A report's target could not be encoded.") }
+        try records.setData(data, forKey: try Self.queueKey(target, openedAt: openedAt), in: SocialRecords.queue)
+    }
+
+    /// A case's key in the queue: oldest first.
+    static func queueKey(_ target: ReportTarget, openedAt: Date) throws(SocialError) -> String {
+        try SocialRecords.key([.date(openedAt)] + SocialRecords.components(target))
+    }
+
+    /// A new audit entry's ID: time-ordered, after the newest entry's even within one
+    /// millisecond or with the clock set back, so the trail keeps the order of the actions.
+    private func logID(at now: Date, in records: RecordReader) throws -> UUID {
+        var time = now
+        if let newest = try records.values(in: SocialRecords.moderationLog, limit: 1).first {
+            let newestTime = newest.id.uuid
+            let milliseconds = [newestTime.0, newestTime.1, newestTime.2, newestTime.3, newestTime.4, newestTime.5].reduce(UInt64(0)) {
+                $0 << 8 | UInt64($1)
+            }
+            time = max(time, Date(timeIntervalSince1970: Double(milliseconds + 1) / 1000))
+        }
+        return Self.postID(createdAt: time, entropy: newID())
+    }
+
+    /// An audit entry's key: newest first, by its time-ordered ID.
+    static func logKey(_ id: UUID) throws(SocialError) -> String {
+        try SocialRecords.key([.descending(.uuid(id))])
+    }
+
+    /// Text a user may add to a report or a moderator to an action: nil or blank for
+    /// none; otherwise at most 500 characters with no control or invisible character.
+    static func optionalText(_ text: String?, invalid code: SocialError.Code) throws(SocialError) -> String? {
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        guard let cleaned = validText(text, maximum: ContentReport.maximumDetailsLength) else {
+            throw SocialError(code, detail: "The text needs at most \(ContentReport.maximumDetailsLength) characters without control characters.")
+        }
+        return cleaned
+    }
+
+    /// Whether two user IDs are the same bytes.
+    static func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
+}
+
+extension ReportTarget {
+    /// Whether it is a post or a comment.
+    var isContent: Bool {
+        if case .user = self { false } else { true }
+    }
+
+    /// Its kind's name.
+    var kind: String {
+        switch self {
+        case .post: "post"
+        case .comment: "comment"
+        case .user: "user"
+        }
+    }
+}
+
+extension ModerationAction {
+    /// Whether the action can be taken on `target`.
+    func applies(to target: ReportTarget) -> Bool {
+        switch self {
+        case .takeDown, .restore: target.isContent
+        case .suspend, .unsuspend: !target.isContent
+        case .dismiss: true
+        }
+    }
+}
