@@ -200,6 +200,18 @@ extension CrossUserAuthorizationTests {
         Case("social: Ada purges Bob's social data, no deletion scheduled", .refused(SocialError(.notAuthorized))) { world in
             _ = try await world.social.purgeAccountData(of: world.things.bob)
         },
+        Case("social: Ada, who is no moderator, takes Bob's post down", .refused(SocialError(.notAuthorized))) { world in
+            try await world.social.moderate(.post(world.things.bobPost), action: .takeDown, note: nil)
+        },
+        Case("social: Ada, who is no moderator, suspends Bob", .refused(SocialError(.notAuthorized))) { world in
+            try await world.social.moderate(.user(world.things.bob), action: .suspend, note: nil)
+        },
+        Case("social: Ada, who is no moderator, reads the reports waiting for moderators", .refused(SocialError(.notAuthorized))) { world in
+            _ = try await world.social.moderationQueue(limit: 100, after: nil)
+        },
+        Case("social: Ada, who is no moderator, reads the moderators' audit trail", .refused(SocialError(.notAuthorized))) { world in
+            _ = try await world.social.moderationLog(limit: 100, after: nil)
+        },
         Case("social: Ada unlikes Bob's post, which Bob likes and she does not", .harmless) { world in
             try await world.social.unlike(world.things.bobPost)
         },

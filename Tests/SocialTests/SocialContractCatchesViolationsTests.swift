@@ -4,8 +4,8 @@ import TrainSocial
 import TrainTesting
 
 /// The contract can fail: a conformance that never locks, keeps no follows and no
-/// blocks, and ignores who is signed in — so it lets each user follow themselves and act
-/// for the others — is caught. It is the real service with those calls scripted to
+/// blocks, shows anyone the moderation queue, and ignores who is signed in — so it lets
+/// each user follow themselves and act for the others — is caught. It is the real service with those calls scripted to
 /// succeed doing nothing.
 struct PermissiveSocialEnvironment: SocialContractEnvironment {
     func makeService() async throws -> SocialContractSession {
@@ -15,6 +15,7 @@ struct PermissiveSocialEnvironment: SocialContractEnvironment {
         permissive.script(.friendsFeed, .returning([]))
         permissive.script(.follow, .returning(()))
         permissive.script(.block, .returning(()))
+        permissive.script(.moderationQueue, .returning([]))
         return SocialContractSession(service: permissive) { userID in
             if let userID { harness.act(as: userID) } else { harness.auth.setCurrentUser(nil) }
         }
@@ -22,7 +23,7 @@ struct PermissiveSocialEnvironment: SocialContractEnvironment {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SocialContractCatchesViolationsTests {
-    @Test("a permissive conformance breaks the locked-feed, follow, block and signed-out checks")
+    @Test("a permissive conformance breaks the locked-feed, follow, block, report and signed-out checks")
     func catchesViolations() async throws {
         var violated: [String] = []
         for check in SocialFeedServiceContract.checks {
@@ -36,6 +37,10 @@ struct PermissiveSocialEnvironment: SocialContractEnvironment {
         #expect(violated.contains("following twice leaves one follow counted once, and following yourself is cannotTargetSelf"))
         #expect(violated.contains("a block ends follows both ways and hides each user's posts from the other"))
         #expect(violated.contains("signed out, calls are notSignedIn and the feed is not unlocked"))
+        #expect(
+            violated.contains(
+                "a reported post leaves its reporter's feeds and nobody else's; reporting twice is alreadyReported, one's own cannotTargetSelf; a user who is no moderator reads no queue"
+            ))
     }
 
 }

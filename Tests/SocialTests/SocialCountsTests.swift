@@ -97,21 +97,24 @@ import TrainTesting
     }
 
     @Test(
-        "through random follows, likes, comments, blocks, unblocks, scheduled deletions, restores, purges and deletions, every count equals its list after every step",
+        "through random follows, likes, comments, blocks, unblocks, reports, moderation, scheduled deletions, restores, purges and deletions, every count equals its list after every step",
         arguments: SocialVariant.allCases)
     func countsEqualListsAlways(variant: SocialVariant) async throws {
         for seed in SeededRandomNumberGenerator.seeds(default: variant == .inMemory ? 4 : 2) {
             var random = SeededRandomNumberGenerator(seed: seed)
-            let harness = try SocialHarness(variant, policy: SocialPolicy(deletedUserComments: seed.isMultiple(of: 2) ? .anonymize : .delete))
+            let policy = SocialPolicy(deletedUserComments: seed.isMultiple(of: 2) ? .anonymize : .delete, hideAfterReports: 2, moderators: ["dee"])
+            let harness = try SocialHarness(variant, policy: policy)
             try await harness.join(Self.users[0], Self.users[1], Self.users[2], Self.users[3])
             var posts: [UUID] = []
+            var comments: [UUID] = []
             for step in 0..<60 {
                 let user = Self.users.randomElement(using: &random) ?? "ada"
                 let other = Self.users.randomElement(using: &random) ?? "bob"
                 harness.act(as: user)
                 let social = harness.social
-                let operation = Int.random(in: 0..<12, using: &random)
+                let operation = Int.random(in: 0..<16, using: &random)
                 let post = posts.randomElement(using: &random)
+                let comment = comments.randomElement(using: &random)
                 var name = "step \(step): \(user) "
                 do {
                     switch operation {
@@ -126,7 +129,7 @@ import TrainTesting
                         if let post { try await social.unlike(post) }
                     case 4, 5:
                         name += "comments"
-                        if let post { _ = try await social.comment(on: post, text: "c\(step)") }
+                        if let post { comments.append(try await social.comment(on: post, text: "c\(step)").id) }
                     case 6:
                         name += "follows \(other)"
                         try await social.follow(other)
@@ -149,6 +152,22 @@ import TrainTesting
                             harness.auth.setScheduledDeletion(of: user, at: nil)
                             _ = try await social.unlockFeed(workoutType: .run)
                         }
+                    case 12:
+                        name += "reports a post"
+                        if let post { try await social.report(.post(post), reason: .spam) }
+                    case 13:
+                        name += "reports a comment"
+                        if let comment { try await social.report(.comment(comment), reason: .harassment) }
+                    case 14:
+                        name += "reports \(other)"
+                        try await social.report(.user(other), reason: .spam)
+                    case 15:
+                        let targets = posts.map(ReportTarget.post) + comments.map(ReportTarget.comment) + [.user(other)]
+                        let action = ModerationAction.allCases.randomElement(using: &random) ?? .dismiss
+                        let target = targets.randomElement(using: &random) ?? .user(other)
+                        name = "step \(step): dee moderates: \(action) \(target)"
+                        harness.act(as: "dee")
+                        try await social.moderate(target, action: action, note: nil)
                     default:
                         name += "deletes their social data"
                         _ = try await social.deleteAccountData()

@@ -169,6 +169,30 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.friendsFeed(limit: 100).contains { $0.id == bobs.id }, "unmuting brings the post back")
             try await check.expectSocialError(.cannotTargetSelf, "muting yourself") { try await session.service.mute("ada") }
         },
+        SocialContractCheck(
+            "a reported post leaves its reporter's feeds and nobody else's; reporting twice is alreadyReported, one's own cannotTargetSelf; a user who is no moderator reads no queue"
+        ) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("bob")
+            let bobs = try await session.service.createPost(content: "bob's run", workoutType: .run)
+            try await check.expectSocialError(.cannotTargetSelf, "reporting one's own post") {
+                try await session.service.report(.post(bobs.id), reason: .spam)
+            }
+            try await session.join("cy")
+            try await session.join("ada")
+            let report = try await session.service.report(.post(bobs.id), reason: .spam)
+            try check.expect(report.target == .post(bobs.id) && report.reporterID == "ada", "the report names its target and reporter")
+            try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "the post left Ada's feed")
+            try await check.expectSocialError(.alreadyReported, "reporting twice") { try await session.service.report(.post(bobs.id), reason: .other) }
+            try await check.expectSocialError(.notAuthorized, "reading the moderation queue") {
+                _ = try await session.service.moderationQueue(limit: 10, after: nil)
+            }
+            try await check.expectSocialError(.notAuthorized, "taking a post down") {
+                try await session.service.moderate(.post(bobs.id), action: .takeDown, note: nil)
+            }
+            try await session.signIn("cy")
+            try check.expect(try await session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "Cy still sees the post")
+        },
         SocialContractCheck("only the author deletes a post") { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
