@@ -7,7 +7,7 @@ import TrainTesting
 
 /// The feed is locked until Ada completes a workout; then it is open until local
 /// midnight. She posts a photo, reads her friends' posts page by page, sees one expire,
-/// likes and comments, and blocks someone, who disappears.
+/// likes and comments, and blocks someone, who disappears; Bob reports a post.
 @MainActor
 struct SocialChapter {
     let services: TrainServices
@@ -119,6 +119,14 @@ struct SocialChapter {
             narrator.say("Ada now follows \(following.count) user(s), Bob among them; Cy sees none of her posts or comments.")
             return before && !after && !discover && !following.contains(cyID) && !cySeesAda && !bobsComments.contains(ada.id)
                 ? nil : "Cy and Ada still see each other somewhere"
+        }
+        await narrator.step("Bob reports Cy's late run as spam: it leaves his feeds, and nobody else's") {
+            guard let late = try await bob.discoverFeed(limit: 100).first(where: { $0.userID == cyID }) else { return "Bob sees no post of Cy's" }
+            let report = try await bob.report(.post(late.id), reason: .spam, details: "Posted the same run three times")
+            let bobSees = try await bob.discoverFeed(limit: 100).contains { $0.id == late.id }
+            let cySees = try await cy.discoverFeed(limit: 100).contains { $0.id == late.id }
+            narrator.say("Reported as \(report.reason); Bob sees it: \(bobSees), Cy sees it: \(cySees).")
+            return !bobSees && cySees ? nil : "the report hid the post from the wrong people"
         }
         return bobPhone
     }

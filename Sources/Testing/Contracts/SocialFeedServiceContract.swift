@@ -183,7 +183,9 @@ public enum SocialFeedServiceContract {
             let report = try await session.service.report(.post(bobs.id), reason: .spam)
             try check.expect(report.target == .post(bobs.id) && report.reporterID == "ada", "the report names its target and reporter")
             try check.expect(try await !session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "the post left Ada's feed")
-            try await check.expectSocialError(.alreadyReported, "reporting twice") { try await session.service.report(.post(bobs.id), reason: .other) }
+            try await check.expectSocialError(.alreadyReported, "reporting twice") {
+                try await session.service.report(.post(bobs.id), reason: .other)
+            }
             try await check.expectSocialError(.notAuthorized, "reading the moderation queue") {
                 _ = try await session.service.moderationQueue(limit: 10, after: nil)
             }
