@@ -11,10 +11,13 @@ extension LocalSocialFeedService {
     public func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport {
         let user = try signedInUser()
         let details = try Self.optionalText(details, invalid: .invalidReport)
-        if case .user(let userID) = target, Self.same(userID, user.id) { throw SocialError(.cannotTargetSelf) }
+        if case .user(let userID) = target {
+            guard Self.isPlausibleUserID(userID) else { throw SocialError(.userNotFound) }
+            guard !Self.same(userID, user.id) else { throw SocialError(.cannotTargetSelf) }
+        }
         let now = now
         return try writing { records in
-            try ensureProfile(user, in: records)
+            try ensureProfile(user, in: records, for: .report)
             let reporterKey = try SocialRecords.key([.string(user.id)] + SocialRecords.components(target))
             guard try records.data(forKey: reporterKey, in: SocialRecords.reports) == nil else { throw SocialError(.alreadyReported) }
             let owner = try ownerOfVisible(target, to: user.id, at: now, in: records)
@@ -56,6 +59,7 @@ extension LocalSocialFeedService {
         return try reading { records in
             var range = KeyRange.all
             if let after {
+                if case .user(let userID) = after, !Self.isPlausibleUserID(userID) { throw SocialError(.invalidCursor) }
                 guard let stored = try records.value(forKey: try SocialRecords.key(SocialRecords.components(after)), in: SocialRecords.cases),
                     stored.status == .open || stored.status == .hidden
                 else { throw SocialError(.invalidCursor, detail: "\(after) is not in the queue.") }

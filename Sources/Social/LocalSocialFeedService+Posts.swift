@@ -107,7 +107,8 @@ extension LocalSocialFeedService {
             for post in posts {
                 if known.insert(post.userID).inserted, try records.data(forKey: post.userID, in: SocialRecords.profiles) == nil {
                     try ensureProfile(
-                        UserEntity(id: post.userID, displayName: post.userName, createdAt: post.createdAt, lastSignInAt: post.createdAt), in: records)
+                        UserEntity(id: post.userID, displayName: post.userName, createdAt: post.createdAt, lastSignInAt: post.createdAt), in: records,
+                        for: .unseen)
                 }
                 try insert(post, photo: nil, in: records)
                 meta.newestPost = max(meta.newestPost ?? post.createdAt, post.createdAt)

@@ -150,7 +150,7 @@ extension LocalSocialFeedService {
         guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot block themselves.") }
         let now = now
         try writing { records in
-            try ensureProfile(user, in: records)
+            try ensureProfile(user, in: records, for: .unseen)
             _ = try profile(of: userID, in: records)
             try addPair(SocialRecords.blocks, SocialRecords.blockedBy, from: user.id, to: userID, in: records)
             try removeFollow(from: user.id, to: userID, at: now, in: records)
@@ -176,7 +176,7 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot mute themselves.") }
         try writing { records in
-            try ensureProfile(user, in: records)
+            try ensureProfile(user, in: records, for: .unseen)
             _ = try profile(of: userID, in: records)
             try addPair(SocialRecords.mutes, SocialRecords.mutedBy, from: user.id, to: userID, in: records)
         }

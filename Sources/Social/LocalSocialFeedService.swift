@@ -121,17 +121,35 @@ public final class LocalSocialFeedService: SocialFeedService {
         return name.isEmpty ? "Athlete" : name
     }
 
+    /// What a write shows others of its user, which decides what a suspension and a
+    /// name the word filter matches allow.
+    enum ProfileUse {
+        /// A post, comment, like or follow: others see the user's name with it. Refused
+        /// to a suspended user and to a name the filter matches.
+        case shown
+        /// A report: refused to a suspended user; a name the filter matches is kept out
+        /// of the profile.
+        case report
+        /// An unlock, block or mute, which nobody else sees: never refused; a name the
+        /// filter matches is kept out of the profile.
+        case unseen
+    }
+
     /// The signed-in user's profile, created or renamed to match their account: the
-    /// first step of every call that writes as them. A suspended user, or a name the
-    /// word filter matches, writes nothing.
+    /// first step of every call that writes as them. A name the word filter matches is
+    /// never stored: the profile keeps its name, or a new one is "Athlete".
     @discardableResult
-    func ensureProfile(_ user: UserEntity, in records: RecordWriter) throws -> SocialProfile {
-        guard try records.value(forKey: user.id, in: SocialRecords.suspensions) == nil else { throw SocialError(.accountSuspended) }
-        let name = Self.displayName(of: user)
-        guard !policy.wordFilter.matches(name) else {
-            throw SocialError(.objectionableContent, detail: "The account's display name holds a word of the policy's word filter.")
-        }
+    func ensureProfile(_ user: UserEntity, in records: RecordWriter, for use: ProfileUse = .shown) throws -> SocialProfile {
+        if use != .unseen, try records.value(forKey: user.id, in: SocialRecords.suspensions) != nil { throw SocialError(.accountSuspended) }
+        var name = Self.displayName(of: user)
         let stored = try records.value(forKey: user.id, in: SocialRecords.profiles)
+        if policy.wordFilter.matches(name) {
+            guard use != .shown else {
+                throw SocialError(.objectionableContent, detail: "The account's display name holds a word of the policy's word filter.")
+            }
+            if let stored { return stored }
+            name = "Athlete"
+        }
         if let stored, stored.displayName == name { return stored }
         if let stored {
             for word in Set(SocialRecords.words(stored.displayName)) {
@@ -196,7 +214,7 @@ public final class LocalSocialFeedService: SocialFeedService {
             id: newID(), userID: user.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
             expiresAt: try Self.startOfNextDay(after: now, in: timeZone), workout: recorded?.summary)
         let saved = try writing { records in
-            try ensureProfile(user, in: records)
+            try ensureProfile(user, in: records, for: .unseen)
             // A second workout never shortens an unlock (flying east, for one).
             if let current = try records.value(forKey: user.id, in: SocialRecords.unlocks), current.unlockDate <= now,
                 current.expiresAt >= unlock.expiresAt

@@ -87,7 +87,7 @@ public enum ModerationStatus: String, Hashable, Sendable, Codable, CaseIterable 
     /// hide it on their own.
     case dismissed
     /// A user suspended by a moderator: hidden from everyone, and unable to post,
-    /// comment, like, follow, block or mute.
+    /// comment, like, follow or report; they still unlock and read the feed, block and mute.
     case suspended
 }
 

@@ -70,8 +70,8 @@ public struct SocialError: Error, Hashable, Sendable {
         /// The moderator action does not apply to what it names: taking down a user,
         /// suspending a post, or a note that is too long or hostile.
         public static let invalidModerationAction = Code("invalidModerationAction")
-        /// A moderator suspended the signed-in user: they can read but not post,
-        /// comment, like, follow, block, mute or report.
+        /// A moderator suspended the signed-in user: they can read, block and mute but
+        /// not post, comment, like, follow or report.
         public static let accountSuspended = Code("accountSuspended")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")

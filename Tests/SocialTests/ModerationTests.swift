@@ -166,18 +166,29 @@ import TrainTesting
         await #expect(throws: SocialError(.accountSuspended)) { try await harness.social.createPost(content: "again", workoutType: .run) }
         await #expect(throws: SocialError(.accountSuspended)) { try await harness.social.follow("bob") }
         await #expect(throws: SocialError(.accountSuspended)) { try await harness.social.report(.user("bob"), reason: .spam) }
-        #expect(try await harness.social.friendsFeed().map(\.id) == [post.id], "they can still read")
+        try await harness.social.mute("cy")
+        try await harness.social.block("dee")
+        #expect(try await harness.social.friendsFeed().map(\.id) == [post.id], "they still read")
 
         harness.act(as: "mod")
         try await harness.social.moderate(.user("ada"), action: .unsuspend, note: nil)
         harness.act(as: "bob")
         #expect(try await harness.social.friendsFeed().map(\.id) == [post.id])
+        harness.clock.advance(by: .seconds(86_400))
+        harness.act(as: "mod")
+        try await harness.social.moderate(.user("ada"), action: .suspend, note: "again")
+        harness.act(as: "ada")
+        _ = try await harness.social.unlockFeed(workoutType: .run)
+        #expect(harness.social.hasFeedUnlocked(), "a suspended user still unlocks the feed the next day")
+        harness.act(as: "mod")
+        try await harness.social.moderate(.user("ada"), action: .unsuspend, note: nil)
         harness.act(as: "mod")
         let log = try await harness.social.moderationLog(limit: 10, after: nil)
-        #expect(log.map(\.action) == [.unsuspend, .suspend], "newest first")
+        #expect(log.map(\.action) == [.unsuspend, .suspend, .unsuspend, .suspend], "newest first")
         #expect(log.allSatisfy { $0.moderatorID == "mod" && $0.target == .user("ada") && $0.ownerID == "ada" })
         #expect(log.last?.note == "repeated spam")
-        #expect(try await harness.social.moderationLog(limit: 10, after: log.first?.id).map(\.action) == [.suspend], "paged by the last entry")
+        #expect(
+            try await harness.social.moderationLog(limit: 2, after: log[1].id).map(\.action) == [.unsuspend, .suspend], "paged by the last entry")
     }
 
     @Test("moderation refuses non-moderators, actions that do not apply, a moderator's own content and hostile notes, and changes nothing")
@@ -229,14 +240,41 @@ import TrainTesting
         await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.moderationQueue(limit: 2, after: .user("cy")) }
     }
 
-    @Test("a display name the word filter matches writes nothing until the account is renamed")
+    @Test(
+        "a display name the word filter matches is never stored or shown: posts, comments, likes and follows are refused; unlocking, blocking, muting and reporting are not"
+    )
     func wordFilterOverNames() async throws {
         let harness = try SocialHarness(policy: SocialPolicy(wordFilter: try WordFilter(["spam"])))
+        try await harness.join("bob")
+        let bobs = try await harness.post("bob's run", by: "bob")
         harness.auth.setCurrentUser(UserEntity(id: "eve", displayName: "Free SPAM", createdAt: .now, lastSignInAt: .now))
-        await #expect(throws: SocialError(.objectionableContent)) { try await harness.social.unlockFeed(workoutType: .run) }
-        harness.auth.setCurrentUser(UserEntity(id: "eve", displayName: "Eve", createdAt: .now, lastSignInAt: .now))
         _ = try await harness.social.unlockFeed(workoutType: .run)
+        await #expect(throws: SocialError(.objectionableContent)) { try await harness.social.createPost(content: "hi", workoutType: .run) }
+        await #expect(throws: SocialError(.objectionableContent)) { _ = try await harness.social.comment(on: bobs.id, text: "hi") }
+        await #expect(throws: SocialError(.objectionableContent)) { try await harness.social.like(bobs.id) }
+        await #expect(throws: SocialError(.objectionableContent)) { try await harness.social.follow("bob") }
+        try await harness.social.mute("bob")
+        try await harness.social.report(.post(bobs.id), reason: .other)
+        try await harness.social.block("bob")
+        #expect(try await harness.social.exportAccountData().profile?.displayName == "Athlete", "the name is kept out")
+
+        harness.auth.setCurrentUser(UserEntity(id: "eve", displayName: "Eve", createdAt: .now, lastSignInAt: .now))
+        _ = try await harness.social.createPost(content: "renamed", workoutType: .run)
         #expect(try await harness.social.exportAccountData().profile?.displayName == "Eve")
+        #expect(try await harness.social.searchUsers("spam", limit: 5).isEmpty)
+    }
+
+    @Test("reports, moderation and cursors naming an ID no user could have are typed errors, not storage failures")
+    func hostileIDs() async throws {
+        let (harness, _, _) = try await Self.world(.inMemory)
+        let huge = String(repeating: "x", count: 1_000_000)
+        for id in [huge, ""] {
+            harness.act(as: "bob")
+            await #expect(throws: SocialError(.userNotFound)) { try await harness.social.report(.user(id), reason: .spam) }
+            harness.act(as: "mod")
+            await #expect(throws: SocialError(.userNotFound)) { try await harness.social.moderate(.user(id), action: .suspend, note: nil) }
+            await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.moderationQueue(limit: 5, after: .user(id)) }
+        }
     }
 
     @Test(
