@@ -42,6 +42,7 @@ extension LocalSocialFeedService {
             }
             try records.removeValue(forKey: userID, in: SocialRecords.unlocks)
             try removeModeration(of: userID, in: records)
+            try removeNotifications(of: userID, in: records)
             if let profile = try records.value(forKey: userID, in: SocialRecords.profiles) {
                 for word in Set(SocialRecords.words(profile.displayName)) {
                     try records.removeValue(forKey: Self.nameKey(word, userID), in: SocialRecords.names)
@@ -134,7 +135,9 @@ extension LocalSocialFeedService {
             try records.removeValue(forKey: entry.key, in: SocialRecords.liked)
             guard let postID else { continue }
             try records.removeValue(forKey: SocialRecords.key([.uuid(postID), .string(userID)]), in: SocialRecords.likes)
-            try adjustPost(postID, in: records) { $0.likeCount = max(0, $0.likeCount - 1) }
+            if let author = try adjustPost(postID, in: records, { $0.likeCount = max(0, $0.likeCount - 1) }) {
+                try unnotify(author, of: .like, on: postID, by: userID, in: records)
+            }
             report.likes += 1
         }
         for entry in try records.records(in: SocialRecords.userComments, range: SocialRecords.range([.string(userID)])) {
@@ -143,15 +146,19 @@ extension LocalSocialFeedService {
             guard try isTarget(stored?.postID) else { continue }
             try records.removeValue(forKey: entry.key, in: SocialRecords.userComments)
             guard var comment = stored else { continue }
+            let postAuthor = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)?.userID
             switch comments {
             case .anonymize:
+                if let postAuthor {
+                    try unnotify(postAuthor, of: .comment, on: comment.postID, by: userID, cause: SocialRecords.key(comment.id), in: records)
+                }
                 try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, userID, comment.id), in: SocialRecords.postCommenters)
                 comment.userID = nil
                 comment.userName = nil
                 try records.put(comment, forKey: key, in: SocialRecords.comments)
                 report.anonymizedComments += 1
             case .delete:
-                if try removeComment(comment, key: key, in: records) {
+                if try removeComment(comment, key: key, postAuthor: postAuthor, in: records) {
                     try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
                 }
                 report.deletedComments += 1
@@ -160,10 +167,13 @@ extension LocalSocialFeedService {
     }
 
     /// Changes a stored post's counts; a post that is gone has none to change.
-    func adjustPost(_ postID: UUID, in records: RecordWriter, _ change: (inout PostEntity) -> Void) throws {
+    /// - Returns: The post's author; nil if it is gone.
+    @discardableResult
+    func adjustPost(_ postID: UUID, in records: RecordWriter, _ change: (inout PostEntity) -> Void) throws -> String? {
         let key = SocialRecords.key(postID)
-        guard var post = try records.value(forKey: key, in: SocialRecords.posts) else { return }
+        guard var post = try records.value(forKey: key, in: SocialRecords.posts) else { return nil }
         change(&post)
         try records.put(post, forKey: key, in: SocialRecords.posts)
+        return post.userID
     }
 }

@@ -230,6 +230,9 @@ extension LocalSocialFeedService {
                 let commenter = try SocialRecords.commenterKey(comment.postID, author, comment.id)
                 if hidden {
                     try records.removeValue(forKey: commenter, in: SocialRecords.postCommenters)
+                    if let post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts) {
+                        try unnotify(post.userID, of: .comment, on: comment.postID, by: author, cause: SocialRecords.key(commentID), in: records)
+                    }
                 } else {
                     try records.setData(Data(), forKey: commenter, in: SocialRecords.postCommenters)
                 }

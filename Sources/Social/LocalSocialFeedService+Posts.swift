@@ -159,6 +159,7 @@ extension LocalSocialFeedService {
         let key = SocialRecords.key(post.id)
         let position = SocialRecords.position(post.createdAt, post.id)
         try removeCase(of: .post(post.id), in: records)
+        try removeNotifications(about: post.id, of: post.userID, in: records)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
         try records.put(post.createdAt, forKey: key, in: SocialRecords.removedPosts)
         try records.removeValue(forKey: SocialRecords.key(position), in: SocialRecords.feed)
@@ -175,7 +176,7 @@ extension LocalSocialFeedService {
             try records.removeValue(forKey: SocialRecords.key([.string(userID), .uuid(post.id)]), in: SocialRecords.liked)
         }
         for comment in try records.entries(in: SocialRecords.comments, range: SocialRecords.range([.uuid(post.id)])) {
-            try removeComment(comment.value, key: comment.key, in: records)
+            try removeComment(comment.value, key: comment.key, postAuthor: nil, in: records)
         }
         guard let url = post.mediaURL, let photo = (try? media.reference(for: url)) ?? nil else { return [] }
         try records.removeValue(forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)

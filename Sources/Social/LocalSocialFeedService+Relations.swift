@@ -48,6 +48,7 @@ extension LocalSocialFeedService {
             SocialRecords.value(follower), forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
         try adjust(follower, in: records) { $0.followingCount += 1 }
         try adjust(followee, in: records) { $0.followerCount += 1 }
+        try notify(followee, of: .follow, on: nil, by: follower, at: now, in: records)
         for entry in try reachableAuthored(by: followee, at: now, in: records) {
             guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
             let position = SocialRecords.position(post.createdAt, post.id)
@@ -79,6 +80,7 @@ extension LocalSocialFeedService {
         try records.removeValue(forKey: key, in: SocialRecords.follows)
         try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
         let stays = { (user: String) in !(leaving?.utf8.elementsEqual(user.utf8) ?? false) }
+        try unnotify(followee, of: .follow, on: nil, by: follower, in: records)
         if stays(follower) { try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) } }
         if stays(followee) { try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) } }
         return true
@@ -267,6 +269,7 @@ extension LocalSocialFeedService {
             try records.setData(SocialRecords.value(postID), forKey: SocialRecords.key([.string(user.id), .uuid(postID)]), in: SocialRecords.liked)
             post.likeCount += 1
             try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+            try notify(post.userID, of: .like, on: postID, by: user.id, at: now, in: records)
         }
     }
 
@@ -280,6 +283,7 @@ extension LocalSocialFeedService {
             try records.removeValue(forKey: SocialRecords.key([.string(user.id), .uuid(postID)]), in: SocialRecords.liked)
             post.likeCount = max(0, post.likeCount - 1)
             try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+            try unnotify(post.userID, of: .like, on: postID, by: user.id, in: records)
         }
     }
 
@@ -315,6 +319,7 @@ extension LocalSocialFeedService {
             try records.setData(Data(), forKey: SocialRecords.commenterKey(postID, user.id, id), in: SocialRecords.postCommenters)
             post.commentCount += 1
             try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+            try notify(post.userID, of: .comment, on: postID, by: user.id, cause: SocialRecords.key(id), at: now, in: records)
             return comment
         }
     }
@@ -350,18 +355,21 @@ extension LocalSocialFeedService {
             guard comment.userID == user.id || post?.userID == user.id else {
                 throw SocialError(.notAuthorized, detail: "A comment is deleted by its author or the post's owner.")
             }
-            if try removeComment(comment, key: String(decoding: keyData, as: UTF8.self), in: records) {
+            if try removeComment(comment, key: String(decoding: keyData, as: UTF8.self), postAuthor: post?.userID, in: records) {
                 try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
             }
         }
     }
 
-    /// Removes a comment with its index entries and its reports; the caller fixes the
-    /// post's count.
+    /// Removes a comment with its index entries, its reports and, given the post's
+    /// author, its notification; the caller fixes the post's count.
     /// - Returns: Whether the post's count held it: false for one moderation hides.
     @discardableResult
-    func removeComment(_ comment: PostComment, key: String, in records: RecordWriter) throws -> Bool {
+    func removeComment(_ comment: PostComment, key: String, postAuthor: String?, in records: RecordWriter) throws -> Bool {
         try removeCase(of: .comment(comment.id), in: records)
+        if let postAuthor, let author = comment.userID {
+            try unnotify(postAuthor, of: .comment, on: comment.postID, by: author, cause: SocialRecords.key(comment.id), in: records)
+        }
         try records.removeValue(forKey: key, in: SocialRecords.comments)
         try records.removeValue(forKey: SocialRecords.key(comment.id), in: SocialRecords.commentIndex)
         if let author = comment.userID {

@@ -73,6 +73,8 @@ public struct SocialError: Error, Hashable, Sendable {
         /// A moderator suspended the signed-in user: they can read, block and mute but
         /// not post, comment, like, follow or report.
         public static let accountSuspended = Code("accountSuspended")
+        /// No notification of the signed-in user has this identifier.
+        public static let notificationNotFound = Code("notificationNotFound")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -122,6 +124,7 @@ public struct SocialError: Error, Hashable, Sendable {
         .invalidReport: ("The report could not be sent.", "Shorten what you wrote and try again."),
         .invalidModerationAction: ("This action does not apply here.", nil),
         .accountSuspended: ("Your account is suspended.", "Contact support if you think this is a mistake."),
+        .notificationNotFound: ("This notification is no longer available.", "Pull to refresh."),
         .storage: ("Your feed data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }

@@ -230,6 +230,28 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `notAuthorized` (not a moderator), `invalidLimit`.
     func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry]
 
+    /// The signed-in user's notifications, newest first: one per post and kind for
+    /// likes and comments, one for follows, each counting only users they may see.
+    /// - Parameters:
+    ///   - limit: The page size, 1...100.
+    ///   - cursor: The previous page's ``NotificationPage/nextCursor``; nil for the first page.
+    /// - Returns: The page.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `invalidLimit`, `invalidCursor`.
+    func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage
+
+    /// How many of the signed-in user's notifications changed since they last saw
+    /// their list: the badge.
+    /// - Returns: The count.
+    func unseenNotificationCount() async throws -> Int
+
+    /// Marks every notification listed now as seen: the badge goes to zero until one changes.
+    func markNotificationsSeen() async throws
+
+    /// Marks a notification as read, as it is now; it is unread again when it changes.
+    /// - Parameter id: The notification's identifier.
+    /// - Throws: ``SocialError`` — `notificationNotFound`.
+    func markNotificationRead(_ id: String) async throws
+
     /// Deletes the signed-in user's social data, as part of deleting their account:
     /// their posts (with the likes and comments on them), likes, follows both ways,
     /// blocks and mutes both ways, reports, unlock, profile and photos, every count fixed. Their comments on
@@ -275,6 +297,13 @@ extension SocialFeedService {
     /// - Returns: Up to `limit` visible posts, and the next page's cursor.
     public func discoverFeed(limit: Int = 20) async throws -> FeedPage {
         try await discoverFeed(limit: limit, after: nil)
+    }
+
+    /// The first page of the signed-in user's notifications.
+    /// - Parameter limit: The page size, 1...100; 20 by default.
+    /// - Returns: The page.
+    public func notifications(limit: Int = 20) async throws -> NotificationPage {
+        try await notifications(limit: limit, after: nil)
     }
 
     /// Reports a post, a comment or a user with no details.

@@ -60,6 +60,7 @@ enum SocialRecords {
             // Posts of layout 3 carry whether moderation hides them: an earlier app
             // refuses the store rather than fail on the first of them.
             .createCollections(version: 7, ["reports", "reportsOf", "cases", "queue", "suspensions", "moderationLog"]),
+            .createCollections(version: 8, ["notifications", "notificationOrder", "notificationCauses", "notificationsSeen"]),
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
@@ -179,6 +180,15 @@ enum SocialRecords {
     static let suspensions = RecordCollection<Date>("suspensions")
     /// entry ID, newest first → the entry: the moderators' audit trail.
     static let moderationLog = RecordCollection<ModerationLogEntry>("moderationLog")
+    /// (recipient, notification) → its count, latest users, date and read state.
+    static let notifications = RecordCollection<StoredNotification>("notifications")
+    /// (recipient, date descending, notification) → the notification: the list, newest first.
+    static let notificationOrder = RecordCollection<Data>.bytes("notificationOrder")
+    /// (recipient, notification, actor, cause) → nothing: each like, comment or follow
+    /// a notification counts, so that it leaves when its cause goes.
+    static let notificationCauses = RecordCollection<Data>.bytes("notificationCauses")
+    /// recipient → the date up to which they have seen their notifications.
+    static let notificationsSeen = RecordCollection<Date>("notificationsSeen")
     static let unlocks = RecordCollection<FeedUnlock>("unlocks")
     static let meta = RecordCollection<Meta>("meta")
     static let metaKey = "feed"
@@ -200,6 +210,18 @@ enum SocialRecords {
         var openedAt: Date
         /// When a moderator last acted on it: from then on reports alone no longer hide it.
         var reviewedAt: Date?
+    }
+
+    /// A notification as stored: its count is of the users it names, left-out users included.
+    struct StoredNotification: Codable, Hashable, Sendable {
+        var kind: NotificationKind
+        var postID: UUID?
+        var count = 0
+        /// The last two actors, newest first.
+        var latest: [String] = []
+        var updatedAt = Date.distantPast
+        /// The date of the version the recipient opened.
+        var readAt: Date?
     }
 
     /// A target's key components: its kind, then its ID.

@@ -9,7 +9,8 @@ import TrainTesting
     static let users = ["ada", "bob", "cy", "dee"]
 
     /// Every count each user sees equals the list it counts: the likes and comments of
-    /// every post in their discover feed, and their own followers and following. Users
+    /// every post in their discover feed, their own followers and following, and their
+    /// like and follow notifications. Users
     /// whose deletion is scheduled are skipped; they see nothing but themselves.
     static func checkCountsMatchLists(_ harness: SocialHarness, seed: UInt64, step: String) async throws {
         let acting = harness.auth.currentUser
@@ -22,6 +23,24 @@ import TrainTesting
             for post in try await harness.allPages(of: social.discoverFeed, limit: 20) {
                 #expect(post.likeCount == (try await social.likes(on: post.id)).count, "\(context): likes of \(post.content)")
                 #expect(post.commentCount == (try await social.comments(on: post.id)).count, "\(context): comments of \(post.content)")
+            }
+            // A notification counts the users its list shows, the recipient aside.
+            var page = try await social.notifications(limit: 100, after: nil)
+            var notifications = page.notifications
+            while let next = page.nextCursor {
+                page = try await social.notifications(limit: 100, after: next)
+                notifications += page.notifications
+            }
+            for notification in notifications {
+                switch notification.kind {
+                case .like:
+                    guard let post = notification.postID, let likers = try? await social.likes(on: post) else { continue }
+                    #expect(notification.actorCount == likers.count { $0.id != user }, "\(context): like notification of \(post)")
+                case .follow:
+                    #expect(notification.actorCount == (try await social.followers()).count, "\(context): follow notification")
+                case .comment:
+                    #expect(notification.actorCount > 0, "\(context): an empty comment notification")
+                }
             }
             guard let profile = try? await social.profile(user) else { continue }
             #expect(profile.followerCount == (try await social.followers()).count, "\(context): followers")

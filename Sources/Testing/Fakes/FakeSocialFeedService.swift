@@ -84,6 +84,14 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case moderate(ReportTarget, action: ModerationAction, note: String?)
         /// ``moderationLog(limit:after:)``.
         case moderationLog(limit: Int, after: UUID?)
+        /// ``notifications(limit:after:)``.
+        case notifications(limit: Int, after: String?)
+        /// ``unseenNotificationCount()``.
+        case unseenNotificationCount
+        /// ``markNotificationsSeen()``.
+        case markNotificationsSeen
+        /// ``markNotificationRead(_:)``.
+        case markNotificationRead(String)
         /// ``deleteAccountData()``.
         case deleteAccountData
         /// ``purgeAccountData(of:)``.
@@ -330,6 +338,26 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         try await perform(.moderationLog(limit: limit, after: after), .moderationLog) { try await $0.moderationLog(limit: limit, after: after) }
     }
 
+    /// Returns the scripted page, or the service's.
+    public func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage {
+        try await perform(.notifications(limit: limit, after: cursor), .notifications) { try await $0.notifications(limit: limit, after: cursor) }
+    }
+
+    /// Returns the scripted count, or the service's.
+    public func unseenNotificationCount() async throws -> Int {
+        try await perform(.unseenNotificationCount, .unseenNotificationCount) { try await $0.unseenNotificationCount() }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func markNotificationsSeen() async throws {
+        try await perform(.markNotificationsSeen, .markNotificationsSeen) { try await $0.markNotificationsSeen() }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func markNotificationRead(_ id: String) async throws {
+        try await perform(.markNotificationRead(id), .markNotificationRead) { try await $0.markNotificationRead(id) }
+    }
+
     /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
         try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
@@ -393,6 +421,10 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == Void {
     public static var mute: Self { Self("mute(_:)") }
     /// ``FakeSocialFeedService/unmute(_:)``.
     public static var unmute: Self { Self("unmute(_:)") }
+    /// ``FakeSocialFeedService/markNotificationsSeen()``.
+    public static var markNotificationsSeen: Self { Self("markNotificationsSeen()") }
+    /// ``FakeSocialFeedService/markNotificationRead(_:)``.
+    public static var markNotificationRead: Self { Self("markNotificationRead(_:)") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == [SocialProfile] {
@@ -408,6 +440,11 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == [SocialProfi
     public static var blockedUsers: Self { Self("blockedUsers()") }
     /// ``FakeSocialFeedService/mutedUsers()``: the profiles.
     public static var mutedUsers: Self { Self("mutedUsers()") }
+}
+
+extension FakeMethod where Fake == FakeSocialFeedService, Output == NotificationPage {
+    /// ``FakeSocialFeedService/notifications(limit:after:)``: the page.
+    public static var notifications: Self { Self("notifications(limit:after:)") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == ContentReport {
@@ -460,4 +497,6 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialExport
 extension FakeMethod where Fake == FakeSocialFeedService, Output == Int {
     /// ``FakeSocialFeedService/recount()``: how many counts were wrong.
     public static var recount: Self { Self("recount()") }
+    /// ``FakeSocialFeedService/unseenNotificationCount()``: the badge.
+    public static var unseenNotificationCount: Self { Self("unseenNotificationCount()") }
 }

@@ -1,0 +1,243 @@
+import Foundation
+import TrainCore
+
+/// Notifications, kept as the likes, comments and follows happen: each one is a cause
+/// under its recipient's notification for that post and kind, whose count and latest
+/// users change in the same transaction, and whose place in the recipient's list —
+/// newest first — moves with it. A page walks that list from the cursor, so its cost
+/// is what it returns, not how many notifications the user has. Users hidden from the
+/// recipient or muted by them are left out when a page is read, as counts leave them out.
+extension LocalSocialFeedService {
+    public func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage {
+        let user = try signedInUser()
+        let limit = try Self.pageSize(limit)
+        return try reading { records in
+            let whole = try SocialRecords.range([.string(user.id)])
+            var range = whole
+            if let cursor {
+                guard let components = try? RecordKey(encoded: cursor).components, components.first == .string(user.id), components.count == 3 else {
+                    throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.")
+                }
+                range = whole.after(cursor)
+            }
+            let leftOut = try leftOutOfNotifications(of: user.id, in: records)
+            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen) ?? .distantPast
+            var notifications: [SocialNotification] = []
+            var last: String?
+            while true {
+                let batch = try records.records(in: SocialRecords.notificationOrder, range: range, limit: limit + 1)
+                for entry in batch {
+                    guard
+                        let shown = try notification(
+                            String(decoding: entry.data, as: UTF8.self), of: user.id, leavingOut: leftOut, seenUpTo: seenUpTo, in: records)
+                    else { continue }
+                    // One more than the page holds: there is a next page.
+                    if notifications.count == limit { return NotificationPage(notifications: notifications, nextCursor: last) }
+                    notifications.append(shown)
+                    last = entry.key
+                }
+                guard batch.count == limit + 1, let end = batch.last else { break }
+                range = whole.after(end.key)
+            }
+            return NotificationPage(notifications: notifications, nextCursor: nil)
+        }
+    }
+
+    public func unseenNotificationCount() async throws -> Int {
+        let user = try signedInUser()
+        return try reading { records in
+            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen) ?? .distantPast
+            let leftOut = try leftOutOfNotifications(of: user.id, in: records)
+            var unseen = 0
+            for entry in try records.records(in: SocialRecords.notificationOrder, range: SocialRecords.range([.string(user.id)])) {
+                guard let date = SocialRecords.positionDate(entry.key), date > seenUpTo else { break }
+                let shown = try notification(
+                    String(decoding: entry.data, as: UTF8.self), of: user.id, leavingOut: leftOut, seenUpTo: seenUpTo, in: records)
+                if let shown, !shown.isSeen { unseen += 1 }
+            }
+            return unseen
+        }
+    }
+
+    public func markNotificationsSeen() async throws {
+        let user = try signedInUser()
+        let now = now
+        try writing { records in
+            // The newest notification's date, or now: every notification listed now is seen,
+            // also one dated ahead of a clock that was set back.
+            let newest = try records.records(in: SocialRecords.notificationOrder, range: SocialRecords.range([.string(user.id)]), limit: 1).first
+            let seenUpTo = max(now, newest.flatMap { SocialRecords.positionDate($0.key) } ?? now)
+            try records.put(seenUpTo, forKey: user.id, in: SocialRecords.notificationsSeen)
+        }
+    }
+
+    public func markNotificationRead(_ id: String) async throws {
+        let user = try signedInUser()
+        guard Self.isGroup(id) else { throw SocialError(.notificationNotFound) }
+        try writing { records in
+            let key = try SocialRecords.key([.string(user.id), .string(id)])
+            guard var stored = try records.value(forKey: key, in: SocialRecords.notifications) else { throw SocialError(.notificationNotFound) }
+            stored.readAt = stored.updatedAt
+            try records.put(stored, forKey: key, in: SocialRecords.notifications)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Adds a like, comment or follow to its recipient's notification, unless the
+    /// actor is the recipient or muted by them (blocks stop the action before this).
+    /// Adding a cause twice changes nothing.
+    func notify(
+        _ recipient: String, of kind: NotificationKind, on postID: UUID?, by actor: String, cause: String = "", at now: Date, in records: RecordWriter
+    )
+        throws
+    {
+        guard !Self.same(recipient, actor) else { return }
+        guard try records.data(forKey: try SocialRecords.key([.string(recipient), .string(actor)]), in: SocialRecords.mutes) == nil else { return }
+        let group = Self.group(kind, postID)
+        let causeKey = try SocialRecords.key([.string(recipient), .string(group), .string(actor), .string(cause)])
+        guard try records.data(forKey: causeKey, in: SocialRecords.notificationCauses) == nil else { return }
+        let actorRange = try SocialRecords.range([.string(recipient), .string(group), .string(actor)])
+        let newActor = try records.count(in: SocialRecords.notificationCauses, range: actorRange) == 0
+        try records.setData(Data(), forKey: causeKey, in: SocialRecords.notificationCauses)
+        let key = try SocialRecords.key([.string(recipient), .string(group)])
+        var stored = try records.value(forKey: key, in: SocialRecords.notifications) ?? SocialRecords.StoredNotification(kind: kind, postID: postID)
+        if stored.count > 0 {
+            try records.removeValue(forKey: try Self.orderKey(recipient, stored.updatedAt, group), in: SocialRecords.notificationOrder)
+        }
+        if newActor { stored.count += 1 }
+        stored.latest = Array(([actor] + stored.latest.filter { !Self.same($0, actor) }).prefix(2))
+        stored.updatedAt = now
+        try records.put(stored, forKey: key, in: SocialRecords.notifications)
+        try records.setData(Data(group.utf8), forKey: try Self.orderKey(recipient, now, group), in: SocialRecords.notificationOrder)
+    }
+
+    /// Takes a like, comment or follow out of its recipient's notification, which goes
+    /// with its last cause; one that is not there changes nothing.
+    func unnotify(_ recipient: String, of kind: NotificationKind, on postID: UUID?, by actor: String, cause: String = "", in records: RecordWriter)
+        throws
+    {
+        let group = Self.group(kind, postID)
+        let causeKey = try SocialRecords.key([.string(recipient), .string(group), .string(actor), .string(cause)])
+        guard try records.data(forKey: causeKey, in: SocialRecords.notificationCauses) != nil else { return }
+        try records.removeValue(forKey: causeKey, in: SocialRecords.notificationCauses)
+        let key = try SocialRecords.key([.string(recipient), .string(group)])
+        guard var stored = try records.value(forKey: key, in: SocialRecords.notifications) else { return }
+        // The actor's other comments keep them in it.
+        let actorRange = try SocialRecords.range([.string(recipient), .string(group), .string(actor)])
+        guard try records.count(in: SocialRecords.notificationCauses, range: actorRange) == 0 else { return }
+        stored.count -= 1
+        guard stored.count > 0 else {
+            try records.removeValue(forKey: key, in: SocialRecords.notifications)
+            try records.removeValue(forKey: try Self.orderKey(recipient, stored.updatedAt, group), in: SocialRecords.notificationOrder)
+            return
+        }
+        stored.latest.removeAll { Self.same($0, actor) }
+        if stored.latest.isEmpty { stored.latest = try actors(in: group, of: recipient, leavingOut: UserIDSet(), limit: 2, in: records) }
+        try records.put(stored, forKey: key, in: SocialRecords.notifications)
+    }
+
+    /// Removes every notification about a post: it is gone.
+    func removeNotifications(about postID: UUID, of author: String, in records: RecordWriter) throws {
+        for kind in [NotificationKind.like, .comment] {
+            let group = Self.group(kind, postID)
+            let key = try SocialRecords.key([.string(author), .string(group)])
+            guard let stored = try records.value(forKey: key, in: SocialRecords.notifications) else { continue }
+            try records.removeValue(forKey: key, in: SocialRecords.notifications)
+            try records.removeValue(forKey: try Self.orderKey(author, stored.updatedAt, group), in: SocialRecords.notificationOrder)
+            try records.removeAll(in: SocialRecords.notificationCauses, range: SocialRecords.range([.string(author), .string(group)]))
+        }
+    }
+
+    /// Removes every notification of a user whose data goes.
+    func removeNotifications(of userID: String, in records: RecordWriter) throws {
+        let range = try SocialRecords.range([.string(userID)])
+        try records.removeAll(in: SocialRecords.notifications, range: range)
+        try records.removeAll(in: SocialRecords.notificationOrder, range: range)
+        try records.removeAll(in: SocialRecords.notificationCauses, range: range)
+        try records.removeValue(forKey: userID, in: SocialRecords.notificationsSeen)
+    }
+
+    // MARK: - Reading
+
+    /// The users whose likes, comments and follows a user's notifications leave out:
+    /// those hidden from them and those they mute.
+    private func leftOutOfNotifications(of userID: String, in records: RecordReader) throws -> UserIDSet {
+        var leftOut = try hiddenUsers(from: userID, in: records)
+        leftOut.formUnion(try mutedUsers(of: userID, in: records))
+        return leftOut
+    }
+
+    /// A stored notification as its recipient sees it, or nil if it counts nobody they
+    /// may see. Each user left out costs one count, or the notification's own causes are
+    /// read when there are fewer of those.
+    private func notification(_ group: String, of recipient: String, leavingOut leftOut: UserIDSet, seenUpTo: Date, in records: RecordReader)
+        throws -> SocialNotification?
+    {
+        guard let stored = try records.value(forKey: try SocialRecords.key([.string(recipient), .string(group)]), in: SocialRecords.notifications)
+        else { return nil }
+        var count = stored.count
+        var latest = stored.latest
+        if !leftOut.isEmpty {
+            let members = leftOut.members
+            if count <= members.count {
+                count = UserIDSet(try causes(in: group, of: recipient, in: records).filter { !leftOut.contains($0) }).members.count
+            } else {
+                for user in members {
+                    let range = try SocialRecords.range([.string(recipient), .string(group), .string(user)])
+                    if try !records.keys(in: SocialRecords.notificationCauses, range: range, limit: 1).isEmpty { count -= 1 }
+                }
+            }
+            latest.removeAll(where: leftOut.contains)
+            if latest.count < min(2, count) { latest = try actors(in: group, of: recipient, leavingOut: leftOut, limit: 2, in: records) }
+        }
+        guard count > 0 else { return nil }
+        let actors = try latest.compactMap { id in
+            try records.value(forKey: id, in: SocialRecords.profiles).map { NotificationActor(id: id, displayName: $0.displayName) }
+        }
+        let isRead = stored.readAt.map { $0 >= stored.updatedAt } ?? false
+        return SocialNotification(
+            id: group, kind: stored.kind, postID: stored.postID, latestActors: actors, actorCount: count, updatedAt: stored.updatedAt,
+            isSeen: isRead || stored.updatedAt <= seenUpTo, isRead: isRead)
+    }
+
+    /// The actor of each cause of a notification, in key order.
+    private func causes(in group: String, of recipient: String, in records: RecordReader) throws -> [String] {
+        try records.keys(in: SocialRecords.notificationCauses, range: SocialRecords.range([.string(recipient), .string(group)])).compactMap { key in
+            guard let components = try? RecordKey(encoded: key).components, components.count == 4, case .string(let actor) = components[2] else {
+                return nil
+            }
+            return actor
+        }
+    }
+
+    /// Up to `limit` distinct actors of a notification not left out.
+    private func actors(in group: String, of recipient: String, leavingOut leftOut: UserIDSet, limit: Int, in records: RecordReader) throws
+        -> [String]
+    {
+        var found: [String] = []
+        for actor in try causes(in: group, of: recipient, in: records)
+        where !leftOut.contains(actor) && !found.contains(where: { Self.same($0, actor) }) {
+            found.append(actor)
+            if found.count == limit { break }
+        }
+        return found
+    }
+
+    // MARK: - Keys
+
+    /// A notification's identifier: its kind, and its post's ID.
+    static func group(_ kind: NotificationKind, _ postID: UUID?) -> String {
+        postID.map { "\(kind.rawValue):\(SocialRecords.key($0))" } ?? kind.rawValue
+    }
+
+    /// Whether `id` could name a notification.
+    static func isGroup(_ id: String) -> Bool {
+        id.utf8.count <= 64 && !id.isEmpty && id.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+
+    /// A notification's place in its recipient's list: newest first.
+    static func orderKey(_ recipient: String, _ date: Date, _ group: String) throws(SocialError) -> String {
+        try SocialRecords.key([.string(recipient), .descending(.date(date)), .string(group)])
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// What a notification tells of.
+public enum NotificationKind: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Users liked a post of the recipient's.
+    case like
+    /// Users commented on a post of the recipient's.
+    case comment
+    /// Users started following the recipient.
+    case follow
+}
+
+/// A user a notification names.
+public struct NotificationActor: Codable, Hashable, Sendable {
+    /// Their ID.
+    public let id: String
+    /// Their name now.
+    public let displayName: String
+
+    /// Creates an actor.
+    /// - Parameters:
+    ///   - id: Their ID.
+    ///   - displayName: Their name.
+    public init(id: String, displayName: String) {
+        self.id = id
+        self.displayName = displayName
+    }
+}
+
+/// A notification of the signed-in user's: every like of one post is one
+/// notification ("Bob and 3 others liked your post"), as is every comment on it, and
+/// every follow. It counts only users the recipient may see: a user they block or
+/// mute, who blocks them, or who is hidden from them, is left out, and a like, comment
+/// or follow that goes — unliked, deleted, ended — leaves it too.
+public struct SocialNotification: Codable, Hashable, Sendable, Identifiable {
+    /// The notification's identifier: its kind and post.
+    public let id: String
+    /// What it tells of.
+    public let kind: NotificationKind
+    /// The post it is about; nil for follows.
+    public let postID: UUID?
+    /// The users who acted last, newest first: at most two.
+    public let latestActors: [NotificationActor]
+    /// How many users it counts.
+    public let actorCount: Int
+    /// When its last like, comment or follow came.
+    public let updatedAt: Date
+    /// Whether the recipient has seen it in their list since it last changed.
+    public let isSeen: Bool
+    /// Whether the recipient opened it since it last changed.
+    public let isRead: Bool
+
+    /// Creates a notification.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - kind: What it tells of.
+    ///   - postID: The post.
+    ///   - latestActors: The users who acted last.
+    ///   - actorCount: How many users it counts.
+    ///   - updatedAt: When it last changed.
+    ///   - isSeen: Whether it was seen since.
+    ///   - isRead: Whether it was opened since.
+    public init(
+        id: String, kind: NotificationKind, postID: UUID?, latestActors: [NotificationActor], actorCount: Int, updatedAt: Date, isSeen: Bool,
+        isRead: Bool
+    ) {
+        self.id = id
+        self.kind = kind
+        self.postID = postID
+        self.latestActors = latestActors
+        self.actorCount = actorCount
+        self.updatedAt = updatedAt
+        self.isSeen = isSeen
+        self.isRead = isRead
+    }
+
+    /// The notification in English, such as "Bob and 3 others liked your post".
+    public var summary: String {
+        let first = latestActors.first?.displayName ?? "Someone"
+        let who =
+            switch actorCount {
+            case ...1: first
+            case 2: "\(first) and \(latestActors.dropFirst().first?.displayName ?? "1 other")"
+            default: "\(first) and \(actorCount - 1) others"
+            }
+        return switch kind {
+        case .like: "\(who) liked your post"
+        case .comment: "\(who) commented on your post"
+        case .follow: "\(who) started following you"
+        }
+    }
+}
+
+/// A page of notifications, newest first, and where the next one starts.
+public struct NotificationPage: Hashable, Sendable {
+    /// The notifications.
+    public let notifications: [SocialNotification]
+    /// The cursor of the next page; nil on the last.
+    public let nextCursor: String?
+
+    /// Creates a page.
+    /// - Parameters:
+    ///   - notifications: The notifications.
+    ///   - nextCursor: The next page's cursor.
+    public init(notifications: [SocialNotification], nextCursor: String?) {
+        self.notifications = notifications
+        self.nextCursor = nextCursor
+    }
+
+    /// Whether another page follows.
+    public var hasMore: Bool { nextCursor != nil }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import TrainAuth
+import TrainCore
+import TrainTesting
+
+@testable import TrainSocial
+
+/// SOC-18: likes, comments and follows notify their recipient, one notification per
+/// post and kind, paged newest first, with seen and read state and a badge; never from
+/// blocked, muted or hidden users, and gone when their cause goes.
+@Suite struct NotificationTests {
+    /// Every notification of the signed-in user, page by page.
+    static func all(_ harness: SocialHarness, limit: Int = 20) async throws -> [SocialNotification] {
+        var page = try await harness.social.notifications(limit: limit, after: nil)
+        var notifications = page.notifications
+        while let next = page.nextCursor {
+            #expect(page.notifications.count == limit, "a page with more after it is full")
+            page = try await harness.social.notifications(limit: limit, after: next)
+            notifications += page.notifications
+        }
+        return notifications
+    }
+
+    /// Ada posts; Bob, Cy and Dee join.
+    static func world(_ variant: SocialVariant) async throws -> (SocialHarness, post: PostEntity) {
+        let harness = try SocialHarness(variant)
+        try await harness.join("bob", "cy", "dee", "ada")
+        return (harness, try await harness.post("ada's run", by: "ada"))
+    }
+
+    @Test("likes of one post are one notification, as are its comments and every follow; newest first", arguments: SocialVariant.allCases)
+    func aggregatedPerPostAndKind(variant: SocialVariant) async throws {
+        let (harness, post) = try await Self.world(variant)
+        for id in ["bob", "cy", "dee"] {
+            harness.clock.advance(by: .seconds(60))
+            harness.act(as: id)
+            try await harness.social.like(post.id)
+        }
+        harness.clock.advance(by: .seconds(60))
+        _ = try await harness.social.comment(on: post.id, text: "nice")
+        _ = try await harness.social.comment(on: post.id, text: "really nice")
+        harness.clock.advance(by: .seconds(60))
+        try await harness.social.follow("ada")
+        harness.act(as: "ada")
+        try await harness.social.like(post.id)
+
+        let notifications = try await Self.all(harness)
+        #expect(notifications.map(\.kind) == [.follow, .comment, .like])
+        let like = try #require(notifications.last)
+        #expect(like.actorCount == 3 && like.latestActors.map(\.id) == ["dee", "cy"] && like.postID == post.id, "her own like is no notification")
+        #expect(like.summary == "Dee and 2 others liked your post")
+        #expect(notifications[1].actorCount == 1 && notifications[1].summary == "Dee commented on your post", "one commenter, two comments")
+        #expect(notifications[0].summary == "Dee started following you")
+    }
+
+    @Test(
+        "a notification leaves with its cause: an unlike, a deleted comment, an unfollow, a deleted post, a deleted account",
+        arguments: SocialVariant.allCases)
+    func removedWhenTheCauseGoes(variant: SocialVariant) async throws {
+        let (harness, post) = try await Self.world(variant)
+        harness.act(as: "bob")
+        try await harness.social.like(post.id)
+        let comment = try await harness.social.comment(on: post.id, text: "nice")
+        try await harness.social.follow("ada")
+        harness.act(as: "cy")
+        try await harness.social.like(post.id)
+        try await harness.social.follow("ada")
+
+        harness.act(as: "bob")
+        try await harness.social.unlike(post.id)
+        try await harness.social.deleteComment(comment.id)
+        try await harness.social.unfollow("ada")
+        harness.act(as: "ada")
+        var notifications = try await Self.all(harness)
+        #expect(notifications.map { [$0.actorCount] + $0.latestActors.map(\.id).map { $0 == "cy" ? 1 : 0 } } == [[1, 1], [1, 1]])
+
+        harness.act(as: "cy")
+        _ = try await harness.social.deleteAccountData()
+        harness.act(as: "ada")
+        #expect(try await Self.all(harness).isEmpty, "Cy's like and follow went with her account")
+
+        harness.act(as: "dee")
+        try await harness.social.like(post.id)
+        harness.act(as: "ada")
+        try await harness.social.deletePost(post.id)
+        notifications = try await Self.all(harness)
+        #expect(notifications.isEmpty, "the post's notifications went with it")
+        #expect(try await harness.social.recount() == 0)
+    }
+
+    @Test("never from a user the recipient blocks or mutes, who blocks them, or who is hidden from them", arguments: SocialVariant.allCases)
+    func neverFromUsersLeftOut(variant: SocialVariant) async throws {
+        let (harness, post) = try await Self.world(variant)
+        for id in ["bob", "cy", "dee"] {
+            harness.act(as: id)
+            try await harness.social.like(post.id)
+        }
+        harness.act(as: "ada")
+        try await harness.social.mute("cy")
+        try await harness.social.block("dee")
+        harness.auth.setScheduledDeletion(of: "bob", at: harness.clock.now.addingTimeInterval(86_400))
+        #expect(try await Self.all(harness).isEmpty, "Cy is muted, Dee blocked and Bob hidden")
+        #expect(try await harness.social.unseenNotificationCount() == 0)
+
+        harness.auth.setScheduledDeletion(of: "bob", at: nil)
+        try await harness.social.unmute("cy")
+        let back = try await Self.all(harness)
+        #expect(back.first?.actorCount == 2 && Set(back.first?.latestActors.map(\.id) ?? []) == ["bob", "cy"], "Dee's like went with the block")
+
+        try await harness.social.mute("cy")
+        harness.act(as: "cy")
+        try await harness.social.unlike(post.id)
+        try await harness.social.like(post.id)
+        harness.act(as: "ada")
+        try await harness.social.unmute("cy")
+        #expect(try await Self.all(harness).first?.actorCount == 1, "a like made while muted never notifies")
+    }
+
+    @Test(
+        "pages follow their cursor newest first, each notification once; a cursor of another user's is invalidCursor",
+        arguments: SocialVariant.allCases)
+    func pages(variant: SocialVariant) async throws {
+        let (harness, first) = try await Self.world(variant)
+        var posts = [first]
+        for index in 1..<25 { posts.append(try await harness.post("run \(index)", by: "ada")) }
+        harness.act(as: "bob")
+        for post in posts {
+            harness.clock.advance(by: .seconds(1))
+            try await harness.social.like(post.id)
+        }
+        harness.act(as: "ada")
+        let all = try await Self.all(harness, limit: 10)
+        #expect(all.compactMap(\.postID) == posts.reversed().map(\.id))
+        let page = try await harness.social.notifications(limit: 10, after: nil)
+        harness.act(as: "bob")
+        await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.notifications(limit: 10, after: page.nextCursor) }
+        await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.notifications(limit: 10, after: "\u{0}nonsense") }
+        await #expect(throws: SocialError(.invalidLimit)) { try await harness.social.notifications(limit: 0, after: nil) }
+    }
+
+    @Test("the badge counts what changed since the list was seen; a change makes a read notification unread again", arguments: SocialVariant.allCases)
+    func seenReadAndBadge(variant: SocialVariant) async throws {
+        let (harness, post) = try await Self.world(variant)
+        harness.act(as: "bob")
+        try await harness.social.like(post.id)
+        try await harness.social.follow("ada")
+        harness.act(as: "ada")
+        #expect(try await harness.social.unseenNotificationCount() == 2)
+        try await harness.social.markNotificationsSeen()
+        #expect(try await harness.social.unseenNotificationCount() == 0)
+        #expect(try await Self.all(harness).allSatisfy { $0.isSeen && !$0.isRead })
+
+        harness.clock.advance(by: .seconds(60))
+        harness.act(as: "cy")
+        try await harness.social.like(post.id)
+        harness.act(as: "ada")
+        #expect(try await harness.social.unseenNotificationCount() == 1)
+        let like = try #require(try await Self.all(harness).first)
+        #expect(like.kind == .like && !like.isSeen, "the changed notification is first, and unseen")
+        try await harness.social.markNotificationRead(like.id)
+        #expect(try await Self.all(harness).first?.isRead == true)
+        #expect(try await harness.social.unseenNotificationCount() == 0, "reading one sees it")
+
+        harness.clock.advance(by: .seconds(60))
+        harness.act(as: "dee")
+        try await harness.social.like(post.id)
+        harness.act(as: "ada")
+        #expect(try await Self.all(harness).first?.isRead == false)
+        await #expect(throws: SocialError(.notificationNotFound)) { try await harness.social.markNotificationRead("like:nothing") }
+        await #expect(throws: SocialError(.notificationNotFound)) {
+            try await harness.social.markNotificationRead(String(repeating: "\u{202E}", count: 10_000))
+        }
+    }
+
+    @Test("a clock set back never leaves a seen list with a badge")
+    func clockSetBack() async throws {
+        let (harness, post) = try await Self.world(.inMemory)
+        harness.act(as: "bob")
+        try await harness.social.like(post.id)
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-3_600))
+        harness.act(as: "ada")
+        try await harness.social.markNotificationsSeen()
+        #expect(try await harness.social.unseenNotificationCount() == 0)
+    }
+}
