@@ -56,6 +56,10 @@ public final class UserSessionManager {
     /// Nil while the feed is locked, and for the moment between a user's sign-in and
     /// the social service's first word on their unlock.
     public private(set) var feedUnlockedUntil: Date?
+    /// The signed-in user's notification badge: how many of their notifications
+    /// changed since they last saw the list, following every like, comment and follow
+    /// as it comes. Zero while nobody is signed in.
+    public private(set) var unseenNotificationCount = 0
     /// How background sync is doing; `stopped` without a background sync manager.
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
     /// The progress of an account deletion asked for through ``deleteAccount()``, step
@@ -124,6 +128,11 @@ public final class UserSessionManager {
         let states = auth.authStateChanges()
         let tiers = subscriptions.tierChanges()
         let unlocks = social.feedUnlockUpdates()
+        let notifications = social.notificationUpdates()
+        listeners.append(
+            Task { [weak self] in
+                for await update in notifications { self?.show(update) }
+            })
         listeners.append(
             Task { [weak self] in
                 // The event may be older than a sign-in this manager made itself: follow what is current.
@@ -162,6 +171,7 @@ public final class UserSessionManager {
     public func refresh() {
         tier = currentUser == nil ? .free : subscriptions.currentTier
         if currentUser == nil {
+            unseenNotificationCount = 0
             isFeedUnlocked = false
             feedUnlockedUntil = nil
             unlockShownFor = nil
@@ -171,6 +181,13 @@ public final class UserSessionManager {
             feedUnlockedUntil = nil
         }
         scheduledDeletion = currentUser == nil ? nil : try? account.scheduledDeletion()
+    }
+
+    /// Shows the badge of the user signed in now; an update about another user, older
+    /// than a sign-in, is not shown.
+    private func show(_ update: NotificationUpdate) {
+        guard update.userID == auth.currentUser?.id else { return }
+        unseenNotificationCount = update.unseenCount
     }
 
     /// Shows the feed's unlock, or its lock, as the social service tells it. An event

@@ -146,6 +146,12 @@ public final class RecordStore: @unchecked Sendable {
     private let readers: ReaderPool
     /// The writer's last count of external changes, for a read that finds it busy.
     private let lastExternalChanges = Atomic<UInt64>(0)
+    private let commitCount = Atomic<UInt64>(0)
+    /// Counts the write transactions committed through this store: a service that
+    /// shows live state over the store — every device of a simulated world shares one —
+    /// wakes on it and reads again. A commit through another store on the same file is
+    /// not counted here (see ``externalChangeCount()``).
+    public let commits = Broadcast<UInt64>(initial: 0)
     /// Why the store could not be set up, for a store made by ``inMemoryOrFailing(_:)``.
     private let failure: CoreError?
     /// The collections of this store's schema: name → name qualified by the schema.
@@ -316,7 +322,7 @@ public final class RecordStore: @unchecked Sendable {
     ///   if another process holds the file locked past the busy timeout, and
     ///   whatever `body` throws (after rolling back).
     public func write<Result>(_ body: (RecordWriter) throws -> Result) throws -> Result {
-        try transaction { () throws -> Result in
+        let result = try transaction { () throws -> Result in
             try writer.withLock { state throws -> Result in
                 guard let backend = state.backend else { throw closedError }
                 try backend.beginWrite()
@@ -344,6 +350,8 @@ public final class RecordStore: @unchecked Sendable {
                 return result
             }
         }
+        commits.send(commitCount.wrappingAdd(1, ordering: .relaxed).newValue)
+        return result
     }
 
     /// How many times this store has seen another connection — another store on the

@@ -41,7 +41,7 @@ extension LocalSocialFeedService {
             }
             // Reports alone hide a post or comment once, until a moderator has looked.
             if var open = stored, open.status == .open, open.reviewedAt == nil, let threshold = policy.hideAfterReports,
-                target.isContent, try records.count(in: SocialRecords.reportsOf, range: targetRange) >= threshold
+                !policy.moderators.isEmpty, target.isContent, try records.count(in: SocialRecords.reportsOf, range: targetRange) >= max(1, threshold)
             {
                 try setHidden(target, true, in: records)
                 open.status = .hidden
@@ -52,18 +52,17 @@ extension LocalSocialFeedService {
         }
     }
 
-    public func moderationQueue(limit: Int, after: ReportTarget?) async throws -> [ModerationCase] {
+    public func moderationQueue(limit: Int, after: ModerationCase?) async throws -> [ModerationCase] {
         let user = try signedInUser()
         try requireModerator(user.id)
         let limit = try Self.pageSize(limit)
         return try reading { records in
+            try checkNotSuspended(user.id, in: records)
             var range = KeyRange.all
             if let after {
-                if case .user(let userID) = after, !Self.isPlausibleUserID(userID) { throw SocialError(.invalidCursor) }
-                guard let stored = try records.value(forKey: try SocialRecords.key(SocialRecords.components(after)), in: SocialRecords.cases),
-                    stored.status == .open || stored.status == .hidden
-                else { throw SocialError(.invalidCursor, detail: "\(after) is not in the queue.") }
-                range = KeyRange.all.after(try Self.queueKey(after, openedAt: stored.openedAt))
+                if case .user(let userID) = after.target, !Self.isPlausibleUserID(userID) { throw SocialError(.invalidCursor) }
+                // The case's place when it was listed, whatever a moderator did since.
+                range = KeyRange.all.after(try Self.queueKey(after.target, openedAt: after.openedAt))
             }
             var cases: [ModerationCase] = []
             for entry in try records.records(in: SocialRecords.queue, range: range, limit: limit) {
@@ -80,15 +79,26 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         try requireModerator(user.id)
         let note = try Self.optionalText(note, invalid: .invalidModerationAction)
+        if case .user(let userID) = target, !Self.isPlausibleUserID(userID) { throw SocialError(.userNotFound) }
         guard action.applies(to: target) else {
             throw SocialError(.invalidModerationAction, detail: "\(action) does not apply to a \(target.kind).")
         }
         let now = now
         return try writing { records in
-            let owner = try contentOf(target, in: records).owner
-            if let owner, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf, detail: "A moderator does not judge their own.") }
+            try checkNotSuspended(user.id, in: records)
             let caseKey = try SocialRecords.key(SocialRecords.components(target))
             let existing = try records.value(forKey: caseKey, in: SocialRecords.cases)
+            // A case whose post or comment was deleted meanwhile: closed by a takedown or a dismissal.
+            if let existing, existing.removedContent != nil, (try? contentOf(target, in: records)) == nil {
+                guard action == .takeDown || action == .dismiss else {
+                    throw SocialError(.invalidModerationAction, detail: "The content of \(target) was deleted: take it down or dismiss it.")
+                }
+                if let owner = existing.removedOwnerID, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf) }
+                try removeCase(of: target, in: records)
+                return try log(action, on: target, owner: existing.removedOwnerID, by: user.id, note: note, at: now, in: records)
+            }
+            let owner = try contentOf(target, in: records).owner
+            if let owner, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf, detail: "A moderator does not judge their own.") }
             guard action != .dismiss || existing != nil else {
                 throw SocialError(.invalidModerationAction, detail: "Nobody reported \(target): there is nothing to dismiss.")
             }
@@ -104,8 +114,9 @@ extension LocalSocialFeedService {
                 try setHidden(target, false, in: records)
                 stored.status = .restored
             case .dismiss:
-                if target.isContent { try setHidden(target, false, in: records) }
-                stored.status = target.isContent || stored.status != .suspended ? .dismissed : .suspended
+                // Reports judged unfounded show again what they hid; a takedown or a suspension stands.
+                if stored.status == .hidden { try setHidden(target, false, in: records) }
+                if stored.status != .takenDown && stored.status != .suspended { stored.status = .dismissed }
             case .suspend:
                 if case .user(let userID) = target { try records.put(now, forKey: userID, in: SocialRecords.suspensions) }
                 stored.status = .suspended
@@ -115,11 +126,25 @@ extension LocalSocialFeedService {
             }
             stored.reviewedAt = now
             try records.put(stored, forKey: caseKey, in: SocialRecords.cases)
-            let id = try logID(at: now, in: records)
-            let entry = ModerationLogEntry(id: id, moderatorID: user.id, action: action, target: target, ownerID: owner, note: note, date: now)
-            try records.put(entry, forKey: try Self.logKey(id), in: SocialRecords.moderationLog)
-            return entry
+            return try log(action, on: target, owner: owner, by: user.id, note: note, at: now, in: records)
         }
+    }
+
+    /// Writes an action to the audit trail, with an index entry for each user it names.
+    private func log(
+        _ action: ModerationAction, on target: ReportTarget, owner: String?, by moderator: String, note: String?, at now: Date,
+        in records: RecordWriter
+    ) throws -> ModerationLogEntry {
+        let id = try logID(at: now, in: records)
+        let entry = ModerationLogEntry(id: id, moderatorID: moderator, action: action, target: target, ownerID: owner, note: note, date: now)
+        try records.put(entry, forKey: try Self.logKey(id), in: SocialRecords.moderationLog)
+        var named = UserIDSet([moderator])
+        if let owner { named.insert(owner) }
+        if case .user(let userID) = target { named.insert(userID) }
+        for userID in named.members {
+            try records.setData(Data(), forKey: try SocialRecords.key([.string(userID), .uuid(id)]), in: SocialRecords.moderationLogUsers)
+        }
+        return entry
     }
 
     public func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry] {
@@ -127,6 +152,7 @@ extension LocalSocialFeedService {
         try requireModerator(user.id)
         let limit = try Self.pageSize(limit)
         return try reading { records in
+            try checkNotSuspended(user.id, in: records)
             let range = try after.map { id throws(SocialError) in KeyRange.all.after(try Self.logKey(id)) } ?? .all
             return try records.values(in: SocialRecords.moderationLog, range: range, limit: limit)
         }
@@ -245,9 +271,11 @@ extension LocalSocialFeedService {
 
     /// A case as the queue shows it; nil if its target is gone.
     private func moderationCase(of target: ReportTarget, in records: RecordReader) throws -> ModerationCase? {
-        guard let stored = try records.value(forKey: try SocialRecords.key(SocialRecords.components(target)), in: SocialRecords.cases),
-            let content = try? contentOf(target, in: records)
-        else { return nil }
+        guard let stored = try records.value(forKey: try SocialRecords.key(SocialRecords.components(target)), in: SocialRecords.cases) else {
+            return nil
+        }
+        let current = try? contentOf(target, in: records)
+        guard let content = current ?? stored.removedContent.map({ (owner: stored.removedOwnerID, text: $0) }) else { return nil }
         var reasons: [ReportReason: Int] = [:]
         let reports = try records.records(in: SocialRecords.reportsOf, range: SocialRecords.range(SocialRecords.components(target)))
         for entry in reports {
@@ -255,7 +283,20 @@ extension LocalSocialFeedService {
         }
         return ModerationCase(
             target: target, ownerID: content.owner, content: content.text, status: stored.status, reportCount: reports.count, reasons: reasons,
-            openedAt: stored.openedAt)
+            openedAt: stored.openedAt, isContentRemoved: current == nil)
+    }
+
+    /// Keeps the case of a post or comment being deleted while it waits for a
+    /// moderator, with whose it was and what it said, so deleting reported content —
+    /// or blocking its author — does not escape moderation; a case already closed
+    /// goes with its reports.
+    func contentRemoved(_ target: ReportTarget, owner: String?, text: String, in records: RecordWriter) throws {
+        let caseKey = try SocialRecords.key(SocialRecords.components(target))
+        guard var stored = try records.value(forKey: caseKey, in: SocialRecords.cases) else { return }
+        guard stored.status == .open || stored.status == .hidden else { return try removeCase(of: target, in: records) }
+        stored.removedOwnerID = owner
+        stored.removedContent = text
+        try records.put(stored, forKey: caseKey, in: SocialRecords.cases)
     }
 
     // MARK: - Removal with the content or the account
@@ -292,9 +333,32 @@ extension LocalSocialFeedService {
         }
         try removeCase(of: .user(userID), in: records)
         try records.removeValue(forKey: userID, in: SocialRecords.suspensions)
+        // The waiting cases of their deleted posts and comments.
+        for entry in try records.entries(in: SocialRecords.cases) where entry.value.removedOwnerID.map({ Self.same($0, userID) }) ?? false {
+            try removeCase(of: entry.value.target, in: records)
+        }
+        // The audit trail keeps its actions, without the user's ID.
+        for entry in try records.records(in: SocialRecords.moderationLogUsers, range: SocialRecords.range([.string(userID)])) {
+            try records.removeValue(forKey: entry.key, in: SocialRecords.moderationLogUsers)
+            guard case .uuid(let id)? = try? RecordKey(encoded: entry.key).components.last,
+                let logged = try records.value(forKey: try Self.logKey(id), in: SocialRecords.moderationLog)
+            else { continue }
+            let erased = { (named: String?) in named.flatMap { Self.same($0, userID) ? nil : $0 } }
+            var target = logged.target
+            if case .user(let named) = target, Self.same(named, userID) { target = .user("") }
+            let cleared = ModerationLogEntry(
+                id: logged.id, moderatorID: erased(logged.moderatorID), action: logged.action, target: target, ownerID: erased(logged.ownerID),
+                note: logged.note, date: logged.date)
+            try records.put(cleared, forKey: try Self.logKey(id), in: SocialRecords.moderationLog)
+        }
     }
 
     // MARK: - Keys and checks
+
+    /// Throws `accountSuspended` if a moderator suspended `userID`: a suspended moderator does not moderate.
+    private func checkNotSuspended(_ userID: String, in records: RecordReader) throws {
+        guard try records.value(forKey: userID, in: SocialRecords.suspensions) == nil else { throw SocialError(.accountSuspended) }
+    }
 
     /// Throws `notAuthorized` unless `userID` is one of the policy's moderators.
     private func requireModerator(_ userID: String) throws(SocialError) {

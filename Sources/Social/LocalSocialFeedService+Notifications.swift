@@ -21,7 +21,7 @@ extension LocalSocialFeedService {
                 range = whole.after(cursor)
             }
             let leftOut = try leftOutOfNotifications(of: user.id, in: records)
-            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen) ?? .distantPast
+            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen)?.seenUpTo ?? .distantPast
             var notifications: [SocialNotification] = []
             var last: String?
             while true {
@@ -46,7 +46,7 @@ extension LocalSocialFeedService {
     public func unseenNotificationCount() async throws -> Int {
         let user = try signedInUser()
         return try reading { records in
-            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen) ?? .distantPast
+            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen)?.seenUpTo ?? .distantPast
             let leftOut = try leftOutOfNotifications(of: user.id, in: records)
             var unseen = 0
             for entry in try records.records(in: SocialRecords.notificationOrder, range: SocialRecords.range([.string(user.id)])) {
@@ -61,13 +61,11 @@ extension LocalSocialFeedService {
 
     public func markNotificationsSeen() async throws {
         let user = try signedInUser()
-        let now = now
         try writing { records in
-            // The newest notification's date, or now: every notification listed now is seen,
-            // also one dated ahead of a clock that was set back.
-            let newest = try records.records(in: SocialRecords.notificationOrder, range: SocialRecords.range([.string(user.id)]), limit: 1).first
-            let seenUpTo = max(now, newest.flatMap { SocialRecords.positionDate($0.key) } ?? now)
-            try records.put(seenUpTo, forKey: user.id, in: SocialRecords.notificationsSeen)
+            // Up to the newest change: every notification listed now is seen, and the next change is dated after it.
+            guard var marks = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen), marks.seenUpTo < marks.newest else { return }
+            marks.seenUpTo = marks.newest
+            try records.put(marks, forKey: user.id, in: SocialRecords.notificationsSeen)
         }
     }
 
@@ -107,9 +105,14 @@ extension LocalSocialFeedService {
         }
         if newActor { stored.count += 1 }
         stored.latest = Array(([actor] + stored.latest.filter { !Self.same($0, actor) }).prefix(2))
-        stored.updatedAt = now
+        var marks = try records.value(forKey: recipient, in: SocialRecords.notificationsSeen) ?? SocialRecords.NotificationMarks()
+        // Dated to the millisecond, after the recipient's newest change.
+        let date = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        marks.newest = date > marks.newest ? date : Date(timeIntervalSince1970: ((marks.newest.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
+        try records.put(marks, forKey: recipient, in: SocialRecords.notificationsSeen)
+        stored.updatedAt = marks.newest
         try records.put(stored, forKey: key, in: SocialRecords.notifications)
-        try records.setData(Data(group.utf8), forKey: try Self.orderKey(recipient, now, group), in: SocialRecords.notificationOrder)
+        try records.setData(Data(group.utf8), forKey: try Self.orderKey(recipient, marks.newest, group), in: SocialRecords.notificationOrder)
     }
 
     /// Takes a like, comment or follow out of its recipient's notification, which goes

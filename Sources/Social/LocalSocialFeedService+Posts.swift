@@ -158,7 +158,7 @@ extension LocalSocialFeedService {
     ) throws -> [MediaReference] {
         let key = SocialRecords.key(post.id)
         let position = SocialRecords.position(post.createdAt, post.id)
-        try removeCase(of: .post(post.id), in: records)
+        try contentRemoved(.post(post.id), owner: post.userID, text: post.content, in: records)
         try removeNotifications(about: post.id, of: post.userID, in: records)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
         try records.put(post.createdAt, forKey: key, in: SocialRecords.removedPosts)

@@ -366,7 +366,7 @@ extension LocalSocialFeedService {
     /// - Returns: Whether the post's count held it: false for one moderation hides.
     @discardableResult
     func removeComment(_ comment: PostComment, key: String, postAuthor: String?, in records: RecordWriter) throws -> Bool {
-        try removeCase(of: .comment(comment.id), in: records)
+        try contentRemoved(.comment(comment.id), owner: comment.userID, text: comment.text, in: records)
         if let postAuthor, let author = comment.userID {
             try unnotify(postAuthor, of: .comment, on: comment.postID, by: author, cause: SocialRecords.key(comment.id), in: records)
         }
@@ -397,7 +397,9 @@ extension LocalSocialFeedService {
             }
         }
         if post.commentCount <= members.count {
-            post.commentCount -= try records.values(in: SocialRecords.comments, range: range).count { $0.userID.map(hidden.contains) ?? false }
+            post.commentCount -= try records.values(in: SocialRecords.comments, range: range).count { comment in
+                !comment.isHiddenByModeration && (comment.userID.map(hidden.contains) ?? false)
+            }
         } else {
             for user in members {
                 post.commentCount -= try records.count(in: SocialRecords.postCommenters, range: SocialRecords.range([.uuid(post.id), .string(user)]))

@@ -98,7 +98,7 @@ public enum ModerationAction: String, Hashable, Sendable, Codable, CaseIterable 
     /// Shows a hidden or taken-down post or comment again.
     case restore
     /// Closes the reports of a post, comment or user as unfounded; a post or comment
-    /// hidden by its reports is shown again.
+    /// hidden by its reports is shown again, one taken down stays down.
     case dismiss
     /// Suspends a user.
     case suspend
@@ -123,6 +123,10 @@ public struct ModerationCase: Codable, Hashable, Sendable {
     public var reasons: [ReportReason: Int]
     /// When it was first reported, or first acted on.
     public var openedAt: Date
+    /// Whether its post or comment was deleted — by its author, a block or an account
+    /// deletion — while the case waited: ``content`` is what it said. A moderator takes
+    /// it down or dismisses it to close the case, and may suspend its owner.
+    public var isContentRemoved: Bool
 
     /// Creates a case.
     /// - Parameters:
@@ -133,9 +137,10 @@ public struct ModerationCase: Codable, Hashable, Sendable {
     ///   - reportCount: How many users report it.
     ///   - reasons: How many gave each reason.
     ///   - openedAt: When it was first reported.
+    ///   - isContentRemoved: Whether its content was deleted while it waited.
     public init(
         target: ReportTarget, ownerID: String?, content: String, status: ModerationStatus, reportCount: Int, reasons: [ReportReason: Int],
-        openedAt: Date
+        openedAt: Date, isContentRemoved: Bool = false
     ) {
         self.target = target
         self.ownerID = ownerID
@@ -144,6 +149,7 @@ public struct ModerationCase: Codable, Hashable, Sendable {
         self.reportCount = reportCount
         self.reasons = reasons
         self.openedAt = openedAt
+        self.isContentRemoved = isContentRemoved
     }
 }
 
@@ -151,13 +157,13 @@ public struct ModerationCase: Codable, Hashable, Sendable {
 public struct ModerationLogEntry: Codable, Hashable, Sendable, Identifiable {
     /// The entry's identifier: newer entries sort first by it.
     public let id: UUID
-    /// The moderator.
-    public let moderatorID: String
+    /// The moderator; nil once their account was deleted.
+    public let moderatorID: String?
     /// What they did.
     public let action: ModerationAction
-    /// To what.
+    /// To what; a user target's ID is empty once that account was deleted.
     public let target: ReportTarget
-    /// Whose it was, when known.
+    /// Whose it was, when known; nil once their account was deleted.
     public let ownerID: String?
     /// Their note, trimmed.
     public let note: String?
@@ -173,7 +179,7 @@ public struct ModerationLogEntry: Codable, Hashable, Sendable, Identifiable {
     ///   - ownerID: Whose it was.
     ///   - note: Their note.
     ///   - date: When.
-    public init(id: UUID, moderatorID: String, action: ModerationAction, target: ReportTarget, ownerID: String?, note: String?, date: Date) {
+    public init(id: UUID, moderatorID: String?, action: ModerationAction, target: ReportTarget, ownerID: String?, note: String?, date: Date) {
         self.id = id
         self.moderatorID = moderatorID
         self.action = action

@@ -43,7 +43,8 @@ public struct SocialNotification: Codable, Hashable, Sendable, Identifiable {
     public let latestActors: [NotificationActor]
     /// How many users it counts.
     public let actorCount: Int
-    /// When its last like, comment or follow came.
+    /// When its last like, comment or follow came, to the millisecond; never before the
+    /// recipient's change before it, even with the clock set back.
     public let updatedAt: Date
     /// Whether the recipient has seen it in their list since it last changed.
     public let isSeen: Bool
@@ -109,4 +110,28 @@ public struct NotificationPage: Hashable, Sendable {
 
     /// Whether another page follows.
     public var hasMore: Bool { nextCursor != nil }
+}
+
+/// What a notification stream tells: whose notifications, their badge and first page.
+public struct NotificationUpdate: Hashable, Sendable {
+    /// How many notifications the stream's first page holds.
+    public static let pageSize = 20
+
+    /// The signed-in user; nil when nobody is.
+    public let userID: String?
+    /// Their badge: the notifications changed since they last saw the list.
+    public let unseenCount: Int
+    /// Their first page of notifications.
+    public let page: NotificationPage
+
+    /// Creates an update.
+    /// - Parameters:
+    ///   - userID: The signed-in user.
+    ///   - unseenCount: Their badge.
+    ///   - page: Their first page.
+    public init(userID: String?, unseenCount: Int, page: NotificationPage) {
+        self.userID = userID
+        self.unseenCount = unseenCount
+        self.page = page
+    }
 }

@@ -21,8 +21,9 @@ public struct SocialPolicy: Sendable {
     /// The words and phrases posts, comments and display names may not hold.
     public var wordFilter: WordFilter
     /// How many distinct users' reports hide a post or comment from everyone until a
-    /// moderator looks; nil never hides on reports alone. Users are never hidden on
-    /// reports alone: a moderator suspends them.
+    /// moderator looks; nil never hides on reports alone, and neither does a policy
+    /// with no ``moderators`` (nobody could show it again). Below 1 counts as 1. Users
+    /// are never hidden on reports alone: a moderator suspends them.
     public var hideAfterReports: Int?
     /// The users who moderate: they read the queue of reports and take down, restore,
     /// dismiss, suspend and unsuspend. IDs are compared byte for byte.

@@ -200,11 +200,12 @@ public protocol SocialFeedService: Sendable {
     /// The cases waiting for a moderator — reported and not yet acted on — oldest first.
     /// - Parameters:
     ///   - limit: The most cases, 1...100.
-    ///   - after: The last case of the previous page; nil for the first page.
+    ///   - after: The last case of the previous page, even if a moderator has acted on
+    ///     it since; nil for the first page.
     /// - Returns: The cases, each with its report count, reasons and content.
     /// - Throws: ``SocialError`` — `notAuthorized` (the signed-in user is not one of
-    ///   ``SocialPolicy/moderators``), `invalidLimit`, `invalidCursor`.
-    func moderationQueue(limit: Int, after: ReportTarget?) async throws -> [ModerationCase]
+    ///   ``SocialPolicy/moderators``), `accountSuspended`, `invalidLimit`, `invalidCursor`.
+    func moderationQueue(limit: Int, after: ModerationCase?) async throws -> [ModerationCase]
 
     /// A moderator acts on a post, a comment or a user, and the audit trail records it.
     /// ``ModerationAction/takeDown`` and ``ModerationAction/restore`` apply to posts and
@@ -251,6 +252,19 @@ public protocol SocialFeedService: Sendable {
     /// - Parameter id: The notification's identifier.
     /// - Throws: ``SocialError`` — `notificationNotFound`.
     func markNotificationRead(_ id: String) async throws
+
+    /// The signed-in user's badge and first page of notifications, now and whenever
+    /// they change — a like, comment or follow, one taken back, the list seen, another
+    /// user signed in — until the consumer stops. An update equal to the last is not
+    /// repeated.
+    /// - Returns: The updates; the first comes at once.
+    func notificationUpdates() -> AsyncStream<NotificationUpdate>
+
+    /// The posts that join the signed-in user's discover feed after this call, oldest
+    /// first, as they are made: those the user may see, while their feed is unlocked.
+    /// An app puts them on top of the pages it shows.
+    /// - Returns: The new posts, until the consumer stops.
+    func newPosts() -> AsyncStream<PostEntity>
 
     /// Deletes the signed-in user's social data, as part of deleting their account:
     /// their posts (with the likes and comments on them), likes, follows both ways,

@@ -60,7 +60,7 @@ enum SocialRecords {
             // Posts of layout 3 carry whether moderation hides them: an earlier app
             // refuses the store rather than fail on the first of them.
             .createCollections(version: 7, ["reports", "reportsOf", "cases", "queue", "suspensions", "moderationLog"]),
-            .createCollections(version: 8, ["notifications", "notificationOrder", "notificationCauses", "notificationsSeen"]),
+            .createCollections(version: 8, ["notifications", "notificationOrder", "notificationCauses", "notificationsSeen", "moderationLogUsers"]),
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
@@ -180,6 +180,9 @@ enum SocialRecords {
     static let suspensions = RecordCollection<Date>("suspensions")
     /// entry ID, newest first → the entry: the moderators' audit trail.
     static let moderationLog = RecordCollection<ModerationLogEntry>("moderationLog")
+    /// (user, entry ID) → nothing: the entries that name a user, cleared of them when
+    /// their account is deleted.
+    static let moderationLogUsers = RecordCollection<Data>.bytes("moderationLogUsers")
     /// (recipient, notification) → its count, latest users, date and read state.
     static let notifications = RecordCollection<StoredNotification>("notifications")
     /// (recipient, date descending, notification) → the notification: the list, newest first.
@@ -187,8 +190,8 @@ enum SocialRecords {
     /// (recipient, notification, actor, cause) → nothing: each like, comment or follow
     /// a notification counts, so that it leaves when its cause goes.
     static let notificationCauses = RecordCollection<Data>.bytes("notificationCauses")
-    /// recipient → the date up to which they have seen their notifications.
-    static let notificationsSeen = RecordCollection<Date>("notificationsSeen")
+    /// recipient → how far they have seen their notifications, and the newest one's date.
+    static let notificationsSeen = RecordCollection<NotificationMarks>("notificationsSeen")
     static let unlocks = RecordCollection<FeedUnlock>("unlocks")
     static let meta = RecordCollection<Meta>("meta")
     static let metaKey = "feed"
@@ -210,6 +213,10 @@ enum SocialRecords {
         var openedAt: Date
         /// When a moderator last acted on it: from then on reports alone no longer hide it.
         var reviewedAt: Date?
+        /// Whose its content was and what it said, once that content was deleted while
+        /// the case waited: deleting reported content does not escape moderation.
+        var removedOwnerID: String?
+        var removedContent: String?
     }
 
     /// A notification as stored: its count is of the users it names, left-out users included.
@@ -222,6 +229,14 @@ enum SocialRecords {
         var updatedAt = Date.distantPast
         /// The date of the version the recipient opened.
         var readAt: Date?
+    }
+
+    /// A recipient's marks on their notifications' dates, which only go forward: each
+    /// change is dated after the one before, even within a millisecond or with the clock
+    /// set back, so "seen up to" means exactly what was listed.
+    struct NotificationMarks: Codable, Hashable, Sendable {
+        var seenUpTo = Date.distantPast
+        var newest = Date.distantPast
     }
 
     /// A target's key components: its kind, then its ID.

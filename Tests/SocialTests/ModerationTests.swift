@@ -222,6 +222,114 @@ import TrainTesting
         #expect(try await harness.social.friendsFeed().map(\.id) == [post.id])
     }
 
+    @Test(
+        "a post's comment count on a page equals its list when a comment taken down is by a user the viewer hides",
+        arguments: SocialVariant.allCases)
+    func takenDownCommentOfAHiddenUser(variant: SocialVariant) async throws {
+        let (harness, post, _) = try await Self.world(variant)
+        harness.act(as: "bob")
+        let bobs = try await harness.social.comment(on: post.id, text: "first")
+        harness.act(as: "cy")
+        _ = try await harness.social.comment(on: post.id, text: "second")
+        harness.act(as: "mod")
+        try await harness.social.moderate(.comment(bobs.id), action: .takeDown, note: nil)
+        harness.act(as: "dee")
+        try await harness.social.block("bob")
+        // As many users hidden from Dee as the post counts comments: the count reads the comments themselves.
+        try await harness.social.block("mod")
+        let comments = try await harness.social.comments(on: post.id)
+        #expect(try await harness.social.friendsFeed().first?.commentCount == comments.count)
+        #expect(comments.count == 2, "Ada's and Cy's")
+    }
+
+    @Test(
+        "deleting reported content, or blocking its author, keeps its case waiting with what it said; a moderator closes it",
+        arguments: SocialVariant.allCases)
+    func removedContentStaysInTheQueue(variant: SocialVariant) async throws {
+        let (harness, post, _) = try await Self.world(variant)
+        harness.act(as: "bob")
+        let bully = try await harness.social.comment(on: post.id, text: "you are slow")
+        harness.act(as: "cy")
+        try await harness.social.report(.comment(bully.id), reason: .harassment)
+        harness.act(as: "ada")
+        try await harness.social.report(.comment(bully.id), reason: .harassment)
+        try await harness.social.block("bob")
+        harness.act(as: "cy")
+        #expect(try await harness.social.exportAccountData().reports.map(\.target) == [.comment(bully.id)], "Cy's report stays")
+
+        harness.act(as: "mod")
+        let waiting = try #require(try await harness.social.moderationQueue(limit: 10, after: nil).first)
+        #expect(waiting.target == .comment(bully.id) && waiting.isContentRemoved && waiting.content == "you are slow")
+        #expect(waiting.ownerID == "bob" && waiting.reportCount == 2)
+        await #expect(throws: SocialError(.invalidModerationAction)) {
+            try await harness.social.moderate(.comment(bully.id), action: .restore, note: nil)
+        }
+        try await harness.social.moderate(.comment(bully.id), action: .takeDown, note: "harassment")
+        try await harness.social.moderate(.user("bob"), action: .suspend, note: "harassment")
+        #expect(try await harness.social.moderationQueue(limit: 10, after: nil).isEmpty)
+        #expect(try await harness.social.moderationLog(limit: 10, after: nil).map(\.ownerID) == ["bob", "bob"])
+    }
+
+    @Test("with no moderators, reports never hide anything: nobody could show it again; a threshold below 1 counts as 1")
+    func hidingNeedsModerators() async throws {
+        let harness = try SocialHarness(policy: SocialPolicy(hideAfterReports: 1))
+        try await harness.join("bob", "ada")
+        let post = try await harness.post("ada's run", by: "ada")
+        harness.act(as: "bob")
+        try await harness.social.report(.post(post.id), reason: .spam)
+        harness.act(as: "ada")
+        #expect(try await harness.social.discoverFeed().map(\.id) == [post.id])
+
+        let strict = try SocialHarness(policy: SocialPolicy(hideAfterReports: -3, moderators: ["mod"]))
+        try await strict.join("bob", "cy", "ada")
+        let other = try await strict.post("ada's swim", by: "ada")
+        strict.act(as: "bob")
+        try await strict.social.report(.post(other.id), reason: .spam)
+        strict.act(as: "cy")
+        #expect(try await strict.social.discoverFeed().isEmpty)
+    }
+
+    @Test("a takedown stands when another moderator dismisses the reports afterwards")
+    func dismissKeepsATakedown() async throws {
+        var policy = Self.policy
+        policy.moderators = ["mod", "mod2"]
+        let harness = try SocialHarness(policy: policy)
+        try await harness.join("bob", "cy", "mod", "mod2", "ada")
+        let post = try await harness.post("ada's run", by: "ada")
+        harness.act(as: "bob")
+        try await harness.social.report(.post(post.id), reason: .spam)
+        harness.act(as: "mod")
+        try await harness.social.moderate(.post(post.id), action: .takeDown, note: nil)
+        harness.act(as: "mod2")
+        try await harness.social.moderate(.post(post.id), action: .dismiss, note: nil)
+        harness.act(as: "cy")
+        #expect(try await harness.social.discoverFeed().isEmpty)
+
+        // A suspended moderator moderates no more.
+        harness.act(as: "mod")
+        try await harness.social.moderate(.user("mod2"), action: .suspend, note: nil)
+        harness.act(as: "mod2")
+        await #expect(throws: SocialError(.accountSuspended)) { try await harness.social.moderate(.user("bob"), action: .suspend, note: nil) }
+        await #expect(throws: SocialError(.accountSuspended)) { try await harness.social.moderationQueue(limit: 10, after: nil) }
+    }
+
+    @Test("a deleted account's ID leaves the audit trail, whose actions stay", arguments: SocialVariant.allCases)
+    func auditTrailForgetsDeletedAccounts(variant: SocialVariant) async throws {
+        var policy = Self.policy
+        policy.moderators = ["mod", "mod2"]
+        let harness = try SocialHarness(variant, policy: policy)
+        try await harness.join("bob", "mod", "mod2")
+        harness.act(as: "mod")
+        try await harness.social.moderate(.user("bob"), action: .suspend, note: "spam")
+        harness.act(as: "bob")
+        _ = try await harness.social.deleteAccountData()
+        harness.act(as: "mod")
+        _ = try await harness.social.deleteAccountData()
+        harness.act(as: "mod2")
+        let entry = try #require(try await harness.social.moderationLog(limit: 10, after: nil).first)
+        #expect(entry.moderatorID == nil && entry.ownerID == nil && entry.target == .user("") && entry.action == .suspend && entry.note == "spam")
+    }
+
     @Test("the queue pages oldest first by the last case of the previous page")
     func queuePages() async throws {
         let (harness, post, comment) = try await Self.world(.inMemory)
@@ -235,9 +343,10 @@ import TrainTesting
         harness.act(as: "mod")
         let first = try await harness.social.moderationQueue(limit: 2, after: nil)
         #expect(first.map(\.target) == [.post(post.id), .comment(comment.id)])
-        let second = try await harness.social.moderationQueue(limit: 2, after: first.last?.target)
+        // The moderator handles the page's last case before asking for the next page.
+        try await harness.social.moderate(.comment(comment.id), action: .dismiss, note: nil)
+        let second = try await harness.social.moderationQueue(limit: 2, after: first.last)
         #expect(second.map(\.target) == [.user("dee")])
-        await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.moderationQueue(limit: 2, after: .user("cy")) }
     }
 
     @Test(
@@ -273,7 +382,8 @@ import TrainTesting
             await #expect(throws: SocialError(.userNotFound)) { try await harness.social.report(.user(id), reason: .spam) }
             harness.act(as: "mod")
             await #expect(throws: SocialError(.userNotFound)) { try await harness.social.moderate(.user(id), action: .suspend, note: nil) }
-            await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.moderationQueue(limit: 5, after: .user(id)) }
+            let cursor = ModerationCase(target: .user(id), ownerID: id, content: "", status: .open, reportCount: 1, reasons: [:], openedAt: .now)
+            await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.moderationQueue(limit: 5, after: cursor) }
         }
     }
 

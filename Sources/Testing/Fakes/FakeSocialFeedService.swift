@@ -32,6 +32,10 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case hasFeedUnlocked
         /// ``feedUnlockUpdates()``.
         case feedUnlockUpdates
+        /// ``notificationUpdates()``.
+        case notificationUpdates
+        /// ``newPosts()``.
+        case newPosts
         /// ``unlockFeed(workoutType:)``.
         case unlockFeed(WorkoutType)
         /// ``createPost(content:workoutType:mediaURL:)``.
@@ -79,7 +83,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         /// ``report(_:reason:details:)``.
         case report(ReportTarget, reason: ReportReason, details: String?)
         /// ``moderationQueue(limit:after:)``.
-        case moderationQueue(limit: Int, after: ReportTarget?)
+        case moderationQueue(limit: Int, after: ModerationCase?)
         /// ``moderate(_:action:note:)``.
         case moderate(ReportTarget, action: ModerationAction, note: String?)
         /// ``moderationLog(limit:after:)``.
@@ -113,6 +117,11 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     public let workouts: SimulatedWorkoutSource
     /// A strict fake's unlock, as ``feedUnlockUpdates()`` shows it.
     private let unlocks = Broadcast<FeedUnlock?>(initial: nil)
+    /// A strict fake's notifications, as ``notificationUpdates()`` shows them.
+    private let notificationState = Broadcast(
+        initial: NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil)))
+    /// A strict fake's new posts, as ``newPosts()`` shows them.
+    private let postsShown = Broadcast<PostEntity?>(initial: nil)
 
     /// Creates a strict fake: every call but the feed's state needs a script.
     /// - Parameters:
@@ -177,6 +186,43 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     public func feedUnlockUpdates() -> AsyncStream<FeedUnlock?> {
         controls.recordSubscription(.feedUnlockUpdates)
         return service?.feedUnlockUpdates() ?? unlocks.subscribe()
+    }
+
+    /// Recorded as a subscription; the service's updates, or a strict fake's: the
+    /// update now, then each one a test shows with ``showNotifications(_:)``.
+    public func notificationUpdates() -> AsyncStream<NotificationUpdate> {
+        controls.recordSubscription(.notificationUpdates)
+        return service?.notificationUpdates() ?? notificationState.subscribe()
+    }
+
+    /// Recorded as a subscription; the service's new posts, or a strict fake's: each
+    /// post a test shows with ``showNewPost(_:)`` from now on.
+    public func newPosts() -> AsyncStream<PostEntity> {
+        controls.recordSubscription(.newPosts)
+        if let service { return service.newPosts() }
+        let shown = postsShown.subscribe(replayingCurrent: false)
+        let (stream, continuation) = AsyncStream<PostEntity>.makeStream()
+        let forwarding = Task {
+            for await post in shown { if let post { continuation.yield(post) } }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in forwarding.cancel() }
+        return stream
+    }
+
+    /// Shows a strict fake's notifications to ``notificationUpdates()``'s subscribers, as
+    /// a view model following the badge would see them.
+    /// - Parameter update: The badge and first page.
+    public func showNotifications(_ update: NotificationUpdate) {
+        guard controls.ownsState("showNotifications(_:)") else { return }
+        notificationState.send(update)
+    }
+
+    /// Shows a new post to a strict fake's ``newPosts()`` subscribers.
+    /// - Parameter post: The post.
+    public func showNewPost(_ post: PostEntity) {
+        guard controls.ownsState("showNewPost(_:)") else { return }
+        postsShown.send(post)
     }
 
     /// Recorded; the service's answer, or whether a strict fake's unlock has not reached its end.
@@ -323,7 +369,7 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     }
 
     /// Returns the scripted cases, or the service's.
-    public func moderationQueue(limit: Int, after: ReportTarget?) async throws -> [ModerationCase] {
+    public func moderationQueue(limit: Int, after: ModerationCase?) async throws -> [ModerationCase] {
         try await perform(.moderationQueue(limit: limit, after: after), .moderationQueue) { try await $0.moderationQueue(limit: limit, after: after) }
     }
 

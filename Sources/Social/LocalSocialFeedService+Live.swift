@@ -1,0 +1,100 @@
+import Foundation
+import TrainCore
+
+/// Live streams: each wakes on every commit through the service's store — which every
+/// device of a simulated world shares — and on every sign-in change, and reads again.
+extension LocalSocialFeedService {
+    public func notificationUpdates() -> AsyncStream<NotificationUpdate> {
+        let (stream, continuation) = AsyncStream<NotificationUpdate>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let wakes = wakes()
+        let following = Task { [weak self] in
+            var last: NotificationUpdate?
+            for await _ in wakes {
+                guard let self else { break }
+                let update = await self.currentNotifications()
+                if update != last {
+                    last = update
+                    continuation.yield(update)
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in following.cancel() }
+        return stream
+    }
+
+    public func newPosts() -> AsyncStream<PostEntity> {
+        let (stream, continuation) = AsyncStream<PostEntity>.makeStream(bufferingPolicy: .bufferingNewest(100))
+        // The newest position now: only posts made after the call are new.
+        let start = (try? reading { records in try records.keys(in: SocialRecords.feed, limit: 1).first }) ?? nil
+        let wakes = wakes()
+        let following = Task { [weak self] in
+            var newest = start
+            for await _ in wakes {
+                guard let self else { break }
+                let (posts, position) = self.posts(after: newest)
+                newest = position
+                for post in posts { continuation.yield(post) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in following.cancel() }
+        return stream
+    }
+
+    /// Yields once at once, then after every commit through the store and every
+    /// sign-in change.
+    private func wakes() -> AsyncStream<Void> {
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let users = auth.authStateChanges()
+        let commits = store.commits.subscribe(replayingCurrent: false)
+        let merging = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in users { wake.yield() }
+                }
+                group.addTask {
+                    for await _ in commits { wake.yield() }
+                }
+            }
+            wake.finish()
+        }
+        wake.onTermination = { _ in merging.cancel() }
+        wake.yield()
+        return wakes
+    }
+
+    /// The signed-in user's badge and first page of notifications; empty when signed out.
+    private func currentNotifications() async -> NotificationUpdate {
+        guard let user = auth.currentUser,
+            let page = try? await notifications(limit: NotificationUpdate.pageSize, after: nil),
+            let unseen = try? await unseenNotificationCount(),
+            auth.currentUser?.id == user.id
+        else { return NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil)) }
+        return NotificationUpdate(userID: user.id, unseenCount: unseen, page: page)
+    }
+
+    /// The posts of the discover feed above `position`, oldest first, that the signed-in
+    /// user sees now, and the newest position. Nothing while their feed is locked.
+    private func posts(after position: String?) -> (posts: [PostEntity], newest: String?) {
+        guard let user = auth.currentUser else { return ([], position) }
+        let now = now
+        let found = try? reading { records -> (posts: [PostEntity], newest: String?) in
+            let above = try records.records(in: SocialRecords.feed, range: position.map { KeyRange.all.before($0) } ?? .all, limit: 101)
+            let newest = above.first?.key ?? position
+            if policy.discoverRequiresUnlock, try !isUnlocked(user.id, at: now, in: records) { return ([], newest) }
+            let hidden = try hiddenUsers(from: user.id, in: records)
+            let muted = try mutedUsers(of: user.id, in: records)
+            let reported = try reportedPosts(by: user.id, in: records)
+            var posts: [PostEntity] = []
+            for entry in above.prefix(100).reversed() {
+                guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts), post.isVisible(at: now),
+                    !post.isHiddenByModeration, !hidden.contains(post.userID), !muted.contains(post.userID), !reported.contains(post.id)
+                else { continue }
+                posts.append(post)
+            }
+            return (posts, newest)
+        }
+        return found ?? ([], position)
+    }
+}
