@@ -40,6 +40,8 @@ do {
         ("PERF-1-BARE", { try SocialRows(directory: directory, quick: quick).barePage() }),
         ("PERF-2", { try SocialRows(directory: directory, quick: quick).open() }),
         ("SOC-WRITE", { try SocialRows(directory: directory, quick: quick).like() }),
+        ("SOC-NOTIFY", { try NotificationRows(directory: directory, quick: quick).like() }),
+        ("NOTIFY-PAGE", { try NotificationRows(directory: directory, quick: quick).firstPage() }),
         ("PERF-6-MEM", { try AccountRows(directory: directory, quick: quick).deletion(inMemory: true) }),
         ("PERF-6-FILE", { try AccountRows(directory: directory, quick: quick).deletion(inMemory: false) }),
         ("PERF-6-PURGE", { try PurgeRows(directory: directory, quick: quick).purge(inMemory: false) }),

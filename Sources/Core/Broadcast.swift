@@ -32,7 +32,10 @@ public final class Broadcast<Element: Sendable>: Sendable {
 
     private let state: Locked<State>
     /// Held while a value is handed over, never with `state` taken first.
-    private let delivery = Locked(())
+    /// Counts the values handed over. Not `Locked(())`: a stored property of no size
+    /// shares its address with the lock's pointer, and the thread sanitizer takes the
+    /// unlocked read of the pointer for a race with the locked write of the value.
+    private let delivery = Locked<UInt64>(0)
 
     /// Creates a broadcast holding `initial`.
     /// - Parameter initial: The value new subscribers receive first.
@@ -115,7 +118,8 @@ public final class Broadcast<Element: Sendable>: Sendable {
         // subscriber's task, and a task being cancelled at that moment holds its own lock
         // while its stream's termination takes the state lock. The delivery lock keeps
         // concurrent sends in one order for every subscriber.
-        delivery.withLock { _ in
+        delivery.withLock { delivered in
+            delivered &+= 1
             let subscribers = state.withLock { state in
                 state.current = value
                 return Array(state.subscribers.values)

@@ -252,8 +252,11 @@ extension LocalSocialFeedService {
     func interactablePost(_ postID: UUID, by userID: String, at now: Date, in records: RecordReader) throws -> PostEntity {
         guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
         guard post.isVisible(at: now) else { throw SocialError(.postExpired) }
-        guard try !blockedEitherWay(userID, in: records).contains(post.userID) else { throw SocialError(.blocked) }
-        try visiblePost(postID, to: userID, hiding: try hiddenUsers(from: userID, in: records), in: records)
+        // The hidden users include the blocked ones, read again only to say which it is.
+        if try hiddenUsers(from: userID, in: records).contains(post.userID) {
+            throw try blockedEitherWay(userID, in: records).contains(post.userID) ? SocialError(.blocked) : SocialError(.postNotFound)
+        }
+        guard !post.isHiddenByModeration, try !hasReported(.post(postID), by: userID, in: records) else { throw SocialError(.postNotFound) }
         return post
     }
 

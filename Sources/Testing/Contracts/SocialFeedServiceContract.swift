@@ -195,6 +195,27 @@ public enum SocialFeedServiceContract {
             try await session.signIn("cy")
             try check.expect(try await session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "Cy still sees the post")
         },
+        SocialContractCheck("a like notifies the post's author, counted once per user; an unlike takes it back; one's own like notifies nobody") {
+            environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            let post = try await session.service.createPost(content: "ada's run", workoutType: .run)
+            try await session.service.like(post.id)
+            try check.expect(try await session.service.notifications(limit: 20, after: nil).notifications.isEmpty, "her own like notifies nobody")
+            try await session.join("bob")
+            try await session.service.like(post.id)
+            try await session.service.like(post.id)
+            try await session.signIn("ada")
+            let notifications = try await session.service.notifications(limit: 20, after: nil).notifications
+            try check.expect(
+                notifications.map(\.kind) == [.like] && notifications.first?.actorCount == 1 && notifications.first?.postID == post.id,
+                "one like notification counting Bob once")
+            try check.expect(try await session.service.unseenNotificationCount() == 1, "the badge counts it")
+            try await session.signIn("bob")
+            try await session.service.unlike(post.id)
+            try await session.signIn("ada")
+            try check.expect(try await session.service.notifications(limit: 20, after: nil).notifications.isEmpty, "the unlike took it back")
+        },
         SocialContractCheck("only the author deletes a post") { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
