@@ -123,34 +123,40 @@ extension LocalSocialFeedService {
         of userID: String, onPostsOf author: String? = nil, comments: DeletedCommentPolicy, in records: RecordWriter,
         report: inout SocialDeletionReport
     ) throws {
+        // Each interaction reads its post once: to filter by author, fix its count and take back its notification.
+        func post(_ postID: UUID?) throws -> PostEntity? {
+            try postID.flatMap { id throws in try records.value(forKey: SocialRecords.key(id), in: SocialRecords.posts) }
+        }
         // Whether the interactions on this post go: every post, or a stored one of `author`'s.
-        func isTarget(_ postID: UUID?) throws -> Bool {
+        func isTarget(_ post: PostEntity?) -> Bool {
             guard let author else { return true }
-            guard let postID, let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { return false }
-            return post.userID.utf8.elementsEqual(author.utf8)
+            return post.map { Self.same($0.userID, author) } ?? false
         }
         for entry in try records.records(in: SocialRecords.liked, range: SocialRecords.range([.string(userID)])) {
             let postID = UUID(uuidString: SocialRecords.userID(entry.data))
-            guard try isTarget(postID) else { continue }
+            let liked = try post(postID)
+            guard isTarget(liked) else { continue }
             try records.removeValue(forKey: entry.key, in: SocialRecords.liked)
             guard let postID else { continue }
             try records.removeValue(forKey: SocialRecords.key([.uuid(postID), .string(userID)]), in: SocialRecords.likes)
-            if let author = try adjustPost(postID, in: records, { $0.likeCount = max(0, $0.likeCount - 1) }) {
-                try unnotify(author, of: .like, on: postID, by: userID, in: records)
+            if var counted = liked {
+                counted.likeCount = max(0, counted.likeCount - 1)
+                try records.put(counted, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
+                try unnotify(counted.userID, of: .like, on: postID, by: userID, in: records)
             }
             report.likes += 1
         }
         for entry in try records.records(in: SocialRecords.userComments, range: SocialRecords.range([.string(userID)])) {
             let key = String(decoding: entry.data, as: UTF8.self)
             let stored = try records.value(forKey: key, in: SocialRecords.comments)
-            guard try isTarget(stored?.postID) else { continue }
+            let commented = try post(stored?.postID)
+            guard isTarget(commented) else { continue }
             try records.removeValue(forKey: entry.key, in: SocialRecords.userComments)
             guard var comment = stored else { continue }
-            let postAuthor = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)?.userID
             switch comments {
             case .anonymize:
-                if let postAuthor {
-                    try unnotify(postAuthor, of: .comment, on: comment.postID, by: userID, cause: SocialRecords.key(comment.id), in: records)
+                if let author = commented?.userID {
+                    try unnotify(author, of: .comment, on: comment.postID, by: userID, cause: SocialRecords.key(comment.id), in: records)
                 }
                 try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, userID, comment.id), in: SocialRecords.postCommenters)
                 comment.userID = nil
@@ -158,8 +164,9 @@ extension LocalSocialFeedService {
                 try records.put(comment, forKey: key, in: SocialRecords.comments)
                 report.anonymizedComments += 1
             case .delete:
-                if try removeComment(comment, key: key, postAuthor: postAuthor, in: records) {
-                    try adjustPost(comment.postID, in: records) { $0.commentCount = max(0, $0.commentCount - 1) }
+                if try removeComment(comment, key: key, postAuthor: commented?.userID, in: records), var counted = commented {
+                    counted.commentCount = max(0, counted.commentCount - 1)
+                    try records.put(counted, forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts)
                 }
                 report.deletedComments += 1
             }
@@ -167,13 +174,10 @@ extension LocalSocialFeedService {
     }
 
     /// Changes a stored post's counts; a post that is gone has none to change.
-    /// - Returns: The post's author; nil if it is gone.
-    @discardableResult
-    func adjustPost(_ postID: UUID, in records: RecordWriter, _ change: (inout PostEntity) -> Void) throws -> String? {
+    func adjustPost(_ postID: UUID, in records: RecordWriter, _ change: (inout PostEntity) -> Void) throws {
         let key = SocialRecords.key(postID)
-        guard var post = try records.value(forKey: key, in: SocialRecords.posts) else { return nil }
+        guard var post = try records.value(forKey: key, in: SocialRecords.posts) else { return }
         change(&post)
         try records.put(post, forKey: key, in: SocialRecords.posts)
-        return post.userID
     }
 }

@@ -80,16 +80,13 @@ extension LocalSocialFeedService {
         guard let user = auth.currentUser else { return ([], position) }
         let now = now
         let found = try? reading { records -> (posts: [PostEntity], newest: String?) in
-            let above = try records.records(in: SocialRecords.feed, range: position.map { KeyRange.all.before($0) } ?? .all, limit: 101)
+            let above = try records.records(in: SocialRecords.feed, range: position.map { KeyRange.all.before($0) } ?? .all, limit: 100)
             let newest = above.first?.key ?? position
             if policy.discoverRequiresUnlock, try !isUnlocked(user.id, at: now, in: records) { return ([], newest) }
-            let hidden = try hiddenUsers(from: user.id, in: records)
-            let muted = try mutedUsers(of: user.id, in: records)
-            let reported = try reportedPosts(by: user.id, in: records)
+            let reader = try feedReader(user.id, in: records)
             var posts: [PostEntity] = []
-            for entry in above.prefix(100).reversed() {
-                guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts), post.isVisible(at: now),
-                    !post.isHiddenByModeration, !hidden.contains(post.userID), !muted.contains(post.userID), !reported.contains(post.id)
+            for entry in above.reversed() {
+                guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts), reader.sees(post, at: now)
                 else { continue }
                 posts.append(post)
             }

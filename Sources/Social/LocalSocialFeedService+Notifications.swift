@@ -52,7 +52,7 @@ extension LocalSocialFeedService {
             for entry in try records.records(in: SocialRecords.notificationOrder, range: SocialRecords.range([.string(user.id)])) {
                 guard let date = SocialRecords.positionDate(entry.key), date > seenUpTo else { break }
                 let shown = try notification(
-                    String(decoding: entry.data, as: UTF8.self), of: user.id, leavingOut: leftOut, seenUpTo: seenUpTo, in: records)
+                    String(decoding: entry.data, as: UTF8.self), of: user.id, leavingOut: leftOut, seenUpTo: seenUpTo, named: false, in: records)
                 if let shown, !shown.isSeen { unseen += 1 }
             }
             return unseen
@@ -174,9 +174,10 @@ extension LocalSocialFeedService {
     /// A stored notification as its recipient sees it, or nil if it counts nobody they
     /// may see. Each user left out costs one count, or the notification's own causes are
     /// read when there are fewer of those.
-    private func notification(_ group: String, of recipient: String, leavingOut leftOut: UserIDSet, seenUpTo: Date, in records: RecordReader)
-        throws -> SocialNotification?
-    {
+    /// - Parameter named: Whether to look up the latest users' names; the badge only counts.
+    private func notification(
+        _ group: String, of recipient: String, leavingOut leftOut: UserIDSet, seenUpTo: Date, named: Bool = true, in records: RecordReader
+    ) throws -> SocialNotification? {
         guard let stored = try records.value(forKey: try SocialRecords.key([.string(recipient), .string(group)]), in: SocialRecords.notifications)
         else { return nil }
         var count = stored.count
@@ -192,10 +193,10 @@ extension LocalSocialFeedService {
                 }
             }
             latest.removeAll(where: leftOut.contains)
-            if latest.count < min(2, count) { latest = try actors(in: group, of: recipient, leavingOut: leftOut, limit: 2, in: records) }
+            if named, latest.count < min(2, count) { latest = try actors(in: group, of: recipient, leavingOut: leftOut, limit: 2, in: records) }
         }
         guard count > 0 else { return nil }
-        let actors = try latest.compactMap { id in
+        let actors = try (named ? latest : []).compactMap { id in
             try records.value(forKey: id, in: SocialRecords.profiles).map { NotificationActor(id: id, displayName: $0.displayName) }
         }
         let isRead = stored.readAt.map { $0 >= stored.updatedAt } ?? false

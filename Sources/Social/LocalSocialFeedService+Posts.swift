@@ -252,10 +252,8 @@ extension LocalSocialFeedService {
         if let lastPostID {
             range = whole.after(try SocialRecords.key(prefix + position(of: lastPostID, in: records)))
         }
-        let hidden = try hiddenUsers(from: viewer, in: records)
-        let muted = try mutedUsers(of: viewer, in: records)
-        let reported = try reportedPosts(by: viewer, in: records)
-        let reportedComments = try reportedCommentCounts(by: viewer, hiding: hidden, in: records)
+        let reader = try feedReader(viewer, in: records)
+        let reportedComments = try reportedCommentCounts(by: viewer, hiding: reader.hidden, in: records)
         let longestLifetime = try longestLifetime(in: records)
         var posts: [PostEntity] = []
         while true {
@@ -271,12 +269,10 @@ extension LocalSocialFeedService {
                 }
                 // This post and every older one expired: no post lives longer than this.
                 if post.createdAt.addingTimeInterval(longestLifetime) <= now { return FeedPage(posts: posts, nextCursor: nil) }
-                guard post.isVisible(at: now), !post.isHiddenByModeration, !hidden.contains(post.userID), !muted.contains(post.userID),
-                    !reported.contains(post.id)
-                else { continue }
+                guard reader.sees(post, at: now) else { continue }
                 // One more post than the page holds: there is a next page.
                 if posts.count == limit { return FeedPage(posts: posts, nextCursor: posts.last?.id) }
-                var shown = try seen(post, hiding: hidden, in: records)
+                var shown = try seen(post, hiding: reader.hidden, in: records)
                 shown.commentCount = max(0, shown.commentCount - (reportedComments[post.id] ?? 0))
                 shown.isLikedByViewer =
                     try records.data(forKey: SocialRecords.key([.uuid(post.id), .string(viewer)]), in: SocialRecords.likes) != nil
@@ -285,6 +281,30 @@ extension LocalSocialFeedService {
             range = whole.after(end.key)
         }
         return FeedPage(posts: posts, nextCursor: nil)
+    }
+
+    /// What a user's feeds leave out: the one filter of a page and of the new-posts stream.
+    struct FeedReader {
+        /// The users hidden from them.
+        let hidden: UserIDSet
+        /// The users they mute.
+        let muted: UserIDSet
+        /// The posts they reported.
+        let reported: Set<UUID>
+
+        /// Whether a post shows in their feeds at `now`: live, not hidden by moderation,
+        /// not reported by them, by a user they neither mute nor may not see.
+        func sees(_ post: PostEntity, at now: Date) -> Bool {
+            post.isVisible(at: now) && !post.isHiddenByModeration && !hidden.contains(post.userID) && !muted.contains(post.userID)
+                && !reported.contains(post.id)
+        }
+    }
+
+    /// What `viewer`'s feeds leave out, read once for a page.
+    func feedReader(_ viewer: String, in records: RecordReader) throws -> FeedReader {
+        FeedReader(
+            hidden: try hiddenUsers(from: viewer, in: records), muted: try mutedUsers(of: viewer, in: records),
+            reported: try reportedPosts(by: viewer, in: records))
     }
 
     /// The position of a cursor's post, also once it was deleted; `invalidCursor` if it never existed.
