@@ -120,18 +120,19 @@ struct SocialChapter {
             return before && !after && !discover && !following.contains(cyID) && !cySeesAda && !bobsComments.contains(ada.id)
                 ? nil : "Cy and Ada still see each other somewhere"
         }
-        await narrator.step("Bob's like and comment reach Ada's notifications, one per post and kind, with a badge") {
+        await narrator.step("Bob's like and a comment that mentions Ada reach her notifications, one per post and kind, with a badge") {
             guard let adas = try await bob.discoverFeed(limit: 100).first(where: { $0.userID == ada.id }) else { return "Bob sees no post of Ada's" }
             try await bob.like(adas.id)
-            _ = try await bob.comment(on: adas.id, text: "Huge!")
+            let comment = try await bob.comment(on: adas.id, text: "\(Mention.token(for: ada.id)) huge!")
+            narrator.say("Bob: \"\(Mention.displayText(comment.text) { $0 == ada.id ? ada.displayName : nil })\"")
             let notifications = try await social.notifications(limit: 20).notifications
             let badge = try await social.unseenNotificationCount()
             for notification in notifications { narrator.say(notification.summary) }
-            guard await waitUntil({ session.unseenNotificationCount == 2 }) else { return "the session's badge did not follow" }
+            guard await waitUntil({ session.unseenNotificationCount == 3 }) else { return "the session's badge did not follow" }
             narrator.say("Badge: \(badge), as the session shows it.")
             try await social.markNotificationsSeen()
             let seen = await waitUntil { session.unseenNotificationCount == 0 }
-            return notifications.count == 2 && badge == 2 && seen ? nil : "the notifications or the badge are wrong"
+            return notifications.count == 3 && badge == 3 && seen ? nil : "the notifications or the badge are wrong"
         }
         await narrator.step("Bob reports Cy's late run as spam: it leaves his feeds, and nobody else's") {
             guard let late = try await bob.discoverFeed(limit: 100).first(where: { $0.userID == cyID }) else { return "Bob sees no post of Cy's" }

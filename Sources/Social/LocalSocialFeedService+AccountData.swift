@@ -159,6 +159,7 @@ extension LocalSocialFeedService {
                     try unnotify(author, of: .comment, on: comment.postID, by: userID, cause: SocialRecords.key(comment.id), in: records)
                 }
                 try records.removeValue(forKey: SocialRecords.commenterKey(comment.postID, userID, comment.id), in: SocialRecords.postCommenters)
+                try unnotifyMentions(in: comment.text, on: comment.postID, by: userID, cause: SocialRecords.key(comment.id), in: records)
                 comment.userID = nil
                 comment.userName = nil
                 try records.put(comment, forKey: key, in: SocialRecords.comments)

@@ -2,7 +2,8 @@ import Foundation
 import TrainCore
 
 /// Live streams: each wakes on every commit through the service's store — which every
-/// device of a simulated world shares — and on every sign-in change, and reads again.
+/// device of a simulated world shares — on every commit another process or service
+/// made to its file, and on every sign-in change, and reads again.
 extension LocalSocialFeedService {
     public func notificationUpdates() -> AsyncStream<NotificationUpdate> {
         let (stream, continuation) = AsyncStream<NotificationUpdate>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -42,12 +43,18 @@ extension LocalSocialFeedService {
         return stream
     }
 
-    /// Yields once at once, then after every commit through the store and every
-    /// sign-in change.
+    /// Yields once at once, then after every commit through the store, every sign-in
+    /// change, and — for a store in a file — every commit another connection made to
+    /// the file, looked for each ``SocialConfiguration/changePollInterval`` on the
+    /// service's clock.
     private func wakes() -> AsyncStream<Void> {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let users = auth.authStateChanges()
         let commits = store.commits.subscribe(replayingCurrent: false)
+        let store = store
+        let (clock, interval) = (configuration.clock, max(configuration.changePollInterval, .milliseconds(1)))
+        // The file's commit count now: a commit by another process from here on is found.
+        let external = store.file == nil ? nil : try? store.externalChangeCount()
         let merging = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -55,6 +62,15 @@ extension LocalSocialFeedService {
                 }
                 group.addTask {
                     for await _ in commits { wake.yield() }
+                }
+                guard let external else { return }
+                group.addTask {
+                    var seen = external
+                    while (try? await clock.sleep(for: interval)) != nil {
+                        guard let count = try? store.externalChangeCount(), count != seen else { continue }
+                        seen = count
+                        wake.yield()
+                    }
                 }
             }
             wake.finish()

@@ -242,11 +242,16 @@ extension LocalSocialFeedService {
     }
 
     /// Hides or shows a post or comment for everyone; a comment leaves or rejoins its
-    /// post's count and the index the viewers' counts read.
+    /// post's count and the index the viewers' counts read. Hiding takes back the
+    /// content's mentions and a comment's notification; showing it again does not
+    /// notify a second time.
     private func setHidden(_ target: ReportTarget, _ hidden: Bool, in records: RecordWriter) throws {
         switch target {
         case .post(let postID):
             try adjustPost(postID, in: records) { $0.isHiddenByModeration = hidden }
+            if hidden, let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) {
+                try unnotifyMentions(in: post.content, on: postID, by: post.userID, cause: "", in: records)
+            }
         case .comment(let commentID):
             guard let (stored, key) = try storedComment(commentID, in: records), stored.isHiddenByModeration != hidden else { return }
             var comment = stored
@@ -256,6 +261,7 @@ extension LocalSocialFeedService {
                 let commenter = try SocialRecords.commenterKey(comment.postID, author, comment.id)
                 if hidden {
                     try records.removeValue(forKey: commenter, in: SocialRecords.postCommenters)
+                    try unnotifyMentions(in: comment.text, on: comment.postID, by: author, cause: SocialRecords.key(commentID), in: records)
                     if let post = try records.value(forKey: SocialRecords.key(comment.postID), in: SocialRecords.posts) {
                         try unnotify(post.userID, of: .comment, on: comment.postID, by: author, cause: SocialRecords.key(commentID), in: records)
                     }

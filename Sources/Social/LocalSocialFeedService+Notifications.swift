@@ -1,7 +1,7 @@
 import Foundation
 import TrainCore
 
-/// Notifications, kept as the likes, comments and follows happen: each one is a cause
+/// Notifications, kept as the likes, comments, mentions and follows happen: each one is a cause
 /// under its recipient's notification for that post and kind, whose count and latest
 /// users change in the same transaction, and whose place in the recipient's list —
 /// newest first — moves with it. A page walks that list from the cursor, so its cost
@@ -82,7 +82,7 @@ extension LocalSocialFeedService {
 
     // MARK: - Writing
 
-    /// Adds a like, comment or follow to its recipient's notification, unless the
+    /// Adds a like, comment, mention or follow to its recipient's notification, unless the
     /// actor is the recipient or muted by them (blocks stop the action before this).
     /// Adding a cause twice changes nothing.
     func notify(
@@ -159,6 +159,43 @@ extension LocalSocialFeedService {
         try records.removeAll(in: SocialRecords.notificationOrder, range: range)
         try records.removeAll(in: SocialRecords.notificationCauses, range: range)
         try records.removeValue(forKey: userID, in: SocialRecords.notificationsSeen)
+    }
+
+    // MARK: - Mentions
+
+    /// The users `text` mentions, or `code` when it mentions more than
+    /// ``Mention/maximumPerText``.
+    static func mentions(in text: String, refusingWith code: SocialError.Code) throws(SocialError) -> [String] {
+        let mentioned = Mention.userIDs(in: text)
+        guard mentioned.count <= Mention.maximumPerText else {
+            throw SocialError(code, detail: "A text mentions at most \(Mention.maximumPerText) users; this one mentions \(mentioned.count).")
+        }
+        return mentioned
+    }
+
+    /// Throws unless `author` may mention each of `mentioned`: `blocked` for a user
+    /// blocked either way, `userNotFound` for one with no profile or hidden from them.
+    func checkMentions(_ mentioned: [String], by author: String, in records: RecordReader) throws {
+        guard mentioned.contains(where: { !Self.same($0, author) }) else { return }
+        let blocked = try blockedEitherWay(author, in: records)
+        let hidden = try hiddenUsers(from: author, in: records)
+        for userID in mentioned where !Self.same(userID, author) {
+            _ = try profile(of: userID, in: records)
+            guard !blocked.contains(userID) else { throw SocialError(.blocked, detail: "A post or comment cannot mention a blocked user.") }
+            guard !hidden.contains(userID) else { throw SocialError(.userNotFound) }
+        }
+    }
+
+    /// Notifies each user `mentioned` in a post or comment; `cause` is the comment's key,
+    /// or empty for the post itself.
+    func notifyMentions(_ mentioned: [String], on postID: UUID, by author: String, cause: String, at now: Date, in records: RecordWriter) throws {
+        for userID in mentioned { try notify(userID, of: .mention, on: postID, by: author, cause: cause, at: now, in: records) }
+    }
+
+    /// Takes back the mentions of a post or comment that goes or is hidden.
+    func unnotifyMentions(in text: String, on postID: UUID, by author: String?, cause: String, in records: RecordWriter) throws {
+        guard let author else { return }
+        for userID in Mention.userIDs(in: text) { try unnotify(userID, of: .mention, on: postID, by: author, cause: cause, in: records) }
     }
 
     // MARK: - Reading

@@ -10,6 +10,7 @@ extension LocalSocialFeedService {
             throw SocialError(.invalidContent, detail: "A post needs 1 to \(policy.maximumPostLength) characters without control characters.")
         }
         guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
+        let mentioned = try Self.mentions(in: text, refusingWith: .invalidContent)
         if let mediaURL, !Self.isValidMediaURL(mediaURL) {
             throw SocialError(.invalidMediaURL, detail: "Media must be https with a host, or file.")
         }
@@ -29,6 +30,7 @@ extension LocalSocialFeedService {
         return try writing { records in
             let profile = try ensureProfile(user, in: records)
             guard try isUnlocked(user.id, at: now, in: records) else { throw SocialError(.feedLocked) }
+            try checkMentions(mentioned, by: user.id, in: records)
             var meta = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta) ?? SocialRecords.Meta()
             // Dated to the millisecond, after every earlier post even if the clock went
             // back, so a new post never lands behind a cursor.
@@ -46,6 +48,7 @@ extension LocalSocialFeedService {
             meta.longestLifetime = max(meta.longestLifetime, lifetime)
             try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
             try insert(post, photo: photo, in: records)
+            try notifyMentions(mentioned, on: id, by: user.id, cause: "", at: now, in: records)
             return post
         }
     }
@@ -58,8 +61,13 @@ extension LocalSocialFeedService {
             throw SocialError(.invalidContent, detail: "A post needs 1 to \(policy.maximumPostLength) characters without control characters.")
         }
         guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
+        let mentioned = try Self.mentions(in: text, refusingWith: .invalidContent)
         let now = now
-        guard try reading({ records in try isUnlocked(user.id, at: now, in: records) }) else { throw SocialError(.feedLocked) }
+        let unlocked = try reading { records in
+            try checkMentions(mentioned, by: user.id, in: records)
+            return try isUnlocked(user.id, at: now, in: records)
+        }
+        guard unlocked else { throw SocialError(.feedLocked) }
         let reference = try await media.put(photo, kind: .postPhoto, for: user.id)
         do {
             return try await createPost(content: content, workoutType: workoutType, mediaURL: media.url(for: reference))
@@ -160,6 +168,7 @@ extension LocalSocialFeedService {
         let position = SocialRecords.position(post.createdAt, post.id)
         try contentRemoved(.post(post.id), owner: post.userID, text: post.content, in: records)
         try removeNotifications(about: post.id, of: post.userID, in: records)
+        try unnotifyMentions(in: post.content, on: post.id, by: post.userID, cause: "", in: records)
         try records.removeValue(forKey: key, in: SocialRecords.posts)
         try records.put(post.createdAt, forKey: key, in: SocialRecords.removedPosts)
         try records.removeValue(forKey: SocialRecords.key(position), in: SocialRecords.feed)

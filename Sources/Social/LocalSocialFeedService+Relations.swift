@@ -309,11 +309,13 @@ extension LocalSocialFeedService {
             throw SocialError(.invalidComment, detail: "A comment needs 1 to \(policy.maximumCommentLength) characters without control characters.")
         }
         guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
+        let mentioned = try Self.mentions(in: text, refusingWith: .invalidComment)
         let now = now
         return try writing { records in
             let id = try freshID(unusedIn: [SocialRecords.commentIndex], in: records)
             var post = try interactablePost(postID, by: user.id, at: now, in: records)
             let profile = try ensureProfile(user, in: records)
+            try checkMentions(mentioned, by: user.id, in: records)
             let comment = PostComment(id: id, postID: postID, userID: user.id, userName: profile.displayName, text: text, createdAt: now)
             let key = try SocialRecords.key([.uuid(postID), .date(now), .uuid(id)])
             try records.put(comment, forKey: key, in: SocialRecords.comments)
@@ -323,6 +325,7 @@ extension LocalSocialFeedService {
             post.commentCount += 1
             try records.put(post, forKey: SocialRecords.key(postID), in: SocialRecords.posts)
             try notify(post.userID, of: .comment, on: postID, by: user.id, cause: SocialRecords.key(id), at: now, in: records)
+            try notifyMentions(mentioned, on: postID, by: user.id, cause: SocialRecords.key(id), at: now, in: records)
             return comment
         }
     }
@@ -364,12 +367,13 @@ extension LocalSocialFeedService {
         }
     }
 
-    /// Removes a comment with its index entries, its reports and, given the post's
-    /// author, its notification; the caller fixes the post's count.
+    /// Removes a comment with its index entries, its reports, its mentions and, given
+    /// the post's author, its notification; the caller fixes the post's count.
     /// - Returns: Whether the post's count held it: false for one moderation hides.
     @discardableResult
     func removeComment(_ comment: PostComment, key: String, postAuthor: String?, in records: RecordWriter) throws -> Bool {
         try contentRemoved(.comment(comment.id), owner: comment.userID, text: comment.text, in: records)
+        try unnotifyMentions(in: comment.text, on: comment.postID, by: comment.userID, cause: SocialRecords.key(comment.id), in: records)
         if let postAuthor, let author = comment.userID {
             try unnotify(postAuthor, of: .comment, on: comment.postID, by: author, cause: SocialRecords.key(comment.id), in: records)
         }

@@ -8,6 +8,8 @@ public enum NotificationKind: String, Hashable, Sendable, Codable, CaseIterable 
     case comment
     /// Users started following the recipient.
     case follow
+    /// Users mentioned the recipient in a post or in comments on it.
+    case mention
 }
 
 /// A user a notification names.
@@ -28,8 +30,8 @@ public struct NotificationActor: Codable, Hashable, Sendable {
 }
 
 /// A notification of the signed-in user's: every like of one post is one
-/// notification ("Bob and 3 others liked your post"), as is every comment on it, and
-/// every follow. It counts only users the recipient may see: a user they block or
+/// notification ("Bob and 3 others liked your post"), as is every comment on it, every
+/// mention of the user in the post or its comments, and every follow. It counts only users the recipient may see: a user they block or
 /// mute, who blocks them, or who is hidden from them, is left out, and a like, comment
 /// or follow that goes — unliked, deleted, ended — leaves it too.
 public struct SocialNotification: Codable, Hashable, Sendable, Identifiable {
@@ -37,7 +39,7 @@ public struct SocialNotification: Codable, Hashable, Sendable, Identifiable {
     public let id: String
     /// What it tells of.
     public let kind: NotificationKind
-    /// The post it is about; nil for follows.
+    /// The post it is about — for a mention, the post it or its comment is in; nil for follows.
     public let postID: UUID?
     /// The users who acted last, newest first: at most two.
     public let latestActors: [NotificationActor]
@@ -88,6 +90,7 @@ public struct SocialNotification: Codable, Hashable, Sendable, Identifiable {
         case .like: "\(who) liked your post"
         case .comment: "\(who) commented on your post"
         case .follow: "\(who) started following you"
+        case .mention: "\(who) mentioned you"
         }
     }
 }

@@ -81,6 +81,10 @@ public struct SocialConfiguration: Sendable {
     /// The user's recorded workouts: what an unlock may require and what a post shows
     /// of its workout. None by default.
     public var workouts: (any WorkoutSource)?
+    /// How often a live stream over a file looks whether another process — an app
+    /// extension, another service on the file — committed to it; 1 second by default,
+    /// at least 1 millisecond.
+    public var changePollInterval: Duration
 
     /// Creates a configuration.
     /// - Parameters:
@@ -89,11 +93,13 @@ public struct SocialConfiguration: Sendable {
     ///   - timeZone: The user's time zone; the device's by default.
     ///   - policy: The rules.
     ///   - workouts: The user's recorded workouts; none by default.
+    ///   - changePollInterval: How often live streams look for another process's commits.
     public init(
         clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
         timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, policy: SocialPolicy = SocialPolicy(),
-        workouts: (any WorkoutSource)? = nil
+        workouts: (any WorkoutSource)? = nil, changePollInterval: Duration = .seconds(1)
     ) {
+        self.changePollInterval = changePollInterval
         self.clock = clock
         self.ids = ids
         self.timeZone = timeZone

@@ -11,7 +11,11 @@ struct LocalSocialEnvironment: SocialContractEnvironment {
     let variant: SocialVariant
 
     func makeService() async throws -> SocialContractSession {
-        let harness = try SocialHarness(variant)
+        try await makeService(policy: SocialPolicy(), workouts: SimulatedWorkoutSource())
+    }
+
+    func makeService(policy: SocialPolicy, workouts: SimulatedWorkoutSource) async throws -> SocialContractSession {
+        let harness = try SocialHarness(variant, policy: policy, workouts: workouts)
         harness.auth.setCurrentUser(nil)
         return SocialContractSession(service: harness.social) { userID in
             if let userID { harness.act(as: userID) } else { harness.auth.setCurrentUser(nil) }

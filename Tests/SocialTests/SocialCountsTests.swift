@@ -38,8 +38,8 @@ import TrainTesting
                     #expect(notification.actorCount == likers.count { $0.id != user }, "\(context): like notification of \(post)")
                 case .follow:
                     #expect(notification.actorCount == (try await social.followers()).count, "\(context): follow notification")
-                case .comment:
-                    #expect(notification.actorCount > 0, "\(context): an empty comment notification")
+                case .comment, .mention:
+                    #expect(notification.actorCount > 0, "\(context): an empty \(notification.kind) notification")
                 }
             }
             guard let profile = try? await social.profile(user) else { continue }
@@ -116,7 +116,7 @@ import TrainTesting
     }
 
     @Test(
-        "through random follows, likes, comments, blocks, unblocks, reports, moderation, scheduled deletions, restores, purges and deletions, every count equals its list after every step",
+        "through random follows, likes, comments with mentions, blocks, unblocks, reports, moderation, scheduled deletions, restores, purges and deletions, every count equals its list after every step",
         arguments: SocialVariant.allCases)
     func countsEqualListsAlways(variant: SocialVariant) async throws {
         for seed in SeededRandomNumberGenerator.seeds(default: variant == .inMemory ? 4 : 2) {
@@ -147,8 +147,8 @@ import TrainTesting
                         name += "unlikes a post"
                         if let post { try await social.unlike(post) }
                     case 4, 5:
-                        name += "comments"
-                        if let post { comments.append(try await social.comment(on: post, text: "c\(step)").id) }
+                        name += "comments, mentioning \(other)"
+                        if let post { comments.append(try await social.comment(on: post, text: "c\(step) \(Mention.token(for: other))").id) }
                     case 6:
                         name += "follows \(other)"
                         try await social.follow(other)

@@ -20,12 +20,16 @@ final class SocialHarness: Sendable {
     let policy: SocialPolicy
     let media: LocalMediaStore
     /// The workouts the service reads: none recorded until a test records them.
-    let workouts = SimulatedWorkoutSource()
+    let workouts: SimulatedWorkoutSource
     let social: LocalSocialFeedService
 
-    init(_ variant: SocialVariant = .inMemory, policy: SocialPolicy = SocialPolicy(), start: Date = ManualClock.defaultStart) throws {
+    init(
+        _ variant: SocialVariant = .inMemory, policy: SocialPolicy = SocialPolicy(), workouts: SimulatedWorkoutSource = SimulatedWorkoutSource(),
+        start: Date = ManualClock.defaultStart
+    ) throws {
         self.variant = variant
         self.policy = policy
+        self.workouts = workouts
         clock = ManualClock(start: start)
         directory = try TemporaryDirectory()
         media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()

@@ -7,6 +7,26 @@ public protocol SocialContractEnvironment: Sendable {
     /// Makes a service over an empty social store, and a way to choose who it acts as.
     /// - Returns: The service and its sign-in.
     func makeService() async throws -> SocialContractSession
+
+    /// Makes a service over an empty social store that follows `policy` and reads
+    /// workouts from `workouts`, for the checks of the word filter and the workout rule.
+    /// - Parameters:
+    ///   - policy: The rules the service follows.
+    ///   - workouts: The workouts it reads.
+    /// - Returns: The service and its sign-in.
+    func makeService(policy: SocialPolicy, workouts: SimulatedWorkoutSource) async throws -> SocialContractSession
+}
+
+extension SocialContractEnvironment {
+    /// Throws ``ContractViolation``: an environment that cannot set a policy fails the
+    /// checks of the policy's rules instead of passing them unchecked.
+    /// - Parameters:
+    ///   - policy: The rules the service would follow.
+    ///   - workouts: The workouts it would read.
+    /// - Returns: Never.
+    public func makeService(policy: SocialPolicy, workouts: SimulatedWorkoutSource) async throws -> SocialContractSession {
+        throw ContractViolation(check: "makeService(policy:workouts:)", message: "This environment cannot make a service with a social policy.")
+    }
 }
 
 /// A service under test and how to sign users in and out of it.
@@ -41,7 +61,8 @@ extension Expectations {
     }
 }
 
-/// The public behavioural contract of `SocialFeedService`: locking, pages, relations, blocks, authorization and input.
+/// The public behavioural contract of `SocialFeedService`: locking, pages, relations, blocks, moderation, notifications and mentions,
+/// the word filter and workout rules of its policy, authorization and input.
 /// TrainKit runs it against `LocalSocialFeedService` in memory and on disk; an app
 /// runs it against its own conformance, such as one over Firestore's emulator:
 ///
@@ -215,6 +236,59 @@ public enum SocialFeedServiceContract {
             try await session.service.unlike(post.id)
             try await session.signIn("ada")
             try check.expect(try await session.service.notifications(limit: 20, after: nil).notifications.isEmpty, "the unlike took it back")
+        },
+        SocialContractCheck(
+            "a mention notifies the user it names and goes with its comment; a mention of a blocked user is blocked and posts nothing"
+        ) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("cy")
+            try await session.join("bob")
+            try await session.join("ada")
+            let post = try await session.service.createPost(content: "ran with \(Mention.token(for: "bob"))", workoutType: .run)
+            try check.expect(post.mentionedUserIDs == ["bob"], "the post names Bob")
+            try await session.signIn("cy")
+            let comment = try await session.service.comment(on: post.id, text: "\(Mention.token(for: "bob")) next time")
+            try await session.signIn("bob")
+            var mentions = try await session.service.notifications(limit: 20, after: nil).notifications
+            try check.expect(
+                mentions.map(\.kind) == [.mention] && mentions.first?.actorCount == 2 && mentions.first?.postID == post.id,
+                "one mention notification of the post, counting Ada and Cy")
+            try await session.signIn("cy")
+            try await session.service.deleteComment(comment.id)
+            try await session.signIn("bob")
+            mentions = try await session.service.notifications(limit: 20, after: nil).notifications
+            try check.expect(mentions.map(\.actorCount) == [1], "the deleted comment's mention went")
+            try await session.service.block("cy")
+            try await session.signIn("cy")
+            try await check.expectSocialError(.blocked, "mentioning a user who blocks you") {
+                _ = try await session.service.createPost(content: "hi \(Mention.token(for: "bob"))", workoutType: .run)
+            }
+            try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "nothing was posted")
+        },
+        SocialContractCheck("with a word filter, a post or comment that says a listed word is objectionableContent and stores nothing") {
+            environment, check in
+            let policy = SocialPolicy(wordFilter: try WordFilter(["darn"]))
+            let session = try await environment.makeService(policy: policy, workouts: SimulatedWorkoutSource())
+            try await session.join("ada")
+            try await check.expectSocialError(.objectionableContent, "a post saying DÁRN") {
+                _ = try await session.service.createPost(content: "what a DÁRN hill", workoutType: .run)
+            }
+            try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "nothing was posted")
+            let post = try await session.service.createPost(content: "what a hill", workoutType: .run)
+            try await check.expectSocialError(.objectionableContent, "a comment saying darn") {
+                _ = try await session.service.comment(on: post.id, text: "darn right")
+            }
+            try check.expect(try await session.service.comments(on: post.id).isEmpty, "nothing was commented")
+        },
+        SocialContractCheck("when unlocking needs a recorded workout, an unlock with none recorded is workoutNotRecorded and the feed stays locked") {
+            environment, check in
+            let session = try await environment.makeService(
+                policy: SocialPolicy(unlockRequiresRecordedWorkout: true), workouts: SimulatedWorkoutSource())
+            try await session.signIn("ada")
+            try await check.expectSocialError(.workoutNotRecorded, "unlocking with no workout recorded") {
+                _ = try await session.service.unlockFeed(workoutType: .run)
+            }
+            try check.expect(!session.service.hasFeedUnlocked(), "the feed stays locked")
         },
         SocialContractCheck("only the author deletes a post") { environment, check in
             let session = try await environment.makeService()

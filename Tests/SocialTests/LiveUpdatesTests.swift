@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import TrainAuth
+import TrainCore
+import TrainTesting
+
+@testable import TrainSocial
+
+/// SOC-18's live streams over a file another process writes too: an app extension, or
+/// a second service on the same file, commits through its own connection.
+@Suite(.timeLimit(.minutes(1))) struct LiveUpdatesTests {
+    @Test("a post and a like another service commits to the same file reach the streams at the next poll")
+    func anotherConnectionsCommitsArrive() async throws {
+        let harness = try SocialHarness(.file)
+        try await harness.join("bob", "ada")
+        let adas = try await harness.social.createPost(content: "ada's run", workoutType: .run)
+        let bobsAuth = FakeAuthService()
+        bobsAuth.setCurrentUser(UserEntity(id: "bob", displayName: "Bob", createdAt: harness.clock.now, lastSignInAt: harness.clock.now))
+        let bobsPhone = try SocialHarness.service(
+            .file, auth: bobsAuth, clock: harness.clock, zone: harness.zone, policy: harness.policy, media: harness.media,
+            workouts: harness.workouts, file: harness.directory.file("social.sqlite"))
+
+        let posts = harness.social.newPosts()
+        let updates = harness.social.notificationUpdates()
+        // Each stream looks at the file on the clock: both wait for the next poll.
+        await harness.clock.waitForSleepers(2)
+        let bobs = try await bobsPhone.createPost(content: "bob's ride", workoutType: .cycle)
+        try await bobsPhone.like(adas.id)
+        harness.clock.advance(by: .seconds(1))
+
+        #expect(await posts.collect(1).map(\.id) == [bobs.id])
+        let update = await updates.firstValue { $0.unseenCount == 1 }
+        #expect(update?.page.notifications.first?.summary == "Bob liked your post")
+    }
+}
