@@ -242,16 +242,13 @@ extension LocalSocialFeedService {
     }
 
     /// Hides or shows a post or comment for everyone; a comment leaves or rejoins its
-    /// post's count and the index the viewers' counts read. Hiding takes back the
-    /// content's mentions and a comment's notification; showing it again does not
-    /// notify a second time.
+    /// post's count and the index the viewers' counts read. Hiding a comment takes back
+    /// its notification and mentions, and showing it again does not notify a second
+    /// time; a hidden post's notifications are left out when read.
     private func setHidden(_ target: ReportTarget, _ hidden: Bool, in records: RecordWriter) throws {
         switch target {
         case .post(let postID):
             try adjustPost(postID, in: records) { $0.isHiddenByModeration = hidden }
-            if hidden, let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) {
-                try unnotifyMentions(in: post.content, on: postID, by: post.userID, cause: "", in: records)
-            }
         case .comment(let commentID):
             guard let (stored, key) = try storedComment(commentID, in: records), stored.isHiddenByModeration != hidden else { return }
             var comment = stored

@@ -209,14 +209,23 @@ extension LocalSocialFeedService {
     }
 
     /// A stored notification as its recipient sees it, or nil if it counts nobody they
-    /// may see. Each user left out costs one count, or the notification's own causes are
-    /// read when there are fewer of those.
+    /// may see or is about a post moderation hides — or, for a mention, a post of a user
+    /// left out or one the recipient reported. Each user left out costs one count, or the
+    /// notification's own causes are read when there are fewer of those.
     /// - Parameter named: Whether to look up the latest users' names; the badge only counts.
     private func notification(
         _ group: String, of recipient: String, leavingOut leftOut: UserIDSet, seenUpTo: Date, named: Bool = true, in records: RecordReader
     ) throws -> SocialNotification? {
         guard let stored = try records.value(forKey: try SocialRecords.key([.string(recipient), .string(group)]), in: SocialRecords.notifications)
         else { return nil }
+        if let postID = stored.postID {
+            // A post moderation hides takes its notifications with it while it is hidden; a
+            // mention is only of a post the recipient may see.
+            guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts), !post.isHiddenByModeration else {
+                return nil
+            }
+            if stored.kind == .mention, try leftOut.contains(post.userID) || hasReported(.post(postID), by: recipient, in: records) { return nil }
+        }
         var count = stored.count
         var latest = stored.latest
         if !leftOut.isEmpty {

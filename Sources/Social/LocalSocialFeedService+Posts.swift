@@ -63,11 +63,10 @@ extension LocalSocialFeedService {
         guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
         let mentioned = try Self.mentions(in: text, refusingWith: .invalidContent)
         let now = now
-        let unlocked = try reading { records in
+        try reading { records in
+            guard try isUnlocked(user.id, at: now, in: records) else { throw SocialError(.feedLocked) }
             try checkMentions(mentioned, by: user.id, in: records)
-            return try isUnlocked(user.id, at: now, in: records)
         }
-        guard unlocked else { throw SocialError(.feedLocked) }
         let reference = try await media.put(photo, kind: .postPhoto, for: user.id)
         do {
             return try await createPost(content: content, workoutType: workoutType, mediaURL: media.url(for: reference))

@@ -59,13 +59,17 @@ public protocol SocialFeedService: Sendable {
     ///   rest does not unlock.
     func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock
 
-    /// Posts to the feed; the feed must be unlocked.
+    /// Posts to the feed; the feed must be unlocked. Each user the text mentions (see
+    /// ``Mention``) is notified.
     /// - Parameters:
     ///   - content: The text; trimmed, then 1 to 500 characters.
     ///   - workoutType: The workout it is about.
     ///   - mediaURL: A photo or video, `https` or `file`.
     /// - Returns: The post.
-    /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent`, `invalidMediaURL`.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent` (also
+    ///   for more than ``Mention/maximumPerText`` mentions), `objectionableContent`,
+    ///   `invalidMediaURL`, `blocked` (a mention of a user blocked either way),
+    ///   `userNotFound` (a mention of an unknown or hidden user).
     func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity
 
     /// Uploads a photo and posts it in one call: if either part fails, neither is left
@@ -76,7 +80,8 @@ public protocol SocialFeedService: Sendable {
     ///   - photo: The image's bytes: JPEG, PNG, GIF, HEIC or WebP, within the store's size limit.
     /// - Returns: The post, showing the photo's URL.
     /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent`,
-    ///   `mediaTooLarge`, `unsupportedMediaType`.
+    ///   `objectionableContent`, `blocked`, `userNotFound` (as the post without a photo;
+    ///   all before the upload), `mediaTooLarge`, `unsupportedMediaType`.
     func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity
 
     /// Deletes one of the signed-in user's posts, with its likes and comments.
@@ -132,12 +137,16 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `postNotFound`.
     func likes(on postID: UUID) async throws -> [SocialProfile]
 
-    /// Comments on a visible post.
+    /// Comments on a visible post; the post's author and each user the text mentions
+    /// are notified.
     /// - Parameters:
     ///   - postID: The post.
     ///   - text: The text; trimmed, then 1 to 300 characters.
     /// - Returns: The comment.
-    /// - Throws: ``SocialError`` — `postNotFound`, `postExpired`, `blocked`, `invalidComment`.
+    /// - Throws: ``SocialError`` — `postNotFound`, `postExpired`, `blocked` (the post's
+    ///   author or a mentioned user, blocked either way), `userNotFound` (a mention of an
+    ///   unknown or hidden user), `invalidComment` (also for more than
+    ///   ``Mention/maximumPerText`` mentions), `objectionableContent`.
     func comment(on postID: UUID, text: String) async throws -> PostComment
 
     /// The comments on a post, oldest first, without those of users blocked either way.

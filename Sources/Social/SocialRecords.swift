@@ -61,6 +61,9 @@ enum SocialRecords {
             // refuses the store rather than fail on the first of them.
             .createCollections(version: 7, ["reports", "reportsOf", "cases", "queue", "suspensions", "moderationLog"]),
             .createCollections(version: 8, ["notifications", "notificationOrder", "notificationCauses", "notificationsSeen", "moderationLogUsers"]),
+            // Nothing to rewrite: the version makes an earlier app refuse the store rather
+            // than fail on the first notification of a mention.
+            StoreMigration(version: 9, summary: "Notifications may tell of mentions") { _ in },
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an

@@ -134,6 +134,54 @@ import TrainTesting
         #expect(try await harness.social.comments(on: third.id).map(\.userID) == [nil])
     }
 
+    @Test(
+        "a mention is left out while its post is taken down or hidden by reports, and when the recipient blocks or reported the post's author",
+        arguments: SocialVariant.allCases)
+    func onlyOfPostsTheRecipientSees(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant, policy: SocialPolicy(hideAfterReports: 2, moderators: ["mod"]))
+        try await harness.join("bob", "cy", "dee", "eve", "mod", "ada")
+        let taken = try await harness.social.createPost(content: "morning run", workoutType: .run)
+        let reported = try await harness.social.createPost(content: "evening run", workoutType: .run)
+        harness.act(as: "cy")
+        _ = try await harness.social.comment(on: taken.id, text: "<@bob> you should come")
+        _ = try await harness.social.comment(on: reported.id, text: "<@bob> and this one")
+        harness.act(as: "mod")
+        try await harness.social.moderate(.post(taken.id), action: .takeDown, note: nil)
+        for reporter in ["dee", "eve"] {
+            harness.act(as: reporter)
+            _ = try await harness.social.report(.post(reported.id), reason: .spam)
+        }
+        harness.act(as: "bob")
+        #expect(try await Self.mentions(harness).isEmpty)
+        #expect(try await harness.social.unseenNotificationCount() == 0)
+        harness.act(as: "mod")
+        try await harness.social.moderate(.post(taken.id), action: .restore, note: nil)
+        harness.act(as: "bob")
+        #expect(try await Self.mentions(harness).map(\.postID) == [taken.id], "restored, the post's mention is back")
+
+        try await harness.social.block("ada")
+        harness.act(as: "cy")
+        let cys = try await harness.social.createPost(content: "cy's ride", workoutType: .cycle)
+        harness.act(as: "dee")
+        _ = try await harness.social.comment(on: cys.id, text: "<@bob> look at this")
+        harness.act(as: "bob")
+        #expect(try await Self.mentions(harness).map(\.postID) == [cys.id], "Ada's post is out: Bob blocks her")
+        _ = try await harness.social.report(.post(cys.id), reason: .spam)
+        #expect(try await Self.mentions(harness).isEmpty, "Bob reported Cy's post")
+    }
+
+    @Test("a locked feed is feedLocked for a text post and a photo post alike, before any mention is looked at")
+    func lockedFeedComesFirst() async throws {
+        let harness = try SocialHarness()
+        try await harness.join("bob")
+        harness.act(as: "zed")
+        try await harness.social.block("bob")
+        await #expect(throws: SocialError(.feedLocked)) { try await harness.social.createPost(content: "<@bob>", workoutType: .run) }
+        await #expect(throws: SocialError(.feedLocked)) {
+            try await harness.social.createPost(content: "<@bob>", workoutType: .run, photo: SocialHarness.jpeg())
+        }
+    }
+
     @Test("a block hides a mention made before it, both ways", arguments: SocialVariant.allCases)
     func blockHidesEarlierMentions(variant: SocialVariant) async throws {
         let harness = try await Self.world(variant)

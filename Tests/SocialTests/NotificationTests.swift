@@ -89,6 +89,25 @@ import TrainTesting
         #expect(try await harness.social.recount() == 0)
     }
 
+    @Test("a post moderation takes down has no notifications until it is restored", arguments: SocialVariant.allCases)
+    func hiddenPostsNotificationsAreLeftOut(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant, policy: SocialPolicy(moderators: ["mod"]))
+        try await harness.join("bob", "mod", "ada")
+        let post = try await harness.post("ada's run", by: "ada")
+        harness.act(as: "bob")
+        try await harness.social.like(post.id)
+        _ = try await harness.social.comment(on: post.id, text: "nice")
+        harness.act(as: "mod")
+        try await harness.social.moderate(.post(post.id), action: .takeDown, note: nil)
+        harness.act(as: "ada")
+        #expect(try await Self.all(harness).isEmpty)
+        #expect(try await harness.social.unseenNotificationCount() == 0)
+        harness.act(as: "mod")
+        try await harness.social.moderate(.post(post.id), action: .restore, note: nil)
+        harness.act(as: "ada")
+        #expect(try await Self.all(harness).map(\.kind) == [.comment, .like])
+    }
+
     @Test("never from a user the recipient blocks or mutes, who blocks them, or who is hidden from them", arguments: SocialVariant.allCases)
     func neverFromUsersLeftOut(variant: SocialVariant) async throws {
         let (harness, post) = try await Self.world(variant)
