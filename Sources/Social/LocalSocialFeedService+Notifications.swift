@@ -261,17 +261,26 @@ extension LocalSocialFeedService {
         }
     }
 
-    /// Up to `limit` distinct actors of a notification not left out.
+    /// Up to `limit` distinct actors of a notification not left out, reading its causes
+    /// in small batches until it has them.
     private func actors(in group: String, of recipient: String, leavingOut leftOut: UserIDSet, limit: Int, in records: RecordReader) throws
         -> [String]
     {
+        let whole = try SocialRecords.range([.string(recipient), .string(group)])
+        var range = whole
         var found: [String] = []
-        for actor in try causes(in: group, of: recipient, in: records)
-        where !leftOut.contains(actor) && !found.contains(where: { Self.same($0, actor) }) {
-            found.append(actor)
-            if found.count == limit { break }
+        while true {
+            let keys = try records.keys(in: SocialRecords.notificationCauses, range: range, limit: 16)
+            for key in keys {
+                guard let components = try? RecordKey(encoded: key).components, components.count == 4, case .string(let actor) = components[2],
+                    !leftOut.contains(actor), !found.contains(where: { Self.same($0, actor) })
+                else { continue }
+                found.append(actor)
+                if found.count == limit { return found }
+            }
+            guard keys.count == 16, let last = keys.last else { return found }
+            range = whole.after(last)
         }
-        return found
     }
 
     // MARK: - Keys

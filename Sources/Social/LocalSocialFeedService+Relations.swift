@@ -80,7 +80,8 @@ extension LocalSocialFeedService {
         try records.removeValue(forKey: key, in: SocialRecords.follows)
         try records.removeValue(forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
         let stays = { (user: String) in !(leaving?.utf8.elementsEqual(user.utf8) ?? false) }
-        try unnotify(followee, of: .follow, on: nil, by: follower, in: records)
+        // A leaving user's own notifications go all at once.
+        if stays(followee) { try unnotify(followee, of: .follow, on: nil, by: follower, in: records) }
         if stays(follower) { try adjust(follower, in: records) { $0.followingCount = max(0, $0.followingCount - 1) } }
         if stays(followee) { try adjust(followee, in: records) { $0.followerCount = max(0, $0.followerCount - 1) } }
         return true
