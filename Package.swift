@@ -4,6 +4,9 @@ import PackageDescription
 /// SQLite and the cryptographic library come from the system. On Apple platforms
 /// they are the SDK's `SQLite3` and `CommonCrypto`; everywhere else the `CSQLite`
 /// and `CCrypto` system-library targets (pkg-config `sqlite3` and `libcrypto`).
+/// CI compiles the Apple branches on Linux against stand-ins of the two SDK modules
+/// with Apple's C declarations over the same libraries (.ci/apple), and runs the
+/// engine's tests through them (.ci/apple-paths).
 let notApple: [Platform] = [.linux, .android, .windows, .openbsd]
 let sqlite: Target.Dependency = .target(name: "CSQLite", condition: .when(platforms: notApple))
 let crypto: Target.Dependency = .target(name: "CCrypto", condition: .when(platforms: notApple))

@@ -2,6 +2,15 @@ import Foundation
 import Testing
 import TrainCore
 
+// .ci/apple-paths builds with Apple's CommonCrypto and SQLite3 modules stood in for
+// (.ci/apple): the Apple branches must be the ones compiled.
+#if TRAINKIT_APPLE_STAND_INS
+    #if !canImport(CommonCrypto) || !canImport(SQLite3)
+        #error("The Apple-paths build did not find the stand-ins of CommonCrypto and SQLite3.")
+    #endif
+    import CommonCrypto
+#endif
+
 /// CORE-7: SHA-256, HMAC-SHA256 and PBKDF2-HMAC-SHA256 from the platform's library,
 /// against the published vectors.
 @Suite struct PlatformCryptoTests {
@@ -100,6 +109,19 @@ import TrainCore
         #expect(try PlatformCrypto.randomBytes(count: 16) != (try PlatformCrypto.randomBytes(count: 16)))
         #expect(try PlatformCrypto.randomBytes(count: 24).count == 24)
     }
+
+    #if TRAINKIT_APPLE_STAND_INS
+        @Test("through CommonCrypto, a message of 1 GiB and 1 byte goes to CC_SHA256_Update at most 1 GiB a call and hashes to its known digest")
+        func commonCryptoTakesAtMostOneGiBACall() throws {
+            TrainKitStandInResetSHA256Counts()
+            // The digest of 2^30 + 1 'a's, from Python's hashlib.
+            #expect(
+                try sha256(Data(repeating: UInt8(ascii: "a"), count: (1 << 30) + 1))
+                    == "293f56f48b4de073e74bde06398124c9b3c5fbbc9988c8703738bc05a8e655fe")
+            // Other tests hash beside this one, each far less than 1 GiB: the largest call is this message's first piece.
+            #expect(TrainKitStandInLargestSHA256Update() == 1 << 30 && TrainKitStandInSHA256UpdateCount() >= 2)
+        }
+    #endif
 
     @Test("bytes print as two lowercase hex digits each")
     func hex() {
