@@ -12,7 +12,7 @@ extension LocalSocialFeedService {
             var last: NotificationUpdate?
             for await _ in wakes {
                 guard let self else { break }
-                let update = await self.currentNotifications()
+                let update = self.currentNotifications()
                 if update != last {
                     last = update
                     continuation.yield(update)
@@ -80,14 +80,19 @@ extension LocalSocialFeedService {
         return wakes
     }
 
-    /// The signed-in user's badge and first page of notifications; empty when signed out.
-    private func currentNotifications() async -> NotificationUpdate {
-        guard let user = auth.currentUser,
-            let page = try? await notifications(limit: NotificationUpdate.pageSize, after: nil),
-            let unseen = try? await unseenNotificationCount(),
-            auth.currentUser?.id == user.id
-        else { return NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil)) }
-        return NotificationUpdate(userID: user.id, unseenCount: unseen, page: page)
+    /// The signed-in user's badge and first page of notifications, read in one
+    /// transaction; empty when signed out.
+    private func currentNotifications() -> NotificationUpdate {
+        let signedOut = NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil))
+        guard let user = auth.currentUser else { return signedOut }
+        let update = try? reading { records in
+            let view = try notificationView(of: user.id, in: records)
+            return NotificationUpdate(
+                userID: user.id, unseenCount: try unseenCount(view, in: records),
+                page: try notificationPage(view, limit: NotificationUpdate.pageSize, after: nil, in: records))
+        }
+        guard let update, auth.currentUser?.id == user.id else { return signedOut }
+        return update
     }
 
     /// The posts of the discover feed above `position`, oldest first, that the signed-in

@@ -11,51 +11,75 @@ extension LocalSocialFeedService {
     public func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage {
         let user = try signedInUser()
         let limit = try Self.pageSize(limit)
-        return try reading { records in
-            let whole = try SocialRecords.range([.string(user.id)])
-            var range = whole
-            if let cursor {
-                guard let components = try? RecordKey(encoded: cursor).components, components.first == .string(user.id), components.count == 3 else {
-                    throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.")
-                }
-                range = whole.after(cursor)
-            }
-            let leftOut = try leftOutOfNotifications(of: user.id, in: records)
-            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen)?.seenUpTo ?? .distantPast
-            var notifications: [SocialNotification] = []
-            var last: String?
-            while true {
-                let batch = try records.records(in: SocialRecords.notificationOrder, range: range, limit: limit + 1)
-                for entry in batch {
-                    guard
-                        let shown = try notification(
-                            String(decoding: entry.data, as: UTF8.self), of: user.id, leavingOut: leftOut, seenUpTo: seenUpTo, in: records)
-                    else { continue }
-                    // One more than the page holds: there is a next page.
-                    if notifications.count == limit { return NotificationPage(notifications: notifications, nextCursor: last) }
-                    notifications.append(shown)
-                    last = entry.key
-                }
-                guard batch.count == limit + 1, let end = batch.last else { break }
-                range = whole.after(end.key)
-            }
-            return NotificationPage(notifications: notifications, nextCursor: nil)
+        return try reading { records in try notificationPage(try notificationView(of: user.id, in: records), limit: limit, after: cursor, in: records)
         }
     }
 
     public func unseenNotificationCount() async throws -> Int {
         let user = try signedInUser()
-        return try reading { records in
-            let seenUpTo = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen)?.seenUpTo ?? .distantPast
-            let leftOut = try leftOutOfNotifications(of: user.id, in: records)
-            var unseen = 0
-            for entry in try records.records(in: SocialRecords.notificationOrder, range: SocialRecords.range([.string(user.id)])) {
-                guard let date = SocialRecords.positionDate(entry.key), date > seenUpTo else { break }
-                let shown = try notification(
-                    String(decoding: entry.data, as: UTF8.self), of: user.id, leavingOut: leftOut, seenUpTo: seenUpTo, named: false, in: records)
+        return try reading { records in try unseenCount(try notificationView(of: user.id, in: records), in: records) }
+    }
+
+    /// What every read of a user's notifications needs, read once: whose they are, the
+    /// users they leave out, and up to when the user saw their list.
+    struct NotificationView {
+        /// The recipient.
+        let recipient: String
+        /// The users hidden from them or muted by them.
+        let leftOut: UserIDSet
+        /// Up to when they saw their list.
+        let seenUpTo: Date
+    }
+
+    /// The view of `userID`'s notifications.
+    func notificationView(of userID: String, in records: RecordReader) throws -> NotificationView {
+        var leftOut = try hiddenUsers(from: userID, in: records)
+        leftOut.formUnion(try mutedUsers(of: userID, in: records))
+        let seenUpTo = try records.value(forKey: userID, in: SocialRecords.notificationsSeen)?.seenUpTo ?? .distantPast
+        return NotificationView(recipient: userID, leftOut: leftOut, seenUpTo: seenUpTo)
+    }
+
+    /// A page of the recipient's notifications, newest first, from `cursor`.
+    func notificationPage(_ view: NotificationView, limit: Int, after cursor: String?, in records: RecordReader) throws -> NotificationPage {
+        let whole = try SocialRecords.range([.string(view.recipient)])
+        var range = whole
+        if let cursor {
+            guard let components = try? RecordKey(encoded: cursor).components, components.first == .string(view.recipient), components.count == 3
+            else { throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.") }
+            range = whole.after(cursor)
+        }
+        var notifications: [SocialNotification] = []
+        var last: String?
+        while true {
+            let batch = try records.records(in: SocialRecords.notificationOrder, range: range, limit: limit + 1)
+            for entry in batch {
+                guard let shown = try notification(String(decoding: entry.data, as: UTF8.self), in: view, in: records) else { continue }
+                // One more than the page holds: there is a next page.
+                if notifications.count == limit { return NotificationPage(notifications: notifications, nextCursor: last) }
+                notifications.append(shown)
+                last = entry.key
+            }
+            guard batch.count == limit + 1, let end = batch.last else { break }
+            range = whole.after(end.key)
+        }
+        return NotificationPage(notifications: notifications, nextCursor: nil)
+    }
+
+    /// The recipient's badge: the notifications changed since they saw their list. It
+    /// reads the list newest first, in batches, and stops at the first one seen.
+    func unseenCount(_ view: NotificationView, in records: RecordReader) throws -> Int {
+        let whole = try SocialRecords.range([.string(view.recipient)])
+        var range = whole
+        var unseen = 0
+        while true {
+            let batch = try records.records(in: SocialRecords.notificationOrder, range: range, limit: 32)
+            for entry in batch {
+                guard let date = SocialRecords.positionDate(entry.key), date > view.seenUpTo else { return unseen }
+                let shown = try notification(String(decoding: entry.data, as: UTF8.self), in: view, named: false, in: records)
                 if let shown, !shown.isSeen { unseen += 1 }
             }
-            return unseen
+            guard batch.count == 32, let end = batch.last else { return unseen }
+            range = whole.after(end.key)
         }
     }
 
@@ -200,22 +224,15 @@ extension LocalSocialFeedService {
 
     // MARK: - Reading
 
-    /// The users whose likes, comments and follows a user's notifications leave out:
-    /// those hidden from them and those they mute.
-    private func leftOutOfNotifications(of userID: String, in records: RecordReader) throws -> UserIDSet {
-        var leftOut = try hiddenUsers(from: userID, in: records)
-        leftOut.formUnion(try mutedUsers(of: userID, in: records))
-        return leftOut
-    }
-
     /// A stored notification as its recipient sees it, or nil if it counts nobody they
     /// may see or is about a post moderation hides — or, for a mention, a post of a user
     /// left out or one the recipient reported. Each user left out costs one count, or the
     /// notification's own causes are read when there are fewer of those.
     /// - Parameter named: Whether to look up the latest users' names; the badge only counts.
-    private func notification(
-        _ group: String, of recipient: String, leavingOut leftOut: UserIDSet, seenUpTo: Date, named: Bool = true, in records: RecordReader
-    ) throws -> SocialNotification? {
+    private func notification(_ group: String, in view: NotificationView, named: Bool = true, in records: RecordReader) throws
+        -> SocialNotification?
+    {
+        let (recipient, leftOut) = (view.recipient, view.leftOut)
         guard let stored = try records.value(forKey: try SocialRecords.key([.string(recipient), .string(group)]), in: SocialRecords.notifications)
         else { return nil }
         if let postID = stored.postID {
@@ -248,7 +265,7 @@ extension LocalSocialFeedService {
         let isRead = stored.readAt.map { $0 >= stored.updatedAt } ?? false
         return SocialNotification(
             id: group, kind: stored.kind, postID: stored.postID, latestActors: actors, actorCount: count, updatedAt: stored.updatedAt,
-            isSeen: isRead || stored.updatedAt <= seenUpTo, isRead: isRead)
+            isSeen: isRead || stored.updatedAt <= view.seenUpTo, isRead: isRead)
     }
 
     /// The actor of each cause of a notification, in key order.

@@ -89,6 +89,23 @@ import TrainTesting
         #expect(try await harness.social.recount() == 0)
     }
 
+    @Test("a badge over more notifications than one read batch counts each changed one, and stops at the first seen", arguments: SocialVariant.allCases)
+    func badgeAcrossBatches(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("bob", "ada")
+        var posts: [PostEntity] = []
+        for index in 0..<40 { posts.append(try await harness.post("run \(index)", by: "ada")) }
+        harness.act(as: "bob")
+        for post in posts.prefix(5) { try await harness.social.like(post.id) }
+        harness.act(as: "ada")
+        try await harness.social.markNotificationsSeen()
+        harness.act(as: "bob")
+        for post in posts.dropFirst(5) { try await harness.social.like(post.id) }
+        harness.act(as: "ada")
+        #expect(try await harness.social.unseenNotificationCount() == 35)
+        #expect(try await Self.all(harness).count { !$0.isSeen } == 35)
+    }
+
     @Test("a post moderation takes down has no notifications until it is restored", arguments: SocialVariant.allCases)
     func hiddenPostsNotificationsAreLeftOut(variant: SocialVariant) async throws {
         let harness = try SocialHarness(variant, policy: SocialPolicy(moderators: ["mod"]))
