@@ -89,7 +89,8 @@ import TrainTesting
         #expect(try await harness.social.recount() == 0)
     }
 
-    @Test("a badge over more notifications than one read batch counts each changed one, and stops at the first seen", arguments: SocialVariant.allCases)
+    @Test(
+        "a badge over more notifications than one read batch counts each changed one, and stops at the first seen", arguments: SocialVariant.allCases)
     func badgeAcrossBatches(variant: SocialVariant) async throws {
         let harness = try SocialHarness(variant)
         try await harness.join("bob", "ada")
