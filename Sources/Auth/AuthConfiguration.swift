@@ -27,6 +27,23 @@ public struct AuthPolicy: Sendable {
     /// minutes. Deleting an Apple account with an older code (or none, after a
     /// relaunch) asks for re-authentication with Apple.
     public var appleAuthorizationCodeLifetime: Duration
+    /// Whether password sign-in answers an unknown address and a wrong password alike,
+    /// with `invalidCredential` after the same work, and password resets and email
+    /// codes give the same answer whether an address has an account or not — Firebase's
+    /// email enumeration protection, on by default as it is for Firebase projects since
+    /// September 2023. Off keeps `userNotFound` and `wrongPassword` apart. Creating an
+    /// account with an address in use is `emailAlreadyInUse` either way, as in Firebase.
+    public var protectsAgainstEnumeration: Bool
+    /// How long a code mailed for a password reset, an email verification or an email
+    /// sign-in stays valid.
+    public var emailCodeLifetime: Duration
+    /// How many emails with codes one address may be sent in an hour, across flows;
+    /// counted whether or not the address has an account.
+    public var emailsPerAddressPerHour: Int
+    /// The actions that need a verified email address; none by default.
+    public var verifiedEmailRequired: Set<VerifiedEmailAction>
+    /// How long a guest account may go unused before it can be purged; nil keeps guests.
+    public var guestIdleLifetime: Duration?
 
     /// Creates a policy; the defaults follow Firebase and OWASP.
     /// - Parameters:
@@ -39,11 +56,18 @@ public struct AuthPolicy: Sendable {
     ///   - codeLifetime: 10 minutes.
     ///   - phoneNumberLockout: 1 hour.
     ///   - appleAuthorizationCodeLifetime: 5 minutes.
+    ///   - protectsAgainstEnumeration: On.
+    ///   - emailCodeLifetime: 1 hour, as Firebase's password reset links.
+    ///   - emailsPerAddressPerHour: 5.
+    ///   - verifiedEmailRequired: No action.
+    ///   - guestIdleLifetime: 30 days.
     public init(
         recentLoginWindow: Duration = .seconds(300), passwordIterations: Int = 600_000,
         minimumPasswordLength: Int = 8, testPhoneNumbers: [String: String] = [:],
         codeResendCooldown: Duration = .seconds(60), maxCodeAttempts: Int = 5, codeLifetime: Duration = .seconds(600),
-        phoneNumberLockout: Duration = .seconds(3600), appleAuthorizationCodeLifetime: Duration = .seconds(300)
+        phoneNumberLockout: Duration = .seconds(3600), appleAuthorizationCodeLifetime: Duration = .seconds(300),
+        protectsAgainstEnumeration: Bool = true, emailCodeLifetime: Duration = .seconds(3600), emailsPerAddressPerHour: Int = 5,
+        verifiedEmailRequired: Set<VerifiedEmailAction> = [], guestIdleLifetime: Duration? = .seconds(30 * 86_400)
     ) {
         self.recentLoginWindow = recentLoginWindow
         self.passwordIterations = passwordIterations
@@ -54,6 +78,11 @@ public struct AuthPolicy: Sendable {
         self.codeLifetime = codeLifetime
         self.phoneNumberLockout = phoneNumberLockout
         self.appleAuthorizationCodeLifetime = appleAuthorizationCodeLifetime
+        self.protectsAgainstEnumeration = protectsAgainstEnumeration
+        self.emailCodeLifetime = emailCodeLifetime
+        self.emailsPerAddressPerHour = emailsPerAddressPerHour
+        self.verifiedEmailRequired = verifiedEmailRequired
+        self.guestIdleLifetime = guestIdleLifetime
     }
 
     /// An example test number, `+1 650-555-1234` with code `123456`, for prototypes
@@ -91,6 +120,10 @@ public struct AuthConfiguration: Sendable {
     public var google: IdentityProviderConfiguration?
     /// Delivers SMS codes to numbers that are not test numbers; nil allows test numbers only.
     public var codeSender: (any VerificationCodeSender)?
+    /// Delivers password reset, verification and sign-in emails; nil turns the email flows off.
+    public var emailSender: (any EmailSender)?
+    /// How ID tokens for a backend are signed and who they are for.
+    public var tokens: IDTokenConfiguration
     /// The device's biometrics.
     public var biometrics: any BiometricAuthenticator
     /// The rules.
@@ -103,12 +136,15 @@ public struct AuthConfiguration: Sendable {
     ///   - apple: Sign in with Apple, if offered.
     ///   - google: Google sign-in, if offered.
     ///   - codeSender: The SMS sender for real numbers.
+    ///   - emailSender: The email sender; a ``SimulatedMailbox`` in prototypes and tests.
+    ///   - tokens: The ID token issuer, audience and key.
     ///   - biometrics: The device's biometrics; none by default.
     ///   - policy: The rules.
     public init(
         clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
         apple: IdentityProviderConfiguration? = nil, google: IdentityProviderConfiguration? = nil,
-        codeSender: (any VerificationCodeSender)? = nil, biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
+        codeSender: (any VerificationCodeSender)? = nil, emailSender: (any EmailSender)? = nil,
+        tokens: IDTokenConfiguration = IDTokenConfiguration(), biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
         policy: AuthPolicy = AuthPolicy()
     ) {
         self.clock = clock
@@ -116,6 +152,8 @@ public struct AuthConfiguration: Sendable {
         self.apple = apple
         self.google = google
         self.codeSender = codeSender
+        self.emailSender = emailSender
+        self.tokens = tokens
         self.biometrics = biometrics
         self.policy = policy
     }
@@ -124,7 +162,7 @@ public struct AuthConfiguration: Sendable {
         switch provider {
         case .apple: apple
         case .google: google
-        case .password, .phone: nil
+        case .password, .phone, .emailCode: nil
         }
     }
 }

@@ -10,6 +10,9 @@ public enum AuthProvider: String, Codable, Hashable, Sendable, CaseIterable {
     case password = "password"
     /// Phone number with a 6-digit SMS code.
     case phone = "phone"
+    /// A one-time code sent to the account's email address (Firebase's email-link
+    /// sign-in, with a code to type instead of a link to tap).
+    case emailCode = "emailCode"
 }
 
 /// A provider linked to an account, with the identity it knows the user by.
@@ -81,6 +84,15 @@ public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
     public var createdAt: Date
     /// When the user last signed in or re-authenticated.
     public var lastSignInAt: Date
+    /// Whether the user proved they receive mail at ``email``: through an email
+    /// verification, a password reset or an email code, or because Apple or Google
+    /// vouched for it. Changing the address makes it false again.
+    public var isEmailVerified: Bool
+    /// Whether this is a guest account from ``AuthService/signInAnonymously()``, with
+    /// no way to sign in yet. Linking any provider makes it a full account, same ID.
+    public var isAnonymous: Bool
+    /// The profile photo, if the user set one.
+    public var photoURL: URL?
 
     /// Creates a user.
     /// - Parameters:
@@ -92,9 +104,13 @@ public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
     ///   - providers: The linked providers.
     ///   - createdAt: When the account was created.
     ///   - lastSignInAt: When the user last signed in.
+    ///   - isEmailVerified: Whether the email address is verified.
+    ///   - isAnonymous: Whether this is a guest account.
+    ///   - photoURL: The profile photo.
     public init(
         id: String, email: String? = nil, isPrivateEmail: Bool = false, displayName: String? = nil,
-        phoneNumber: String? = nil, providers: [LinkedProvider] = [], createdAt: Date, lastSignInAt: Date
+        phoneNumber: String? = nil, providers: [LinkedProvider] = [], createdAt: Date, lastSignInAt: Date,
+        isEmailVerified: Bool = false, isAnonymous: Bool = false, photoURL: URL? = nil
     ) {
         self.id = id
         self.email = email
@@ -104,6 +120,32 @@ public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
         self.providers = providers
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
+        self.isEmailVerified = isEmailVerified
+        self.isAnonymous = isAnonymous
+        self.photoURL = photoURL
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, email, isPrivateEmail, displayName, phoneNumber, providers, createdAt, lastSignInAt, isEmailVerified, isAnonymous, photoURL
+    }
+
+    /// Decodes a user; one stored before email verification, guests and photos existed
+    /// reads as unverified, not a guest, and without a photo.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` if a field is missing or of the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        isPrivateEmail = try container.decode(Bool.self, forKey: .isPrivateEmail)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        providers = try container.decode([LinkedProvider].self, forKey: .providers)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        lastSignInAt = try container.decode(Date.self, forKey: .lastSignInAt)
+        isEmailVerified = try container.decodeIfPresent(Bool.self, forKey: .isEmailVerified) ?? false
+        isAnonymous = try container.decodeIfPresent(Bool.self, forKey: .isAnonymous) ?? false
+        photoURL = try container.decodeIfPresent(URL.self, forKey: .photoURL)
     }
 
     /// Whether `provider` is linked to this account.
@@ -124,6 +166,8 @@ public enum SignInCredential: Hashable, Sendable {
     case emailPassword(email: String, password: String)
     /// A phone verification and the 6-digit code the user typed.
     case phone(verificationID: String, code: String)
+    /// An email address and the 6-digit code ``AuthService/sendSignInCode(to:)`` mailed to it.
+    case emailCode(email: String, code: String)
 
     /// The provider this credential is for.
     public var provider: AuthProvider {
@@ -131,6 +175,7 @@ public enum SignInCredential: Hashable, Sendable {
         case .identity(let credential, _): credential.provider
         case .emailPassword: .password
         case .phone: .phone
+        case .emailCode: .emailCode
         }
     }
 }

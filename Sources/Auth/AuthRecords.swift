@@ -14,17 +14,44 @@ enum AuthRecords {
             },
             .createCollections(version: 3, ["revocations"]),
             .createCollections(version: 4, ["scheduledDeletions"]),
+            .createCollections(version: 5, ["emailCodes", "emailCodeLinks", "emailSends", "tokenKeys", "guests"]),
         ])
 
-    /// An account: the user and whether it is disabled.
+    /// An account: the user, whether it is disabled, and its session generation.
     struct Account: Codable, Hashable, Sendable {
         var user: UserEntity
         var isDisabled = false
+        /// Raised by a password change or reset: a service signed in at an earlier
+        /// generation is signed out at its next call. Nil is generation 0.
+        var sessionGeneration: Int?
+
+        var generation: Int { sessionGeneration ?? 0 }
     }
 
-    /// Who is signed in on this device (as a keychain item would remember it).
+    /// Who is signed in on this device (as a keychain item would remember it), and the
+    /// session's ID, which its ID tokens carry: a token is honoured while its session
+    /// lasts. Nil in a session stored before tokens; one is given when a token is asked.
     struct Session: Codable, Hashable, Sendable {
         var userID: String
+        var id: String?
+
+        /// A new session of `userID`, with a new random ID.
+        init(userID: String, id: String? = UUID().uuidString) {
+            self.userID = userID
+            self.id = id
+        }
+    }
+
+    /// A code mailed to an address and not used yet: one per flow and address, the
+    /// latest replacing the earlier. Only the code's SHA-256 is kept.
+    struct EmailCode: Codable, Hashable, Sendable {
+        var kind: String
+        var address: String
+        /// The account it acts on; nil for a sign-in code.
+        var userID: String?
+        var codeHash: String
+        var expiresAt: Date
+        var wrongAttempts = 0
     }
 
     /// Per-user settings kept with the user's data.
@@ -67,6 +94,18 @@ enum AuthRecords {
     /// Account ID → the date its scheduled deletion purges it from.
     static let scheduledDeletions = RecordCollection<Date>("scheduledDeletions")
 
+    /// `kind|address` → the pending code of that flow for that address.
+    static let emailCodes = RecordCollection<EmailCode>("emailCodes")
+    /// `kind|SHA-256 of a long code` → its address, so a code alone finds its entry.
+    static let emailCodeLinks = RecordCollection<String>("emailCodeLinks")
+    /// Address → when codes were mailed to it in the last hour (whether or not it has an account).
+    static let emailSends = RecordCollection<[Date]>("emailSends")
+    /// `signing` → the ID token key made for these accounts when none is configured.
+    static let tokenKeys = RecordCollection<Data>("tokenKeys")
+    /// Guest account ID → the date it is purged from unless used before: its last use plus
+    /// the policy's idle lifetime.
+    static let guests = RecordCollection<Date>("guests")
+
     static let sessionKey = "current"
 
     static func identityKey(_ provider: AuthProvider, _ subject: String) -> String {
@@ -75,11 +114,11 @@ enum AuthRecords {
 
     // MARK: - One email, one account
 
-    /// The addresses an account answers to: its email, and the address it signs in
-    /// with by password. No two accounts share one.
+    /// The addresses an account answers to: its email, and the addresses it signs in
+    /// with by password or email code. No two accounts share one.
     static func addresses(of user: UserEntity?) -> Set<String> {
         guard let user else { return [] }
-        var addresses = Set(user.providers.filter { $0.provider == .password }.map(\.subject))
+        var addresses = Set(user.providers.filter { $0.provider == .password || $0.provider == .emailCode }.map(\.subject))
         if let email = user.email { addresses.insert(email) }
         return addresses
     }
@@ -118,6 +157,7 @@ enum AuthRecords {
         try records.removeValue(forKey: userID, in: settings)
         try records.removeValue(forKey: userID, in: revocations)
         try records.removeValue(forKey: userID, in: scheduledDeletions)
+        try records.removeValue(forKey: userID, in: guests)
         try records.removeValue(forKey: userID, in: accounts)
         for entry in try records.entries(in: session) where entry.value.userID == userID {
             try records.removeValue(forKey: entry.key, in: session)
@@ -134,10 +174,18 @@ enum AuthRecords {
         }
     }
 
-    /// Whether `userID`'s scheduled deletion has reached its date.
+    /// Whether `userID`'s scheduled deletion has reached its date, or the account is a
+    /// guest idle past its date.
     static func isDeletionDue(_ userID: String, in records: RecordReader, now: Date) throws -> Bool {
-        guard let date = try records.value(forKey: userID, in: scheduledDeletions) else { return false }
-        return now >= date
+        try dueDate(of: userID, in: records, now: now) != nil
+    }
+
+    /// The date `userID` is purged from if that date has come: its scheduled deletion's,
+    /// or an idle guest's.
+    static func dueDate(of userID: String, in records: RecordReader, now: Date) throws -> Date? {
+        if let date = try records.value(forKey: userID, in: scheduledDeletions), now >= date { return date }
+        if let date = try records.value(forKey: userID, in: guests), now >= date { return date }
+        return nil
     }
 
     /// What a user is told who signs in to an account past its scheduled deletion.

@@ -60,7 +60,10 @@ public protocol AuthService: Sendable {
     /// - Returns: The signed-in user.
     /// - Throws: ``AuthenticationError`` — `wrongPassword`, `userNotFound`, `userDisabled`,
     ///   `invalidCredential`, `missingOrInvalidNonce`, `invalidVerificationCode`,
-    ///   `tooManyRequests`, `accountExistsWithDifferentCredential`.
+    ///   `tooManyRequests`, `accountExistsWithDifferentCredential`; for a password, while
+    ///   the policy protects against enumeration, `invalidCredential` for an unknown
+    ///   address and a wrong password alike; for an email code, `invalidActionCode`,
+    ///   `expiredActionCode`, `invalidVerificationCode`, `tooManyRequests`.
     func signIn(with credential: SignInCredential) async throws -> UserEntity
 
     /// Creates an email-and-password account and signs it in.
@@ -93,7 +96,9 @@ public protocol AuthService: Sendable {
     /// - Parameter credential: The new provider's credential.
     /// - Returns: The updated user.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `providerAlreadyLinked`,
-    ///   `credentialAlreadyInUse`, `emailAlreadyInUse`, `weakPassword`.
+    ///   `credentialAlreadyInUse` (another account has the credential: its
+    ///   ``AuthenticationError/updatedCredential`` signs in to that account),
+    ///   `emailAlreadyInUse`, `weakPassword`.
     func link(_ credential: SignInCredential) async throws -> UserEntity
 
     /// Unlinks a provider; needs a recent login, and never removes the last one.
@@ -202,6 +207,93 @@ public protocol AuthService: Sendable {
     /// - Throws: ``AuthenticationError/Code/notSignedIn``.
     func isBiometricLockEnabled() async throws -> Bool
 
+    /// Signs in as a guest, for an app that lets people in before they make an account:
+    /// the signed-in guest if there is one, else a new account with no providers
+    /// (``UserEntity/isAnonymous``). Linking a provider with ``link(_:)`` makes it a
+    /// full account with the same ID, so everything kept under that ID stays. A guest
+    /// unused for the policy's idle lifetime is listed by ``scheduledDeletions()`` and
+    /// purged as a scheduled deletion is.
+    /// - Returns: The guest.
+    /// - Throws: ``AuthenticationError/Code/storage``.
+    func signInAnonymously() async throws -> UserEntity
+
+    /// Mails a password reset code when the address belongs to an account. The answer is
+    /// the same whether it does or not (no email is sent then), as in Firebase's email
+    /// enumeration protection.
+    /// - Parameter email: The address.
+    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `tooManyRequests` (the address's
+    ///   hourly limit, counted whether or not it has an account), `operationNotAllowed`
+    ///   without an email sender, `networkError`.
+    func sendPasswordReset(email: String) async throws
+
+    /// Sets a new password with a reset code: the code is used up, the address counts as
+    /// verified, the account's other sessions end and its ID tokens are revoked. Nobody
+    /// is signed in by it.
+    /// - Parameters:
+    ///   - code: The code from the email.
+    ///   - newPassword: The new password.
+    /// - Throws: ``AuthenticationError`` — `weakPassword`, `invalidActionCode` (unknown,
+    ///   used, replaced, of another flow, or its account no longer has the address),
+    ///   `expiredActionCode`, `userDisabled`. Nothing changes then.
+    func confirmPasswordReset(code: String, newPassword: String) async throws
+
+    /// Mails a verification code to the signed-in user's email address.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `invalidEmail` (no address),
+    ///   `tooManyRequests`, `operationNotAllowed`, `networkError`.
+    func sendEmailVerification() async throws
+
+    /// Marks an address verified with the code mailed to it; the code is used up.
+    /// - Parameter code: The code from the email.
+    /// - Throws: ``AuthenticationError`` — `invalidActionCode` (also when the account's
+    ///   address changed since), `expiredActionCode`, `userDisabled`.
+    func verifyEmail(code: String) async throws
+
+    /// Mails a 6-digit sign-in code to an address, for ``signIn(with:)`` with
+    /// ``SignInCredential/emailCode(email:code:)``. Any well-formed address gets one:
+    /// signing in with it creates the account if the address has none. A new code
+    /// replaces the earlier one, and a code allows the policy's number of wrong tries.
+    /// - Parameter email: The address.
+    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `tooManyRequests`,
+    ///   `operationNotAllowed`, `networkError`.
+    func sendSignInCode(to email: String) async throws
+
+    /// Throws unless the policy lets the signed-in user do `action`: other services call
+    /// it before posting or purchasing.
+    /// - Parameter action: The action.
+    /// - Throws: ``AuthenticationError`` — `unverifiedEmail` when the policy requires a
+    ///   verified address for it and the user has none, `notSignedIn`, `storage`.
+    func requireVerifiedEmail(for action: VerifiedEmailAction) throws
+
+    /// Changes the signed-in user's password; needs a recent login. The account's other
+    /// sessions end and every ID token issued before is revoked; this device stays
+    /// signed in. An account without a password gets one for its email address.
+    /// - Parameter newPassword: The new password.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `weakPassword`, `invalidEmail` (no address to sign in with), `emailAlreadyInUse`.
+    func updatePassword(to newPassword: String) async throws
+
+    /// Sets the signed-in user's display name and photo as given; nil removes one. Other
+    /// services show the new name from the user's next change there.
+    /// - Parameters:
+    ///   - displayName: The name, cleaned as names shown to others are; blank removes it.
+    ///   - photoURL: The photo, an https URL with a host (as a media store gives) or a file URL.
+    /// - Returns: The updated user.
+    /// - Throws: ``AuthenticationError`` — `invalidProfile`, `notSignedIn`.
+    func updateProfile(displayName: String?, photoURL: URL?) async throws -> UserEntity
+
+    /// An ID token for the app's backend: a JWT signed with HS256 carrying the user ID,
+    /// providers, auth time, issue time and a one-hour expiry. The token is kept and
+    /// given again while more than five minutes are left, then replaced.
+    /// - Parameter forceRefresh: Whether to issue a new token even if the kept one is fresh.
+    /// - Returns: The compact JWT.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
+    func idToken(forceRefresh: Bool) async throws -> String
+
+    /// Each new ID token of this device's session, and nil when the session ends or
+    /// another user signs in: nil first, until a token is asked for.
+    /// - Returns: A stream; cancelling its consumer unsubscribes it.
+    func idTokenChanges() -> AsyncStream<String?>
+
     /// Turns the biometric app lock on (after a successful evaluation) or off.
     /// - Parameters:
     ///   - enabled: The new setting.
@@ -209,4 +301,13 @@ public protocol AuthService: Sendable {
     /// - Throws: ``AuthenticationError`` — the evaluation's error, or `userMismatch` if another
     ///   user signed in during the prompt; the setting is then unchanged.
     func setBiometricLock(enabled: Bool, reason: String) async throws
+}
+
+extension AuthService {
+    /// The kept ID token while it is fresh, else a new one: ``idToken(forceRefresh:)`` without forcing.
+    /// - Returns: The compact JWT.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
+    public func idToken() async throws -> String {
+        try await idToken(forceRefresh: false)
+    }
 }

@@ -87,6 +87,24 @@ public struct AuthenticationError: Error, Hashable, Sendable {
         public static let biometryLockout = Code("biometryLockout")
         /// The face or fingerprint was not recognized.
         public static let biometryFailed = Code("biometryFailed")
+        /// The code from an email is unknown, was already used, was replaced by a newer
+        /// one, or belongs to another address or flow.
+        public static let invalidActionCode = Code("invalidActionCode")
+        /// The code from an email has expired; ask for a new email.
+        public static let expiredActionCode = Code("expiredActionCode")
+        /// The action needs a verified email address (the policy says which do).
+        public static let unverifiedEmail = Code("unverifiedEmail")
+        /// A display name with a control or invisible character or nothing visible, or a
+        /// photo URL that is neither https with a host nor a file.
+        public static let invalidProfile = Code("invalidProfile")
+        /// An ID token is malformed, signed with another key or algorithm, or issued by
+        /// or for someone else.
+        public static let invalidUserToken = Code("invalidUserToken")
+        /// An ID token has expired; the app gets a fresh one from ``AuthService/idToken(forceRefresh:)``.
+        public static let userTokenExpired = Code("userTokenExpired")
+        /// An ID token was revoked: its session signed out, the password changed or was
+        /// reset, or the account was deleted or disabled.
+        public static let userTokenRevoked = Code("userTokenRevoked")
         /// The account data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -100,15 +118,22 @@ public struct AuthenticationError: Error, Hashable, Sendable {
     public let detail: String
     /// A user-facing sentence for this occurrence, when it says more than the code's.
     public let message: String?
+    /// With ``Code/credentialAlreadyInUse`` from ``AuthService/link(_:)``: the credential,
+    /// still unused, so the app can offer to switch to the account it belongs to with
+    /// ``AuthService/signIn(with:)``. Never an email-and-password credential (the app
+    /// has the address and password the user typed), and never in ``description``.
+    public let updatedCredential: SignInCredential?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - detail: A detail for developers; defaults to the user-facing description.
     ///   - message: A user-facing sentence for this occurrence; defaults to the code's.
-    public init(_ code: Code, detail: String? = nil, message: String? = nil) {
+    ///   - updatedCredential: The unused credential of a `credentialAlreadyInUse` link.
+    public init(_ code: Code, detail: String? = nil, message: String? = nil, updatedCredential: SignInCredential? = nil) {
         self.code = code
         self.message = message
+        self.updatedCredential = updatedCredential
         self.detail = detail ?? message ?? Self.messages[code]?.description ?? code.name
     }
 
@@ -164,6 +189,15 @@ public struct AuthenticationError: Error, Hashable, Sendable {
         .biometryNotEnrolled: ("No face or fingerprint is set up on this device.", "Set up Face ID or Touch ID in Settings."),
         .biometryLockout: ("Biometric authentication is locked after too many attempts.", "Unlock your device with its passcode, then try again."),
         .biometryFailed: ("Your face or fingerprint was not recognized.", "Try again."),
+        .invalidActionCode: (
+            "This code is not valid. It may have been used already, or a newer email replaced it.", "Ask for a new email and use the code in it."
+        ),
+        .expiredActionCode: ("This code has expired.", "Ask for a new email and use the code in it."),
+        .unverifiedEmail: ("Please verify your email address first.", "Open the verification email we sent you, or ask for a new one."),
+        .invalidProfile: ("This name or photo cannot be used.", "Use a name with visible characters, and a photo from your library."),
+        .invalidUserToken: ("Your sign-in could not be verified.", "Sign in again."),
+        .userTokenExpired: ("Your sign-in has expired.", "Try again; the app renews it."),
+        .userTokenRevoked: ("Your sign-in is no longer valid.", "Sign in again."),
         .storage: ("Your account data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }

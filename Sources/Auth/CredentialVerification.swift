@@ -13,6 +13,8 @@ struct VerifiedCredential {
     var usedKeys: [(key: String, expiresAt: Date)] = []
     var phoneVerificationID: String?
     var authorizationCode: String?
+    /// An email sign-in code's pending entry and the hash it matched, used up by ``LocalAuthService/consume(_:for:in:)``.
+    var emailCode: (key: String, hash: String)?
 
     var identityKey: String { AuthRecords.identityKey(provider, subject) }
 }
@@ -26,15 +28,17 @@ extension LocalAuthService {
             return try verifyIdentity(identity, rawNonce: rawNonce)
         case .emailPassword(let email, let password):
             let address = try Credentials.normalizedEmail(email)
-            guard !password.isEmpty else { throw AuthenticationError(.wrongPassword, detail: "The password is empty.") }
+            guard !password.isEmpty else { throw passwordRefusal(.wrongPassword) }
             // No stored password is longer (creating one refuses it), so a longer one is wrong without hashing it.
             guard password.utf8.count <= Credentials.maximumPasswordBytes else {
-                throw AuthenticationError(.wrongPassword, detail: "The password is longer than any password an account can have.")
+                throw passwordRefusal(.wrongPassword)
             }
             return VerifiedCredential(provider: .password, subject: address, email: address, password: password)
         case .phone(let verificationID, let code):
             let number = try checkPhoneCode(verificationID: verificationID, code: code)
             return VerifiedCredential(provider: .phone, subject: number, phoneVerificationID: verificationID)
+        case .emailCode(let email, let code):
+            return try verifyEmailCode(email: email, code: code)
         }
     }
 
@@ -82,8 +86,10 @@ extension LocalAuthService {
     }
 
     /// The account a verified credential names, if there is one.
+    /// An email code names the account that answers to its address, whatever its providers.
     func account(for verified: VerifiedCredential, in records: RecordReader) throws -> AuthRecords.Account? {
-        guard let userID = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) else { return nil }
+        let index = verified.provider == .emailCode ? try records.value(forKey: verified.subject, in: AuthRecords.emails) : nil
+        guard let userID = try index ?? records.value(forKey: verified.identityKey, in: AuthRecords.identities) else { return nil }
         return try records.value(forKey: userID, in: AuthRecords.accounts)
     }
 
@@ -93,30 +99,42 @@ extension LocalAuthService {
         return try records.value(forKey: userID, in: AuthRecords.passwords)
     }
 
-    /// For an email credential, throws `wrongPassword` unless its password matches
+    /// For an email credential, throws `wrongPassword` (or `invalidCredential`, see
+    /// ``passwordRefusal(_:)``) unless its password matches
     /// `stored`, and returns the hash it matched, for the transaction to compare with
     /// what is stored then. Hashing takes a while, so it runs outside any transaction.
+    /// Without a stored hash the password is checked against a placeholder all the same,
+    /// so the answer takes as long as for a wrong password.
     func checkPassword(of verified: VerifiedCredential, against stored: PasswordHash?) throws(AuthenticationError) -> PasswordHash? {
         guard let password = verified.password else { return nil }
-        guard let stored, try stored.matches(password) else { throw AuthenticationError(.wrongPassword) }
+        let matched = try (stored ?? PasswordHash(placeholderWithIterations: configuration.policy.passwordIterations)).matches(password)
+        guard let stored, matched else { throw passwordRefusal(.wrongPassword) }
         return stored
     }
 
     /// A new account with `id` for a first sign-in with Apple, Google or a phone number.
+    /// Apple, Google and an email code vouch for the address they bring.
     func newUser(from verified: VerifiedCredential, id: String, now: Date) -> UserEntity {
         UserEntity(
             id: id, email: verified.email, isPrivateEmail: verified.isPrivateEmail,
             displayName: verified.fullName?.formatted,
             phoneNumber: verified.provider == .phone ? verified.subject : nil,
             providers: [LinkedProvider(provider: verified.provider, subject: verified.subject, email: verified.email, linkedAt: now)],
-            createdAt: now, lastSignInAt: now)
+            createdAt: now, lastSignInAt: now, isEmailVerified: verified.email != nil)
     }
 
     /// Records the credential's token and nonce as used, in the operation's transaction.
     /// Inside the operation's transaction: the credential's tokens and nonces are used,
     /// and a new Apple authorization of `userID` makes tokens that a revocation kept
     /// from before does not cover, so that revocation is forgotten.
+    /// An email code is used up here; one another call used meanwhile is `invalidActionCode`.
     func consume(_ verified: VerifiedCredential, for userID: String, in records: RecordWriter) throws {
+        if let emailCode = verified.emailCode {
+            guard try records.value(forKey: emailCode.key, in: AuthRecords.emailCodes)?.codeHash == emailCode.hash else {
+                throw AuthenticationError(.invalidActionCode, detail: "The sign-in code was used or replaced meanwhile.")
+            }
+            try records.removeValue(forKey: emailCode.key, in: AuthRecords.emailCodes)
+        }
         for used in verified.usedKeys {
             try records.put(used.expiresAt, forKey: used.key, in: AuthRecords.usedCredentials)
         }

@@ -23,8 +23,12 @@ extension LocalAuthService {
             guard !account.user.isLinked(verified.provider) else {
                 throw AuthenticationError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
             }
-            if let owner = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) {
-                throw AuthenticationError(owner == account.user.id ? .providerAlreadyLinked : .credentialAlreadyInUse)
+            if let owner = try self.account(for: verified, in: records)?.user.id {
+                guard owner != account.user.id else { throw AuthenticationError(.providerAlreadyLinked) }
+                // Still unused: the app can offer to switch to the account it belongs to.
+                throw AuthenticationError(
+                    .credentialAlreadyInUse, detail: "The credential belongs to another account.",
+                    updatedCredential: verified.provider == .password ? nil : credential)
             }
             account.user.providers.append(
                 LinkedProvider(
@@ -33,14 +37,19 @@ extension LocalAuthService {
             if account.user.email == nil, let email = verified.email {
                 account.user.email = email
                 account.user.isPrivateEmail = verified.isPrivateEmail
+                account.user.isEmailVerified = verified.provider != .password
             }
+            if verified.provider == .emailCode, account.user.email == verified.subject { account.user.isEmailVerified = true }
             if verified.provider == .phone { account.user.phoneNumber = verified.subject }
+            account.user.isAnonymous = false
             account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
             // A linked password's address becomes this account's too: no other account may use it.
             try AuthRecords.reindex(from: before, to: account.user, in: records)
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
             if let hash { try records.put(hash, forKey: account.user.id, in: AuthRecords.passwords) }
+            // A guest that links a provider is an account for good: no idle purge.
+            try records.removeValue(forKey: account.user.id, in: AuthRecords.guests)
             try self.consume(verified, for: account.user.id, in: records)
             return account.user
         }
@@ -81,18 +90,20 @@ extension LocalAuthService {
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
             let userID = account.user.id
             let before = account.user
-            if let index = account.user.providers.firstIndex(where: { $0.provider == .password }),
-                account.user.providers[index].subject != address
-            {
-                let newIdentity = AuthRecords.identityKey(.password, address)
+            // The password and the email code follow the address.
+            for index in account.user.providers.indices
+            where [.password, .emailCode].contains(account.user.providers[index].provider) && account.user.providers[index].subject != address {
+                let provider = account.user.providers[index].provider
+                let newIdentity = AuthRecords.identityKey(provider, address)
                 if let owner = try records.value(forKey: newIdentity, in: AuthRecords.identities), owner != userID {
                     throw AuthenticationError(.emailAlreadyInUse)
                 }
-                try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, account.user.providers[index].subject), of: userID, in: records)
+                try AuthRecords.removeIdentity(AuthRecords.identityKey(provider, account.user.providers[index].subject), of: userID, in: records)
                 try records.put(userID, forKey: newIdentity, in: AuthRecords.identities)
                 account.user.providers[index].subject = address
                 account.user.providers[index].email = address
             }
+            if account.user.email != address { account.user.isEmailVerified = false }
             account.user.email = address
             account.user.isPrivateEmail = false
             try AuthRecords.reindex(from: before, to: account.user, in: records)

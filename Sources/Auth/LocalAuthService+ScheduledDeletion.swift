@@ -43,14 +43,27 @@ extension LocalAuthService {
         }
     }
 
+    /// The scheduled deletions, and the guests idle past the policy's lifetime, whose
+    /// purge is due; a guest still in use is not listed.
     public nonisolated func scheduledDeletions() throws -> [AccountDeletionSchedule] {
-        try read { records in
-            try records.entries(in: AuthRecords.scheduledDeletions).map { AccountDeletionSchedule(userID: $0.key, purgeAt: $0.value) }
+        let now = configuration.clock.now
+        return try read { records in
+            var schedules = try records.entries(in: AuthRecords.scheduledDeletions).map { AccountDeletionSchedule(userID: $0.key, purgeAt: $0.value) }
+            for guest in try records.entries(in: AuthRecords.guests) where now >= guest.value {
+                if try records.value(forKey: guest.key, in: AuthRecords.scheduledDeletions) == nil {
+                    schedules.append(AccountDeletionSchedule(userID: guest.key, purgeAt: guest.value))
+                }
+            }
+            return schedules.sorted { $0.userID.utf8.lexicographicallyPrecedes($1.userID.utf8) }
         }
     }
 
+    /// The scheduled deletion's date, or an idle guest's once it has come.
     public nonisolated func scheduledDeletion(of userID: String) throws -> Date? {
-        try read { records in try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) }
+        let now = configuration.clock.now
+        return try read { records in
+            try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) ?? AuthRecords.dueDate(of: userID, in: records, now: now)
+        }
     }
 
     /// The signed-in account if it is `userID`, byte for byte: `userMismatch` when

@@ -27,9 +27,15 @@ import TrainCore
 public actor LocalAuthService: AuthService {
     private let store: RecordStore
     /// Where this service's session is kept among the sessions of a shared store.
-    private let sessionKey: String
+    let sessionKey: String
     let configuration: AuthConfiguration
     nonisolated let users: Broadcast<UserEntity?>
+    /// Each new ID token of this session, and nil when the session ends.
+    nonisolated let tokens = Broadcast<String?>(initial: nil)
+    /// The latest ID token, while it is fresh.
+    var keptToken: KeptToken?
+    /// The account's session generation when this service signed it in.
+    var sessionGeneration = 0
     var phoneVerifications = PhoneVerifications()
     /// The latest Apple authorization code of each user this session and when it was
     /// issued, for token revocation at deletion. Memory only, as the code is a secret.
@@ -51,10 +57,10 @@ public actor LocalAuthService: AuthService {
     ///   - configuration: Clock, IDs, providers and policy.
     public init(signedIn user: UserEntity, configuration: AuthConfiguration = AuthConfiguration()) {
         let store = RecordStore.inMemoryOrFailing(AuthRecords.schema)
-        let restored = try? store.write { records -> UserEntity in
+        let restored = try? store.write { records -> AuthRecords.Account in
             try Self.insert(user, in: records)
             try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
-            return user
+            return AuthRecords.Account(user: user)
         }
         self.init(store: store, sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: restored)
     }
@@ -82,7 +88,7 @@ public actor LocalAuthService: AuthService {
         configuration: AuthConfiguration
     ) throws {
         let now = configuration.clock.now
-        let restored = try store.write { records -> UserEntity? in
+        let restored = try store.write { records -> AuthRecords.Account? in
             if let userID {
                 // An ID no key can be — empty, or longer than a key may be — has no account.
                 guard (1...16_384).contains(userID.utf8.count), let account = try records.value(forKey: userID, in: AuthRecords.accounts) else {
@@ -91,9 +97,10 @@ public actor LocalAuthService: AuthService {
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
                 try records.put(AuthRecords.Session(userID: userID), forKey: sessionKey, in: AuthRecords.session)
             }
-            return try Self.restoreSession(sessionKey, in: records, now: now)
+            return try Self.restoreSession(
+                sessionKey, in: records, now: now, guestIdleLifetime: configuration.policy.guestIdleLifetime?.timeInterval)
         }
-        let code = appleAuthorizationCode.flatMap { code in restored.map { (userID: $0.id, code: code, issuedAt: now) } }
+        let code = appleAuthorizationCode.flatMap { code in restored.map { (userID: $0.user.id, code: code, issuedAt: now) } }
         self.init(store: store, sessionKey: sessionKey, configuration: configuration, restored: restored, appleAuthorizationCode: code)
     }
 
@@ -120,7 +127,9 @@ public actor LocalAuthService: AuthService {
     /// Forgets used tokens past their expiry, and returns the user of the session under
     /// `key` unless the account was deleted, disabled or is past its scheduled deletion's
     /// date (then the session is removed).
-    private static func restoreSession(_ key: String, in records: RecordWriter, now: Date) throws -> UserEntity? {
+    private static func restoreSession(_ key: String, in records: RecordWriter, now: Date, guestIdleLifetime: TimeInterval?) throws -> AuthRecords
+        .Account?
+    {
         // Used tokens past their expiry would be refused as expired anyway: forget them.
         for stored in try records.records(in: AuthRecords.usedCredentials) {
             if let expiry = try records.value(forKey: stored.key, in: AuthRecords.usedCredentials), expiry < now {
@@ -134,11 +143,15 @@ public actor LocalAuthService: AuthService {
             try records.removeValue(forKey: key, in: AuthRecords.session)
             return nil
         }
-        return account.user
+        // A guest opening the app is a guest in use: its idle time starts again.
+        if account.user.isAnonymous, try records.value(forKey: session.userID, in: AuthRecords.guests) != nil {
+            try touchGuest(session.userID, until: guestIdleLifetime.map { now.addingTimeInterval($0) }, in: records)
+        }
+        return account
     }
 
     private init(
-        store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: UserEntity?,
+        store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: AuthRecords.Account?,
         appleAuthorizationCode: (userID: String, code: String, issuedAt: Date)? = nil
     ) {
         if let appleAuthorizationCode {
@@ -147,7 +160,8 @@ public actor LocalAuthService: AuthService {
         self.store = store
         self.sessionKey = sessionKey
         self.configuration = configuration
-        users = Broadcast(initial: restored)
+        users = Broadcast(initial: restored?.user)
+        sessionGeneration = restored?.generation ?? 0
         if let apple = configuration.apple {
             let events = apple.authorizer.revocations()
             let task = Task { [weak self] in
@@ -162,6 +176,7 @@ public actor LocalAuthService: AuthService {
     deinit {
         revocationListener.withLock { $0?.cancel() }
         users.finish()
+        tokens.finish()
     }
 
     // MARK: - State
@@ -206,34 +221,31 @@ public actor LocalAuthService: AuthService {
         // transaction makes sure the account still has the hash that was checked.
         let storedHash = try read { records -> PasswordHash? in
             guard let existing = try self.account(for: verified, in: records) else {
-                if verified.password != nil { throw AuthenticationError(.userNotFound, detail: "No account uses this email address.") }
+                // Without the protection an unknown address is told at once; with it, the
+                // password is hashed all the same and the answer is the wrong password's.
+                if verified.password != nil, !self.configuration.policy.protectsAgainstEnumeration {
+                    throw AuthenticationError(.userNotFound, detail: "No account uses this email address.")
+                }
                 return nil
             }
             try AuthRecords.checkCanSignIn(existing, in: records, now: now)
             return try self.storedHash(for: verified, userID: existing.user.id, in: records)
         }
         let checkedHash = try checkPassword(of: verified, against: storedHash)
+        var generation = 0
         let user = try write { records in
             var account: AuthRecords.Account
             if let existing = try self.account(for: verified, in: records) {
                 try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                 if verified.password != nil {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
-                        throw AuthenticationError(.wrongPassword)
+                        throw self.passwordRefusal(.wrongPassword)
                     }
                 }
                 account = existing
-                // What a later sign-in does not carry never erases what the first one did.
-                account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
-                if account.user.email == nil, let email = verified.email,
-                    try !AuthRecords.isTaken(email, byAnotherThan: account.user.id, in: records)
-                {
-                    account.user.email = email
-                    account.user.isPrivateEmail = verified.isPrivateEmail
-                    try AuthRecords.reindex(from: existing.user, to: account.user, in: records)
-                }
+                try self.update(&account, signingInWith: verified, in: records, now: now)
             } else {
-                guard verified.provider != .password else { throw AuthenticationError(.userNotFound, detail: "No account uses this email address.") }
+                guard verified.provider != .password else { throw self.passwordRefusal(.userNotFound) }
                 account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
                 try AuthRecords.reindex(from: nil, to: account.user, in: records, conflict: .accountExistsWithDifferentCredential)
                 try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
@@ -242,11 +254,52 @@ public actor LocalAuthService: AuthService {
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(AuthRecords.Session(userID: account.user.id), forKey: self.sessionKey, in: AuthRecords.session)
             try self.consume(verified, for: account.user.id, in: records)
+            generation = account.generation
             return account.user
         }
         finish(verified, for: user)
+        dropKeptToken()
+        sessionGeneration = generation
         publish(user)
         return user
+    }
+
+    /// What a later sign-in adds to an existing account. What it does not carry never
+    /// erases what the first one did. An email code proves the address: it links the
+    /// email code provider and verifies the email — and if the address was not verified
+    /// before, a password set by whoever created the account is removed, so an account
+    /// made in someone else's name before they arrived is theirs alone.
+    private func update(_ account: inout AuthRecords.Account, signingInWith verified: VerifiedCredential, in records: RecordWriter, now: Date) throws
+    {
+        let before = account.user
+        account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
+        if account.user.email == nil, let email = verified.email, try !AuthRecords.isTaken(email, byAnotherThan: account.user.id, in: records) {
+            account.user.email = email
+            account.user.isPrivateEmail = verified.isPrivateEmail
+            account.user.isEmailVerified = verified.provider != .password
+        }
+        guard verified.provider == .emailCode, account.user.email == verified.subject else {
+            try AuthRecords.reindex(from: before, to: account.user, in: records)
+            return
+        }
+        if !account.user.isEmailVerified, let password = account.user.providers.first(where: { $0.provider == .password }) {
+            account.user.providers.removeAll { $0.provider == .password }
+            try records.removeValue(forKey: account.user.id, in: AuthRecords.passwords)
+            try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, password.subject), of: account.user.id, in: records)
+        }
+        account.user.isEmailVerified = true
+        if !account.user.isLinked(.emailCode) {
+            account.user.providers.append(LinkedProvider(provider: .emailCode, subject: verified.subject, email: verified.subject, linkedAt: now))
+            try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
+        }
+        try AuthRecords.reindex(from: before, to: account.user, in: records)
+    }
+
+    /// A refused password sign-in: `invalidCredential` for both an unknown address and
+    /// a wrong password while the policy protects against enumeration, else `code`.
+    nonisolated func passwordRefusal(_ code: AuthenticationError.Code) -> AuthenticationError {
+        guard configuration.policy.protectsAgainstEnumeration else { return AuthenticationError(code) }
+        return AuthenticationError(.invalidCredential, detail: "The email address or the password is wrong.")
     }
 
     public func createUser(email: String, password: String) async throws -> UserEntity {
@@ -276,6 +329,8 @@ public actor LocalAuthService: AuthService {
             try records.put(AuthRecords.Session(userID: user.id), forKey: self.sessionKey, in: AuthRecords.session)
             return user
         }
+        dropKeptToken()
+        sessionGeneration = 0
         publish(user)
         return user
     }
@@ -293,8 +348,9 @@ public actor LocalAuthService: AuthService {
         let id = configuration.ids.makeID()
         let now = configuration.clock.now
         // The verification (and with it the resend cooldown) is taken before the SMS is
-        // awaited, so two calls at once cannot both send.
-        try phoneVerifications.checkCanSend(to: number, now: now, limits: phoneLimits)
+        // awaited, so two calls at once cannot both send. A test number is never
+        // throttled, as in Firebase: UI tests and App Review sign in with it again and again.
+        if fixed == nil { try phoneVerifications.checkCanSend(to: number, now: now, limits: phoneLimits) }
         let replaced = phoneVerifications.start(id: id, phoneNumber: number, code: code, now: now, lifetime: policy.codeLifetime.timeInterval)
         if fixed == nil, let sender = configuration.codeSender {
             do {
@@ -323,13 +379,13 @@ public actor LocalAuthService: AuthService {
         let checkedHash = try checkPassword(of: verified, against: storedHash)
         let now = configuration.clock.now
         let user = try write { records in
-            guard try records.value(forKey: verified.identityKey, in: AuthRecords.identities) == current.user.id,
+            guard try self.account(for: verified, in: records)?.user.id == current.user.id,
                 var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled
             else {
                 throw AuthenticationError(.userMismatch, detail: "The credential no longer belongs to the signed-in account.")
             }
             if verified.password != nil, try records.value(forKey: account.user.id, in: AuthRecords.passwords) != checkedHash {
-                throw AuthenticationError(.wrongPassword)
+                throw self.passwordRefusal(.wrongPassword)
             }
             account.user.lastSignInAt = now
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
@@ -396,6 +452,7 @@ public actor LocalAuthService: AuthService {
     func requireSession() throws(AuthenticationError) -> AuthRecords.Account {
         guard let userID = currentUser?.id else { throw AuthenticationError(.notSignedIn) }
         let now = configuration.clock.now
+        let generation = sessionGeneration
         do {
             return try read { records in
                 // An ID no key can be — empty, or longer than a key may be — has no account.
@@ -403,10 +460,14 @@ public actor LocalAuthService: AuthService {
                     throw AuthenticationError(.userNotFound)
                 }
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
+                // A password change or reset on another device ends this session.
+                guard account.generation == generation else {
+                    throw AuthenticationError(.notSignedIn, detail: "The account's password changed on another device since this one signed in.")
+                }
                 return account
             }
         } catch {
-            if error.code == .userNotFound || error.code == .userDisabled { try? endSession() }
+            if [.userNotFound, .userDisabled, .notSignedIn].contains(error.code) { try? endSession() }
             throw error
         }
     }
@@ -421,11 +482,13 @@ public actor LocalAuthService: AuthService {
         }
     }
 
-    /// Throws `requiresRecentLogin` unless the last sign-in is between 0 and the window
+    /// Throws `requiresRecentLogin` unless the account is a guest or the last sign-in is between 0 and the window
     /// old: exactly the window is fresh, and a sign-in dated in the future (the clock was
     /// ahead, then set back) is not.
     /// - Parameter action: What the user is doing, for the user-facing sentence.
     func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthenticationError) {
+        // A guest has no credential to prove itself again with: holding its session is all there is.
+        guard !account.user.isAnonymous else { return }
         let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
         guard age >= 0, age <= configuration.policy.recentLoginWindow.timeInterval else {
             // A stored date can be anything a file holds: the seconds are shown clamped, never converted unchecked.
@@ -451,6 +514,7 @@ public actor LocalAuthService: AuthService {
     func endSession() throws(AuthenticationError) {
         guard let user = currentUser else { return }
         authorizationCodes[user.id] = nil
+        dropKeptToken()
         users.send(nil)
         try write { records in
             if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == user.id {
@@ -464,13 +528,17 @@ public actor LocalAuthService: AuthService {
         if currentUser?.id == user.id {
             users.replace(user)
         } else {
+            dropKeptToken()
             users.send(user)
         }
     }
 
     func forget(userID: String) {
         authorizationCodes[userID] = nil
-        if currentUser?.id == userID { users.send(nil) }
+        if currentUser?.id == userID {
+            dropKeptToken()
+            users.send(nil)
+        }
     }
 
     var phoneLimits: PhoneVerifications.Limits {
@@ -480,8 +548,13 @@ public actor LocalAuthService: AuthService {
             lockout: policy.phoneNumberLockout.timeInterval)
     }
 
+    /// Checks a phone code; a test number's wrong codes are not counted against it.
     func checkPhoneCode(verificationID: String, code: String) throws(AuthenticationError) -> String {
-        try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now, limits: phoneLimits)
+        var limits = phoneLimits
+        if phoneVerifications.phoneNumber(of: verificationID).map({ configuration.policy.testPhoneNumbers[$0] != nil }) == true {
+            limits.maxWrongCodes = .max
+        }
+        return try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now, limits: limits)
     }
 
     nonisolated func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthenticationError) -> Result {
@@ -492,7 +565,7 @@ public actor LocalAuthService: AuthService {
         }
     }
 
-    func write<Result>(_ body: (RecordWriter) throws -> Result) throws(AuthenticationError) -> Result {
+    nonisolated func write<Result>(_ body: (RecordWriter) throws -> Result) throws(AuthenticationError) -> Result {
         do {
             return try store.write(body)
         } catch {

@@ -20,6 +20,15 @@ struct PasswordHash: Codable, Hashable, Sendable {
         }
     }
 
+    /// A hash no password matches, with `iterations`: checking a password against it
+    /// takes as long as against an account's, so a sign-in with an unknown address
+    /// costs what one with a wrong password does.
+    init(placeholderWithIterations iterations: Int) {
+        self.iterations = iterations
+        salt = Data(count: 16)
+        hash = Data(count: 32)
+    }
+
     /// Whether `password` matches, compared in constant time.
     /// - Throws: ``AuthenticationError/Code/storage`` if the stored hash cannot be recomputed
     ///   (its parameters are out of range, or the platform's library failed).

@@ -168,6 +168,9 @@ struct PhoneVerifications {
         return entry.phoneNumber
     }
 
+    /// The number a pending verification is for.
+    func phoneNumber(of id: String) -> String? { pending[id]?.phoneNumber }
+
     /// Ends a verification whose code was right, and clears its number's wrong codes.
     mutating func consume(_ id: String) {
         guard let entry = pending.removeValue(forKey: id) else { return }

@@ -117,8 +117,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// The name a user's posts and profile show: their account's, without control or
     /// invisible characters, at most 100 characters; "Athlete" when nothing is left.
     static func displayName(of user: UserEntity) -> String {
-        let name = cleaned(String((user.displayName ?? "").prefix(200)), maximum: 200, allowsNewlines: false).map { String($0.prefix(100)) } ?? ""
-        return name.isEmpty ? "Athlete" : name
+        DisplayText.name(user.displayName ?? "") ?? "Athlete"
     }
 
     /// What a write shows others of its user, which decides what a suspension and a
@@ -347,47 +346,13 @@ public final class LocalSocialFeedService: SocialFeedService {
         return cleaned
     }
 
-    /// `text` trimmed, or nil if it holds a control
-    /// character (newlines and tabs aside, when allowed), an invisible formatting
-    /// character (bidirectional overrides, zero-width spaces; the zero-width joiner and
-    /// non-joiner of emoji and scripts are kept), a character of more than 16 scalars
-    /// (stacked combining marks), more than 32 bytes a character in all, or nothing
-    /// visible, or if it is over 32 bytes a character for `maximum` characters.
+    /// `text` trimmed, or nil if it is not clean: ``DisplayText/cleaned(_:maximum:allowsNewlines:)``.
     static func cleaned(_ text: String, maximum: Int, allowsNewlines: Bool) -> String? {
-        guard text.utf8.count <= maximum * 32 + 64 else { return nil }
-        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        let trimmed = unified.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return "" }
-        var visible = false
-        for character in trimmed {
-            guard character.unicodeScalars.count <= 16 else { return nil }
-            for scalar in character.unicodeScalars {
-                switch scalar.properties.generalCategory {
-                case .control:
-                    guard allowsNewlines, scalar == "\n" || scalar == "\t" else { return nil }
-                case .format:
-                    guard scalar == "\u{200C}" || scalar == "\u{200D}" else { return nil }
-                case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber, .letterNumber,
-                    .otherNumber, .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
-                    .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
-                    if !scalar.properties.isDefaultIgnorableCodePoint { visible = true }
-                default:
-                    break
-                }
-            }
-        }
-        return visible ? trimmed : nil
+        DisplayText.cleaned(text, maximum: maximum, allowsNewlines: allowsNewlines)
     }
 
-    /// Whether a media URL may be attached: `https` with a host, or `file`.
-    static func isValidMediaURL(_ url: URL) -> Bool {
-        guard url.absoluteString.utf8.count <= 2_048 else { return false }
-        return switch url.scheme?.lowercased() {
-        case "https": !(url.host ?? "").isEmpty
-        case "file": url.isFileURL && !url.path.isEmpty
-        default: false
-        }
-    }
+    /// Whether a media URL may be attached: ``DisplayText/isValidMediaURL(_:)``.
+    static func isValidMediaURL(_ url: URL) -> Bool { DisplayText.isValidMediaURL(url) }
 
     /// `limit` if it is a page size, else `invalidLimit`.
     static func pageSize(_ limit: Int) throws(SocialError) -> Int {

@@ -175,7 +175,7 @@ extension CrossUserAuthorizationTests {
         Case("auth: a new account on Bob's email address", .refused(AuthenticationError(.emailAlreadyInUse))) { world in
             _ = try await world.auth.createUser(email: CrossUserPerson.bob.email, password: "another long password")
         },
-        Case("auth: signing in as Bob with a wrong password", .refused(AuthenticationError(.wrongPassword))) { world in
+        Case("auth: signing in as Bob with a wrong password", .refused(AuthenticationError(.invalidCredential))) { world in
             _ = try await world.auth.signIn(with: .emailPassword(email: CrossUserPerson.bob.email, password: "not bob's password"))
         },
         Case("auth: Ada schedules the deletion of Bob's account", .refused(AuthenticationError(.userMismatch))) { world in

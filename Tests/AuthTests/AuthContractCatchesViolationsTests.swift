@@ -36,7 +36,7 @@ struct PermissiveEnvironment: AuthContractEnvironment {
                 violated.append(check.name)
             } catch {}
         }
-        #expect(violated.contains("the right password signs in; a wrong one is wrongPassword and signs nobody in"))
+        #expect(violated.contains("the right password signs in; a wrong one is invalidCredential and signs nobody in"))
         #expect(violated.contains("bad input is a typed error and creates nothing"))
         #expect(violated.contains("deletion is fresh at the recent-login window and requiresRecentLogin past it"))
     }

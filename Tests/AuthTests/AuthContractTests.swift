@@ -9,6 +9,9 @@ struct LocalAuthEnvironment: AuthContractEnvironment {
     let variant: AuthVariant
     let clock = ManualClock()
     let directory: TemporaryDirectory
+    let mailbox = SimulatedMailbox()
+    /// The services made, for the verifier.
+    let made = Locked<[LocalAuthService]>([])
     var recentLoginWindow: Duration { .seconds(300) }
 
     init(_ variant: AuthVariant) throws {
@@ -17,11 +20,23 @@ struct LocalAuthEnvironment: AuthContractEnvironment {
     }
 
     func makeService() async throws -> any AuthService {
-        let configuration = AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000))
-        switch variant {
-        case .inMemory: return try LocalAuthService(storage: .inMemory, configuration: configuration)
-        case .file: return try LocalAuthService(storage: .file(directory.file("auth-\(UUID().uuidString).sqlite")), configuration: configuration)
-        }
+        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000))
+        let service: LocalAuthService =
+            switch variant {
+            case .inMemory: try LocalAuthService(storage: .inMemory, configuration: configuration)
+            case .file: try LocalAuthService(storage: .file(directory.file("auth-\(UUID().uuidString).sqlite")), configuration: configuration)
+            }
+        made.withLock { $0.append(service) }
+        return service
+    }
+
+    func lastEmailCode(to address: String, _ kind: AuthEmail.Kind) async throws -> String? {
+        mailbox.lastCode(for: address, kind)
+    }
+
+    func verifyIDToken(_ token: String) async throws -> IDTokenClaims {
+        guard let service = made.withLock({ $0.last }) else { throw AuthenticationError(.notSignedIn) }
+        return try service.tokenVerifier().verify(token)
     }
 
     func advanceClock(by duration: Duration) async {

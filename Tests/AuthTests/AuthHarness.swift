@@ -28,6 +28,7 @@ final class AuthHarness {
     let apple: SimulatedIdentityProvider
     let google: SimulatedIdentityProvider
     let inbox = SimulatedSMSInbox()
+    let mailbox = SimulatedMailbox()
     /// The device's sensor, Face ID enrolled: tests change its availability.
     let sensor = SimulatedBiometricAuthenticator()
     /// The fake in front of it, which records the prompts and answers what a test scripts.
@@ -57,13 +58,26 @@ final class AuthHarness {
             clock: clock, ids: ids,
             apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
             google: IdentityProviderConfiguration(authorizer: google, audience: Self.googleAudience),
-            codeSender: inbox, biometrics: biometrics, policy: policy)
+            codeSender: inbox, emailSender: mailbox, biometrics: biometrics, policy: policy)
     }
 
     func makeService() throws -> LocalAuthService {
         switch variant {
         case .inMemory: try LocalAuthService(storage: .inMemory, configuration: configuration)
         case .file: try LocalAuthService(storage: .file(file), configuration: configuration)
+        }
+    }
+
+    /// A second device on the accounts of `store`, with a session of its own.
+    func device(on store: RecordStore, session: String) throws -> LocalAuthService {
+        try LocalAuthService(store: store, sessionKey: session, signingIn: nil, configuration: configuration)
+    }
+
+    /// A store of accounts two devices share, in this harness's storage variant.
+    func sharedStore() throws -> RecordStore {
+        switch variant {
+        case .inMemory: try RecordStore(.inMemory, schema: LocalAuthService.recordSchema)
+        case .file: try RecordStore(.file(directory.file("shared.sqlite")), schema: LocalAuthService.recordSchema)
         }
     }
 

@@ -62,7 +62,7 @@ import TrainTesting
         let harness = try AuthHarness()
         let user = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         #expect(try await harness.service.deleteAccount().tokenRevocation == .notApplicable)
-        await #expect(throws: AuthenticationError(.userNotFound)) {
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
         }
         #expect(!user.id.isEmpty)

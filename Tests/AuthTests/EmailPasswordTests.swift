@@ -18,9 +18,22 @@ import TrainTesting
         #expect(user.id == created.id)
     }
 
-    @Test("a wrong password, an unknown email and an empty password are typed errors that sign nobody in")
+    @Test("a wrong password, an unknown email and an empty password are one invalidCredential that signs nobody in (AUTH-15)")
     func wrongCredentials() async throws {
         let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        try await harness.service.signOut()
+        for (email, password) in [("ada@example.com", "wrong horse 1"), ("bob@example.com", "correct horse 1"), ("ada@example.com", "")] {
+            await #expect(throws: AuthenticationError(.invalidCredential)) {
+                _ = try await harness.service.signIn(with: .emailPassword(email: email, password: password))
+            }
+        }
+        #expect(harness.service.currentUser == nil)
+    }
+
+    @Test("with the enumeration protection off, a wrong password is wrongPassword and an unknown email userNotFound")
+    func distinctErrorsWhenOptedOut() async throws {
+        let harness = try AuthHarness(policy: AuthPolicy(passwordIterations: 1_000, protectsAgainstEnumeration: false))
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
         await #expect(throws: AuthenticationError(.wrongPassword)) {
@@ -35,16 +48,16 @@ import TrainTesting
         #expect(harness.service.currentUser == nil)
     }
 
-    @Test("a password longer than any account can have is wrongPassword at sign-in and re-authentication, not a storage error")
+    @Test("a password longer than any account can have is invalidCredential at sign-in and re-authentication, not a storage error")
     func overlongPassword() async throws {
         let harness = try AuthHarness()
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         let overlong = String(repeating: "a", count: (1 << 20) + 1)
-        await #expect(throws: AuthenticationError(.wrongPassword)) {
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
             _ = try await harness.service.reauthenticate(with: .emailPassword(email: "ada@example.com", password: overlong))
         }
         try await harness.service.signOut()
-        await #expect(throws: AuthenticationError(.wrongPassword)) {
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: overlong))
         }
         #expect(harness.service.currentUser == nil)

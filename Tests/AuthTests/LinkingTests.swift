@@ -56,7 +56,7 @@ import TrainTesting
         let user = try await harness.service.unlink(.password)
         #expect(user.providers.map(\.provider) == [.apple])
         try await harness.service.signOut()
-        await #expect(throws: AuthenticationError(.userNotFound)) {
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
         }
     }

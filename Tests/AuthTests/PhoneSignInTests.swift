@@ -52,31 +52,50 @@ extension LocalAuthService {
         await #expect(throws: AuthenticationError(.invalidPhoneNumber)) { _ = try await harness.service.sendVerificationCode(to: number) }
     }
 
-    @Test("a second code to the same number waits 60 seconds: refused at 59, sent at 60")
+    @Test("a second code to a real number waits 60 seconds: refused at 59, sent at 60")
     func resendCooldown() async throws {
         let harness = try AuthHarness()
-        _ = try await harness.service.sendVerificationCode(to: "+16505551234")
+        _ = try await harness.service.sendVerificationCode(to: "+442079460000")
         harness.clock.advance(by: .seconds(59))
-        await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await harness.service.sendVerificationCode(to: "+16505551234") }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await harness.service.sendVerificationCode(to: "+442079460000") }
         harness.clock.advance(by: .seconds(1))
-        let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
+        let verificationID = try await harness.service.sendVerificationCode(to: "+442079460000")
         #expect(!verificationID.isEmpty)
     }
 
-    @Test("after 5 wrong codes the verification is tooManyRequests, even for the right code")
+    @Test("after 5 wrong codes a real number's verification is tooManyRequests, even for the right code")
     func attemptLimit() async throws {
         let harness = try AuthHarness()
-        let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
+        let verificationID = try await harness.service.sendVerificationCode(to: "+442079460000")
+        let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
         for _ in 1...5 {
             await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
-                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
+                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: Self.wrong(code)))
             }
         }
         await #expect(throws: AuthenticationError(.tooManyRequests)) {
-            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code))
         }
         #expect(harness.service.currentUser == nil)
     }
+
+    @Test("a test number is never throttled: codes one after another, and wrong codes that never lock it (AUTH-15)")
+    func testNumberNeverThrottled() async throws {
+        let harness = try AuthHarness()
+        for _ in 1...3 {
+            let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
+            for _ in 1...6 {
+                await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
+                    _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
+                }
+            }
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+            try await harness.service.signOut()
+        }
+    }
+
+    /// A six-digit code other than `code`.
+    static func wrong(_ code: String) -> String { code == "000000" ? "111111" : "000000" }
 
     @Test("a new code invalidates the number's earlier codes")
     func newCodeInvalidatesOlder() async throws {
@@ -99,23 +118,26 @@ extension LocalAuthService {
         for attempt in 1...5 {
             if attempt.isMultiple(of: 2) || attempt == 1 {
                 if attempt > 1 { harness.clock.advance(by: .seconds(60)) }
-                verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
+                verificationID = try await harness.service.sendVerificationCode(to: "+442079460000")
             }
+            let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
             await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
-                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "000000"))
+                _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: Self.wrong(code)))
             }
         }
+        let last = try #require(harness.inbox.lastCode(for: "+442079460000"))
         await #expect(throws: AuthenticationError(.tooManyRequests)) {
-            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: last))
         }
         harness.clock.advance(by: .seconds(60))
         await #expect(throws: AuthenticationError(.tooManyRequests), "no new code while the number is blocked") {
-            _ = try await harness.service.sendVerificationCode(to: "+16505551234")
+            _ = try await harness.service.sendVerificationCode(to: "+442079460000")
         }
         harness.clock.advance(by: .seconds(3600))
-        let fresh = try await harness.service.sendVerificationCode(to: "+16505551234")
+        let fresh = try await harness.service.sendVerificationCode(to: "+442079460000")
+        let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
         #expect(
-            try await harness.service.signIn(with: .phone(verificationID: fresh, code: "123456")).phoneNumber == "+16505551234",
+            try await harness.service.signIn(with: .phone(verificationID: fresh, code: code)).phoneNumber == "+442079460000",
             "after the hour the number can sign in again")
     }
 

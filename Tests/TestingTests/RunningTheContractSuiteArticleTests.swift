@@ -8,14 +8,28 @@ import TrainTesting
 
 struct InMemoryAuthEnvironment: AuthContractEnvironment {
     let clock = ManualClock()
+    let mailbox = SimulatedMailbox()
+    let services = Locked<[LocalAuthService]>([])
     var recentLoginWindow: Duration { .seconds(300) }
 
     func makeService() async throws -> any AuthService {
-        try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
+        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000))
+        let service = try LocalAuthService(storage: .inMemory, configuration: configuration)
+        services.withLock { $0.append(service) }
+        return service
     }
 
     func advanceClock(by duration: Duration) async {
         clock.advance(by: duration)
+    }
+
+    func lastEmailCode(to address: String, _ kind: AuthEmail.Kind) async throws -> String? {
+        mailbox.lastCode(for: address, kind)
+    }
+
+    func verifyIDToken(_ token: String) async throws -> IDTokenClaims {
+        guard let service = services.withLock({ $0.last }) else { throw AuthenticationError(.notSignedIn) }
+        return try service.tokenVerifier().verify(token)
     }
 }
 

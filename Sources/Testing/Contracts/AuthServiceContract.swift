@@ -17,6 +17,43 @@ public protocol AuthContractEnvironment: Sendable {
 
     /// The recent-login window the service enforces (300 seconds unless configured).
     var recentLoginWindow: Duration { get }
+
+    /// The code of the latest email of `kind` the service sent to `address` — what a
+    /// test reads from Firebase's emulator, or a ``SimulatedMailbox``.
+    /// - Parameters:
+    ///   - address: The address.
+    ///   - kind: The flow.
+    /// - Returns: The code, or nil if none was sent.
+    func lastEmailCode(to address: String, _ kind: AuthEmail.Kind) async throws -> String?
+
+    /// Verifies an ID token of the service as its backend would, revocation included.
+    /// - Parameter token: The token.
+    /// - Returns: Its claims.
+    /// - Throws: ``AuthenticationError`` for a bad, expired or revoked token.
+    func verifyIDToken(_ token: String) async throws -> IDTokenClaims
+}
+
+extension AuthContractEnvironment {
+    /// Fails the check that asks for it: an environment that cannot read the emails
+    /// does not pass the email checks unchecked.
+    /// - Parameters:
+    ///   - address: The address.
+    ///   - kind: The flow.
+    /// - Returns: Never.
+    /// - Throws: ``ContractViolation``.
+    public func lastEmailCode(to address: String, _ kind: AuthEmail.Kind) async throws -> String? {
+        throw ContractViolation(
+            check: "lastEmailCode(to:_:)", message: "this environment cannot read the emails the service sends; implement lastEmailCode(to:_:)")
+    }
+
+    /// Fails the check that asks for it: an environment without a verifier does not
+    /// pass the token checks unchecked.
+    /// - Parameter token: The token.
+    /// - Returns: Never.
+    /// - Throws: ``ContractViolation``.
+    public func verifyIDToken(_ token: String) async throws -> IDTokenClaims {
+        throw ContractViolation(check: "verifyIDToken(_:)", message: "this environment cannot verify ID tokens; implement verifyIDToken(_:)")
+    }
 }
 
 /// A check of the ``AuthServiceContract``.
@@ -43,112 +80,214 @@ public enum AuthServiceContract {
     static let grace = (email: "grace@example.com", password: "battery staple 2")
 
     /// Every check of the contract.
-    public static let checks: [AuthContractCheck] = [
-        AuthContractCheck("a new account is signed in, and the state stream starts with it") { environment, check in
-            let auth = try await environment.makeService()
-            try check.expect(auth.currentUser == nil, "a new service has nobody signed in")
-            let user = try await auth.createUser(email: ada.email, password: ada.password)
-            try check.expect(auth.currentUser?.id == user.id, "currentUser is the new account")
-            try check.expect(user.email == ada.email, "the account keeps its email")
-            let states = await auth.authStateChanges().collect(1)
-            try check.expect(states.first??.id == user.id, "the stream's first value is the current user")
-        },
-        AuthContractCheck("sign-out clears the user and emits nil exactly once") { environment, check in
-            let auth = try await environment.makeService()
-            let ada = try await auth.createUser(email: ada.email, password: ada.password)
-            let stream = auth.authStateChanges()
-            let watched = Task { await stream.collect(3) }
-            try await auth.signOut()
-            try await auth.signOut()
-            let grace = try await auth.createUser(email: grace.email, password: grace.password)
-            let states = await watched.value
-            try check.expect(states.count == 3, "three values: the user, nil, the next user (got \(states.count))")
-            try check.expect(states.first??.id == ada.id, "first value: the current user")
-            try check.expect(states.dropFirst().first.map { $0 == nil } == true, "sign-out emits nil")
-            try check.expect(states.last??.id == grace.id, "the second sign-out emits nothing; the next value is the next user")
-            try check.expect(auth.currentUser?.id == grace.id, "currentUser follows")
-        },
-        AuthContractCheck("the right password signs in; a wrong one is wrongPassword and signs nobody in") { environment, check in
-            let auth = try await environment.makeService()
-            let user = try await auth.createUser(email: ada.email, password: ada.password)
-            try await auth.signOut()
-            try await check.expectError(.wrongPassword, "a wrong password") {
-                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: "wrong horse 9"))
-            }
-            try check.expect(auth.currentUser == nil, "nobody is signed in after a wrong password")
-            let again = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
-            try check.expect(again.id == user.id, "the right password signs in to the same account")
-        },
-        AuthContractCheck("bad input is a typed error and creates nothing") { environment, check in
-            let auth = try await environment.makeService()
-            try await check.expectError(.invalidEmail, "a malformed email") { _ = try await auth.createUser(email: "ada", password: ada.password) }
-            try await check.expectError(.weakPassword, "a weak password") { _ = try await auth.createUser(email: ada.email, password: "123") }
-            try check.expect(auth.currentUser == nil, "nobody is signed in")
-            try await check.expectError(.userNotFound, "the refused account does not exist") {
-                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
-            }
-        },
-        AuthContractCheck("an email can belong to one account only") { environment, check in
-            let auth = try await environment.makeService()
-            _ = try await auth.createUser(email: ada.email, password: ada.password)
-            try await auth.signOut()
-            try await check.expectError(.emailAlreadyInUse, "a second account with the same email") {
-                _ = try await auth.createUser(email: ada.email, password: grace.password)
-            }
-        },
-        AuthContractCheck("deletion is fresh at the recent-login window and requiresRecentLogin past it") { environment, check in
-            let auth = try await environment.makeService()
-            _ = try await auth.createUser(email: ada.email, password: ada.password)
-            await environment.advanceClock(by: environment.recentLoginWindow)
-            _ = try await auth.deleteAccount()
-            _ = try await auth.createUser(email: grace.email, password: grace.password)
-            await environment.advanceClock(by: environment.recentLoginWindow + .seconds(1))
-            try await check.expectError(.requiresRecentLogin, "deleting one second past the window") { _ = try await auth.deleteAccount() }
-            try check.expect(auth.currentUser != nil, "the refused deletion leaves the user signed in")
-            _ = try await auth.reauthenticate(with: .emailPassword(email: grace.email, password: grace.password))
-            _ = try await auth.deleteAccount()
-            try check.expect(auth.currentUser == nil, "the deletion after re-authentication signs out")
-        },
-        AuthContractCheck("re-authenticating as another user is userMismatch and keeps the current user") { environment, check in
-            let auth = try await environment.makeService()
-            _ = try await auth.createUser(email: grace.email, password: grace.password)
-            try await auth.signOut()
-            let ada = try await auth.createUser(email: ada.email, password: ada.password)
-            try await check.expectError(.userMismatch, "another user's credential") {
+    public static let checks: [AuthContractCheck] =
+        [
+            AuthContractCheck("a new account is signed in, and the state stream starts with it") { environment, check in
+                let auth = try await environment.makeService()
+                try check.expect(auth.currentUser == nil, "a new service has nobody signed in")
+                let user = try await auth.createUser(email: ada.email, password: ada.password)
+                try check.expect(auth.currentUser?.id == user.id, "currentUser is the new account")
+                try check.expect(user.email == ada.email, "the account keeps its email")
+                let states = await auth.authStateChanges().collect(1)
+                try check.expect(states.first??.id == user.id, "the stream's first value is the current user")
+            },
+            AuthContractCheck("sign-out clears the user and emits nil exactly once") { environment, check in
+                let auth = try await environment.makeService()
+                let ada = try await auth.createUser(email: ada.email, password: ada.password)
+                let stream = auth.authStateChanges()
+                let watched = Task { await stream.collect(3) }
+                try await auth.signOut()
+                try await auth.signOut()
+                let grace = try await auth.createUser(email: grace.email, password: grace.password)
+                let states = await watched.value
+                try check.expect(states.count == 3, "three values: the user, nil, the next user (got \(states.count))")
+                try check.expect(states.first??.id == ada.id, "first value: the current user")
+                try check.expect(states.dropFirst().first.map { $0 == nil } == true, "sign-out emits nil")
+                try check.expect(states.last??.id == grace.id, "the second sign-out emits nothing; the next value is the next user")
+                try check.expect(auth.currentUser?.id == grace.id, "currentUser follows")
+            },
+            AuthContractCheck("the right password signs in; a wrong one is invalidCredential and signs nobody in") { environment, check in
+                let auth = try await environment.makeService()
+                let user = try await auth.createUser(email: ada.email, password: ada.password)
+                try await auth.signOut()
+                try await check.expectError(.invalidCredential, "a wrong password") {
+                    _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: "wrong horse 9"))
+                }
+                try check.expect(auth.currentUser == nil, "nobody is signed in after a wrong password")
+                let again = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+                try check.expect(again.id == user.id, "the right password signs in to the same account")
+            },
+            AuthContractCheck("bad input is a typed error and creates nothing") { environment, check in
+                let auth = try await environment.makeService()
+                try await check.expectError(.invalidEmail, "a malformed email") {
+                    _ = try await auth.createUser(email: "ada", password: ada.password)
+                }
+                try await check.expectError(.weakPassword, "a weak password") { _ = try await auth.createUser(email: ada.email, password: "123") }
+                try check.expect(auth.currentUser == nil, "nobody is signed in")
+                try await check.expectError(.invalidCredential, "the refused account does not exist") {
+                    _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+                }
+            },
+            AuthContractCheck("an email can belong to one account only") { environment, check in
+                let auth = try await environment.makeService()
+                _ = try await auth.createUser(email: ada.email, password: ada.password)
+                try await auth.signOut()
+                try await check.expectError(.emailAlreadyInUse, "a second account with the same email") {
+                    _ = try await auth.createUser(email: ada.email, password: grace.password)
+                }
+            },
+            AuthContractCheck("deletion is fresh at the recent-login window and requiresRecentLogin past it") { environment, check in
+                let auth = try await environment.makeService()
+                _ = try await auth.createUser(email: ada.email, password: ada.password)
+                await environment.advanceClock(by: environment.recentLoginWindow)
+                _ = try await auth.deleteAccount()
+                _ = try await auth.createUser(email: grace.email, password: grace.password)
+                await environment.advanceClock(by: environment.recentLoginWindow + .seconds(1))
+                try await check.expectError(.requiresRecentLogin, "deleting one second past the window") { _ = try await auth.deleteAccount() }
+                try check.expect(auth.currentUser != nil, "the refused deletion leaves the user signed in")
                 _ = try await auth.reauthenticate(with: .emailPassword(email: grace.email, password: grace.password))
-            }
-            try check.expect(auth.currentUser?.id == ada.id, "the current user stays signed in")
-        },
-        AuthContractCheck("a deleted account is gone: nil is emitted once and it cannot sign in") { environment, check in
-            let auth = try await environment.makeService()
-            let user = try await auth.createUser(email: ada.email, password: ada.password)
-            let stream = auth.authStateChanges()
-            let watched = Task { await stream.collect(3) }
-            let receipt = try await auth.deleteAccount()
-            try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
-            let next = try await auth.createUser(email: grace.email, password: grace.password)
-            let states = await watched.value
-            try check.expect(states.count == 3 && states[1] == nil, "deletion emits nil")
-            try check.expect(states.last??.id == next.id, "deletion emits nil once; the next value is the next user")
-            try await check.expectError(.userNotFound, "signing in to the deleted account") {
-                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
-            }
-        },
-        AuthContractCheck("without a signed-in user, account operations are notSignedIn") { environment, check in
-            let auth = try await environment.makeService()
-            try await check.expectError(.notSignedIn, "deleteAccount") { _ = try await auth.deleteAccount() }
-            try await check.expectError(.notSignedIn, "unlink") { _ = try await auth.unlink(.password) }
-            try await check.expectError(.notSignedIn, "updateEmail") { _ = try await auth.updateEmail(to: grace.email) }
-            try await check.expectError(.notSignedIn, "reauthenticate") {
-                _ = try await auth.reauthenticate(with: .emailPassword(email: ada.email, password: ada.password))
-            }
-        },
-        AuthContractCheck("the only sign-in method cannot be unlinked") { environment, check in
+                _ = try await auth.deleteAccount()
+                try check.expect(auth.currentUser == nil, "the deletion after re-authentication signs out")
+            },
+            AuthContractCheck("re-authenticating as another user is userMismatch and keeps the current user") { environment, check in
+                let auth = try await environment.makeService()
+                _ = try await auth.createUser(email: grace.email, password: grace.password)
+                try await auth.signOut()
+                let ada = try await auth.createUser(email: ada.email, password: ada.password)
+                try await check.expectError(.userMismatch, "another user's credential") {
+                    _ = try await auth.reauthenticate(with: .emailPassword(email: grace.email, password: grace.password))
+                }
+                try check.expect(auth.currentUser?.id == ada.id, "the current user stays signed in")
+            },
+            AuthContractCheck("a deleted account is gone: nil is emitted once and it cannot sign in") { environment, check in
+                let auth = try await environment.makeService()
+                let user = try await auth.createUser(email: ada.email, password: ada.password)
+                let stream = auth.authStateChanges()
+                let watched = Task { await stream.collect(3) }
+                let receipt = try await auth.deleteAccount()
+                try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
+                let next = try await auth.createUser(email: grace.email, password: grace.password)
+                let states = await watched.value
+                try check.expect(states.count == 3 && states[1] == nil, "deletion emits nil")
+                try check.expect(states.last??.id == next.id, "deletion emits nil once; the next value is the next user")
+                try await check.expectError(.invalidCredential, "signing in to the deleted account") {
+                    _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+                }
+            },
+            AuthContractCheck("without a signed-in user, account operations are notSignedIn") { environment, check in
+                let auth = try await environment.makeService()
+                try await check.expectError(.notSignedIn, "deleteAccount") { _ = try await auth.deleteAccount() }
+                try await check.expectError(.notSignedIn, "unlink") { _ = try await auth.unlink(.password) }
+                try await check.expectError(.notSignedIn, "updateEmail") { _ = try await auth.updateEmail(to: grace.email) }
+                try await check.expectError(.notSignedIn, "reauthenticate") {
+                    _ = try await auth.reauthenticate(with: .emailPassword(email: ada.email, password: ada.password))
+                }
+            },
+            AuthContractCheck("the only sign-in method cannot be unlinked") { environment, check in
+                let auth = try await environment.makeService()
+                _ = try await auth.createUser(email: ada.email, password: ada.password)
+                try await check.expectError(.lastProvider, "unlinking the only provider") { _ = try await auth.unlink(.password) }
+                try await check.expectError(.noSuchProvider, "unlinking a provider that is not linked") { _ = try await auth.unlink(.google) }
+                try check.expect(auth.currentUser?.isLinked(.password) == true, "the provider is still linked")
+            },
+        ] + emailChecks + accountChecks
+
+    static let emailChecks: [AuthContractCheck] = [
+        AuthContractCheck("a password reset sets the new password, ends the old one, and its code works once") { environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
-            try await check.expectError(.lastProvider, "unlinking the only provider") { _ = try await auth.unlink(.password) }
-            try await check.expectError(.noSuchProvider, "unlinking a provider that is not linked") { _ = try await auth.unlink(.google) }
-            try check.expect(auth.currentUser?.isLinked(.password) == true, "the provider is still linked")
+            try await auth.signOut()
+            try await auth.sendPasswordReset(email: ada.email)
+            let code = try await environment.lastEmailCode(to: ada.email, .passwordReset)
+            try check.expect(code != nil, "a reset email was sent")
+            try await auth.confirmPasswordReset(code: code ?? "", newPassword: "new horse 3")
+            try await check.expectError(.invalidActionCode, "the same code again") {
+                try await auth.confirmPasswordReset(code: code ?? "", newPassword: "newer horse 4")
+            }
+            try await check.expectError(.invalidCredential, "the old password") {
+                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+            }
+            let user = try await auth.signIn(with: .emailPassword(email: ada.email, password: "new horse 3"))
+            try check.expect(user.isEmailVerified, "a reset proves the address")
+        },
+        AuthContractCheck("a reset of an unknown address answers as a known one's and sends nothing") { environment, check in
+            let auth = try await environment.makeService()
+            try await auth.sendPasswordReset(email: grace.email)
+            try check.expect(try await environment.lastEmailCode(to: grace.email, .passwordReset) == nil, "no email to an address without an account")
+            try await check.expectError(.invalidActionCode, "a made-up code") {
+                try await auth.confirmPasswordReset(code: "made-up-code", newPassword: "new horse 3")
+            }
+        },
+        AuthContractCheck("an email code signs in, creating the account with a verified address; the code works once") { environment, check in
+            let auth = try await environment.makeService()
+            try await auth.sendSignInCode(to: grace.email)
+            let code = try await environment.lastEmailCode(to: grace.email, .signInCode) ?? ""
+            let user = try await auth.signIn(with: .emailCode(email: grace.email, code: code))
+            try check.expect(user.email == grace.email && user.isEmailVerified, "the new account has the verified address")
+            try await auth.signOut()
+            try await check.expectError(.invalidActionCode, "the same code again") {
+                _ = try await auth.signIn(with: .emailCode(email: grace.email, code: code))
+            }
+        },
+        AuthContractCheck("email verification marks the address verified; a code of another flow does not") { environment, check in
+            let auth = try await environment.makeService()
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            try check.expect(!user.isEmailVerified, "a new password account is not verified")
+            try await auth.sendEmailVerification()
+            let code = try await environment.lastEmailCode(to: ada.email, .emailVerification) ?? ""
+            try await check.expectError(.invalidActionCode, "a verification code used for a reset") {
+                try await auth.confirmPasswordReset(code: code, newPassword: "new horse 3")
+            }
+            try await auth.verifyEmail(code: code)
+            try check.expect(auth.currentUser?.isEmailVerified == true, "the signed-in user is verified")
+        },
+    ]
+
+    static let accountChecks: [AuthContractCheck] = [
+        AuthContractCheck("a guest linking a password keeps its ID; a credential of another account is credentialAlreadyInUse") {
+            environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: grace.email, password: grace.password)
+            let guest = try await auth.signInAnonymously()
+            try check.expect(guest.isAnonymous && guest.providers.isEmpty, "a guest has no providers")
+            try check.expect(try await auth.signInAnonymously().id == guest.id, "signing in as a guest again gives the same guest")
+            try await check.expectError(.credentialAlreadyInUse, "linking another account's email and password") {
+                _ = try await auth.link(.emailPassword(email: grace.email, password: grace.password))
+            }
+            let linked = try await auth.link(.emailPassword(email: ada.email, password: ada.password))
+            try check.expect(linked.id == guest.id && !linked.isAnonymous, "the guest became a full account with the same ID")
+        },
+        AuthContractCheck("an ID token names its user; sign-out revokes it") { environment, check in
+            let auth = try await environment.makeService()
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            let token = try await auth.idToken(forceRefresh: false)
+            let claims = try await environment.verifyIDToken(token)
+            try check.expect(claims.userID == user.id && claims.providers == ["password"], "the token names the user and providers")
+            try await auth.signOut()
+            try await check.expectError(.userTokenRevoked, "a token of a signed-out session") { _ = try await environment.verifyIDToken(token) }
+        },
+        AuthContractCheck("updatePassword needs a recent login, and the old password stops working") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.updatePassword(to: "new horse 3")
+            await environment.advanceClock(by: environment.recentLoginWindow + .seconds(1))
+            try await check.expectError(.requiresRecentLogin, "a change past the window") { try await auth.updatePassword(to: "newer horse 4") }
+            try await auth.signOut()
+            try await check.expectError(.invalidCredential, "the old password") {
+                _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+            }
+            _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: "new horse 3"))
+        },
+        AuthContractCheck("a profile update sets the name and photo; an invisible name is invalidProfile") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            let photo = URL(string: "https://media.example.com/ada.jpg")
+            let user = try await auth.updateProfile(displayName: "  Ada Lovelace ", photoURL: photo)
+            try check.expect(user.displayName == "Ada Lovelace" && user.photoURL == photo, "the name is trimmed and the photo kept")
+            try await check.expectError(.invalidProfile, "a name with a right-to-left override") {
+                _ = try await auth.updateProfile(displayName: "Ada\u{202E}", photoURL: nil)
+            }
+            try check.expect(auth.currentUser?.displayName == "Ada Lovelace", "the refused update changed nothing")
         },
     ]
 }

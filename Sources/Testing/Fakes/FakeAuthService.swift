@@ -69,6 +69,28 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case isBiometricLockEnabled
         /// ``setBiometricLock(enabled:reason:)``.
         case setBiometricLock(enabled: Bool)
+        /// ``signInAnonymously()``.
+        case signInAnonymously
+        /// ``sendPasswordReset(email:)``, with the email.
+        case sendPasswordReset(email: String)
+        /// ``confirmPasswordReset(code:newPassword:)``.
+        case confirmPasswordReset
+        /// ``sendEmailVerification()``.
+        case sendEmailVerification
+        /// ``verifyEmail(code:)``.
+        case verifyEmail
+        /// ``sendSignInCode(to:)``, with the email.
+        case sendSignInCode(email: String)
+        /// ``requireVerifiedEmail(for:)``.
+        case requireVerifiedEmail(VerifiedEmailAction)
+        /// ``updatePassword(to:)``.
+        case updatePassword
+        /// ``updateProfile(displayName:photoURL:)``.
+        case updateProfile(displayName: String?, photoURL: URL?)
+        /// ``idToken(forceRefresh:)``.
+        case idToken(forceRefresh: Bool)
+        /// ``idTokenChanges()``.
+        case idTokenChanges
     }
 
     /// A user for tests that need one: `fake-user-1`, ada@example.com.
@@ -82,6 +104,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// The service unscripted calls go to; nil for a strict fake.
     public let service: (any AuthService)?
     private let users: Broadcast<UserEntity?>
+    private let tokens = Broadcast<String?>(initial: nil)
     private let scheduled = Locked<[AccountDeletionSchedule]>([])
 
     /// Creates a strict fake: every call needs a script.
@@ -316,6 +339,69 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public func setBiometricLock(enabled: Bool, reason: String) async throws {
         try await perform(.setBiometricLock(enabled: enabled), .setBiometricLock) { try await $0.setBiometricLock(enabled: enabled, reason: reason) }
     }
+
+    /// Returns the scripted guest, or the service's; a strict fake's user becomes it.
+    public func signInAnonymously() async throws -> UserEntity {
+        try await signingIn(.signInAnonymously, .signInAnonymously) { try await $0.signInAnonymously() }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func sendPasswordReset(email: String) async throws {
+        try await perform(.sendPasswordReset(email: email), .sendPasswordReset) { try await $0.sendPasswordReset(email: email) }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func confirmPasswordReset(code: String, newPassword: String) async throws {
+        try await perform(.confirmPasswordReset, .confirmPasswordReset) { try await $0.confirmPasswordReset(code: code, newPassword: newPassword) }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func sendEmailVerification() async throws {
+        try await perform(.sendEmailVerification, .sendEmailVerification) { try await $0.sendEmailVerification() }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func verifyEmail(code: String) async throws {
+        try await perform(.verifyEmail, .verifyEmail) { try await $0.verifyEmail(code: code) }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func sendSignInCode(to email: String) async throws {
+        try await perform(.sendSignInCode(email: email), .sendSignInCode) { try await $0.sendSignInCode(to: email) }
+    }
+
+    /// Recorded; throws an injected failure, or what the service throws; a strict fake
+    /// requires nothing unless told to fail.
+    public func requireVerifiedEmail(for action: VerifiedEmailAction) throws {
+        try controls.performSynchronously(.requireVerifiedEmail(action), method: FakeMethod<FakeAuthService, Void>.requireVerifiedEmail.name) {
+            try service?.requireVerifiedEmail(for: action)
+        }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func updatePassword(to newPassword: String) async throws {
+        try await perform(.updatePassword, .updatePassword) { try await $0.updatePassword(to: newPassword) }
+    }
+
+    /// Returns the scripted user, or the service's; a strict fake's user becomes it.
+    public func updateProfile(displayName: String?, photoURL: URL?) async throws -> UserEntity {
+        try await signingIn(.updateProfile(displayName: displayName, photoURL: photoURL), .updateProfile) {
+            try await $0.updateProfile(displayName: displayName, photoURL: photoURL)
+        }
+    }
+
+    /// Returns the scripted token, or the service's; a strict fake announces it on ``idTokenChanges()``.
+    public func idToken(forceRefresh: Bool) async throws -> String {
+        let token = try await perform(.idToken(forceRefresh: forceRefresh), .idToken) { try await $0.idToken(forceRefresh: forceRefresh) }
+        if service == nil, tokens.value != token { tokens.send(token) }
+        return token
+    }
+
+    /// Recorded as a subscription; the service's tokens, or the tokens a strict fake returned.
+    public func idTokenChanges() -> AsyncStream<String?> {
+        controls.recordSubscription(.idTokenChanges)
+        return service?.idTokenChanges() ?? tokens.subscribe()
+    }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == UserEntity {
@@ -335,6 +421,10 @@ extension FakeMethod where Fake == FakeAuthService, Output == UserEntity {
     public static var unlink: Self { Self("unlink(_:)") }
     /// ``FakeAuthService/updateEmail(to:)``: the updated user.
     public static var updateEmail: Self { Self("updateEmail(to:)") }
+    /// ``FakeAuthService/signInAnonymously()``: the guest.
+    public static var signInAnonymously: Self { Self("signInAnonymously()") }
+    /// ``FakeAuthService/updateProfile(displayName:photoURL:)``: the updated user.
+    public static var updateProfile: Self { Self("updateProfile(displayName:photoURL:)") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == SignInCredential {
@@ -345,6 +435,8 @@ extension FakeMethod where Fake == FakeAuthService, Output == SignInCredential {
 extension FakeMethod where Fake == FakeAuthService, Output == String {
     /// ``FakeAuthService/sendVerificationCode(to:)``: the verification ID.
     public static var sendVerificationCode: Self { Self("sendVerificationCode(to:)") }
+    /// ``FakeAuthService/idToken(forceRefresh:)``: the token.
+    public static var idToken: Self { Self("idToken(forceRefresh:)") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == CredentialState {
@@ -386,4 +478,18 @@ extension FakeMethod where Fake == FakeAuthService, Output == Void {
     public static var setBiometricLock: Self { Self("setBiometricLock(enabled:reason:)") }
     /// ``FakeAuthService/cancelScheduledDeletion(of:)``.
     public static var cancelScheduledDeletion: Self { Self("cancelScheduledDeletion(of:)") }
+    /// ``FakeAuthService/sendPasswordReset(email:)``.
+    public static var sendPasswordReset: Self { Self("sendPasswordReset(email:)") }
+    /// ``FakeAuthService/confirmPasswordReset(code:newPassword:)``.
+    public static var confirmPasswordReset: Self { Self("confirmPasswordReset(code:newPassword:)") }
+    /// ``FakeAuthService/sendEmailVerification()``.
+    public static var sendEmailVerification: Self { Self("sendEmailVerification()") }
+    /// ``FakeAuthService/verifyEmail(code:)``.
+    public static var verifyEmail: Self { Self("verifyEmail(code:)") }
+    /// ``FakeAuthService/sendSignInCode(to:)``.
+    public static var sendSignInCode: Self { Self("sendSignInCode(to:)") }
+    /// ``FakeAuthService/requireVerifiedEmail(for:)``: fails only when told to.
+    public static var requireVerifiedEmail: Self { Self("requireVerifiedEmail(for:)") }
+    /// ``FakeAuthService/updatePassword(to:)``.
+    public static var updatePassword: Self { Self("updatePassword(to:)") }
 }

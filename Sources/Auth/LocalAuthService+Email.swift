@@ -1,0 +1,243 @@
+import Foundation
+import TrainCore
+
+extension LocalAuthService {
+    /// Mails a password reset code when `email` belongs to an account, and answers the
+    /// same either way: an unknown address is counted against its hourly limit but
+    /// sent nothing.
+    public func sendPasswordReset(email: String) async throws {
+        let address = try Credentials.normalizedEmail(email)
+        let sender = try requireEmailSender()
+        let code = try Self.longCode()
+        let now = configuration.clock.now
+        let sent = try write { records -> Bool in
+            try self.countEmail(to: address, in: records, now: now)
+            guard let owner = try records.value(forKey: address, in: AuthRecords.emails),
+                let account = try records.value(forKey: owner, in: AuthRecords.accounts), !account.isDisabled
+            else { return false }
+            try self.storeCode(code, .passwordReset, address: address, userID: owner, in: records, now: now)
+            return true
+        }
+        if sent { try await deliver(AuthEmail(kind: .passwordReset, address: address, code: code), through: sender) }
+    }
+
+    public func confirmPasswordReset(code: String, newPassword: String) async throws {
+        try Credentials.checkStrength(newPassword, minimumLength: configuration.policy.minimumPasswordLength)
+        let key = try pendingKey(ofLongCode: code, .passwordReset)
+        let hash = try PasswordHash(password: newPassword, iterations: configuration.policy.passwordIterations)
+        let now = configuration.clock.now
+        let user = try write { records -> AuthRecords.Account in
+            let (pending, account) = try self.redeem(code, at: key, .passwordReset, in: records, now: now)
+            var changed = account
+            if !changed.user.isLinked(.password) {
+                let identity = AuthRecords.identityKey(.password, pending.address)
+                guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthenticationError(.invalidActionCode) }
+                changed.user.providers.append(LinkedProvider(provider: .password, subject: pending.address, email: pending.address, linkedAt: now))
+                changed.user.isAnonymous = false
+                try records.put(changed.user.id, forKey: identity, in: AuthRecords.identities)
+            }
+            // Receiving the code proves the address is the user's.
+            if changed.user.email == pending.address { changed.user.isEmailVerified = true }
+            try records.put(hash, forKey: changed.user.id, in: AuthRecords.passwords)
+            try self.endSessions(of: &changed, in: records)
+            try AuthRecords.reindex(from: account.user, to: changed.user, in: records)
+            try records.put(changed, forKey: changed.user.id, in: AuthRecords.accounts)
+            return changed
+        }
+        if currentUser?.id == user.user.id {
+            dropKeptToken()
+            sessionGeneration = user.generation
+            publish(user.user)
+        }
+    }
+
+    public func sendEmailVerification() async throws {
+        let current = try requireSession()
+        guard let address = current.user.email else {
+            throw AuthenticationError(.invalidEmail, detail: "The account has no email address to verify.")
+        }
+        let sender = try requireEmailSender()
+        let code = try Self.longCode()
+        let now = configuration.clock.now
+        try write { records in
+            try self.countEmail(to: address, in: records, now: now)
+            try self.storeCode(code, .emailVerification, address: address, userID: current.user.id, in: records, now: now)
+        }
+        try await deliver(AuthEmail(kind: .emailVerification, address: address, code: code), through: sender)
+    }
+
+    public func verifyEmail(code: String) async throws {
+        let key = try pendingKey(ofLongCode: code, .emailVerification)
+        let now = configuration.clock.now
+        let user = try write { records -> UserEntity in
+            var (pending, account) = try self.redeem(code, at: key, .emailVerification, in: records, now: now)
+            // A code for an address the account no longer has verifies nothing.
+            guard account.user.email == pending.address else {
+                throw AuthenticationError(.invalidActionCode, detail: "The account's email address changed since the code was sent.")
+            }
+            account.user.isEmailVerified = true
+            try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
+            return account.user
+        }
+        if currentUser?.id == user.id { publish(user) }
+    }
+
+    /// Mails a 6-digit sign-in code to any well-formed address: signing in with it
+    /// creates the account if the address has none, so the answer tells nothing.
+    public func sendSignInCode(to email: String) async throws {
+        let address = try Credentials.normalizedEmail(email)
+        let sender = try requireEmailSender()
+        let code = try Self.sixDigitCode()
+        let now = configuration.clock.now
+        try write { records in
+            try self.countEmail(to: address, in: records, now: now)
+            try self.storeCode(code, .signInCode, address: address, userID: nil, in: records, now: now)
+        }
+        try await deliver(AuthEmail(kind: .signInCode, address: address, code: code), through: sender)
+    }
+
+    public nonisolated func requireVerifiedEmail(for action: VerifiedEmailAction) throws {
+        guard configuration.policy.verifiedEmailRequired.contains(action) else { return }
+        guard let user = currentUser else { throw AuthenticationError(.notSignedIn) }
+        let stored = try read { records in try records.value(forKey: user.id, in: AuthRecords.accounts) }
+        guard stored?.user.isEmailVerified == true else {
+            throw AuthenticationError(.unverifiedEmail, detail: "The policy needs a verified email address for \(action.rawValue).")
+        }
+    }
+
+    // MARK: - Sign-in codes
+
+    /// Checks an email sign-in code. A wrong code counts against the code, which is
+    /// refused with `tooManyRequests` after the policy's attempts; the code is used up
+    /// only by the operation's transaction (``consume(_:for:in:)``).
+    func verifyEmailCode(email: String, code: String) throws(AuthenticationError) -> VerifiedCredential {
+        let address = try Credentials.normalizedEmail(email)
+        guard code.utf8.count == 6, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw AuthenticationError(.invalidVerificationCode, detail: "A sign-in code is six digits.")
+        }
+        let key = Self.codeKey(.signInCode, address)
+        let now = configuration.clock.now
+        let hash = try Credentials.sha256Hex(code)
+        let maxAttempts = configuration.policy.maxCodeAttempts
+        let matched = try write { records -> Bool in
+            guard var pending = try records.value(forKey: key, in: AuthRecords.emailCodes) else {
+                throw AuthenticationError(.invalidActionCode, detail: "No sign-in code is pending for this address.")
+            }
+            guard now < pending.expiresAt else { throw AuthenticationError(.expiredActionCode) }
+            guard pending.wrongAttempts < maxAttempts else {
+                throw AuthenticationError(.tooManyRequests, detail: "\(maxAttempts) wrong codes were typed; ask for a new code.")
+            }
+            guard pending.codeHash == hash else {
+                pending.wrongAttempts += 1
+                try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
+                return false
+            }
+            return true
+        }
+        guard matched else { throw AuthenticationError(.invalidVerificationCode, detail: "The code does not match.") }
+        return VerifiedCredential(
+            provider: .emailCode, subject: address, email: address, emailCode: (key: key, hash: hash))
+    }
+
+    // MARK: - Shared steps
+
+    private func requireEmailSender() throws(AuthenticationError) -> any EmailSender {
+        guard let sender = configuration.emailSender else {
+            throw AuthenticationError(.operationNotAllowed, detail: "No email sender is configured, so the email flows are off.")
+        }
+        return sender
+    }
+
+    private func deliver(_ email: AuthEmail, through sender: any EmailSender) async throws(AuthenticationError) {
+        do {
+            try await sender.send(email)
+        } catch let error as AuthenticationError {
+            throw error
+        } catch {
+            throw AuthenticationError(.networkError, detail: "The email could not be sent: \(type(of: error)).")
+        }
+    }
+
+    /// Counts an email to `address` against its hourly limit, whether or not one is
+    /// sent; `tooManyRequests` at the limit. Sends dated after now (a clock set back)
+    /// still count until an hour after their date.
+    private func countEmail(to address: String, in records: RecordWriter, now: Date) throws {
+        let recent = try (records.value(forKey: address, in: AuthRecords.emailSends) ?? []).filter { now.timeIntervalSince($0) < 3_600 }
+        guard recent.count < configuration.policy.emailsPerAddressPerHour else {
+            throw AuthenticationError(.tooManyRequests, detail: "This address was sent \(recent.count) emails in the last hour.")
+        }
+        try records.put(recent + [now], forKey: address, in: AuthRecords.emailSends)
+    }
+
+    /// Keeps `code` (its hash) as the pending code of `kind` for `address`, replacing an earlier one.
+    private func storeCode(
+        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, in records: RecordWriter, now: Date
+    ) throws {
+        let key = Self.codeKey(kind, address)
+        if let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes) {
+            try records.removeValue(forKey: Self.linkKey(kind, earlier.codeHash), in: AuthRecords.emailCodeLinks)
+        }
+        let hash = try Credentials.sha256Hex(code)
+        let pending = AuthRecords.EmailCode(
+            kind: kind.rawValue, address: address, userID: userID, codeHash: hash,
+            expiresAt: now.addingTimeInterval(configuration.policy.emailCodeLifetime.timeInterval))
+        try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
+        if kind != .signInCode { try records.put(address, forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks) }
+    }
+
+    /// The key of the pending code a long code names, or `invalidActionCode`.
+    private func pendingKey(ofLongCode code: String, _ kind: AuthEmail.Kind) throws(AuthenticationError) -> String {
+        guard (1...256).contains(code.utf8.count) else { throw AuthenticationError(.invalidActionCode) }
+        let hash = try Credentials.sha256Hex(code)
+        guard let address = try read({ try $0.value(forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks) }) else {
+            throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, used, replaced, or of another flow.")
+        }
+        return Self.codeKey(kind, address)
+    }
+
+    /// Inside a transaction: uses up the long `code` pending at `key`, and returns it with
+    /// the account it acts on — `invalidActionCode` if it was replaced or used meanwhile,
+    /// or its account is gone or no longer has the address; `expiredActionCode` past its expiry.
+    private func redeem(
+        _ code: String, at key: String, _ kind: AuthEmail.Kind, in records: RecordWriter, now: Date
+    ) throws -> (AuthRecords.EmailCode, AuthRecords.Account) {
+        let hash = try Credentials.sha256Hex(code)
+        guard let pending = try records.value(forKey: key, in: AuthRecords.emailCodes), pending.codeHash == hash else {
+            throw AuthenticationError(.invalidActionCode, detail: "The code was replaced by a newer one or already used.")
+        }
+        guard now < pending.expiresAt else { throw AuthenticationError(.expiredActionCode) }
+        guard let userID = pending.userID, let account = try records.value(forKey: userID, in: AuthRecords.accounts),
+            try records.value(forKey: pending.address, in: AuthRecords.emails) == userID
+        else {
+            throw AuthenticationError(.invalidActionCode, detail: "The code's account is gone or no longer uses the address.")
+        }
+        try AuthRecords.checkCanSignIn(account, in: records, now: now)
+        try records.removeValue(forKey: key, in: AuthRecords.emailCodes)
+        try records.removeValue(forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks)
+        return (pending, account)
+    }
+
+    static func codeKey(_ kind: AuthEmail.Kind, _ address: String) -> String { "\(kind.rawValue)|\(address)" }
+
+    private static func linkKey(_ kind: AuthEmail.Kind, _ hash: String) -> String { "\(kind.rawValue)|\(hash)" }
+
+    /// 32 random bytes in base64url: what a reset or verification link carries.
+    private static func longCode() throws(AuthenticationError) -> String {
+        do {
+            return Base64URL.encode(try PlatformCrypto.randomBytes(count: 32))
+        } catch {
+            throw AuthenticationError(.storage, detail: "No random bytes for a code: \(error.detail)")
+        }
+    }
+
+    /// Six random digits.
+    private static func sixDigitCode() throws(AuthenticationError) -> String {
+        do {
+            let bytes = try PlatformCrypto.randomBytes(count: 8)
+            let value = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
+            return String(format: "%06llu", value)
+        } catch {
+            throw AuthenticationError(.storage, detail: "No random bytes for a code: \(error.detail)")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import TrainCore
+
+extension LocalAuthService: IDTokenRevocationChecking {
+    /// How long an ID token is valid.
+    static let idTokenLifetime: TimeInterval = 3_600
+    /// How long before its expiry a kept token is replaced by a fresh one.
+    static let idTokenRefreshMargin: TimeInterval = 300
+
+    /// Returns the signed-in session's ID token: the one kept while it has more than
+    /// five minutes left, else a new one, which ``idTokenChanges()`` announces.
+    public func idToken(forceRefresh: Bool) async throws -> String {
+        let current = try requireSession()
+        let now = configuration.clock.now
+        if !forceRefresh, let kept = keptToken, kept.userID == current.user.id, kept.issuedAt <= now,
+            now.timeIntervalSince(kept.expiresAt) <= -Self.idTokenRefreshMargin
+        {
+            return kept.token
+        }
+        let (sessionID, key) = try write { records -> (String, Data) in
+            guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id else {
+                throw AuthenticationError(.notSignedIn, detail: "This device's session ended.")
+            }
+            if session.id == nil {
+                session.id = UUID().uuidString
+                try records.put(session, forKey: self.sessionKey, in: AuthRecords.session)
+            }
+            return (session.id ?? "", try self.signingKey(in: records))
+        }
+        let user = current.user
+        let claims = IDTokenClaims(
+            issuer: configuration.tokens.issuer, audience: configuration.tokens.audience, userID: user.id,
+            providers: user.providers.map(\.provider.rawValue), authTime: user.lastSignInAt, issuedAt: now,
+            expiresAt: now.addingTimeInterval(Self.idTokenLifetime), sessionID: sessionID, email: user.email,
+            emailVerified: user.isEmailVerified)
+        let token = try IDTokenVerifier.sign(claims, key: key)
+        keptToken = KeptToken(userID: user.id, token: token, issuedAt: now, expiresAt: claims.expiresAt)
+        tokens.send(token)
+        return token
+    }
+
+    public nonisolated func idTokenChanges() -> AsyncStream<String?> {
+        tokens.subscribe()
+    }
+
+    /// A verifier of this service's tokens, as a backend would hold it: the key,
+    /// issuer and audience, this service's clock, and this service's accounts to
+    /// check revocation against.
+    /// - Returns: The verifier.
+    /// - Throws: ``AuthenticationError/Code/storage`` if the key cannot be read.
+    public nonisolated func tokenVerifier() throws -> IDTokenVerifier {
+        let key = try write { records in try self.signingKey(in: records) }
+        return IDTokenVerifier(
+            key: key, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience, clock: configuration.clock,
+            revocations: self)
+    }
+
+    /// A token is revoked once its session ended — signed out, replaced by another
+    /// sign-in on its device, or ended by a password change or reset — or its account
+    /// was deleted, disabled or is due for deletion.
+    public nonisolated func isRevoked(_ claims: IDTokenClaims) throws -> Bool {
+        let now = configuration.clock.now
+        return try read { records in
+            guard (1...16_384).contains(claims.userID.utf8.count),
+                let account = try records.value(forKey: claims.userID, in: AuthRecords.accounts), !account.isDisabled,
+                try !AuthRecords.isDeletionDue(claims.userID, in: records, now: now)
+            else { return true }
+            return try !records.values(in: AuthRecords.session).contains { $0.userID == claims.userID && $0.id == claims.sessionID }
+        }
+    }
+
+    /// Inside a transaction: raises the account's session generation, so services signed
+    /// in to it before are signed out at their next call; ends its sessions on other
+    /// devices, and gives this device's session, if it is theirs, a new ID — so every ID
+    /// token issued before is revoked. The caller stores the account.
+    func endSessions(of account: inout AuthRecords.Account, in records: RecordWriter) throws {
+        account.sessionGeneration = account.generation + 1
+        let userID = account.user.id
+        for entry in try records.entries(in: AuthRecords.session) where entry.value.userID == userID {
+            if entry.key == sessionKey {
+                try records.put(AuthRecords.Session(userID: userID), forKey: entry.key, in: AuthRecords.session)
+            } else {
+                try records.removeValue(forKey: entry.key, in: AuthRecords.session)
+            }
+        }
+    }
+
+    /// Forgets the kept token after its session changed; the token stream says nil.
+    func dropKeptToken() {
+        guard keptToken != nil else { return }
+        keptToken = nil
+        tokens.send(nil)
+    }
+
+    /// The configured key, or the one kept with the accounts, made the first time.
+    private nonisolated func signingKey(in records: RecordWriter) throws -> Data {
+        if let key = configuration.tokens.key {
+            guard key.count >= 32 else { throw AuthenticationError(.invalidUserToken, detail: "An ID token key needs at least 32 bytes.") }
+            return key
+        }
+        if let key = try records.value(forKey: "signing", in: AuthRecords.tokenKeys), key.count >= 32 { return key }
+        let key = Data(try PlatformCrypto.randomBytes(count: 32))
+        try records.put(key, forKey: "signing", in: AuthRecords.tokenKeys)
+        return key
+    }
+}
+
+/// The ID token a service keeps while it is fresh.
+struct KeptToken {
+    let userID: String
+    let token: String
+    let issuedAt: Date
+    let expiresAt: Date
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainAuth
+
+/// AUTH-12 and AUTH-15: password reset, email verification and email sign-in codes
+/// through the simulated mailbox, and no account enumeration.
+@Suite(.timeLimit(.minutes(1))) struct EmailFlowTests {
+    static let password = "correct horse 1"
+
+    @Test("a reset sets the new password, verifies the address, works once, and ends the account's other sessions", arguments: AuthVariant.allCases)
+    func resetEndToEnd(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        let phone = try harness.device(on: store, session: "phone")
+        let tablet = try harness.device(on: store, session: "tablet")
+        let ada = try await phone.createUser(email: "ada@example.com", password: Self.password)
+        _ = try await tablet.signIn(with: .emailPassword(email: "ada@example.com", password: Self.password))
+        let tabletToken = try await tablet.idToken(forceRefresh: false)
+
+        try await phone.signOut()
+        try await phone.sendPasswordReset(email: " ADA@example.com")
+        let code = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
+        #expect(code.utf8.count >= 40, "a reset code is a long single-use code, not six digits")
+        try await phone.confirmPasswordReset(code: code, newPassword: "new horse 2")
+
+        await #expect(throws: AuthenticationError(.invalidActionCode)) {
+            try await phone.confirmPasswordReset(code: code, newPassword: "newer horse 3")
+        }
+        #expect(throws: AuthenticationError(.userTokenRevoked)) { _ = try tablet.tokenVerifier().verify(tabletToken) }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await tablet.idToken(forceRefresh: true) }
+        #expect(tablet.currentUser == nil, "the other device's session ended")
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
+            _ = try await phone.signIn(with: .emailPassword(email: "ada@example.com", password: Self.password))
+        }
+        let user = try await phone.signIn(with: .emailPassword(email: "ada@example.com", password: "new horse 2"))
+        #expect(user.id == ada.id && user.isEmailVerified)
+    }
+
+    @Test("an expired, replaced, made-up or other flow's code is a typed error and changes nothing", arguments: AuthVariant.allCases)
+    func badCodes(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        _ = try await auth.createUser(email: "ada@example.com", password: Self.password)
+        try await auth.sendEmailVerification()
+        let verification = try #require(harness.mailbox.lastCode(for: "ada@example.com", .emailVerification))
+        try await auth.sendPasswordReset(email: "ada@example.com")
+        let first = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
+        try await auth.sendPasswordReset(email: "ada@example.com")
+        let second = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
+
+        for code in [first, verification, "made-up", "", second + "\u{0}", String(repeating: "x", count: 10_000)] {
+            await #expect(throws: AuthenticationError(.invalidActionCode)) {
+                try await auth.confirmPasswordReset(code: code, newPassword: "new horse 2")
+            }
+        }
+        await #expect(throws: AuthenticationError(.weakPassword)) { try await auth.confirmPasswordReset(code: second, newPassword: "short") }
+        harness.clock.advance(by: .seconds(3_600))
+        await #expect(throws: AuthenticationError(.expiredActionCode)) {
+            try await auth.confirmPasswordReset(code: second, newPassword: "new horse 2")
+        }
+        await #expect(throws: AuthenticationError(.expiredActionCode)) { try await auth.verifyEmail(code: verification) }
+        try await auth.signOut()
+        let user = try await auth.signIn(with: .emailPassword(email: "ada@example.com", password: Self.password))
+        #expect(!user.isEmailVerified, "nothing changed: the old password works and the address is unverified")
+    }
+
+    @Test("an unknown address answers a reset as a known one does and is sent nothing; both count against the hourly limit")
+    func noEnumerationByReset() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
+        for _ in 0..<5 {
+            try await harness.service.sendPasswordReset(email: "ada@example.com")
+            try await harness.service.sendPasswordReset(email: "nobody@example.com")
+        }
+        #expect(harness.mailbox.emails.filter { $0.address == "nobody@example.com" }.isEmpty)
+        #expect(harness.mailbox.emails.filter { $0.address == "ada@example.com" }.count == 5)
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { try await harness.service.sendPasswordReset(email: "ada@example.com") }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { try await harness.service.sendPasswordReset(email: "nobody@example.com") }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { try await harness.service.sendSignInCode(to: "Ada@Example.com") }
+        harness.clock.advance(by: .seconds(3_600))
+        try await harness.service.sendPasswordReset(email: "nobody@example.com")
+    }
+
+    @Test("sends dated after now by a clock set back still count against the limit")
+    func clockSetBack() async throws {
+        let harness = try AuthHarness()
+        for _ in 0..<5 { try await harness.service.sendSignInCode(to: "ada@example.com") }
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-86_400))
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { try await harness.service.sendSignInCode(to: "ada@example.com") }
+    }
+
+    @Test("an email code signs in, creating the account, and works once", arguments: AuthVariant.allCases)
+    func signInCode(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        try await harness.service.sendSignInCode(to: "grace@example.com")
+        let code = try #require(harness.mailbox.lastCode(for: "grace@example.com", .signInCode))
+        #expect(code.count == 6 && code.allSatisfy(\.isNumber))
+        let grace = try await harness.service.signIn(with: .emailCode(email: "Grace@Example.com", code: code))
+        #expect(grace.email == "grace@example.com" && grace.isEmailVerified && grace.providers.map(\.provider) == [.emailCode])
+        try await harness.service.signOut()
+        await #expect(throws: AuthenticationError(.invalidActionCode)) {
+            _ = try await harness.service.signIn(with: .emailCode(email: "grace@example.com", code: code))
+        }
+        try await harness.service.sendSignInCode(to: "grace@example.com")
+        let again = try #require(harness.mailbox.lastCode(for: "grace@example.com", .signInCode))
+        #expect(try await harness.service.signIn(with: .emailCode(email: "grace@example.com", code: again)).id == grace.id)
+    }
+
+    @Test("a code allows five wrong tries, then even the right code is tooManyRequests until a new one is sent", arguments: AuthVariant.allCases)
+    func guessingLimit(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        try await harness.service.sendSignInCode(to: "ada@example.com")
+        let code = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+        let wrong = code == "000000" ? "111111" : "000000"
+        for _ in 0..<5 {
+            await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
+                _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: wrong))
+            }
+        }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) {
+            _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: code))
+        }
+        for malformed in ["12345", "1234567", "12345a", "١٢٣٤٥٦"] {
+            await #expect(throws: AuthenticationError(.invalidVerificationCode)) {
+                _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: malformed))
+            }
+        }
+        await #expect(throws: AuthenticationError(.invalidEmail)) {
+            _ = try await harness.service.signIn(with: .emailCode(email: "ada\u{0}@example.com", code: code))
+        }
+        #expect(harness.service.currentUser == nil)
+        try await harness.service.sendSignInCode(to: "ada@example.com")
+        let fresh = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+        _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: fresh))
+    }
+
+    @Test("an email code for an address someone else registered unverified removes their password", arguments: AuthVariant.allCases)
+    func preHijackingEnds(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let squatter = try await harness.service.createUser(email: "ada@example.com", password: "squatter pass 1")
+        try await harness.service.signOut()
+        try await harness.service.sendSignInCode(to: "ada@example.com")
+        let code = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+        let ada = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: code))
+        #expect(ada.id == squatter.id && ada.providers.map(\.provider) == [.emailCode] && ada.isEmailVerified)
+        try await harness.service.signOut()
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "squatter pass 1"))
+        }
+    }
+
+    @Test("verification marks the address verified; a code for an address the account changed from verifies nothing", arguments: AuthVariant.allCases)
+    func verification(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        _ = try await auth.createUser(email: "ada@example.com", password: Self.password)
+        try await auth.sendEmailVerification()
+        let old = try #require(harness.mailbox.lastCode(for: "ada@example.com", .emailVerification))
+        _ = try await auth.updateEmail(to: "ada@lovelace.example")
+        await #expect(throws: AuthenticationError(.invalidActionCode)) { try await auth.verifyEmail(code: old) }
+        #expect(auth.currentUser?.isEmailVerified == false)
+        try await auth.sendEmailVerification()
+        try await auth.verifyEmail(code: try #require(harness.mailbox.lastCode(for: "ada@lovelace.example", .emailVerification)))
+        #expect(auth.currentUser?.isEmailVerified == true)
+        _ = try await auth.updateEmail(to: "ada@example.com")
+        #expect(auth.currentUser?.isEmailVerified == false, "a new address is unverified again")
+    }
+
+    @Test("a policy can require a verified email for an action, with a typed error until the address is verified")
+    func verifiedEmailPolicy() async throws {
+        var policy = AuthPolicy(passwordIterations: 1_000)
+        policy.verifiedEmailRequired = [.posting]
+        let harness = try AuthHarness(policy: policy)
+        _ = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
+        #expect(throws: AuthenticationError(.unverifiedEmail)) { try harness.service.requireVerifiedEmail(for: .posting) }
+        try harness.service.requireVerifiedEmail(for: .purchasing)
+        try await harness.service.sendEmailVerification()
+        try await harness.service.verifyEmail(code: try #require(harness.mailbox.lastCode(for: "ada@example.com", .emailVerification)))
+        try harness.service.requireVerifiedEmail(for: .posting)
+    }
+
+    @Test("without an email sender the email flows are operationNotAllowed")
+    func noSender() async throws {
+        let auth = LocalAuthService(configuration: AuthConfiguration(policy: AuthPolicy(passwordIterations: 1_000)))
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await auth.sendPasswordReset(email: "ada@example.com") }
+        await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await auth.sendSignInCode(to: "ada@example.com") }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainTesting
+
+@testable import TrainAuth
+
+/// AUTH-14: ID tokens for a backend, their refresh, their stream, and the verifier.
+@Suite(.timeLimit(.minutes(1))) struct IDTokenTests {
+    @Test("a token carries the user, providers, auth time and an hour's expiry, and the verifier accepts it", arguments: AuthVariant.allCases)
+    func claims(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let ada = try await harness.signInWithApple()
+        let signedInAt = harness.clock.now
+        harness.clock.advance(by: .seconds(10))
+        let token = try await harness.service.idToken()
+        let claims = try harness.service.tokenVerifier().verify(token)
+        #expect(claims.userID == ada.id && claims.providers == ["apple.com"])
+        #expect(claims.authTime == signedInAt && claims.issuedAt == harness.clock.now)
+        #expect(claims.expiresAt == harness.clock.now.addingTimeInterval(3_600))
+        #expect(claims.email == "ada@example.com" && claims.emailVerified)
+        #expect(claims.issuer == "https://auth.trainkit.local" && claims.audience == "trainkit")
+    }
+
+    @Test("the kept token is given again until five minutes are left, then a new one is issued and streamed")
+    func refreshBeforeExpiry() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        let stream = harness.service.idTokenChanges()
+        let watched = Task { await stream.collect(4) }
+        let first = try await harness.service.idToken()
+        harness.clock.advance(by: .seconds(3_300))
+        #expect(try await harness.service.idToken() == first, "exactly five minutes left: still the kept token")
+        harness.clock.advance(by: .seconds(1))
+        let second = try await harness.service.idToken()
+        #expect(second != first)
+        let forced = try await harness.service.idToken(forceRefresh: true)
+        #expect(forced != second)
+        #expect(await watched.value == [nil, first, second, forced])
+    }
+
+    @Test("a tampered, re-signed, unsigned, foreign, expired or future-dated token is a typed error")
+    func tampering() async throws {
+        let harness = try AuthHarness()
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        let token = try await harness.service.idToken()
+        let verifier = try harness.service.tokenVerifier()
+        let parts = token.split(separator: ".").map(String.init)
+        var claims = try verifier.verify(token)
+        claims.userID = "user-000999"
+        let payload = Base64URL.encode(try JSONEncoder().encode(claims))
+        let none = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        let otherKey = try IDTokenVerifier.sign(claims, key: Data(repeating: 7, count: 32))
+        for bad in [
+            "\(parts[0]).\(payload).\(parts[2])", "\(none).\(parts[1]).", "\(none).\(parts[1]).\(parts[2])", otherKey,
+            parts[0] + "." + parts[1], token + "x", "", String(repeating: "a.", count: 20_000),
+        ] {
+            #expect(throws: AuthenticationError(.invalidUserToken), "\(bad.prefix(40))") { _ = try verifier.verify(bad) }
+        }
+        let foreign = IDTokenVerifier(
+            key: Data(repeating: 7, count: 32), issuer: "https://auth.trainkit.local", audience: "another-backend", clock: harness.clock)
+        #expect(throws: AuthenticationError(.invalidUserToken)) { _ = try foreign.verify(otherKey) }
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-60))
+        #expect(throws: AuthenticationError(.invalidUserToken), "a token dated after now: the clock was set back") { _ = try verifier.verify(token) }
+        harness.clock.advance(by: .seconds(3_660))
+        #expect(throws: AuthenticationError(.userTokenExpired)) { _ = try verifier.verify(token) }
+    }
+
+    @Test("sign-out, a sign-in of another user, a password change and deletion revoke the tokens issued before", arguments: AuthVariant.allCases)
+    func revocation(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        let verifier = try auth.tokenVerifier()
+        _ = try await auth.createUser(email: "ada@example.com", password: "correct horse 1")
+        let beforeSignOut = try await auth.idToken()
+        try await auth.signOut()
+        #expect(throws: AuthenticationError(.userTokenRevoked)) { _ = try verifier.verify(beforeSignOut) }
+
+        _ = try await auth.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        let beforeChange = try await auth.idToken()
+        try await auth.updatePassword(to: "new horse 2")
+        #expect(throws: AuthenticationError(.userTokenRevoked)) { _ = try verifier.verify(beforeChange) }
+        let afterChange = try await auth.idToken()
+        #expect(afterChange != beforeChange, "the kept token went with the old session")
+        _ = try verifier.verify(afterChange)
+
+        _ = try await auth.deleteAccount()
+        #expect(throws: AuthenticationError(.userTokenRevoked)) { _ = try verifier.verify(afterChange) }
+        await #expect(throws: AuthenticationError(.notSignedIn)) { _ = try await auth.idToken() }
+    }
+
+    @Test("a second service on the same file verifies the first one's tokens with the key kept there")
+    func keyKeptWithAccounts() async throws {
+        let harness = try AuthHarness(.file)
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        let token = try await harness.service.idToken()
+        let relaunched = try harness.relaunch()
+        #expect(try relaunched.tokenVerifier().verify(token).email == "ada@example.com")
+    }
+}
