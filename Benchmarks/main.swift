@@ -48,6 +48,8 @@ do {
         ("PERF-6-PURGE-MEM", { try PurgeRows(directory: directory, quick: quick).purge(inMemory: true) }),
         ("DELETE-READ-UNDER-PURGE", { try PurgeRows(directory: directory, quick: quick).readUnderPurge() }),
         ("PERF-8", { try AccountRows(directory: directory, quick: quick).concurrentCallers() }),
+        ("AUTH-ENUM", { try AuthRows(directory: directory, quick: quick).enumeration() }),
+        ("AUTH-RESET", { try AuthRows(directory: directory, quick: quick).reset() }),
         ("PERF-4", { try SyncRows(directory: directory, quick: quick).delta() }),
         ("PERF-4-NOOP", { try SyncRows(directory: directory, quick: quick).noop() }),
         ("PERF-5", { try SyncRows(directory: directory, quick: quick).apply() }),

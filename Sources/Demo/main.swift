@@ -49,6 +49,8 @@ if let (services, session) = await AuthChapter(directory: directory, clock: cloc
     await AccountChapter(services: services, session: session, bob: bob, clock: clock, narrator: narrator).run()
     session.stop()
 }
+print("\n— Guests, a password reset and a token for a backend —")
+await GuestAndEmailScenes(clock: clock, narrator: narrator).run()
 let status = narrator.finish()
 if !keepsData { try? FileManager.default.removeItem(at: directory) }
 exit(status)
