@@ -43,6 +43,8 @@ public struct AuthPolicy: Sendable {
     /// The actions that need a verified email address; none by default.
     public var verifiedEmailRequired: Set<VerifiedEmailAction>
     /// How long a guest account may go unused before it can be purged; nil keeps guests.
+    /// A launch that restores its session, signing in as the guest again and a new ID
+    /// token count as use.
     public var guestIdleLifetime: Duration?
 
     /// Creates a policy; the defaults follow Firebase and OWASP.

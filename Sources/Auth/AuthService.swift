@@ -211,7 +211,8 @@ public protocol AuthService: Sendable {
     /// the signed-in guest if there is one, else a new account with no providers
     /// (``UserEntity/isAnonymous``). Linking a provider with ``link(_:)`` makes it a
     /// full account with the same ID, so everything kept under that ID stays. A guest
-    /// unused for the policy's idle lifetime is listed by ``scheduledDeletions()`` and
+    /// unused for the policy's idle lifetime — a launch that restores its session, this
+    /// call and a new ID token count as use — is listed by ``scheduledDeletions()`` and
     /// purged as a scheduled deletion is.
     /// - Returns: The guest.
     /// - Throws: ``AuthenticationError/Code/storage``.
@@ -257,8 +258,8 @@ public protocol AuthService: Sendable {
     ///   `operationNotAllowed`, `networkError`.
     func sendSignInCode(to email: String) async throws
 
-    /// Throws unless the policy lets the signed-in user do `action`: other services call
-    /// it before posting or purchasing.
+    /// Throws unless the policy lets the signed-in user do `action`. The app calls it
+    /// before the action; TrainSocial and TrainSubscription do not call it yet.
     /// - Parameter action: The action.
     /// - Throws: ``AuthenticationError`` — `unverifiedEmail` when the policy requires a
     ///   verified address for it and the user has none, `notSignedIn`, `storage`.
@@ -272,8 +273,8 @@ public protocol AuthService: Sendable {
     ///   `weakPassword`, `invalidEmail` (no address to sign in with), `emailAlreadyInUse`.
     func updatePassword(to newPassword: String) async throws
 
-    /// Sets the signed-in user's display name and photo as given; nil removes one. Other
-    /// services show the new name from the user's next change there.
+    /// Sets the signed-in user's display name and photo as given; nil removes one. The
+    /// social profile takes the new name at the user's next write there; it has no photo.
     /// - Parameters:
     ///   - displayName: The name, cleaned as names shown to others are; blank removes it.
     ///   - photoURL: The photo, an https URL with a host (as a media store gives) or a file URL.

@@ -185,7 +185,8 @@ public struct IDTokenVerifier: Sendable {
     ///   `userTokenExpired` from its expiry on; `userTokenRevoked` once revoked; `storage`.
     public func verify(_ token: String) throws(AuthenticationError) -> IDTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard token.utf8.count <= 16_384, parts.count == 3, let header = Base64URL.decode(String(parts[0])),
+        // Unpadded base64url only: a token has one spelling, so one altered by padding is refused.
+        guard token.utf8.count <= 16_384, !token.contains("="), parts.count == 3, let header = Base64URL.decode(String(parts[0])),
             let payload = Base64URL.decode(String(parts[1])), let signature = Base64URL.decode(String(parts[2]))
         else {
             throw AuthenticationError(.invalidUserToken, detail: "The token is not three base64url parts.")

@@ -33,7 +33,7 @@ extension LocalAuthService {
                 let identity = AuthRecords.identityKey(.password, pending.address)
                 guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthenticationError(.invalidActionCode) }
                 changed.user.providers.append(LinkedProvider(provider: .password, subject: pending.address, email: pending.address, linkedAt: now))
-                changed.user.isAnonymous = false
+                try Self.upgradeGuest(&changed, in: records)
                 try records.put(changed.user.id, forKey: identity, in: AuthRecords.identities)
             }
             // Receiving the code proves the address is the user's.
@@ -169,18 +169,23 @@ extension LocalAuthService {
         try records.put(recent + [now], forKey: address, in: AuthRecords.emailSends)
     }
 
-    /// Keeps `code` (its hash) as the pending code of `kind` for `address`, replacing an earlier one.
+    /// Keeps `code` (its hash) as the pending code of `kind` for `address`, replacing an
+    /// earlier one and keeping its wrong tries while it had not expired.
     private func storeCode(
         _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, in records: RecordWriter, now: Date
     ) throws {
         let key = Self.codeKey(kind, address)
-        if let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes) {
+        let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
+        if let earlier {
             try records.removeValue(forKey: Self.linkKey(kind, earlier.codeHash), in: AuthRecords.emailCodeLinks)
         }
         let hash = try Credentials.sha256Hex(code)
-        let pending = AuthRecords.EmailCode(
+        var pending = AuthRecords.EmailCode(
             kind: kind.rawValue, address: address, userID: userID, codeHash: hash,
             expiresAt: now.addingTimeInterval(configuration.policy.emailCodeLifetime.timeInterval))
+        // Wrong tries count for the address while the earlier code lived: a new code
+        // every few minutes gives no fresh guesses.
+        if let earlier, now < earlier.expiresAt { pending.wrongAttempts = earlier.wrongAttempts }
         try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
         if kind != .signInCode { try records.put(address, forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks) }
     }

@@ -24,6 +24,7 @@ extension LocalAuthService {
                 account.user.providers.append(LinkedProvider(provider: .password, subject: address, email: address, linkedAt: now))
                 try records.put(account.user.id, forKey: identity, in: AuthRecords.identities)
             }
+            try Self.upgradeGuest(&account, in: records)
             try records.put(hash, forKey: account.user.id, in: AuthRecords.passwords)
             try self.endSessions(of: &account, in: records)
             try AuthRecords.reindex(from: before, to: account.user, in: records)
@@ -88,6 +89,13 @@ extension LocalAuthService {
         sessionGeneration = 0
         publish(user)
         return user
+    }
+
+    /// Inside a transaction: a guest that gained a way to sign in is an account for
+    /// good — no longer anonymous, never purged for idling. The caller stores the account.
+    static func upgradeGuest(_ account: inout AuthRecords.Account, in records: RecordWriter) throws {
+        account.user.isAnonymous = false
+        try records.removeValue(forKey: account.user.id, in: AuthRecords.guests)
     }
 
     /// Keeps a guest from its idle purge until `date`; nil keeps it for good.

@@ -25,6 +25,11 @@ extension LocalAuthService: IDTokenRevocationChecking {
                 session.id = UUID().uuidString
                 try records.put(session, forKey: self.sessionKey, in: AuthRecords.session)
             }
+            // A guest whose app asks its backend for a token is a guest in use.
+            if current.user.isAnonymous, try records.value(forKey: current.user.id, in: AuthRecords.guests) != nil {
+                try Self.touchGuest(
+                    current.user.id, until: self.configuration.policy.guestIdleLifetime.map { now.addingTimeInterval($0.timeInterval) }, in: records)
+            }
             return (session.id ?? "", try self.signingKey(in: records))
         }
         let user = current.user

@@ -228,7 +228,9 @@ public actor LocalAuthService: AuthService {
                 }
                 return nil
             }
-            try AuthRecords.checkCanSignIn(existing, in: records, now: now)
+            // A disabled account is told only to someone who knows its password: the
+            // password is checked first, so the answer and its time say nothing before.
+            if verified.password == nil { try AuthRecords.checkCanSignIn(existing, in: records, now: now) }
             return try self.storedHash(for: verified, userID: existing.user.id, in: records)
         }
         let checkedHash = try checkPassword(of: verified, against: storedHash)
@@ -236,12 +238,12 @@ public actor LocalAuthService: AuthService {
         let user = try write { records in
             var account: AuthRecords.Account
             if let existing = try self.account(for: verified, in: records) {
-                try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                 if verified.password != nil {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
                         throw self.passwordRefusal(.wrongPassword)
                     }
                 }
+                try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                 account = existing
                 try self.update(&account, signingInWith: verified, in: records, now: now)
             } else {
@@ -267,8 +269,8 @@ public actor LocalAuthService: AuthService {
     /// What a later sign-in adds to an existing account. What it does not carry never
     /// erases what the first one did. An email code proves the address: it links the
     /// email code provider and verifies the email — and if the address was not verified
-    /// before, a password set by whoever created the account is removed, so an account
-    /// made in someone else's name before they arrived is theirs alone.
+    /// before, a password set by whoever created the account is removed. A guest it
+    /// signs in to is a guest no more.
     private func update(_ account: inout AuthRecords.Account, signingInWith verified: VerifiedCredential, in records: RecordWriter, now: Date) throws
     {
         let before = account.user
@@ -288,6 +290,7 @@ public actor LocalAuthService: AuthService {
             try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, password.subject), of: account.user.id, in: records)
         }
         account.user.isEmailVerified = true
+        try Self.upgradeGuest(&account, in: records)
         if !account.user.isLinked(.emailCode) {
             account.user.providers.append(LinkedProvider(provider: .emailCode, subject: verified.subject, email: verified.subject, linkedAt: now))
             try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)

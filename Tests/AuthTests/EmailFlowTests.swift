@@ -109,7 +109,9 @@ import TrainTesting
         #expect(try await harness.service.signIn(with: .emailCode(email: "grace@example.com", code: again)).id == grace.id)
     }
 
-    @Test("a code allows five wrong tries, then even the right code is tooManyRequests until a new one is sent", arguments: AuthVariant.allCases)
+    @Test(
+        "a code allows five wrong tries, then even the right code is tooManyRequests until a code sent after it expired",
+        arguments: AuthVariant.allCases)
     func guessingLimit(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         try await harness.service.sendSignInCode(to: "ada@example.com")
@@ -132,6 +134,12 @@ import TrainTesting
             _ = try await harness.service.signIn(with: .emailCode(email: "ada\u{0}@example.com", code: code))
         }
         #expect(harness.service.currentUser == nil)
+        try await harness.service.sendSignInCode(to: "ada@example.com")
+        let replacing = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+        await #expect(throws: AuthenticationError(.tooManyRequests), "a code sent while the spent one lives keeps its count") {
+            _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: replacing))
+        }
+        harness.clock.advance(by: .seconds(3_600))
         try await harness.service.sendSignInCode(to: "ada@example.com")
         let fresh = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
         _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: fresh))
@@ -187,5 +195,42 @@ import TrainTesting
         let auth = LocalAuthService(configuration: AuthConfiguration(policy: AuthPolicy(passwordIterations: 1_000)))
         await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await auth.sendPasswordReset(email: "ada@example.com") }
         await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await auth.sendSignInCode(to: "ada@example.com") }
+    }
+
+    @Test("a new sign-in code keeps the wrong tries of the live code it replaces")
+    func triesCarryOver() async throws {
+        let harness = try AuthHarness()
+        for _ in 0..<5 {
+            try await harness.service.sendSignInCode(to: "ada@example.com")
+            let code = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+            _ = try? await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: code == "000000" ? "111111" : "000000"))
+        }
+        harness.clock.advance(by: .seconds(3_600))
+        try await harness.service.sendSignInCode(to: "ada@example.com")
+        let code = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+        await #expect(throws: AuthenticationError(.invalidVerificationCode), "after an hour the earlier code expired, and its count with it") {
+            _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: code == "000000" ? "111111" : "000000"))
+        }
+        for _ in 0..<4 {
+            _ = try? await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: code == "000000" ? "111111" : "000000"))
+        }
+        try await harness.service.sendSignInCode(to: "ada@example.com")
+        let fresh = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
+        await #expect(throws: AuthenticationError(.tooManyRequests), "five wrong tries across two codes") {
+            _ = try await harness.service.signIn(with: .emailCode(email: "ada@example.com", code: fresh))
+        }
+    }
+
+    @Test("a disabled account answers a wrong password as an unknown address does; only the right one hears userDisabled")
+    func disabledAccountTellsNothing() async throws {
+        let harness = try AuthHarness()
+        let ada = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
+        try await harness.service.setAccountDisabled(true, userID: ada.id)
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 9"))
+        }
+        await #expect(throws: AuthenticationError(.userDisabled)) {
+            _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: Self.password))
+        }
     }
 }

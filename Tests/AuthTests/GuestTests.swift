@@ -92,4 +92,35 @@ import TrainTesting
         harness.clock.advance(by: .seconds(3_600))
         #expect(try await harness.service.deleteAccount().userID == guest.id)
     }
+
+    @Test(
+        "a guest that sets a password or signs in by email code is a guest no more, and is never purged for idling", arguments: AuthVariant.allCases)
+    func upgradeByPasswordOrCode(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        _ = try await harness.service.signInAnonymously()
+        _ = try await harness.service.updateEmail(to: "ada@example.com")
+        try await harness.service.updatePassword(to: "correct horse 1")
+        #expect(harness.service.currentUser?.isAnonymous == false)
+        try await harness.service.signOut()
+        _ = try await harness.service.signInAnonymously()
+        _ = try await harness.service.updateEmail(to: "grace@example.com")
+        try await harness.service.signOut()
+        try await harness.service.sendSignInCode(to: "grace@example.com")
+        let grace = try await harness.service.signIn(
+            with: .emailCode(email: "grace@example.com", code: try #require(harness.mailbox.lastCode(for: "grace@example.com", .signInCode))))
+        #expect(!grace.isAnonymous)
+        harness.clock.advance(by: .seconds(31 * 86_400))
+        #expect(try harness.service.scheduledDeletions().isEmpty)
+    }
+
+    @Test("a guest whose app asks for ID tokens is in use and is not purged")
+    func tokensAreUse() async throws {
+        let harness = try AuthHarness()
+        let guest = try await harness.service.signInAnonymously()
+        for _ in 0..<40 {
+            harness.clock.advance(by: .seconds(86_400))
+            _ = try await harness.service.idToken()
+        }
+        #expect(try harness.service.scheduledDeletions().isEmpty && harness.service.currentUser?.id == guest.id)
+    }
 }

@@ -53,7 +53,7 @@ import TrainTesting
         let otherKey = try IDTokenVerifier.sign(claims, key: Data(repeating: 7, count: 32))
         for bad in [
             "\(parts[0]).\(payload).\(parts[2])", "\(none).\(parts[1]).", "\(none).\(parts[1]).\(parts[2])", otherKey,
-            parts[0] + "." + parts[1], token + "x", "", String(repeating: "a.", count: 20_000),
+            parts[0] + "." + parts[1], token + "x", token + "=", token + "==", "", String(repeating: "a.", count: 20_000),
         ] {
             #expect(throws: AuthenticationError(.invalidUserToken), "\(bad.prefix(40))") { _ = try verifier.verify(bad) }
         }
