@@ -19,7 +19,7 @@ public protocol AuthContractEnvironment: Sendable {
     var recentLoginWindow: Duration { get }
 
     /// The code of the latest email of `kind` the service sent to `address` — what a
-    /// test reads from Firebase's emulator, or a ``SimulatedMailbox``.
+    /// test reads from Firebase's emulator, or a `SimulatedMailbox`.
     /// - Parameters:
     ///   - address: The address.
     ///   - kind: The flow.
@@ -29,7 +29,7 @@ public protocol AuthContractEnvironment: Sendable {
     /// Verifies an ID token of the service as its backend would, revocation included.
     /// - Parameter token: The token.
     /// - Returns: Its claims.
-    /// - Throws: ``AuthenticationError`` for a bad, expired or revoked token.
+    /// - Throws: `AuthenticationError` for a bad, expired or revoked token.
     func verifyIDToken(_ token: String) async throws -> IDTokenClaims
 }
 
