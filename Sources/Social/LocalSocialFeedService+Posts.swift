@@ -11,7 +11,7 @@ extension LocalSocialFeedService {
         }
         guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
         let mentioned = try Self.mentions(in: text, refusingWith: .invalidContent)
-        if let mediaURL, !Self.isValidMediaURL(mediaURL) {
+        if let mediaURL, !DisplayText.isValidMediaURL(mediaURL) {
             throw SocialError(.invalidMediaURL, detail: "Media must be https with a host, or file.")
         }
         var mediaURL = mediaURL

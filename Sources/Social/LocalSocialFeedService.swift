@@ -340,19 +340,11 @@ public final class LocalSocialFeedService: SocialFeedService {
     }
 
     /// `text` trimmed, with `\r\n` and `\r` made `\n`, if it is 1 to `maximum`
-    /// characters and passes ``cleaned(_:maximum:allowsNewlines:)``.
+    /// characters and passes `DisplayText.cleaned(_:maximum:allowsNewlines:)`.
     static func validText(_ text: String, maximum: Int) -> String? {
-        guard let cleaned = cleaned(text, maximum: maximum, allowsNewlines: true), !cleaned.isEmpty, cleaned.count <= maximum else { return nil }
+        guard let cleaned = DisplayText.cleaned(text, maximum: maximum, allowsNewlines: true), !cleaned.isEmpty, cleaned.count <= maximum else { return nil }
         return cleaned
     }
-
-    /// `text` trimmed, or nil if it is not clean: ``DisplayText/cleaned(_:maximum:allowsNewlines:)``.
-    static func cleaned(_ text: String, maximum: Int, allowsNewlines: Bool) -> String? {
-        DisplayText.cleaned(text, maximum: maximum, allowsNewlines: allowsNewlines)
-    }
-
-    /// Whether a media URL may be attached: ``DisplayText/isValidMediaURL(_:)``.
-    static func isValidMediaURL(_ url: URL) -> Bool { DisplayText.isValidMediaURL(url) }
 
     /// `limit` if it is a page size, else `invalidLimit`.
     static func pageSize(_ limit: Int) throws(SocialError) -> Int {

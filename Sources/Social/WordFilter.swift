@@ -1,4 +1,5 @@
 import Foundation
+import TrainCore
 
 /// Words and phrases an app does not allow in posts and comments: each matched as
 /// whole words, ignoring case, accents, letter width and Unicode spelling, so "Spám",
@@ -33,7 +34,7 @@ public struct WordFilter: Hashable, Sendable {
         }
         var phrases: [[String]] = []
         for (index, entry) in entries.enumerated() {
-            guard let cleaned = LocalSocialFeedService.cleaned(entry, maximum: 100, allowsNewlines: false), !cleaned.isEmpty,
+            guard let cleaned = DisplayText.cleaned(entry, maximum: 100, allowsNewlines: false), !cleaned.isEmpty,
                 cleaned.count <= 100
             else {
                 throw SocialError(.invalidWordList, detail: "Entry \(index) is empty, longer than 100 characters, or holds an invisible character.")
