@@ -228,17 +228,10 @@ public struct IDTokenVerifier: Sendable {
 
     /// Signs `claims` as a token this verifier accepts while they are current.
     static func sign(_ claims: IDTokenClaims, key: Data) throws(AuthenticationError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = Base64URL.encode(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
         do {
-            let payload = Base64URL.encode(try encoder.encode(claims))
-            let signature = try PlatformCrypto.hmacSHA256(key: key, message: Data("\(header).\(payload)".utf8))
-            return "\(header).\(payload).\(Base64URL.encode(signature))"
-        } catch let error as CoreError {
-            throw AuthenticationError(.storage, detail: "The token could not be signed: \(error.detail)")
+            return try IdentityToken.signHS256(claims, header: #"{"alg":"HS256","typ":"JWT"}"#, key: key)
         } catch {
-            throw AuthenticationError(.storage, detail: "The token's claims could not be encoded.")
+            throw AuthenticationError(.storage, detail: "The token could not be signed: \(error.detail)")
         }
     }
 }

@@ -87,7 +87,8 @@ extension LocalAuthService {
     public func sendSignInCode(to email: String) async throws {
         let address = try Credentials.normalizedEmail(email)
         let sender = try requireEmailSender()
-        let code = try Self.sixDigitCode()
+        // Six digits from the system's secure generator, as a phone code's.
+        let code = String(format: "%06d", Int.random(in: 0...999_999))
         let now = configuration.clock.now
         try write { records in
             try self.countEmail(to: address, in: records, now: now)
@@ -119,22 +120,26 @@ extension LocalAuthService {
         let now = configuration.clock.now
         let hash = try Credentials.sha256Hex(code)
         let maxAttempts = configuration.policy.maxCodeAttempts
-        let matched = try write { records -> Bool in
-            guard var pending = try records.value(forKey: key, in: AuthRecords.emailCodes) else {
+        let check = { (records: RecordReader) throws -> AuthRecords.EmailCode in
+            guard let pending = try records.value(forKey: key, in: AuthRecords.emailCodes) else {
                 throw AuthenticationError(.invalidActionCode, detail: "No sign-in code is pending for this address.")
             }
             guard now < pending.expiresAt else { throw AuthenticationError(.expiredActionCode) }
             guard pending.wrongAttempts < maxAttempts else {
                 throw AuthenticationError(.tooManyRequests, detail: "\(maxAttempts) wrong codes were typed; ask for a new code.")
             }
-            guard pending.codeHash == hash else {
+            return pending
+        }
+        // The right code only reads; a wrong one is counted in a write that checks again.
+        if try read(check).codeHash != hash {
+            try write { records in
+                var pending = try check(records)
+                guard pending.codeHash != hash else { return }
                 pending.wrongAttempts += 1
                 try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
-                return false
             }
-            return true
+            throw AuthenticationError(.invalidVerificationCode, detail: "The code does not match.")
         }
-        guard matched else { throw AuthenticationError(.invalidVerificationCode, detail: "The code does not match.") }
         return VerifiedCredential(
             provider: .emailCode, subject: address, email: address, emailCode: (key: key, hash: hash))
     }
@@ -226,23 +231,12 @@ extension LocalAuthService {
 
     private static func linkKey(_ kind: AuthEmail.Kind, _ hash: String) -> String { "\(kind.rawValue)|\(hash)" }
 
-    /// 32 random bytes in base64url: what a reset or verification link carries.
+    /// 43 URL-safe random characters (258 bits): what a reset or verification link carries.
     private static func longCode() throws(AuthenticationError) -> String {
         do {
-            return Base64URL.encode(try PlatformCrypto.randomBytes(count: 32))
+            return try Nonce.random(length: 43)
         } catch {
-            throw AuthenticationError(.storage, detail: "No random bytes for a code: \(error.detail)")
-        }
-    }
-
-    /// Six random digits.
-    private static func sixDigitCode() throws(AuthenticationError) -> String {
-        do {
-            let bytes = try PlatformCrypto.randomBytes(count: 8)
-            let value = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
-            return String(format: "%06llu", value)
-        } catch {
-            throw AuthenticationError(.storage, detail: "No random bytes for a code: \(error.detail)")
+            throw AuthenticationError(.storage, detail: "No code could be made: \(error.detail)")
         }
     }
 }

@@ -18,8 +18,10 @@ extension LocalAuthService: IDTokenRevocationChecking {
             return kept.token
         }
         let (sessionID, key) = try write { records -> (String, Data) in
-            guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id else {
-                throw AuthenticationError(.notSignedIn, detail: "This device's session ended.")
+            guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id,
+                try records.value(forKey: current.user.id, in: AuthRecords.accounts)?.generation == current.generation
+            else {
+                throw AuthenticationError(.notSignedIn, detail: "This device's session ended, or the password changed meanwhile.")
             }
             if session.id == nil {
                 session.id = UUID().uuidString

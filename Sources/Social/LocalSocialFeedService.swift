@@ -342,7 +342,9 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// `text` trimmed, with `\r\n` and `\r` made `\n`, if it is 1 to `maximum`
     /// characters and passes `DisplayText.cleaned(_:maximum:allowsNewlines:)`.
     static func validText(_ text: String, maximum: Int) -> String? {
-        guard let cleaned = DisplayText.cleaned(text, maximum: maximum, allowsNewlines: true), !cleaned.isEmpty, cleaned.count <= maximum else { return nil }
+        guard let cleaned = DisplayText.cleaned(text, maximum: maximum, allowsNewlines: true), !cleaned.isEmpty, cleaned.count <= maximum else {
+            return nil
+        }
         return cleaned
     }
 
