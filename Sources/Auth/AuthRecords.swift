@@ -153,6 +153,7 @@ enum AuthRecords {
             try removeIdentity(identityKey(linked.provider, linked.subject), of: userID, in: records)
         }
         try reindex(from: account.user, to: nil, in: records)
+        try removeEmailRecords(of: account.user, in: records)
         try records.removeValue(forKey: userID, in: passwords)
         try records.removeValue(forKey: userID, in: settings)
         try records.removeValue(forKey: userID, in: revocations)
@@ -164,6 +165,20 @@ enum AuthRecords {
         }
         return account
     }
+
+    /// Removes the codes mailed for `user` or to its addresses, and the record of when
+    /// they were mailed.
+    private static func removeEmailRecords(of user: UserEntity, in records: RecordWriter) throws {
+        let addresses = addresses(of: user)
+        for entry in try records.entries(in: emailCodes) where entry.value.userID == user.id || addresses.contains(entry.value.address) {
+            try records.removeValue(forKey: entry.key, in: emailCodes)
+            try records.removeValue(forKey: emailCodeLinkKey(entry.value.kind, entry.value.codeHash), in: emailCodeLinks)
+        }
+        for address in addresses { try records.removeValue(forKey: address, in: emailSends) }
+    }
+
+    /// The key under which a long code's SHA-256 finds its address, in ``emailCodeLinks``.
+    static func emailCodeLinkKey(_ kind: String, _ hash: String) -> String { "\(kind)|\(hash)" }
 
     /// Throws unless `account` may sign in: `userDisabled` for a disabled account or
     /// one past its scheduled deletion's date (it waits for the purge).

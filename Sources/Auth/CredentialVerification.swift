@@ -85,12 +85,19 @@ extension LocalAuthService {
             authorizationCode: identity.authorizationCode)
     }
 
-    /// The account a verified credential names, if there is one.
-    /// An email code names the account that answers to its address, whatever its providers.
+    /// The account a verified credential names, if there is one. An email code names
+    /// the account that answers to its address, whatever its providers — unless that
+    /// account never proved the address and has another way in (see
+    /// ``AuthRecords/yields(_:to:)``): then none.
     func account(for verified: VerifiedCredential, in records: RecordReader) throws -> AuthRecords.Account? {
-        let index = verified.provider == .emailCode ? try records.value(forKey: verified.subject, in: AuthRecords.emails) : nil
-        guard let userID = try index ?? records.value(forKey: verified.identityKey, in: AuthRecords.identities) else { return nil }
-        return try records.value(forKey: userID, in: AuthRecords.accounts)
+        guard verified.provider == .emailCode else {
+            guard let userID = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) else { return nil }
+            return try records.value(forKey: userID, in: AuthRecords.accounts)
+        }
+        guard let userID = try records.value(forKey: verified.subject, in: AuthRecords.emails),
+            let account = try records.value(forKey: userID, in: AuthRecords.accounts), AuthRecords.yields(verified.subject, to: account.user)
+        else { return nil }
+        return account
     }
 
     /// The stored password hash of `userID` when `verified` is an email credential, else nil.

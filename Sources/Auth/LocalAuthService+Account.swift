@@ -23,6 +23,10 @@ extension LocalAuthService {
             guard !account.user.isLinked(verified.provider) else {
                 throw AuthenticationError(.providerAlreadyLinked, detail: "\(verified.provider.rawValue) is already linked to this account.")
             }
+            // An email code proves its address: another account's unproven claim gives way.
+            if verified.provider == .emailCode, try AuthRecords.isTaken(verified.subject, byAnotherThan: account.user.id, in: records) {
+                try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records)
+            }
             if let owner = try self.account(for: verified, in: records)?.user.id {
                 guard owner != account.user.id else { throw AuthenticationError(.providerAlreadyLinked) }
                 // Still unused: the app can offer to switch to the account it belongs to.

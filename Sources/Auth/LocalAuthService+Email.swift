@@ -12,8 +12,11 @@ extension LocalAuthService {
         let now = configuration.clock.now
         let sent = try write { records -> Bool in
             try self.countEmail(to: address, in: records, now: now)
+            // An account that never proved the address and has another way in is not sent
+            // its reset: the code would be for whoever typed the address in.
             guard let owner = try records.value(forKey: address, in: AuthRecords.emails),
-                let account = try records.value(forKey: owner, in: AuthRecords.accounts), !account.isDisabled
+                let account = try records.value(forKey: owner, in: AuthRecords.accounts), !account.isDisabled,
+                AuthRecords.yields(address, to: account.user)
             else { return false }
             try self.storeCode(code, .passwordReset, address: address, userID: owner, in: records, now: now)
             return true
@@ -28,6 +31,9 @@ extension LocalAuthService {
         let now = configuration.clock.now
         let user = try write { records -> AuthRecords.Account in
             let (pending, account) = try self.redeem(code, at: key, .passwordReset, in: records, now: now)
+            guard AuthRecords.yields(pending.address, to: account.user) else {
+                throw AuthenticationError(.invalidActionCode, detail: "The account gained another sign-in method without proving the address.")
+            }
             var changed = account
             if !changed.user.isLinked(.password) {
                 let identity = AuthRecords.identityKey(.password, pending.address)
@@ -182,7 +188,7 @@ extension LocalAuthService {
         let key = Self.codeKey(kind, address)
         let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
         if let earlier {
-            try records.removeValue(forKey: Self.linkKey(kind, earlier.codeHash), in: AuthRecords.emailCodeLinks)
+            try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, earlier.codeHash), in: AuthRecords.emailCodeLinks)
         }
         let hash = try Credentials.sha256Hex(code)
         var pending = AuthRecords.EmailCode(
@@ -192,14 +198,14 @@ extension LocalAuthService {
         // every few minutes gives no fresh guesses.
         if let earlier, now < earlier.expiresAt { pending.wrongAttempts = earlier.wrongAttempts }
         try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
-        if kind != .signInCode { try records.put(address, forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks) }
+        if kind != .signInCode { try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) }
     }
 
     /// The key of the pending code a long code names, or `invalidActionCode`.
     private func pendingKey(ofLongCode code: String, _ kind: AuthEmail.Kind) throws(AuthenticationError) -> String {
         guard (1...256).contains(code.utf8.count) else { throw AuthenticationError(.invalidActionCode) }
         let hash = try Credentials.sha256Hex(code)
-        guard let address = try read({ try $0.value(forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks) }) else {
+        guard let address = try read({ try $0.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) }) else {
             throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, used, replaced, or of another flow.")
         }
         return Self.codeKey(kind, address)
@@ -223,13 +229,11 @@ extension LocalAuthService {
         }
         try AuthRecords.checkCanSignIn(account, in: records, now: now)
         try records.removeValue(forKey: key, in: AuthRecords.emailCodes)
-        try records.removeValue(forKey: Self.linkKey(kind, hash), in: AuthRecords.emailCodeLinks)
+        try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks)
         return (pending, account)
     }
 
     static func codeKey(_ kind: AuthEmail.Kind, _ address: String) -> String { "\(kind.rawValue)|\(address)" }
-
-    private static func linkKey(_ kind: AuthEmail.Kind, _ hash: String) -> String { "\(kind.rawValue)|\(hash)" }
 
     /// 43 URL-safe random characters (258 bits): what a reset or verification link carries.
     private static func longCode() throws(AuthenticationError) -> String {

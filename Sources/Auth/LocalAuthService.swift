@@ -237,6 +237,7 @@ public actor LocalAuthService: AuthService {
         var generation = 0
         let user = try write { records in
             var account: AuthRecords.Account
+            if verified.provider == .emailCode { try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records) }
             if let existing = try self.account(for: verified, in: records) {
                 if verified.password != nil {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
@@ -269,8 +270,8 @@ public actor LocalAuthService: AuthService {
     /// What a later sign-in adds to an existing account. What it does not carry never
     /// erases what the first one did. An email code proves the address: it links the
     /// email code provider and verifies the email — and if the address was not verified
-    /// before, a password set by whoever created the account is removed. A guest it
-    /// signs in to is a guest no more.
+    /// before, whoever typed it in is shut out: their password is removed and the
+    /// account's other sessions end. A guest it signs in to is a guest no more.
     private func update(_ account: inout AuthRecords.Account, signingInWith verified: VerifiedCredential, in records: RecordWriter, now: Date) throws
     {
         let before = account.user
@@ -284,10 +285,13 @@ public actor LocalAuthService: AuthService {
             try AuthRecords.reindex(from: before, to: account.user, in: records)
             return
         }
-        if !account.user.isEmailVerified, let password = account.user.providers.first(where: { $0.provider == .password }) {
-            account.user.providers.removeAll { $0.provider == .password }
-            try records.removeValue(forKey: account.user.id, in: AuthRecords.passwords)
-            try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, password.subject), of: account.user.id, in: records)
+        if !account.user.isEmailVerified {
+            if let password = account.user.providers.first(where: { $0.provider == .password }) {
+                account.user.providers.removeAll { $0.provider == .password }
+                try records.removeValue(forKey: account.user.id, in: AuthRecords.passwords)
+                try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, password.subject), of: account.user.id, in: records)
+            }
+            try endSessions(of: &account, in: records)
         }
         account.user.isEmailVerified = true
         try Self.upgradeGuest(&account, in: records)
@@ -457,18 +461,24 @@ public actor LocalAuthService: AuthService {
         let now = configuration.clock.now
         let generation = sessionGeneration
         do {
-            return try read { records in
+            let account = try read { records in
                 // An ID no key can be — empty, or longer than a key may be — has no account.
                 guard (1...16_384).contains(userID.utf8.count), let account = try records.value(forKey: userID, in: AuthRecords.accounts) else {
                     throw AuthenticationError(.userNotFound)
                 }
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
-                // A password change or reset on another device ends this session.
-                guard account.generation == generation else {
+                // A password change or reset on another device ends this session; one on
+                // this device (an app and its extension share the session) renewed it.
+                if account.generation != generation, try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID != userID {
                     throw AuthenticationError(.notSignedIn, detail: "The account's password changed on another device since this one signed in.")
                 }
                 return account
             }
+            if account.generation != generation {
+                sessionGeneration = account.generation
+                dropKeptToken()
+            }
+            return account
         } catch {
             if [.userNotFound, .userDisabled, .notSignedIn].contains(error.code) { try? endSession() }
             throw error

@@ -233,4 +233,26 @@ import TrainTesting
             _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: Self.password))
         }
     }
+
+    @Test("deleting an account removes the codes mailed for it and to its addresses, and the record of those emails", arguments: AuthVariant.allCases)
+    func deletionRemovesEmailRecords(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        let phone = try harness.device(on: store, session: "phone")
+        _ = try await phone.createUser(email: "ada@example.com", password: Self.password)
+        try await phone.sendEmailVerification()
+        try await phone.sendPasswordReset(email: "ada@example.com")
+        try await phone.sendSignInCode(to: "ada@example.com")
+        try await phone.sendSignInCode(to: "grace@example.com")
+        try await phone.deleteAccount()
+
+        let left = try store.read { records in
+            (
+                try records.entries(in: AuthRecords.emailCodes).map(\.value.address),
+                try records.entries(in: AuthRecords.emailCodeLinks).count,
+                try records.entries(in: AuthRecords.emailSends).map(\.key)
+            )
+        }
+        #expect(left.0 == ["grace@example.com"] && left.1 == 0 && left.2 == ["grace@example.com"], "another address's code stays")
+    }
 }

@@ -61,4 +61,22 @@ import TrainTesting
         let (a, b) = try await (first, second)
         #expect(a.id == b.id, "round \(round)")
     }
+
+    @Test("a password change in the app keeps its extension, which shares the session, signed in with a new token")
+    func passwordChangeKeepsSharedSession() async throws {
+        let harness = try AuthHarness(.file)
+        let app = harness.service
+        let ada = try await app.createUser(email: "ada@example.com", password: "correct horse 1")
+        let widget = try harness.makeService()
+        let oldToken = try await widget.idToken(forceRefresh: false)
+
+        try await app.updatePassword(to: "new horse 2")
+        let newToken = try await widget.idToken(forceRefresh: false)
+        #expect(newToken != oldToken, "the token of the ended session is not handed out again")
+        #expect(widget.currentUser?.id == ada.id)
+        let verifier = try widget.tokenVerifier()
+        #expect(throws: AuthenticationError(.userTokenRevoked)) { _ = try verifier.verify(oldToken) }
+        #expect(try verifier.verify(newToken).userID == ada.id)
+        #expect(try harness.relaunch().currentUser?.id == ada.id, "the shared session is still stored")
+    }
 }

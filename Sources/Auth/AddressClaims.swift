@@ -1,0 +1,50 @@
+import Foundation
+import TrainCore
+
+/// An address typed into an account (``LocalAuthService/createUser(email:password:)``,
+/// ``LocalAuthService/updateEmail(to:)``, a linked password) is claimed, not proven:
+/// whoever typed it may never receive its mail. When its owner proves it — an email
+/// sign-in code or a reset code — the claim gives the claimant no way in:
+/// - an account that signs in only through the address (a password or an email code
+///   on it, or a guest's nothing) is taken over by the owner; the caller removes the
+///   unproven password and ends the account's other sessions;
+/// - an account with another way in (Apple, Google, a phone) loses the address, and
+///   the owner signs in to an account of their own.
+extension AuthRecords {
+    /// Whether `user` proved that mail to `address` reaches it: its main address once
+    /// verified, or the address of an email code it linked with a code. Only
+    /// ``LocalAuthService/updateEmail(to:)`` moves an email code without one, and it
+    /// moves it to the main address, unverified.
+    static func hasProven(_ address: String, _ user: UserEntity) -> Bool {
+        if user.email == address { return user.isEmailVerified }
+        return user.providers.contains { $0.provider == .emailCode && $0.subject == address }
+    }
+
+    /// Whether a proof of `address` may act on `user`'s account: it proved the address,
+    /// or has no way in but the address.
+    static func yields(_ address: String, to user: UserEntity) -> Bool {
+        hasProven(address, user) || user.providers.allSatisfy { [.password, .emailCode].contains($0.provider) && $0.subject == address }
+    }
+
+    /// Inside a transaction, as someone proves `address`: an account holding it without
+    /// proof that has another way in loses the address, its password on it and its
+    /// email code. An account the proof may act on keeps it.
+    static func dropUnprovenClaim(on address: String, in records: RecordWriter) throws {
+        guard let owner = try records.value(forKey: address, in: emails), var account = try records.value(forKey: owner, in: accounts),
+            !yields(address, to: account.user)
+        else { return }
+        let before = account.user
+        for linked in account.user.providers where [.password, .emailCode].contains(linked.provider) && linked.subject == address {
+            try removeIdentity(identityKey(linked.provider, linked.subject), of: owner, in: records)
+            if linked.provider == .password { try records.removeValue(forKey: owner, in: passwords) }
+        }
+        account.user.providers.removeAll { [.password, .emailCode].contains($0.provider) && $0.subject == address }
+        if account.user.email == address {
+            account.user.email = nil
+            account.user.isPrivateEmail = false
+            account.user.isEmailVerified = false
+        }
+        try reindex(from: before, to: account.user, in: records)
+        try records.put(account, forKey: owner, in: accounts)
+    }
+}
