@@ -33,6 +33,13 @@ public protocol AuthService: Sendable {
     /// - Returns: A stream; cancelling its consumer unsubscribes it.
     func authStateChanges() -> AsyncStream<UserEntity?>
 
+    /// The signed-in user now and after every change to it: what
+    /// ``authStateChanges()`` emits, and also each change of the same user's profile,
+    /// email, sign-in methods or verification — what a settings screen or a profile
+    /// shown to others follows.
+    /// - Returns: A stream; cancelling its consumer unsubscribes it.
+    func userChanges() -> AsyncStream<UserEntity?>
+
     /// Signs in with Apple through the configured authorizer, creating the account on
     /// the first sign-in.
     /// - Returns: The signed-in user.

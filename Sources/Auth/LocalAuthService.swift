@@ -30,6 +30,8 @@ public actor LocalAuthService: AuthService {
     let sessionKey: String
     let configuration: AuthConfiguration
     nonisolated let users: Broadcast<UserEntity?>
+    /// Every value of the signed-in user, a refresh of the same user included.
+    nonisolated let userValues: Broadcast<UserEntity?>
     /// Each new ID token of this session, and nil when the session ends.
     nonisolated let tokens = Broadcast<String?>(initial: nil)
     /// The latest ID token, while it is fresh.
@@ -161,6 +163,7 @@ public actor LocalAuthService: AuthService {
         self.sessionKey = sessionKey
         self.configuration = configuration
         users = Broadcast(initial: restored?.user)
+        userValues = Broadcast(initial: restored?.user)
         sessionGeneration = restored?.generation ?? 0
         if let apple = configuration.apple {
             let events = apple.authorizer.revocations()
@@ -176,6 +179,7 @@ public actor LocalAuthService: AuthService {
     deinit {
         revocationListener.withLock { $0?.cancel() }
         users.finish()
+        userValues.finish()
         tokens.finish()
     }
 
@@ -185,6 +189,10 @@ public actor LocalAuthService: AuthService {
 
     public nonisolated func authStateChanges() -> AsyncStream<UserEntity?> {
         users.subscribe()
+    }
+
+    public nonisolated func userChanges() -> AsyncStream<UserEntity?> {
+        userValues.subscribe()
     }
 
     // MARK: - Sign-in
@@ -528,7 +536,7 @@ public actor LocalAuthService: AuthService {
         guard let user = currentUser else { return }
         authorizationCodes[user.id] = nil
         dropKeptToken()
-        users.send(nil)
+        show(nil)
         try write { records in
             if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == user.id {
                 try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
@@ -538,19 +546,22 @@ public actor LocalAuthService: AuthService {
 
     /// Makes `user` current: a new user is announced, the same user only refreshed.
     func publish(_ user: UserEntity) {
-        if currentUser?.id == user.id {
-            users.replace(user)
-        } else {
-            dropKeptToken()
-            users.send(user)
-        }
+        if currentUser?.id != user.id { dropKeptToken() }
+        show(user)
+    }
+
+    /// Shows `user` on both streams: ``authStateChanges()`` tells a change of user,
+    /// ``userChanges()`` every change.
+    private func show(_ user: UserEntity?) {
+        if let user, currentUser?.id == user.id { users.replace(user) } else { users.send(user) }
+        userValues.send(user)
     }
 
     func forget(userID: String) {
         authorizationCodes[userID] = nil
         if currentUser?.id == userID {
             dropKeptToken()
-            users.send(nil)
+            show(nil)
         }
     }
 

@@ -117,6 +117,11 @@ extension LocalSocialFeedService {
         }
     }
 
+    public func refreshProfile() async throws -> SocialProfile {
+        let user = try signedInUser()
+        return try writing { records in try ensureProfile(user, in: records, for: .unseen) }
+    }
+
     public func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile] {
         let user = try signedInUser()
         let limit = try Self.pageSize(limit)

@@ -134,6 +134,11 @@ public final class LocalSocialFeedService: SocialFeedService {
         case unseen
     }
 
+    /// The photo a user's profile shows: their account's, when it is an https or file URL.
+    static func photoURL(of user: UserEntity) -> URL? {
+        user.photoURL.flatMap { DisplayText.isValidMediaURL($0) ? $0 : nil }
+    }
+
     /// The signed-in user's profile, created or renamed to match their account: the
     /// first step of every call that writes as them. A name the word filter matches is
     /// never stored: the profile keeps its name, or a new one is "Athlete".
@@ -149,17 +154,21 @@ public final class LocalSocialFeedService: SocialFeedService {
             if let stored { return stored }
             name = "Athlete"
         }
-        if let stored, stored.displayName == name { return stored }
-        if let stored {
+        let photo = Self.photoURL(of: user)
+        if let stored, stored.displayName == name, stored.photoURL == photo { return stored }
+        if let stored, stored.displayName != name {
             for word in Set(SocialRecords.words(stored.displayName)) {
                 try records.removeValue(forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
             }
         }
-        for word in Set(SocialRecords.words(name)) {
-            try records.setData(Data(), forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
+        if stored?.displayName != name {
+            for word in Set(SocialRecords.words(name)) {
+                try records.setData(Data(), forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
+            }
         }
         var profile = stored ?? SocialProfile(id: user.id, displayName: name)
         profile.displayName = name
+        profile.photoURL = photo
         try records.put(profile, forKey: user.id, in: SocialRecords.profiles)
         return profile
     }

@@ -112,6 +112,14 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `userNotFound`, also for a user blocked either way.
     func profile(_ userID: String) async throws -> SocialProfile
 
+    /// Rewrites the signed-in user's profile from their account's name and photo, as
+    /// every write as them does first: call it after the account's profile changed,
+    /// so others see the change before the user's next post. A name the word filter
+    /// matches is kept out; a suspended user may call it.
+    /// - Returns: The profile as stored, with its counts.
+    /// - Throws: ``SocialError`` — `notSignedIn`.
+    func refreshProfile() async throws -> SocialProfile
+
     /// Users whose name has, for each word of `query`, a word starting with it,
     /// ignoring case, accents and Unicode spelling.
     /// - Parameters:

@@ -263,12 +263,14 @@ public struct PostComment: Codable, Hashable, Sendable, Identifiable {
     public var displayName: String { userName ?? "[Deleted User]" }
 }
 
-/// A user as the social feature sees them: their name and follow counts.
+/// A user as the social feature sees them: their name, photo and follow counts.
 public struct SocialProfile: Codable, Hashable, Sendable, Identifiable {
     /// The user's identifier, the same as their account's.
     public let id: String
     /// The name shown on posts and in search.
     public var displayName: String
+    /// The account's profile photo, if it has one.
+    public var photoURL: URL?
     /// How many users follow them, leaving out the users hidden from the viewer.
     public var followerCount: Int
     /// How many users they follow, leaving out the users hidden from the viewer.
@@ -278,11 +280,13 @@ public struct SocialProfile: Codable, Hashable, Sendable, Identifiable {
     /// - Parameters:
     ///   - id: The user's identifier.
     ///   - displayName: The name.
+    ///   - photoURL: The profile photo.
     ///   - followerCount: Their followers.
     ///   - followingCount: The users they follow.
-    public init(id: String, displayName: String, followerCount: Int = 0, followingCount: Int = 0) {
+    public init(id: String, displayName: String, photoURL: URL? = nil, followerCount: Int = 0, followingCount: Int = 0) {
         self.id = id
         self.displayName = displayName
+        self.photoURL = photoURL
         self.followerCount = followerCount
         self.followingCount = followingCount
     }

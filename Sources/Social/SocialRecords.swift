@@ -64,22 +64,33 @@ enum SocialRecords {
             // Nothing to rewrite: the version makes an earlier app refuse the store rather
             // than fail on the first notification of a mention.
             StoreMigration(version: 9, summary: "Notifications may tell of mentions") { _ in },
+            // Nothing to rewrite: the version makes an earlier app refuse the store rather
+            // than fail on the first profile of layout 2.
+            StoreMigration(version: 10, summary: "Profiles may carry the account's photo (layout 2)") { _ in },
         ])
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
     /// account deletion one for each of the user's followers. As JSON they took about
     /// 15% of a large deletion's time (`perf record` on train-bench's file deletion row).
     /// Migration 3 rewrites the JSON an earlier version stored; JSON still reads.
+    /// Layout 2 adds the photo; layout 1 still reads.
     static let profiles = RecordCollection<SocialProfile>.binary(
-        "profiles", format: 1,
+        "profiles", format: 2, earlierFormats: [1],
         encode: { profile, writer in
             writer.write(profile.id)
             writer.write(profile.displayName)
             writer.write(profile.followerCount)
             writer.write(profile.followingCount)
+            writer.write(profile.photoURL?.absoluteString)
         },
         decode: { reader throws(CoreError) in
-            SocialProfile(id: try reader.read(), displayName: try reader.read(), followerCount: try reader.read(), followingCount: try reader.read())
+            var profile = SocialProfile(
+                id: try reader.read(), displayName: try reader.read(), followerCount: try reader.read(), followingCount: try reader.read())
+            if reader.format >= 2, let photo = try reader.read() as String? {
+                guard let url = URL(string: photo) else { throw CoreError(.undecodable, detail: "A profile's photo URL is not a URL.") }
+                profile.photoURL = url
+            }
+            return profile
         })
     /// A word of a user's name, NUL, their ID: user search by word prefix.
     static let names = RecordCollection<Data>.bytes("names")

@@ -19,7 +19,7 @@ import TrainTesting
 
         let raw = try RecordStore(.file(harness.directory.file("social.sqlite")), schema: SocialRecords.schema)
         let binary = try #require(try raw.read { try $0.data(forKey: "ada", in: SocialRecords.profiles) })
-        #expect(binary.first == 1, "a profile is written in the binary layout")
+        #expect(binary.first == 2, "a profile is written in the binary layout 2, with its photo")
         try raw.write { try $0.setData(try JSONEncoder().encode(stored), forKey: "ada", in: SocialRecords.profiles) }
         raw.close()
 
@@ -30,6 +30,19 @@ import TrainTesting
         harness.act(as: "grace")
         try await reopened.unfollow("ada")
         #expect(try await reopened.profile("ada") == SocialProfile(id: "ada", displayName: stored.displayName, followerCount: 0, followingCount: 1))
+    }
+
+    @Test("a profile record of layout 1, without a photo, still reads")
+    func layoutOneProfile() throws {
+        let store = try RecordStore(.inMemory, schema: SocialRecords.schema)
+        var writer = BinaryWriter(format: 1)
+        writer.write("ada")
+        writer.write("Ada")
+        writer.write(2)
+        writer.write(3)
+        try store.write { try $0.setData(writer.data, forKey: "ada", in: SocialRecords.profiles) }
+        let profile = try store.read { try $0.value(forKey: "ada", in: SocialRecords.profiles) }
+        #expect(profile == SocialProfile(id: "ada", displayName: "Ada", followerCount: 2, followingCount: 3))
     }
 
     @Test("a profile record with a byte after its last field is a storage error, not a profile")
@@ -80,7 +93,7 @@ import TrainTesting
         old.close()
 
         let store = try RecordStore(.file(file), schema: SocialRecords.schema)
-        #expect(try store.read { try $0.data(forKey: "ada", in: SocialRecords.profiles) }?.first == 1)
+        #expect(try store.read { try $0.data(forKey: "ada", in: SocialRecords.profiles) }?.first == 2)
         #expect(try store.read { try $0.data(forKey: "p1", in: SocialRecords.removedPosts) }?.first == 1)
         #expect(try store.read { try $0.value(forKey: "ada", in: SocialRecords.profiles) } == profile)
         #expect(try store.read { try $0.value(forKey: "p1", in: SocialRecords.removedPosts) } == position)

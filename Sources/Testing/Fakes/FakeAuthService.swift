@@ -27,6 +27,8 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public enum Call: Hashable, Sendable {
         /// ``authStateChanges()``.
         case authStateChanges
+        /// ``userChanges()``.
+        case userChanges
         /// ``signInWithApple()``.
         case signInWithApple
         /// ``signInWithGoogle()``.
@@ -104,6 +106,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// The service unscripted calls go to; nil for a strict fake.
     public let service: (any AuthService)?
     private let users: Broadcast<UserEntity?>
+    private let userValues: Broadcast<UserEntity?>
     private let tokens = Broadcast<String?>(initial: nil)
     private let scheduled = Locked<[AccountDeletionSchedule]>([])
 
@@ -114,6 +117,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public init(currentUser: UserEntity? = nil, clock: (any DateClock)? = nil) {
         service = nil
         users = Broadcast(initial: currentUser)
+        userValues = Broadcast(initial: currentUser)
         controls = FakeControls(fakeName: "FakeAuthService", clock: clock)
     }
 
@@ -125,6 +129,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public init(backedBy service: any AuthService, clock: (any DateClock)? = nil) {
         self.service = service
         users = Broadcast(initial: nil)
+        userValues = Broadcast(initial: nil)
         controls = FakeControls(fakeName: "FakeAuthService", strict: false, clock: clock)
     }
 
@@ -134,8 +139,8 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// The signed-in user: the service's, or the one the test or a scripted call set.
     public var currentUser: UserEntity? { service.map(\.currentUser) ?? users.value }
 
-    /// Makes `user` current on a strict fake and, if it is another user than before,
-    /// emits it on the state stream.
+    /// Makes `user` current on a strict fake and emits it on ``userChanges()``; if it is
+    /// another user than before, on the state stream too.
     /// - Parameter user: The new user, or nil to sign out.
     public func setCurrentUser(_ user: UserEntity?) {
         guard controls.ownsState("setCurrentUser(_:)") else { return }
@@ -146,6 +151,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     private func show(_ user: UserEntity?) {
         guard service == nil else { return }
         if user?.id == users.value?.id { users.replace(user) } else { users.send(user) }
+        userValues.send(user)
     }
 
     /// Signs a strict fake's user out, as a deletion through another fake does; a fake
@@ -181,6 +187,12 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     public func authStateChanges() -> AsyncStream<UserEntity?> {
         controls.recordSubscription(.authStateChanges)
         return service?.authStateChanges() ?? users.subscribe()
+    }
+
+    /// Recorded as a subscription; the current user first, then each change of it.
+    public func userChanges() -> AsyncStream<UserEntity?> {
+        controls.recordSubscription(.userChanges)
+        return service?.userChanges() ?? userValues.subscribe()
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.

@@ -54,6 +54,8 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         case followers
         /// ``profile(_:)``.
         case profile(String)
+        /// ``refreshProfile()``.
+        case refreshProfile
         /// ``searchUsers(_:limit:)``.
         case searchUsers(String, limit: Int)
         /// ``like(_:)``.
@@ -295,6 +297,11 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
         try await perform(.profile(userID), .profile) { try await $0.profile(userID) }
     }
 
+    /// Returns the scripted profile, or the service's.
+    public func refreshProfile() async throws -> SocialProfile {
+        try await perform(.refreshProfile, .refreshProfile) { try await $0.refreshProfile() }
+    }
+
     /// Returns the scripted profiles, or the service's.
     public func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile] {
         try await perform(.searchUsers(query, limit: limit), .searchUsers) { try await $0.searchUsers(query, limit: limit) }
@@ -516,6 +523,8 @@ extension FakeMethod where Fake == FakeSocialFeedService, Output == [ModerationL
 extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialProfile {
     /// ``FakeSocialFeedService/profile(_:)``: the profile.
     public static var profile: Self { Self("profile(_:)") }
+    /// ``FakeSocialFeedService/refreshProfile()``: the profile.
+    public static var refreshProfile: Self { Self("refreshProfile()") }
 }
 
 extension FakeMethod where Fake == FakeSocialFeedService, Output == PostComment {
