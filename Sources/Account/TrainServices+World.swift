@@ -39,7 +39,8 @@ extension TrainServices {
                 subject: "simulated.\(UUID().uuidString.lowercased())", email: email, fullName: FullName(givenName: trimmed)))
         // A session of its own, ended at once, so no device's session changes.
         let auth = try LocalAuthService(
-            store: accounts, sessionKey: "adding-\(UUID().uuidString)", signingIn: nil, configuration: configuration.authConfiguration(apple: apple))
+            store: accounts, sessionKey: "adding-\(UUID().uuidString)", signingIn: nil,
+            configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         let user = try await auth.signInWithApple()
         try await auth.signOut()
         return user
@@ -72,7 +73,8 @@ extension TrainServices {
         let auth: LocalAuthService
         do {
             auth = try LocalAuthService(
-                store: accounts, sessionKey: "device-\(number)", signingIn: userID, configuration: configuration.authConfiguration(apple: apple))
+                store: accounts, sessionKey: "device-\(number)", signingIn: userID,
+                configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         } catch let error as AuthenticationError where error.code == .userNotFound {
             throw AccountError(.userNotFound, detail: "No account in this world has the ID \(userID.debugDescription).")
         }

@@ -38,6 +38,9 @@ public final class TrainServices: Sendable {
     public let subscriptions: LocalSubscriptionService
     /// Photos.
     public let media: LocalMediaStore
+    /// The simulated mail of this stack's world: read the password reset, verification
+    /// and sign-in codes the auth service sends, with `lastCode(for:_:)`.
+    public var mailbox: SimulatedMailbox { world.mailbox }
     /// The feed, follows, likes and comments.
     public let social: LocalSocialFeedService
     /// The remote that plans sync with: the simulated one, or the app's own.
@@ -103,7 +106,7 @@ public final class TrainServices: Sendable {
             auth = own
         case .local(let accounts):
             if let user { try? LocalAuthService.insert(user, into: accounts) }
-            let authConfiguration = configuration.authConfiguration(apple: apple)
+            let authConfiguration = configuration.authConfiguration(apple: apple, mailbox: world.mailbox)
             // A user with Apple sign-in signed in just now: the simulated Apple ID is theirs,
             // and their deletion can revoke their token.
             let appleCode = user.flatMap { user in
@@ -147,7 +150,8 @@ public final class TrainServices: Sendable {
             auth = own
         case .local(let accounts):
             auth = try LocalAuthService(
-                store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil, configuration: configuration.authConfiguration(apple: apple))
+                store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil,
+                configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         }
         let media = try LocalMediaStore(
             directory: directory.appendingPathComponent("media", isDirectory: true), auth: auth, clock: configuration.clock)
@@ -167,7 +171,7 @@ public final class TrainServices: Sendable {
     public func makeSessionManager() -> UserSessionManager {
         UserSessionManager(
             auth: auth, subscriptions: subscriptions, social: social, account: account, backgroundSync: backgroundSync,
-            features: configuration.features)
+            features: configuration.features, media: media)
     }
 
     /// The task adding a preview stack's sample data; nil for other stacks.

@@ -109,11 +109,12 @@ public struct TrainServicesConfiguration: Sendable {
         timeZone = { zone }
     }
 
-    /// The auth configuration of a device: the clock, its simulated Apple, the biometrics and the policy.
-    func authConfiguration(apple: SimulatedIdentityProvider) -> AuthConfiguration {
+    /// The auth configuration of a device: the clock, its simulated Apple, the world's
+    /// mailbox, the biometrics and the policy.
+    func authConfiguration(apple: SimulatedIdentityProvider, mailbox: SimulatedMailbox) -> AuthConfiguration {
         AuthConfiguration(
-            clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: appleAudience), biometrics: biometrics, policy: authPolicy
-        )
+            clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: appleAudience), emailSender: mailbox,
+            biometrics: biometrics, policy: authPolicy)
     }
 
     /// A device's simulated Sign in with Apple.

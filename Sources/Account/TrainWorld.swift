@@ -25,6 +25,8 @@ final class TrainWorld: Sendable {
     let accounts: Accounts
     let socialStore: RecordStore
     let remote: any RemotePlanStore
+    /// The mail every device's auth service sends: reset, verification and sign-in codes.
+    let mailbox = SimulatedMailbox()
     /// The first device's App Store, photos and auth service.
     private let first = Locked<(appStore: SimulatedAppStore, media: LocalMediaStore, auth: any AuthService)?>(nil)
     /// The App Stores of the users other than the first device's, by user ID.

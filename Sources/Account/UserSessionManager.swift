@@ -40,8 +40,13 @@ public final class UserSessionManager {
 
     /// Where the session stands.
     public private(set) var authState: AuthState = .unknown
-    /// The signed-in user.
+    /// The signed-in user, following every change of their profile, email and sign-in
+    /// methods.
     public private(set) var currentUser: UserEntity?
+    /// Whether the signed-in user is a guest (``AuthService/signInAnonymously()``):
+    /// show "Create an account" where others see their profile. It turns false when
+    /// the guest links a sign-in method, with the same user ID.
+    public var isGuest: Bool { currentUser?.isAnonymous == true }
     /// The user's subscription tier.
     public private(set) var tier: SubscriptionTier = .free {
         didSet { featureAccess = FeatureAccess(tier: tier, catalog: featureAccess.catalog) }
@@ -84,6 +89,8 @@ public final class UserSessionManager {
     @ObservationIgnored public let social: any SocialFeedService
     /// The account service, for deletion.
     @ObservationIgnored public let account: any AccountService
+    /// Where a profile photo is kept, if anywhere.
+    @ObservationIgnored public let media: (any MediaStore)?
     /// Background sync, started and stopped with the session.
     @ObservationIgnored public let backgroundSync: BackgroundSyncManager?
     @ObservationIgnored private var listeners: [Task<Void, Never>] = []
@@ -109,9 +116,11 @@ public final class UserSessionManager {
     ///   - account: The account service.
     ///   - backgroundSync: Background sync to run while a user is signed in, if any.
     ///   - features: Which features each tier unlocks; the standard catalog by default.
+    ///   - media: Where ``updateProfile(displayName:photo:)`` keeps a photo; nil if the
+    ///     app sets none.
     public init(
         auth: any AuthService, subscriptions: any SubscriptionService, social: any SocialFeedService, account: any AccountService,
-        backgroundSync: BackgroundSyncManager? = nil, features: FeatureCatalog = .standard
+        backgroundSync: BackgroundSyncManager? = nil, features: FeatureCatalog = .standard, media: (any MediaStore)? = nil
     ) {
         featureAccess = FeatureAccess(tier: .free, catalog: features)
         self.auth = auth
@@ -119,6 +128,7 @@ public final class UserSessionManager {
         self.social = social
         self.account = account
         self.backgroundSync = backgroundSync
+        self.media = media
     }
 
     /// Reads the signed-in user and follows the auth state, the tier and sync from
@@ -126,6 +136,7 @@ public final class UserSessionManager {
     public func start() async {
         guard listeners.isEmpty else { return }
         let states = auth.authStateChanges()
+        let changes = auth.userChanges()
         let tiers = subscriptions.tierChanges()
         let unlocks = social.feedUnlockUpdates()
         let notifications = social.notificationUpdates()
@@ -139,6 +150,15 @@ public final class UserSessionManager {
                 for await _ in states {
                     guard let self else { return }
                     await self.follow(self.auth.currentUser)
+                }
+            })
+        listeners.append(
+            Task { [weak self] in
+                // A change of the same user (a new name, a linked method) shows at once;
+                // a change of user waits for the token to be bound, in `follow`.
+                for await user in changes {
+                    guard let self, let user, user.id == self.currentUser?.id else { continue }
+                    self.currentUser = user
                 }
             })
         listeners.append(
@@ -220,6 +240,66 @@ public final class UserSessionManager {
         return user
     }
 
+    /// Signs in as a guest, and sets up the session as for any user.
+    /// - Returns: The guest.
+    /// - Throws: The auth service's error.
+    @discardableResult
+    public func signInAsGuest() async throws -> UserEntity {
+        let user = try await auth.signInAnonymously()
+        await follow(user)
+        return user
+    }
+
+    /// A change of the profile photo in ``updateProfile(displayName:photo:)``.
+    public enum PhotoChange: Sendable {
+        /// Keep the current photo.
+        case keep
+        /// Remove the photo.
+        case remove
+        /// A new JPEG, PNG, HEIC or WebP image, kept in the media store.
+        case set(Data)
+    }
+
+    /// Changes the signed-in user's display name and photo: a new photo is kept in the
+    /// media store and the one it replaces is deleted from it, the account is updated,
+    /// and the social profile shows both before this returns.
+    /// - Parameters:
+    ///   - displayName: The new name, cleaned as the auth service cleans names; nil removes it.
+    ///   - photo: What to do with the photo.
+    /// - Returns: The user.
+    /// - Throws: ``AccountError`` `notSignedIn`, or `notSupported` for a photo without a
+    ///   media store; the media store's or the auth service's error, after which the
+    ///   account is as it was.
+    @discardableResult
+    public func updateProfile(displayName: String?, photo: PhotoChange = .keep) async throws -> UserEntity {
+        guard let user = currentUser else { throw AccountError(.notSignedIn) }
+        var photoURL = user.photoURL
+        var added: MediaReference?
+        switch photo {
+        case .keep: break
+        case .remove: photoURL = nil
+        case .set(let data):
+            guard let media else { throw AccountError(.notSupported, detail: "The session manager has no media store for photos.") }
+            let reference = try await media.put(data, kind: .profilePhoto, for: user.id)
+            added = reference
+            photoURL = media.url(for: reference)
+        }
+        let updated: UserEntity
+        do {
+            updated = try await auth.updateProfile(displayName: displayName, photoURL: photoURL)
+        } catch {
+            if let added { try? await media?.delete(added) }
+            throw error
+        }
+        if let media, let old = user.photoURL, old != photoURL, let reference = try? media.reference(for: old) {
+            try? await media.delete(reference)
+        }
+        // The profile follows the account at the user's next write if this fails.
+        _ = try? await social.refreshProfile()
+        if currentUser?.id == updated.id { currentUser = updated }
+        return updated
+    }
+
     /// Signs out: sync stops and the token is unbound.
     /// - Throws: The auth service's error; the session ends all the same.
     public func signOut() async throws {
@@ -251,9 +331,12 @@ public final class UserSessionManager {
     ///   - productID: The product.
     ///   - offer: The offer to buy with, if any.
     /// - Returns: The outcome.
-    /// - Throws: `SubscriptionError` — `noAppAccount` when nobody is signed in, or the store's error.
+    /// - Throws: `SubscriptionError` — `noAppAccount` when nobody is signed in, or the
+    ///   store's error; `AuthenticationError` `unverifiedEmail` when the auth policy needs a
+    ///   verified email address for purchasing and the user has none.
     public func purchase(_ productID: String, offer: PurchaseOffer? = nil) async throws -> StorePurchaseResult {
         guard let user = auth.currentUser else { throw SubscriptionError(.noAppAccount, detail: "Sign in before buying.") }
+        try auth.requireVerifiedEmail(for: .purchasing)
         if boundUserID != user.id { await follow(user) }
         await binding?.value
         guard boundUserID == user.id, auth.currentUser?.id == user.id else {

@@ -266,7 +266,8 @@ public protocol AuthService: Sendable {
     func sendSignInCode(to email: String) async throws
 
     /// Throws unless the policy lets the signed-in user do `action`. The app calls it
-    /// before the action; TrainSocial and TrainSubscription do not call it yet.
+    /// before the action. TrainSocial checks `posting` before a post or a comment, and
+    /// TrainAccount's session manager `purchasing` before a purchase.
     /// - Parameter action: The action.
     /// - Throws: ``AuthenticationError`` — `unverifiedEmail` when the policy requires a
     ///   verified address for it and the user has none, `notSignedIn`, `storage`.
@@ -280,8 +281,11 @@ public protocol AuthService: Sendable {
     ///   `weakPassword`, `invalidEmail` (no address to sign in with), `emailAlreadyInUse`.
     func updatePassword(to newPassword: String) async throws
 
-    /// Sets the signed-in user's display name and photo as given; nil removes one. The
-    /// social profile takes the new name at the user's next write there; it has no photo.
+    /// Sets the signed-in user's display name and photo as given; nil removes one, and
+    /// ``userChanges()`` tells the change. The social profile takes both at the user's
+    /// next write there or at TrainSocial's `refreshProfile()`; TrainAccount's
+    /// `UserSessionManager.updateProfile(displayName:photo:)` keeps the photo in the
+    /// media store and refreshes the profile.
     /// - Parameters:
     ///   - displayName: The name, cleaned as names shown to others are; blank removes it.
     ///   - photoURL: The photo, an https URL with a host (as a media store gives) or a file URL.

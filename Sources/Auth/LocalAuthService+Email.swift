@@ -205,7 +205,8 @@ extension LocalAuthService {
     private func pendingKey(ofLongCode code: String, _ kind: AuthEmail.Kind) throws(AuthenticationError) -> String {
         guard (1...256).contains(code.utf8.count) else { throw AuthenticationError(.invalidActionCode) }
         let hash = try Credentials.sha256Hex(code)
-        guard let address = try read({ try $0.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) }) else {
+        guard let address = try read({ try $0.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) })
+        else {
             throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, used, replaced, or of another flow.")
         }
         return Self.codeKey(kind, address)

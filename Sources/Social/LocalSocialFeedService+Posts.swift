@@ -5,6 +5,7 @@ import TrainCore
 extension LocalSocialFeedService {
     public func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity {
         let user = try signedInUser()
+        try requireVerifiedEmailForPosting()
         guard workoutType.isValid else { throw SocialError(.invalidWorkoutType, detail: "'\(workoutType)' is not a workout type's name.") }
         guard let text = Self.validText(content, maximum: policy.maximumPostLength) else {
             throw SocialError(.invalidContent, detail: "A post needs 1 to \(policy.maximumPostLength) characters without control characters.")
@@ -55,6 +56,7 @@ extension LocalSocialFeedService {
 
     public func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity {
         let user = try signedInUser()
+        try requireVerifiedEmailForPosting()
         // What the post itself would refuse is refused before the upload.
         guard workoutType.isValid else { throw SocialError(.invalidWorkoutType, detail: "'\(workoutType)' is not a workout type's name.") }
         guard let text = Self.validText(content, maximum: policy.maximumPostLength) else {

@@ -311,6 +311,7 @@ extension LocalSocialFeedService {
 
     public func comment(on postID: UUID, text: String) async throws -> PostComment {
         let user = try signedInUser()
+        try requireVerifiedEmailForPosting()
         guard let text = Self.validText(text, maximum: policy.maximumCommentLength) else {
             throw SocialError(.invalidComment, detail: "A comment needs 1 to \(policy.maximumCommentLength) characters without control characters.")
         }

@@ -82,6 +82,20 @@ public final class LocalSocialFeedService: SocialFeedService {
         return user
     }
 
+    /// Throws `unverifiedEmail` when the auth service's policy needs a verified email
+    /// address for posting (posts and comments) and the signed-in user has none.
+    func requireVerifiedEmailForPosting() throws(SocialError) {
+        do {
+            try auth.requireVerifiedEmail(for: .posting)
+        } catch let error as AuthenticationError where error.code == .unverifiedEmail {
+            throw SocialError(.unverifiedEmail, detail: error.detail)
+        } catch let error as AuthenticationError where error.code == .notSignedIn {
+            throw SocialError(.notSignedIn, detail: error.detail)
+        } catch {
+            throw SocialError(.storage, detail: "Whether the email address is verified could not be read: \(error)")
+        }
+    }
+
     /// Throws `notSignedIn` unless `user` is still the signed-in user: a call that
     /// awaited something checks this before acting as them.
     func checkStillSignedIn(_ user: UserEntity) throws(SocialError) {

@@ -75,6 +75,9 @@ public struct SocialError: Error, Hashable, Sendable {
         public static let accountSuspended = Code("accountSuspended")
         /// No notification of the signed-in user has this identifier.
         public static let notificationNotFound = Code("notificationNotFound")
+        /// The auth policy needs a verified email address to post or comment, and the
+        /// signed-in user has not verified theirs.
+        public static let unverifiedEmail = Code("unverifiedEmail")
         /// The social data on this device could not be read or written.
         public static let storage = Code("storage")
 
@@ -125,6 +128,7 @@ public struct SocialError: Error, Hashable, Sendable {
         .invalidModerationAction: ("This action does not apply here.", nil),
         .accountSuspended: ("Your account is suspended.", "Contact support if you think this is a mistake."),
         .notificationNotFound: ("This notification is no longer available.", "Pull to refresh."),
+        .unverifiedEmail: ("Please verify your email address before posting.", "Open the verification email we sent you, or ask for a new one."),
         .storage: ("Your feed data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
     ]
 }

@@ -69,7 +69,9 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent` (also
     ///   for more than ``Mention/maximumPerText`` mentions), `objectionableContent`,
     ///   `invalidMediaURL`, `blocked` (a mention of a user blocked either way),
-    ///   `userNotFound` (a mention of an unknown or hidden user).
+    ///   `userNotFound` (a mention of an unknown or hidden user), `unverifiedEmail` (the
+    ///   auth policy's `verifiedEmailRequired` holds `posting` and the user's email
+    ///   address is not verified).
     func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity
 
     /// Uploads a photo and posts it in one call: if either part fails, neither is left
@@ -81,7 +83,7 @@ public protocol SocialFeedService: Sendable {
     /// - Returns: The post, showing the photo's URL.
     /// - Throws: ``SocialError`` — `notSignedIn`, `feedLocked`, `invalidContent`,
     ///   `objectionableContent`, `blocked`, `userNotFound` (as the post without a photo;
-    ///   all before the upload), `mediaTooLarge`, `unsupportedMediaType`.
+    ///   `unverifiedEmail`, all before the upload), `mediaTooLarge`, `unsupportedMediaType`.
     func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity
 
     /// Deletes one of the signed-in user's posts, with its likes and comments.
@@ -154,7 +156,8 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `postNotFound`, `postExpired`, `blocked` (the post's
     ///   author or a mentioned user, blocked either way), `userNotFound` (a mention of an
     ///   unknown or hidden user), `invalidComment` (also for more than
-    ///   ``Mention/maximumPerText`` mentions), `objectionableContent`.
+    ///   ``Mention/maximumPerText`` mentions), `objectionableContent`, `unverifiedEmail`
+    ///   (as for a post).
     func comment(on postID: UUID, text: String) async throws -> PostComment
 
     /// The comments on a post, oldest first, without those of users blocked either way.

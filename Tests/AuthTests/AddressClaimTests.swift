@@ -17,7 +17,9 @@ import TrainTesting
         return try await service.signIn(with: .emailCode(email: email, code: code))
     }
 
-    @Test("an Apple account that typed in someone's address loses it when they sign in by code, and they get an account of their own", arguments: AuthVariant.allCases)
+    @Test(
+        "an Apple account that typed in someone's address loses it when they sign in by code, and they get an account of their own",
+        arguments: AuthVariant.allCases)
     func claimWithAppleGivesWay(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         let store = try harness.sharedStore()
@@ -55,7 +57,9 @@ import TrainTesting
         #expect(try await harness.service.signInWithApple().providers.map(\.provider) == [.apple])
     }
 
-    @Test("a password-only account on an unproven address is taken over by a code sign-in: the password goes and its other sessions end", arguments: AuthVariant.allCases)
+    @Test(
+        "a password-only account on an unproven address is taken over by a code sign-in: the password goes and its other sessions end",
+        arguments: AuthVariant.allCases)
     func passwordOnlyClaimIsTakenOver(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         let store = try harness.sharedStore()

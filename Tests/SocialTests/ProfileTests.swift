@@ -2,13 +2,13 @@ import Foundation
 import Testing
 import TrainAuth
 import TrainCore
-import TrainTesting
-
 import TrainSocial
+import TrainTesting
 
 /// AUTH-16 in the feed: a profile shows its account's name and photo once refreshed.
 @Suite(.timeLimit(.minutes(1))) struct ProfileTests {
-    @Test("a refresh shows the account's new name and photo on the profile and in search, and they last in the file", arguments: SocialVariant.allCases)
+    @Test(
+        "a refresh shows the account's new name and photo on the profile and in search, and they last in the file", arguments: SocialVariant.allCases)
     func accountChangesShowAtOnce(variant: SocialVariant) async throws {
         let harness = try SocialHarness(variant)
         try await harness.join("grace", "ada")
@@ -32,7 +32,8 @@ import TrainSocial
         let harness = try SocialHarness()
         try await harness.join("ada")
         let unsafe = try #require(URL(string: "javascript:alert(1)"))
-        harness.auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada B", createdAt: harness.clock.now, lastSignInAt: harness.clock.now, photoURL: unsafe))
+        harness.auth.setCurrentUser(
+            UserEntity(id: "ada", displayName: "Ada B", createdAt: harness.clock.now, lastSignInAt: harness.clock.now, photoURL: unsafe))
         let profile = try await harness.social.refreshProfile()
         #expect(profile.displayName == "Ada B" && profile.photoURL == nil)
     }

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import TrainAccount
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainSync
+import TrainTesting
+
+/// AUTH-13, AUTH-16 and AUTH-12 across the stack: a guest's data stays when it links a
+/// sign-in method, a profile change reaches the feed and the export, and the policy's
+/// verified email guards posting and purchasing.
+@MainActor
+@Suite(.timeLimit(.minutes(1))) struct GuestsAndProfilesStackTests {
+    static let ada = SimulatedIdentityProvider.Account(subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada"))
+
+    /// A JPEG's first bytes, then `size - 4` more.
+    static func jpeg(_ fill: UInt8, size: Int = 64) -> Data {
+        Data([0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: fill, count: size - 4))
+    }
+
+    @Test("a guest's posts, plans and consents stay when it links Apple: same user ID, and the session shows the guest state until then")
+    func guestKeepsDataWhenLinking() async throws {
+        let clock = ManualClock()
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let session = services.makeSessionManager()
+        await session.start()
+        let guest = try await session.signInAsGuest()
+        #expect(session.isGuest && session.authState == .authenticated)
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        let post = try await services.social.createPost(content: "first run", workoutType: .run)
+        _ = try await services.plans.createPlan(TrainingPlan(name: "5k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
+        _ = try await services.account.accept(.terms, version: 1)
+
+        services.appleID.signIn(as: Self.ada)
+        let linked = try await services.auth.link(try await services.auth.requestCredential(from: .apple))
+        #expect(linked.id == guest.id && !linked.isAnonymous)
+        #expect(await waitUntil { !session.isGuest }, "the session follows the link with no refresh")
+        let export = try await services.account.exportData(of: guest.id)
+        #expect(export.social.posts.map(\.id) == [post.id])
+        #expect(export.plans.map(\.name) == ["5k"])
+        #expect(try services.account.consentHistory().map(\.document) == [.terms])
+        session.stop()
+    }
+
+    @Test("a guest whose Apple ID has an account can be discarded: deleted, then the credential signs in to that account")
+    func guestDiscardedForExistingAccount() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let session = services.makeSessionManager()
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        try await session.signOut()
+
+        let guest = try await session.signInAsGuest()
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        _ = try await services.social.createPost(content: "guest run", workoutType: .run)
+        services.appleID.signIn(as: Self.ada)
+        let credential = try await services.auth.requestCredential(from: .apple)
+        let error = try await #require(throws: AuthenticationError.self) { _ = try await services.auth.link(credential) }
+        #expect(error.code == .credentialAlreadyInUse)
+        let switchTo = try #require(error.updatedCredential)
+
+        _ = try await session.deleteAccount()
+        _ = try await services.account.deletionCompletion(of: guest.id)
+        let user = try await services.auth.signIn(with: switchTo)
+        #expect(user.id == ada.id)
+        #expect(await waitUntil { session.currentUser?.id == ada.id && !session.isGuest })
+        #expect(try await services.social.exportAccountData().posts.isEmpty, "the guest's post went with the guest")
+        session.stop()
+    }
+
+    @Test(
+        "a profile change through the session keeps the photo in the media store, shows on the feed's profile and in the export, and deletes the photo it replaces"
+    )
+    func profileChangeReachesFeedAndExport() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let session = services.makeSessionManager()
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        _ = try await services.social.unlockFeed(workoutType: .run)
+
+        let first = try await session.updateProfile(displayName: "Countess Ada", photo: .set(Self.jpeg(1)))
+        let firstPhoto = try #require(first.photoURL)
+        #expect(session.currentUser?.displayName == "Countess Ada")
+        #expect(try await services.social.profile(ada.id).photoURL == firstPhoto)
+        #expect(try await services.social.profile(ada.id).displayName == "Countess Ada")
+
+        let second = try await session.updateProfile(displayName: "Ada", photo: .set(Self.jpeg(2)))
+        #expect(try await services.media.list(for: ada.id).map { services.media.url(for: $0) } == [second.photoURL].compactMap { $0 })
+        #expect(try await services.account.exportData(of: ada.id).user.photoURL == second.photoURL)
+
+        let refused = try await #require(throws: SocialError.self) {
+            _ = try await session.updateProfile(displayName: "Ada", photo: .set(Data("not an image".utf8)))
+        }
+        #expect(refused.code == .unsupportedMediaType)
+        #expect(session.currentUser?.photoURL == second.photoURL, "a refused photo changes nothing")
+        _ = try await session.updateProfile(displayName: nil, photo: .remove)
+        #expect(try await services.media.list(for: ada.id).isEmpty && services.auth.currentUser?.photoURL == nil)
+        session.stop()
+    }
+
+    @Test("a policy that needs a verified email refuses posts, comments and purchases until the address is verified")
+    func verifiedEmailGuardsPostingAndPurchasing() async throws {
+        var configuration = TrainServicesConfiguration(clock: ManualClock())
+        configuration.authPolicy.verifiedEmailRequired = [.posting, .purchasing]
+        configuration.authPolicy.passwordIterations = 1_000
+        let services = TrainServices.inMemory(configuration: configuration)
+        let session = services.makeSessionManager()
+        await session.start()
+        _ = try await services.auth.createUser(email: "grace@example.com", password: "correct horse 1")
+        _ = try await services.social.unlockFeed(workoutType: .run)
+
+        let post = try await #require(throws: SocialError.self) { _ = try await services.social.createPost(content: "hi", workoutType: .run) }
+        #expect(post.code == .unverifiedEmail)
+        let purchase = try await #require(throws: AuthenticationError.self) { _ = try await session.purchase("com.train.pro.monthly") }
+        #expect(purchase.code == .unverifiedEmail && session.tier == .free)
+
+        try await services.auth.sendEmailVerification()
+        try await services.auth.verifyEmail(code: try #require(services.mailbox.lastCode(for: "grace@example.com", .emailVerification)))
+        let made = try await services.social.createPost(content: "hi", workoutType: .run)
+        _ = try await services.social.comment(on: made.id, text: "verified")
+        _ = try await session.purchase("com.train.pro.monthly")
+        #expect(session.tier == .pro)
+        session.stop()
+    }
+}
