@@ -43,7 +43,7 @@ public final class UserSessionManager {
     /// The signed-in user, following every change of their profile, email and sign-in
     /// methods.
     public private(set) var currentUser: UserEntity?
-    /// Whether the signed-in user is a guest (``AuthService/signInAnonymously()``):
+    /// Whether the signed-in user is a guest (`AuthService.signInAnonymously()`):
     /// show "Create an account" where others see their profile. It turns false when
     /// the guest links a sign-in method, with the same user ID.
     public var isGuest: Bool { currentUser?.isAnonymous == true }

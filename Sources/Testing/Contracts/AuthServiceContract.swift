@@ -278,12 +278,17 @@ public enum AuthServiceContract {
             }
             _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: "new horse 3"))
         },
-        AuthContractCheck("a profile update sets the name and photo; an invisible name is invalidProfile") { environment, check in
+        AuthContractCheck("a profile update sets the name and photo, and userChanges tells it; an invisible name is invalidProfile") {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
+            let changes = auth.userChanges()
+            let watched = Task { await changes.collect(2) }
             let photo = URL(string: "https://media.example.com/ada.jpg")
             let user = try await auth.updateProfile(displayName: "  Ada Lovelace ", photoURL: photo)
             try check.expect(user.displayName == "Ada Lovelace" && user.photoURL == photo, "the name is trimmed and the photo kept")
+            let told = await watched.value
+            try check.expect(told.last??.displayName == "Ada Lovelace", "userChanges gives the current user, then the updated one")
             try await check.expectError(.invalidProfile, "a name with a right-to-left override") {
                 _ = try await auth.updateProfile(displayName: "Ada\u{202E}", photoURL: nil)
             }
