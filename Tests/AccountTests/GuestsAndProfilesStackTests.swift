@@ -124,6 +124,9 @@ import TrainTesting
         _ = try await services.social.comment(on: made.id, text: "verified")
         _ = try await session.purchase("com.train.pro.monthly")
         #expect(session.tier == .pro)
+        _ = try await services.auth.updateEmail(to: "grace@example.org")
+        let comment = try await #require(throws: SocialError.self) { _ = try await services.social.comment(on: made.id, text: "new address") }
+        #expect(comment.code == .unverifiedEmail, "a new address is unverified until its code comes back")
         session.stop()
     }
 }
