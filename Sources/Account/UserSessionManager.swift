@@ -286,18 +286,43 @@ public final class UserSessionManager {
         }
         let updated: UserEntity
         do {
+            // The upload awaited: the update is for the user who asked, or for nobody.
+            guard auth.currentUser?.id == user.id else {
+                throw AccountError(.notSignedIn, detail: "The user changed while the photo was uploaded; nothing was changed.")
+            }
             updated = try await auth.updateProfile(displayName: displayName, photoURL: photoURL)
         } catch {
-            if let added { try? await media?.delete(added) }
+            if let added { await discard(added) }
             throw error
         }
-        if let media, let old = user.photoURL, old != photoURL, let reference = try? media.reference(for: old) {
-            try? await media.delete(reference)
+        // Every other profile photo of the user goes, also one a concurrent call added.
+        if let media, let kept = try? await media.list(for: updated.id) {
+            for reference in kept where reference.kind == .profilePhoto && media.url(for: reference) != updated.photoURL {
+                await discard(reference)
+            }
         }
         // The profile follows the account at the user's next write if this fails.
         _ = try? await social.refreshProfile()
-        if currentUser?.id == updated.id { currentUser = updated }
+        showLatest(of: updated)
         return updated
+    }
+
+    /// Deletes a photo of an update that did not happen, whoever is signed in by now:
+    /// TrainKit's `LocalMediaStore` discards it; another store is asked to delete it,
+    /// which its access rule may refuse once the user changed.
+    private func discard(_ reference: MediaReference) async {
+        if let local = media as? LocalMediaStore {
+            try? local.discard(reference)
+        } else {
+            try? await media?.delete(reference)
+        }
+    }
+
+    /// Shows `user` if they are the one shown, as the auth service has them now: a
+    /// value read before an `await` may be older than one told since.
+    private func showLatest(of user: UserEntity) {
+        guard currentUser?.id == user.id else { return }
+        currentUser = auth.currentUser?.id == user.id ? auth.currentUser : user
     }
 
     /// Signs out: sync stops and the token is unbound.
@@ -332,8 +357,9 @@ public final class UserSessionManager {
     ///   - offer: The offer to buy with, if any.
     /// - Returns: The outcome.
     /// - Throws: `SubscriptionError` — `noAppAccount` when nobody is signed in, or the
-    ///   store's error; `AuthenticationError` `unverifiedEmail` when the auth policy needs a
-    ///   verified email address for purchasing and the user has none.
+    ///   store's error; `AuthenticationError` from the policy's check before buying —
+    ///   `unverifiedEmail` when the auth policy needs a verified email address for
+    ///   purchasing and the user has none, `notSignedIn` or `storage`.
     public func purchase(_ productID: String, offer: PurchaseOffer? = nil) async throws -> StorePurchaseResult {
         guard let user = auth.currentUser else { throw SubscriptionError(.noAppAccount, detail: "Sign in before buying.") }
         try auth.requireVerifiedEmail(for: .purchasing)
@@ -466,7 +492,9 @@ public final class UserSessionManager {
             seen = generation
             await binding?.value
         } while seen != generation
-        guard case .success(let user) = target else { return }
+        guard case .success(let target) = target else { return }
+        // A change of the same user told while the token was bound is newer than `target`.
+        let user = target.map { target in auth.currentUser?.id == target.id ? auth.currentUser ?? target : target }
         currentUser = user
         authState = user == nil ? .unauthenticated : .authenticated
         refresh()

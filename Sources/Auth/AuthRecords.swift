@@ -166,15 +166,15 @@ enum AuthRecords {
         return account
     }
 
-    /// Removes the codes mailed for `user` or to its addresses, and the record of when
-    /// they were mailed.
+    /// Removes the reset and verification codes mailed for `user`. A pending sign-in
+    /// code and the record of the last hour's emails stay for the address, with their
+    /// count of wrong tries and sends, until they expire: deleting an account must not
+    /// reset the limits of an address anyone may type in.
     private static func removeEmailRecords(of user: UserEntity, in records: RecordWriter) throws {
-        let addresses = addresses(of: user)
-        for entry in try records.entries(in: emailCodes) where entry.value.userID == user.id || addresses.contains(entry.value.address) {
+        for entry in try records.entries(in: emailCodes) where entry.value.userID == user.id {
             try records.removeValue(forKey: entry.key, in: emailCodes)
             try records.removeValue(forKey: emailCodeLinkKey(entry.value.kind, entry.value.codeHash), in: emailCodeLinks)
         }
-        for address in addresses { try records.removeValue(forKey: address, in: emailSends) }
     }
 
     /// The key under which a long code's SHA-256 finds its address, in ``emailCodeLinks``.

@@ -95,7 +95,8 @@ extension LocalAuthService {
             return try records.value(forKey: userID, in: AuthRecords.accounts)
         }
         guard let userID = try records.value(forKey: verified.subject, in: AuthRecords.emails),
-            let account = try records.value(forKey: userID, in: AuthRecords.accounts), AuthRecords.yields(verified.subject, to: account.user)
+            let account = try records.value(forKey: userID, in: AuthRecords.accounts),
+            try AuthRecords.yields(verified.subject, to: account, in: records, now: configuration.clock.now)
         else { return nil }
         return account
     }

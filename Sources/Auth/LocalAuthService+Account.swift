@@ -25,7 +25,7 @@ extension LocalAuthService {
             }
             // An email code proves its address: another account's unproven claim gives way.
             if verified.provider == .emailCode, try AuthRecords.isTaken(verified.subject, byAnotherThan: account.user.id, in: records) {
-                try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records)
+                try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records, now: now)
             }
             if let owner = try self.account(for: verified, in: records)?.user.id {
                 guard owner != account.user.id else { throw AuthenticationError(.providerAlreadyLinked) }

@@ -16,7 +16,7 @@ extension LocalAuthService {
             // its reset: the code would be for whoever typed the address in.
             guard let owner = try records.value(forKey: address, in: AuthRecords.emails),
                 let account = try records.value(forKey: owner, in: AuthRecords.accounts), !account.isDisabled,
-                AuthRecords.yields(address, to: account.user)
+                try AuthRecords.yields(address, to: account, in: records, now: now)
             else { return false }
             try self.storeCode(code, .passwordReset, address: address, userID: owner, in: records, now: now)
             return true
@@ -31,7 +31,7 @@ extension LocalAuthService {
         let now = configuration.clock.now
         let user = try write { records -> AuthRecords.Account in
             let (pending, account) = try self.redeem(code, at: key, .passwordReset, in: records, now: now)
-            guard AuthRecords.yields(pending.address, to: account.user) else {
+            guard try AuthRecords.yields(pending.address, to: account, in: records, now: now) else {
                 throw AuthenticationError(.invalidActionCode, detail: "The account gained another sign-in method without proving the address.")
             }
             var changed = account

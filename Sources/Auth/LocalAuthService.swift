@@ -245,7 +245,7 @@ public actor LocalAuthService: AuthService {
         var generation = 0
         let user = try write { records in
             var account: AuthRecords.Account
-            if verified.provider == .emailCode { try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records) }
+            if verified.provider == .emailCode { try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records, now: now) }
             if let existing = try self.account(for: verified, in: records) {
                 if verified.password != nil {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
@@ -289,11 +289,11 @@ public actor LocalAuthService: AuthService {
             account.user.isPrivateEmail = verified.isPrivateEmail
             account.user.isEmailVerified = verified.provider != .password
         }
-        guard verified.provider == .emailCode, account.user.email == verified.subject else {
+        guard verified.provider == .emailCode else {
             try AuthRecords.reindex(from: before, to: account.user, in: records)
             return
         }
-        if !account.user.isEmailVerified {
+        if !AuthRecords.hasProven(verified.subject, account.user) {
             if let password = account.user.providers.first(where: { $0.provider == .password }) {
                 account.user.providers.removeAll { $0.provider == .password }
                 try records.removeValue(forKey: account.user.id, in: AuthRecords.passwords)
@@ -301,7 +301,11 @@ public actor LocalAuthService: AuthService {
             }
             try endSessions(of: &account, in: records)
         }
-        account.user.isEmailVerified = true
+        if (account.user.email ?? verified.subject) == verified.subject {
+            account.user.email = verified.subject
+            account.user.isPrivateEmail = false
+            account.user.isEmailVerified = true
+        }
         try Self.upgradeGuest(&account, in: records)
         if !account.user.isLinked(.emailCode) {
             account.user.providers.append(LinkedProvider(provider: .emailCode, subject: verified.subject, email: verified.subject, linkedAt: now))

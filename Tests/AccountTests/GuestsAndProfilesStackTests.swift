@@ -8,6 +8,29 @@ import TrainSubscription
 import TrainSync
 import TrainTesting
 
+/// A media store that runs `afterPut` once, after a photo is stored: another user signs in meanwhile.
+final class HookedMediaStore: MediaStore, @unchecked Sendable {
+    let base: LocalMediaStore
+    var afterPut: (() async throws -> Void)?
+    init(base: LocalMediaStore) { self.base = base }
+    var maximumSize: Int { base.maximumSize }
+    func put(_ data: Data, kind: MediaKind, for userID: String) async throws -> MediaReference {
+        let reference = try await base.put(data, kind: kind, for: userID)
+        if let hook = afterPut {
+            afterPut = nil
+            try await hook()
+        }
+        return reference
+    }
+    func data(for reference: MediaReference) async throws -> Data { try await base.data(for: reference) }
+    func contains(_ reference: MediaReference) async throws -> Bool { try await base.contains(reference) }
+    func list(for userID: String) async throws -> [MediaReference] { try await base.list(for: userID) }
+    func delete(_ reference: MediaReference) async throws { try await base.delete(reference) }
+    func deleteAll(for userID: String) async throws -> Int { try await base.deleteAll(for: userID) }
+    func url(for reference: MediaReference) -> URL { base.url(for: reference) }
+    func reference(for url: URL) throws(SocialError) -> MediaReference? { try base.reference(for: url) }
+}
+
 /// AUTH-13, AUTH-16 and AUTH-12 across the stack: a guest's data stays when it links a
 /// sign-in method, a profile change reaches the feed and the export, and the policy's
 /// verified email guards posting and purchasing.
@@ -127,6 +150,30 @@ import TrainTesting
         _ = try await services.auth.updateEmail(to: "grace@example.org")
         let comment = try await #require(throws: SocialError.self) { _ = try await services.social.comment(on: made.id, text: "new address") }
         #expect(comment.code == .unverifiedEmail, "a new address is unverified until its code comes back")
+        session.stop()
+    }
+
+    @Test("a profile change whose user signs out and another signs in during the upload changes nobody")
+    func userChangesDuringUpload() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let media = HookedMediaStore(base: services.media)
+        let session = UserSessionManager(
+            auth: services.auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: media)
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        media.afterPut = {
+            try await services.auth.signOut()
+            services.appleID.signIn(as: .init(subject: "002.bob", email: "bob@example.com", fullName: FullName(givenName: "Bob")))
+            _ = try await services.auth.signInWithApple()
+        }
+        let refused = try await #require(throws: AccountError.self) {
+            _ = try await session.updateProfile(displayName: "Countess Ada", photo: .set(Self.jpeg(1)))
+        }
+        #expect(refused.code == .notSignedIn)
+        let bob = try #require(services.auth.currentUser)
+        #expect(bob.id != ada.id && bob.displayName == "Bob" && bob.photoURL == nil)
+        #expect(try await services.social.refreshProfile().displayName == "Bob", "Bob's profile is Bob's")
         session.stop()
     }
 }

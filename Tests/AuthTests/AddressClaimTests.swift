@@ -130,4 +130,51 @@ import TrainTesting
         let back = try await attackerDevice.signInWithApple()
         #expect(back.id == attacker.id && back.email != Self.victim, "the claimant no longer has the address")
     }
+
+    @Test(
+        "a password on someone's address, on an account whose main email is the claimant's own, gives way to their code",
+        arguments: AuthVariant.allCases)
+    func claimWithMainEmailElsewhereGivesWay(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        let attackerDevice = try harness.device(on: store, session: "attacker")
+        let attacker = try await signInByCode(attackerDevice, harness, email: "mallory@example.com")
+        _ = try await attackerDevice.link(.emailPassword(email: Self.victim, password: "mallory horse 1"))
+        _ = try await attackerDevice.unlink(.emailCode)
+
+        let victimDevice = try harness.device(on: store, session: "victim")
+        let victim = try await signInByCode(victimDevice, harness)
+        #expect(victim.id != attacker.id && victim.email == Self.victim)
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
+            _ = try await attackerDevice.signIn(with: .emailPassword(email: Self.victim, password: "mallory horse 1"))
+        }
+        #expect(try await signInByCode(attackerDevice, harness, email: "mallory@example.com").id == attacker.id)
+    }
+
+    @Test("a guest that typed in its own address and a password on someone else's gives that address way", arguments: AuthVariant.allCases)
+    func guestClaimGivesWay(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        let attackerDevice = try harness.device(on: store, session: "attacker")
+        let guest = try await attackerDevice.signInAnonymously()
+        _ = try await attackerDevice.updateEmail(to: "mallory@example.com")
+        _ = try await attackerDevice.link(.emailPassword(email: Self.victim, password: "mallory horse 1"))
+
+        let victim = try await signInByCode(try harness.device(on: store, session: "victim"), harness)
+        #expect(victim.id != guest.id && !victim.isLinked(.password))
+        try await attackerDevice.signOut()
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
+            _ = try await attackerDevice.signIn(with: .emailPassword(email: Self.victim, password: "mallory horse 1"))
+        }
+    }
+
+    @Test("a disabled account that never proved an address gives it way to its owner's code", arguments: AuthVariant.allCases)
+    func disabledClaimGivesWay(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let claim = try await harness.service.createUser(email: Self.victim, password: "mallory horse 1")
+        try await harness.service.signOut()
+        try await harness.service.setAccountDisabled(true, userID: claim.id)
+        let owner = try await signInByCode(harness.service, harness)
+        #expect(owner.id != claim.id && owner.isEmailVerified)
+    }
 }
