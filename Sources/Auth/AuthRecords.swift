@@ -100,6 +100,8 @@ enum AuthRecords {
     static let emailCodeLinks = RecordCollection<String>("emailCodeLinks")
     /// Address → when codes were mailed to it in the last hour (whether or not it has an account).
     static let emailSends = RecordCollection<[Date]>("emailSends")
+    /// How long a send counts against its address's limit.
+    static let emailSendWindow: TimeInterval = 3_600
     /// `signing` → the ID token key made for these accounts when none is configured.
     static let tokenKeys = RecordCollection<Data>("tokenKeys")
     /// Guest account ID → the date it is purged from unless used before: its last use plus
@@ -174,6 +176,18 @@ enum AuthRecords {
         for entry in try records.entries(in: emailCodes) where entry.value.userID == user.id {
             try records.removeValue(forKey: entry.key, in: emailCodes)
             try records.removeValue(forKey: emailCodeLinkKey(entry.value.kind, entry.value.codeHash), in: emailCodeLinks)
+        }
+    }
+
+    /// Forgets codes past their expiry, with their links, and sends more than an hour
+    /// old: neither counts any more, and each holds an address.
+    static func forgetExpiredEmailRecords(in records: RecordWriter, now: Date) throws {
+        for entry in try records.entries(in: emailCodes) where now >= entry.value.expiresAt {
+            try records.removeValue(forKey: entry.key, in: emailCodes)
+            try records.removeValue(forKey: emailCodeLinkKey(entry.value.kind, entry.value.codeHash), in: emailCodeLinks)
+        }
+        for entry in try records.entries(in: emailSends) where !entry.value.contains(where: { now.timeIntervalSince($0) < emailSendWindow }) {
+            try records.removeValue(forKey: entry.key, in: emailSends)
         }
     }
 

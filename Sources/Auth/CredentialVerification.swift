@@ -88,7 +88,7 @@ extension LocalAuthService {
     /// The account a verified credential names, if there is one. An email code names
     /// the account that answers to its address, whatever its providers — unless that
     /// account never proved the address and has another way in (see
-    /// ``AuthRecords/yields(_:to:)``): then none.
+    /// ``AuthRecords/yields(_:to:in:now:)``): then none.
     func account(for verified: VerifiedCredential, in records: RecordReader) throws -> AuthRecords.Account? {
         guard verified.provider == .emailCode else {
             guard let userID = try records.value(forKey: verified.identityKey, in: AuthRecords.identities) else { return nil }

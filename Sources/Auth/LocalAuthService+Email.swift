@@ -50,11 +50,7 @@ extension LocalAuthService {
             try records.put(changed, forKey: changed.user.id, in: AuthRecords.accounts)
             return changed
         }
-        if currentUser?.id == user.user.id {
-            dropKeptToken()
-            sessionGeneration = user.generation
-            publish(user.user)
-        }
+        if currentUser?.id == user.user.id { beginSession(user.user, generation: user.generation) }
     }
 
     public func sendEmailVerification() async throws {
@@ -173,7 +169,7 @@ extension LocalAuthService {
     /// sent; `tooManyRequests` at the limit. Sends dated after now (a clock set back)
     /// still count until an hour after their date.
     private func countEmail(to address: String, in records: RecordWriter, now: Date) throws {
-        let recent = try (records.value(forKey: address, in: AuthRecords.emailSends) ?? []).filter { now.timeIntervalSince($0) < 3_600 }
+        let recent = try (records.value(forKey: address, in: AuthRecords.emailSends) ?? []).filter { now.timeIntervalSince($0) < AuthRecords.emailSendWindow }
         guard recent.count < configuration.policy.emailsPerAddressPerHour else {
             throw AuthenticationError(.tooManyRequests, detail: "This address was sent \(recent.count) emails in the last hour.")
         }

@@ -31,9 +31,7 @@ extension LocalAuthService {
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             return account
         }
-        dropKeptToken()
-        sessionGeneration = user.generation
-        publish(user.user)
+        beginSession(user.user, generation: user.generation)
     }
 
     /// Sets the display name and photo as given: nil removes one. The name is cleaned
@@ -43,10 +41,10 @@ extension LocalAuthService {
         let name: String?
         if let displayName {
             let trimmed = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard trimmed.isEmpty || DisplayText.name(trimmed) != nil else {
+            name = DisplayText.name(trimmed)
+            guard trimmed.isEmpty || name != nil else {
                 throw AuthenticationError(.invalidProfile, detail: "The name holds a control or invisible character, or nothing visible.")
             }
-            name = DisplayText.name(trimmed)
         } else {
             name = nil
         }
@@ -85,9 +83,7 @@ extension LocalAuthService {
             try Self.touchGuest(user.id, until: purgeAt, in: records)
             return user
         }
-        dropKeptToken()
-        sessionGeneration = 0
-        publish(user)
+        beginSession(user, generation: 0)
         return user
     }
 

@@ -138,6 +138,7 @@ public actor LocalAuthService: AuthService {
                 try records.removeValue(forKey: stored.key, in: AuthRecords.usedCredentials)
             }
         }
+        try AuthRecords.forgetExpiredEmailRecords(in: records, now: now)
         guard let session = try records.value(forKey: key, in: AuthRecords.session) else { return nil }
         guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled,
             try !AuthRecords.isDeletionDue(session.userID, in: records, now: now)
@@ -269,9 +270,7 @@ public actor LocalAuthService: AuthService {
             return account.user
         }
         finish(verified, for: user)
-        dropKeptToken()
-        sessionGeneration = generation
-        publish(user)
+        beginSession(user, generation: generation)
         return user
     }
 
@@ -348,9 +347,7 @@ public actor LocalAuthService: AuthService {
             try records.put(AuthRecords.Session(userID: user.id), forKey: self.sessionKey, in: AuthRecords.session)
             return user
         }
-        dropKeptToken()
-        sessionGeneration = 0
-        publish(user)
+        beginSession(user, generation: 0)
         return user
     }
 
@@ -546,6 +543,14 @@ public actor LocalAuthService: AuthService {
                 try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
             }
         }
+    }
+
+    /// Shows `user` in a session begun or renewed just now, at the account's session
+    /// `generation`; the kept ID token, of the session before, goes.
+    func beginSession(_ user: UserEntity, generation: Int) {
+        dropKeptToken()
+        sessionGeneration = generation
+        publish(user)
     }
 
     /// Makes `user` current: a new user is announced, the same user only refreshed.

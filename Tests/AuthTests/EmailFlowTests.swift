@@ -264,4 +264,24 @@ import TrainTesting
             try await phone.sendSignInCode(to: "ada@example.com")
         }
     }
+
+    @Test("a launch forgets codes past their expiry and sends more than an hour old, and keeps live ones")
+    func launchForgetsExpiredEmailRecords() async throws {
+        let harness = try AuthHarness(.file)
+        _ = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
+        try await harness.service.sendPasswordReset(email: "ada@example.com")
+        harness.clock.advance(by: .seconds(3_600))
+        try await harness.service.sendSignInCode(to: "grace@example.com")
+        _ = try harness.relaunch()
+
+        let raw = try RecordStore(.file(harness.file), schema: AuthRecords.schema)
+        let left = try raw.read { records in
+            (
+                try records.entries(in: AuthRecords.emailCodes).map(\.value.address),
+                try records.entries(in: AuthRecords.emailCodeLinks).count,
+                try records.entries(in: AuthRecords.emailSends).map(\.key)
+            )
+        }
+        #expect(left.0 == ["grace@example.com"] && left.1 == 0 && left.2 == ["grace@example.com"])
+    }
 }
