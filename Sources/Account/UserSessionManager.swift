@@ -256,7 +256,7 @@ public final class UserSessionManager {
         case keep
         /// Remove the photo.
         case remove
-        /// A new JPEG, PNG, HEIC or WebP image, kept in the media store.
+        /// A new image the media store accepts (JPEG, PNG, GIF, HEIC or WebP), kept there.
         case set(Data)
     }
 

@@ -169,7 +169,9 @@ extension LocalAuthService {
     /// sent; `tooManyRequests` at the limit. Sends dated after now (a clock set back)
     /// still count until an hour after their date.
     private func countEmail(to address: String, in records: RecordWriter, now: Date) throws {
-        let recent = try (records.value(forKey: address, in: AuthRecords.emailSends) ?? []).filter { now.timeIntervalSince($0) < AuthRecords.emailSendWindow }
+        let recent = try (records.value(forKey: address, in: AuthRecords.emailSends) ?? []).filter {
+            now.timeIntervalSince($0) < AuthRecords.emailSendWindow
+        }
         guard recent.count < configuration.policy.emailsPerAddressPerHour else {
             throw AuthenticationError(.tooManyRequests, detail: "This address was sent \(recent.count) emails in the last hour.")
         }

@@ -170,12 +170,10 @@ public final class LocalSocialFeedService: SocialFeedService {
         }
         let photo = Self.photoURL(of: user)
         if let stored, stored.displayName == name, stored.photoURL == photo { return stored }
-        if let stored, stored.displayName != name {
-            for word in Set(SocialRecords.words(stored.displayName)) {
+        if stored?.displayName != name {
+            for word in Set(SocialRecords.words(stored?.displayName ?? "")) {
                 try records.removeValue(forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
             }
-        }
-        if stored?.displayName != name {
             for word in Set(SocialRecords.words(name)) {
                 try records.setData(Data(), forKey: Self.nameKey(word, user.id), in: SocialRecords.names)
             }
