@@ -30,11 +30,16 @@ do {
     let engine = EngineRows(directory: directory, quick: quick)
     // The spec's rows first, then the engine's, whose million-record stores stay
     // alive until the last of them.
-    let all: [(id: String, run: () throws -> BenchRow)] = [
+    let first: [(id: String, run: () throws -> BenchRow)] = [
         ("PERF-3", { try StoreRows(directory: directory, quick: quick).durableCommit() }),
         ("PERF-7", { try EntitlementRow(quick: quick).run() }),
         ("PERF-7-DUE", { try EntitlementRow(quick: quick).dueRead() }),
         ("SUB-JUMP", { try EntitlementRow(quick: quick).jump() }),
+    ]
+    let storeChanges: [(id: String, run: () throws -> BenchRow)] = StoreChangeRows.controls.map { control in
+        (control.id, { try StoreChangeRows(quick: quick).run(control) })
+    }
+    let rest: [(id: String, run: () throws -> BenchRow)] = [
         ("PERF-1-MEM", { try SocialRows(directory: directory, quick: quick).friendsPage(inMemory: true) }),
         ("PERF-1-FILE", { try SocialRows(directory: directory, quick: quick).friendsPage(inMemory: false) }),
         ("PERF-1-BARE", { try SocialRows(directory: directory, quick: quick).barePage() }),
@@ -68,7 +73,7 @@ do {
         ("ENGINE-READ-UNDER-WRITE", { try engine.readUnderWrite(inMemory: false) }),
         ("ENGINE-OPEN", { try engine.open() }),
     ]
-    let rows = try all.filter { onlyRow == nil || $0.id == onlyRow }.map { try $0.run() }
+    let rows = try (first + storeChanges + rest).filter { onlyRow == nil || $0.id == onlyRow }.map { try $0.run() }
     if arguments.contains("--json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

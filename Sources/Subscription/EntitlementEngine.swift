@@ -11,9 +11,10 @@ import Foundation
 /// Revocation and upgrade are permanent once seen; a transaction's expiration can
 /// only move earlier (expire now, force renewal).
 ///
-/// Adding a transaction costs O(1), and so does applying a state already seen; a
-/// revocation or a shortened expiration marks its tier for one recount, done at the
-/// next query. ``referenceTier(of:gracePeriods:products:at:)``
+/// Every change costs O(log n) in the length of the history, and so does a query:
+/// each tier keeps its granting transactions ordered by the date they grant until, so
+/// a revocation, an upgrade, a shortened expiration or a grace period that ends moves
+/// one transaction instead of recounting the tier. ``referenceTier(of:gracePeriods:products:at:)``
 /// is the same rule computed from scratch.
 public struct EntitlementEngine: Sendable {
     private struct Entry: Sendable, Equatable {
@@ -41,8 +42,10 @@ public struct EntitlementEngine: Sendable {
     private var entries: [UInt64: Entry] = [:]
     /// Grace ends by transaction: grace belongs to the latest transaction of a subscription.
     private var graceEnds: [UInt64: Date] = [:]
-    private var latestActive: [SubscriptionTier: Date] = [:]
-    private var stale: Set<SubscriptionTier> = []
+    /// The eligible transactions of each tier, by the date each grants until.
+    private var granting: [SubscriptionTier: LatestEnds] = [:]
+    /// The tiers that have granting transactions, highest first.
+    private var tiers: [SubscriptionTier] = []
 
     /// Creates an engine for a product catalog.
     /// - Parameter products: The products; a transaction of an unknown product grants nothing.
@@ -68,27 +71,27 @@ public struct EntitlementEngine: Sendable {
     /// The number of transactions seen.
     public var transactionCount: Int { entries.count }
 
+    /// How many places in the tiers' orderings the changes and queries so far compared:
+    /// the engine's work, which grows with the logarithm of the history, not its length.
+    var steps: Int { granting.values.reduce(0) { $0 + $1.steps } }
+
     /// Takes in a transaction, new or a later state of one already seen.
     /// - Parameter result: The transaction and whether it verified.
     public mutating func apply(_ result: StoreVerificationResult<AppStoreTransaction>) {
         let transaction = result.unsafePayloadValue
         guard let grant = grants[transaction.productID], grant.tier != .free else { return }
-        let tier = grant.tier
         var entry = Entry(
-            tier: tier, expiration: grant.expiration(of: transaction),
+            tier: grant.tier, expiration: grant.expiration(of: transaction),
             verified: result.isVerified, revoked: transaction.revocationDate != nil, upgraded: transaction.isUpgraded)
-        if let old = entries[transaction.id] {
+        let old = entries[transaction.id]
+        if let old {
             entry.verified = old.verified && entry.verified
             entry.revoked = old.revoked || entry.revoked
             entry.upgraded = old.upgraded || entry.upgraded
             entry.expiration = [old.expiration, entry.expiration].compactMap { $0 }.min()
             guard entry != old else { return } // the same state again: nothing to do
-            if old.isEligible { stale.insert(old.tier) }
         }
-        entries[transaction.id] = entry
-        if entry.isEligible, !stale.contains(tier), let until = activeUntil(entry, id: transaction.id) {
-            latestActive[tier] = max(latestActive[tier] ?? .distantPast, until)
-        }
+        replace(transaction.id, old, with: entry)
     }
 
     /// Sets or clears the billing grace period of a subscription, which extends the
@@ -98,13 +101,26 @@ public struct EntitlementEngine: Sendable {
     ///   - transactionID: The subscription's latest transaction.
     public mutating func setGracePeriodEnd(_ date: Date?, forTransaction transactionID: UInt64) {
         guard graceEnds[transactionID] != date else { return }
-        let previous = graceEnds[transactionID]
         graceEnds[transactionID] = date
-        guard let entry = entries[transactionID], entry.isEligible else { return }
-        if let date, previous.map({ date >= $0 }) ?? true {
-            if !stale.contains(entry.tier) { latestActive[entry.tier] = max(latestActive[entry.tier] ?? .distantPast, date) }
+        let entry = entries[transactionID]
+        replace(transactionID, entry, with: entry)
+    }
+
+    /// Makes `new` the state of transaction `id` in place of `old`, and moves it in its
+    /// tier's ordering: in at the date it grants until, or out.
+    private mutating func replace(_ id: UInt64, _ old: Entry?, with new: Entry?) {
+        entries[id] = new
+        if let old, old.tier != new?.tier { granting[old.tier]?.remove(id) }
+        guard let new else { return }
+        if new.isEligible {
+            if granting[new.tier] == nil {
+                granting[new.tier] = LatestEnds()
+                tiers = granting.keys.sorted(by: >)
+            }
+            let until = activeUntil(new, id: id)
+            granting[new.tier]?.set(id, to: until)
         } else {
-            stale.insert(entry.tier)
+            granting[new.tier]?.remove(id)
         }
     }
 
@@ -118,7 +134,6 @@ public struct EntitlementEngine: Sendable {
     mutating func tier(
         at now: Date, previewing transactions: [StoreVerificationResult<AppStoreTransaction>], graceEnds: [(transactionID: UInt64, end: Date?)]
     ) -> SubscriptionTier {
-        let (savedLatest, savedStale) = (latestActive, stale)
         var savedEntries: [UInt64: Entry?] = [:]
         var savedGrace: [UInt64: Date?] = [:]
         for result in transactions {
@@ -131,36 +146,32 @@ public struct EntitlementEngine: Sendable {
             setGracePeriodEnd(end, forTransaction: id)
         }
         let answer = tier(at: now)
-        for (id, entry) in savedEntries { entries[id] = entry }
         for (id, end) in savedGrace { self.graceEnds[id] = end }
-        (latestActive, stale) = (savedLatest, savedStale)
+        for (id, entry) in savedEntries { replace(id, entries[id], with: entry) }
+        for id in savedGrace.keys where savedEntries.index(forKey: id) == nil {
+            let entry = entries[id]
+            replace(id, entry, with: entry)
+        }
         return answer
     }
 
     /// The tier the rule gives at `now`.
     /// - Parameter now: The date to evaluate at.
     /// - Returns: The highest active tier, or `.free`.
-    public mutating func tier(at now: Date) -> SubscriptionTier {
-        for tier in stale { recount(tier) }
-        stale.removeAll()
-        for tier in latestActive.keys.sorted(by: >) where tier > .free {
-            if let until = latestActive[tier], now <= until { return tier }
+    public func tier(at now: Date) -> SubscriptionTier {
+        for tier in tiers where tier > .free {
+            if let until = granting[tier]?.latest, now <= until { return tier }
         }
         return .free
     }
 
-    private func activeUntil(_ entry: Entry, id: UInt64) -> Date? {
+    private func activeUntil(_ entry: Entry, id: UInt64) -> Date {
         let grace = graceEnds[id]
         switch (entry.expiration, grace) {
         case (nil, _): return .distantFuture
         case (let expiration?, nil): return expiration
         case (let expiration?, let grace?): return max(expiration, grace)
         }
-    }
-
-    private mutating func recount(_ tier: SubscriptionTier) {
-        latestActive[tier] = entries.filter { $0.value.tier == tier && $0.value.isEligible }
-            .compactMap { activeUntil($0.value, id: $0.key) }.max()
     }
 
     /// The rule computed from scratch over a whole history, for checking the engine.

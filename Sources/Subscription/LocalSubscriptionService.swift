@@ -296,6 +296,10 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// Renewals, refunds and grace periods are applied one change at a time.
     var rebuildCount: Int { state.withLock { $0.rebuilds } }
 
+    /// The entitlement engine's work so far (``EntitlementEngine/steps``): how a test
+    /// tells that a change cost what it changed, not the length of the history.
+    var engineSteps: Int { state.withLock { $0.engine.steps } }
+
     // MARK: - Store changes
 
     /// Applies one change's events, then publishes the tier once.

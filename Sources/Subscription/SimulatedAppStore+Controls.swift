@@ -397,6 +397,7 @@ extension SimulatedAppStore {
             }
             changes.entries.insert(transactionID)
             changes.events.append(.reloaded)
+            state.groupsJoined = Self.groupsJoined(by: state.entries.values)
             let originalID = entry.transaction.originalID
             guard var subscription = state.subscriptions[originalID], subscription.latestTransactionID == transactionID else { return }
             changes.subscriptions.insert(originalID)
@@ -516,6 +517,7 @@ extension SimulatedAppStore {
             state.entries.removeAll()
             state.subscriptions.removeAll()
             state.pending.removeAll()
+            state.groupsJoined.removeAll()
             state.announcedGrace.removeAll()
             changes.events.append(.reloaded)
         }

@@ -211,6 +211,9 @@ extension SimulatedAppStore {
         }
         let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
+        if let group = transaction.subscriptionGroupID, !state.groupsJoined.contains(GroupMember(group: group, owner: owner)) {
+            state.groupsJoined.insert(GroupMember(group: group, owner: owner))
+        }
         changes.entries.insert(id)
         changes.events.append(.transaction(entry.result, owner: owner, revision: entry.revision, returnedByPurchase: returnedByPurchase))
         return transaction
@@ -317,7 +320,7 @@ extension SimulatedAppStore {
     /// there gets the introductory offer — a trial counts, a refunded one too.
     func isEligibleForIntroOffer(_ group: String?, owner: AppleID, in state: State) -> Bool {
         guard let group else { return false }
-        return !state.entries.values.contains { $0.owner == owner && $0.transaction.subscriptionGroupID == group }
+        return !state.groupsJoined.contains(GroupMember(group: group, owner: owner))
     }
 
     /// Whether buying `product` while subscribed to `current` starts a period now (an

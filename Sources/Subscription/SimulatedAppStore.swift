@@ -137,12 +137,21 @@ public final class SimulatedAppStore: Sendable {
         /// When the non-renewing subscriptions not yet settled past end, earliest first:
         /// the tier changes then, though nothing is written.
         var passEnds: [Date] = []
+        /// The subscription groups each Apple ID has had a transaction in, so a purchase
+        /// tells introductory-offer eligibility without reading the history.
+        var groupsJoined: Set<GroupMember> = []
 
         /// The grace period of a subscription now, if it is in one.
         func grace(of subscription: StoreLedger.Subscription) -> Grace? {
             guard subscription.state == .inGracePeriod, let end = subscription.graceEnd else { return nil }
             return Grace(transactionID: subscription.latestTransactionID, end: end)
         }
+    }
+
+    /// An Apple ID in a subscription group it has had a transaction in.
+    struct GroupMember: Hashable, Sendable {
+        var group: String
+        var owner: AppleID
     }
 
     /// Which records a change touched, to persist them.
@@ -270,6 +279,7 @@ public final class SimulatedAppStore: Sendable {
         var state = State()
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
         deriveEarlierFields(of: &state.entries)
+        state.groupsJoined = groupsJoined(by: state.entries.values)
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
         state.appleID = try records.value(forKey: StoreLedger.deviceKey, in: StoreLedger.device) ?? .standard
@@ -280,6 +290,11 @@ public final class SimulatedAppStore: Sendable {
         }
         state.seenExternalChanges = records.externalChangeCount
         return state
+    }
+
+    /// The groups each owner of `entries` has had a transaction in.
+    static func groupsJoined(by entries: some Sequence<StoreLedger.Entry>) -> Set<GroupMember> {
+        Set(entries.compactMap { entry in entry.transaction.subscriptionGroupID.map { GroupMember(group: $0, owner: entry.owner) } })
     }
 
     /// Fills in what a transaction stored before layout 5 lacks: its original purchase
