@@ -290,7 +290,7 @@ public final class UserSessionManager {
             guard auth.currentUser?.id == user.id else {
                 throw AccountError(.notSignedIn, detail: "The user changed while the photo was uploaded; nothing was changed.")
             }
-            updated = try await auth.updateProfile(displayName: displayName, photoURL: photoURL)
+            updated = try await auth.updateProfile(of: user.id, displayName: displayName, photoURL: photoURL)
         } catch {
             if let added { await discard(added) }
             throw error

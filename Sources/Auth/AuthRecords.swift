@@ -52,6 +52,14 @@ enum AuthRecords {
         var codeHash: String
         var expiresAt: Date
         var wrongAttempts = 0
+        /// When it was mailed; nil in a code an earlier version stored.
+        var sentAt: Date?
+
+        /// Whether it may be used at `now`: before its expiry, and not dated after now —
+        /// a code mailed before the clock was set back would otherwise outlive its lifetime.
+        func isLive(at now: Date) -> Bool {
+            now < expiresAt && (sentAt.map { $0 <= now } ?? true)
+        }
     }
 
     /// Per-user settings kept with the user's data.

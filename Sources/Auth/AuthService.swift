@@ -281,21 +281,27 @@ public protocol AuthService: Sendable {
     ///   `weakPassword`, `invalidEmail` (no address to sign in with), `emailAlreadyInUse`.
     func updatePassword(to newPassword: String) async throws
 
-    /// Sets the signed-in user's display name and photo as given; nil removes one, and
-    /// ``userChanges()`` tells the change. The social profile takes both at the user's
-    /// next write there or at TrainSocial's `refreshProfile()`; TrainAccount's
+    /// Sets the display name and photo of `userID`, who must be the signed-in user, as
+    /// given; nil removes one, and ``userChanges()`` tells the change. Naming the user
+    /// keeps a change the app started for one user from landing on another who signed
+    /// in meanwhile. The social profile takes both at the user's next write there or at
+    /// TrainSocial's `refreshProfile()`; TrainAccount's
     /// `UserSessionManager.updateProfile(displayName:photo:)` keeps the photo in the
     /// media store and refreshes the profile.
     /// - Parameters:
+    ///   - userID: The user the change is for.
     ///   - displayName: The name, cleaned as names shown to others are; blank removes it.
     ///   - photoURL: The photo, an https URL with a host (as a media store gives) or a file URL.
     /// - Returns: The updated user.
-    /// - Throws: ``AuthenticationError`` — `invalidProfile`, `notSignedIn`.
-    func updateProfile(displayName: String?, photoURL: URL?) async throws -> UserEntity
+    /// - Throws: ``AuthenticationError`` — `invalidProfile`, `notSignedIn`, `userMismatch`
+    ///   when another user is signed in; nothing is changed then.
+    func updateProfile(of userID: String, displayName: String?, photoURL: URL?) async throws -> UserEntity
 
     /// An ID token for the app's backend: a JWT signed with HS256 carrying the user ID,
     /// providers, auth time, issue time and a one-hour expiry. The token is kept and
-    /// given again while more than five minutes are left, then replaced.
+    /// given again while more than five minutes are left; then, or when its claims
+    /// change (a provider linked, the address changed or verified, a new sign-in), a
+    /// new one replaces it, by itself on the service's clock, which ``idTokenChanges()`` tells.
     /// - Parameter forceRefresh: Whether to issue a new token even if the kept one is fresh.
     /// - Returns: The compact JWT.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
@@ -321,5 +327,17 @@ extension AuthService {
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
     public func idToken() async throws -> String {
         try await idToken(forceRefresh: false)
+    }
+
+    /// Sets the signed-in user's display name and photo: ``updateProfile(of:displayName:photoURL:)``
+    /// for ``currentUser``.
+    /// - Parameters:
+    ///   - displayName: The name; blank removes it.
+    ///   - photoURL: The photo, or nil to remove it.
+    /// - Returns: The updated user.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, and as ``updateProfile(of:displayName:photoURL:)``.
+    public func updateProfile(displayName: String?, photoURL: URL?) async throws -> UserEntity {
+        guard let user = currentUser else { throw AuthenticationError(.notSignedIn) }
+        return try await updateProfile(of: user.id, displayName: displayName, photoURL: photoURL)
     }
 }

@@ -120,20 +120,30 @@ public struct AuthenticationError: Error, Hashable, Sendable {
     public let message: String?
     /// With ``Code/credentialAlreadyInUse`` from ``AuthService/link(_:)``: the credential,
     /// still unused, so the app can offer to switch to the account it belongs to with
-    /// ``AuthService/signIn(with:)``. Never an email-and-password credential (the app
-    /// has the address and password the user typed), and never in ``description``.
+    /// ``AuthService/signIn(with:)``. With ``Code/emailAlreadyInUse`` from a link of
+    /// Apple or Google whose address another account has: the credential, still unused,
+    /// so the app can offer to sign in to that account and link it there. Never an
+    /// email-and-password credential (the app has the address and password the user
+    /// typed), and never in ``description``.
     public let updatedCredential: SignInCredential?
+    /// With ``Code/emailAlreadyInUse`` from ``AuthService/link(_:)``: the address another
+    /// account has, to name it when offering to switch (Firebase's `AuthErrorUserInfoEmailKey`).
+    public let email: String?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - detail: A detail for developers; defaults to the user-facing description.
     ///   - message: A user-facing sentence for this occurrence; defaults to the code's.
-    ///   - updatedCredential: The unused credential of a `credentialAlreadyInUse` link.
-    public init(_ code: Code, detail: String? = nil, message: String? = nil, updatedCredential: SignInCredential? = nil) {
+    ///   - updatedCredential: The unused credential of a link refused with `credentialAlreadyInUse` or `emailAlreadyInUse`.
+    ///   - email: The address of a link refused with `emailAlreadyInUse`.
+    public init(
+        _ code: Code, detail: String? = nil, message: String? = nil, updatedCredential: SignInCredential? = nil, email: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.updatedCredential = updatedCredential
+        self.email = email
         self.detail = detail ?? message ?? Self.messages[code]?.description ?? code.name
     }
 

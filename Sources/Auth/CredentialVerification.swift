@@ -112,12 +112,27 @@ extension LocalAuthService {
     /// `stored`, and returns the hash it matched, for the transaction to compare with
     /// what is stored then. Hashing takes a while, so it runs outside any transaction.
     /// Without a stored hash the password is checked against a placeholder all the same,
-    /// so the answer takes as long as for a wrong password.
+    /// so the answer takes as long as for a wrong password; a hash made with fewer
+    /// iterations than the policy's now (the policy was raised since) is topped up with a
+    /// placeholder's, so every answer costs at least the policy's iterations.
     func checkPassword(of verified: VerifiedCredential, against stored: PasswordHash?) throws(AuthenticationError) -> PasswordHash? {
         guard let password = verified.password else { return nil }
-        let matched = try (stored ?? PasswordHash(placeholderWithIterations: configuration.policy.passwordIterations)).matches(password)
+        let iterations = configuration.policy.passwordIterations
+        let matched = try (stored ?? PasswordHash(placeholderWithIterations: iterations)).matches(password)
+        if let stored, stored.iterations < iterations {
+            _ = try PasswordHash(placeholderWithIterations: iterations - stored.iterations).matches(password)
+        }
         guard let stored, matched else { throw passwordRefusal(.wrongPassword) }
         return stored
+    }
+
+    /// The password of `verified` hashed again with the policy's iterations, when the
+    /// hash it matched, `checked`, has other iterations: a sign-in brings an account's
+    /// hash up to the policy.
+    func rehash(_ verified: VerifiedCredential, checked: PasswordHash?) throws(AuthenticationError) -> PasswordHash? {
+        let iterations = configuration.policy.passwordIterations
+        guard let checked, checked.iterations != iterations, let password = verified.password else { return nil }
+        return try PasswordHash(password: password, iterations: iterations)
     }
 
     /// A new account with `id` for a first sign-in with Apple, Google or a phone number.

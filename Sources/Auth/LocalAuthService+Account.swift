@@ -48,7 +48,14 @@ extension LocalAuthService {
             account.user.isAnonymous = false
             account.user.displayName = account.user.displayName ?? verified.fullName?.formatted
             // A linked password's address becomes this account's too: no other account may use it.
-            try AuthRecords.reindex(from: before, to: account.user, in: records)
+            do {
+                try AuthRecords.reindex(from: before, to: account.user, in: records)
+            } catch let error as AuthenticationError where error.code == .emailAlreadyInUse {
+                // Another account has the address: the app can offer to sign in there and link the credential.
+                throw AuthenticationError(
+                    .emailAlreadyInUse, detail: "Another account uses the credential's email address.",
+                    updatedCredential: verified.provider == .password ? nil : credential, email: verified.email)
+            }
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
             if let hash { try records.put(hash, forKey: account.user.id, in: AuthRecords.passwords) }

@@ -7,21 +7,15 @@ extension LocalAuthService {
     /// sent nothing.
     public func sendPasswordReset(email: String) async throws {
         let address = try Credentials.normalizedEmail(email)
-        let sender = try requireEmailSender()
-        let code = try Self.longCode()
-        let now = configuration.clock.now
-        let sent = try write { records -> Bool in
-            try self.countEmail(to: address, in: records, now: now)
+        try await mail(.passwordReset, code: try Self.longCode(), to: address) { records, now in
             // An account that never proved the address and has another way in is not sent
             // its reset: the code would be for whoever typed the address in.
             guard let owner = try records.value(forKey: address, in: AuthRecords.emails),
                 let account = try records.value(forKey: owner, in: AuthRecords.accounts), !account.isDisabled,
                 try AuthRecords.yields(address, to: account, in: records, now: now)
-            else { return false }
-            try self.storeCode(code, .passwordReset, address: address, userID: owner, in: records, now: now)
-            return true
+            else { return .nobody }
+            return .account(owner)
         }
-        if sent { try await deliver(AuthEmail(kind: .passwordReset, address: address, code: code), through: sender) }
     }
 
     public func confirmPasswordReset(code: String, newPassword: String) async throws {
@@ -58,14 +52,7 @@ extension LocalAuthService {
         guard let address = current.user.email else {
             throw AuthenticationError(.invalidEmail, detail: "The account has no email address to verify.")
         }
-        let sender = try requireEmailSender()
-        let code = try Self.longCode()
-        let now = configuration.clock.now
-        try write { records in
-            try self.countEmail(to: address, in: records, now: now)
-            try self.storeCode(code, .emailVerification, address: address, userID: current.user.id, in: records, now: now)
-        }
-        try await deliver(AuthEmail(kind: .emailVerification, address: address, code: code), through: sender)
+        try await mail(.emailVerification, code: try Self.longCode(), to: address) { _, _ in .account(current.user.id) }
     }
 
     public func verifyEmail(code: String) async throws {
@@ -88,15 +75,8 @@ extension LocalAuthService {
     /// creates the account if the address has none, so the answer tells nothing.
     public func sendSignInCode(to email: String) async throws {
         let address = try Credentials.normalizedEmail(email)
-        let sender = try requireEmailSender()
         // Six digits from the system's secure generator, as a phone code's.
-        let code = String(format: "%06d", Int.random(in: 0...999_999))
-        let now = configuration.clock.now
-        try write { records in
-            try self.countEmail(to: address, in: records, now: now)
-            try self.storeCode(code, .signInCode, address: address, userID: nil, in: records, now: now)
-        }
-        try await deliver(AuthEmail(kind: .signInCode, address: address, code: code), through: sender)
+        try await mail(.signInCode, code: String(format: "%06d", Int.random(in: 0...999_999)), to: address) { _, _ in .address }
     }
 
     public nonisolated func requireVerifiedEmail(for action: VerifiedEmailAction) throws {
@@ -126,7 +106,7 @@ extension LocalAuthService {
             guard let pending = try records.value(forKey: key, in: AuthRecords.emailCodes) else {
                 throw AuthenticationError(.invalidActionCode, detail: "No sign-in code is pending for this address.")
             }
-            guard now < pending.expiresAt else { throw AuthenticationError(.expiredActionCode) }
+            guard pending.isLive(at: now) else { throw AuthenticationError(.expiredActionCode) }
             guard pending.wrongAttempts < maxAttempts else {
                 throw AuthenticationError(.tooManyRequests, detail: "\(maxAttempts) wrong codes were typed; ask for a new code.")
             }
@@ -147,6 +127,68 @@ extension LocalAuthService {
     }
 
     // MARK: - Shared steps
+
+    /// Whom a mailed code acts on.
+    private enum Recipient {
+        /// Nobody: the email is counted, and not sent.
+        case nobody
+        /// The account with this ID.
+        case account(String)
+        /// Whoever holds the address: a sign-in code.
+        case address
+    }
+
+    /// Counts an email to `address` against its hourly limit and, unless `recipient` says
+    /// nobody, keeps `code` as the pending one of `kind` and mails it. A send the sender
+    /// fails is undone: the earlier code works again and the send does not count.
+    private func mail(
+        _ kind: AuthEmail.Kind, code: String, to address: String, recipient: (RecordWriter, Date) throws -> Recipient
+    ) async throws {
+        let sender = try requireEmailSender()
+        let now = configuration.clock.now
+        let stored = try write { records -> AuthRecords.EmailCode?? in
+            try self.countEmail(to: address, in: records, now: now)
+            let userID: String?
+            switch try recipient(records, now) {
+            case .nobody: return nil
+            case .account(let id): userID = id
+            case .address: userID = nil
+            }
+            return .some(try self.storeCode(code, kind, address: address, userID: userID, in: records, now: now))
+        }
+        guard let earlier = stored else { return }
+        do {
+            try await deliver(AuthEmail(kind: kind, address: address, code: code), through: sender)
+        } catch {
+            try? write { records in try self.undoSend(of: code, kind, to: address, restoring: earlier, sentAt: now, in: records) }
+            throw error
+        }
+    }
+
+    /// Takes back a send that failed: its date leaves the address's count, and the code it
+    /// replaced is pending again — unless a later send replaced it meanwhile.
+    private func undoSend(
+        of code: String, _ kind: AuthEmail.Kind, to address: String, restoring earlier: AuthRecords.EmailCode?, sentAt: Date,
+        in records: RecordWriter
+    ) throws {
+        if var sends = try records.value(forKey: address, in: AuthRecords.emailSends), let index = sends.lastIndex(of: sentAt) {
+            sends.remove(at: index)
+            if sends.isEmpty {
+                try records.removeValue(forKey: address, in: AuthRecords.emailSends)
+            } else {
+                try records.put(sends, forKey: address, in: AuthRecords.emailSends)
+            }
+        }
+        let key = Self.codeKey(kind, address)
+        let hash = try Credentials.sha256Hex(code)
+        guard try records.value(forKey: key, in: AuthRecords.emailCodes)?.codeHash == hash else { return }
+        try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks)
+        guard let earlier else { return try records.removeValue(forKey: key, in: AuthRecords.emailCodes) }
+        try records.put(earlier, forKey: key, in: AuthRecords.emailCodes)
+        if kind != .signInCode {
+            try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, earlier.codeHash), in: AuthRecords.emailCodeLinks)
+        }
+    }
 
     private func requireEmailSender() throws(AuthenticationError) -> any EmailSender {
         guard let sender = configuration.emailSender else {
@@ -180,9 +222,10 @@ extension LocalAuthService {
 
     /// Keeps `code` (its hash) as the pending code of `kind` for `address`, replacing an
     /// earlier one and keeping its wrong tries while it had not expired.
+    /// - Returns: The code it replaced, if any.
     private func storeCode(
         _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, in records: RecordWriter, now: Date
-    ) throws {
+    ) throws -> AuthRecords.EmailCode? {
         let key = Self.codeKey(kind, address)
         let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
         if let earlier {
@@ -191,12 +234,13 @@ extension LocalAuthService {
         let hash = try Credentials.sha256Hex(code)
         var pending = AuthRecords.EmailCode(
             kind: kind.rawValue, address: address, userID: userID, codeHash: hash,
-            expiresAt: now.addingTimeInterval(configuration.policy.emailCodeLifetime.timeInterval))
+            expiresAt: now.addingTimeInterval(configuration.policy.emailCodeLifetime.timeInterval), sentAt: now)
         // Wrong tries count for the address while the earlier code lived: a new code
         // every few minutes gives no fresh guesses.
         if let earlier, now < earlier.expiresAt { pending.wrongAttempts = earlier.wrongAttempts }
         try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
         if kind != .signInCode { try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) }
+        return earlier
     }
 
     /// The key of the pending code a long code names, or `invalidActionCode`.
@@ -220,7 +264,7 @@ extension LocalAuthService {
         guard let pending = try records.value(forKey: key, in: AuthRecords.emailCodes), pending.codeHash == hash else {
             throw AuthenticationError(.invalidActionCode, detail: "The code was replaced by a newer one or already used.")
         }
-        guard now < pending.expiresAt else { throw AuthenticationError(.expiredActionCode) }
+        guard pending.isLive(at: now) else { throw AuthenticationError(.expiredActionCode) }
         guard let userID = pending.userID, let account = try records.value(forKey: userID, in: AuthRecords.accounts),
             try records.value(forKey: pending.address, in: AuthRecords.emails) == userID
         else {

@@ -37,7 +37,7 @@ extension LocalAuthService {
     /// Sets the display name and photo as given: nil removes one. The name is cleaned
     /// as names shown to others are — trimmed, on one line, without control or
     /// invisible characters, at most 100 characters.
-    public func updateProfile(displayName: String?, photoURL: URL?) async throws -> UserEntity {
+    public func updateProfile(of userID: String, displayName: String?, photoURL: URL?) async throws -> UserEntity {
         let name: String?
         if let displayName {
             let trimmed = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -52,6 +52,9 @@ extension LocalAuthService {
             throw AuthenticationError(.invalidProfile, detail: "A photo is an https URL with a host, or a file URL.")
         }
         let current = try requireSession()
+        guard current.user.id == userID else {
+            throw AuthenticationError(.userMismatch, detail: "The profile change is for another user than the signed-in one; nothing was changed.")
+        }
         let user = try write { records -> UserEntity in
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
             account.user.displayName = name
@@ -73,8 +76,13 @@ extension LocalAuthService {
         let purgeAt = configuration.policy.guestIdleLifetime.map { now.addingTimeInterval($0.timeInterval) }
         // A guest idle past its date is signed out by the check, and a new one begins.
         if currentUser?.isAnonymous == true, let guest = try? requireSession(), guest.user.isAnonymous {
-            try write { records in try Self.touchGuest(guest.user.id, until: purgeAt, in: records) }
-            return guest.user
+            // Read again in the write: another service on the file may have upgraded the guest meanwhile.
+            let stillGuest = try write { records -> Bool in
+                guard try records.value(forKey: guest.user.id, in: AuthRecords.accounts)?.user.isAnonymous == true else { return false }
+                try Self.touchGuest(guest.user.id, until: purgeAt, in: records)
+                return true
+            }
+            if stillGuest { return guest.user }
         }
         let user = try write { records -> UserEntity in
             let user = UserEntity(id: try self.newAccountID(in: records), createdAt: now, lastSignInAt: now, isAnonymous: true)

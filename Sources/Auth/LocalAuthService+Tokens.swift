@@ -17,6 +17,12 @@ extension LocalAuthService: IDTokenRevocationChecking {
         {
             return kept.token
         }
+        return try issueToken(for: current, now: now)
+    }
+
+    /// Issues an ID token of `current`'s session on this device, keeps it, announces it
+    /// on ``idTokenChanges()`` and arms its renewal five minutes before it expires.
+    func issueToken(for current: AuthRecords.Account, now: Date) throws(AuthenticationError) -> String {
         let (sessionID, key) = try write { records -> (String, Data) in
             guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id,
                 try records.value(forKey: current.user.id, in: AuthRecords.accounts)?.generation == current.generation
@@ -43,7 +49,38 @@ extension LocalAuthService: IDTokenRevocationChecking {
         let token = try IDTokenVerifier.sign(claims, key: key)
         keptToken = KeptToken(userID: user.id, token: token, issuedAt: now, expiresAt: claims.expiresAt)
         tokens.send(token)
+        armRenewal(of: token, at: claims.expiresAt.addingTimeInterval(-Self.idTokenRefreshMargin))
         return token
+    }
+
+    /// Renews `token` on the clock once it has less than five minutes left, as
+    /// ``idToken(forceRefresh:)`` would, while it is still the kept one.
+    private func armRenewal(of token: String, at date: Date) {
+        renewal?.cancel()
+        let clock = configuration.clock
+        renewal = Task { [weak self] in
+            // Just past the margin: a token with exactly five minutes left is still kept.
+            try? await clock.sleep(until: date.addingTimeInterval(0.001))
+            guard !Task.isCancelled else { return }
+            await self?.renew(token)
+        }
+    }
+
+    private func renew(_ token: String) {
+        guard keptToken?.token == token, let current = try? requireSession() else { return }
+        _ = try? issueToken(for: current, now: configuration.clock.now)
+    }
+
+    /// After the signed-in user changed in place: a kept token whose claims no longer
+    /// hold (a provider linked or unlinked, the address changed or verified, a new
+    /// sign-in time) is replaced by a new one at once, announced on ``idTokenChanges()``.
+    func renewKeptToken(after before: UserEntity?, _ after: UserEntity) {
+        guard let kept = keptToken, kept.userID == after.id, let before, before.id == after.id,
+            before.providers.map(\.provider) != after.providers.map(\.provider) || before.email != after.email
+                || before.isEmailVerified != after.isEmailVerified || before.lastSignInAt != after.lastSignInAt
+        else { return }
+        if let current = try? requireSession(), (try? issueToken(for: current, now: configuration.clock.now)) != nil { return }
+        dropKeptToken()
     }
 
     public nonisolated func idTokenChanges() -> AsyncStream<String?> {
@@ -92,8 +129,10 @@ extension LocalAuthService: IDTokenRevocationChecking {
         }
     }
 
-    /// Forgets the kept token after its session changed; the token stream says nil.
+    /// Forgets the kept token after its session changed, and its renewal; the token stream says nil.
     func dropKeptToken() {
+        renewal?.cancel()
+        renewal = nil
         guard keptToken != nil else { return }
         keptToken = nil
         tokens.send(nil)

@@ -36,6 +36,8 @@ public actor LocalAuthService: AuthService {
     nonisolated let tokens = Broadcast<String?>(initial: nil)
     /// The latest ID token, while it is fresh.
     var keptToken: KeptToken?
+    /// The task that renews the kept token five minutes before it expires.
+    var renewal: Task<Void, Never>?
     /// The account's session generation when this service signed it in.
     var sessionGeneration = 0
     var phoneVerifications = PhoneVerifications()
@@ -179,6 +181,7 @@ public actor LocalAuthService: AuthService {
 
     deinit {
         revocationListener.withLock { $0?.cancel() }
+        renewal?.cancel()
         users.finish()
         userValues.finish()
         tokens.finish()
@@ -243,6 +246,7 @@ public actor LocalAuthService: AuthService {
             return try self.storedHash(for: verified, userID: existing.user.id, in: records)
         }
         let checkedHash = try checkPassword(of: verified, against: storedHash)
+        let rehashed = try rehash(verified, checked: checkedHash)
         var generation = 0
         let user = try write { records in
             var account: AuthRecords.Account
@@ -252,6 +256,7 @@ public actor LocalAuthService: AuthService {
                     guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
                         throw self.passwordRefusal(.wrongPassword)
                     }
+                    if let rehashed { try records.put(rehashed, forKey: existing.user.id, in: AuthRecords.passwords) }
                 }
                 try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                 account = existing
@@ -553,10 +558,13 @@ public actor LocalAuthService: AuthService {
         publish(user)
     }
 
-    /// Makes `user` current: a new user is announced, the same user only refreshed.
+    /// Makes `user` current: a new user is announced, the same user only refreshed, and
+    /// a kept ID token whose claims changed with it is renewed.
     func publish(_ user: UserEntity) {
-        if currentUser?.id != user.id { dropKeptToken() }
+        let before = currentUser
+        if before?.id != user.id { dropKeptToken() }
         show(user)
+        renewKeptToken(after: before, user)
     }
 
     /// Shows `user` on both streams: ``authStateChanges()`` tells a change of user,

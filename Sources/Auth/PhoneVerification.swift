@@ -98,6 +98,7 @@ struct PhoneVerifications {
     struct Pending {
         let phoneNumber: String
         let code: String
+        let sentAt: Date
         let expiresAt: Date
     }
 
@@ -132,7 +133,7 @@ struct PhoneVerifications {
     mutating func start(id: String, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval) -> Replaced {
         let earlier = pending.filter { $0.value.phoneNumber == phoneNumber }
         for key in earlier.keys { pending[key] = nil }
-        pending[id] = Pending(phoneNumber: phoneNumber, code: code, expiresAt: now.addingTimeInterval(lifetime))
+        pending[id] = Pending(phoneNumber: phoneNumber, code: code, sentAt: now, expiresAt: now.addingTimeInterval(lifetime))
         defer { lastSent[phoneNumber] = now }
         return Replaced(lastSent: lastSent[phoneNumber], pending: earlier)
     }
@@ -154,9 +155,10 @@ struct PhoneVerifications {
             throw AuthenticationError(
                 .invalidVerificationID, detail: "The verification ID is unknown, was replaced by a newer code, or was already used.")
         }
-        guard now <= entry.expiresAt else {
+        // A code sent after now (the clock was set back since) would otherwise last longer than its lifetime.
+        guard entry.sentAt <= now, now <= entry.expiresAt else {
             pending[id] = nil
-            throw AuthenticationError(.sessionExpired, detail: "The verification code expired.")
+            throw AuthenticationError(.sessionExpired, detail: "The verification code expired, or is dated after now.")
         }
         try checkNotBlocked(entry.phoneNumber, now: now, limits: limits)
         guard entry.code == code else {

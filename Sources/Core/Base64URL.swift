@@ -12,17 +12,21 @@ public enum Base64URL {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// Decodes unpadded (or padded) base64url text.
+    /// Decodes unpadded (or padded) base64url text written in its one spelling: the
+    /// bits of the last character that carry no byte are zero (RFC 4648 §3.5), so no two
+    /// texts decode to the same bytes.
     /// - Parameter text: The text.
-    /// - Returns: The bytes, or nil if `text` is not base64url.
+    /// - Returns: The bytes, or nil if `text` is not base64url, or is another spelling of
+    ///   what ``encode(_:)`` writes.
     public static func decode(_ text: String) -> Data? {
         guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "=") }) else {
             return nil
         }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 = base64.replacingOccurrences(of: "=", with: "")
+        let unpadded = text.replacingOccurrences(of: "=", with: "")
+        var base64 = unpadded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard base64.count % 4 != 1 else { return nil }
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        guard let data = Data(base64Encoded: base64), encode(data) == unpadded else { return nil }
+        return data
     }
 }

@@ -55,11 +55,19 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
         let post = try await services.social.createPost(content: "first run", workoutType: .run)
         _ = try await services.plans.createPlan(TrainingPlan(name: "5k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
         _ = try await services.account.accept(.terms, version: 1)
+        guard case .success(let bought) = try await session.purchase("com.train.pro.monthly") else {
+            Issue.record("the guest's purchase should succeed")
+            return
+        }
+        #expect(bought.unsafePayloadValue.appAccountToken == (try AppAccountToken.forUser(guest.id)))
 
         services.appleID.signIn(as: Self.ada)
         let linked = try await services.auth.link(try await services.auth.requestCredential(from: .apple))
         #expect(linked.id == guest.id && !linked.isAnonymous)
         #expect(await waitUntil { !session.isGuest }, "the session follows the link with no refresh")
+        #expect(session.tier == .pro, "the app account token is the same user's: the subscription stays")
+        let entitlements = try await services.subscriptions.currentEntitlements()
+        #expect(entitlements.map(\.unsafePayloadValue.appAccountToken) == [try AppAccountToken.forUser(linked.id)])
         let export = try await services.account.exportData(of: guest.id)
         #expect(export.social.posts.map(\.id) == [post.id])
         #expect(export.plans.map(\.name) == ["5k"])
@@ -175,5 +183,47 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
         #expect(bob.id != ada.id && bob.displayName == "Bob" && bob.photoURL == nil)
         #expect(try await services.social.refreshProfile().displayName == "Bob", "Bob's profile is Bob's")
         session.stop()
+    }
+
+    @Test("a profile change on its way to the auth service when another user signs in changes nobody: the call names its user")
+    func userChangesDuringProfileCall() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let auth = FakeAuthService(backedBy: services.auth)
+        let session = UserSessionManager(
+            auth: auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: services.media)
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        auth.controls.holdCalls()
+        let change = Task { try await session.updateProfile(displayName: "Countess Ada", photo: .set(Self.jpeg(1))) }
+        await auth.controls.waitForHeldCalls(1)
+        try await services.auth.signOut()
+        services.appleID.signIn(as: .init(subject: "002.bob", email: "bob@example.com", fullName: FullName(givenName: "Bob")))
+        let bob = try await services.auth.signInWithApple()
+        auth.controls.releaseHeldCalls()
+        await #expect(throws: AuthenticationError(.userMismatch)) { _ = try await change.value }
+        let now = try #require(services.auth.currentUser)
+        #expect(now.id == bob.id && now.displayName == "Bob" && now.photoURL == nil)
+        #expect(try await services.media.list(for: ada.id).isEmpty, "the uploaded photo was discarded")
+        session.stop()
+    }
+
+    @Test("an idle guest is purged by the account service with its posts and plans, as a deleted account is")
+    func idleGuestPurgedAcrossServices() async throws {
+        let clock = ManualClock()
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let guest = try await services.auth.signInAnonymously()
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        _ = try await services.social.createPost(content: "guest run", workoutType: .run)
+        _ = try await services.plans.createPlan(TrainingPlan(name: "5k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
+        try await services.auth.signOut()
+        clock.advance(by: .seconds(31 * 86_400))
+        let reports = try await services.account.purgeDueDeletions()
+        #expect(reports.map(\.userID) == [guest.id])
+        #expect(reports.first?.social.posts == 1 && reports.first?.plans.localRecords == 1, "its post and its plan went")
+        services.appleID.signIn(as: Self.ada)
+        _ = try await services.auth.signInWithApple()
+        await #expect(throws: SocialError(.userNotFound)) { _ = try await services.social.profile(guest.id) }
+        #expect(try services.auth.scheduledDeletions().isEmpty)
     }
 }

@@ -19,8 +19,14 @@ struct LocalAuthEnvironment: AuthContractEnvironment {
         directory = try TemporaryDirectory()
     }
 
+    var authPolicy: AuthPolicy { AuthPolicy(passwordIterations: 1_000) }
+
     func makeService() async throws -> any AuthService {
-        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000))
+        try await makeService(policy: authPolicy)
+    }
+
+    func makeService(policy: AuthPolicy) async throws -> any AuthService {
+        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: policy)
         let service: LocalAuthService =
             switch variant {
             case .inMemory: try LocalAuthService(storage: .inMemory, configuration: configuration)

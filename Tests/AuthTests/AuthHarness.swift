@@ -29,6 +29,8 @@ final class AuthHarness {
     let google: SimulatedIdentityProvider
     let inbox = SimulatedSMSInbox()
     let mailbox = SimulatedMailbox()
+    /// The sender in front of the mailbox: tests make its sends fail or wait.
+    let mail: FakeEmailSender
     /// The device's sensor, Face ID enrolled: tests change its availability.
     let sensor = SimulatedBiometricAuthenticator()
     /// The fake in front of it, which records the prompts and answers what a test scripts.
@@ -44,6 +46,7 @@ final class AuthHarness {
         self.variant = variant
         self.policy = policy
         biometrics = FakeBiometricAuthenticator(backedBy: sensor, clock: clock)
+        mail = FakeEmailSender(backedBy: mailbox, clock: clock)
         directory = try TemporaryDirectory()
         apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
         google = SimulatedIdentityProvider(provider: .google, audience: Self.googleAudience, clock: clock)
@@ -58,7 +61,7 @@ final class AuthHarness {
             clock: clock, ids: ids,
             apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
             google: IdentityProviderConfiguration(authorizer: google, audience: Self.googleAudience),
-            codeSender: inbox, emailSender: mailbox, biometrics: biometrics, policy: policy)
+            codeSender: inbox, emailSender: mail, biometrics: biometrics, policy: policy)
     }
 
     func makeService() throws -> LocalAuthService {

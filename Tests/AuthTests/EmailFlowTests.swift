@@ -67,9 +67,11 @@ import TrainTesting
         #expect(!user.isEmailVerified, "nothing changed: the old password works and the address is unverified")
     }
 
-    @Test("an unknown address answers a reset as a known one does and is sent nothing; both count against the hourly limit")
-    func noEnumerationByReset() async throws {
-        let harness = try AuthHarness()
+    @Test(
+        "an unknown address answers a reset as a known one does and is sent nothing; both count against the hourly limit",
+        arguments: AuthVariant.allCases)
+    func noEnumerationByReset(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
         for _ in 0..<5 {
             try await harness.service.sendPasswordReset(email: "ada@example.com")
@@ -84,9 +86,9 @@ import TrainTesting
         try await harness.service.sendPasswordReset(email: "nobody@example.com")
     }
 
-    @Test("sends dated after now by a clock set back still count against the limit")
-    func clockSetBack() async throws {
-        let harness = try AuthHarness()
+    @Test("sends dated after now by a clock set back still count against the limit", arguments: AuthVariant.allCases)
+    func clockSetBack(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         for _ in 0..<5 { try await harness.service.sendSignInCode(to: "ada@example.com") }
         harness.clock.setDate(harness.clock.now.addingTimeInterval(-86_400))
         await #expect(throws: AuthenticationError(.tooManyRequests)) { try await harness.service.sendSignInCode(to: "ada@example.com") }
@@ -177,11 +179,11 @@ import TrainTesting
         #expect(auth.currentUser?.isEmailVerified == false, "a new address is unverified again")
     }
 
-    @Test("a policy can require a verified email for an action, with a typed error until the address is verified")
-    func verifiedEmailPolicy() async throws {
+    @Test("a policy can require a verified email for an action, with a typed error until the address is verified", arguments: AuthVariant.allCases)
+    func verifiedEmailPolicy(variant: AuthVariant) async throws {
         var policy = AuthPolicy(passwordIterations: 1_000)
         policy.verifiedEmailRequired = [.posting]
-        let harness = try AuthHarness(policy: policy)
+        let harness = try AuthHarness(variant, policy: policy)
         _ = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
         #expect(throws: AuthenticationError(.unverifiedEmail)) { try harness.service.requireVerifiedEmail(for: .posting) }
         try harness.service.requireVerifiedEmail(for: .purchasing)
@@ -190,16 +192,18 @@ import TrainTesting
         try harness.service.requireVerifiedEmail(for: .posting)
     }
 
-    @Test("without an email sender the email flows are operationNotAllowed")
-    func noSender() async throws {
-        let auth = LocalAuthService(configuration: AuthConfiguration(policy: AuthPolicy(passwordIterations: 1_000)))
+    @Test("without an email sender the email flows are operationNotAllowed", arguments: AuthVariant.allCases)
+    func noSender(variant: AuthVariant) async throws {
+        let directory = try TemporaryDirectory()
+        let storage: StorageLocation = variant == .file ? .file(directory.file("auth.sqlite")) : .inMemory
+        let auth = try LocalAuthService(storage: storage, configuration: AuthConfiguration(policy: AuthPolicy(passwordIterations: 1_000)))
         await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await auth.sendPasswordReset(email: "ada@example.com") }
         await #expect(throws: AuthenticationError(.operationNotAllowed)) { try await auth.sendSignInCode(to: "ada@example.com") }
     }
 
-    @Test("a new sign-in code keeps the wrong tries of the live code it replaces")
-    func triesCarryOver() async throws {
-        let harness = try AuthHarness()
+    @Test("a new sign-in code keeps the wrong tries of the live code it replaces", arguments: AuthVariant.allCases)
+    func triesCarryOver(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         for _ in 0..<5 {
             try await harness.service.sendSignInCode(to: "ada@example.com")
             let code = try #require(harness.mailbox.lastCode(for: "ada@example.com", .signInCode))
@@ -221,9 +225,11 @@ import TrainTesting
         }
     }
 
-    @Test("a disabled account answers a wrong password as an unknown address does; only the right one hears userDisabled")
-    func disabledAccountTellsNothing() async throws {
-        let harness = try AuthHarness()
+    @Test(
+        "a disabled account answers a wrong password as an unknown address does; only the right one hears userDisabled",
+        arguments: AuthVariant.allCases)
+    func disabledAccountTellsNothing(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         let ada = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
         try await harness.service.setAccountDisabled(true, userID: ada.id)
         await #expect(throws: AuthenticationError(.invalidCredential)) {
@@ -283,5 +289,80 @@ import TrainTesting
             )
         }
         #expect(left.0 == ["grace@example.com"] && left.1 == 0 && left.2 == ["grace@example.com"])
+    }
+
+    @Test(
+        "a reset, verification or sign-in code the sender fails to mail changes nothing: the earlier code still works and the send does not count",
+        arguments: AuthVariant.allCases)
+    func failedSendChangesNothing(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        _ = try await auth.createUser(email: "ada@example.com", password: Self.password)
+        try await auth.sendEmailVerification()
+        try await auth.sendSignInCode(to: "grace@example.com")
+        try await auth.sendPasswordReset(email: "ada@example.com")
+        let reset = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
+        let verification = try #require(harness.mailbox.lastCode(for: "ada@example.com", .emailVerification))
+        let signIn = try #require(harness.mailbox.lastCode(for: "grace@example.com", .signInCode))
+        for send in [
+            { try await auth.sendPasswordReset(email: "ada@example.com") }, { try await auth.sendEmailVerification() },
+            { try await auth.sendSignInCode(to: "grace@example.com") },
+        ] as [@Sendable () async throws -> Void] {
+            harness.mail.controls.failNextCall(with: URLError(.notConnectedToInternet))
+            await #expect(throws: AuthenticationError(.networkError)) { try await send() }
+        }
+        #expect(harness.mail.calls.count == 6 && harness.mailbox.emails.count == 3, "three sends failed and reached nobody")
+        try await auth.verifyEmail(code: verification)
+        try await auth.confirmPasswordReset(code: reset, newPassword: "new horse 2")
+        try await auth.signOut()
+        _ = try await auth.signIn(with: .emailCode(email: "grace@example.com", code: signIn))
+        // Two sends to ada and one to grace count: three and four more fit in the hour.
+        for _ in 0..<3 { try await auth.sendSignInCode(to: "ada@example.com") }
+        for _ in 0..<4 { try await auth.sendSignInCode(to: "grace@example.com") }
+        await #expect(throws: AuthenticationError(.tooManyRequests)) { try await auth.sendSignInCode(to: "ada@example.com") }
+    }
+
+    @Test("a code mailed before the clock was set back is expired, never valid for longer than its lifetime", arguments: AuthVariant.allCases)
+    func codeFromBeforeClockSetBack(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        _ = try await auth.createUser(email: "ada@example.com", password: Self.password)
+        try await auth.sendPasswordReset(email: "ada@example.com")
+        try await auth.sendSignInCode(to: "grace@example.com")
+        let reset = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
+        let signIn = try #require(harness.mailbox.lastCode(for: "grace@example.com", .signInCode))
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-86_400))
+        await #expect(throws: AuthenticationError(.expiredActionCode)) {
+            _ = try await auth.signIn(with: .emailCode(email: "grace@example.com", code: signIn))
+        }
+        await #expect(throws: AuthenticationError(.expiredActionCode)) {
+            try await auth.confirmPasswordReset(code: reset, newPassword: "new horse 2")
+        }
+        harness.clock.advance(by: .seconds(86_400 + 1_800))
+        await #expect(throws: AuthenticationError(.invalidCredential), "the refused reset changed nothing") {
+            _ = try await auth.signIn(with: .emailPassword(email: "ada@example.com", password: "new horse 2"))
+        }
+    }
+
+    @Test(
+        "an address in another Unicode spelling or case reaches the same codes, and one with a NUL or an invisible character is invalidEmail",
+        arguments: AuthVariant.allCases)
+    func addressSpellings(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        let composed = "jos\u{E9}@example.com"
+        let decomposed = "JOSE\u{301}@Example.com "
+        let jose = try await auth.createUser(email: composed, password: Self.password)
+        try await auth.signOut()
+        try await auth.sendPasswordReset(email: decomposed)
+        try await auth.confirmPasswordReset(code: try #require(harness.mailbox.lastCode(for: composed, .passwordReset)), newPassword: "new horse 2")
+        try await auth.sendSignInCode(to: decomposed)
+        let code = try #require(harness.mailbox.lastCode(for: composed, .signInCode))
+        #expect(try await auth.signIn(with: .emailCode(email: composed, code: code)).id == jose.id)
+        for bad in ["jos\u{E9}@example.com\u{0}", "jos\u{E9}\u{200B}@example.com", "\u{202E}jose@example.com"] {
+            await #expect(throws: AuthenticationError(.invalidEmail)) { try await auth.sendPasswordReset(email: bad) }
+            await #expect(throws: AuthenticationError(.invalidEmail)) { try await auth.sendSignInCode(to: bad) }
+        }
+        #expect(Set(harness.mailbox.emails.map(\.address)) == [composed.precomposedStringWithCanonicalMapping])
     }
 }

@@ -18,9 +18,11 @@ import TrainTesting
         #expect(user.id == created.id)
     }
 
-    @Test("a wrong password, an unknown email and an empty password are one invalidCredential that signs nobody in (AUTH-15)")
-    func wrongCredentials() async throws {
-        let harness = try AuthHarness()
+    @Test(
+        "a wrong password, an unknown email and an empty password are one invalidCredential that signs nobody in (AUTH-15)",
+        arguments: AuthVariant.allCases)
+    func wrongCredentials(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
         for (email, password) in [("ada@example.com", "wrong horse 1"), ("bob@example.com", "correct horse 1"), ("ada@example.com", "")] {
@@ -31,9 +33,9 @@ import TrainTesting
         #expect(harness.service.currentUser == nil)
     }
 
-    @Test("with the enumeration protection off, a wrong password is wrongPassword and an unknown email userNotFound")
-    func distinctErrorsWhenOptedOut() async throws {
-        let harness = try AuthHarness(policy: AuthPolicy(passwordIterations: 1_000, protectsAgainstEnumeration: false))
+    @Test("with the enumeration protection off, a wrong password is wrongPassword and an unknown email userNotFound", arguments: AuthVariant.allCases)
+    func distinctErrorsWhenOptedOut(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant, policy: AuthPolicy(passwordIterations: 1_000, protectsAgainstEnumeration: false))
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         try await harness.service.signOut()
         await #expect(throws: AuthenticationError(.wrongPassword)) {
@@ -115,5 +117,29 @@ import TrainTesting
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: harness.file.path + suffix))) ?? Data()
             #expect(bytes.range(of: Data(password.utf8)) == nil, "password found in auth.sqlite\(suffix)")
         }
+    }
+
+    @Test(
+        "a sign-in brings a hash made with other iterations up to the policy's, so every account's answer costs the policy's iterations",
+        arguments: AuthVariant.allCases)
+    func rehashToPolicy(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        var before = harness.configuration
+        before.policy.passwordIterations = 500
+        let old = try LocalAuthService(store: store, sessionKey: "phone", signingIn: nil, configuration: before)
+        let ada = try await old.createUser(email: "ada@example.com", password: "correct horse 1")
+        try await old.signOut()
+        let iterations = { try store.read { try $0.value(forKey: ada.id, in: AuthRecords.passwords) }?.iterations }
+        #expect(try iterations() == 500)
+        let raised = try harness.device(on: store, session: "phone")
+        await #expect(throws: AuthenticationError(.invalidCredential)) {
+            _ = try await raised.signIn(with: .emailPassword(email: "ada@example.com", password: "wrong horse 9"))
+        }
+        #expect(try iterations() == 500, "a wrong password changes nothing")
+        _ = try await raised.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        #expect(try iterations() == 1_000)
+        try await raised.signOut()
+        _ = try await raised.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
     }
 }

@@ -20,9 +20,11 @@ import TrainTesting
         #expect(try await harness.signInWithApple().id == guest.id)
     }
 
-    @Test("linking a credential of another account is credentialAlreadyInUse carrying the unused credential, which switches to it")
-    func switchingAccounts() async throws {
-        let harness = try AuthHarness()
+    @Test(
+        "linking a credential of another account is credentialAlreadyInUse carrying the unused credential, which switches to it",
+        arguments: AuthVariant.allCases)
+    func switchingAccounts(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         let ada = try await harness.signInWithApple()
         try await harness.service.signOut()
         let guest = try await harness.service.signInAnonymously()
@@ -41,9 +43,9 @@ import TrainTesting
         #expect(try harness.service.scheduledDeletion(of: guest.id) == nil, "the guest is kept for the app to merge, until idle")
     }
 
-    @Test("a password credential in use carries no credential in its error")
-    func passwordNotCarried() async throws {
-        let harness = try AuthHarness()
+    @Test("a password credential in use carries no credential in its error", arguments: AuthVariant.allCases)
+    func passwordNotCarried(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         _ = try await harness.service.signInAnonymously()
         do {
@@ -85,9 +87,9 @@ import TrainTesting
         #expect(next.id != guest.id)
     }
 
-    @Test("a guest deletes its account without a recent login: it has nothing to prove itself with")
-    func guestDeletion() async throws {
-        let harness = try AuthHarness()
+    @Test("a guest deletes its account without a recent login: it has nothing to prove itself with", arguments: AuthVariant.allCases)
+    func guestDeletion(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         let guest = try await harness.service.signInAnonymously()
         harness.clock.advance(by: .seconds(3_600))
         #expect(try await harness.service.deleteAccount().userID == guest.id)
@@ -113,14 +115,49 @@ import TrainTesting
         #expect(try harness.service.scheduledDeletions().isEmpty)
     }
 
-    @Test("a guest whose app asks for ID tokens is in use and is not purged")
-    func tokensAreUse() async throws {
-        let harness = try AuthHarness()
+    @Test("a guest whose app asks for ID tokens is in use and is not purged", arguments: AuthVariant.allCases)
+    func tokensAreUse(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         let guest = try await harness.service.signInAnonymously()
         for _ in 0..<40 {
             harness.clock.advance(by: .seconds(86_400))
             _ = try await harness.service.idToken()
         }
         #expect(try harness.service.scheduledDeletions().isEmpty && harness.service.currentUser?.id == guest.id)
+    }
+
+    @Test(
+        "a guest linking Google whose address another account has is emailAlreadyInUse with the address and the unused credential, which links there",
+        arguments: AuthVariant.allCases)
+    func emailOfAnotherAccount(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let ada = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        try await harness.service.signOut()
+        let guest = try await harness.service.signInAnonymously()
+        harness.google.signIn(as: AuthHarness.ada)
+        let credential = try await harness.service.requestCredential(from: .google)
+        let error = try await #require(throws: AuthenticationError.self) { _ = try await harness.service.link(credential) }
+        #expect(error.code == .emailAlreadyInUse && error.email == "ada@example.com")
+        let updated = try #require(error.updatedCredential)
+        #expect(harness.service.currentUser?.id == guest.id && harness.service.currentUser?.isAnonymous == true, "the guest is as it was")
+        _ = try await harness.service.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        let linked = try await harness.service.link(updated)
+        #expect(linked.id == ada.id && Set(linked.providers.map(\.provider)) == [.password, .google])
+    }
+
+    @Test("a guest linking Google or a phone number is upgraded in place with the same ID", arguments: AuthVariant.allCases)
+    func upgradeByGoogleOrPhone(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let first = try await harness.service.signInAnonymously()
+        harness.google.signIn(as: AuthHarness.grace)
+        let google = try await harness.service.link(try await harness.service.requestCredential(from: .google))
+        #expect(google.id == first.id && !google.isAnonymous && google.email == "grace@example.com")
+        try await harness.service.signOut()
+        let second = try await harness.service.signInAnonymously()
+        let verificationID = try await harness.service.sendVerificationCode(to: "+1 650-555-1234")
+        let phone = try await harness.service.link(.phone(verificationID: verificationID, code: "123456"))
+        #expect(phone.id == second.id && !phone.isAnonymous && phone.phoneNumber == "+16505551234")
+        harness.clock.advance(by: .seconds(31 * 86_400))
+        #expect(try harness.service.scheduledDeletions().isEmpty, "neither is purged for idling")
     }
 }

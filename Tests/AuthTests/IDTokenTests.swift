@@ -22,9 +22,9 @@ import TrainTesting
         #expect(claims.issuer == "https://auth.trainkit.local" && claims.audience == "trainkit")
     }
 
-    @Test("the kept token is given again until five minutes are left, then a new one is issued and streamed")
-    func refreshBeforeExpiry() async throws {
-        let harness = try AuthHarness()
+    @Test("the kept token is given again until five minutes are left, then a new one is issued and streamed", arguments: AuthVariant.allCases)
+    func refreshBeforeExpiry(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         let stream = harness.service.idTokenChanges()
         let watched = Task { await stream.collect(4) }
@@ -39,9 +39,9 @@ import TrainTesting
         #expect(await watched.value == [nil, first, second, forced])
     }
 
-    @Test("a tampered, re-signed, unsigned, foreign, expired or future-dated token is a typed error")
-    func tampering() async throws {
-        let harness = try AuthHarness()
+    @Test("a tampered, re-signed, unsigned, foreign, expired or future-dated token is a typed error", arguments: AuthVariant.allCases)
+    func tampering(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         let token = try await harness.service.idToken()
         let verifier = try harness.service.tokenVerifier()
@@ -51,7 +51,12 @@ import TrainTesting
         let payload = Base64URL.encode(try JSONEncoder().encode(claims))
         let none = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
         let otherKey = try IDTokenVerifier.sign(claims, key: Data(repeating: 7, count: 32))
+        // The signature's last character with its spare low bit flipped: the same bytes under lenient base64url.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(token.last.flatMap { alphabet.firstIndex(of: $0) })
+        let respelled = String(token.dropLast()) + String(alphabet[last ^ 1])
         for bad in [
+            respelled,
             "\(parts[0]).\(payload).\(parts[2])", "\(none).\(parts[1]).", "\(none).\(parts[1]).\(parts[2])", otherKey,
             parts[0] + "." + parts[1], token + "x", token + "=", token + "==", "", String(repeating: "a.", count: 20_000),
         ] {
@@ -96,5 +101,55 @@ import TrainTesting
         let token = try await harness.service.idToken()
         let relaunched = try harness.relaunch()
         #expect(try relaunched.tokenVerifier().verify(token).email == "ada@example.com")
+    }
+
+    @Test(
+        "the kept token is renewed on the clock once it has less than five minutes left, and the stream tells it; a sign-out stops the renewal",
+        arguments: AuthVariant.allCases)
+    func renewedInTheBackground(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
+        let stream = harness.service.idTokenChanges()
+        let watched = Task { await stream.collect(3) }
+        let first = try await harness.service.idToken()
+        let renewalAt = harness.clock.now.addingTimeInterval(3_300)
+        await harness.clock.waitForSleeper(wakingBy: renewalAt.addingTimeInterval(1))
+        harness.clock.advance(to: renewalAt)
+        #expect(try await harness.service.idToken() == first, "exactly five minutes left: still kept, nothing renewed")
+        harness.clock.advance(by: .seconds(1))
+        let told = await watched.value
+        #expect(told.count == 3 && told[0] == nil && told[1] == first)
+        let renewed = try #require(told.last ?? nil)
+        let kept = try await harness.service.idToken()
+        #expect(renewed != first && kept == renewed, "the renewed token is the one kept")
+        let payload = try #require(Base64URL.decode(String(renewed.split(separator: ".")[1])))
+        #expect(try JSONDecoder().decode(IDTokenClaims.self, from: payload).issuedAt == renewalAt.addingTimeInterval(1))
+        try await harness.service.signOut()
+        #expect(harness.clock.pendingDeadlines.isEmpty, "no renewal waits after the sign-out")
+    }
+
+    @Test(
+        "a link, an unlink, a new or verified address and a new sign-in renew the kept token at once, with the claims they change",
+        arguments: AuthVariant.allCases)
+    func claimsFollowTheUser(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        let verifier = try auth.tokenVerifier()
+        _ = try await auth.signInAnonymously()
+        let guestToken = try await auth.idToken()
+        #expect(try verifier.verify(guestToken).providers.isEmpty)
+        _ = try await auth.link(try await harness.appleCredential())
+        let linked = try await auth.idToken()
+        let linkedClaims = try verifier.verify(linked)
+        #expect(linked != guestToken && linkedClaims.providers == ["apple.com"] && linkedClaims.email == "ada@example.com")
+        _ = try await auth.updateEmail(to: "ada@lovelace.example")
+        let moved = try verifier.verify(try await auth.idToken())
+        #expect(moved.email == "ada@lovelace.example" && !moved.emailVerified)
+        try await auth.sendEmailVerification()
+        try await auth.verifyEmail(code: try #require(harness.mailbox.lastCode(for: "ada@lovelace.example", .emailVerification)))
+        #expect(try verifier.verify(try await auth.idToken()).emailVerified)
+        harness.clock.advance(by: .seconds(60))
+        _ = try await auth.reauthenticate(with: try await harness.appleCredential())
+        #expect(try verifier.verify(try await auth.idToken()).authTime == harness.clock.now)
     }
 }

@@ -26,9 +26,9 @@ import TrainTesting
         _ = try await phone.signIn(with: .emailPassword(email: "ada@example.com", password: "new horse 2"))
     }
 
-    @Test("an Apple account setting a password gets the password provider for its address")
-    func passwordForAppleAccount() async throws {
-        let harness = try AuthHarness()
+    @Test("an Apple account setting a password gets the password provider for its address", arguments: AuthVariant.allCases)
+    func passwordForAppleAccount(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         _ = try await harness.signInWithApple()
         try await harness.service.updatePassword(to: "correct horse 1")
         try await harness.service.signOut()

@@ -79,9 +79,9 @@ extension LocalAuthService {
         #expect(harness.service.currentUser == nil)
     }
 
-    @Test("a test number is never throttled: codes one after another, and wrong codes that never lock it (AUTH-15)")
-    func testNumberNeverThrottled() async throws {
-        let harness = try AuthHarness()
+    @Test("a test number is never throttled: codes one after another, and wrong codes that never lock it (AUTH-15)", arguments: AuthVariant.allCases)
+    func testNumberNeverThrottled(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
         for _ in 1...3 {
             let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
             for _ in 1...6 {
@@ -184,5 +184,17 @@ extension LocalAuthService {
         #expect(user.providers.map(\.provider) == [.google])
         #expect(user.email == "grace@example.com")
         #expect(user.displayName == "Grace Hopper")
+    }
+
+    @Test("a phone code sent before the clock was set back is expired, never valid for longer than its lifetime")
+    func codeFromBeforeClockSetBack() async throws {
+        let harness = try AuthHarness()
+        let verificationID = try await harness.service.sendVerificationCode(to: "+44 20 7946 0000")
+        let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-86_400))
+        await #expect(throws: AuthenticationError(.sessionExpired)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: code))
+        }
+        #expect(harness.service.currentUser == nil)
     }
 }

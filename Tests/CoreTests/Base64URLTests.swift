@@ -15,4 +15,15 @@ import TrainCore
         #expect(Base64URL.decode("abcde") == nil)
         #expect(Base64URL.decode("é") == nil)
     }
+
+    @Test("a text whose last character carries bits no byte uses is another spelling, and is refused")
+    func oneSpelling() {
+        // "QQ" is the one spelling of the byte 0x41; "QR" through "QZ" set bits after it.
+        #expect(Base64URL.decode("QQ") == Data([0x41]))
+        for other in ["QR", "QS", "QZ", "QUJ", "QUL="] {
+            #expect(Base64URL.decode(other) == nil, "\(other)")
+        }
+        #expect(Base64URL.decode("QUJD") == Data("ABC".utf8))
+        #expect(Base64URL.decode("QUI=") == Data("AB".utf8), "padding is still read")
+    }
 }

@@ -12,8 +12,14 @@ struct InMemoryAuthEnvironment: AuthContractEnvironment {
     let services = Locked<[LocalAuthService]>([])
     var recentLoginWindow: Duration { .seconds(300) }
 
+    var authPolicy: AuthPolicy { AuthPolicy(passwordIterations: 1_000) }
+
     func makeService() async throws -> any AuthService {
-        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000))
+        try await makeService(policy: authPolicy)
+    }
+
+    func makeService(policy: AuthPolicy) async throws -> any AuthService {
+        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: policy)
         let service = try LocalAuthService(storage: .inMemory, configuration: configuration)
         services.withLock { $0.append(service) }
         return service

@@ -18,6 +18,18 @@ public protocol AuthContractEnvironment: Sendable {
     /// The recent-login window the service enforces (300 seconds unless configured).
     var recentLoginWindow: Duration { get }
 
+    /// The limits the service enforces: how long an emailed code lasts, how many emails
+    /// an address gets an hour, how many wrong tries a code allows, how long a guest may
+    /// idle. TrainKit's defaults unless the environment says otherwise; an environment
+    /// over Firebase gives Firebase's.
+    var authPolicy: AuthPolicy { get }
+
+    /// Makes a service, as ``makeService()`` does, that enforces `policy` — for the
+    /// checks of a policy's choices, such as a verified email for posting.
+    /// - Parameter policy: The policy.
+    /// - Returns: The service under test.
+    func makeService(policy: AuthPolicy) async throws -> any AuthService
+
     /// The code of the latest email of `kind` the service sent to `address` — what a
     /// test reads from Firebase's emulator, or a `SimulatedMailbox`.
     /// - Parameters:
@@ -34,6 +46,19 @@ public protocol AuthContractEnvironment: Sendable {
 }
 
 extension AuthContractEnvironment {
+    /// TrainKit's default policy.
+    public var authPolicy: AuthPolicy { AuthPolicy() }
+
+    /// Fails the check that asks for it: an environment that cannot choose the service's
+    /// policy does not pass the policy checks unchecked.
+    /// - Parameter policy: The policy.
+    /// - Returns: Never.
+    /// - Throws: ``ContractViolation``.
+    public func makeService(policy: AuthPolicy) async throws -> any AuthService {
+        throw ContractViolation(
+            check: "makeService(policy:)", message: "this environment cannot set the service's policy; implement makeService(policy:)")
+    }
+
     /// Fails the check that asks for it: an environment that cannot read the emails
     /// does not pass the email checks unchecked.
     /// - Parameters:
@@ -190,7 +215,7 @@ public enum AuthServiceContract {
                 try await check.expectError(.noSuchProvider, "unlinking a provider that is not linked") { _ = try await auth.unlink(.google) }
                 try check.expect(auth.currentUser?.isLinked(.password) == true, "the provider is still linked")
             },
-        ] + emailChecks + accountChecks
+        ] + emailChecks + accountChecks + limitChecks + tokenChecks
 
     static let emailChecks: [AuthContractCheck] = [
         AuthContractCheck("a password reset sets the new password, ends the old one, and its code works once") { environment, check in
@@ -293,6 +318,159 @@ public enum AuthServiceContract {
                 _ = try await auth.updateProfile(displayName: "Ada\u{202E}", photoURL: nil)
             }
             try check.expect(auth.currentUser?.displayName == "Ada Lovelace", "the refused update changed nothing")
+        },
+    ]
+
+    /// The limits of emailed codes and guests, read from the environment's policy.
+    static let limitChecks: [AuthContractCheck] = [
+        AuthContractCheck("a reset and a sign-in code expire after the policy's lifetime: expiredActionCode, nothing changed") {
+            environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.signOut()
+            try await auth.sendPasswordReset(email: ada.email)
+            try await auth.sendSignInCode(to: grace.email)
+            let reset = try await environment.lastEmailCode(to: ada.email, .passwordReset) ?? ""
+            let signIn = try await environment.lastEmailCode(to: grace.email, .signInCode) ?? ""
+            await environment.advanceClock(by: environment.authPolicy.emailCodeLifetime)
+            try await check.expectError(.expiredActionCode, "a reset code at the end of its lifetime") {
+                try await auth.confirmPasswordReset(code: reset, newPassword: "new horse 3")
+            }
+            try await check.expectError(.expiredActionCode, "a sign-in code at the end of its lifetime") {
+                _ = try await auth.signIn(with: .emailCode(email: grace.email, code: signIn))
+            }
+            try check.expect(auth.currentUser == nil, "nobody is signed in")
+            _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+        },
+        AuthContractCheck("an address gets the policy's emails an hour, with an account or without; then tooManyRequests") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.signOut()
+            for _ in 0..<environment.authPolicy.emailsPerAddressPerHour {
+                try await auth.sendPasswordReset(email: ada.email)
+                try await auth.sendPasswordReset(email: grace.email)
+            }
+            try await check.expectError(.tooManyRequests, "one more email to an address with an account") {
+                try await auth.sendSignInCode(to: ada.email)
+            }
+            try await check.expectError(.tooManyRequests, "one more email to an address without one") {
+                try await auth.sendPasswordReset(email: grace.email)
+            }
+            await environment.advanceClock(by: .seconds(3_600))
+            try await auth.sendSignInCode(to: ada.email)
+        },
+        AuthContractCheck("a sign-in code allows the policy's wrong tries, then even the right code is tooManyRequests; it is of its address only") {
+            environment, check in
+            let auth = try await environment.makeService()
+            try await auth.sendSignInCode(to: ada.email)
+            try await auth.sendSignInCode(to: grace.email)
+            let code = try await environment.lastEmailCode(to: ada.email, .signInCode) ?? ""
+            let gracesCode = try await environment.lastEmailCode(to: grace.email, .signInCode) ?? ""
+            if code != gracesCode {
+                try await check.expectError(.invalidVerificationCode, "another address's code") {
+                    _ = try await auth.signIn(with: .emailCode(email: ada.email, code: gracesCode))
+                }
+            }
+            let wrong = code == "000000" ? "111111" : "000000"
+            for _ in 0..<(environment.authPolicy.maxCodeAttempts - (code != gracesCode ? 1 : 0)) {
+                try await check.expectError(.invalidVerificationCode, "a wrong code") {
+                    _ = try await auth.signIn(with: .emailCode(email: ada.email, code: wrong))
+                }
+            }
+            try await check.expectError(.tooManyRequests, "the right code after the wrong tries") {
+                _ = try await auth.signIn(with: .emailCode(email: ada.email, code: code))
+            }
+            try check.expect(auth.currentUser == nil, "nobody is signed in")
+        },
+        AuthContractCheck("a sign-in code is sent alike to an address with an account and one without") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.signOut()
+            try await auth.sendSignInCode(to: ada.email)
+            try await auth.sendSignInCode(to: grace.email)
+            let known = try await environment.lastEmailCode(to: ada.email, .signInCode)
+            let unknown = try await environment.lastEmailCode(to: grace.email, .signInCode)
+            try check.expect(known != nil && unknown != nil, "both addresses got a code")
+            let user = try await auth.signIn(with: .emailCode(email: ada.email, code: known ?? ""))
+            try check.expect(user.email == ada.email && user.isEmailVerified, "the code signs in to the account of its address")
+        },
+        AuthContractCheck("a guest that links an email code keeps its ID; a guest idle past the policy's lifetime is due for deletion") {
+            environment, check in
+            let auth = try await environment.makeService()
+            let kept = try await auth.signInAnonymously()
+            try await auth.sendSignInCode(to: ada.email)
+            let linked = try await auth.link(
+                .emailCode(email: ada.email, code: try await environment.lastEmailCode(to: ada.email, .signInCode) ?? ""))
+            try check.expect(linked.id == kept.id && !linked.isAnonymous && linked.isEmailVerified, "the guest became the address's account")
+            try await auth.signOut()
+            let idle = try await auth.signInAnonymously()
+            try await auth.signOut()
+            guard let lifetime = environment.authPolicy.guestIdleLifetime else { return }
+            await environment.advanceClock(by: lifetime + .seconds(1))
+            let due = try auth.scheduledDeletions().map(\.userID)
+            try check.expect(due == [idle.id], "only the idle guest is due (got \(due))")
+        },
+        AuthContractCheck("a policy that needs a verified email refuses the action with unverifiedEmail until the address is verified") {
+            environment, check in
+            var policy = environment.authPolicy
+            policy.verifiedEmailRequired = [.posting]
+            let auth = try await environment.makeService(policy: policy)
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            try await check.expectError(.unverifiedEmail, "posting with an unverified address") { try auth.requireVerifiedEmail(for: .posting) }
+            try auth.requireVerifiedEmail(for: .purchasing)
+            try await auth.sendEmailVerification()
+            try await auth.verifyEmail(code: try await environment.lastEmailCode(to: ada.email, .emailVerification) ?? "")
+            try auth.requireVerifiedEmail(for: .posting)
+        },
+    ]
+
+    /// ID tokens: refreshed, streamed, refused when tampered with, expired or revoked.
+    static let tokenChecks: [AuthContractCheck] = [
+        AuthContractCheck("a token is kept until close to its expiry, a forced refresh gives a new one, and the stream tells each") {
+            environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            let stream = auth.idTokenChanges()
+            let watched = Task { await stream.collect(3) }
+            let first = try await auth.idToken(forceRefresh: false)
+            try check.expect(try await auth.idToken(forceRefresh: false) == first, "the kept token is given again")
+            let forced = try await auth.idToken(forceRefresh: true)
+            try check.expect(forced != first, "a forced refresh gives a new token")
+            let told = await watched.value
+            try check.expect(told.count == 3 && told[1] == first && told[2] == forced, "the stream tells each new token")
+            _ = try await environment.verifyIDToken(forced)
+        },
+        AuthContractCheck("a tampered token is invalidUserToken and an expired one userTokenExpired") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            let token = try await auth.idToken(forceRefresh: false)
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            try check.expect(parts.count == 3, "a token is a compact JWT")
+            let unsigned = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
+            for bad in [parts[0] + "." + parts[1] + ".", unsigned + "." + parts[1] + "." + parts[2], parts[0] + "." + parts[1] + "." + parts[1]] {
+                try await check.expectError(.invalidUserToken, "an altered token") { _ = try await environment.verifyIDToken(bad) }
+            }
+            await environment.advanceClock(by: .seconds(3_600))
+            try await check.expectError(.userTokenExpired, "a token an hour old") { _ = try await environment.verifyIDToken(token) }
+        },
+        AuthContractCheck("a password change, a reset and a deletion revoke the tokens issued before") { environment, check in
+            let auth = try await environment.makeService()
+            _ = try await auth.createUser(email: ada.email, password: ada.password)
+            let beforeChange = try await auth.idToken(forceRefresh: false)
+            try await auth.updatePassword(to: "new horse 3")
+            try await check.expectError(.userTokenRevoked, "a token from before the password change") {
+                _ = try await environment.verifyIDToken(beforeChange)
+            }
+            let beforeReset = try await auth.idToken(forceRefresh: false)
+            try await auth.sendPasswordReset(email: ada.email)
+            try await auth.confirmPasswordReset(
+                code: try await environment.lastEmailCode(to: ada.email, .passwordReset) ?? "", newPassword: "newer horse 4")
+            try await check.expectError(.userTokenRevoked, "a token from before the reset") { _ = try await environment.verifyIDToken(beforeReset) }
+            _ = try await auth.reauthenticate(with: .emailPassword(email: ada.email, password: "newer horse 4"))
+            let beforeDeletion = try await auth.idToken(forceRefresh: false)
+            _ = try await environment.verifyIDToken(beforeDeletion)
+            _ = try await auth.deleteAccount()
+            try await check.expectError(.userTokenRevoked, "a token of a deleted account") { _ = try await environment.verifyIDToken(beforeDeletion) }
         },
     ]
 }

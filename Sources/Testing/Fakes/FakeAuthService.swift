@@ -87,8 +87,8 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case requireVerifiedEmail(VerifiedEmailAction)
         /// ``updatePassword(to:)``.
         case updatePassword
-        /// ``updateProfile(displayName:photoURL:)``.
-        case updateProfile(displayName: String?, photoURL: URL?)
+        /// ``updateProfile(of:displayName:photoURL:)``.
+        case updateProfile(userID: String, displayName: String?, photoURL: URL?)
         /// ``idToken(forceRefresh:)``.
         case idToken(forceRefresh: Bool)
         /// ``idTokenChanges()``.
@@ -150,7 +150,13 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// Shows `user` as the strict fake's current user; a fake over a service shows the service's.
     private func show(_ user: UserEntity?) {
         guard service == nil else { return }
-        if user?.id == users.value?.id { users.replace(user) } else { users.send(user) }
+        if user?.id == users.value?.id {
+            users.replace(user)
+        } else {
+            users.send(user)
+            // The session the token was of ended, as the service's stream says.
+            if tokens.value != nil { tokens.send(nil) }
+        }
         userValues.send(user)
     }
 
@@ -396,9 +402,9 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
-    public func updateProfile(displayName: String?, photoURL: URL?) async throws -> UserEntity {
-        try await signingIn(.updateProfile(displayName: displayName, photoURL: photoURL), .updateProfile) {
-            try await $0.updateProfile(displayName: displayName, photoURL: photoURL)
+    public func updateProfile(of userID: String, displayName: String?, photoURL: URL?) async throws -> UserEntity {
+        try await signingIn(.updateProfile(userID: userID, displayName: displayName, photoURL: photoURL), .updateProfile) {
+            try await $0.updateProfile(of: userID, displayName: displayName, photoURL: photoURL)
         }
     }
 
@@ -435,8 +441,8 @@ extension FakeMethod where Fake == FakeAuthService, Output == UserEntity {
     public static var updateEmail: Self { Self("updateEmail(to:)") }
     /// ``FakeAuthService/signInAnonymously()``: the guest.
     public static var signInAnonymously: Self { Self("signInAnonymously()") }
-    /// ``FakeAuthService/updateProfile(displayName:photoURL:)``: the updated user.
-    public static var updateProfile: Self { Self("updateProfile(displayName:photoURL:)") }
+    /// ``FakeAuthService/updateProfile(of:displayName:photoURL:)``: the updated user.
+    public static var updateProfile: Self { Self("updateProfile(of:displayName:photoURL:)") }
 }
 
 extension FakeMethod where Fake == FakeAuthService, Output == SignInCredential {
