@@ -184,24 +184,13 @@ public struct IDTokenVerifier: Sendable {
     ///   that does not match, another issuer or audience, or is dated after now;
     ///   `userTokenExpired` from its expiry on; `userTokenRevoked` once revoked; `storage`.
     public func verify(_ token: String) throws(AuthenticationError) -> IDTokenClaims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        // Unpadded base64url only: a token has one spelling, so one altered by padding is refused.
-        guard token.utf8.count <= 16_384, !token.contains("="), parts.count == 3, let header = Base64URL.decode(String(parts[0])),
-            let payload = Base64URL.decode(String(parts[1])), let signature = Base64URL.decode(String(parts[2]))
-        else {
-            throw AuthenticationError(.invalidUserToken, detail: "The token is not three base64url parts.")
-        }
-        guard let fields = try? JSONSerialization.jsonObject(with: header) as? [String: Any], fields["alg"] as? String == "HS256" else {
-            throw AuthenticationError(.invalidUserToken, detail: "The token's header does not name HS256.")
-        }
-        let expected: [UInt8]
+        let payload: Data
         do {
-            expected = try PlatformCrypto.hmacSHA256(key: key, message: Data("\(parts[0]).\(parts[1])".utf8))
+            payload = try CompactJWS.verifiedPayload(of: token, key: key, maximumLength: 16_384)
+        } catch let error where error.code == .invalidArgument {
+            throw AuthenticationError(.invalidUserToken, detail: error.detail)
         } catch {
             throw AuthenticationError(.storage, detail: "The signature could not be computed: \(error.detail)")
-        }
-        guard signature.count == expected.count, zip(signature, expected).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            throw AuthenticationError(.invalidUserToken, detail: "The token's signature does not match.")
         }
         guard let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: payload) else {
             throw AuthenticationError(.invalidUserToken, detail: "The token's payload is not ID token claims.")
@@ -229,7 +218,7 @@ public struct IDTokenVerifier: Sendable {
     /// Signs `claims` as a token this verifier accepts while they are current.
     static func sign(_ claims: IDTokenClaims, key: Data) throws(AuthenticationError) -> String {
         do {
-            return try IdentityToken.signHS256(claims, header: #"{"alg":"HS256","typ":"JWT"}"#, key: key)
+            return try CompactJWS.sign(claims, key: key)
         } catch {
             throw AuthenticationError(.storage, detail: "The token could not be signed: \(error.detail)")
         }

@@ -137,25 +137,10 @@ public enum IdentityToken {
     /// - Throws: ``AuthenticationError/Code/invalidCredential`` if the platform's library cannot sign it.
     public static func mint(_ claims: IdentityTokenClaims, key: [UInt8], keyID: String = "simulated") throws(AuthenticationError) -> String {
         do {
-            return try signHS256(claims, header: #"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#, key: key)
+            return try CompactJWS.sign(claims, header: #"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#, key: key)
         } catch {
             throw AuthenticationError(.invalidCredential, detail: "The token could not be signed: \(error.detail)")
         }
     }
 
-    /// A compact JWT of `claims` (sorted keys) under `header`, signed with HMAC-SHA256.
-    /// - Throws: `invalidArgument` if the claims cannot be encoded, or the platform's failure.
-    static func signHS256(_ claims: some Encodable, header: String, key: some DataProtocol) throws(CoreError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let payload: Data
-        do {
-            payload = try encoder.encode(claims)
-        } catch {
-            throw CoreError(.invalidArgument, detail: "The token's claims could not be encoded.")
-        }
-        let signingInput = "\(Base64URL.encode(Data(header.utf8))).\(Base64URL.encode(payload))"
-        let signature = try PlatformCrypto.hmacSHA256(key: key, message: Data(signingInput.utf8))
-        return "\(signingInput).\(Base64URL.encode(signature))"
-    }
 }

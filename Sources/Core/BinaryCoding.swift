@@ -51,6 +51,12 @@ package struct BinaryWriter {
         withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
     }
 
+    /// The fields another writer wrote, after its format byte, as they are: a record
+    /// nested in this one, read back field by field in the same order.
+    package mutating func writeFields(of record: Data) {
+        record.withUnsafeBytes { buffer in bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer.dropFirst())) }
+    }
+
     /// The byte count, then the bytes.
     package mutating func write(_ value: Data) {
         write(value.count)

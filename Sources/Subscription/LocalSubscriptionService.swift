@@ -339,7 +339,7 @@ public final class LocalSubscriptionService: SubscriptionService {
                 sequence > state.graceApplied[transactionID] ?? 0
             else { return nil }
             return .grace(transactionID: transactionID, end: end, sequence: sequence)
-        case .status, .reloaded:
+        case .status, .reloaded, .notification:
             return nil
         }
     }

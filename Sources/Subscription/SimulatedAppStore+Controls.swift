@@ -302,6 +302,7 @@ extension SimulatedAppStore {
             subscription.graceEnd = nil
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)
+            notify(.expired, about: subscription, state: state, changes: &changes, now: now)
         }
     }
 
@@ -331,7 +332,11 @@ extension SimulatedAppStore {
     ///   - productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
     public func setAutoRenew(_ enabled: Bool, productID: String) throws(SubscriptionError) {
-        try changeSubscription(productID: productID) { $0.willAutoRenew = enabled }
+        try changeSubscription(productID: productID) { subscription in
+            guard subscription.willAutoRenew != enabled else { return nil }
+            subscription.willAutoRenew = enabled
+            return (.didChangeRenewalStatus, enabled ? .autoRenewEnabled : .autoRenewDisabled)
+        }
     }
 
     /// Refunds or revokes a transaction: access ends at once (`refundTransaction`).
@@ -349,12 +354,18 @@ extension SimulatedAppStore {
                 $0.revocationDate = now
                 $0.revocationReason = reason
             }
-            if var subscription = state.subscriptions[entry.transaction.originalID], subscription.latestTransactionID == transactionID {
-                subscription.state = .revoked
-                subscription.graceEnd = nil
-                state.subscriptions[subscription.originalID] = subscription
-                changes.subscriptions.insert(subscription.originalID)
+            if state.refundRequests.contains(transactionID) { changes.refundRequests[transactionID] = .some(nil) }
+            var subscription = state.subscriptions[entry.transaction.originalID]
+            if var revoked = subscription, revoked.latestTransactionID == transactionID {
+                revoked.state = .revoked
+                revoked.graceEnd = nil
+                state.subscriptions[revoked.originalID] = revoked
+                changes.subscriptions.insert(revoked.originalID)
+                subscription = revoked
             }
+            notify(
+                .refund, transactionID: transactionID, subscription: subscription?.latestTransactionID == transactionID ? subscription : nil,
+                state: state, changes: &changes, now: now)
         }
     }
 
@@ -473,7 +484,11 @@ extension SimulatedAppStore {
     /// - Parameter productID: A product of the subscription's group.
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
     public func requestPriceIncreaseConsent(productID: String) throws(SubscriptionError) {
-        try changeSubscription(productID: productID) { $0.priceIncrease = .pending }
+        try changeSubscription(productID: productID) { subscription in
+            guard subscription.priceIncrease != .pending else { return nil }
+            subscription.priceIncrease = .pending
+            return (.priceIncrease, .pending)
+        }
     }
 
     /// The device's Apple ID answers a pending price increase of its subscription in the group.
@@ -483,9 +498,14 @@ extension SimulatedAppStore {
     /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
     public func respondToPriceIncrease(agreed: Bool, productID: String) throws(SubscriptionError) {
         try changeSubscription(productID: productID) { subscription in
-            guard subscription.priceIncrease == .pending else { return }
-            subscription.priceIncrease = agreed ? .agreed : .pending
-            if !agreed { subscription.willAutoRenew = false }
+            guard subscription.priceIncrease == .pending else { return nil }
+            if agreed {
+                subscription.priceIncrease = .agreed
+                return (.priceIncrease, .accepted)
+            }
+            guard subscription.willAutoRenew else { return nil }
+            subscription.willAutoRenew = false
+            return (.didChangeRenewalStatus, .autoRenewDisabled)
         }
     }
 
@@ -502,7 +522,7 @@ extension SimulatedAppStore {
             else {
                 throw SubscriptionError(.notSubscribed, detail: "The subscription has no billing issue to resolve.")
             }
-            renew(&subscription, &state, &changes, at: subscription.state == .inGracePeriod ? subscription.periodEnd : now)
+            renew(&subscription, &state, &changes, at: subscription.state == .inGracePeriod ? subscription.periodEnd : now, subtype: .billingRecovery)
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)
         }
@@ -535,16 +555,18 @@ extension SimulatedAppStore {
     /// The longest simulated month or renewal: a century.
     static let longestRenewal = Duration.seconds(36_525 * 86_400)
 
+    /// Changes the device's Apple ID's subscription in `productID`'s group with `body`,
+    /// which returns the server notification the change sends, or nil when it changed nothing.
     private func changeSubscription(
         productID: String,
-        _ body: @escaping (inout StoreLedger.Subscription) -> Void
+        _ body: @escaping (inout StoreLedger.Subscription) -> (StoreNotificationType, StoreNotificationSubtype?)?
     ) throws(SubscriptionError) {
-        try mutate { state, changes, _ throws(SubscriptionError) in
+        try mutate { state, changes, now throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, in: state)
-            guard var subscription = state.subscriptions[id] else { return }
-            body(&subscription)
+            guard var subscription = state.subscriptions[id], let (type, subtype) = body(&subscription) else { return }
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)
+            notify(type, subtype, about: subscription, state: state, changes: &changes, now: now)
         }
     }
 }

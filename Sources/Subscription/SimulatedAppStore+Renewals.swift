@@ -95,20 +95,25 @@ extension SimulatedAppStore {
         while true {
             switch subscription.state {
             case .subscribed where subscription.periodEnd < now:
+                let at = subscription.periodEnd
                 if !subscription.willAutoRenew {
                     subscription.state = .expired
                     subscription.expirationReason = .autoRenewDisabled
+                    notify(.expired, .voluntary, about: subscription, state: state, changes: &changes, now: at)
                 } else if subscription.priceIncrease == .pending {
                     subscription.state = .expired
                     subscription.expirationReason = .didNotConsentToPriceIncrease
+                    notify(.expired, .priceIncrease, about: subscription, state: state, changes: &changes, now: at)
                 } else if state.settings.shouldEnterBillingRetryOnRenewal {
                     subscription.retryEnd = subscription.periodEnd.addingTimeInterval(billingRetryPeriod(state.settings.timeRate))
                     if state.settings.billingGracePeriodIsEnabled {
                         subscription.state = .inGracePeriod
                         subscription.graceEnd = subscription.periodEnd.addingTimeInterval(
                             gracePeriod(of: product(subscription.productID), state.settings.timeRate))
+                        notify(.didFailToRenew, .gracePeriod, about: subscription, state: state, changes: &changes, now: at)
                     } else {
                         subscription.state = .inBillingRetryPeriod
+                        notify(.didFailToRenew, about: subscription, state: state, changes: &changes, now: at)
                     }
                 } else {
                     if !checkedSkip, subscription.autoRenewPreference == subscription.productID {
@@ -118,12 +123,16 @@ extension SimulatedAppStore {
                     renew(&subscription, &state, &changes, at: subscription.periodEnd)
                 }
             case .inGracePeriod where (subscription.graceEnd ?? .distantPast) < now:
+                let at = subscription.graceEnd ?? now
                 subscription.state = .inBillingRetryPeriod
                 subscription.graceEnd = nil
+                notify(.gracePeriodExpired, about: subscription, state: state, changes: &changes, now: at)
             case .inBillingRetryPeriod where (subscription.retryEnd ?? .distantPast) < now:
+                let at = subscription.retryEnd ?? now
                 subscription.state = .expired
                 subscription.expirationReason = .billingError
                 subscription.retryEnd = nil
+                notify(.expired, .billingRetry, about: subscription, state: state, changes: &changes, now: at)
             default:
                 return
             }
@@ -157,8 +166,13 @@ extension SimulatedAppStore {
         subscription.offerPeriodsLeft = max(0, subscription.offerPeriodsLeft - skipped)
     }
 
-    /// Starts the next period at `start`, in the product the subscription renews into.
-    func renew(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, at start: Date) {
+    /// Starts the next period at `start`, in the product the subscription renews into,
+    /// and sends `DID_RENEW` with `subtype` — or lapses, with `EXPIRED`, when that product
+    /// is no longer for sale.
+    func renew(
+        _ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, at start: Date,
+        subtype: StoreNotificationSubtype? = nil
+    ) {
         // A product gone from the catalog, or no longer an auto-renewable subscription with
         // a period (whose next period would end where it starts), is not renewed into.
         func renewable(_ id: String) -> AppStoreProduct? {
@@ -168,6 +182,7 @@ extension SimulatedAppStore {
         guard let product, product.price(in: state.settings.storefront) != nil else {
             subscription.state = .expired
             subscription.expirationReason = .productUnavailable
+            notify(.expired, .productNotForSale, about: subscription, state: state, changes: &changes, now: start)
             return
         }
         // The rest of a pay-as-you-go offer, while it renews into the same product.
@@ -181,6 +196,7 @@ extension SimulatedAppStore {
         subscription.begin(transaction)
         subscription.offerPeriodsLeft = periodsLeft
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
+        notify(.didRenew, subtype, about: subscription, state: state, changes: &changes, now: start)
     }
 
     /// Records a new transaction of `owner`, tagged `token`, in the storefront, at
@@ -211,7 +227,8 @@ extension SimulatedAppStore {
         }
         let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
         state.entries[id] = entry
-        if let group = transaction.subscriptionGroupID, !state.groupsJoined.contains(GroupMember(group: group, owner: owner)) {
+        // A renewal or upgrade continues a subscription whose owner joined its group already.
+        if originalID == nil, let group = transaction.subscriptionGroupID {
             state.groupsJoined.insert(GroupMember(group: group, owner: owner))
         }
         changes.entries.insert(id)
@@ -262,7 +279,7 @@ extension SimulatedAppStore {
         guard product.type == .autoRenewable else {
             return buyOnce(
                 product, owner: owner, token: token, at: date, returnedByPurchase: returnedByPurchase, transactionID: transactionID,
-                state: &state, changes: &changes)
+                state: &state, changes: &changes, now: now)
         }
         let existing = subscription(inGroupOf: product, of: owner, in: state)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
@@ -272,10 +289,19 @@ extension SimulatedAppStore {
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
                 if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew {
+                    let before = subscription
                     subscription.autoRenewPreference = product.id
                     subscription.willAutoRenew = true
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
+                    if before.autoRenewPreference != product.id {
+                        notify(
+                            .didChangeRenewalPref, product.id == current.id ? nil : .downgrade, about: subscription, state: state,
+                            changes: &changes, now: now)
+                    }
+                    if !before.willAutoRenew {
+                        notify(.didChangeRenewalStatus, .autoRenewEnabled, about: subscription, state: state, changes: &changes, now: now)
+                    }
                 }
                 return state.entries[latest]?.result
                     ?? .verified(AppStoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
@@ -288,9 +314,12 @@ extension SimulatedAppStore {
             subscription.begin(transaction, offer: requested)
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
+            notify(
+                requested == nil ? .didChangeRenewalPref : .offerRedeemed, .upgrade, about: subscription, state: state, changes: &changes, now: now)
             return state.entries[transaction.id]?.result ?? .verified(transaction)
         }
-        let offer = requested ?? (isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state) ? product.introductoryOffer : nil)
+        let firstInGroup = isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state)
+        let offer = requested ?? (firstInGroup ? product.introductoryOffer : nil)
         let transaction = newTransaction(
             product, owner: owner, token: token, originalID: existing?.originalID, purchaseDate: date, reservedID: transactionID,
             offer: offer, state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
@@ -301,6 +330,7 @@ extension SimulatedAppStore {
         subscription.begin(transaction, offer: offer)
         state.subscriptions[subscription.originalID] = subscription
         changes.subscriptions.insert(subscription.originalID)
+        notify(.subscribed, firstInGroup ? .initialBuy : .resubscribe, about: subscription, state: state, changes: &changes, now: now)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 
@@ -367,7 +397,7 @@ extension SimulatedAppStore {
     /// transaction each time, also while an earlier one is unfinished.
     private func buyOnce(
         _ product: AppStoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool, transactionID: UInt64?,
-        state: inout State, changes: inout Changes
+        state: inout State, changes: inout Changes, now: Date
     ) -> StoreVerificationResult<AppStoreTransaction> {
         if product.type == .nonConsumable, let owned = ownedNonConsumable(product, of: owner, in: state) {
             return owned.result
@@ -375,6 +405,7 @@ extension SimulatedAppStore {
         let transaction = newTransaction(
             product, owner: owner, token: token, originalID: nil, purchaseDate: date, reservedID: transactionID, state: &state,
             changes: &changes, returnedByPurchase: returnedByPurchase)
+        notify(.oneTimeCharge, transactionID: transaction.id, subscription: nil, state: state, changes: &changes, now: now)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 

@@ -80,6 +80,8 @@ public final class SimulatedAppStore: Sendable {
         /// the device's Apple ID changed: whatever an observer derived from it must be
         /// derived again.
         case reloaded
+        /// A server notification was recorded.
+        case notification(StoreLedger.Notice)
     }
 
     struct Settings: Hashable, Sendable {
@@ -140,6 +142,12 @@ public final class SimulatedAppStore: Sendable {
         /// The subscription groups each Apple ID has had a transaction in, so a purchase
         /// tells introductory-offer eligibility without reading the history.
         var groupsJoined: Set<GroupMember> = []
+        /// The key server notifications are signed with, kept in the ledger.
+        var notificationKey = Data()
+        /// The number of the latest server notification in the ledger.
+        var lastNotice: UInt64 = 0
+        /// The transactions whose refund a customer asked for and the App Store has not decided.
+        var refundRequests: Set<UInt64> = []
 
         /// The grace period of a subscription now, if it is in one.
         func grace(of subscription: StoreLedger.Subscription) -> Grace? {
@@ -162,6 +170,10 @@ public final class SimulatedAppStore: Sendable {
         /// Whether the device's Apple ID changed.
         var device = false
         var events: [Event] = []
+        /// Server notifications of the change, numbered when they are written.
+        var notices: [StoreLedger.Notice] = []
+        /// Refund requests asked for (a reason) or decided (nil).
+        var refundRequests: [UInt64: RefundRequestReason?] = [:]
     }
 
     /// The records a change touched, each once, in the order first touched. Most
@@ -206,6 +218,10 @@ public final class SimulatedAppStore: Sendable {
     /// The one task that sleeps until the next boundary, the date it wakes at, and how
     /// many times in a row it woke and could not settle.
     private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?, failures: Int)>((nil, nil, 0))
+    /// The first half of the identifiers of the notifications this instance writes: random, made once.
+    let noticePrefix = UInt64.random(in: 0...UInt64.max)
+    /// The listeners of ``serverNotificationUpdates()``.
+    let notificationListeners = Locked<(next: Int, continuations: [Int: AsyncStream<StoreServerNotification>.Continuation])>((0, [:]))
 
     /// Creates a store whose ledger lives in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
@@ -248,6 +264,11 @@ public final class SimulatedAppStore: Sendable {
         self.ledger = ledger
         var state = state
         state.passEnds = Self.passEnds(of: state.entries.values, products: products)
+        if state.notificationKey.isEmpty {
+            // Made once and kept in the ledger, so every store on the file signs alike; a
+            // ledger that cannot be written signs with a key of this instance only.
+            state.notificationKey = (try? ledger.write(Self.notificationKey)) ?? Data((try? PlatformCrypto.randomBytes(count: 32)) ?? [])
+        }
         self.state = Locked(state)
         defaultAppTransaction = AppTransactionInfo(
             bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: clock.now)
@@ -285,6 +306,9 @@ public final class SimulatedAppStore: Sendable {
         state.appleID = try records.value(forKey: StoreLedger.deviceKey, in: StoreLedger.device) ?? .standard
         state.nextID = try nextID(in: records, entries: state.entries.keys, pending: state.pending.values)
         state.ledgerVersion = try records.value(forKey: "version", in: StoreLedger.meta) ?? 0
+        state.notificationKey = try records.value(forKey: StoreLedger.notificationKeyName, in: StoreLedger.keys) ?? Data()
+        state.lastNotice = try records.lastKey(in: StoreLedger.notifications).flatMap { UInt64($0) } ?? 0
+        state.refundRequests = Set(try records.keys(in: StoreLedger.refundRequests).compactMap { UInt64($0) })
         for subscription in state.subscriptions.values {
             if let grace = state.grace(of: subscription) { state.announcedGrace[subscription.originalID] = grace }
         }
@@ -348,7 +372,7 @@ public final class SimulatedAppStore: Sendable {
                 settle(&state, &changes, now: now)
                 let result = try body(&state, &changes, now)
                 settle(&state, &changes, now: now)
-                try persist(&state, changes, in: records)
+                try persist(&state, &changes, in: records)
                 announceGrace(&state, &changes)
                 return (result, changes)
             }
@@ -399,6 +423,7 @@ public final class SimulatedAppStore: Sendable {
         fresh.passEnds = Self.passEnds(of: fresh.entries.values, products: products)
         fresh.settings = state.settings
         fresh.sequence = state.sequence
+        if fresh.notificationKey.isEmpty { fresh.notificationKey = state.notificationKey }
         return fresh
     }
 
@@ -414,6 +439,10 @@ public final class SimulatedAppStore: Sendable {
         var events: [Event] = [.reloaded]
         for (id, entry) in fresh.entries.sorted(by: { $0.key < $1.key }) where state.entries[id]?.revision != entry.revision {
             events.append(.transaction(entry.result, owner: entry.owner, revision: entry.revision, returnedByPurchase: false))
+        }
+        if fresh.lastNotice > state.lastNotice, notificationListeners.withLock({ !$0.continuations.isEmpty }) {
+            let range = KeyRange(after: StoreLedger.key(state.lastNotice))
+            events += try records.values(in: StoreLedger.notifications, range: range).map(Event.notification)
         }
         state = fresh
         return events
@@ -503,22 +532,27 @@ public final class SimulatedAppStore: Sendable {
         }
     }
 
-    private func persist(_ state: inout State, _ changes: Changes, in records: RecordWriter) throws {
-        guard !changes.entries.isEmpty || !changes.subscriptions.isEmpty || !changes.pending.isEmpty || changes.device else { return }
+    private func persist(_ state: inout State, _ changes: inout Changes, in records: RecordWriter) throws {
+        guard
+            !changes.entries.isEmpty || !changes.subscriptions.isEmpty || !changes.pending.isEmpty || changes.device || !changes.notices.isEmpty
+                || !changes.refundRequests.isEmpty
+        else { return }
         if ledger.file != nil { // only a file has other stores to tell
             state.ledgerVersion += 1
             try records.put(state.ledgerVersion, forKey: "version", in: StoreLedger.meta)
         }
+        // Each record is encoded once: a notification of it as it is now takes the same bytes.
+        var encoded = StoreLedger.Encoded()
         for id in changes.entries {
             if let entry = state.entries[id] {
-                try records.put(entry, forKey: StoreLedger.key(id), in: StoreLedger.transactions)
+                try records.setData(encoded.entry(entry), forKey: StoreLedger.key(id), in: StoreLedger.transactions)
             } else {
                 try records.removeValue(forKey: StoreLedger.key(id), in: StoreLedger.transactions)
             }
         }
         for id in changes.subscriptions {
             if let subscription = state.subscriptions[id] {
-                try records.put(subscription, forKey: StoreLedger.key(id), in: StoreLedger.subscriptions)
+                try records.setData(encoded.subscription(subscription), forKey: StoreLedger.key(id), in: StoreLedger.subscriptions)
             } else {
                 try records.removeValue(forKey: StoreLedger.key(id), in: StoreLedger.subscriptions)
             }
@@ -531,7 +565,35 @@ public final class SimulatedAppStore: Sendable {
             }
         }
         if changes.device { try records.put(state.appleID, forKey: StoreLedger.deviceKey, in: StoreLedger.device) }
-        try records.put(state.nextID, forKey: "nextID", in: StoreLedger.meta)
+        // The counter is a floor a load raises past every stored transaction and waiting
+        // purchase: it is written only when the newest identifier is not a stored
+        // transaction's (a deletion, or a purchase waiting under it), not on every renewal.
+        if state.nextID > 1, state.entries[state.nextID - 1] == nil {
+            try records.put(state.nextID, forKey: "nextID", in: StoreLedger.meta)
+        }
+        for (id, reason) in changes.refundRequests {
+            if let reason {
+                try records.put(reason, forKey: StoreLedger.key(id), in: StoreLedger.refundRequests)
+                state.refundRequests.insert(id)
+            } else {
+                try records.removeValue(forKey: StoreLedger.key(id), in: StoreLedger.refundRequests)
+                state.refundRequests.remove(id)
+            }
+        }
+        if !changes.notices.isEmpty {
+            // Numbered after the last one stored: the state was read again in this transaction
+            // if another store on the file wrote since.
+            var number = state.lastNotice
+            // Told as events only to the stream's listeners; a change with none does not carry them.
+            let listened = notificationListeners.withLock { !$0.continuations.isEmpty }
+            for var notice in changes.notices {
+                number += 1
+                notice.id = Self.notificationID(prefix: noticePrefix, number: number)
+                try records.setData(encoded.notice(notice), forKey: StoreLedger.key(number), in: StoreLedger.notifications)
+                if listened { changes.events.append(.notification(notice)) }
+            }
+            state.lastNotice = number
+        }
     }
 
     /// Queues a status event for each subscription the change touched, and a grace
@@ -562,6 +624,7 @@ public final class SimulatedAppStore: Sendable {
         if !changes.events.isEmpty {
             let handlers = observers.withLock { $0.handlers }
             for observer in handlers { observer.handler(changes.events) }
+            deliverNotifications(in: changes.events)
         }
         scheduleTimers()
     }

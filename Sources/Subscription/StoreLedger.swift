@@ -8,6 +8,7 @@ enum StoreLedger {
         migrations: [
             .createCollections(version: 1, ["transactions", "subscriptions", "pending", "meta"]),
             .createCollections(version: 2, ["device"]),
+            .createCollections(version: 3, ["notifications", "refundRequests", "keys"]),
         ])
 
     /// A transaction as the store keeps it: the Apple ID that owns it, whether it
@@ -113,12 +114,46 @@ enum StoreLedger {
         }
     }
 
+    /// A server notification as the store keeps it, unsigned: what happened, when, and
+    /// the transaction and subscription as they were then. It is signed when read.
+    struct Notice: Hashable, Sendable {
+        var id: UUID
+        var type: StoreNotificationType
+        var subtype: StoreNotificationSubtype?
+        var date: Date
+        var entry: Entry?
+        var subscription: Subscription?
+        var refundReason: RefundRequestReason?
+
+        /// The identifier of a notice not written yet.
+        static let unnumbered = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    }
+
     // The ledger is written on every renewal, so its records use a compact binary
     // layout; records that an earlier version wrote as JSON are still read.
     static let transactions = binary("transactions", encode: Entry.write, decode: { reader throws(CoreError) in try Entry(from: &reader) })
     static let subscriptions = binary(
         "subscriptions", encode: Subscription.write, decode: { reader throws(CoreError) in try Subscription(from: &reader) })
     static let pending = RecordCollection<PendingPurchase>("pending")
+    /// Server notifications by their number (``key(_:)``), oldest first.
+    static let notifications = RecordCollection<Notice>(
+        "notifications",
+        encode: { notice in
+            var writer = BinaryWriter(format: format)
+            Notice.write(notice, to: &writer)
+            return writer.data
+        },
+        decode: { data in
+            var reader = try BinaryReader(data, formats: [format])
+            let notice = try Notice(from: &reader)
+            try reader.finish()
+            return notice
+        })
+    /// Refunds customers asked for and the App Store has not decided, by transaction (``key(_:)``), with their reason.
+    static let refundRequests = RecordCollection<RefundRequestReason>("refundRequests")
+    /// ``notificationKeyName`` → the key the store signs its server notifications with.
+    static let keys = RecordCollection<Data>("keys")
+    static let notificationKeyName = "notifications"
     /// The device's Apple ID, under ``deviceKey``.
     static let device = RecordCollection<AppleID>("device")
     static let deviceKey = "appleID"
@@ -379,6 +414,86 @@ extension StoreLedger.Subscription {
                 throw CoreError(.undecodable, detail: "A subscription has \(offerPeriodsLeft) offer periods left.")
             }
         }
+    }
+}
+
+extension StoreLedger {
+    /// The records one change writes, each encoded once: a notice takes the bytes of the
+    /// transaction and subscription it names when they are the ones written beside it.
+    struct Encoded {
+        private var entries: [UInt64: (Entry, Data)] = [:]
+        private var subscriptions: [UInt64: (Subscription, Data)] = [:]
+
+        /// A transaction's record.
+        mutating func entry(_ entry: Entry) -> Data {
+            var writer = BinaryWriter(format: format)
+            Entry.write(entry, to: &writer)
+            let data = writer.data
+            entries[entry.transaction.id] = (entry, data)
+            return data
+        }
+
+        /// A subscription's record.
+        mutating func subscription(_ subscription: Subscription) -> Data {
+            var writer = BinaryWriter(format: format)
+            Subscription.write(subscription, to: &writer)
+            let data = writer.data
+            subscriptions[subscription.originalID] = (subscription, data)
+            return data
+        }
+
+        /// A notice's record, with the fields of its transaction and subscription copied
+        /// from their records where those hold the same values.
+        func notice(_ notice: Notice) -> Data {
+            var writer = BinaryWriter(format: format)
+            notice.writeHeader(to: &writer)
+            writer.write(notice.entry != nil)
+            if let entry = notice.entry {
+                if let (written, data) = entries[entry.transaction.id], written == entry {
+                    writer.writeFields(of: data)
+                } else {
+                    Entry.write(entry, to: &writer)
+                }
+            }
+            writer.write(notice.subscription != nil)
+            if let subscription = notice.subscription {
+                if let (written, data) = subscriptions[subscription.originalID], written == subscription {
+                    writer.writeFields(of: data)
+                } else {
+                    Subscription.write(subscription, to: &writer)
+                }
+            }
+            return writer.data
+        }
+    }
+}
+
+extension StoreLedger.Notice {
+    static func write(_ notice: Self, to writer: inout BinaryWriter) {
+        notice.writeHeader(to: &writer)
+        writer.write(notice.entry != nil)
+        if let entry = notice.entry { StoreLedger.Entry.write(entry, to: &writer) }
+        writer.write(notice.subscription != nil)
+        if let subscription = notice.subscription { StoreLedger.Subscription.write(subscription, to: &writer) }
+    }
+
+    /// The fields before the transaction and subscription.
+    func writeHeader(to writer: inout BinaryWriter) {
+        writer.write(id)
+        writer.write(type.rawValue)
+        writer.write(subtype?.rawValue)
+        writer.write(date)
+        writer.write(refundReason?.rawValue)
+    }
+
+    init(from reader: inout BinaryReader) throws(CoreError) {
+        id = try reader.read()
+        type = StoreNotificationType(rawValue: try reader.read())
+        subtype = (try reader.read() as String?).map(StoreNotificationSubtype.init(rawValue:))
+        date = try reader.read()
+        refundReason = (try reader.read() as String?).map(RefundRequestReason.init(rawValue:))
+        entry = try reader.read() ? try StoreLedger.Entry(from: &reader) : nil
+        subscription = try reader.read() ? try StoreLedger.Subscription(from: &reader) : nil
     }
 }
 
