@@ -107,6 +107,9 @@ public final class UserSessionManager {
     @ObservationIgnored private var deletionWatch = 0
     /// The latest token change: each waits for the one before, so the service ends with the last.
     @ObservationIgnored private var binding: Task<Void, Never>?
+    /// The profile change in progress, which the next one waits for: each cleans up the
+    /// photos the one before left, so two never run at once.
+    @ObservationIgnored private var profileChange: Task<Void, Never>?
 
     /// Creates a session manager; call ``start()`` to follow the auth service.
     /// - Parameters:
@@ -272,6 +275,20 @@ public final class UserSessionManager {
     ///   account is as it was.
     @discardableResult
     public func updateProfile(displayName: String?, photo: PhotoChange = .keep) async throws -> UserEntity {
+        // One change at a time, in the order asked: a change that overlapped another would
+        // delete the photo the other just set, or set one the other deleted.
+        let previous = profileChange
+        let (done, finished) = AsyncStream<Void>.makeStream()
+        profileChange = Task { @MainActor in
+            await previous?.value
+            for await _ in done {}
+        }
+        defer { finished.finish() }
+        await previous?.value
+        return try await changeProfile(displayName: displayName, photo: photo)
+    }
+
+    private func changeProfile(displayName: String?, photo: PhotoChange) async throws -> UserEntity {
         guard let user = currentUser else { throw AccountError(.notSignedIn) }
         var photoURL = user.photoURL
         var added: MediaReference?

@@ -127,11 +127,11 @@ extension LocalAuthService {
     }
 
     /// The password of `verified` hashed again with the policy's iterations, when the
-    /// hash it matched, `checked`, has other iterations: a sign-in brings an account's
-    /// hash up to the policy.
+    /// hash it matched, `checked`, has fewer: a sign-in brings an account's hash up to
+    /// the policy, and never down to a lower one (an extension's, say).
     func rehash(_ verified: VerifiedCredential, checked: PasswordHash?) throws(AuthenticationError) -> PasswordHash? {
         let iterations = configuration.policy.passwordIterations
-        guard let checked, checked.iterations != iterations, let password = verified.password else { return nil }
+        guard let checked, checked.iterations < iterations, let password = verified.password else { return nil }
         return try PasswordHash(password: password, iterations: iterations)
     }
 

@@ -4,10 +4,20 @@ import TrainCore
 extension LocalAuthService {
     /// Mails a password reset code when `email` belongs to an account, and answers the
     /// same either way: an unknown address is counted against its hourly limit but
-    /// sent nothing.
+    /// sent nothing. While the policy protects against enumeration, an email the sender
+    /// fails is answered as one sent too: otherwise only an address with an account
+    /// could ever hear `networkError`.
     public func sendPasswordReset(email: String) async throws {
         let address = try Credentials.normalizedEmail(email)
-        try await mail(.passwordReset, code: try Self.longCode(), to: address) { records, now in
+        let protects = configuration.policy.protectsAgainstEnumeration
+        do {
+            try await mail(.passwordReset, code: try Self.longCode(), to: address, countingFailures: protects, recipient: resetRecipient(of: address))
+        } catch let error as AuthenticationError where error.code == .networkError && protects {}
+    }
+
+    /// Who a reset mailed to `address` acts on.
+    private nonisolated func resetRecipient(of address: String) -> (RecordWriter, Date) throws -> Recipient {
+        { records, now in
             // An account that never proved the address and has another way in is not sent
             // its reset: the code would be for whoever typed the address in.
             guard let owner = try records.value(forKey: address, in: AuthRecords.emails),
@@ -129,7 +139,7 @@ extension LocalAuthService {
     // MARK: - Shared steps
 
     /// Whom a mailed code acts on.
-    private enum Recipient {
+    private enum Recipient: Equatable {
         /// Nobody: the email is counted, and not sent.
         case nobody
         /// The account with this ID.
@@ -139,54 +149,42 @@ extension LocalAuthService {
     }
 
     /// Counts an email to `address` against its hourly limit and, unless `recipient` says
-    /// nobody, keeps `code` as the pending one of `kind` and mails it. A send the sender
-    /// fails is undone: the earlier code works again and the send does not count.
+    /// nobody, mails `code` and then keeps it as the pending code of `kind` — so a send the
+    /// sender fails replaces no code: the one the user holds still works. A failed send
+    /// does not count, unless `countingFailures`. The recipient is read again once the
+    /// email went out, and a code whose account changed meanwhile is not kept.
     private func mail(
-        _ kind: AuthEmail.Kind, code: String, to address: String, recipient: (RecordWriter, Date) throws -> Recipient
+        _ kind: AuthEmail.Kind, code: String, to address: String, countingFailures: Bool = false,
+        recipient: (RecordWriter, Date) throws -> Recipient
     ) async throws {
         let sender = try requireEmailSender()
         let now = configuration.clock.now
-        let stored = try write { records -> AuthRecords.EmailCode?? in
+        let addressee = try write { records -> Recipient in
             try self.countEmail(to: address, in: records, now: now)
-            let userID: String?
-            switch try recipient(records, now) {
-            case .nobody: return nil
-            case .account(let id): userID = id
-            case .address: userID = nil
-            }
-            return .some(try self.storeCode(code, kind, address: address, userID: userID, in: records, now: now))
+            return try recipient(records, now)
         }
-        guard let earlier = stored else { return }
+        guard addressee != .nobody else { return }
         do {
             try await deliver(AuthEmail(kind: kind, address: address, code: code), through: sender)
         } catch {
-            try? write { records in try self.undoSend(of: code, kind, to: address, restoring: earlier, sentAt: now, in: records) }
+            if !countingFailures { try? write { records in try self.uncountEmail(to: address, sentAt: now, in: records) } }
             throw error
+        }
+        try write { records in
+            guard try recipient(records, now) == addressee else { return }
+            let userID: String? = if case .account(let id) = addressee { id } else { nil }
+            try self.storeCode(code, kind, address: address, userID: userID, in: records, sentAt: now)
         }
     }
 
-    /// Takes back a send that failed: its date leaves the address's count, and the code it
-    /// replaced is pending again — unless a later send replaced it meanwhile.
-    private func undoSend(
-        of code: String, _ kind: AuthEmail.Kind, to address: String, restoring earlier: AuthRecords.EmailCode?, sentAt: Date,
-        in records: RecordWriter
-    ) throws {
-        if var sends = try records.value(forKey: address, in: AuthRecords.emailSends), let index = sends.lastIndex(of: sentAt) {
-            sends.remove(at: index)
-            if sends.isEmpty {
-                try records.removeValue(forKey: address, in: AuthRecords.emailSends)
-            } else {
-                try records.put(sends, forKey: address, in: AuthRecords.emailSends)
-            }
-        }
-        let key = Self.codeKey(kind, address)
-        let hash = try Credentials.sha256Hex(code)
-        guard try records.value(forKey: key, in: AuthRecords.emailCodes)?.codeHash == hash else { return }
-        try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks)
-        guard let earlier else { return try records.removeValue(forKey: key, in: AuthRecords.emailCodes) }
-        try records.put(earlier, forKey: key, in: AuthRecords.emailCodes)
-        if kind != .signInCode {
-            try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, earlier.codeHash), in: AuthRecords.emailCodeLinks)
+    /// Takes the send at `sentAt` out of the address's count: it failed.
+    private func uncountEmail(to address: String, sentAt: Date, in records: RecordWriter) throws {
+        guard var sends = try records.value(forKey: address, in: AuthRecords.emailSends), let index = sends.lastIndex(of: sentAt) else { return }
+        sends.remove(at: index)
+        if sends.isEmpty {
+            try records.removeValue(forKey: address, in: AuthRecords.emailSends)
+        } else {
+            try records.put(sends, forKey: address, in: AuthRecords.emailSends)
         }
     }
 
@@ -220,14 +218,15 @@ extension LocalAuthService {
         try records.put(recent + [now], forKey: address, in: AuthRecords.emailSends)
     }
 
-    /// Keeps `code` (its hash) as the pending code of `kind` for `address`, replacing an
-    /// earlier one and keeping its wrong tries while it had not expired.
-    /// - Returns: The code it replaced, if any.
+    /// Keeps `code` (its hash), sent at `now`, as the pending code of `kind` for
+    /// `address`, replacing an earlier one and keeping its wrong tries while it had not
+    /// expired — unless a code sent later is pending already (two sends crossed).
     private func storeCode(
-        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, in records: RecordWriter, now: Date
-    ) throws -> AuthRecords.EmailCode? {
+        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, in records: RecordWriter, sentAt now: Date
+    ) throws {
         let key = Self.codeKey(kind, address)
         let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
+        if let later = earlier?.sentAt, later > now { return }
         if let earlier {
             try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, earlier.codeHash), in: AuthRecords.emailCodeLinks)
         }
@@ -240,7 +239,6 @@ extension LocalAuthService {
         if let earlier, now < earlier.expiresAt { pending.wrongAttempts = earlier.wrongAttempts }
         try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
         if kind != .signInCode { try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) }
-        return earlier
     }
 
     /// The key of the pending code a long code names, or `invalidActionCode`.

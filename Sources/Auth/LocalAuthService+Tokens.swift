@@ -21,8 +21,9 @@ extension LocalAuthService: IDTokenRevocationChecking {
     }
 
     /// Issues an ID token of `current`'s session on this device, keeps it, announces it
-    /// on ``idTokenChanges()`` and arms its renewal five minutes before it expires.
-    func issueToken(for current: AuthRecords.Account, now: Date) throws(AuthenticationError) -> String {
+    /// on ``idTokenChanges()`` and arms its renewal five minutes before it expires. A
+    /// token the app asked for is use of a guest; one the service renews by itself is not.
+    func issueToken(for current: AuthRecords.Account, now: Date, askedByApp: Bool = true) throws(AuthenticationError) -> String {
         let (sessionID, key) = try write { records -> (String, Data) in
             guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id,
                 try records.value(forKey: current.user.id, in: AuthRecords.accounts)?.generation == current.generation
@@ -34,7 +35,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
                 try records.put(session, forKey: self.sessionKey, in: AuthRecords.session)
             }
             // A guest whose app asks its backend for a token is a guest in use.
-            if current.user.isAnonymous, try records.value(forKey: current.user.id, in: AuthRecords.guests) != nil {
+            if askedByApp, current.user.isAnonymous, try records.value(forKey: current.user.id, in: AuthRecords.guests) != nil {
                 try Self.touchGuest(
                     current.user.id, until: self.configuration.policy.guestIdleLifetime.map { now.addingTimeInterval($0.timeInterval) }, in: records)
             }
@@ -68,7 +69,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
 
     private func renew(_ token: String) {
         guard keptToken?.token == token, let current = try? requireSession() else { return }
-        _ = try? issueToken(for: current, now: configuration.clock.now)
+        _ = try? issueToken(for: current, now: configuration.clock.now, askedByApp: false)
     }
 
     /// After the signed-in user changed in place: a kept token whose claims no longer
@@ -79,7 +80,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
             before.providers.map(\.provider) != after.providers.map(\.provider) || before.email != after.email
                 || before.isEmailVerified != after.isEmailVerified || before.lastSignInAt != after.lastSignInAt
         else { return }
-        if let current = try? requireSession(), (try? issueToken(for: current, now: configuration.clock.now)) != nil { return }
+        if let current = try? requireSession(), (try? issueToken(for: current, now: configuration.clock.now, askedByApp: false)) != nil { return }
         dropKeptToken()
     }
 

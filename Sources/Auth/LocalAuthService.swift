@@ -230,50 +230,57 @@ public actor LocalAuthService: AuthService {
         let verified = try verify(credential)
         let now = configuration.clock.now
         // A password is checked before the transaction (hashing takes a while), and the
-        // transaction makes sure the account still has the hash that was checked.
-        let storedHash = try read { records -> PasswordHash? in
-            guard let existing = try self.account(for: verified, in: records) else {
-                // Without the protection an unknown address is told at once; with it, the
-                // password is hashed all the same and the answer is the wrong password's.
-                if verified.password != nil, !self.configuration.policy.protectsAgainstEnumeration {
-                    throw AuthenticationError(.userNotFound, detail: "No account uses this email address.")
-                }
-                return nil
-            }
-            // A disabled account is told only to someone who knows its password: the
-            // password is checked first, so the answer and its time say nothing before.
-            if verified.password == nil { try AuthRecords.checkCanSignIn(existing, in: records, now: now) }
-            return try self.storedHash(for: verified, userID: existing.user.id, in: records)
-        }
-        let checkedHash = try checkPassword(of: verified, against: storedHash)
-        let rehashed = try rehash(verified, checked: checkedHash)
+        // transaction makes sure the account still has the hash that was checked. When it
+        // has another — a sign-in on another device on the file rehashed it meanwhile — the
+        // password is checked once more against that one.
         var generation = 0
-        let user = try write { records in
-            var account: AuthRecords.Account
-            if verified.provider == .emailCode { try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records, now: now) }
-            if let existing = try self.account(for: verified, in: records) {
-                if verified.password != nil {
-                    guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
-                        throw self.passwordRefusal(.wrongPassword)
+        var signedIn: UserEntity?
+        for attempt in 0..<2 where signedIn == nil {
+            let storedHash = try read { records -> PasswordHash? in
+                guard let existing = try self.account(for: verified, in: records) else {
+                    // Without the protection an unknown address is told at once; with it, the
+                    // password is hashed all the same and the answer is the wrong password's.
+                    if verified.password != nil, !self.configuration.policy.protectsAgainstEnumeration {
+                        throw AuthenticationError(.userNotFound, detail: "No account uses this email address.")
                     }
-                    if let rehashed { try records.put(rehashed, forKey: existing.user.id, in: AuthRecords.passwords) }
+                    return nil
                 }
-                try AuthRecords.checkCanSignIn(existing, in: records, now: now)
-                account = existing
-                try self.update(&account, signingInWith: verified, in: records, now: now)
-            } else {
-                guard verified.provider != .password else { throw self.passwordRefusal(.userNotFound) }
-                account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
-                try AuthRecords.reindex(from: nil, to: account.user, in: records, conflict: .accountExistsWithDifferentCredential)
-                try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
+                // A disabled account is told only to someone who knows its password: the
+                // password is checked first, so the answer and its time say nothing before.
+                if verified.password == nil { try AuthRecords.checkCanSignIn(existing, in: records, now: now) }
+                return try self.storedHash(for: verified, userID: existing.user.id, in: records)
             }
-            account.user.lastSignInAt = now
-            try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-            try records.put(AuthRecords.Session(userID: account.user.id), forKey: self.sessionKey, in: AuthRecords.session)
-            try self.consume(verified, for: account.user.id, in: records)
-            generation = account.generation
-            return account.user
+            let checkedHash = try checkPassword(of: verified, against: storedHash)
+            let rehashed = try rehash(verified, checked: checkedHash)
+            signedIn = try write { records -> UserEntity? in
+                var account: AuthRecords.Account
+                if verified.provider == .emailCode { try AuthRecords.dropUnprovenClaim(on: verified.subject, in: records, now: now) }
+                if let existing = try self.account(for: verified, in: records) {
+                    if verified.password != nil {
+                        guard let checkedHash, try records.value(forKey: existing.user.id, in: AuthRecords.passwords) == checkedHash else {
+                            if attempt == 0, checkedHash != nil { return nil }
+                            throw self.passwordRefusal(.wrongPassword)
+                        }
+                        if let rehashed { try records.put(rehashed, forKey: existing.user.id, in: AuthRecords.passwords) }
+                    }
+                    try AuthRecords.checkCanSignIn(existing, in: records, now: now)
+                    account = existing
+                    try self.update(&account, signingInWith: verified, in: records, now: now)
+                } else {
+                    guard verified.provider != .password else { throw self.passwordRefusal(.userNotFound) }
+                    account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
+                    try AuthRecords.reindex(from: nil, to: account.user, in: records, conflict: .accountExistsWithDifferentCredential)
+                    try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
+                }
+                account.user.lastSignInAt = now
+                try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
+                try records.put(AuthRecords.Session(userID: account.user.id), forKey: self.sessionKey, in: AuthRecords.session)
+                try self.consume(verified, for: account.user.id, in: records)
+                generation = account.generation
+                return account.user
+            }
         }
+        guard let user = signedIn else { throw passwordRefusal(.wrongPassword) }
         finish(verified, for: user)
         beginSession(user, generation: generation)
         return user

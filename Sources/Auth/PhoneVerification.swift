@@ -124,7 +124,8 @@ struct PhoneVerifications {
     /// code went to it less than the cooldown ago.
     mutating func checkCanSend(to phoneNumber: String, now: Date, limits: Limits) throws(AuthenticationError) {
         try checkNotBlocked(phoneNumber, now: now, limits: limits)
-        if let last = lastSent[phoneNumber], now.timeIntervalSince(last) < limits.cooldown {
+        // A send dated after now (the clock was set back) does not hold the number: its code is expired.
+        if let last = lastSent[phoneNumber], last <= now, now.timeIntervalSince(last) < limits.cooldown {
             throw AuthenticationError(.tooManyRequests, detail: "A code was sent to this number less than \(Int(limits.cooldown)) seconds ago.")
         }
     }

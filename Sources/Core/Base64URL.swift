@@ -22,7 +22,10 @@ public enum Base64URL {
         guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "=") }) else {
             return nil
         }
-        let unpadded = text.replacingOccurrences(of: "=", with: "")
+        // Padding only at the end, and only as much as the length asks for, or none.
+        let unpadded = String(text.reversed().drop { $0 == "=" }.reversed())
+        let padding = text.count - unpadded.count
+        guard !unpadded.contains("="), padding == 0 || padding == (4 - unpadded.count % 4) % 4 else { return nil }
         var base64 = unpadded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard base64.count % 4 != 1 else { return nil }
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

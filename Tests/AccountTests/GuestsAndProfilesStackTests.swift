@@ -226,4 +226,31 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
         await #expect(throws: SocialError(.userNotFound)) { _ = try await services.social.profile(guest.id) }
         #expect(try services.auth.scheduledDeletions().isEmpty)
     }
+
+    @Test("two photo changes at once run one after the other: the account's photo is the later one's and the only one kept")
+    func overlappingPhotoChanges() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let media = HookedMediaStore(base: services.media)
+        let session = UserSessionManager(
+            auth: services.auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: media)
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        let (reached, reachedGate) = AsyncStream<Void>.makeStream()
+        let (gate, opener) = AsyncStream<Void>.makeStream()
+        media.afterPut = { // the first change's photo is stored, then its network stalls
+            reachedGate.yield()
+            for await _ in gate { break }
+        }
+        let first = Task { try await session.updateProfile(displayName: "Ada B", photo: .set(Self.jpeg(2))) }
+        for await _ in reached { break }
+        let second = Task { try await session.updateProfile(displayName: "Ada A", photo: .set(Self.jpeg(1))) }
+        opener.yield()
+        _ = try await first.value
+        let last = try await second.value
+        let photo = try #require(services.auth.currentUser?.photoURL)
+        #expect(last.photoURL == photo && last.displayName == "Ada A", "the change asked last is the one that stays")
+        #expect(try await services.media.list(for: ada.id).map { services.media.url(for: $0) } == [photo])
+        session.stop()
+    }
 }

@@ -51,7 +51,9 @@ struct PermissiveEnvironment: AuthContractEnvironment {
     func catchesLaxEmailsAndTokens() async throws {
         let violated = await Self.violatedChecks { try LaxEnvironment() }
         #expect(violated.contains("an address gets the policy's emails an hour, with an account or without; then tooManyRequests"))
-        #expect(violated.contains("a token is kept until close to its expiry, a forced refresh gives a new one, and the stream tells each"))
+        #expect(
+            violated.contains(
+                "a token is kept until five minutes before its expiry, then replaced; a forced refresh gives a new one, which the stream tells"))
         #expect(violated.contains("a policy that needs a verified email refuses the action with unverifiedEmail until the address is verified"))
     }
 }

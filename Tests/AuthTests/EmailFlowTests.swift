@@ -292,7 +292,7 @@ import TrainTesting
     }
 
     @Test(
-        "a reset, verification or sign-in code the sender fails to mail changes nothing: the earlier code still works and the send does not count",
+        "a verification or sign-in code the sender fails changes nothing: the code the user holds still works and the send does not count",
         arguments: AuthVariant.allCases)
     func failedSendChangesNothing(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
@@ -300,26 +300,65 @@ import TrainTesting
         _ = try await auth.createUser(email: "ada@example.com", password: Self.password)
         try await auth.sendEmailVerification()
         try await auth.sendSignInCode(to: "grace@example.com")
-        try await auth.sendPasswordReset(email: "ada@example.com")
-        let reset = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
         let verification = try #require(harness.mailbox.lastCode(for: "ada@example.com", .emailVerification))
         let signIn = try #require(harness.mailbox.lastCode(for: "grace@example.com", .signInCode))
-        for send in [
-            { try await auth.sendPasswordReset(email: "ada@example.com") }, { try await auth.sendEmailVerification() },
-            { try await auth.sendSignInCode(to: "grace@example.com") },
-        ] as [@Sendable () async throws -> Void] {
+        for send in [{ try await auth.sendEmailVerification() }, { try await auth.sendSignInCode(to: "grace@example.com") }]
+            as [@Sendable () async throws -> Void]
+        {
             harness.mail.controls.failNextCall(with: URLError(.notConnectedToInternet))
             await #expect(throws: AuthenticationError(.networkError)) { try await send() }
         }
-        #expect(harness.mail.calls.count == 6 && harness.mailbox.emails.count == 3, "three sends failed and reached nobody")
+        #expect(harness.mail.calls.count == 4 && harness.mailbox.emails.count == 2, "two sends failed and reached nobody")
         try await auth.verifyEmail(code: verification)
-        try await auth.confirmPasswordReset(code: reset, newPassword: "new horse 2")
         try await auth.signOut()
         _ = try await auth.signIn(with: .emailCode(email: "grace@example.com", code: signIn))
-        // Two sends to ada and one to grace count: three and four more fit in the hour.
-        for _ in 0..<3 { try await auth.sendSignInCode(to: "ada@example.com") }
-        for _ in 0..<4 { try await auth.sendSignInCode(to: "grace@example.com") }
+        // One send to each address counts: four more fit in the hour.
+        for _ in 0..<4 { try await auth.sendSignInCode(to: "ada@example.com") }
         await #expect(throws: AuthenticationError(.tooManyRequests)) { try await auth.sendSignInCode(to: "ada@example.com") }
+    }
+
+    @Test(
+        "two resets that cross and both fail, the earlier failing first, leave the one delivered code working", arguments: AuthVariant.allCases)
+    func crossedFailedSends(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let auth = harness.service
+        _ = try await auth.createUser(email: "ada@example.com", password: Self.password)
+        try await auth.signOut()
+        try await auth.sendPasswordReset(email: "ada@example.com")
+        let delivered = try #require(harness.mailbox.lastCode(for: "ada@example.com", .passwordReset))
+        harness.mail.controls.latency = .seconds(10)
+        harness.mail.controls.failCall(number: 2, with: AuthenticationError(.networkError))
+        harness.mail.controls.failCall(number: 3, with: AuthenticationError(.networkError))
+        let second = Task { try await auth.sendPasswordReset(email: "ada@example.com") }
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: .seconds(1))
+        let third = Task { try await auth.sendPasswordReset(email: "ada@example.com") }
+        await harness.clock.waitForSleepers(2)
+        harness.clock.advance(by: .seconds(9)) // the second send fails first
+        try await second.value
+        harness.clock.advance(by: .seconds(1)) // then the third
+        try await third.value
+        #expect(harness.mailbox.emails.count == 1, "only the first code was ever delivered")
+        try await auth.confirmPasswordReset(code: delivered, newPassword: "new horse 2")
+    }
+
+    @Test(
+        "with the protection on, a reset the sender fails answers as one to an address without an account; off, it is networkError",
+        arguments: AuthVariant.allCases)
+    func failedResetTellsNothing(variant: AuthVariant) async throws {
+        for protects in [true, false] {
+            let harness = try AuthHarness(variant, policy: AuthPolicy(passwordIterations: 1_000, protectsAgainstEnumeration: protects))
+            _ = try await harness.service.createUser(email: "ada@example.com", password: Self.password)
+            try await harness.service.signOut()
+            harness.mail.controls.failNextCall(with: AuthenticationError(.networkError))
+            if protects {
+                try await harness.service.sendPasswordReset(email: "ada@example.com")
+                try await harness.service.sendPasswordReset(email: "nobody@example.com")
+            } else {
+                await #expect(throws: AuthenticationError(.networkError)) { try await harness.service.sendPasswordReset(email: "ada@example.com") }
+            }
+            #expect(harness.mailbox.emails.isEmpty)
+        }
     }
 
     @Test("a code mailed before the clock was set back is expired, never valid for longer than its lifetime", arguments: AuthVariant.allCases)

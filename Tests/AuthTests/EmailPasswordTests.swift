@@ -142,4 +142,32 @@ import TrainTesting
         try await raised.signOut()
         _ = try await raised.signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
     }
+
+    @Test("after the policy was raised, two devices signing in at once with the right password both succeed", arguments: AuthVariant.allCases)
+    func concurrentSignInsAfterRaise(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        let creator = try harness.device(on: store, session: "creator")
+        _ = try await creator.createUser(email: "ada@example.com", password: "correct horse 1")
+        try await creator.signOut()
+        harness.policy.passwordIterations = 100_000
+        let app = try harness.device(on: store, session: "app")
+        let widget = try harness.device(on: store, session: "widget")
+        let credential = SignInCredential.emailPassword(email: "ada@example.com", password: "correct horse 1")
+        async let first = app.signIn(with: credential)
+        async let second = widget.signIn(with: credential)
+        let (one, two) = try await (first, second)
+        #expect(one.id == two.id)
+    }
+
+    @Test("a sign-in under a lower iteration policy (an extension's) leaves a stronger hash as it is", arguments: AuthVariant.allCases)
+    func rehashNeverWeakens(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        let store = try harness.sharedStore()
+        harness.policy.passwordIterations = 20_000
+        let ada = try await harness.device(on: store, session: "app").createUser(email: "ada@example.com", password: "correct horse 1")
+        harness.policy.passwordIterations = 1_000
+        _ = try await harness.device(on: store, session: "widget").signIn(with: .emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        #expect(try store.read { try $0.value(forKey: ada.id, in: AuthRecords.passwords) }?.iterations == 20_000)
+    }
 }

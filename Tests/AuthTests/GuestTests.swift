@@ -160,4 +160,18 @@ import TrainTesting
         harness.clock.advance(by: .seconds(31 * 86_400))
         #expect(try harness.service.scheduledDeletions().isEmpty, "neither is purged for idling")
     }
+
+    @Test("a guest the app never uses again is idle even while its token is renewed by itself", arguments: AuthVariant.allCases)
+    func renewalIsNotUse(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant, policy: AuthPolicy(passwordIterations: 1_000, guestIdleLifetime: .seconds(3 * 3_600)))
+        let guest = try await harness.service.signInAnonymously()
+        _ = try await harness.service.idToken()
+        for _ in 0..<3 { // 2 h 45 min with no call from the app, the token renewed every 55 minutes
+            await harness.clock.waitForSleeper(wakingBy: harness.clock.now.addingTimeInterval(3_301))
+            harness.clock.advance(by: .seconds(3_301))
+        }
+        await harness.clock.waitForSleeper(wakingBy: harness.clock.now.addingTimeInterval(3_301))
+        harness.clock.advance(by: .seconds(20 * 60)) // 3 h 5 min since the guest was last used
+        #expect(try harness.service.scheduledDeletions().map(\.userID) == [guest.id])
+    }
 }

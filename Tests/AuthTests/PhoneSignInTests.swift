@@ -197,4 +197,18 @@ extension LocalAuthService {
         }
         #expect(harness.service.currentUser == nil)
     }
+
+    @Test("a clock set back a little does not lock a number out: a new code goes at once")
+    func clockSetBackDoesNotLockOut() async throws {
+        let harness = try AuthHarness()
+        let first = try await harness.service.sendVerificationCode(to: "+44 20 7946 0000")
+        let code = try #require(harness.inbox.lastCode(for: "+442079460000"))
+        harness.clock.setDate(harness.clock.now.addingTimeInterval(-120))
+        await #expect(throws: AuthenticationError(.sessionExpired)) {
+            _ = try await harness.service.signIn(with: .phone(verificationID: first, code: code))
+        }
+        let second = try await harness.service.sendVerificationCode(to: "+44 20 7946 0000")
+        let fresh = try #require(harness.inbox.lastCode(for: "+442079460000"))
+        _ = try await harness.service.signIn(with: .phone(verificationID: second, code: fresh))
+    }
 }

@@ -26,4 +26,12 @@ import TrainCore
         #expect(Base64URL.decode("QUJD") == Data("ABC".utf8))
         #expect(Base64URL.decode("QUI=") == Data("AB".utf8), "padding is still read")
     }
+
+    @Test("padding is read only at the end and only as much as the length asks for")
+    func paddingSpellings() {
+        for spelling in ["Q=Q", "=QQ", "QQ=", "QQ===", "Q=U=I", "QUJD====", "QUI==", "QUJD="] {
+            #expect(Base64URL.decode(spelling) == nil, "\(spelling)")
+        }
+        #expect(Base64URL.decode("QQ==") == Data([0x41]) && Base64URL.decode("QUI=") == Data("AB".utf8))
+    }
 }
