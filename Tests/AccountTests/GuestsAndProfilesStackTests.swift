@@ -43,6 +43,17 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
         Data([0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: fill, count: size - 4))
     }
 
+    /// A stack whose session manager keeps photos in a hooked media store, with Ada signed in with Apple.
+    static func adaWithHookedMedia() async throws -> (TrainServices, HookedMediaStore, UserSessionManager, UserEntity) {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let media = HookedMediaStore(base: services.media)
+        let session = UserSessionManager(
+            auth: services.auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: media)
+        await session.start()
+        services.appleID.signIn(as: Self.ada)
+        return (services, media, session, try await session.signInWithApple())
+    }
+
     @Test("a guest's posts, plans and consents stay when it links Apple: same user ID, and the session shows the guest state until then")
     func guestKeepsDataWhenLinking() async throws {
         let clock = ManualClock()
@@ -163,13 +174,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
 
     @Test("a profile change whose user signs out and another signs in during the upload changes nobody")
     func userChangesDuringUpload() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
-        let media = HookedMediaStore(base: services.media)
-        let session = UserSessionManager(
-            auth: services.auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: media)
-        await session.start()
-        services.appleID.signIn(as: Self.ada)
-        let ada = try await session.signInWithApple()
+        let (services, media, session, ada) = try await Self.adaWithHookedMedia()
         media.afterPut = {
             try await services.auth.signOut()
             services.appleID.signIn(as: .init(subject: "002.bob", email: "bob@example.com", fullName: FullName(givenName: "Bob")))
@@ -229,13 +234,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
 
     @Test("two photo changes at once run one after the other: the account's photo is the later one's and the only one kept")
     func overlappingPhotoChanges() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
-        let media = HookedMediaStore(base: services.media)
-        let session = UserSessionManager(
-            auth: services.auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: media)
-        await session.start()
-        services.appleID.signIn(as: Self.ada)
-        let ada = try await session.signInWithApple()
+        let (services, media, session, ada) = try await Self.adaWithHookedMedia()
         let (reached, reachedGate) = AsyncStream<Void>.makeStream()
         let (gate, opener) = AsyncStream<Void>.makeStream()
         media.afterPut = { // the first change's photo is stored, then its network stalls
