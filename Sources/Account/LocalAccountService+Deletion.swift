@@ -54,7 +54,13 @@ extension LocalAccountService {
     /// Checks, revokes, journals and hides; `gracePeriod` nil deletes at once.
     private func requestDeletion(of requestedID: String, gracePeriod: TimeInterval?) async throws(AccountError) -> ScheduledAccountDeletion {
         let userID = try signedIn(as: requestedID).id
-        let claimed = claim(userID)
+        var claimed = claim(userID)
+        if !claimed {
+            // A background round holds the user for a moment when it checks a journal a
+            // crash left: the request waits for it, and only another request stops it.
+            await rounds.finishQueued()
+            claimed = claim(userID)
+        }
         guard claimed else { throw AccountError(.deletionInProgress) }
         defer { release(userID) }
         if let purgeAt = try purgeDate(of: userID) {

@@ -286,6 +286,11 @@ actor PurgeRounds {
         last = next
         return await next.value
     }
+
+    /// Waits until every round asked so far has finished.
+    func finishQueued() async {
+        _ = await last?.value
+    }
 }
 
 extension SocialDeletionReport {
