@@ -72,22 +72,42 @@ struct EntitlementRow {
         let service: LocalSubscriptionService
         static let user = UUID(uuidString: "00000000-0000-0000-0000-00000000ada1") ?? UUID()
 
-        init(history: Int) throws {
-            store = SimulatedAppStore(products: AppStoreProduct.standardWithoutTrial, clock: clock)
+        /// The family member of a subscriber made with `sharedWithFamily`.
+        static let member = (try? AppleID("member@simulator.trainkit")) ?? .standard
+
+        /// A subscriber of Pro monthly with `history` transactions. With `sharedWithFamily`,
+        /// Pro is family-shareable and bought by the device's first Apple ID for a family
+        /// with one member, and the service is the member's, whose history, of
+        /// transactions shared with it, has the same length.
+        init(history: Int, sharedWithFamily: Bool = false) throws {
+            let products = AppStoreProduct.standardWithoutTrial.map { product in
+                var product = product
+                product.isFamilyShareable = sharedWithFamily && product.id == "com.train.pro.monthly"
+                return product
+            }
+            store = SimulatedAppStore(products: products, clock: clock)
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
-            service = LocalSubscriptionService(store: store, appAccountToken: Self.user)
+            service = LocalSubscriptionService(store: store, appAccountToken: sharedWithFamily ? nil : Self.user)
+            if sharedWithFamily {
+                try store.createFamily(organizer: .standard)
+                try store.addToFamily(Self.member, organizer: .standard)
+            }
             let backdated = min(history - 1, SimulatedAppStore.maximumBackdatedPeriods)
             try store.buyOutsideApp(
                 productID: "com.train.pro.monthly", appAccountToken: Self.user,
                 purchaseDate: clock.now.addingTimeInterval(-Double(backdated)))
-            var recorded = store.allTransactions.count
+            let copies = sharedWithFamily ? 2 : 1 // the buyer's and the member's
+            var recorded = store.allTransactions.count / copies
             while recorded < history {
                 let step = min(history - recorded, 1_000)
                 clock.setDate(clock.now.addingTimeInterval(Double(step)))
                 store.settle()
                 recorded += step
             }
-            guard store.allTransactions.count == history else { throw BenchError("the history has \(store.allTransactions.count) transactions") }
+            guard store.allTransactions.count == history * copies else {
+                throw BenchError("the history has \(store.allTransactions.count) transactions")
+            }
+            if sharedWithFamily { try store.switchAppleID(to: Self.member) }
         }
 
         /// Seconds per renewal, over `times` renewals.

@@ -17,6 +17,8 @@ struct StoreChangeRows {
     struct Control: Sendable {
         let id: String
         let workload: String
+        /// Whether the subscriber is a family member the purchase is shared with.
+        var sharedWithFamily = false
         /// Puts the subscriber where the change applies.
         let prepare: @Sendable (EntitlementRow.Subscriber) throws -> Void
         /// The change; returns whether the tier read after it is the one expected.
@@ -47,6 +49,17 @@ struct StoreChangeRows {
             prepare: { try $0.subscribe(to: pro) },
             change: { subscriber in
                 try subscriber.store.refund(transactionID: try subscriber.latestTransactionID(), reason: .other)
+                return subscriber.service.currentTier == .free
+            }),
+        Control(
+            id: "SUB-REVOKE", workload: "a family member leaves: what was shared with it revoked (REVOKE)", sharedWithFamily: true,
+            prepare: { subscriber in
+                if subscriber.store.family(of: EntitlementRow.Subscriber.member) == nil {
+                    try subscriber.store.addToFamily(EntitlementRow.Subscriber.member, organizer: .standard)
+                }
+            },
+            change: { subscriber in
+                try subscriber.store.removeFromFamily(EntitlementRow.Subscriber.member)
                 return subscriber.service.currentTier == .free
             }),
         failedRenewal(id: "SUB-BILLING-RETRY", workload: "a renewal that fails to bill: billing retry, no access", grace: false),
@@ -106,14 +119,16 @@ struct StoreChangeRows {
 
     /// The row of `control`.
     func run(_ control: Control) throws -> BenchRow {
-        let long = try EntitlementRow.Subscriber(history: 10_000)
-        var short = try EntitlementRow.Subscriber(history: 10)
+        let long = try EntitlementRow.Subscriber(history: 10_000, sharedWithFamily: control.sharedWithFamily)
+        var short = try EntitlementRow.Subscriber(history: 10, sharedWithFamily: control.sharedWithFamily)
         let times = quick ? 100 : 1_000
         /// Seconds per change, over `times` changes on `subscriber`; a short history is made anew every 8.
         func measure(_ subscriber: inout EntitlementRow.Subscriber, renewEvery: Int?) throws -> Double {
             var elapsed = 0.0
             for index in 0..<times {
-                if let renewEvery, index > 0, index.isMultiple(of: renewEvery) { subscriber = try EntitlementRow.Subscriber(history: 10) }
+                if let renewEvery, index > 0, index.isMultiple(of: renewEvery) {
+                    subscriber = try EntitlementRow.Subscriber(history: 10, sharedWithFamily: control.sharedWithFamily)
+                }
                 try control.prepare(subscriber)
                 let start = ContinuousClock.now
                 let expected = try control.change(subscriber)

@@ -214,6 +214,9 @@ public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// The name in other languages, by locale identifier such as `de_DE`; a locale not
     /// listed reads ``displayName``.
     public var localizedNames: [String: String] = [:]
+    /// Whether a purchase of it is shared with the buyer's family group (Family
+    /// Sharing): only an auto-renewable subscription or a non-consumable can be.
+    public var isFamilyShareable = false
 
     /// Creates an auto-renewable subscription.
     /// - Parameters:
@@ -280,6 +283,7 @@ public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case id, displayName, type, tier, period, price, subscriptionGroupID, introductoryOffer, offers, prices, localizedNames
+        case isFamilyShareable
     }
 
     /// Decodes a product; one written before products had a type is an auto-renewable subscription.
@@ -298,6 +302,7 @@ public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
         offers = try container.decodeIfPresent([SubscriptionOffer].self, forKey: .offers) ?? []
         prices = try container.decodeIfPresent([String: Decimal].self, forKey: .prices) ?? [:]
         localizedNames = try container.decodeIfPresent([String: String].self, forKey: .localizedNames) ?? [:]
+        isFamilyShareable = try container.decodeIfPresent(Bool.self, forKey: .isFamilyShareable) ?? false
     }
 
     /// The name a user of `locale` reads: the one for its identifier, else one for its
@@ -350,7 +355,8 @@ public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// three-letter storefront country codes, zero or more; offers
     /// only on an auto-renewable subscription, each whole (``SubscriptionOffer/validate()``),
     /// the introductory one introductory and the others not, no two of a kind with one
-    /// identifier, and a pay-as-you-go offer's periods as long as the subscription's.
+    /// identifier, a pay-as-you-go offer's periods as long as the subscription's, and
+    /// Family Sharing only for an auto-renewable subscription or a non-consumable.
     /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming what is wrong.
     public func validate() throws(SubscriptionError) {
         func fail(_ why: String) -> SubscriptionError {
@@ -377,6 +383,9 @@ public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
         }
         guard type == .autoRenewable || (introductoryOffer == nil && offers.isEmpty) else {
             throw fail("only an auto-renewable subscription has offers.")
+        }
+        guard !isFamilyShareable || type == .autoRenewable || type == .nonConsumable else {
+            throw fail("only an auto-renewable subscription or a non-consumable is shared with a family.")
         }
         if let introductoryOffer {
             guard introductoryOffer.type == .introductory else { throw fail("the introductory offer is introductory.") }

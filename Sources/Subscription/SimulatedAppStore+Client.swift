@@ -114,9 +114,14 @@ extension SimulatedAppStore {
             let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
                 .filter { audience.sees($0, on: state.appleID) }.map(\.result)
             var grace: [UInt64: Date] = [:]
-            for subscription in state.subscriptions.values
-            where audience.sees(owner: subscription.owner, token: subscription.appAccountToken, on: state.appleID) {
-                if let period = state.grace(of: subscription) { grace[period.transactionID] = period.end }
+            for subscription in state.subscriptions.values {
+                guard let period = state.grace(of: subscription) else { continue }
+                if audience.sees(owner: subscription.owner, token: subscription.appAccountToken, on: state.appleID) {
+                    grace[period.transactionID] = period.end
+                }
+                for share in state.shares(of: subscription.originalID) where audience.sees(owner: share.member, token: nil, on: state.appleID) {
+                    grace[share.latestTransactionID] = period.end
+                }
             }
             return (state.appleID, transactions, grace, state.sequence)
         }
@@ -158,11 +163,16 @@ extension SimulatedAppStore {
         }
     }
 
-    /// The status of each subscription `audience` sees.
+    /// The status of each subscription `audience` sees: its own, and each shared with it
+    /// by its family group (as StoreKit lists both).
     func statuses(for audience: Audience) -> [RenewalStatus] {
         state.withLock { state in
-            state.subscriptions.values
-                .filter { audience.sees(owner: $0.owner, token: $0.appAccountToken, on: state.appleID) }
+            let shared = state.shares.values.filter { audience.sees(owner: $0.member, token: nil, on: state.appleID) }.compactMap { share in
+                state.subscriptions[share.purchase].map {
+                    memberView(of: $0, for: share, revoked: state.entries[share.latestTransactionID]?.transaction.revocationDate != nil)
+                }
+            }
+            return (state.subscriptions.values.filter { audience.sees(owner: $0.owner, token: $0.appAccountToken, on: state.appleID) } + shared)
                 .sorted { $0.originalID < $1.originalID }
                 .compactMap { subscription in
                     guard let entry = state.entries[subscription.latestTransactionID] else { return nil }

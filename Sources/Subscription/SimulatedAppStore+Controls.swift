@@ -296,6 +296,7 @@ extension SimulatedAppStore {
             guard var subscription = state.subscriptions[id] else { return }
             let end = now.addingTimeInterval(-0.001)
             update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
+            mirrorChange(of: id, state: &state, changes: &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
             subscription.periodEnd = min(subscription.periodEnd, end)
             subscription.state = .expired
             subscription.expirationReason = .unknown
@@ -319,6 +320,7 @@ extension SimulatedAppStore {
             // The old period ends a millisecond before the new one starts, so the two never overlap.
             let end = now.addingTimeInterval(-0.001)
             update(subscription.latestTransactionID, &state, &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
+            mirrorChange(of: id, state: &state, changes: &changes) { $0.expirationDate = min($0.expirationDate ?? end, end) }
             renew(&subscription, &state, &changes, at: now)
             state.subscriptions[id] = subscription
             changes.subscriptions.insert(id)
@@ -366,6 +368,9 @@ extension SimulatedAppStore {
             notify(
                 .refund, transactionID: transactionID, subscription: subscription?.latestTransactionID == transactionID ? subscription : nil,
                 state: state, changes: &changes, now: now)
+            // What the family shared of it goes with it.
+            let purchase = subscription?.latestTransactionID == transactionID ? entry.transaction.originalID : transactionID
+            revokeShares(of: purchase, reason: reason, state: &state, changes: &changes, now: now)
         }
     }
 
@@ -538,6 +543,9 @@ extension SimulatedAppStore {
             state.subscriptions.removeAll()
             state.pending.removeAll()
             state.groupsJoined.removeAll()
+            changes.shares = Touched(state.shares.keys)
+            state.shares.removeAll()
+            state.sharesByPurchase.removeAll()
             state.announcedGrace.removeAll()
             changes.events.append(.reloaded)
         }

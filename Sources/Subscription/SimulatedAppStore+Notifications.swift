@@ -121,7 +121,16 @@ extension SimulatedAppStore {
         changes: inout Changes, now: Date
     ) {
         notify(type, subtype, transactionID: subscription.latestTransactionID, subscription: subscription, state: state, changes: &changes, now: now)
+        // Family members hear of its renewals, billing and lapse, each of its own transaction.
+        guard Self.toldToFamily.contains(type) else { return }
+        for share in state.shares(of: subscription.originalID) {
+            let view = memberView(of: subscription, for: share)
+            notify(type, subtype, transactionID: view.latestTransactionID, subscription: view, state: state, changes: &changes, now: now)
+        }
     }
+
+    /// The notifications of a shared subscription its family members are sent too.
+    static let toldToFamily: Set<StoreNotificationType> = [.didRenew, .didFailToRenew, .gracePeriodExpired, .expired]
 
     /// Hands the notifications among `events` to the stream's listeners, signed.
     func deliverNotifications(in events: [Event]) {

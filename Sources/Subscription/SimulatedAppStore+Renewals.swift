@@ -196,6 +196,7 @@ extension SimulatedAppStore {
         subscription.begin(transaction)
         subscription.offerPeriodsLeft = periodsLeft
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
+        mirrorNewPeriod(of: subscription, state: &state, changes: &changes)
         notify(.didRenew, subtype, about: subscription, state: state, changes: &changes, now: start)
     }
 
@@ -308,12 +309,14 @@ extension SimulatedAppStore {
             }
             // Upgrade, or crossgrade to the same period: immediate; the old transaction is marked upgraded.
             update(latest, &state, &changes) { $0.isUpgraded = true }
+            mirrorChange(of: subscription.originalID, state: &state, changes: &changes) { $0.isUpgraded = true }
             let transaction = newTransaction(
                 product, owner: owner, token: token, originalID: subscription.originalID, purchaseDate: date, reservedID: transactionID,
                 offer: requested, state: &state, changes: &changes, returnedByPurchase: returnedByPurchase)
             subscription.begin(transaction, offer: requested)
             state.subscriptions[subscription.originalID] = subscription
             changes.subscriptions.insert(subscription.originalID)
+            mirrorNewPeriod(of: subscription, state: &state, changes: &changes)
             notify(
                 requested == nil ? .didChangeRenewalPref : .offerRedeemed, .upgrade, about: subscription, state: state, changes: &changes, now: now)
             return state.entries[transaction.id]?.result ?? .verified(transaction)
@@ -331,6 +334,7 @@ extension SimulatedAppStore {
         state.subscriptions[subscription.originalID] = subscription
         changes.subscriptions.insert(subscription.originalID)
         notify(.subscribed, firstInGroup ? .initialBuy : .resubscribe, about: subscription, state: state, changes: &changes, now: now)
+        shareWithFamily(subscription, state: &state, changes: &changes, now: now)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 
@@ -406,6 +410,7 @@ extension SimulatedAppStore {
             product, owner: owner, token: token, originalID: nil, purchaseDate: date, reservedID: transactionID, state: &state,
             changes: &changes, returnedByPurchase: returnedByPurchase)
         notify(.oneTimeCharge, transactionID: transaction.id, subscription: nil, state: state, changes: &changes, now: now)
+        if product.type == .nonConsumable { shareWithFamily(nonConsumable: transaction, of: owner, state: &state, changes: &changes, now: now) }
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 

@@ -148,6 +148,29 @@ public final class SimulatedAppStore: Sendable {
         var lastNotice: UInt64 = 0
         /// The transactions whose refund a customer asked for and the App Store has not decided.
         var refundRequests: Set<UInt64> = []
+        /// Family groups by organizer.
+        var families: [AppleID: FamilyGroup] = [:]
+        /// Purchases shared with family members, by ``StoreLedger/Share/key``, and the keys of each purchase's shares.
+        var shares: [String: StoreLedger.Share] = [:]
+        var sharesByPurchase: [UInt64: Set<String>] = [:]
+
+        /// The family group `appleID` is in.
+        func family(of appleID: AppleID) -> FamilyGroup? {
+            families.values.first { $0.contains(appleID) }
+        }
+
+        /// The shares of `purchase`, by member.
+        func shares(of purchase: UInt64) -> [StoreLedger.Share] {
+            (sharesByPurchase[purchase] ?? []).sorted().compactMap { shares[$0] }
+        }
+
+        /// Records `share`, or forgets the one under `key` when it is nil.
+        mutating func setShare(_ share: StoreLedger.Share?, key: String, _ changes: inout Changes) {
+            if let old = shares[key] { sharesByPurchase[old.purchase]?.remove(key) }
+            shares[key] = share
+            if let share { sharesByPurchase[share.purchase, default: []].insert(key) }
+            changes.shares.insert(key)
+        }
 
         /// The grace period of a subscription now, if it is in one.
         func grace(of subscription: StoreLedger.Subscription) -> Grace? {
@@ -174,6 +197,9 @@ public final class SimulatedAppStore: Sendable {
         var notices: [StoreLedger.Notice] = []
         /// Refund requests asked for (a reason) or decided (nil).
         var refundRequests: [UInt64: RefundRequestReason?] = [:]
+        /// Family groups by organizer, and shares by key, that changed.
+        var families = Touched<AppleID>()
+        var shares = Touched<String>()
     }
 
     /// The records a change touched, each once, in the order first touched. Most
@@ -309,6 +335,11 @@ public final class SimulatedAppStore: Sendable {
         state.notificationKey = try records.value(forKey: StoreLedger.notificationKeyName, in: StoreLedger.keys) ?? Data()
         state.lastNotice = try records.lastKey(in: StoreLedger.notifications).flatMap { UInt64($0) } ?? 0
         state.refundRequests = Set(try records.keys(in: StoreLedger.refundRequests).compactMap { UInt64($0) })
+        for family in try records.values(in: StoreLedger.families) { state.families[family.organizer] = family }
+        for share in try records.values(in: StoreLedger.shares) {
+            state.shares[share.key] = share
+            state.sharesByPurchase[share.purchase, default: []].insert(share.key)
+        }
         for subscription in state.subscriptions.values {
             if let grace = state.grace(of: subscription) { state.announcedGrace[subscription.originalID] = grace }
         }
@@ -316,9 +347,14 @@ public final class SimulatedAppStore: Sendable {
         return state
     }
 
-    /// The groups each owner of `entries` has had a transaction in.
+    /// The groups each owner of `entries` has bought a subscription in.
     static func groupsJoined(by entries: some Sequence<StoreLedger.Entry>) -> Set<GroupMember> {
-        Set(entries.compactMap { entry in entry.transaction.subscriptionGroupID.map { GroupMember(group: $0, owner: entry.owner) } })
+        Set(
+            entries.compactMap { entry in
+                // What a family shares is not the member's own subscription.
+                entry.transaction.ownershipType == .purchased
+                    ? entry.transaction.subscriptionGroupID.map { GroupMember(group: $0, owner: entry.owner) } : nil
+            })
     }
 
     /// Fills in what a transaction stored before layout 5 lacks: its original purchase
@@ -515,7 +551,8 @@ public final class SimulatedAppStore: Sendable {
         state.withLock { state in
             let saved = (
                 subscriptions: state.subscriptions, pending: state.pending, nextID: state.nextID,
-                announcedGrace: state.announcedGrace, sequence: state.sequence, passEnds: state.passEnds
+                announcedGrace: state.announcedGrace, sequence: state.sequence, passEnds: state.passEnds, shares: state.shares,
+                sharesByPurchase: state.sharesByPurchase
             )
             var changes = Changes()
             settle(&state, &changes, now: now)
@@ -528,6 +565,8 @@ public final class SimulatedAppStore: Sendable {
             state.announcedGrace = saved.announcedGrace
             state.sequence = saved.sequence
             state.passEnds = saved.passEnds
+            state.shares = saved.shares
+            state.sharesByPurchase = saved.sharesByPurchase
             return changes.events
         }
     }
@@ -535,7 +574,7 @@ public final class SimulatedAppStore: Sendable {
     private func persist(_ state: inout State, _ changes: inout Changes, in records: RecordWriter) throws {
         guard
             !changes.entries.isEmpty || !changes.subscriptions.isEmpty || !changes.pending.isEmpty || changes.device || !changes.notices.isEmpty
-                || !changes.refundRequests.isEmpty
+                || !changes.refundRequests.isEmpty || !changes.families.isEmpty || !changes.shares.isEmpty
         else { return }
         if ledger.file != nil { // only a file has other stores to tell
             state.ledgerVersion += 1
@@ -571,6 +610,20 @@ public final class SimulatedAppStore: Sendable {
         if state.nextID > 1, state.entries[state.nextID - 1] == nil {
             try records.put(state.nextID, forKey: "nextID", in: StoreLedger.meta)
         }
+        for organizer in changes.families {
+            if let family = state.families[organizer] {
+                try records.put(family, forKey: organizer.email, in: StoreLedger.families)
+            } else {
+                try records.removeValue(forKey: organizer.email, in: StoreLedger.families)
+            }
+        }
+        for key in changes.shares {
+            if let share = state.shares[key] {
+                try records.put(share, forKey: key, in: StoreLedger.shares)
+            } else {
+                try records.removeValue(forKey: key, in: StoreLedger.shares)
+            }
+        }
         for (id, reason) in changes.refundRequests {
             if let reason {
                 try records.put(reason, forKey: StoreLedger.key(id), in: StoreLedger.refundRequests)
@@ -605,15 +658,21 @@ public final class SimulatedAppStore: Sendable {
             let token = subscription?.appAccountToken
             let now = subscription.flatMap { state.grace(of: $0) }
             let before = state.announcedGrace[id]
+            // The family members it is shared with have the grace period on their own transactions.
+            let members = state.shares(of: id).map { (owner: $0.member, transactionID: $0.latestTransactionID) }
             if let before, before != now {
-                state.sequence += 1
-                changes.events.append(
-                    .grace(owner: owner, appAccountToken: token, transactionID: before.transactionID, end: nil, sequence: state.sequence))
+                for holder in [(owner, token, before.transactionID)] + members.map({ ($0.owner, nil, $0.transactionID) }) {
+                    state.sequence += 1
+                    changes.events.append(
+                        .grace(owner: holder.0, appAccountToken: holder.1, transactionID: holder.2, end: nil, sequence: state.sequence))
+                }
             }
             if let now, now != before {
-                state.sequence += 1
-                changes.events.append(
-                    .grace(owner: owner, appAccountToken: token, transactionID: now.transactionID, end: now.end, sequence: state.sequence))
+                for holder in [(owner, token, now.transactionID)] + members.map({ ($0.owner, nil, $0.transactionID) }) {
+                    state.sequence += 1
+                    changes.events.append(
+                        .grace(owner: holder.0, appAccountToken: holder.1, transactionID: holder.2, end: now.end, sequence: state.sequence))
+                }
             }
             state.announcedGrace[id] = now
             if subscription != nil { changes.events.append(.status) }

@@ -171,6 +171,7 @@ private struct StoreKitConfiguration: Decodable {
         var introductoryOffer: Offer?
         var adHocOffers: [Offer]?
         var codeOffers: [Offer]?
+        var familyShareable: Bool?
 
         func inGroup(_ group: String) -> Item {
             var item = self
@@ -190,6 +191,7 @@ private struct StoreKitConfiguration: Decodable {
             }
             var product = try product(named: name, tier: tier, duration: duration, price: price)
             product.localizedNames = localized
+            product.isFamilyShareable = familyShareable ?? false
             return product
         }
 

@@ -9,6 +9,7 @@ enum StoreLedger {
             .createCollections(version: 1, ["transactions", "subscriptions", "pending", "meta"]),
             .createCollections(version: 2, ["device"]),
             .createCollections(version: 3, ["notifications", "refundRequests", "keys"]),
+            .createCollections(version: 4, ["families", "shares"]),
         ])
 
     /// A transaction as the store keeps it: the Apple ID that owns it, whether it
@@ -114,6 +115,23 @@ enum StoreLedger {
         }
     }
 
+    /// A purchase shared with one family member: the member's own chain of transactions
+    /// that mirrors the purchaser's subscription (or non-consumable) `purchase`.
+    struct Share: Codable, Hashable, Sendable {
+        /// The purchaser's subscription (its original ID), or the non-consumable's transaction.
+        var purchase: UInt64
+        /// The family member it is shared with.
+        var member: AppleID
+        /// The member's first shared transaction of it.
+        var originalID: UInt64
+        /// The member's latest shared transaction of it.
+        var latestTransactionID: UInt64
+
+        /// The key of the share of `purchase` with `member`.
+        static func key(_ purchase: UInt64, _ member: AppleID) -> String { "\(StoreLedger.key(purchase))|\(member.email)" }
+        var key: String { Self.key(purchase, member) }
+    }
+
     /// A server notification as the store keeps it, unsigned: what happened, when, and
     /// the transaction and subscription as they were then. It is signed when read.
     struct Notice: Hashable, Sendable {
@@ -151,6 +169,10 @@ enum StoreLedger {
         })
     /// Refunds customers asked for and the App Store has not decided, by transaction (``key(_:)``), with their reason.
     static let refundRequests = RecordCollection<RefundRequestReason>("refundRequests")
+    /// Family groups by their organizer's Apple ID.
+    static let families = RecordCollection<FamilyGroup>("families")
+    /// Purchases shared with family members, by ``Share/key``.
+    static let shares = RecordCollection<Share>("shares")
     /// ``notificationKeyName`` → the key the store signs its server notifications with.
     static let keys = RecordCollection<Data>("keys")
     static let notificationKeyName = "notifications"

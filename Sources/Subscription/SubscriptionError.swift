@@ -51,6 +51,12 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let systemError = Code("systemError")
         /// The transaction ledger on this device could not be read or written.
         public static let ledgerUnreadable = Code("ledgerUnreadable")
+        /// The Apple ID is in a family group already: one Apple ID, one family.
+        public static let alreadyInFamily = Code("alreadyInFamily")
+        /// The family group has six people already, Apple's limit.
+        public static let familyFull = Code("familyFull")
+        /// The Apple ID is in no family group, or names none it organizes.
+        public static let notInFamily = Code("notInFamily")
 
         /// The code's name.
         public var description: String { name }
@@ -93,6 +99,9 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .paymentNotAllowed: ("Payments are not allowed on this device.", "Check Screen Time restrictions in Settings."),
         .systemError: ("The App Store had a problem.", "Try again later."),
         .ledgerUnreadable: ("Your purchases on this device could not be read.", "Restart the app; your subscription is safe with the App Store."),
+        .alreadyInFamily: ("This Apple ID is already in a family group.", "Leave that family group first."),
+        .familyFull: ("This family group is full.", "A family group has up to six people."),
+        .notInFamily: ("This Apple ID is not in a family group.", nil),
     ]
 }
 

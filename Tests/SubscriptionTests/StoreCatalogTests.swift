@@ -88,7 +88,9 @@ import TrainTesting
             byID["com.train.summer.pass"]
                 == .nonRenewing(id: "com.train.summer.pass", displayName: "Summer Pass", tier: .pro, duration: .threeMonths, price: 14.99))
         #expect(byID["com.train.coaching"] == .consumable(id: "com.train.coaching", displayName: "Coaching session", price: 9.99))
-        #expect(byID["com.train.lifetime"] == .nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 199))
+        var lifetime = AppStoreProduct.nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 199)
+        lifetime.isFamilyShareable = true // the file's familyShareable
+        #expect(byID["com.train.lifetime"] == lifetime)
         var weekly = AppStoreProduct(
             id: "com.train.pro.weekly", displayName: "Pro Weekly", tier: .pro, period: .week, price: 1.99, subscriptionGroupID: "21C3D4E5")
         weekly.introductoryOffer = .freeTrial(.week)

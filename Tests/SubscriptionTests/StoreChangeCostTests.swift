@@ -112,4 +112,31 @@ import TrainTesting
         #expect(engine.tier(at: start.addingTimeInterval(9_998.5)) == .free)
         #expect(engine.tier(at: start.addingTimeInterval(9_997.5)) == .pro)
     }
+
+    @Test("a family member leaving, with 10,000 transactions shared with it, costs a few steps, never a recount", arguments: StoreVariant.allCases)
+    func revocationIsIncremental(variant: StoreVariant) async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock()
+        var pro = AppStoreProduct(id: H.proMonthly, displayName: "Pro", tier: .pro, period: .month, price: 4.99)
+        pro.isFamilyShareable = true
+        let storage: StorageLocation = variant == .file ? .file(directory.file("appstore.sqlite")) : .inMemory
+        let store = try SimulatedAppStore(storage: storage, products: [pro], clock: clock)
+        try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
+        let member = try AppleID("member@example.com")
+        try store.createFamily(organizer: .standard)
+        try store.addToFamily(member, organizer: .standard)
+        try store.buyOutsideApp(productID: H.proMonthly, purchaseDate: clock.now.addingTimeInterval(-1_199))
+        while store.allTransactions.count < 20_000 {
+            clock.setDate(clock.now.addingTimeInterval(Double(min((20_000 - store.allTransactions.count) / 2, 1_000))))
+            store.settle()
+        }
+        try store.switchAppleID(to: member)
+        let service = LocalSubscriptionService(store: store)
+        #expect(service.currentTier == .pro)
+        let (steps, rebuilds) = (service.engineSteps, service.rebuildCount)
+        try store.removeFromFamily(member)
+        #expect(service.currentTier == .free)
+        #expect(service.rebuildCount == rebuilds, "the revocation recomputed the history")
+        #expect(service.engineSteps - steps <= Self.stepBudget)
+    }
 }
