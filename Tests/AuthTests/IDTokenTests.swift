@@ -109,15 +109,14 @@ import TrainTesting
     func renewedInTheBackground(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
-        let stream = harness.service.idTokenChanges()
-        let watched = Task { await stream.collect(3) }
+        let stream = harness.service.idTokenChanges() // what it tells waits in it until read
         let first = try await harness.service.idToken()
         let renewalAt = harness.clock.now.addingTimeInterval(3_300)
         await harness.clock.waitForSleeper(wakingBy: renewalAt.addingTimeInterval(1))
         harness.clock.advance(to: renewalAt)
         #expect(try await harness.service.idToken() == first, "exactly five minutes left: still kept, nothing renewed")
         harness.clock.advance(by: .seconds(1))
-        let told = await watched.value
+        let told = await stream.collect(3)
         #expect(told.count == 3 && told[0] == nil && told[1] == first)
         let renewed = try #require(told.last ?? nil)
         let kept = try await harness.service.idToken()

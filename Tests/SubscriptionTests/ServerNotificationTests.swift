@@ -221,16 +221,15 @@ import TrainTesting
     func stream() async throws {
         let harness = try H(.file)
         let other = try SimulatedAppStore(storage: .file(harness.file), products: AppStoreProduct.standardWithoutTrial, clock: harness.clock)
+        // Listening from here on; what the streams tell waits in them until read.
         let here = harness.store.serverNotificationUpdates()
         let there = other.serverNotificationUpdates()
-        let watchedHere = Task { await here.collect(2) }
-        let watchedThere = Task { await there.collect(2) }
         try await harness.buy()
         try harness.store.forceRenewal(productID: H.proMonthly)
-        let told = await watchedHere.value
+        let told = await here.collect(2)
         #expect(told == harness.store.serverNotifications)
         other.settle() // reads the file again
-        #expect(await watchedThere.value.map(\.id) == told.map(\.id))
+        #expect(await there.collect(2).map(\.id) == told.map(\.id))
         #expect(other.serverNotifications.map(\.id) == told.map(\.id))
         try other.requestTestNotification()
         #expect(harness.store.serverNotifications.map(\.type) == [.subscribed, .didRenew, .test], "one log, one numbering, on the file")
