@@ -414,6 +414,7 @@ extension SimulatedAppStore {
             changes.entries.insert(transactionID)
             changes.events.append(.reloaded)
             state.groupsJoined = Self.groupsJoined(by: state.entries.values)
+            state.nonConsumables = Self.nonConsumables(in: state.entries.values)
             let originalID = entry.transaction.originalID
             guard var subscription = state.subscriptions[originalID], subscription.latestTransactionID == transactionID else { return }
             changes.subscriptions.insert(originalID)
@@ -543,6 +544,7 @@ extension SimulatedAppStore {
             state.subscriptions.removeAll()
             state.pending.removeAll()
             state.groupsJoined.removeAll()
+            state.nonConsumables.removeAll()
             changes.shares = Touched(state.shares.keys)
             state.shares.removeAll()
             state.sharesByPurchase.removeAll()

@@ -60,11 +60,13 @@ extension SimulatedAppStore {
             where family.contains(subscription.owner) && subscription.owner != member && subscription.grantsAccess(at: now) {
                 share(subscription: subscription, with: [member], state: &state, changes: &changes, now: now)
             }
-            for entry in state.entries.values.sorted(by: { $0.transaction.id < $1.transaction.id })
-            where entry.transaction.productType == .nonConsumable && entry.transaction.ownershipType == .purchased
-                && entry.transaction.revocationDate == nil && family.contains(entry.owner) && entry.owner != member
-            {
-                share(nonConsumable: entry.transaction, of: entry.owner, with: [member], state: &state, changes: &changes, now: now)
+            for owner in family.everyone where owner != member {
+                for id in state.nonConsumables[owner] ?? [] {
+                    guard let bought = state.entries[id]?.transaction, bought.revocationDate == nil,
+                        product(bought.productID)?.isFamilyShareable == true
+                    else { continue }
+                    share(nonConsumable: bought, of: owner, with: [member], state: &state, changes: &changes, now: now)
+                }
             }
         }
     }

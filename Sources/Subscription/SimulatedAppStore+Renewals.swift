@@ -232,6 +232,7 @@ extension SimulatedAppStore {
         if originalID == nil, let group = transaction.subscriptionGroupID {
             state.groupsJoined.insert(GroupMember(group: group, owner: owner))
         }
+        if product.type == .nonConsumable { state.nonConsumables[owner, default: []].append(id) }
         changes.entries.insert(id)
         changes.events.append(.transaction(entry.result, owner: owner, revision: entry.revision, returnedByPurchase: returnedByPurchase))
         return transaction

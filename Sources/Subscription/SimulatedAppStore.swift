@@ -142,6 +142,9 @@ public final class SimulatedAppStore: Sendable {
         /// The subscription groups each Apple ID has had a transaction in, so a purchase
         /// tells introductory-offer eligibility without reading the history.
         var groupsJoined: Set<GroupMember> = []
+        /// The non-consumables each Apple ID bought (refunded ones too), so a family that
+        /// grows shares them without reading the history.
+        var nonConsumables: [AppleID: [UInt64]] = [:]
         /// The key server notifications are signed with, kept in the ledger.
         var notificationKey = Data()
         /// The number of the latest server notification in the ledger.
@@ -327,6 +330,7 @@ public final class SimulatedAppStore: Sendable {
         for entry in try records.values(in: StoreLedger.transactions) { state.entries[entry.transaction.id] = entry }
         deriveEarlierFields(of: &state.entries)
         state.groupsJoined = groupsJoined(by: state.entries.values)
+        state.nonConsumables = nonConsumables(in: state.entries.values)
         for subscription in try records.values(in: StoreLedger.subscriptions) { state.subscriptions[subscription.originalID] = subscription }
         for pending in try records.values(in: StoreLedger.pending) { state.pending[pending.id] = pending }
         state.appleID = try records.value(forKey: StoreLedger.deviceKey, in: StoreLedger.device) ?? .standard
@@ -345,6 +349,15 @@ public final class SimulatedAppStore: Sendable {
         }
         state.seenExternalChanges = records.externalChangeCount
         return state
+    }
+
+    /// The non-consumables each owner of `entries` bought, oldest first.
+    static func nonConsumables(in entries: some Sequence<StoreLedger.Entry>) -> [AppleID: [UInt64]] {
+        var bought: [AppleID: [UInt64]] = [:]
+        for entry in entries where entry.transaction.productType == .nonConsumable && entry.transaction.ownershipType == .purchased {
+            bought[entry.owner, default: []].append(entry.transaction.id)
+        }
+        return bought.mapValues { $0.sorted() }
     }
 
     /// The groups each owner of `entries` has bought a subscription in.
