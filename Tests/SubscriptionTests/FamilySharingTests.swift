@@ -10,6 +10,7 @@ import TrainTesting
     static let family = "com.train.family.monthly"
     static let solo = "com.train.pro.monthly"
     static let lifetime = "com.train.lifetime"
+    static let coach = "com.train.coach"
 
     static let products: [AppStoreProduct] = {
         var family = AppStoreProduct(id: Self.family, displayName: "Family", tier: .premium, period: .month, price: 14.99)
@@ -17,7 +18,8 @@ import TrainTesting
         let solo = AppStoreProduct(id: Self.solo, displayName: "Pro", tier: .pro, period: .month, price: 4.99)
         var lifetime = AppStoreProduct.nonConsumable(id: Self.lifetime, displayName: "Lifetime", tier: .pro, price: 99)
         lifetime.isFamilyShareable = true
-        return [family, solo, lifetime]
+        let coach = AppStoreProduct.nonConsumable(id: Self.coach, displayName: "Coach pack", tier: .pro, price: 19)
+        return [family, solo, lifetime, coach]
     }()
 
     static let parent = AppleID.test("parent@example.com")
@@ -157,17 +159,21 @@ import TrainTesting
         #expect(world.service.currentTier == .free, "grace over, billing retry: no access")
     }
 
-    @Test("joining later shares what the family holds now: the subscription and the non-consumable", arguments: StoreVariant.allCases)
+    @Test(
+        "joining later shares what the family holds now: the subscription and the shareable non-consumable, not another",
+        arguments: StoreVariant.allCases)
     func joiningLater(variant: StoreVariant) async throws {
         let world = try World(variant)
         try await world.buy(Self.family, as: Self.parent)
         try await world.buy(Self.lifetime, as: Self.child)
+        try await world.buy(Self.coach, as: Self.child)
         let before = world.store.serverNotifications.count
         try world.store.addToFamily(Self.teen, organizer: Self.parent)
         #expect(world.sent(after: before) == ["SUBSCRIBED/INITIAL_BUY/member", "ONE_TIME_CHARGE/member"])
         #expect(try await world.tier(of: Self.teen) == .premium)
         let owned = try await world.service.currentEntitlements().map(\.unsafePayloadValue)
         #expect(Set(owned.map(\.productID)) == [Self.family, Self.lifetime] && owned.allSatisfy { $0.ownershipType == .familyShared })
+        #expect(!owned.contains { $0.productID == Self.coach }, "a non-consumable that is not shareable stays the child's")
     }
 
     @Test("an upgrade reaches the child as a new period of the new product", arguments: StoreVariant.allCases)
