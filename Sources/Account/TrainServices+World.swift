@@ -78,7 +78,7 @@ extension TrainServices {
         } catch let error as AuthenticationError where error.code == .userNotFound {
             throw AccountError(.userNotFound, detail: "No account in this world has the ID \(userID.debugDescription).")
         }
-        let stores: (plans: RecordStore, account: RecordStore)
+        let stores: DeviceStores
         if let directory = world.directory {
             let devices = directory.appendingPathComponent("devices", isDirectory: true)
             let folder = devices.appendingPathComponent("\(number)", isDirectory: true)
@@ -86,9 +86,9 @@ extension TrainServices {
                 try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             let file = StorageLocation.file(folder.appendingPathComponent("trainkit.sqlite"))
-            stores = (try RecordStore(file, schema: LocalPlanSyncService.recordSchema), try RecordStore(file, schema: AccountRecords.schema))
+            stores = try DeviceStores(file)
         } else {
-            stores = (.inMemoryOrFailing(LocalPlanSyncService.recordSchema), .inMemoryOrFailing(AccountRecords.schema))
+            stores = DeviceStores()
         }
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: world.appStore(for: userID),

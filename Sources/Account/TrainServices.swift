@@ -36,6 +36,9 @@ public final class TrainServices: Sendable {
     public let appStore: SimulatedAppStore
     /// Subscriptions and the tier.
     public let subscriptions: LocalSubscriptionService
+    /// Paywalls as data over ``subscriptions``: put a configuration in force with
+    /// `replaceConfiguration(_:)`; the session manager tells it who is signed in.
+    public let paywalls: LocalPaywallService
     /// Photos.
     public let media: LocalMediaStore
     /// The simulated mail of this stack's world: read the password reset, verification
@@ -65,18 +68,21 @@ public final class TrainServices: Sendable {
     /// Wires one device's services over the world: the account service over the others.
     init(
         world: TrainWorld, appleID: SimulatedIdentityProvider, auth: any AuthService, appStore: SimulatedAppStore, media: LocalMediaStore,
-        deviceStore: (plans: RecordStore, account: RecordStore)
+        deviceStore: DeviceStores
     ) {
         let configuration = world.configuration
         self.world = world
         self.configuration = configuration
-        var stores = [world.socialStore, deviceStore.plans, deviceStore.account]
+        var stores = [world.socialStore, deviceStore.plans, deviceStore.account, deviceStore.paywalls]
         if case .local(let accounts) = world.accounts { stores.append(accounts) }
         deviceStores = stores
         self.appleID = appleID
         self.auth = auth
         self.appStore = appStore
         subscriptions = LocalSubscriptionService(store: appStore, accessPolicy: configuration.subscriptionAccess)
+        paywalls = LocalPaywallService(
+            subscriptions: subscriptions, store: deviceStore.paywalls,
+            configuration: PaywallServiceConfiguration(clock: configuration.clock, catalog: configuration.features))
         self.media = media
         social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: media, configuration: configuration.social)
         remote = world.remote
@@ -128,7 +134,7 @@ public final class TrainServices: Sendable {
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: appStore, media: media,
-            deviceStore: (.inMemoryOrFailing(LocalPlanSyncService.recordSchema), .inMemoryOrFailing(AccountRecords.schema)))
+            deviceStore: DeviceStores())
     }
 
     /// A stack whose data lives in files in `directory`, created owner-only if it does
@@ -160,18 +166,16 @@ public final class TrainServices: Sendable {
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: appStore, media: media,
-            deviceStore: (
-                try RecordStore(device, schema: LocalPlanSyncService.recordSchema), try RecordStore(device, schema: AccountRecords.schema)
-            ))
+            deviceStore: try DeviceStores(device))
     }
 
-    /// A session manager over this stack, with its background sync and feature catalog.
+    /// A session manager over this stack, with its background sync, feature catalog and paywalls.
     /// - Returns: The manager; call its `start()`.
     @MainActor
     public func makeSessionManager() -> UserSessionManager {
         UserSessionManager(
             auth: auth, subscriptions: subscriptions, social: social, account: account, backgroundSync: backgroundSync,
-            features: configuration.features, media: media)
+            features: configuration.features, media: media, paywalls: paywalls)
     }
 
     /// The task adding a preview stack's sample data; nil for other stacks.
@@ -182,5 +186,26 @@ public final class TrainServices: Sendable {
         sampleData.withLock { task in
             task = Task { [self] in await load(self) }
         }
+    }
+}
+
+/// The stores of one device's own data: its plans, its account service's and its paywalls'.
+struct DeviceStores {
+    let plans: RecordStore
+    let account: RecordStore
+    let paywalls: RecordStore
+
+    /// Stores in memory.
+    init() {
+        plans = .inMemoryOrFailing(LocalPlanSyncService.recordSchema)
+        account = .inMemoryOrFailing(AccountRecords.schema)
+        paywalls = .inMemoryOrFailing(LocalPaywallService.recordSchema)
+    }
+
+    /// Stores in `file`, which they share.
+    init(_ file: StorageLocation) throws {
+        plans = try RecordStore(file, schema: LocalPlanSyncService.recordSchema)
+        account = try RecordStore(file, schema: AccountRecords.schema)
+        paywalls = try RecordStore(file, schema: LocalPaywallService.recordSchema)
     }
 }

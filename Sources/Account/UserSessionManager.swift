@@ -85,6 +85,8 @@ public final class UserSessionManager {
     @ObservationIgnored public let auth: any AuthService
     /// The subscription service the user's token is bound to.
     @ObservationIgnored public let subscriptions: any SubscriptionService
+    /// The paywalls whose experiments assign the signed-in user, if any.
+    @ObservationIgnored public let paywalls: (any PaywallService)?
     /// The social service, for the feed's state.
     @ObservationIgnored public let social: any SocialFeedService
     /// The account service, for deletion.
@@ -121,9 +123,12 @@ public final class UserSessionManager {
     ///   - features: Which features each tier unlocks; the standard catalog by default.
     ///   - media: Where ``updateProfile(displayName:photo:)`` keeps a photo; nil if the
     ///     app sets none.
+    ///   - paywalls: Paywalls told who is signed in, with the subscription service's
+    ///     token, so that a user is in the same experiment variant on every device.
     public init(
         auth: any AuthService, subscriptions: any SubscriptionService, social: any SocialFeedService, account: any AccountService,
-        backgroundSync: BackgroundSyncManager? = nil, features: FeatureCatalog = .standard, media: (any MediaStore)? = nil
+        backgroundSync: BackgroundSyncManager? = nil, features: FeatureCatalog = .standard, media: (any MediaStore)? = nil,
+        paywalls: (any PaywallService)? = nil
     ) {
         featureAccess = FeatureAccess(tier: .free, catalog: features)
         self.auth = auth
@@ -132,6 +137,7 @@ public final class UserSessionManager {
         self.account = account
         self.backgroundSync = backgroundSync
         self.media = media
+        self.paywalls = paywalls
     }
 
     /// Reads the signed-in user and follows the auth state, the tier and sync from
@@ -472,13 +478,16 @@ public final class UserSessionManager {
 
     // MARK: - Following the auth state
 
-    /// Sets the subscription service's token after every earlier change has been set.
-    private func enqueueBinding(_ token: UUID?) {
+    /// Sets the subscription service's token, and the paywalls' user, after every
+    /// earlier change has been set.
+    private func enqueueBinding(_ token: UUID?, of userID: String?) {
         let previous = binding
         let subscriptions = subscriptions
+        let paywalls = paywalls
         binding = Task {
             await previous?.value
             await subscriptions.setAppAccountToken(token)
+            await paywalls?.setUser(userID)
         }
     }
 
@@ -502,7 +511,7 @@ public final class UserSessionManager {
                 }
             }
             boundUserID = user?.id
-            enqueueBinding(token)
+            enqueueBinding(token, of: user?.id)
         }
         var seen: Int
         repeat {

@@ -57,6 +57,10 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let familyFull = Code("familyFull")
         /// The Apple ID is in no family group, or names none it organizes.
         public static let notInFamily = Code("notInFamily")
+        /// A paywall configuration does not hold together: its detail says why.
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// The paywall configuration has no such placement.
+        public static let placementNotFound = Code("placementNotFound")
 
         /// The code's name.
         public var description: String { name }
@@ -102,6 +106,8 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .alreadyInFamily: ("This Apple ID is already in a family group.", "Leave that family group first."),
         .familyFull: ("This family group is full.", "A family group has up to six people."),
         .notInFamily: ("This Apple ID is not in a family group.", nil),
+        .invalidConfiguration: ("The paywall configuration is not valid.", nil),
+        .placementNotFound: ("This paywall is not available.", nil),
     ]
 }
 

@@ -108,4 +108,39 @@ import TrainTesting
         #expect(session.feedUnlockedUntil == nil)
         session.stop()
     }
+
+    @Test(
+        "the stack's paywalls gate by the session's tier, and the session manager tells them who is signed in, so a user's variant is the same on every device"
+    )
+    func paywalls() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let session = services.makeSessionManager()
+        await session.start()
+        let offering = PaywallOffering(id: "pro", packages: [PaywallPackage(id: "monthly", productID: "com.train.pro.monthly")])
+        var variants: [PaywallVariant] = []
+        for index in 0..<10 { variants.append(PaywallVariant(id: "v\(index)", weight: 10, offering: "pro")) }
+        let configuration = PaywallConfiguration(
+            offerings: [offering], experiments: [PaywallExperiment(id: "tenths", variants: variants)],
+            placements: [PaywallPlacement(id: "analytics", feature: .analytics, rules: [PaywallRule(.experiment("tenths"))])])
+        try await services.paywalls.replaceConfiguration(configuration)
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        #expect(try await services.paywalls.gate(placement: "analytics").presentation?.offering == offering)
+        let tablet = try services.makeDevice(for: ada.id)
+        let tabletSession = tablet.makeSessionManager()
+        await tabletSession.start()
+        try await tablet.paywalls.replaceConfiguration(configuration)
+        #expect(try await tablet.paywalls.assignment(in: "tenths") == services.paywalls.assignment(in: "tenths"), "one user, one variant of ten")
+        #expect(try await services.paywalls.exposures().map(\.user) == [ada.id])
+        try await session.signOut()
+        _ = try await services.paywalls.gate(placement: "analytics")
+        #expect(try await services.paywalls.exposures().last?.user.hasPrefix("install:") == true, "signed out: the installation")
+        services.appleID.signIn(as: Self.ada)
+        try await session.signInWithApple()
+        _ = try await session.purchase("com.train.pro.monthly")
+        #expect(try await services.paywalls.gate(placement: "analytics") == .granted, "pro unlocks the placement's feature")
+        #expect(try await services.paywalls.exposures().count == 2)
+        session.stop()
+        tabletSession.stop()
+    }
 }

@@ -33,6 +33,8 @@ public final class FakeServices: Sendable {
     public let subscriptions: FakeSubscriptionService
     /// The social fake, over the stack's social service.
     public let social: FakeSocialFeedService
+    /// The paywalls fake, over the stack's paywalls.
+    public let paywalls: FakePaywallService
     /// The plans fake, over the stack's plans.
     public let plans: FakePlanSyncService
     /// The account fake, over an account service that runs on the other fakes.
@@ -57,6 +59,7 @@ public final class FakeServices: Sendable {
         subscriptions = FakeSubscriptionService(backedBy: services.subscriptions, clock: clock)
         social = FakeSocialFeedService(backedBy: services.social, clock: clock)
         plans = FakePlanSyncService(backedBy: services.plans, clock: clock)
+        paywalls = FakePaywallService(backedBy: services.paywalls, clock: clock)
         let local = LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions,
             configuration: AccountConfiguration(clock: clock, policies: configuration.consentPolicies))
@@ -64,13 +67,13 @@ public final class FakeServices: Sendable {
         backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: clock)
     }
 
-    /// A session manager over the fakes, with ``backgroundSync`` and the stack's feature catalog.
+    /// A session manager over the fakes, with ``backgroundSync``, ``paywalls`` and the stack's feature catalog.
     /// - Returns: The manager; call its `start()`.
     @MainActor
     public func makeSessionManager() -> UserSessionManager {
         UserSessionManager(
             auth: auth, subscriptions: subscriptions, social: social, account: account, backgroundSync: backgroundSync,
-            features: services.configuration.features)
+            features: services.configuration.features, paywalls: paywalls)
     }
 
     /// Ends a test's use of the fakes: records a test failure for each left-over of
@@ -81,6 +84,6 @@ public final class FakeServices: Sendable {
     public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [FakeLeftover] {
         auth.finish(sourceLocation: sourceLocation) + subscriptions.finish(sourceLocation: sourceLocation)
             + social.finish(sourceLocation: sourceLocation) + plans.finish(sourceLocation: sourceLocation)
-            + account.finish(sourceLocation: sourceLocation)
+            + account.finish(sourceLocation: sourceLocation) + paywalls.finish(sourceLocation: sourceLocation)
     }
 }

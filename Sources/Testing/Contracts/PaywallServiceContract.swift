@@ -1,0 +1,173 @@
+import Foundation
+import TrainCore
+import TrainSubscription
+
+/// What the ``PaywallServiceContract`` needs from the conformance under test.
+public protocol PaywallContractEnvironment: Sendable {
+    /// Makes a paywall service over subscriptions with nothing bought, for a free user.
+    /// - Returns: The service under test.
+    func makeService() async throws -> any PaywallService
+
+    /// Buys `productID` for the user of `service`, so that its tier changes.
+    /// - Parameters:
+    ///   - service: A service this environment made.
+    ///   - productID: The product.
+    func subscribe(_ service: any PaywallService, to productID: String) async throws
+
+    /// A monthly and a yearly subscription on sale, of a tier that unlocks ``feature``.
+    var monthlyProductID: String { get }
+    /// A yearly subscription on sale, of the same tier.
+    var yearlyProductID: String { get }
+    /// A feature the products' tier unlocks and the free tier does not.
+    var feature: Feature { get }
+}
+
+extension PaywallContractEnvironment {
+    /// TrainKit's Pro monthly.
+    public var monthlyProductID: String { "com.train.pro.monthly" }
+    /// TrainKit's Pro yearly.
+    public var yearlyProductID: String { "com.train.pro.yearly" }
+    /// Analytics, which Pro unlocks.
+    public var feature: Feature { .analytics }
+}
+
+/// A check of the ``PaywallServiceContract``.
+public typealias PaywallContractCheck = ContractCheck<any PaywallContractEnvironment>
+
+/// The public behavioural contract of `PaywallService`. TrainKit runs it against
+/// `LocalPaywallService` in memory and on disk; an app runs it against its own, say one
+/// over RevenueCat's offerings or Superwall's placements:
+///
+/// ```swift
+/// @Test(arguments: PaywallServiceContract.checks)
+/// func paywallContract(_ check: PaywallContractCheck) async throws {
+///     try await check.run(in: MyPaywallEnvironment())
+/// }
+/// ```
+public enum PaywallServiceContract {
+    /// A configuration of two offerings, an audience by attribute, a 50/50 experiment
+    /// and a placement guarding the environment's feature.
+    static func configuration(_ environment: any PaywallContractEnvironment, weights: (Int, Int) = (50, 50)) -> PaywallConfiguration {
+        PaywallConfiguration(
+            offerings: [
+                PaywallOffering(
+                    id: "annual-first",
+                    packages: [
+                        PaywallPackage(id: "annual", productID: environment.yearlyProductID, metadata: ["badge": "Best value"]),
+                        PaywallPackage(id: "monthly", productID: environment.monthlyProductID),
+                    ]),
+                PaywallOffering(id: "monthly-only", packages: [PaywallPackage(id: "monthly", productID: environment.monthlyProductID)]),
+            ],
+            audiences: [PaywallAudience(id: "runners", conditions: [.attribute(key: "sport", equals: "running")])],
+            experiments: [
+                PaywallExperiment(
+                    id: "order",
+                    variants: [
+                        PaywallVariant(id: "annual", weight: weights.0, offering: "annual-first"),
+                        PaywallVariant(id: "holdout", weight: weights.1, offering: nil),
+                    ])
+            ],
+            placements: [
+                PaywallPlacement(
+                    id: "locked-feature", feature: environment.feature,
+                    rules: [PaywallRule(audience: "runners", .show("monthly-only")), PaywallRule(.show("annual-first"))]),
+                PaywallPlacement(id: "onboarding", rules: [PaywallRule(.experiment("order"))]),
+            ])
+    }
+
+    /// Every check of the contract.
+    public static let checks: [PaywallContractCheck] = [
+        PaywallContractCheck("a placement shows its offering with its products in package order; once the tier unlocks the feature, it grants") {
+            environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            let shown = try await paywalls.gate(placement: "locked-feature").presentation
+            try check.expect(shown?.offering.id == "annual-first", "the offering for everyone")
+            try check.expect(
+                shown?.products.map(\.id) == [environment.yearlyProductID, environment.monthlyProductID], "the products, in package order")
+            try check.expect(shown?.offering.packages.first?.metadata["badge"] == "Best value", "the package's metadata")
+            try await environment.subscribe(paywalls, to: environment.monthlyProductID)
+            try check.expect(try await paywalls.gate(placement: "locked-feature") == .granted, "a tier that unlocks the feature goes through")
+        },
+        PaywallContractCheck("an audience by attribute gets its offering; others fall to the rule for everyone") { environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            await paywalls.setAttribute("running", forKey: "sport")
+            try check.expect(
+                try await paywalls.gate(placement: "locked-feature").presentation?.offering.id == "monthly-only", "the runners' offering")
+            await paywalls.setAttribute(nil, forKey: "sport")
+            try check.expect(try await paywalls.gate(placement: "locked-feature").presentation?.offering.id == "annual-first", "everyone's")
+        },
+        PaywallContractCheck("an unknown placement is placementNotFound") { environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            try await check.expectError(.placementNotFound, "a placement the configuration lacks") {
+                _ = try await paywalls.gate(placement: "nowhere")
+            }
+        },
+        PaywallContractCheck("a configuration that does not hold together is invalidConfiguration, and the one in force stays") {
+            environment, check in
+            let paywalls = try await environment.makeService()
+            let good = configuration(environment)
+            try await paywalls.replaceConfiguration(good)
+            var unknownProduct = good
+            unknownProduct.offerings[0].packages[0].productID = "com.example.nothing"
+            var duplicate = good
+            duplicate.offerings[1].id = duplicate.offerings[0].id
+            var lopsided = good
+            lopsided.experiments[0].variants[0].weight = 70
+            var negative = configuration(environment, weights: (120, -20))
+            negative.placements = good.placements
+            var empty = good
+            empty.experiments[0].variants = []
+            var noFallback = good
+            noFallback.placements[0].rules.removeLast()
+            var dangling = good
+            dangling.placements[1].rules = [PaywallRule(.experiment("missing"))]
+            for (bad, what) in [
+                (unknownProduct, "a package of a product not on sale"), (duplicate, "two offerings with one ID"),
+                (lopsided, "weights that add up to 120"), (negative, "a negative weight"), (empty, "an experiment without variants"),
+                (noFallback, "a placement with no rule for everyone"), (dangling, "a rule naming no experiment"),
+            ] {
+                try await check.expectError(.invalidConfiguration, what) { try await paywalls.replaceConfiguration(bad) }
+            }
+            try check.expect(paywalls.configuration == good, "the configuration in force stays")
+        },
+        PaywallContractCheck("a user's variant is the same at every gate and in another service, and each showing is an exposure") {
+            environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            await paywalls.setUser("user-42")
+            let first = try await paywalls.assignment(in: "order")
+            for _ in 0..<3 {
+                let decision = try await paywalls.gate(placement: "onboarding")
+                try check.expect(decision.presentation?.assignment ?? first == first, "the same variant at every gate")
+                try check.expect(
+                    (decision == .granted) == (first.variant == "holdout"), "the holdout goes through; the other variant sees its offering")
+            }
+            let other = try await environment.makeService()
+            try await other.replaceConfiguration(configuration(environment))
+            await other.setUser("user-42")
+            try check.expect(try await other.assignment(in: "order") == first, "the same user, the same variant, in another service")
+            let exposures = try await paywalls.exposures()
+            try check.expect(exposures.count == 3, "three exposures logged (got \(exposures.count))")
+            try check.expect(exposures.allSatisfy { $0.assignment == first && $0.placement == "onboarding" && $0.user == "user-42" }, "each names it")
+        },
+        PaywallContractCheck("users are split by the weights: about half in each of a 50/50 test, all in the one of a 100/0 test") {
+            environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            var annual = 0
+            for index in 0..<400 {
+                await paywalls.setUser("user-\(index)")
+                if try await paywalls.assignment(in: "order").variant == "annual" { annual += 1 }
+            }
+            try check.expect((150...250).contains(annual), "about half of 400 users in each variant (got \(annual))")
+            try await paywalls.replaceConfiguration(configuration(environment, weights: (100, 0)))
+            for index in 0..<50 {
+                await paywalls.setUser("user-\(index)")
+                try check.expect(try await paywalls.assignment(in: "order").variant == "annual", "a weight of 100 takes everyone")
+            }
+        },
+    ]
+}

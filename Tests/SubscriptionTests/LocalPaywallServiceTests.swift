@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import TrainCore
+import TrainSubscription
+import TrainTesting
+
+/// SUB-12: LocalPaywallService decides each gate from the configuration in force and
+/// the store as it is now, assigns by the documented hash, logs exposures, and keeps
+/// what it must across a relaunch — in memory and on disk.
+@Suite(.timeLimit(.minutes(1))) struct LocalPaywallServiceTests {
+    static let group = "train.subscriptions"
+
+    /// Two offerings for free users — one for those who may still have an introductory
+    /// offer — an experiment with a holdout, and a placement guarding analytics.
+    static func configuration(weights: (Int, Int) = (50, 50)) -> PaywallConfiguration {
+        PaywallConfiguration(
+            offerings: [
+                PaywallOffering(id: "welcome", packages: [PaywallPackage(id: "monthly", productID: SubscriptionHarness.proMonthly)]),
+                PaywallOffering(id: "win-back", packages: [PaywallPackage(id: "yearly", productID: SubscriptionHarness.proYearly)]),
+            ],
+            audiences: [
+                PaywallAudience(id: "new", conditions: [.tierBelow(.pro), .introOfferEligible(groupID: group, true)]),
+                PaywallAudience(id: "lapsed", conditions: [.tierBelow(.pro), .introOfferEligible(groupID: group, false)]),
+            ],
+            experiments: [
+                PaywallExperiment(
+                    id: "order",
+                    variants: [
+                        PaywallVariant(id: "shown", weight: weights.0, offering: "welcome"),
+                        PaywallVariant(id: "holdout", weight: weights.1, offering: nil),
+                    ])
+            ],
+            placements: [
+                PaywallPlacement(
+                    id: "upsell",
+                    rules: [PaywallRule(audience: "new", .show("welcome")), PaywallRule(audience: "lapsed", .show("win-back")), PaywallRule(.grant)]),
+                PaywallPlacement(id: "analytics", feature: .analytics, rules: [PaywallRule(.show("welcome"))]),
+                PaywallPlacement(id: "onboarding", rules: [PaywallRule(.experiment("order"))]),
+            ])
+    }
+
+    /// A paywall service over the harness's subscriptions, in the harness's storage.
+    static func paywalls(_ harness: SubscriptionHarness) throws -> LocalPaywallService {
+        let settings = PaywallServiceConfiguration(clock: harness.clock)
+        switch harness.variant {
+        case .inMemory: return LocalPaywallService(subscriptions: harness.service, configuration: settings)
+        case .file:
+            return try LocalPaywallService(
+                subscriptions: harness.service, storage: .file(harness.directory.file("paywalls.sqlite")), configuration: settings)
+        }
+    }
+
+    @Test("audiences of tier and introductory-offer eligibility follow the store at each gate", arguments: StoreVariant.allCases)
+    func audiences(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let paywalls = try Self.paywalls(harness)
+        try await paywalls.replaceConfiguration(Self.configuration())
+        #expect(try await paywalls.gate(placement: "upsell").presentation?.offering.id == "welcome", "free and eligible")
+        #expect(try await paywalls.gate(placement: "analytics").presentation?.products.map(\.id) == [SubscriptionHarness.proMonthly])
+        try await harness.buy()
+        #expect(try await paywalls.gate(placement: "upsell") == .granted, "pro: no audience holds, the rule for everyone grants")
+        #expect(try await paywalls.gate(placement: "analytics") == .granted, "pro unlocks analytics")
+        try harness.store.expireSubscription(productID: SubscriptionHarness.proMonthly)
+        #expect(try await paywalls.gate(placement: "upsell").presentation?.offering.id == "win-back", "free again, the offer used")
+        #expect(try await paywalls.gate(placement: "analytics").presentation != nil, "the lapsed user sees the paywall again")
+    }
+
+    @Test(
+        "a variant is the documented bucket: SHA-256 of experiment, NUL and user, first 8 bytes big-endian, modulo 100",
+        arguments: StoreVariant.allCases)
+    func documentedBucket(variant: StoreVariant) async throws {
+        let paywalls = try Self.paywalls(try SubscriptionHarness(variant))
+        // SHA-256("order\0user-42") starts with bytes whose big-endian value is 82 modulo 100
+        // (computed outside TrainKit, with Python's hashlib).
+        await paywalls.setUser("user-42")
+        try await paywalls.replaceConfiguration(Self.configuration(weights: (82, 18)))
+        #expect(try await paywalls.assignment(in: "order").variant == "holdout", "bucket 82 is past the first 82")
+        try await paywalls.replaceConfiguration(Self.configuration(weights: (83, 17)))
+        #expect(try await paywalls.assignment(in: "order").variant == "shown", "bucket 82 is among the first 83")
+    }
+
+    @Test(
+        "each showing logs an exposure dated by the clock, a holdout's too, naming the installation when no user is set",
+        arguments: StoreVariant.allCases)
+    func exposures(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let paywalls = try Self.paywalls(harness)
+        try await paywalls.replaceConfiguration(Self.configuration(weights: (0, 100)))
+        #expect(try await paywalls.gate(placement: "onboarding") == .granted, "the holdout goes through")
+        harness.clock.advance(by: .seconds(90))
+        await paywalls.setUser("ada")
+        try await paywalls.replaceConfiguration(Self.configuration(weights: (100, 0)))
+        #expect(try await paywalls.gate(placement: "onboarding").presentation?.assignment == PaywallAssignment(experiment: "order", variant: "shown"))
+        _ = try await paywalls.gate(placement: "upsell")
+        let logged = try await paywalls.exposures()
+        #expect(logged.map(\.assignment.variant) == ["holdout", "shown"], "a gate outside an experiment logs nothing")
+        #expect(logged[0].user.hasPrefix("install:") && logged[0].user.count > "install:".count)
+        #expect(logged[1].user == "ada")
+        #expect(logged[1].date.timeIntervalSince(logged[0].date) == 90)
+    }
+
+    @Test("a configuration that does not hold together changes nothing, in force or kept", arguments: StoreVariant.allCases)
+    func badConfigurationChangesNothing(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let paywalls = try Self.paywalls(harness)
+        let good = Self.configuration()
+        try await paywalls.replaceConfiguration(good)
+        var bad = good
+        bad.offerings[0].packages[0].productID = "com.example.elsewhere"
+        await #expect(throws: SubscriptionError(.invalidConfiguration)) { try await paywalls.replaceConfiguration(bad) }
+        #expect(paywalls.configuration == good)
+        #expect(try await paywalls.gate(placement: "upsell").presentation?.offering.id == "welcome")
+        if variant == .file {
+            try harness.relaunch()
+            #expect(try Self.paywalls(harness).configuration == good, "the kept one is the good one")
+        }
+        await #expect(throws: SubscriptionError(.invalidConfiguration)) { try await paywalls.assignment(in: "missing") }
+        #expect(try await paywalls.exposures().isEmpty, "nothing was logged")
+    }
+
+    @Test("a relaunch keeps the configuration, the exposures and the installation's variant")
+    func relaunch() async throws {
+        let harness = try SubscriptionHarness(.file)
+        var paywalls = try Self.paywalls(harness)
+        try await paywalls.replaceConfiguration(Self.configuration())
+        let before = try await paywalls.assignment(in: "order")
+        _ = try await paywalls.gate(placement: "onboarding")
+        let exposures = try await paywalls.exposures()
+        try harness.relaunch()
+        paywalls = try Self.paywalls(harness)
+        #expect(paywalls.configuration == Self.configuration())
+        #expect(try await paywalls.exposures() == exposures)
+        #expect(try await paywalls.assignment(in: "order") == before)
+        _ = try await paywalls.gate(placement: "onboarding")
+        #expect(try await paywalls.exposures().map(\.user) == [exposures[0].user, exposures[0].user], "the same installation")
+    }
+
+    @Test("two services on one file: a replacement by one is in force in the other, and no exposure is lost")
+    func twoServicesOnOneFile() async throws {
+        let harness = try SubscriptionHarness(.file)
+        let first = try Self.paywalls(harness)
+        let second = try Self.paywalls(harness)
+        try await first.replaceConfiguration(Self.configuration(weights: (100, 0)))
+        #expect(second.configuration == Self.configuration(weights: (100, 0)))
+        #expect(try await second.gate(placement: "onboarding").presentation?.offering.id == "welcome")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                group.addTask { _ = try await (index.isMultiple(of: 2) ? first : second).gate(placement: "onboarding") }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await first.exposures().count == 21)
+        #expect(try await second.exposures() == first.exposures())
+        #expect(Set(try await first.exposures().map(\.user)).count == 1, "one installation per file")
+    }
+
+    @Test("an unknown placement is placementNotFound and logs nothing", arguments: StoreVariant.allCases)
+    func unknownPlacement(variant: StoreVariant) async throws {
+        let paywalls = try Self.paywalls(try SubscriptionHarness(variant))
+        await #expect(throws: SubscriptionError(.placementNotFound)) { try await paywalls.gate(placement: "upsell") }
+        try await paywalls.replaceConfiguration(Self.configuration())
+        await #expect(throws: SubscriptionError(.placementNotFound)) { try await paywalls.gate(placement: "upsell\u{0}") }
+        #expect(try await paywalls.exposures().isEmpty)
+    }
+}
