@@ -82,5 +82,7 @@ struct SubscriptionChapter {
             narrator.say("\"\(Self.paywall(eligibleForTrial: eligible))\".")
             return eligible ? "the Apple ID was offered a second trial" : nil
         }
+
+        await PaywallAndFamilyScenes(services: services, session: session, clock: clock, narrator: narrator).run()
     }
 }
