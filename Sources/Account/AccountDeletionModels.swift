@@ -25,8 +25,9 @@ public enum AccountDeletionStep: String, Codable, Hashable, Sendable, CaseIterab
     /// Deletes the sign-in account, with its settings (the biometric app lock among
     /// them); its sign-in identities are free from then on.
     case authAccount
-    /// Deletes the user's remaining data on this device: consents and the journal.
-    /// Other users' data on the device is untouched.
+    /// Deletes the user's remaining data on this device: consents, the exposures the
+    /// paywalls logged for them, and the journal. Other users' data on the device is
+    /// untouched.
     case localData
 
     /// The step's name.
@@ -146,7 +147,8 @@ public struct AccountDeletionReport: Codable, Hashable, Sendable {
     public var activeSubscriptions: Int
     /// The sign-in methods the account had.
     public var providers: [AuthProvider]
-    /// The records of this user removed from this device's account data.
+    /// The records of this user removed from this device's account data: their
+    /// consents, and the exposures the paywalls logged for them.
     public var localRecords: Int
     /// What the user should know, as sentences an app can show.
     public var warnings: [String]

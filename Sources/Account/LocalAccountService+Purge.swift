@@ -260,12 +260,16 @@ extension LocalAccountService {
         case .localData:
             let now = now
             let saysSetAside = report.warnings.contains(AccountDeletionReport.journalSetAsideWarning)
-            report.localRecords = try writing { records in
-                let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
-                try records.removeValue(forKey: userID, in: AccountRecords.deletions)
-                if saysSetAside { try Self.markSetAsideReported(of: userID, at: now, in: records) }
-                return removed
-            }
+            // The paywalls' exposures first: the journal goes with the consents, and a
+            // purge that stops in between runs this step again.
+            let exposures = try await paywalls?.removeExposures(of: userID) ?? 0
+            report.localRecords =
+                try writing { records in
+                    let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
+                    try records.removeValue(forKey: userID, in: AccountRecords.deletions)
+                    if saysSetAside { try Self.markSetAsideReported(of: userID, at: now, in: records) }
+                    return removed
+                } + exposures
         }
     }
 }

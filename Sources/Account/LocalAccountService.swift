@@ -55,6 +55,8 @@ public final class LocalAccountService: AccountService {
     public let plans: any PlanSyncService
     /// The subscription service the user is unbound from.
     public let subscriptions: any SubscriptionService
+    /// The paywalls whose exposures of the user a deletion removes, if any.
+    public let paywalls: (any PaywallService)?
     /// Clock and policy versions.
     public let configuration: AccountConfiguration
     let store: RecordStore
@@ -84,14 +86,15 @@ public final class LocalAccountService: AccountService {
     ///   - social: The social service.
     ///   - plans: The plan sync service.
     ///   - subscriptions: The subscription service.
+    ///   - paywalls: The paywalls whose exposures of a deleted user are removed, if any.
     ///   - configuration: Clock and policy versions.
     public convenience init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        configuration: AccountConfiguration = AccountConfiguration()
+        paywalls: (any PaywallService)? = nil, configuration: AccountConfiguration = AccountConfiguration()
     ) {
         self.init(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions, store: .inMemoryOrFailing(AccountRecords.schema),
-            configuration: configuration)
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
+            store: .inMemoryOrFailing(AccountRecords.schema), configuration: configuration)
     }
 
     /// Creates a service whose data lives in `storage`.
@@ -100,26 +103,28 @@ public final class LocalAccountService: AccountService {
     ///   - social: The social service.
     ///   - plans: The plan sync service.
     ///   - subscriptions: The subscription service.
+    ///   - paywalls: The paywalls whose exposures of a deleted user are removed, if any.
     ///   - storage: In memory, or a file (other services may share it) with its options.
     ///   - configuration: Clock and policy versions.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        storage: StorageLocation, configuration: AccountConfiguration = AccountConfiguration()
+        paywalls: (any PaywallService)? = nil, storage: StorageLocation, configuration: AccountConfiguration = AccountConfiguration()
     ) throws {
         self.init(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions, store: try RecordStore(storage, schema: AccountRecords.schema),
-            configuration: configuration)
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
+            store: try RecordStore(storage, schema: AccountRecords.schema), configuration: configuration)
     }
 
     init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        store: RecordStore, configuration: AccountConfiguration
+        paywalls: (any PaywallService)? = nil, store: RecordStore, configuration: AccountConfiguration
     ) {
         self.auth = auth
         self.social = social
         self.plans = plans
         self.subscriptions = subscriptions
+        self.paywalls = paywalls
         self.store = store
         self.configuration = configuration
         // A deletion journaled by an earlier launch goes on.

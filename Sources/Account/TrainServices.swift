@@ -91,7 +91,7 @@ public final class TrainServices: Sendable {
             auth: auth, remote: network, store: deviceStore.plans, configuration: SyncConfiguration(clock: configuration.clock))
         backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: configuration.clock)
         account = LocalAccountService(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions, store: deviceStore.account,
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls, store: deviceStore.account,
             configuration: AccountConfiguration(clock: configuration.clock, policies: configuration.consentPolicies))
     }
 

@@ -27,7 +27,12 @@ public struct PaywallServiceConfiguration: Sendable {
 /// it too: the first 8 bytes of the SHA-256 of the experiment's ID, a NUL byte and the
 /// user's ID (UTF-8), read as a big-endian unsigned number, modulo 100, give a bucket;
 /// the variants take buckets in order, as many as their weight. Without a user it is
-/// this installation's, `install:` and an ID kept with the configuration.
+/// this installation's, `install:` and an ID kept with the configuration, so it stays
+/// the same on this device until the app is deleted.
+///
+/// A gate reads the user and their attributes once, when it starts: a user who signs
+/// in while it waits for the store is the next gate's. An exposure is logged only for a
+/// paywall the gate returns.
 ///
 /// ```swift
 /// let paywalls = try LocalPaywallService(subscriptions: subscriptions, storage: .file(directory.appendingPathComponent("paywalls.sqlite")))
@@ -42,12 +47,20 @@ public final class LocalPaywallService: PaywallService {
 
     private struct State {
         var configuration = PaywallConfiguration.empty
+        /// The number of the configuration in force; each replacement is one more.
+        var revision: UInt64 = 0
         var userID: String?
         var attributes: [String: String] = [:]
         /// This installation's ID: the one kept, or (in a store that cannot be read) a new one.
         var installID = UUID().uuidString.lowercased()
         /// The store's count of commits by other connections when the configuration was read.
-        var seenExternalChanges: UInt64 = 0
+        var seenExternalChanges: UInt64?
+    }
+
+    /// The user a gate decides for, read once when it starts.
+    private struct Viewer {
+        var key: String
+        var attributes: [String: String]
     }
 
     private let state: Locked<State>
@@ -62,27 +75,34 @@ public final class LocalPaywallService: PaywallService {
     }
 
     /// Creates a service whose configuration and exposures live in `storage`: from a file,
-    /// the configuration last put in force and the exposures survive a relaunch.
+    /// the configuration last put in force, the installation's ID and the exposures
+    /// survive a relaunch.
     /// - Parameters:
     ///   - subscriptions: The subscription service.
     ///   - storage: In memory, or a file (other services may share it).
     ///   - configuration: The clock and the feature catalog.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` naming the file if it cannot be read.
+    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` naming the file if it cannot
+    ///   be read, or holds a configuration this version cannot read.
     public convenience init(
         subscriptions: any SubscriptionService, storage: StorageLocation, configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()
     ) throws(SubscriptionError) {
+        let store: RecordStore
+        let state: State
         do {
-            let store = try RecordStore(storage, schema: PaywallRecords.schema)
-            self.init(subscriptions: subscriptions, store: store, configuration: configuration, state: try Self.load(store))
+            store = try RecordStore(storage, schema: PaywallRecords.schema)
+            state = try Self.load(store, orEmpty: false)
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The paywall configuration could not be read: \(error)")
         }
+        self.init(subscriptions: subscriptions, store: store, configuration: configuration, state: state)
     }
 
     /// Creates a service over `store`, a store of ``recordSchema`` another service of
-    /// the stack may share the file of; a store that cannot be read starts empty.
+    /// the stack may share the file of. A configuration it cannot read is left out (the
+    /// next replacement writes over it); an installation ID it cannot read or keep is a
+    /// new one.
     package convenience init(subscriptions: any SubscriptionService, store: RecordStore, configuration: PaywallServiceConfiguration) {
-        self.init(subscriptions: subscriptions, store: store, configuration: configuration, state: (try? Self.load(store)) ?? State())
+        self.init(subscriptions: subscriptions, store: store, configuration: configuration, state: (try? Self.load(store, orEmpty: true)) ?? State())
     }
 
     /// The schema of the store a stack makes for a service.
@@ -95,8 +115,10 @@ public final class LocalPaywallService: PaywallService {
         self.state = Locked(state)
     }
 
-    /// Reads the configuration kept, and this installation's ID, made the first time.
-    private static func load(_ store: RecordStore) throws -> State {
+    /// Reads this installation's ID, made the first time, and the configuration kept:
+    /// one that cannot be read or does not hold together is an error, or with `orEmpty`
+    /// none.
+    private static func load(_ store: RecordStore, orEmpty: Bool) throws -> State {
         var state = State()
         state.installID = try store.write { records in
             if let id = try records.value(forKey: PaywallRecords.installKey, in: PaywallRecords.install) { return id }
@@ -104,9 +126,23 @@ public final class LocalPaywallService: PaywallService {
             try records.put(id, forKey: PaywallRecords.installKey, in: PaywallRecords.install)
             return id
         }
-        state.configuration = try store.read { try $0.value(forKey: PaywallRecords.currentKey, in: PaywallRecords.configurations) } ?? .empty
-        state.seenExternalChanges = try store.externalChangeCount()
+        do {
+            let changes = try store.externalChangeCount()
+            if let kept = try readKept(store) {
+                (state.configuration, state.revision) = (kept.configuration, kept.revision)
+            }
+            state.seenExternalChanges = changes
+        } catch  where orEmpty {
+            // Left out: the next replacement writes over it.
+        }
         return state
+    }
+
+    /// The configuration kept, checked to hold together as it was when put in force.
+    private static func readKept(_ store: RecordStore) throws -> KeptPaywallConfiguration? {
+        guard let kept = try store.read({ try $0.value(forKey: PaywallRecords.currentKey, in: PaywallRecords.configurations) }) else { return nil }
+        try kept.configuration.validateStructure()
+        return kept
     }
 
     public var configuration: PaywallConfiguration {
@@ -115,46 +151,68 @@ public final class LocalPaywallService: PaywallService {
     }
 
     public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws {
-        try configuration.validate(against: try await subscriptions.products())
+        try configuration.validate(against: try await subscriptions.products(), catalog: settings.catalog)
+        let revision: UInt64
         do {
-            try store.write { records in try records.put(configuration, forKey: PaywallRecords.currentKey, in: PaywallRecords.configurations) }
+            let inForce = state.withLock { $0.revision }
+            revision = try store.write { records in
+                // One this version cannot read is written over, numbered after the one in force.
+                let kept = try? records.value(forKey: PaywallRecords.currentKey, in: PaywallRecords.configurations)
+                let last = max(kept?.revision ?? 0, inForce)
+                try records.put(
+                    KeptPaywallConfiguration(revision: last + 1, configuration: configuration), forKey: PaywallRecords.currentKey,
+                    in: PaywallRecords.configurations)
+                return last + 1
+            }
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The paywall configuration could not be kept: \(error)")
         }
-        state.withLock { $0.configuration = configuration }
+        adopt(configuration, revision: revision)
     }
 
     public func gate(placement id: String) async throws -> PaywallDecision {
+        let viewer = self.viewer
         let configuration = configuration
         guard let placement = configuration.placements.first(where: { $0.id == id }) else {
-            throw SubscriptionError(.placementNotFound, detail: "The configuration has no placement '\(id)'.")
+            throw SubscriptionError(.placementNotFound, detail: "The configuration has no placement \(id.debugDescription).")
         }
         if let feature = placement.feature, FeatureAccess(tier: subscriptions.currentTier, catalog: settings.catalog).canAccess(feature) {
             return .granted
         }
-        // The configuration was checked when it was put in force: its last rule is for everyone.
-        for rule in placement.rules where try await holds(rule.audience, in: configuration) {
+        // The configuration in force holds together: its last rule is for everyone.
+        for rule in placement.rules where try await holds(rule.audience, for: viewer, in: configuration) {
             switch rule.action {
             case .grant:
                 return .granted
             case .show(let offering):
-                return .show(try await presentation(of: offering, at: id, in: configuration, assignment: nil))
+                return .show(try await presentation(of: offering, at: placement.id, in: configuration, assignment: nil))
             case .experiment(let experiment):
-                let (assignment, variant) = try assign(experiment, in: configuration)
-                try logExposure(assignment, at: id)
-                guard let offering = variant.offering else { return .granted }
-                return .show(try await presentation(of: offering, at: id, in: configuration, assignment: assignment))
+                let (assignment, variant) = try assign(experiment, to: viewer, in: configuration)
+                let decision: PaywallDecision
+                if let offering = variant.offering {
+                    decision = .show(try await presentation(of: offering, at: placement.id, in: configuration, assignment: assignment))
+                } else {
+                    decision = .granted
+                }
+                // Logged last: a gate that fails or is cancelled showed nothing.
+                try Task.checkCancellation()
+                try logExposure(assignment, at: placement.id, for: viewer)
+                return decision
             }
         }
         return .granted
     }
 
     public func assignment(in experiment: String) async throws -> PaywallAssignment {
-        try assign(experiment, in: configuration).assignment
+        try assign(experiment, to: viewer, in: configuration).assignment
     }
 
     public func setUser(_ userID: String?) async {
-        state.withLock { $0.userID = userID }
+        state.withLock { state in
+            guard state.userID != userID else { return }
+            state.userID = userID
+            state.attributes = [:]
+        }
     }
 
     public func setAttribute(_ value: String?, forKey key: String) async {
@@ -169,55 +227,80 @@ public final class LocalPaywallService: PaywallService {
         }
     }
 
-    /// The user experiments assign: the one set, or this installation.
-    private var userKey: String {
-        state.withLock { $0.userID ?? "install:\($0.installID)" }
-    }
-
-    /// Reads the configuration again if another service on the file replaced it.
-    private func refreshFromStorage() {
-        guard let external = try? store.externalChangeCount(), state.withLock({ $0.seenExternalChanges != external }) else { return }
-        let stored = try? store.read { try $0.value(forKey: PaywallRecords.currentKey, in: PaywallRecords.configurations) }
-        state.withLock { state in
-            state.seenExternalChanges = external
-            if let stored { state.configuration = stored }
+    /// Reads the whole log, in one write transaction, and removes `userID`'s exposures.
+    @discardableResult
+    public func removeExposures(of userID: String) async throws -> Int {
+        do {
+            return try store.write { records in
+                let theirs = try records.entries(in: PaywallRecords.exposures).filter { $0.value.user == userID }
+                for entry in theirs { try records.removeValue(forKey: entry.key, in: PaywallRecords.exposures) }
+                return theirs.count
+            }
+        } catch {
+            throw SubscriptionError(.ledgerUnreadable, detail: "The exposures could not be removed: \(error)")
         }
     }
 
-    /// Whether every condition of `audience` holds for the user now; nil is everyone.
-    private func holds(_ audience: String?, in configuration: PaywallConfiguration) async throws -> Bool {
+    /// The user now: the one set, or this installation, and their attributes.
+    private var viewer: Viewer {
+        state.withLock { Viewer(key: $0.userID ?? "install:\($0.installID)", attributes: $0.attributes) }
+    }
+
+    /// Puts `configuration` in force unless a newer one already is.
+    private func adopt(_ configuration: PaywallConfiguration, revision: UInt64) {
+        state.withLock { state in
+            guard revision > state.revision else { return }
+            (state.configuration, state.revision) = (configuration, revision)
+        }
+    }
+
+    /// Reads the configuration again if another connection to the file committed since
+    /// it was last read; one it cannot read leaves the one in force, and is tried again.
+    private func refreshFromStorage() {
+        guard let external = try? store.externalChangeCount(), state.withLock({ $0.seenExternalChanges != external }) else { return }
+        let kept: KeptPaywallConfiguration?
+        do {
+            kept = try Self.readKept(store)
+        } catch {
+            return
+        }
+        if let kept { adopt(kept.configuration, revision: kept.revision) }
+        state.withLock { $0.seenExternalChanges = external }
+    }
+
+    /// Whether every condition of `audience` holds for `viewer` now; nil is everyone.
+    private func holds(_ audience: String?, for viewer: Viewer, in configuration: PaywallConfiguration) async throws -> Bool {
         guard let audience else { return true }
         guard let conditions = configuration.audiences.first(where: { $0.id == audience })?.conditions else { return false }
-        let attributes = state.withLock { $0.attributes }
         for condition in conditions {
             let holds: Bool
             switch condition {
             case .tierBelow(let tier): holds = subscriptions.currentTier.level < tier.level
             case .tierAtLeast(let tier): holds = subscriptions.currentTier.level >= tier.level
             case .introOfferEligible(let group, let eligible): holds = try await subscriptions.isEligibleForIntroOffer(groupID: group) == eligible
-            case .attribute(let key, let value): holds = attributes[key] == value
+            case .attribute(let key, let value): holds = viewer.attributes[key] == value
             }
             guard holds else { return false }
         }
         return true
     }
 
-    /// The user's variant of `experiment`: where the SHA-256 of the experiment and the
-    /// user, as a number below 100, falls among the variants' weights.
-    private func assign(_ experiment: String, in configuration: PaywallConfiguration) throws(SubscriptionError) -> (
+    /// `viewer`'s variant of `experiment`: where the SHA-256 of the experiment's ID, as the
+    /// configuration spells it, and the user, as a number below 100, falls among the weights.
+    private func assign(_ experiment: String, to viewer: Viewer, in configuration: PaywallConfiguration) throws(SubscriptionError) -> (
         assignment: PaywallAssignment, variant: PaywallVariant
     ) {
-        guard let variants = configuration.experiments.first(where: { $0.id == experiment })?.variants else {
-            throw SubscriptionError(.invalidConfiguration, detail: "The configuration has no experiment '\(experiment)'.")
+        guard let experiment = configuration.experiments.first(where: { $0.id == experiment }) else {
+            throw SubscriptionError(.experimentNotFound, detail: "The configuration has no experiment \(experiment.debugDescription).")
         }
-        let bucket = try Self.bucket(experiment: experiment, user: userKey)
+        let bucket = try Self.bucket(experiment: experiment.id, user: viewer.key)
         var passed = 0
-        for variant in variants {
-            passed += variant.weight
-            if bucket < passed { return (PaywallAssignment(experiment: experiment, variant: variant.id), variant) }
+        for variant in experiment.variants {
+            // A configuration in force has weights of 0 to 100 that add up to 100.
+            passed += min(max(variant.weight, 0), 100)
+            if bucket < passed { return (PaywallAssignment(experiment: experiment.id, variant: variant.id), variant) }
         }
-        // Weights add up to 100 in a configuration in force, so the loop returned.
-        throw SubscriptionError(.invalidConfiguration, detail: "The weights of experiment '\(experiment)' do not add up to 100.")
+        throw SubscriptionError(.invalidConfiguration, detail: "The weights of experiment '\(experiment.id)' do not add up to 100.")
     }
 
     /// A number below 100 from the SHA-256 of `experiment` and `user`, NUL between them.
@@ -232,9 +315,9 @@ public final class LocalPaywallService: PaywallService {
         return Int(value % 100)
     }
 
-    /// Logs that the user was shown `assignment` at `placement`, numbered after the last exposure.
-    private func logExposure(_ assignment: PaywallAssignment, at placement: String) throws(SubscriptionError) {
-        let exposure = PaywallExposure(assignment: assignment, placement: placement, user: userKey, date: settings.clock.now)
+    /// Logs that `viewer` was shown `assignment` at `placement`, numbered after the last exposure.
+    private func logExposure(_ assignment: PaywallAssignment, at placement: String, for viewer: Viewer) throws(SubscriptionError) {
+        let exposure = PaywallExposure(assignment: assignment, placement: placement, user: viewer.key, date: settings.clock.now)
         do {
             try store.write { records in
                 let last = try records.lastKey(in: PaywallRecords.exposures).flatMap { UInt64($0) } ?? 0
@@ -245,24 +328,33 @@ public final class LocalPaywallService: PaywallService {
         }
     }
 
-    /// The paywall of `offering` at `placement`: its packages' products as the store sells them now.
+    /// The paywall of `offering` at `placement`: its packages whose products the store
+    /// sells now, and those products, in the same order.
     private func presentation(
-        of offering: String, at placement: String, in configuration: PaywallConfiguration, assignment: PaywallAssignment?
+        of id: String, at placement: String, in configuration: PaywallConfiguration, assignment: PaywallAssignment?
     ) async throws -> PaywallPresentation {
-        guard let offering = configuration.offerings.first(where: { $0.id == offering }) else {
-            throw SubscriptionError(.invalidConfiguration, detail: "The configuration has no offering '\(offering)'.")
+        guard var offering = configuration.offerings.first(where: { $0.id == id }) else {
+            throw SubscriptionError(.invalidConfiguration, detail: "The configuration has no offering '\(id)'.")
         }
-        let sold = try await subscriptions.products()
-        let products = offering.packages.compactMap { package in sold.first { $0.id == package.productID } }
+        let sold = Dictionary(try await subscriptions.products().map { ($0.id, $0) }) { first, _ in first }
+        offering.packages.removeAll { sold[$0.productID] == nil }
+        let products = offering.packages.compactMap { sold[$0.productID] }
         return PaywallPresentation(placement: placement, offering: offering, products: products, assignment: assignment)
     }
+}
+
+/// The configuration in force, with its number: each replacement is one more, so a
+/// service never goes back to an older one it reads late.
+struct KeptPaywallConfiguration: Codable {
+    var revision: UInt64
+    var configuration: PaywallConfiguration
 }
 
 /// What a ``LocalPaywallService`` keeps in its store.
 enum PaywallRecords {
     static let schema = StoreSchema(name: "paywalls", migrations: [.createCollections(version: 1, ["configurations", "exposures", "install"])])
     /// The configuration in force, under ``currentKey``.
-    static let configurations = RecordCollection<PaywallConfiguration>("configurations")
+    static let configurations = RecordCollection<KeptPaywallConfiguration>("configurations")
     static let currentKey = "current"
     /// Exposures by their number (``StoreLedger/key(_:)``), oldest first.
     static let exposures = RecordCollection<PaywallExposure>("exposures")

@@ -50,10 +50,19 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     /// No paywalls at all.
     public static let empty = PaywallConfiguration()
 
-    /// Reads a configuration from its JSON.
-    /// - Parameter json: The JSON.
-    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` for JSON that is not a configuration.
+    /// The most bytes of JSON ``init(json:)`` reads: 1 MiB.
+    public static let maximumJSONSize = 1 << 20
+
+    /// Reads a configuration from its JSON. Every object is read whole: a key it does not
+    /// have, such as a misspelt `"placement"`, is an error rather than left out.
+    /// - Parameter json: The JSON, at most ``maximumJSONSize`` bytes.
+    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` for JSON that is not a
+    ///   configuration, or is larger.
     public init(json: Data) throws(SubscriptionError) {
+        guard json.count <= Self.maximumJSONSize else {
+            throw SubscriptionError(
+                .invalidConfiguration, detail: "The JSON has \(json.count) bytes; a configuration has at most \(Self.maximumJSONSize).")
+        }
         do {
             self = try JSONDecoder().decode(PaywallConfiguration.self, from: json)
         } catch {
@@ -61,81 +70,116 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case offerings, audiences, experiments, placements
     }
 
     /// Decodes a configuration; a list left out is empty.
     /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` for anything that is not a configuration.
+    /// - Throws: `DecodingError` for anything that is not a configuration, or a key it does not have.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         offerings = try container.decodeIfPresent([PaywallOffering].self, forKey: .offerings) ?? []
         audiences = try container.decodeIfPresent([PaywallAudience].self, forKey: .audiences) ?? []
         experiments = try container.decodeIfPresent([PaywallExperiment].self, forKey: .experiments) ?? []
         placements = try container.decodeIfPresent([PaywallPlacement].self, forKey: .placements) ?? []
     }
 
-    /// Checks that the configuration holds together with the products on sale: every ID
-    /// of 1 to 200 bytes and unique among its kind; every package of a product in
-    /// `products`, and every offering with at least one package; every audience, offering
-    /// and experiment a rule or variant names defined; every experiment with variants
-    /// whose weights are 0 to 100 and add up to 100; every placement with rules, the
-    /// last for everyone.
-    /// - Parameter products: The products on sale.
+    /// Checks that the configuration holds together with the products on sale and the
+    /// feature catalog: everything ``validateStructure()`` checks; every package of a
+    /// product in `products`; every placement's feature one that a tier of `catalog`
+    /// unlocks; every introductory-offer condition of a subscription group of `products`.
+    /// - Parameters:
+    ///   - products: The products on sale.
+    ///   - catalog: Which tier unlocks which feature.
     /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` naming what is wrong.
-    public func validate(against products: [AppStoreProduct]) throws(SubscriptionError) {
-        func fail(_ why: String) -> SubscriptionError { SubscriptionError(.invalidConfiguration, detail: why) }
-        func unique(_ ids: [String], _ kind: String) throws(SubscriptionError) -> Set<String> {
-            var seen: Set<String> = []
-            for id in ids {
-                guard (1...200).contains(id.utf8.count) else { throw fail("A \(kind) ID has 1 to 200 bytes, not '\(id)'.") }
-                guard seen.insert(id).inserted else { throw fail("Two \(kind)s have the ID '\(id)'.") }
-            }
-            return seen
-        }
+    public func validate(against products: [AppStoreProduct], catalog: FeatureCatalog = .standard) throws(SubscriptionError) {
+        try validateStructure()
         let sold = Set(products.map(\.id))
-        let offeringIDs = try unique(offerings.map(\.id), "offering")
         for offering in offerings {
-            guard !offering.packages.isEmpty else { throw fail("Offering '\(offering.id)' has no packages.") }
-            _ = try unique(offering.packages.map(\.id), "package of '\(offering.id)'")
             for package in offering.packages where !sold.contains(package.productID) {
-                throw fail("Package '\(package.id)' of '\(offering.id)' names the product '\(package.productID)', which is not on sale.")
+                throw Self.invalid("Package '\(package.id)' of '\(offering.id)' names the product '\(package.productID)', which is not on sale.")
             }
         }
-        let audienceIDs = try unique(audiences.map(\.id), "audience")
-        let experimentIDs = try unique(experiments.map(\.id), "experiment")
+        let unlockable = catalog.features.values.reduce(into: Set<Feature>()) { $0.formUnion($1) }
+        for placement in placements {
+            if let feature = placement.feature, !unlockable.contains(feature) {
+                throw Self.invalid("Placement '\(placement.id)' guards '\(feature)', which no tier unlocks.")
+            }
+        }
+        let groups = Set(products.compactMap(\.subscriptionGroupID))
+        for audience in audiences {
+            for case .introOfferEligible(let group, _) in audience.conditions where !groups.contains(group) {
+                throw Self.invalid("Audience '\(audience.id)' asks about the subscription group '\(group)', which no product is in.")
+            }
+        }
+    }
+
+    /// Checks that the configuration holds together by itself: every ID of 1 to 200
+    /// bytes, in Unicode's composed form (NFC) and without control characters, unique
+    /// among its kind; every offering with at least one package; every audience,
+    /// offering and experiment a rule or variant names defined; every experiment with
+    /// variants whose weights are 0 to 100 and add up to 100; every placement with rules,
+    /// one for everyone and last, so that no rule is out of reach.
+    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` naming what is wrong.
+    public func validateStructure() throws(SubscriptionError) {
+        let offeringIDs = try Self.unique(offerings.map(\.id), "offering")
+        for offering in offerings {
+            guard !offering.packages.isEmpty else { throw Self.invalid("Offering '\(offering.id)' has no packages.") }
+            _ = try Self.unique(offering.packages.map(\.id), "package of '\(offering.id)'")
+        }
+        let audienceIDs = try Self.unique(audiences.map(\.id), "audience")
+        let experimentIDs = try Self.unique(experiments.map(\.id), "experiment")
         for experiment in experiments {
-            guard !experiment.variants.isEmpty else { throw fail("Experiment '\(experiment.id)' has no variants.") }
-            _ = try unique(experiment.variants.map(\.id), "variant of '\(experiment.id)'")
+            guard !experiment.variants.isEmpty else { throw Self.invalid("Experiment '\(experiment.id)' has no variants.") }
+            _ = try Self.unique(experiment.variants.map(\.id), "variant of '\(experiment.id)'")
+            // Each weight is checked before any is added, so the sum cannot overflow.
             guard experiment.variants.allSatisfy({ (0...100).contains($0.weight) }),
                 experiment.variants.reduce(0, { $0 + $1.weight }) == 100
-            else { throw fail("The weights of experiment '\(experiment.id)' are 0 to 100 each and add up to 100.") }
+            else { throw Self.invalid("The weights of experiment '\(experiment.id)' are 0 to 100 each and add up to 100.") }
             for variant in experiment.variants {
                 if let offering = variant.offering, !offeringIDs.contains(offering) {
-                    throw fail("Variant '\(variant.id)' of '\(experiment.id)' names no offering '\(offering)'.")
+                    throw Self.invalid("Variant '\(variant.id)' of '\(experiment.id)' names no offering '\(offering)'.")
                 }
             }
         }
-        _ = try unique(placements.map(\.id), "placement")
+        _ = try Self.unique(placements.map(\.id), "placement")
         for placement in placements {
-            guard let last = placement.rules.last, last.audience == nil else {
-                throw fail("Placement '\(placement.id)' ends with no rule for everyone.")
+            guard let last = placement.rules.last, last.audience == nil, placement.rules.dropLast().allSatisfy({ $0.audience != nil }) else {
+                throw Self.invalid("Placement '\(placement.id)' needs one rule for everyone, its last: a rule after it is out of reach.")
             }
             for rule in placement.rules {
                 if let audience = rule.audience, !audienceIDs.contains(audience) {
-                    throw fail("A rule of '\(placement.id)' names no audience '\(audience)'.")
+                    throw Self.invalid("A rule of '\(placement.id)' names no audience '\(audience)'.")
                 }
                 switch rule.action {
                 case .show(let offering) where !offeringIDs.contains(offering):
-                    throw fail("A rule of '\(placement.id)' names no offering '\(offering)'.")
+                    throw Self.invalid("A rule of '\(placement.id)' names no offering '\(offering)'.")
                 case .experiment(let experiment) where !experimentIDs.contains(experiment):
-                    throw fail("A rule of '\(placement.id)' names no experiment '\(experiment)'.")
+                    throw Self.invalid("A rule of '\(placement.id)' names no experiment '\(experiment)'.")
                 default:
                     break
                 }
             }
         }
+    }
+
+    private static func invalid(_ why: String) -> SubscriptionError { SubscriptionError(.invalidConfiguration, detail: why) }
+
+    /// The IDs as a set, once each is checked and found only once.
+    private static func unique(_ ids: [String], _ kind: String) throws(SubscriptionError) -> Set<String> {
+        var seen: Set<String> = []
+        for id in ids {
+            guard (1...200).contains(id.utf8.count) else { throw invalid("A \(kind) ID has 1 to 200 bytes, not '\(id)'.") }
+            guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw invalid("A \(kind) ID has no control characters: \(id.debugDescription).")
+            }
+            guard id.utf8.elementsEqual(id.precomposedStringWithCanonicalMapping.utf8) else {
+                throw invalid("A \(kind) ID is written in Unicode's composed form (NFC): \(id.debugDescription).")
+            }
+            guard seen.insert(id).inserted else { throw invalid("Two \(kind)s have the ID '\(id)'.") }
+        }
+        return seen
     }
 }
 
@@ -159,7 +203,7 @@ public struct PaywallOffering: Codable, Hashable, Sendable, Identifiable {
         self.metadata = metadata
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, packages, metadata
     }
 
@@ -167,7 +211,7 @@ public struct PaywallOffering: Codable, Hashable, Sendable, Identifiable {
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError`.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         packages = try container.decode([PaywallPackage].self, forKey: .packages)
         metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
@@ -194,7 +238,7 @@ public struct PaywallPackage: Codable, Hashable, Sendable, Identifiable {
         self.metadata = metadata
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, productID, metadata
     }
 
@@ -202,7 +246,7 @@ public struct PaywallPackage: Codable, Hashable, Sendable, Identifiable {
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError`.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         productID = try container.decode(String.self, forKey: .productID)
         metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
@@ -224,6 +268,19 @@ public struct PaywallAudience: Codable, Hashable, Sendable, Identifiable {
         self.id = id
         self.conditions = conditions
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, conditions
+    }
+
+    /// Decodes an audience.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError`, also for a key an audience does not have.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        conditions = try container.decode([PaywallCondition].self, forKey: .conditions)
+    }
 }
 
 /// Something that holds, or not, for the user at a gate. Written in JSON as an object
@@ -242,25 +299,55 @@ public enum PaywallCondition: Hashable, Sendable {
 }
 
 extension PaywallCondition: Codable {
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case tierBelow, tierAtLeast, introOfferEligible, attribute
     }
 
     private struct Eligibility: Codable {
         var groupID: String
         var `is`: Bool
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case groupID, `is`
+        }
+
+        init(groupID: String, is eligible: Bool) {
+            self.groupID = groupID
+            self.is = eligible
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            groupID = try container.decode(String.self, forKey: .groupID)
+            `is` = try container.decode(Bool.self, forKey: .is)
+        }
     }
 
     private struct Attribute: Codable {
         var key: String
         var equals: String
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case key, equals
+        }
+
+        init(key: String, equals: String) {
+            self.key = key
+            self.equals = equals
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            key = try container.decode(String.self, forKey: .key)
+            equals = try container.decode(String.self, forKey: .equals)
+        }
     }
 
     /// Decodes a condition from its one-key object.
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError` for an object without exactly one known key.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "A condition is an object with one known key."))
@@ -308,6 +395,19 @@ public struct PaywallExperiment: Codable, Hashable, Sendable, Identifiable {
         self.id = id
         self.variants = variants
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, variants
+    }
+
+    /// Decodes an experiment.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError`, also for a key an experiment does not have.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        variants = try container.decode([PaywallVariant].self, forKey: .variants)
+    }
 }
 
 /// One arm of an experiment.
@@ -329,6 +429,20 @@ public struct PaywallVariant: Codable, Hashable, Sendable, Identifiable {
         self.weight = weight
         self.offering = offering
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, weight, offering
+    }
+
+    /// Decodes a variant; a holdout leaves its offering out.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError`, also for a key a variant does not have.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        weight = try container.decode(Int.self, forKey: .weight)
+        offering = try container.decodeIfPresent(String.self, forKey: .offering)
+    }
 }
 
 /// A place in the app that may show a paywall, such as a locked tab.
@@ -349,6 +463,20 @@ public struct PaywallPlacement: Codable, Hashable, Sendable, Identifiable {
         self.id = id
         self.feature = feature
         self.rules = rules
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, feature, rules
+    }
+
+    /// Decodes a placement; one that guards no feature leaves it out.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError`, also for a key a placement does not have.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        feature = try container.decodeIfPresent(Feature.self, forKey: .feature)
+        rules = try container.decode([PaywallRule].self, forKey: .rules)
     }
 }
 
@@ -381,7 +509,7 @@ public struct PaywallRule: Hashable, Sendable {
 }
 
 extension PaywallRule: Codable {
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case audience, show, experiment, grant
     }
 
@@ -389,7 +517,7 @@ extension PaywallRule: Codable {
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError` for a rule with no action or more than one.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.strictContainer(keyedBy: CodingKeys.self)
         audience = try container.decodeIfPresent(String.self, forKey: .audience)
         let actions: [Action] = [
             try container.decodeIfPresent(String.self, forKey: .show).map(Action.show),
@@ -414,5 +542,26 @@ extension PaywallRule: Codable {
         case .experiment(let experiment): try container.encode(experiment, forKey: .experiment)
         case .grant: try container.encode(true, forKey: .grant)
         }
+    }
+}
+
+/// A key of any name, to list every key of an object.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// The object's container, once every key the object has is one of `Keys`: a
+    /// configuration is read whole, so a misspelt key is an error and not a part left out.
+    fileprivate func strictContainer<Keys: CodingKey & CaseIterable>(keyedBy keys: Keys.Type) throws -> KeyedDecodingContainer<Keys> {
+        let known = Set(Keys.allCases.map(\.stringValue))
+        if let unknown = try container(keyedBy: AnyKey.self).allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: codingPath, debugDescription: "'\(unknown.stringValue)' is not a key of this object."))
+        }
+        return try container(keyedBy: keys)
     }
 }

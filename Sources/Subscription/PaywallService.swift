@@ -25,12 +25,14 @@ public protocol PaywallService: Sendable {
     /// the products on sale; it is kept, so a relaunch starts with it.
     /// - Parameter configuration: The new configuration.
     /// - Throws: ``SubscriptionError`` — `invalidConfiguration` naming what is wrong, and
-    ///   the configuration in force stays; the store's failure to list its products.
+    ///   the configuration in force stays; the store's failure to list its products;
+    ///   `ledgerUnreadable` if it cannot be kept.
     func replaceConfiguration(_ configuration: PaywallConfiguration) async throws
 
     /// What the place `placement` of the app does for the user now: lets them through
     /// (their tier unlocks the placement's feature, or a rule grants), or shows an
-    /// offering — a variant's, in an experiment, which logs the user's exposure.
+    /// offering — a variant's, in an experiment, which logs the user's exposure once the
+    /// decision is made (a holdout's pass too; a gate that fails logs nothing).
     /// - Parameter placement: The placement's ID.
     /// - Returns: The decision.
     /// - Throws: ``SubscriptionError`` — `placementNotFound`; the store's failure.
@@ -40,12 +42,13 @@ public protocol PaywallService: Sendable {
     /// for the same user every time, on every device.
     /// - Parameter experiment: The experiment's ID.
     /// - Returns: The user's assignment.
-    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` for an experiment the
+    /// - Throws: ``SubscriptionError/Code/experimentNotFound`` for an experiment the
     ///   configuration does not have.
     func assignment(in experiment: String) async throws -> PaywallAssignment
 
     /// Makes `userID` the user experiments assign and exposures name; nil falls back to
-    /// this installation, which keeps an ID of its own.
+    /// this installation, which keeps an ID of its own. Another user than before starts
+    /// with no attributes.
     /// - Parameter userID: The signed-in user's ID, or nil.
     func setUser(_ userID: String?) async
 
@@ -59,6 +62,14 @@ public protocol PaywallService: Sendable {
     /// - Returns: The exposures.
     /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if they cannot be read.
     func exposures() async throws -> [PaywallExposure]
+
+    /// Removes every exposure that names `userID`, as the deletion of their account does;
+    /// removing them again removes nothing.
+    /// - Parameter userID: The user.
+    /// - Returns: How many were removed.
+    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the log cannot be read or written.
+    @discardableResult
+    func removeExposures(of userID: String) async throws -> Int
 }
 
 /// What a gate decided.
@@ -79,10 +90,11 @@ public enum PaywallDecision: Hashable, Sendable {
 public struct PaywallPresentation: Hashable, Sendable {
     /// The placement that shows it.
     public var placement: String
-    /// The offering.
+    /// The offering, without the packages whose product the storefront does not sell.
     public var offering: PaywallOffering
-    /// The products of its packages, in package order, at the storefront's prices; a
-    /// product the storefront does not sell is left out.
+    /// The product of each package of ``offering``, in the same order, at the
+    /// storefront's prices. A package whose product the storefront does not sell is
+    /// left out of both, so `products[i]` is the product of `offering.packages[i]`.
     public var products: [AppStoreProduct]
     /// The experiment and variant that chose the offering, if one did.
     public var assignment: PaywallAssignment?

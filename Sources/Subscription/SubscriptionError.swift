@@ -61,6 +61,8 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// The paywall configuration has no such placement.
         public static let placementNotFound = Code("placementNotFound")
+        /// The paywall configuration has no such experiment.
+        public static let experimentNotFound = Code("experimentNotFound")
 
         /// The code's name.
         public var description: String { name }
@@ -108,6 +110,7 @@ public struct SubscriptionError: Error, Hashable, Sendable {
         .notInFamily: ("This Apple ID is not in a family group.", nil),
         .invalidConfiguration: ("The paywall configuration is not valid.", nil),
         .placementNotFound: ("This paywall is not available.", nil),
+        .experimentNotFound: ("This paywall is not available.", nil),
     ]
 }
 

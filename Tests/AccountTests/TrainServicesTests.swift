@@ -143,4 +143,29 @@ import TrainTesting
         session.stop()
         tabletSession.stop()
     }
+
+    @Test("deleting an account removes the exposures the stack's paywalls logged for it, and no one else's")
+    func deletionRemovesExposures() async throws {
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let session = services.makeSessionManager()
+        await session.start()
+        let offering = PaywallOffering(id: "pro", packages: [PaywallPackage(id: "monthly", productID: "com.train.pro.monthly")])
+        try await services.paywalls.replaceConfiguration(
+            PaywallConfiguration(
+                offerings: [offering],
+                experiments: [PaywallExperiment(id: "one", variants: [PaywallVariant(id: "all", weight: 100, offering: "pro")])],
+                placements: [PaywallPlacement(id: "analytics", feature: .analytics, rules: [PaywallRule(.experiment("one"))])]))
+        _ = try await services.paywalls.gate(placement: "analytics")
+        services.appleID.signIn(as: Self.ada)
+        let ada = try await session.signInWithApple()
+        _ = try await services.paywalls.gate(placement: "analytics")
+        _ = try await services.paywalls.gate(placement: "analytics")
+        #expect(try await services.paywalls.exposures().filter { $0.user == ada.id }.count == 2)
+        _ = try await session.deleteAccount()
+        let report = try await services.account.deletionCompletion(of: ada.id)
+        let left = try await services.paywalls.exposures()
+        #expect(left.count == 1 && left.allSatisfy { $0.user.hasPrefix("install:") }, "the installation's exposure stays")
+        #expect(report.localRecords >= 2, "the report counts them")
+        session.stop()
+    }
 }

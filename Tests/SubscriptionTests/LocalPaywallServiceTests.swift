@@ -114,7 +114,7 @@ import TrainTesting
             try harness.relaunch()
             #expect(try Self.paywalls(harness).configuration == good, "the kept one is the good one")
         }
-        await #expect(throws: SubscriptionError(.invalidConfiguration)) { try await paywalls.assignment(in: "missing") }
+        await #expect(throws: SubscriptionError(.experimentNotFound)) { try await paywalls.assignment(in: "missing") }
         #expect(try await paywalls.exposures().isEmpty, "nothing was logged")
     }
 
@@ -161,5 +161,111 @@ import TrainTesting
         try await paywalls.replaceConfiguration(Self.configuration())
         await #expect(throws: SubscriptionError(.placementNotFound)) { try await paywalls.gate(placement: "upsell\u{0}") }
         #expect(try await paywalls.exposures().isEmpty)
+    }
+
+    @Test("a gate that fails to load the products logs no exposure", arguments: StoreVariant.allCases)
+    func failedGateLogsNothing(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let paywalls = try Self.paywalls(harness)
+        try await paywalls.replaceConfiguration(Self.configuration(weights: (100, 0)))
+        harness.store.setSimulatedError(.networkError, for: .loadProducts)
+        await #expect(throws: SubscriptionError(.networkError)) { try await paywalls.gate(placement: "onboarding") }
+        #expect(try await paywalls.exposures().isEmpty, "nothing was shown")
+        harness.store.setSimulatedError(nil, for: .loadProducts)
+        _ = try await paywalls.gate(placement: "onboarding")
+        #expect(try await paywalls.exposures().count == 1)
+    }
+
+    @Test("a gate whose task is cancelled logs no exposure", arguments: StoreVariant.allCases)
+    func cancelledGateLogsNothing(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let paywalls = try Self.paywalls(harness)
+        try await paywalls.replaceConfiguration(Self.configuration(weights: (100, 0)))
+        let (start, starting) = AsyncStream<Void>.makeStream()
+        let gate = Task {
+            // Ends at once once the task is cancelled: the gate runs in a cancelled task.
+            for await _ in start { break }
+            return try await paywalls.gate(placement: "onboarding")
+        }
+        gate.cancel()
+        starting.finish()
+        await #expect(throws: CancellationError.self) { try await gate.value }
+        #expect(try await paywalls.exposures().isEmpty)
+    }
+
+    @Test(
+        "a user who signs in while a gate waits for the store is the next gate's: the exposure names the user it began with",
+        arguments: StoreVariant.allCases)
+    func userChangeMidGate(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let subscriptions = FakeSubscriptionService(backedBy: harness.service)
+        let settings = PaywallServiceConfiguration(clock: harness.clock)
+        let paywalls =
+            switch variant {
+            case .inMemory: LocalPaywallService(subscriptions: subscriptions, configuration: settings)
+            case .file:
+                try LocalPaywallService(
+                    subscriptions: subscriptions, storage: .file(harness.directory.file("paywalls.sqlite")), configuration: settings)
+            }
+        var configuration = Self.configuration(weights: (100, 0))
+        configuration.placements[2].rules = [PaywallRule(audience: "new", .experiment("order")), PaywallRule(.grant)]
+        try await paywalls.replaceConfiguration(configuration)
+        await paywalls.setUser("ada")
+        subscriptions.controls.holdCalls()
+        let gate = Task { try await paywalls.gate(placement: "onboarding") }
+        await subscriptions.controls.waitForHeldCalls(1)
+        await paywalls.setUser("bob")
+        subscriptions.controls.releaseHeldCalls()
+        #expect(try await gate.value.presentation?.assignment?.variant == "shown")
+        #expect(try await paywalls.exposures().map(\.user) == ["ada"])
+    }
+
+    @Test("a package whose product the storefront does not sell is left out of the offering and the products alike", arguments: StoreVariant.allCases)
+    func unsoldPackage(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let store = SimulatedAppStore(products: [StorefrontTests.everywhere, StorefrontTests.americanOnly], clock: harness.clock)
+        let subscriptions = LocalSubscriptionService(store: store)
+        let paywalls =
+            switch variant {
+            case .inMemory: LocalPaywallService(subscriptions: subscriptions)
+            case .file: try LocalPaywallService(subscriptions: subscriptions, storage: .file(harness.directory.file("paywalls.sqlite")))
+            }
+        let offering = PaywallOffering(
+            id: "both",
+            packages: [
+                PaywallPackage(id: "coach", productID: StorefrontTests.americanOnly.id, metadata: ["badge": "New"]),
+                PaywallPackage(id: "pro", productID: StorefrontTests.everywhere.id),
+            ])
+        try await paywalls.replaceConfiguration(
+            PaywallConfiguration(offerings: [offering], placements: [PaywallPlacement(id: "p", rules: [PaywallRule(.show("both"))])]))
+        #expect(
+            try await paywalls.gate(placement: "p").presentation?.products.map(\.id) == [
+                StorefrontTests.americanOnly.id, StorefrontTests.everywhere.id,
+            ])
+        store.storefront = StorefrontTests.germany
+        let shown = try #require(try await paywalls.gate(placement: "p").presentation)
+        #expect(shown.offering.packages.map(\.id) == ["pro"])
+        #expect(shown.products.map(\.id) == [StorefrontTests.everywhere.id], "products[i] is the product of packages[i]")
+    }
+
+    @Test(
+        "a kept configuration this version cannot read: opening the file is ledgerUnreadable; a stack's service starts without it and keeps the installation"
+    )
+    func unreadableConfiguration() async throws {
+        let harness = try SubscriptionHarness(.file)
+        let file = harness.directory.file("paywalls.sqlite")
+        let first = try Self.paywalls(harness)
+        try await first.replaceConfiguration(Self.configuration(weights: (100, 0)))
+        _ = try await first.gate(placement: "onboarding")
+        let installation = try #require(try await first.exposures().first?.user)
+        let raw = try RecordStore(.file(file), schema: LocalPaywallService.recordSchema)
+        try raw.write { records in try records.setData(Data("not a configuration".utf8), forKey: "current", in: "configurations") }
+        #expect(throws: SubscriptionError(.ledgerUnreadable)) { try LocalPaywallService(subscriptions: harness.service, storage: .file(file)) }
+        let stacked = LocalPaywallService(
+            subscriptions: harness.service, store: raw, configuration: PaywallServiceConfiguration(clock: harness.clock))
+        #expect(stacked.configuration == .empty)
+        try await stacked.replaceConfiguration(Self.configuration(weights: (100, 0)))
+        _ = try await stacked.gate(placement: "onboarding")
+        #expect(try await stacked.exposures().map(\.user) == [installation, installation], "the same installation")
     }
 }

@@ -80,9 +80,35 @@ import TrainTesting
             #"{"audiences": [{"id": "a", "conditions": [{"spendsMore": 10}]}]}"#,
             #"{"experiments": [{"id": "e", "variants": [{"id": "v", "weight": "half"}]}]}"#,
             #"{"offerings": "#,
+            #"{"placement": [{"id": "p", "rules": [{"grant": true}]}]}"#,
+            #"{"audiences": [{"id": "a", "conditions": [{"tierBelow": "pro", "negate": true}]}]}"#,
+            #"{"audiences": [{"id": "a", "conditions": [{"attribute": {"key": "goal", "equal": "marathon"}}]}]}"#,
+            #"{"experiments": [{"id": "e", "variants": [{"id": "v", "weight": 100, "offerings": "o"}]}]}"#,
+            #"{"offerings": [{"id": "o", "packages": [{"id": "p", "productID": "x", "badge": "Best"}]}]}"#,
         ])
     func badJSON(json: String) {
         #expect(throws: SubscriptionError(.invalidConfiguration)) { try PaywallConfiguration(json: Data(json.utf8)) }
+    }
+
+    @Test("JSON over 1 MiB is invalidConfiguration before it is read")
+    func oversizeJSON() {
+        let padding = String(repeating: " ", count: PaywallConfiguration.maximumJSONSize)
+        #expect(throws: SubscriptionError(.invalidConfiguration)) { try PaywallConfiguration(json: Data("{\(padding)}".utf8)) }
+        #expect(throws: Never.self) { try PaywallConfiguration(json: Data("{\(padding.dropFirst(2))}".utf8)) }
+    }
+
+    @Test("a placement's feature must be one a tier unlocks, an eligibility condition's group one a product is in")
+    func catalogAndGroups() throws {
+        var configuration = try PaywallConfiguration(json: Self.documented)
+        try configuration.validate(against: Self.products, catalog: .standard)
+        configuration.placements[0].feature = Feature("analytcs")
+        #expect(throws: SubscriptionError(.invalidConfiguration)) { try configuration.validate(against: Self.products) }
+        let coaching = FeatureCatalog(features: [.pro: [Feature("analytcs")]])
+        #expect(throws: Never.self) { try configuration.validate(against: Self.products, catalog: coaching) }
+        configuration.audiences[0].conditions.append(.introOfferEligible(groupID: "train.subscription", true))
+        #expect(throws: SubscriptionError(.invalidConfiguration)) { try configuration.validate(against: Self.products, catalog: coaching) }
+        configuration.audiences[0].conditions[1] = .introOfferEligible(groupID: "train.subscriptions", true)
+        #expect(throws: Never.self) { try configuration.validate(against: Self.products, catalog: coaching) }
     }
 
     /// The documented configuration broken one way.
@@ -99,6 +125,12 @@ import TrainTesting
         case "a rule naming no audience": c.placements[0].rules[0].audience = "gone"
         case "a rule naming no offering": c.placements[0].rules[1] = PaywallRule(.show("gone"))
         case "a placement without rules": c.placements[0].rules = []
+        case "a rule after the rule for everyone": c.placements[0].rules.append(PaywallRule(.show("annual-first")))
+        case "an ID with a NUL": c.offerings[1].packages[0].id = "month\u{0}ly"
+        case "an ID in decomposed form": c.offerings[1].packages[0].id = "cafe\u{301}"
+        case "a negative weight": c.experiments[0].variants += [PaywallVariant(id: "c", weight: -10, offering: nil)]
+        case "a weight over 100 with a negative one":
+            c.experiments[0].variants = [PaywallVariant(id: "a", weight: 110, offering: nil), PaywallVariant(id: "b", weight: -10, offering: nil)]
         default: c.experiments[0].variants[0].weight = 40
         }
         return c
@@ -109,7 +141,8 @@ import TrainTesting
         arguments: [
             "an empty ID", "an ID over 200 bytes", "an offering without packages", "two packages with one ID", "two experiments with one ID",
             "two variants with one ID", "a variant naming no offering", "a rule naming no audience", "a rule naming no offering",
-            "a placement without rules", "weights under 100",
+            "a placement without rules", "weights under 100", "a rule after the rule for everyone", "an ID with a NUL",
+            "an ID in decomposed form", "a negative weight", "a weight over 100 with a negative one",
         ])
     func invalid(what: String) throws {
         let configuration = try Self.broken(what)

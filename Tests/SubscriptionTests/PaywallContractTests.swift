@@ -49,6 +49,7 @@ final class ForgetfulPaywallService: PaywallService {
     func setUser(_ userID: String?) async {}
     func setAttribute(_ value: String?, forKey key: String) async {}
     func exposures() async throws -> [PaywallExposure] { try await real.exposures() }
+    func removeExposures(of userID: String) async throws -> Int { try await real.removeExposures(of: userID) }
 }
 
 struct ForgetfulPaywallEnvironment: PaywallContractEnvironment {

@@ -116,8 +116,13 @@ public enum PaywallServiceContract {
             duplicate.offerings[1].id = duplicate.offerings[0].id
             var lopsided = good
             lopsided.experiments[0].variants[0].weight = 70
-            var negative = configuration(environment, weights: (120, -20))
-            negative.placements = good.placements
+            var negative = good
+            negative.experiments[0].variants = [
+                PaywallVariant(id: "annual", weight: 60, offering: "annual-first"), PaywallVariant(id: "holdout", weight: 60, offering: nil),
+                PaywallVariant(id: "minus", weight: -20, offering: nil),
+            ]
+            var unreachable = good
+            unreachable.placements[1].rules.append(PaywallRule(.grant))
             var empty = good
             empty.experiments[0].variants = []
             var noFallback = good
@@ -128,6 +133,7 @@ public enum PaywallServiceContract {
                 (unknownProduct, "a package of a product not on sale"), (duplicate, "two offerings with one ID"),
                 (lopsided, "weights that add up to 120"), (negative, "a negative weight"), (empty, "an experiment without variants"),
                 (noFallback, "a placement with no rule for everyone"), (dangling, "a rule naming no experiment"),
+                (unreachable, "a rule after the rule for everyone"),
             ] {
                 try await check.expectError(.invalidConfiguration, what) { try await paywalls.replaceConfiguration(bad) }
             }
@@ -141,9 +147,11 @@ public enum PaywallServiceContract {
             let first = try await paywalls.assignment(in: "order")
             for _ in 0..<3 {
                 let decision = try await paywalls.gate(placement: "onboarding")
-                try check.expect(decision.presentation?.assignment ?? first == first, "the same variant at every gate")
-                try check.expect(
-                    (decision == .granted) == (first.variant == "holdout"), "the holdout goes through; the other variant sees its offering")
+                if first.variant == "holdout" {
+                    try check.expect(decision == .granted, "the holdout goes through")
+                } else {
+                    try check.expect(decision.presentation?.assignment == first, "the same variant's offering at every gate")
+                }
             }
             let other = try await environment.makeService()
             try await other.replaceConfiguration(configuration(environment))
@@ -152,6 +160,43 @@ public enum PaywallServiceContract {
             let exposures = try await paywalls.exposures()
             try check.expect(exposures.count == 3, "three exposures logged (got \(exposures.count))")
             try check.expect(exposures.allSatisfy { $0.assignment == first && $0.placement == "onboarding" && $0.user == "user-42" }, "each names it")
+        },
+        PaywallContractCheck("a variant with an offering shows it with its assignment; a holdout goes through; both are exposures") {
+            environment, check in
+            let paywalls = try await environment.makeService()
+            await paywalls.setUser("user-7")
+            try await paywalls.replaceConfiguration(configuration(environment, weights: (100, 0)))
+            let shown = try await paywalls.gate(placement: "onboarding").presentation
+            try check.expect(shown?.offering.id == "annual-first", "the variant's offering")
+            try check.expect(shown?.assignment == PaywallAssignment(experiment: "order", variant: "annual"), "with its assignment")
+            try await paywalls.replaceConfiguration(configuration(environment, weights: (0, 100)))
+            try check.expect(try await paywalls.gate(placement: "onboarding") == .granted, "the holdout goes through")
+            let variants = try await paywalls.exposures().map(\.assignment.variant)
+            try check.expect(variants == ["annual", "holdout"], "both logged (got \(variants))")
+        },
+        PaywallContractCheck("removing a user's exposures removes theirs only, once") { environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            for user in ["ada", "bob", "ada"] {
+                await paywalls.setUser(user)
+                _ = try await paywalls.gate(placement: "onboarding")
+            }
+            try check.expect(try await paywalls.removeExposures(of: "ada") == 2, "Ada's two")
+            try check.expect(try await paywalls.exposures().map(\.user) == ["bob"], "Bob's stays")
+            try check.expect(try await paywalls.removeExposures(of: "ada") == 0, "none the second time")
+        },
+        PaywallContractCheck("an unknown experiment is experimentNotFound; another user starts with no attributes") { environment, check in
+            let paywalls = try await environment.makeService()
+            try await paywalls.replaceConfiguration(configuration(environment))
+            try await check.expectError(.experimentNotFound, "an experiment the configuration lacks") {
+                _ = try await paywalls.assignment(in: "nothing")
+            }
+            await paywalls.setUser("ada")
+            await paywalls.setAttribute("running", forKey: "sport")
+            try check.expect(try await paywalls.gate(placement: "locked-feature").presentation?.offering.id == "monthly-only", "Ada runs")
+            await paywalls.setUser("bob")
+            try check.expect(
+                try await paywalls.gate(placement: "locked-feature").presentation?.offering.id == "annual-first", "Bob has none of Ada's attributes")
         },
         PaywallContractCheck("users are split by the weights: about half in each of a 50/50 test, all in the one of a 100/0 test") {
             environment, check in

@@ -38,6 +38,8 @@ public final class FakePaywallService: PaywallService, ScriptableFake {
         case setAttribute(String?, forKey: String)
         /// ``exposures()``.
         case exposures
+        /// ``removeExposures(of:)``.
+        case removeExposures(String)
     }
 
     private struct State {
@@ -130,6 +132,17 @@ public final class FakePaywallService: PaywallService, ScriptableFake {
     public func exposures() async throws -> [PaywallExposure] {
         try await perform(.exposures, .exposures) { try await $0.exposures() }
     }
+
+    /// Returns the scripted count, or the service's.
+    @discardableResult
+    public func removeExposures(of userID: String) async throws -> Int {
+        try await perform(.removeExposures(userID), .removeExposures) { try await $0.removeExposures(of: userID) }
+    }
+}
+
+extension FakeMethod where Fake == FakePaywallService, Output == Int {
+    /// ``FakePaywallService/removeExposures(of:)``: how many were removed.
+    public static var removeExposures: Self { Self("removeExposures(of:)") }
 }
 
 extension FakeMethod where Fake == FakePaywallService, Output == Void {

@@ -33,7 +33,7 @@ public final class FakeServices: Sendable {
     public let subscriptions: FakeSubscriptionService
     /// The social fake, over the stack's social service.
     public let social: FakeSocialFeedService
-    /// The paywalls fake, over the stack's paywalls.
+    /// The paywalls fake, over paywalls that read the subscription fake, in memory.
     public let paywalls: FakePaywallService
     /// The plans fake, over the stack's plans.
     public let plans: FakePlanSyncService
@@ -59,9 +59,11 @@ public final class FakeServices: Sendable {
         subscriptions = FakeSubscriptionService(backedBy: services.subscriptions, clock: clock)
         social = FakeSocialFeedService(backedBy: services.social, clock: clock)
         plans = FakePlanSyncService(backedBy: services.plans, clock: clock)
-        paywalls = FakePaywallService(backedBy: services.paywalls, clock: clock)
+        let localPaywalls = LocalPaywallService(
+            subscriptions: subscriptions, configuration: PaywallServiceConfiguration(clock: clock, catalog: configuration.features))
+        paywalls = FakePaywallService(backedBy: localPaywalls, clock: clock)
         let local = LocalAccountService(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions,
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
             configuration: AccountConfiguration(clock: clock, policies: configuration.consentPolicies))
         account = FakeAccountService(backedBy: local, auth: auth, clock: clock)
         backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: clock)
