@@ -82,7 +82,7 @@ public final class TrainServices: Sendable {
         subscriptions = LocalSubscriptionService(store: appStore, accessPolicy: configuration.subscriptionAccess)
         paywalls = LocalPaywallService(
             subscriptions: subscriptions, store: deviceStore.paywalls,
-            configuration: PaywallServiceConfiguration(clock: configuration.clock, catalog: configuration.features))
+            configuration: PaywallServiceConfiguration(clock: configuration.clock, catalog: configuration.features, products: configuration.products))
         self.media = media
         social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: media, configuration: configuration.social)
         remote = world.remote

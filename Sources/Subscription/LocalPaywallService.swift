@@ -7,14 +7,21 @@ public struct PaywallServiceConfiguration: Sendable {
     public var clock: any DateClock
     /// Which tier unlocks which feature, for placements that guard one.
     public var catalog: FeatureCatalog
+    /// The app's whole catalog, which a configuration's packages must name products of;
+    /// nil for the products the storefront sells now. With the whole catalog, one
+    /// configuration serves every storefront: a package of a product the storefront does
+    /// not sell is left out of the paywall, not refused.
+    public var products: [AppStoreProduct]?
 
     /// Creates a configuration.
     /// - Parameters:
     ///   - clock: The clock; the system's by default.
     ///   - catalog: The tier-to-feature mapping; the standard one by default.
-    public init(clock: any DateClock = SystemClock(), catalog: FeatureCatalog = .standard) {
+    ///   - products: The app's whole catalog; nil for the products on sale in the storefront.
+    public init(clock: any DateClock = SystemClock(), catalog: FeatureCatalog = .standard, products: [AppStoreProduct]? = nil) {
         self.clock = clock
         self.catalog = catalog
+        self.products = products
     }
 }
 
@@ -151,7 +158,9 @@ public final class LocalPaywallService: PaywallService {
     }
 
     public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws {
-        try configuration.validate(against: try await subscriptions.products(), catalog: settings.catalog)
+        let products: [AppStoreProduct]
+        if let whole = settings.products { products = whole } else { products = try await subscriptions.products() }
+        try configuration.validate(against: products, catalog: settings.catalog)
         let revision: UInt64
         do {
             let inForce = state.withLock { $0.revision }

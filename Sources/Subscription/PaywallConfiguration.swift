@@ -85,20 +85,21 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
         placements = try container.decodeIfPresent([PaywallPlacement].self, forKey: .placements) ?? []
     }
 
-    /// Checks that the configuration holds together with the products on sale and the
+    /// Checks that the configuration holds together with the app's products and the
     /// feature catalog: everything ``validateStructure()`` checks; every package of a
     /// product in `products`; every placement's feature one that a tier of `catalog`
     /// unlocks; every introductory-offer condition of a subscription group of `products`.
     /// - Parameters:
-    ///   - products: The products on sale.
+    ///   - products: The app's products: its whole catalog, or those on sale.
     ///   - catalog: Which tier unlocks which feature.
     /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` naming what is wrong.
     public func validate(against products: [AppStoreProduct], catalog: FeatureCatalog = .standard) throws(SubscriptionError) {
         try validateStructure()
-        let sold = Set(products.map(\.id))
+        let known = Set(products.map(\.id))
         for offering in offerings {
-            for package in offering.packages where !sold.contains(package.productID) {
-                throw Self.invalid("Package '\(package.id)' of '\(offering.id)' names the product '\(package.productID)', which is not on sale.")
+            for package in offering.packages where !known.contains(package.productID) {
+                throw Self.invalid(
+                    "Package '\(package.id)' of '\(offering.id)' names the product '\(package.productID)', which is not among the app's products.")
             }
         }
         let unlockable = catalog.features.values.reduce(into: Set<Feature>()) { $0.formUnion($1) }

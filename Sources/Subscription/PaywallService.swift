@@ -22,7 +22,7 @@ public protocol PaywallService: Sendable {
     var configuration: PaywallConfiguration { get }
 
     /// Puts `configuration` in force from the next gate on, once it is checked against
-    /// the products on sale; it is kept, so a relaunch starts with it.
+    /// the app's products; it is kept, so a relaunch starts with it.
     /// - Parameter configuration: The new configuration.
     /// - Throws: ``SubscriptionError`` — `invalidConfiguration` naming what is wrong, and
     ///   the configuration in force stays; the store's failure to list its products;

@@ -249,6 +249,37 @@ import TrainTesting
     }
 
     @Test(
+        "with the app's whole catalog, one configuration serves every storefront; without it, a product not on sale here is refused",
+        arguments: StoreVariant.allCases)
+    func wholeCatalog(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let catalog = [StorefrontTests.everywhere, StorefrontTests.americanOnly]
+        let store = SimulatedAppStore(products: catalog, clock: harness.clock)
+        store.storefront = StorefrontTests.germany
+        let subscriptions = LocalSubscriptionService(store: store)
+        func paywalls(_ products: [AppStoreProduct]?, _ name: String) throws -> LocalPaywallService {
+            let settings = PaywallServiceConfiguration(clock: harness.clock, products: products)
+            return switch variant {
+            case .inMemory: LocalPaywallService(subscriptions: subscriptions, configuration: settings)
+            case .file: try LocalPaywallService(subscriptions: subscriptions, storage: .file(harness.directory.file(name)), configuration: settings)
+            }
+        }
+        let offering = PaywallOffering(
+            id: "both",
+            packages: [
+                PaywallPackage(id: "coach", productID: StorefrontTests.americanOnly.id),
+                PaywallPackage(id: "pro", productID: StorefrontTests.everywhere.id),
+            ])
+        let configuration = PaywallConfiguration(offerings: [offering], placements: [PaywallPlacement(id: "p", rules: [PaywallRule(.show("both"))])])
+        let onSale = try paywalls(nil, "on-sale.sqlite")
+        await #expect(throws: SubscriptionError(.invalidConfiguration)) { try await onSale.replaceConfiguration(configuration) }
+        #expect(onSale.configuration == .empty)
+        let whole = try paywalls(catalog, "whole.sqlite")
+        try await whole.replaceConfiguration(configuration)
+        #expect(try await whole.gate(placement: "p").presentation?.offering.packages.map(\.id) == ["pro"])
+    }
+
+    @Test(
         "a kept configuration this version cannot read: opening the file is ledgerUnreadable; a stack's service starts without it and keeps the installation"
     )
     func unreadableConfiguration() async throws {

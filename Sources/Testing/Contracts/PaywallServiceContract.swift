@@ -130,7 +130,7 @@ public enum PaywallServiceContract {
             var dangling = good
             dangling.placements[1].rules = [PaywallRule(.experiment("missing"))]
             for (bad, what) in [
-                (unknownProduct, "a package of a product not on sale"), (duplicate, "two offerings with one ID"),
+                (unknownProduct, "a package of a product the app does not have"), (duplicate, "two offerings with one ID"),
                 (lopsided, "weights that add up to 120"), (negative, "a negative weight"), (empty, "an experiment without variants"),
                 (noFallback, "a placement with no rule for everyone"), (dangling, "a rule naming no experiment"),
                 (unreachable, "a rule after the rule for everyone"),

@@ -60,7 +60,8 @@ public final class FakeServices: Sendable {
         social = FakeSocialFeedService(backedBy: services.social, clock: clock)
         plans = FakePlanSyncService(backedBy: services.plans, clock: clock)
         let localPaywalls = LocalPaywallService(
-            subscriptions: subscriptions, configuration: PaywallServiceConfiguration(clock: clock, catalog: configuration.features))
+            subscriptions: subscriptions,
+            configuration: PaywallServiceConfiguration(clock: clock, catalog: configuration.features, products: configuration.products))
         paywalls = FakePaywallService(backedBy: localPaywalls, clock: clock)
         let local = LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
