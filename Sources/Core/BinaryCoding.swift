@@ -19,8 +19,12 @@ package struct BinaryWriter {
 
     /// Starts a record of layout `format`.
     package init(format: UInt8) {
-        bytes = [format]
-        bytes.reserveCapacity(128)
+        // One allocation with room for a whole record, as growing the buffer copies it:
+        // a renewal's server notification, with its transaction and subscription, takes
+        // 559 bytes; the transaction alone 275.
+        bytes = []
+        bytes.reserveCapacity(1_024)
+        bytes.append(format)
     }
 
     /// The record's bytes.

@@ -105,6 +105,11 @@ final class MemoryTree {
         }
 
         func insertKey(_ key: UnsafeRawBufferPointer, at index: Int) {
+            if index == keyEnds.count { // after the last key, as ascending keys are written
+                keyBytes.append(contentsOf: key)
+                keyEnds.append(UInt32(keyBytes.count))
+                return
+            }
             let begin = start(index)
             keyBytes.insert(contentsOf: key, at: begin)
             keyEnds.insert(UInt32(begin), at: index)
@@ -120,10 +125,14 @@ final class MemoryTree {
 
         func replaceKey(at index: Int, with key: UnsafeRawBufferPointer) {
             let range = start(index)..<end(index)
-            keyBytes.replaceSubrange(range, with: key)
-            if key.count != range.count {
-                for later in index..<keyEnds.count { keyEnds[later] = UInt32(Int(keyEnds[later]) + key.count - range.count) }
+            if key.count == range.count { // keys of one width, as the stores' numbered keys are
+                keyBytes.withUnsafeMutableBytes { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: bytes[range]).copyMemory(from: key)
+                }
+                return
             }
+            keyBytes.replaceSubrange(range, with: key)
+            for later in index..<keyEnds.count { keyEnds[later] = UInt32(Int(keyEnds[later]) + key.count - range.count) }
         }
 
         /// Makes branch key `index` the last key of child `index` again.

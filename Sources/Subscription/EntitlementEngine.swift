@@ -43,9 +43,9 @@ public struct EntitlementEngine: Sendable {
     /// Grace ends by transaction: grace belongs to the latest transaction of a subscription.
     private var graceEnds: [UInt64: Date] = [:]
     /// The eligible transactions of each tier, by the date each grants until.
-    private var granting: [SubscriptionTier: LatestEnds] = [:]
-    /// The tiers that have granting transactions, highest first.
-    private var tiers: [SubscriptionTier] = []
+    /// Highest tier first: an app has a few tiers, found by walking the list, which
+    /// costs less than hashing a tier's name on every change.
+    private var granting: [(tier: SubscriptionTier, ends: LatestEnds)] = []
 
     /// Creates an engine for a product catalog.
     /// - Parameter products: The products; a transaction of an unknown product grants nothing.
@@ -73,7 +73,7 @@ public struct EntitlementEngine: Sendable {
 
     /// How many places in the tiers' orderings the changes and queries so far compared:
     /// the engine's work, which grows with the logarithm of the history, not its length.
-    var steps: Int { granting.values.reduce(0) { $0 + $1.steps } }
+    var steps: Int { granting.reduce(0) { $0 + $1.ends.steps } }
 
     /// Takes in a transaction, new or a later state of one already seen.
     /// - Parameter result: The transaction and whether it verified.
@@ -88,7 +88,7 @@ public struct EntitlementEngine: Sendable {
             entry.verified = old.verified && entry.verified
             entry.revoked = old.revoked || entry.revoked
             entry.upgraded = old.upgraded || entry.upgraded
-            entry.expiration = [old.expiration, entry.expiration].compactMap { $0 }.min()
+            entry.expiration = Self.earlier(old.expiration, entry.expiration)
             guard entry != old else { return } // the same state again: nothing to do
         }
         replace(transaction.id, old, with: entry)
@@ -110,18 +110,36 @@ public struct EntitlementEngine: Sendable {
     /// tier's ordering: in at the date it grants until, or out.
     private mutating func replace(_ id: UInt64, _ old: Entry?, with new: Entry?) {
         entries[id] = new
-        if let old, old.tier != new?.tier { granting[old.tier]?.remove(id) }
+        if let old, old.tier != new?.tier, let slot = slot(of: old.tier) { granting[slot].ends.remove(id) }
         guard let new else { return }
         if new.isEligible {
-            if granting[new.tier] == nil {
-                granting[new.tier] = LatestEnds()
-                tiers = granting.keys.sorted(by: >)
-            }
             let until = activeUntil(new, id: id)
-            granting[new.tier]?.set(id, to: until)
-        } else {
-            granting[new.tier]?.remove(id)
+            let slot = slot(of: new.tier) ?? addSlot(for: new.tier)
+            granting[slot].ends.set(id, to: until)
+        } else if let slot = slot(of: new.tier) {
+            granting[slot].ends.remove(id)
         }
+    }
+
+    /// Where `tier` is in ``granting``, if it has had a granting transaction.
+    private func slot(of tier: SubscriptionTier) -> Int? {
+        var index = 0
+        while index < granting.count, granting[index].tier != tier { index += 1 }
+        return index < granting.count ? index : nil
+    }
+
+    /// Adds `tier` to ``granting`` in its place, and returns where.
+    private mutating func addSlot(for tier: SubscriptionTier) -> Int {
+        var index = 0
+        while index < granting.count, granting[index].tier > tier { index += 1 }
+        granting.insert((tier, LatestEnds()), at: index)
+        return index
+    }
+
+    /// The earlier of two dates, or the one there is.
+    private static func earlier(_ first: Date?, _ second: Date?) -> Date? {
+        guard let first, let second else { return first ?? second }
+        return min(first, second)
     }
 
     /// The tier at `now` as if `transactions` and `graceEnds` had been applied, leaving
@@ -159,8 +177,8 @@ public struct EntitlementEngine: Sendable {
     /// - Parameter now: The date to evaluate at.
     /// - Returns: The highest active tier, or `.free`.
     public func tier(at now: Date) -> SubscriptionTier {
-        for tier in tiers where tier > .free {
-            if let until = granting[tier]?.latest, now <= until { return tier }
+        for index in granting.indices where granting[index].tier > .free {
+            if let until = granting[index].ends.latest, now <= until { return granting[index].tier }
         }
         return .free
     }

@@ -183,16 +183,14 @@ extension SimulatedAppStore {
     /// the store's random prefix, then the number — so no two notifications share one
     /// and making one costs no call into the system's random generator.
     static func notificationID(prefix: UInt64, number: UInt64) -> UUID {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 { bytes[index] = UInt8(truncatingIfNeeded: prefix >> (56 - 8 * UInt64(index))) }
-        for index in 0..<8 { bytes[8 + index] = UInt8(truncatingIfNeeded: number >> (56 - 8 * UInt64(index))) }
-        bytes[6] = 0x80 | (bytes[6] & 0x0F)
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
-                bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        var uuid = StoreLedger.Notice.unnumbered.uuid
+        withUnsafeMutableBytes(of: &uuid) { bytes in
+            bytes.storeBytes(of: prefix.bigEndian, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: number.bigEndian, toByteOffset: 8, as: UInt64.self)
+            bytes[6] = 0x80 | (bytes[6] & 0x0F)
+            bytes[8] = 0x80 | (bytes[8] & 0x3F)
+        }
+        return UUID(uuid: uuid)
     }
 
     /// Makes the ledger's notification key if it has none, and returns the one it keeps.

@@ -655,7 +655,9 @@ public final class SimulatedAppStore: Sendable {
             for var notice in changes.notices {
                 number += 1
                 notice.id = Self.notificationID(prefix: noticePrefix, number: number)
-                try records.setData(encoded.notice(notice), forKey: StoreLedger.key(number), in: StoreLedger.notifications)
+                try records.setData(
+                    encoded.notice(notice, entries: state.entries, subscriptions: state.subscriptions), forKey: StoreLedger.key(number),
+                    in: StoreLedger.notifications)
                 if listened { changes.events.append(.notification(notice)) }
             }
             state.lastNotice = number

@@ -204,15 +204,14 @@ enum StoreLedger {
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
     /// keys sort as the IDs do.
     static func key(_ id: UInt64) -> String {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: 20)
-        var rest = id
-        var index = 19
-        while rest > 0 {
-            digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-            index -= 1
+        String(unsafeUninitializedCapacity: 20) { digits in
+            var rest = id
+            for index in stride(from: 19, through: 0, by: -1) {
+                digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return 20
         }
-        return String(decoding: digits, as: UTF8.self)
     }
 }
 
@@ -443,15 +442,15 @@ extension StoreLedger {
     /// The records one change writes, each encoded once: a notice takes the bytes of the
     /// transaction and subscription it names when they are the ones written beside it.
     struct Encoded {
-        private var entries: [UInt64: (Entry, Data)] = [:]
-        private var subscriptions: [UInt64: (Subscription, Data)] = [:]
+        private var entries = Written()
+        private var subscriptions = Written()
 
         /// A transaction's record.
         mutating func entry(_ entry: Entry) -> Data {
             var writer = BinaryWriter(format: format)
             Entry.write(entry, to: &writer)
             let data = writer.data
-            entries[entry.transaction.id] = (entry, data)
+            entries.add(data, id: entry.transaction.id)
             return data
         }
 
@@ -460,18 +459,21 @@ extension StoreLedger {
             var writer = BinaryWriter(format: format)
             Subscription.write(subscription, to: &writer)
             let data = writer.data
-            subscriptions[subscription.originalID] = (subscription, data)
+            subscriptions.add(data, id: subscription.originalID)
             return data
         }
 
         /// A notice's record, with the fields of its transaction and subscription copied
-        /// from their records where those hold the same values.
-        func notice(_ notice: Notice) -> Data {
+        /// from their records where this change wrote those and they hold the same
+        /// values. `entries` and `subscriptions` are the ledger's state the change's
+        /// records were encoded from.
+        func notice(_ notice: Notice, entries stateEntries: [UInt64: Entry], subscriptions stateSubscriptions: [UInt64: Subscription]) -> Data {
             var writer = BinaryWriter(format: format)
             notice.writeHeader(to: &writer)
             writer.write(notice.entry != nil)
             if let entry = notice.entry {
-                if let (written, data) = entries[entry.transaction.id], written == entry {
+                let id = entry.transaction.id
+                if let data = entries.data(of: id), stateEntries[id] == entry {
                     writer.writeFields(of: data)
                 } else {
                     Entry.write(entry, to: &writer)
@@ -479,13 +481,40 @@ extension StoreLedger {
             }
             writer.write(notice.subscription != nil)
             if let subscription = notice.subscription {
-                if let (written, data) = subscriptions[subscription.originalID], written == subscription {
+                let id = subscription.originalID
+                if let data = subscriptions.data(of: id), stateSubscriptions[id] == subscription {
                     writer.writeFields(of: data)
                 } else {
                     Subscription.write(subscription, to: &writer)
                 }
             }
             return writer.data
+        }
+
+        /// The records of one kind written so far, by ID. A change usually writes a
+        /// few: they are searched from the newest, and indexed by a dictionary only once
+        /// there are more than eight.
+        private struct Written {
+            private var list: [(id: UInt64, data: Data)] = []
+            private var index: [UInt64: Int] = [:]
+
+            mutating func add(_ data: Data, id: UInt64) {
+                list.append((id, data))
+                guard list.count > 8 else { return }
+                if index.isEmpty {
+                    for position in list.indices { index[list[position].id] = position }
+                } else {
+                    index[id] = list.count - 1
+                }
+            }
+
+            /// The bytes last written for `id`.
+            func data(of id: UInt64) -> Data? {
+                if !index.isEmpty { return index[id].map { list[$0].data } }
+                var position = list.count - 1
+                while position >= 0, list[position].id != id { position -= 1 }
+                return position >= 0 ? list[position].data : nil
+            }
         }
     }
 }

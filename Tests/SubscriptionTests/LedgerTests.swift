@@ -89,4 +89,29 @@ import TrainTesting
         let reopened = try SimulatedAppStore(storage: .file(file), products: products, clock: clock)
         #expect(reopened.allTransactions.map(\.unsafePayloadValue.price) == prices)
     }
+
+    @Test("a notice takes the bytes of a transaction the same change wrote only while it holds the same values")
+    func noticeCopiesOnlyTheSameTransaction() throws {
+        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: ManualClock())
+        try store.buyOutsideApp(productID: "com.train.pro.monthly")
+        let transaction = try #require(store.allTransactions.first?.unsafePayloadValue)
+        let told = StoreLedger.Entry(transaction: transaction, verified: true)
+        var later = told
+        later.transaction.revocationDate = transaction.purchaseDate.addingTimeInterval(60)
+        later.revision += 1
+        // The change wrote the transaction as it ends up; one notice was queued before
+        // it changed, one after.
+        var encoded = StoreLedger.Encoded()
+        _ = encoded.entry(later)
+        for entry in [told, later] {
+            let notice = StoreLedger.Notice(
+                id: StoreLedger.Notice.unnumbered, type: .refund, subtype: nil, date: transaction.purchaseDate, entry: entry,
+                subscription: nil, refundReason: nil)
+            var reader = try BinaryReader(
+                encoded.notice(notice, entries: [transaction.id: later], subscriptions: [:]), formats: [StoreLedger.format])
+            let decoded = try StoreLedger.Notice(from: &reader)
+            try reader.finish()
+            #expect(decoded.entry == entry)
+        }
+    }
 }
