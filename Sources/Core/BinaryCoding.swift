@@ -44,6 +44,13 @@ package struct BinaryWriter {
     package mutating func write(_ value: Date) { write(value.timeIntervalSinceReferenceDate) }
 
     package mutating func write(_ value: String) {
+        // A native string's bytes are read in place; copying the string to reach them
+        // would retain and release it.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            write(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+        guard written == nil else { return }
         var value = value
         value.withUTF8 { utf8 in
             write(utf8.count)

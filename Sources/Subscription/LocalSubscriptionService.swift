@@ -56,6 +56,24 @@ public final class LocalSubscriptionService: SubscriptionService {
         var requests = 0
         /// How many times the entitlements were recomputed from the whole history.
         var rebuilds = 0
+
+        /// The change `event` makes for the current user, seen under `policy`, or nil:
+        /// another user's, a grace event the entitlements already have, or an event that
+        /// changes none. A method of the state, so that asking reads it in place.
+        func change(_ event: SimulatedAppStore.Event, policy: SubscriptionAccessPolicy) -> Change? {
+            let viewer = SimulatedAppStore.Audience(policy: policy, token: appAccountToken)
+            switch event {
+            case .transaction(let result, let owner, let revision, let returnedByPurchase):
+                guard viewer.sees(owner: owner, token: result.unsafePayloadValue.appAccountToken, on: appleID) else { return nil }
+                return .transaction(result, revision: revision, returnedByPurchase: returnedByPurchase)
+            case .grace(let owner, let token, let transactionID, let end, let sequence):
+                guard viewer.sees(owner: owner, token: token, on: appleID), sequence > rebuiltAt, sequence > graceApplied[transactionID] ?? 0
+                else { return nil }
+                return .grace(transactionID: transactionID, end: end, sequence: sequence)
+            case .status, .reloaded, .notification:
+                return nil
+            }
+        }
     }
 
     // The service's state, behind one lock. It is never held while calling into the
@@ -100,7 +118,7 @@ public final class LocalSubscriptionService: SubscriptionService {
             var transactions: [StoreVerificationResult<AppStoreTransaction>] = []
             var graceEnds: [(transactionID: UInt64, end: Date?)] = []
             for event in preview {
-                switch change(event, for: state) {
+                switch state.change(event, policy: accessPolicy) {
                 case .transaction(let result, _, _)?: transactions.append(result)
                 case .grace(let transactionID, let end, _)?: graceEnds.append((transactionID, end))
                 case nil: break
@@ -326,28 +344,10 @@ public final class LocalSubscriptionService: SubscriptionService {
         case grace(transactionID: UInt64, end: Date?, sequence: UInt64)
     }
 
-    /// The change `event` makes for the current user, or nil: another user's, a grace
-    /// event the entitlements already have, or an event that changes none.
-    private func change(_ event: SimulatedAppStore.Event, for state: State) -> Change? {
-        let viewer = audience(state)
-        switch event {
-        case .transaction(let result, let owner, let revision, let returnedByPurchase):
-            guard viewer.sees(owner: owner, token: result.unsafePayloadValue.appAccountToken, on: state.appleID) else { return nil }
-            return .transaction(result, revision: revision, returnedByPurchase: returnedByPurchase)
-        case .grace(let owner, let token, let transactionID, let end, let sequence):
-            guard viewer.sees(owner: owner, token: token, on: state.appleID), sequence > state.rebuiltAt,
-                sequence > state.graceApplied[transactionID] ?? 0
-            else { return nil }
-            return .grace(transactionID: transactionID, end: end, sequence: sequence)
-        case .status, .reloaded, .notification:
-            return nil
-        }
-    }
-
     /// Applies one change of the store to the entitlements of the current user, and
     /// hands a transaction to the update listeners unless `purchase` returns it itself.
     private func apply(_ event: SimulatedAppStore.Event, to state: inout State) {
-        switch change(event, for: state) {
+        switch state.change(event, policy: accessPolicy) {
         case .transaction(let result, let revision, let returnedByPurchase)?:
             state.engine.apply(result)
             guard !returnedByPurchase else { return }

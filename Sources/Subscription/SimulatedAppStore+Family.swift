@@ -107,7 +107,8 @@ extension SimulatedAppStore {
     /// Shares a subscription that just began (a purchase, a resubscription) with the rest
     /// of its owner's family group, when its product is shared.
     func shareWithFamily(_ subscription: StoreLedger.Subscription, state: inout State, changes: inout Changes, now: Date) {
-        guard product(subscription.productID)?.isFamilyShareable == true, let family = state.family(of: subscription.owner) else { return }
+        guard let index = productIndex(subscription.productID), products[index].isFamilyShareable, let family = state.family(of: subscription.owner)
+        else { return }
         share(subscription: subscription, with: family.everyone.filter { $0 != subscription.owner }, state: &state, changes: &changes, now: now)
     }
 

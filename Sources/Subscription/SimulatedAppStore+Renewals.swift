@@ -5,7 +5,13 @@ import TrainCore
 /// retry, purchases in a group.
 extension SimulatedAppStore {
     func product(_ id: String) -> AppStoreProduct? {
-        products.first { $0.id == id }
+        productIndex(id).map { products[$0] }
+    }
+
+    /// Where product `id` is in ``products``: the renewal path reads a product's fields
+    /// in place there, as copying it retains each of its strings.
+    func productIndex(_ id: String) -> Int? {
+        products.firstIndex { $0.id == id }
     }
 
     /// The end of `periods` periods of `product` from `start`: calendar units in UTC
@@ -67,13 +73,15 @@ extension SimulatedAppStore {
             state.passEnds.removeFirst(passed)
             changes.events.append(.status)
         }
+        // Read in place: a subscription is copied only when it has something to do.
         var due: [UInt64] = []
-        for (id, subscription) in state.subscriptions where subscription.hasPassedBoundary(at: now) { due.append(id) }
-        for id in due.sorted() {
+        for index in state.subscriptions.indices where state.subscriptions.values[index].hasPassedBoundary(at: now) {
+            due.append(state.subscriptions.keys[index])
+        }
+        due.sort()
+        for id in due {
             guard var subscription = state.subscriptions[id] else { continue }
-            let before = subscription
-            advance(&subscription, &state, &changes, now: now)
-            if subscription != before {
+            if advance(&subscription, &state, &changes, now: now) {
                 state.subscriptions[id] = subscription
                 changes.subscriptions.insert(id)
             }
@@ -87,11 +95,14 @@ extension SimulatedAppStore {
         }
     }
 
-    private func advance(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, now: Date) {
+    /// Moves `subscription` through every boundary it has passed by `now`; returns
+    /// whether it passed any.
+    private func advance(_ subscription: inout StoreLedger.Subscription, _ state: inout State, _ changes: inout Changes, now: Date) -> Bool {
         // Older periods are skipped once the subscription renews into the product it
         // keeps: at the first renewal, or at the second when the first applies a pending
         // downgrade or crossgrade.
         var checkedSkip = false
+        var advanced = false
         while true {
             switch subscription.state {
             case .subscribed where subscription.periodEnd < now:
@@ -134,8 +145,9 @@ extension SimulatedAppStore {
                 subscription.retryEnd = nil
                 notify(.expired, .billingRetry, about: subscription, state: state, changes: &changes, now: at)
             default:
-                return
+                return advanced
             }
+            advanced = true
         }
     }
 
@@ -144,7 +156,7 @@ extension SimulatedAppStore {
     /// renewals — what an app can see — are recorded in bounded time. The periods are
     /// counted exactly (calendar months in real time), so the skip never passes `now`.
     private func skipOlderPeriods(_ subscription: inout StoreLedger.Subscription, rate: TimeRate, now: Date) {
-        guard let product = product(subscription.productID), let period = product.period else { return }
+        guard let index = productIndex(subscription.productID), let period = products[index].period else { return }
         let start = subscription.periodEnd
         let due: Int
         switch rate {
@@ -152,14 +164,14 @@ extension SimulatedAppStore {
             guard let count = period.count(from: start, to: now) else { return }
             due = count
         case .monthlyRenewal, .oneRenewal, .oneSecondIsOneDay:
-            let length = periodEnd(of: product, from: start, rate: rate).timeIntervalSince(start)
+            let length = periodEnd(of: period, from: start, rate: rate).timeIntervalSince(start)
             let periods = now.timeIntervalSince(start) / length
             guard length > 0, periods.isFinite else { return }
             due = Int(min(max(periods, 0), 1e12))
         }
         let skipped = due - Self.maximumRenewalsPerSettle
         guard skipped > 0 else { return }
-        let end = periodEnd(of: product, from: start, rate: rate, periods: skipped)
+        let end = periodEnd(of: period, from: start, rate: rate, periods: skipped)
         guard end < now else { return }
         subscription.periodEnd = end
         // The skipped periods use up as many of a pay-as-you-go offer's.
@@ -175,11 +187,11 @@ extension SimulatedAppStore {
     ) {
         // A product gone from the catalog, or no longer an auto-renewable subscription with
         // a period (whose next period would end where it starts), is not renewed into.
-        func renewable(_ id: String) -> AppStoreProduct? {
-            self.product(id).flatMap { $0.type == .autoRenewable && $0.period != nil ? $0 : nil }
+        func renewable(_ id: String) -> Int? {
+            productIndex(id).flatMap { products[$0].type == .autoRenewable && products[$0].period != nil ? $0 : nil }
         }
-        let product = renewable(subscription.autoRenewPreference) ?? renewable(subscription.productID)
-        guard let product, product.price(in: state.settings.storefront) != nil else {
+        let index = renewable(subscription.autoRenewPreference) ?? renewable(subscription.productID)
+        guard let index, products[index].price(in: state.settings.storefront) != nil else {
             subscription.state = .expired
             subscription.expirationReason = .productUnavailable
             notify(.expired, .productNotForSale, about: subscription, state: state, changes: &changes, now: start)
@@ -187,11 +199,11 @@ extension SimulatedAppStore {
         }
         // The rest of a pay-as-you-go offer, while it renews into the same product.
         let offer =
-            subscription.offerPeriodsLeft > 0 && product.id == subscription.productID
-            ? subscription.offer.flatMap { product.offer($0.type, id: $0.id) } : nil
+            subscription.offerPeriodsLeft > 0 && products[index].id == subscription.productID
+            ? subscription.offer.flatMap { products[index].offer($0.type, id: $0.id) } : nil
         let periodsLeft = offer == nil ? 0 : subscription.offerPeriodsLeft - 1
         let transaction = newTransaction(
-            product, owner: subscription.owner, token: subscription.appAccountToken, originalID: subscription.originalID,
+            products[index], owner: subscription.owner, token: subscription.appAccountToken, originalID: subscription.originalID,
             purchaseDate: start, offer: offer, reason: .renewal, state: &state, changes: &changes, returnedByPurchase: false)
         subscription.begin(transaction)
         subscription.offerPeriodsLeft = periodsLeft
@@ -227,14 +239,14 @@ extension SimulatedAppStore {
             state.passEnds.insert(end, at: state.passEnds.firstIndex { $0 > end } ?? state.passEnds.endIndex)
         }
         let entry = StoreLedger.Entry(transaction: transaction, owner: owner, verified: !state.settings.producesUnverifiedTransactions)
-        state.entries[id] = entry
+        changes.events.append(.transaction(entry.result, owner: owner, revision: entry.revision, returnedByPurchase: returnedByPurchase))
+        state.entries[id] = entry // its last use: moved into the ledger, not copied
         // A renewal or upgrade continues a subscription whose owner joined its group already.
         if originalID == nil, let group = transaction.subscriptionGroupID {
             state.groupsJoined.insert(GroupMember(group: group, owner: owner))
         }
         if product.type == .nonConsumable { state.nonConsumables[owner, default: []].append(id) }
         changes.entries.insert(id)
-        changes.events.append(.transaction(entry.result, owner: owner, revision: entry.revision, returnedByPurchase: returnedByPurchase))
         return transaction
     }
 

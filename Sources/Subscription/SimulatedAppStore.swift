@@ -652,13 +652,13 @@ public final class SimulatedAppStore: Sendable {
             var number = state.lastNotice
             // Told as events only to the stream's listeners; a change with none does not carry them.
             let listened = notificationListeners.withLock { !$0.continuations.isEmpty }
-            for var notice in changes.notices {
+            for index in changes.notices.indices { // numbered in place: a notice is copied only for listeners
                 number += 1
-                notice.id = Self.notificationID(prefix: noticePrefix, number: number)
+                changes.notices[index].id = Self.notificationID(prefix: noticePrefix, number: number)
                 try records.setData(
-                    encoded.notice(notice, entries: state.entries, subscriptions: state.subscriptions), forKey: StoreLedger.key(number),
-                    in: StoreLedger.notifications)
-                if listened { changes.events.append(.notification(notice)) }
+                    encoded.notice(changes.notices[index], entries: state.entries, subscriptions: state.subscriptions),
+                    forKey: StoreLedger.key(number), in: StoreLedger.notifications)
+                if listened { changes.events.append(.notification(changes.notices[index])) }
             }
             state.lastNotice = number
         }
