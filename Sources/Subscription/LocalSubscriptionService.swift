@@ -59,8 +59,9 @@ public final class LocalSubscriptionService: SubscriptionService {
 
         /// The change `event` makes for the current user, seen under `policy`, or nil:
         /// another user's, a grace event the entitlements already have, or an event that
-        /// changes none. A method of the state, so that asking reads it in place.
-        func change(_ event: SimulatedAppStore.Event, policy: SubscriptionAccessPolicy) -> Change? {
+        /// changes none. It changes nothing: it is `mutating` so that it reads the state
+        /// in place, where a call on a copy would retain and release each of its fields.
+        mutating func change(_ event: SimulatedAppStore.Event, policy: SubscriptionAccessPolicy) -> Change? {
             let viewer = SimulatedAppStore.Audience(policy: policy, token: appAccountToken)
             switch event {
             case .transaction(let result, let owner, let revision, let returnedByPurchase):

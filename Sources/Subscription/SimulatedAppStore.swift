@@ -231,6 +231,11 @@ public final class SimulatedAppStore: Sendable {
         }
 
         func makeIterator() -> IndexingIterator<[ID]> { ids.makeIterator() }
+
+        /// The records touched, in ascending order: one alone is its own order, without a sorted copy.
+        func ascending() -> [ID] where ID: Comparable {
+            ids.count > 1 ? ids.sorted() : ids
+        }
     }
 
     /// The products on sale.
@@ -667,30 +672,34 @@ public final class SimulatedAppStore: Sendable {
     /// Queues a status event for each subscription the change touched, and a grace
     /// event for each grace period that began or ended.
     private func announceGrace(_ state: inout State, _ changes: inout Changes) {
-        for id in changes.subscriptions.sorted() {
-            let subscription = state.subscriptions[id]
-            let owner = subscription?.owner ?? state.appleID
-            let token = subscription?.appAccountToken
-            let now = subscription.flatMap { state.grace(of: $0) }
+        for id in changes.subscriptions.ascending() {
+            // Read in place: the subscription is copied only when its grace period changed.
+            let index = state.subscriptions.index(forKey: id)
+            let now = index.flatMap { state.grace(of: state.subscriptions.values[$0]) }
             let before = state.announcedGrace[id]
-            // The family members it is shared with have the grace period on their own transactions.
-            let members = state.shares(of: id).map { (owner: $0.member, transactionID: $0.latestTransactionID) }
-            if let before, before != now {
-                for holder in [(owner, token, before.transactionID)] + members.map({ ($0.owner, nil, $0.transactionID) }) {
-                    state.sequence += 1
-                    changes.events.append(
-                        .grace(owner: holder.0, appAccountToken: holder.1, transactionID: holder.2, end: nil, sequence: state.sequence))
+            if before != now {
+                let subscription = index.map { state.subscriptions.values[$0] }
+                let owner = subscription?.owner ?? state.appleID
+                let token = subscription?.appAccountToken
+                // The family members it is shared with have the grace period on their own transactions.
+                let members = state.shares(of: id).map { (owner: $0.member, transactionID: $0.latestTransactionID) }
+                if let before {
+                    for holder in [(owner, token, before.transactionID)] + members.map({ ($0.owner, nil, $0.transactionID) }) {
+                        state.sequence += 1
+                        changes.events.append(
+                            .grace(owner: holder.0, appAccountToken: holder.1, transactionID: holder.2, end: nil, sequence: state.sequence))
+                    }
                 }
-            }
-            if let now, now != before {
-                for holder in [(owner, token, now.transactionID)] + members.map({ ($0.owner, nil, $0.transactionID) }) {
-                    state.sequence += 1
-                    changes.events.append(
-                        .grace(owner: holder.0, appAccountToken: holder.1, transactionID: holder.2, end: now.end, sequence: state.sequence))
+                if let now {
+                    for holder in [(owner, token, now.transactionID)] + members.map({ ($0.owner, nil, $0.transactionID) }) {
+                        state.sequence += 1
+                        changes.events.append(
+                            .grace(owner: holder.0, appAccountToken: holder.1, transactionID: holder.2, end: now.end, sequence: state.sequence))
+                    }
                 }
+                state.announcedGrace[id] = now
             }
-            state.announcedGrace[id] = now
-            if subscription != nil { changes.events.append(.status) }
+            if index != nil { changes.events.append(.status) }
         }
     }
 

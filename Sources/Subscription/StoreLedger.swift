@@ -473,7 +473,7 @@ extension StoreLedger {
             writer.write(notice.entry != nil)
             if let entry = notice.entry {
                 let id = entry.transaction.id
-                if let data = entries.data(of: id), stateEntries[id] == entry {
+                if let data = entries.data(of: id), stateEntries.holds(entry, forKey: id) {
                     writer.writeFields(of: data)
                 } else {
                     Entry.write(entry, to: &writer)
@@ -482,7 +482,7 @@ extension StoreLedger {
             writer.write(notice.subscription != nil)
             if let subscription = notice.subscription {
                 let id = subscription.originalID
-                if let data = subscriptions.data(of: id), stateSubscriptions[id] == subscription {
+                if let data = subscriptions.data(of: id), stateSubscriptions.holds(subscription, forKey: id) {
                     writer.writeFields(of: data)
                 } else {
                     Subscription.write(subscription, to: &writer)
@@ -651,5 +651,14 @@ extension StoreLedger.Subscription {
         priceIncrease = try container.decode(PriceIncreaseStatus.self, forKey: .priceIncrease)
         offer = try container.decodeIfPresent(TransactionOffer.self, forKey: .offer)
         offerPeriodsLeft = try container.decodeIfPresent(Int.self, forKey: .offerPeriodsLeft) ?? 0
+    }
+}
+
+extension Dictionary where Value: Equatable {
+    /// Whether the value under `key` is `value`, compared where the dictionary keeps it
+    /// rather than on a copy.
+    fileprivate func holds(_ value: Value, forKey key: Key) -> Bool {
+        guard let index = index(forKey: key) else { return false }
+        return values[index] == value
     }
 }
