@@ -625,7 +625,7 @@ public final class SimulatedAppStore: Sendable {
         // The counter is a floor a load raises past every stored transaction and waiting
         // purchase: it is written only when the newest identifier is not a stored
         // transaction's (a deletion, or a purchase waiting under it), not on every renewal.
-        if state.nextID > 1, state.entries[state.nextID - 1] == nil {
+        if state.nextID > 1, state.entries.index(forKey: state.nextID - 1) == nil {
             try records.put(state.nextID, forKey: "nextID", in: StoreLedger.meta)
         }
         for organizer in changes.families {
