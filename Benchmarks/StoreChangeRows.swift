@@ -181,9 +181,15 @@ extension EntitlementRow.Subscriber {
 
     /// Moves the clock just past the current period's end and settles the store.
     func passPeriodEnd() throws {
+        try movePastPeriodEnd()
+        store.settle()
+    }
+
+    /// Moves the clock just past the current period's end: a renewal is due, and no
+    /// timer wakes to record it.
+    func movePastPeriodEnd() throws {
         if let end = try status()?.transaction.unsafePayloadValue.expirationDate {
             clock.setDate(max(clock.now, end).addingTimeInterval(0.01))
         }
-        store.settle()
     }
 }
