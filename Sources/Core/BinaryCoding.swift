@@ -46,16 +46,15 @@ package struct BinaryWriter {
     package mutating func write(_ value: String) {
         // A native string's bytes are read in place; copying the string to reach them
         // would retain and release it.
-        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            write(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
-        guard written == nil else { return }
+        if value.utf8.withContiguousStorageIfAvailable({ write(utf8: $0) }) != nil { return }
         var value = value
-        value.withUTF8 { utf8 in
-            write(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
+        value.withUTF8 { write(utf8: $0) }
+    }
+
+    /// The byte count, then the bytes.
+    private mutating func write(utf8: UnsafeBufferPointer<UInt8>) {
+        write(utf8.count)
+        bytes.append(contentsOf: utf8)
     }
 
     package mutating func write(_ value: UUID) {

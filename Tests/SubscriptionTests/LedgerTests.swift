@@ -114,4 +114,20 @@ import TrainTesting
             #expect(decoded.entry == entry)
         }
     }
+
+    @Test("a change that records many renewals tells each one's own transaction in its notification")
+    func manyRenewalsInOneChangeKeepTheirTransactions() throws {
+        let clock = ManualClock()
+        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: clock)
+        try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
+        try store.buyOutsideApp(productID: "com.train.pro.monthly")
+        let before = store.serverNotifications.count
+        // Past eight records in one change, the notices find the bytes written beside them by an index.
+        clock.setDate(clock.now.addingTimeInterval(40))
+        store.settle()
+        let renewals = store.serverNotifications.dropFirst(before).filter { $0.type == .didRenew }
+        let renewalIDs = store.allTransactions.map(\.unsafePayloadValue).filter { $0.reason == .renewal }.map(\.id)
+        #expect(renewals.count > 8)
+        #expect(renewals.compactMap(\.transaction?.id) == renewalIDs)
+    }
 }
