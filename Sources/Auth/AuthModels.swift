@@ -240,3 +240,52 @@ public struct AccountDeletionReceipt: Hashable, Sendable {
         self.tokenRevocation = tokenRevocation
     }
 }
+
+/// How a session ended: whose it was, why and when. An app shows the reason when the
+/// user did not sign out themselves — "Your account was deleted" on a tablet whose
+/// user deleted the account on their phone.
+public struct SessionEnd: Codable, Hashable, Sendable {
+    /// Why a session ended: an open set, so an app's own auth service can tell reasons of its own.
+    public struct Reason: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+        /// The reason's name.
+        public let rawValue: String
+
+        /// Creates a reason.
+        /// - Parameter rawValue: Its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The user or the app signed out.
+        public static let signedOut = Reason(rawValue: "signedOut")
+        /// The account was deleted, or its deletion asked for, on this device or another.
+        public static let accountDeleted = Reason(rawValue: "accountDeleted")
+        /// The account was disabled.
+        public static let accountDisabled = Reason(rawValue: "accountDisabled")
+        /// The sign-in provider revoked the credential, as Apple does when the user stops
+        /// using Sign in with Apple with the app.
+        public static let credentialRevoked = Reason(rawValue: "credentialRevoked")
+        /// The password was changed or reset on another device, which ends the account's
+        /// other sessions.
+        public static let sessionRevoked = Reason(rawValue: "sessionRevoked")
+
+        /// The reason's name.
+        public var description: String { rawValue }
+    }
+
+    /// The user whose session ended.
+    public let userID: String
+    /// Why it ended.
+    public let reason: Reason
+    /// When this device learned of it.
+    public let date: Date
+
+    /// Creates a session's end.
+    /// - Parameters:
+    ///   - userID: The user whose session ended.
+    ///   - reason: Why it ended.
+    ///   - date: When.
+    public init(userID: String, reason: Reason, date: Date) {
+        self.userID = userID
+        self.reason = reason
+        self.date = date
+    }
+}

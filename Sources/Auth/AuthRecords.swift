@@ -34,11 +34,33 @@ enum AuthRecords {
     struct Session: Codable, Hashable, Sendable {
         var userID: String
         var id: String?
+        /// Why the session was ended from elsewhere — the account deleted on another
+        /// device, say — for the device to tell its user at its next read or launch;
+        /// nil while the session lasts.
+        var endReason: SessionEnd.Reason?
+        var endedAt: Date?
 
         /// A new session of `userID`, with a new random ID.
         init(userID: String, id: String? = UUID().uuidString) {
             self.userID = userID
             self.id = id
+        }
+
+        /// The end this record tells of, if it was ended.
+        var end: SessionEnd? {
+            guard let endReason else { return nil }
+            return SessionEnd(userID: userID, reason: endReason, date: endedAt ?? .distantPast)
+        }
+    }
+
+    /// Marks every session of `userID` as ended for `reason`: each device learns why at
+    /// its next read, or at its next launch.
+    static func endSessions(of userID: String, because reason: SessionEnd.Reason, at date: Date, in records: RecordWriter) throws {
+        for entry in try records.entries(in: session) where entry.value.userID == userID && entry.value.endReason == nil {
+            var ended = entry.value
+            ended.endReason = reason
+            ended.endedAt = date
+            try records.put(ended, forKey: entry.key, in: session)
         }
     }
 
@@ -154,11 +176,13 @@ enum AuthRecords {
     }
 
     /// Removes an account and everything kept for it — identities, email addresses,
-    /// password, settings, kept revocation, and every session of theirs (on each device
-    /// that shares the store).
+    /// password, settings and kept revocation — and marks every session of theirs, on
+    /// each device that shares the store, as ended by the deletion: a device removes the
+    /// mark when it reads it.
     /// - Returns: The account removed; nil if there was none.
-    static func removeAccount(_ userID: String, in records: RecordWriter) throws -> Account? {
+    static func removeAccount(_ userID: String, at date: Date, in records: RecordWriter) throws -> Account? {
         guard let account = try records.value(forKey: userID, in: accounts) else { return nil }
+        try endSessions(of: userID, because: .accountDeleted, at: date, in: records)
         for linked in account.user.providers {
             try removeIdentity(identityKey(linked.provider, linked.subject), of: userID, in: records)
         }
@@ -170,9 +194,6 @@ enum AuthRecords {
         try records.removeValue(forKey: userID, in: scheduledDeletions)
         try records.removeValue(forKey: userID, in: guests)
         try records.removeValue(forKey: userID, in: accounts)
-        for entry in try records.entries(in: session) where entry.value.userID == userID {
-            try records.removeValue(forKey: entry.key, in: session)
-        }
         return account
     }
 

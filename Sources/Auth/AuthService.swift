@@ -198,6 +198,30 @@ public protocol AuthService: Sendable {
     /// - Throws: ``AuthenticationError/Code/storage``.
     func scheduledDeletion(of userID: String) throws -> Date?
 
+    /// Marks `userID`'s due deletion as started, for good: from now on the account
+    /// cannot be signed in to or restored whatever the clock says later, and it stays
+    /// due until ``purgeScheduledAccount(_:)``. A purge calls it before it deletes
+    /// anything, so that a clock set back into the grace period never brings back an
+    /// account whose data is half gone. Calling it again, or for an account that is gone,
+    /// does nothing.
+    /// - Parameter userID: The account.
+    /// - Throws: ``AuthenticationError`` — `operationNotAllowed` when no deletion of it
+    ///   is scheduled or its date has not come (nothing changes), `storage`.
+    func beginAccountPurge(of userID: String) async throws
+
+    /// Whether an account has this ID, compared byte for byte: false once its purge
+    /// removed it. A device that held a deleted user's session reads it to tell a
+    /// deletion finished elsewhere from an account restored elsewhere.
+    /// - Parameter userID: The account.
+    /// - Returns: Whether it exists.
+    /// - Throws: ``AuthenticationError/Code/storage``.
+    func accountExists(_ userID: String) throws -> Bool
+
+    /// How this service's last session ended, and why: the user signed out, or the
+    /// account was deleted, disabled or revoked — on this device or another, in this
+    /// launch or before it. Nil when no session has ended on this device yet.
+    var lastSessionEnd: SessionEnd? { get }
+
     /// Deletes an account whose scheduled deletion is due, whoever is signed in —
     /// nobody, usually: the job a backend runs when the grace period ends.
     /// - Parameter userID: The account.
@@ -322,6 +346,20 @@ public protocol AuthService: Sendable {
 }
 
 extension AuthService {
+    /// No marker by default: a conformance whose backend purges accounts itself keeps
+    /// them from coming back there.
+    /// - Parameter userID: The account.
+    public func beginAccountPurge(of userID: String) async throws {}
+
+    /// True by default: a conformance that cannot look an account up never lets a
+    /// device take a deletion for finished.
+    /// - Parameter userID: The account.
+    /// - Returns: True.
+    public func accountExists(_ userID: String) throws -> Bool { true }
+
+    /// Nil by default: a conformance that does not tell why a session ended.
+    public var lastSessionEnd: SessionEnd? { nil }
+
     /// The kept ID token while it is fresh, else a new one: ``idToken(forceRefresh:)`` without forcing.
     /// - Returns: The compact JWT.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.

@@ -138,7 +138,10 @@ extension LocalAuthService {
         let userID = current.user.id
         let revocation = try await revocation(for: current)
         // Read again inside: the account may have changed, or gone, while Apple was awaited.
-        let deleted = try write { records in try AuthRecords.removeAccount(userID, in: records)?.user.providers.map(\.provider) ?? [] }
+        let now = configuration.clock.now
+        let deleted = try write { records in
+            try AuthRecords.removeAccount(userID, at: now, in: records)?.user.providers.map(\.provider) ?? []
+        }
         forget(userID: userID)
         return AccountDeletionReceipt(userID: userID, providers: deleted, tokenRevocation: revocation)
     }

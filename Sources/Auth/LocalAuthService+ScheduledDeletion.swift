@@ -12,13 +12,29 @@ extension LocalAuthService {
         // Apple's tokens are revoked now, while the user can authorize it: the purge runs without them.
         let revocation = try await revocation(for: current)
         try requireStillSignedIn(userID, during: "the Apple token was being revoked")
+        let now = configuration.clock.now
         try write { records in
             try Self.checkCanSchedule(userID, at: purgeAt, in: records)
             try records.put(purgeAt, forKey: userID, in: AuthRecords.scheduledDeletions)
+            // Every device of the user is signed out at its next read, and told why.
+            try AuthRecords.endSessions(of: userID, because: .accountDeleted, at: now, in: records)
         }
         // Signed out here; signing in again before the date offers the restore.
-        if currentUser?.id == userID { try endSession() }
+        if users.value?.id == userID { try endSession(because: .accountDeleted) }
         return revocation
+    }
+
+    public func beginAccountPurge(of userID: String) async throws {
+        let now = configuration.clock.now
+        try write { records in
+            guard try records.data(forKey: userID, in: AuthRecords.accounts) != nil else { return }
+            guard try AuthRecords.isDeletionDue(userID, in: records, now: now) else {
+                throw AuthenticationError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
+            }
+            // Due from now on whatever the clock says: no sign-in, no restore.
+            try records.put(Date.distantPast, forKey: userID, in: AuthRecords.scheduledDeletions)
+            try AuthRecords.endSessions(of: userID, because: .accountDeleted, at: now, in: records)
+        }
     }
 
     /// Throws `operationNotAllowed` unless `userID`'s deletion can be set for `date`:
@@ -85,7 +101,7 @@ extension LocalAuthService {
                 throw AuthenticationError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
             }
             let revocation = try records.value(forKey: userID, in: AuthRecords.revocations)
-            return try AuthRecords.removeAccount(userID, in: records).map { ($0, revocation) }
+            return try AuthRecords.removeAccount(userID, at: now, in: records).map { ($0, revocation) }
         }
         guard let removed else { return nil }
         forget(userID: userID)

@@ -26,7 +26,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     func issueToken(for current: AuthRecords.Account, now: Date, askedByApp: Bool = true) throws(AuthenticationError) -> String {
         let (sessionID, key) = try write { records -> (String, Data) in
             guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id,
-                try records.value(forKey: current.user.id, in: AuthRecords.accounts)?.generation == current.generation
+                session.endReason == nil, try records.value(forKey: current.user.id, in: AuthRecords.accounts)?.generation == current.generation
             else {
                 throw AuthenticationError(.notSignedIn, detail: "This device's session ended, or the password changed meanwhile.")
             }
@@ -110,23 +110,23 @@ extension LocalAuthService: IDTokenRevocationChecking {
                 let account = try records.value(forKey: claims.userID, in: AuthRecords.accounts), !account.isDisabled,
                 try !AuthRecords.isDeletionDue(claims.userID, in: records, now: now)
             else { return true }
-            return try !records.values(in: AuthRecords.session).contains { $0.userID == claims.userID && $0.id == claims.sessionID }
+            return try !records.values(in: AuthRecords.session).contains {
+                $0.userID == claims.userID && $0.id == claims.sessionID && $0.endReason == nil
+            }
         }
     }
 
     /// Inside a transaction: raises the account's session generation, so services signed
     /// in to it before are signed out at their next call; ends its sessions on other
-    /// devices, and gives this device's session, if it is theirs, a new ID — so every ID
-    /// token issued before is revoked. The caller stores the account.
+    /// devices, each told why at its next read, and gives this device's session, if it
+    /// is theirs, a new ID — so every ID token issued before is revoked. The caller
+    /// stores the account.
     func endSessions(of account: inout AuthRecords.Account, in records: RecordWriter) throws {
         account.sessionGeneration = account.generation + 1
         let userID = account.user.id
-        for entry in try records.entries(in: AuthRecords.session) where entry.value.userID == userID {
-            if entry.key == sessionKey {
-                try records.put(AuthRecords.Session(userID: userID), forKey: entry.key, in: AuthRecords.session)
-            } else {
-                try records.removeValue(forKey: entry.key, in: AuthRecords.session)
-            }
+        try AuthRecords.endSessions(of: userID, because: .sessionRevoked, at: configuration.clock.now, in: records)
+        if try records.value(forKey: sessionKey, in: AuthRecords.session)?.userID == userID {
+            try records.put(AuthRecords.Session(userID: userID), forKey: sessionKey, in: AuthRecords.session)
         }
     }
 

@@ -45,12 +45,21 @@ public actor LocalAuthService: AuthService {
     /// issued, for token revocation at deletion. Memory only, as the code is a secret.
     var authorizationCodes: [String: (code: String, issuedAt: Date)] = [:]
     private let revocationListener = Locked<Task<Void, Never>?>(nil)
+    /// How the last session ended, on this device.
+    nonisolated let sessionEnds: Broadcast<SessionEnd?>
+    /// The store's commit count when the signed-in session was last found standing:
+    /// until it moves, ``currentUser`` reads nothing.
+    private nonisolated let checkedAtCommit = Locked<UInt64?>(nil)
+    /// Checks the session after each commit to the accounts, so a session ended on
+    /// another device ends here without a call.
+    private let sessionWatch = Locked<Task<Void, Never>?>(nil)
 
     /// Creates a service whose accounts live in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
     /// - Parameter configuration: Clock, IDs, providers and policy.
     public init(configuration: AuthConfiguration = AuthConfiguration()) {
-        self.init(store: .inMemoryOrFailing(AuthRecords.schema), sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: nil)
+        self.init(
+            store: .inMemoryOrFailing(AuthRecords.schema), sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: (nil, nil))
     }
 
     /// Creates a service in memory with `user`'s account signed in, for SwiftUI previews
@@ -66,7 +75,7 @@ public actor LocalAuthService: AuthService {
             try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
             return AuthRecords.Account(user: user)
         }
-        self.init(store: store, sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: restored)
+        self.init(store: store, sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: restored.map { ($0, nil) } ?? (nil, nil))
     }
 
     /// Creates a service whose accounts and session live in `storage`. From a file it
@@ -92,7 +101,7 @@ public actor LocalAuthService: AuthService {
         configuration: AuthConfiguration
     ) throws {
         let now = configuration.clock.now
-        let restored = try store.write { records -> AuthRecords.Account? in
+        let restored = try store.write { records -> (AuthRecords.Account?, SessionEnd?) in
             if let userID {
                 // An ID no key can be — empty, or longer than a key may be — has no account.
                 guard (1...16_384).contains(userID.utf8.count), let account = try records.value(forKey: userID, in: AuthRecords.accounts) else {
@@ -104,7 +113,7 @@ public actor LocalAuthService: AuthService {
             return try Self.restoreSession(
                 sessionKey, in: records, now: now, guestIdleLifetime: configuration.policy.guestIdleLifetime?.timeInterval)
         }
-        let code = appleAuthorizationCode.flatMap { code in restored.map { (userID: $0.user.id, code: code, issuedAt: now) } }
+        let code = appleAuthorizationCode.flatMap { code in restored.0.map { (userID: $0.user.id, code: code, issuedAt: now) } }
         self.init(store: store, sessionKey: sessionKey, configuration: configuration, restored: restored, appleAuthorizationCode: code)
     }
 
@@ -129,11 +138,12 @@ public actor LocalAuthService: AuthService {
     }
 
     /// Forgets used tokens past their expiry, and returns the user of the session under
-    /// `key` unless the account was deleted, disabled or is past its scheduled deletion's
-    /// date (then the session is removed).
-    private static func restoreSession(_ key: String, in records: RecordWriter, now: Date, guestIdleLifetime: TimeInterval?) throws -> AuthRecords
-        .Account?
-    {
+    /// `key` unless the session was ended elsewhere, or the account was deleted, disabled
+    /// or is past its scheduled deletion's date: then the session is removed, and how it
+    /// ended returned instead.
+    private static func restoreSession(_ key: String, in records: RecordWriter, now: Date, guestIdleLifetime: TimeInterval?) throws -> (
+        AuthRecords.Account?, SessionEnd?
+    ) {
         // Used tokens past their expiry would be refused as expired anyway: forget them.
         for stored in try records.records(in: AuthRecords.usedCredentials) {
             if let expiry = try records.value(forKey: stored.key, in: AuthRecords.usedCredentials), expiry < now {
@@ -141,22 +151,32 @@ public actor LocalAuthService: AuthService {
             }
         }
         try AuthRecords.forgetExpiredEmailRecords(in: records, now: now)
-        guard let session = try records.value(forKey: key, in: AuthRecords.session) else { return nil }
-        guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts), !account.isDisabled,
-            try !AuthRecords.isDeletionDue(session.userID, in: records, now: now)
-        else {
+        guard let session = try records.value(forKey: key, in: AuthRecords.session) else { return (nil, nil) }
+        if let reason = try endReason(of: session, in: records, now: now) {
             try records.removeValue(forKey: key, in: AuthRecords.session)
-            return nil
+            return (nil, SessionEnd(userID: session.userID, reason: reason, date: session.endedAt ?? now))
         }
+        guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts) else { return (nil, nil) }
         // A guest opening the app is a guest in use: its idle time starts again.
         if account.user.isAnonymous, try records.value(forKey: session.userID, in: AuthRecords.guests) != nil {
             try touchGuest(session.userID, until: guestIdleLifetime.map { now.addingTimeInterval($0) }, in: records)
         }
-        return account
+        return (account, nil)
+    }
+
+    /// Why `session` no longer stands, or nil while it does: ended from elsewhere, or its
+    /// account deleted, due for deletion or disabled.
+    static func endReason(of session: AuthRecords.Session, in records: RecordReader, now: Date) throws -> SessionEnd.Reason? {
+        if let reason = session.endReason { return reason }
+        // An ID no key can be — empty, or longer than a key may be — has no account.
+        guard (1...16_384).contains(session.userID.utf8.count), let account = try records.value(forKey: session.userID, in: AuthRecords.accounts)
+        else { return .accountDeleted }
+        if try AuthRecords.isDeletionDue(session.userID, in: records, now: now) { return .accountDeleted }
+        return account.isDisabled ? .accountDisabled : nil
     }
 
     private init(
-        store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: AuthRecords.Account?,
+        store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: (account: AuthRecords.Account?, end: SessionEnd?),
         appleAuthorizationCode: (userID: String, code: String, issuedAt: Date)? = nil
     ) {
         if let appleAuthorizationCode {
@@ -165,9 +185,18 @@ public actor LocalAuthService: AuthService {
         self.store = store
         self.sessionKey = sessionKey
         self.configuration = configuration
-        users = Broadcast(initial: restored?.user)
-        userValues = Broadcast(initial: restored?.user)
-        sessionGeneration = restored?.generation ?? 0
+        users = Broadcast(initial: restored.account?.user)
+        userValues = Broadcast(initial: restored.account?.user)
+        sessionEnds = Broadcast(initial: restored.end)
+        sessionGeneration = restored.account?.generation ?? 0
+        let commits = store.commits.subscribe(replayingCurrent: false)
+        let watch = Task { [weak self] in
+            for await _ in commits {
+                // Reading the user checks the session against what was committed.
+                _ = self?.currentUser
+            }
+        }
+        sessionWatch.withLock { $0 = watch }
         if let apple = configuration.apple {
             let events = apple.authorizer.revocations()
             let task = Task { [weak self] in
@@ -181,6 +210,8 @@ public actor LocalAuthService: AuthService {
 
     deinit {
         revocationListener.withLock { $0?.cancel() }
+        sessionWatch.withLock { $0?.cancel() }
+        sessionEnds.finish()
         renewal?.cancel()
         users.finish()
         userValues.finish()
@@ -189,7 +220,69 @@ public actor LocalAuthService: AuthService {
 
     // MARK: - State
 
-    public nonisolated var currentUser: UserEntity? { users.value }
+    /// The signed-in user, checked against the stored accounts whenever they changed
+    /// since the last look: a session ended elsewhere — the account deleted or disabled
+    /// on another device, the password changed there — ends here at this read, and
+    /// ``lastSessionEnd`` says why.
+    public nonisolated var currentUser: UserEntity? {
+        guard let user = users.value else { return nil }
+        let commit = store.commits.value
+        guard checkedAtCommit.withLock({ $0 }) != commit else { return user }
+        let now = configuration.clock.now
+        let reason: SessionEnd.Reason?
+        do {
+            reason = try read { records -> SessionEnd.Reason? in
+                guard let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session) else {
+                    // Removed by another service sharing this session: signed out there.
+                    return .signedOut
+                }
+                // Another user's session: a sign-in on its way here, or by another service
+                // sharing this session, which shows that user at its own next call.
+                guard session.userID.utf8.elementsEqual(user.id.utf8) else { return nil }
+                return try Self.endReason(of: session, in: records, now: now)
+            }
+        } catch {
+            // Unreadable now (a read inside this store's own transaction, say): the next read checks.
+            return user
+        }
+        guard let reason else {
+            checkedAtCommit.withLock { $0 = commit }
+            return user
+        }
+        endedElsewhere(user, because: reason, at: now)
+        return users.value
+    }
+
+    public nonisolated var lastSessionEnd: SessionEnd? { sessionEnds.value }
+
+    /// Ends `user`'s session here after a read found it ended elsewhere — unless this
+    /// service moved on to another user meanwhile — and drops what it kept of it.
+    private nonisolated func endedElsewhere(_ user: UserEntity, because reason: SessionEnd.Reason, at date: Date) {
+        // Told before the state changes, so whoever follows the state finds why.
+        guard users.value?.id == user.id else { return }
+        sessionEnds.send(SessionEnd(userID: user.id, reason: reason, date: date))
+        guard users.send(nil, if: { $0?.id == user.id }) else { return }
+        userValues.send(nil)
+        Task { await self.forgetEndedSession(of: user.id) }
+    }
+
+    /// Drops the token, the Apple code and the stored session of `userID`'s session
+    /// that ended elsewhere, if nobody signed in since.
+    private func forgetEndedSession(of userID: String) {
+        authorizationCodes[userID] = nil
+        guard currentUser == nil else { return }
+        dropKeptToken()
+        try? write { records in
+            if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == userID {
+                try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
+            }
+        }
+    }
+
+    public nonisolated func accountExists(_ userID: String) throws -> Bool {
+        guard (1...16_384).contains(userID.utf8.count) else { return false }
+        return try read { records in try records.data(forKey: userID, in: AuthRecords.accounts) != nil }
+    }
 
     public nonisolated func authStateChanges() -> AsyncStream<UserEntity?> {
         users.subscribe()
@@ -428,7 +521,7 @@ public actor LocalAuthService: AuthService {
     /// Signs out: the session is cleared in memory first, then in storage — where it is
     /// removed only if it is still the one this service signed in.
     public func signOut() async throws {
-        try endSession()
+        try endSession(because: .signedOut)
     }
 
     public func checkCredentialState() async throws -> CredentialState {
@@ -448,14 +541,14 @@ public actor LocalAuthService: AuthService {
             throw AuthenticationError(.networkError, detail: "The credential state could not be read: \(type(of: error)).")
         }
         if state == .revoked || state == .notFound, currentUser?.id == current.user.id {
-            try endSession()
+            try endSession(because: .credentialRevoked)
         }
         return state
     }
 
     private func handleRevocation(ofAppleUser subject: String) {
         guard let user = currentUser, user.providers.contains(where: { $0.provider == .apple && $0.subject == subject }) else { return }
-        try? endSession()
+        try? endSession(because: .credentialRevoked)
     }
 
     /// Disables or re-enables an account, as an administrator would in a console;
@@ -470,7 +563,7 @@ public actor LocalAuthService: AuthService {
             account.isDisabled = disabled
             try records.put(account, forKey: userID, in: AuthRecords.accounts)
         }
-        if disabled, currentUser?.id == userID { try endSession() }
+        if disabled, currentUser?.id == userID { try endSession(because: .accountDisabled) }
     }
 
     // MARK: - Shared steps
@@ -478,7 +571,7 @@ public actor LocalAuthService: AuthService {
     /// The signed-in account as stored; a deleted or disabled one, or one past its
     /// scheduled deletion's date, is signed out here.
     func requireSession() throws(AuthenticationError) -> AuthRecords.Account {
-        guard let userID = currentUser?.id else { throw AuthenticationError(.notSignedIn) }
+        guard let userID = users.value?.id else { throw AuthenticationError(.notSignedIn) }
         let now = configuration.clock.now
         let generation = sessionGeneration
         do {
@@ -490,7 +583,8 @@ public actor LocalAuthService: AuthService {
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
                 // A password change or reset on another device ends this session; one on
                 // this device (an app and its extension share the session) renewed it.
-                if account.generation != generation, try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID != userID {
+                let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session)
+                if account.generation != generation, session?.userID != userID || session?.endReason != nil {
                     throw AuthenticationError(.notSignedIn, detail: "The account's password changed on another device since this one signed in.")
                 }
                 return account
@@ -501,7 +595,15 @@ public actor LocalAuthService: AuthService {
             }
             return account
         } catch {
-            if [.userNotFound, .userDisabled, .notSignedIn].contains(error.code) { try? endSession() }
+            if [.userNotFound, .userDisabled, .notSignedIn].contains(error.code) {
+                let reason: SessionEnd.Reason =
+                    switch error.code {
+                    case .userNotFound: .accountDeleted
+                    case .notSignedIn: .sessionRevoked
+                    default: error.message == AuthRecords.deletedMessage ? .accountDeleted : .accountDisabled
+                    }
+                try? endSession(because: reason)
+            }
             throw error
         }
     }
@@ -545,10 +647,12 @@ public actor LocalAuthService: AuthService {
     }
 
     /// Clears the session in memory first, then in storage if it is still this service's.
-    func endSession() throws(AuthenticationError) {
-        guard let user = currentUser else { return }
+    /// - Parameter reason: Why it ends, for ``lastSessionEnd``.
+    func endSession(because reason: SessionEnd.Reason) throws(AuthenticationError) {
+        guard let user = users.value else { return }
         authorizationCodes[user.id] = nil
         dropKeptToken()
+        sessionEnds.send(SessionEnd(userID: user.id, reason: reason, date: configuration.clock.now))
         show(nil)
         try write { records in
             if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == user.id {
@@ -581,10 +685,12 @@ public actor LocalAuthService: AuthService {
         userValues.send(user)
     }
 
+    /// Forgets a deleted account's session and Apple code here.
     func forget(userID: String) {
         authorizationCodes[userID] = nil
-        if currentUser?.id == userID {
+        if users.value?.id == userID {
             dropKeptToken()
+            sessionEnds.send(SessionEnd(userID: userID, reason: .accountDeleted, date: configuration.clock.now))
             show(nil)
         }
     }

@@ -114,17 +114,31 @@ public final class Broadcast<Element: Sendable>: Sendable {
     /// Makes `value` the current value and delivers it to every subscriber.
     /// - Parameter value: The new value.
     public func send(_ value: Element) {
+        send(value, if: { _ in true })
+    }
+
+    /// Makes `value` the current value and delivers it, if the current value passes
+    /// `condition` — checked and replaced in one step, so no other send comes between.
+    /// - Parameters:
+    ///   - value: The new value.
+    ///   - condition: Whether the current value may be replaced.
+    /// - Returns: Whether `value` was sent.
+    @discardableResult
+    public func send(_ value: Element, if condition: (Element) -> Bool) -> Bool {
         // Values are handed over outside the state lock: handing one over resumes the
         // subscriber's task, and a task being cancelled at that moment holds its own lock
         // while its stream's termination takes the state lock. The delivery lock keeps
         // concurrent sends in one order for every subscriber.
         delivery.withLock { delivered in
-            delivered &+= 1
-            let subscribers = state.withLock { state in
+            let subscribers = state.withLock { state -> [AsyncStream<Element>.Continuation]? in
+                guard condition(state.current) else { return nil }
                 state.current = value
                 return Array(state.subscribers.values)
             }
+            guard let subscribers else { return false }
+            delivered &+= 1
             for continuation in subscribers { continuation.yield(value) }
+            return true
         }
     }
 

@@ -67,6 +67,10 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case scheduledDeletion(String)
         /// ``purgeScheduledAccount(_:)``.
         case purgeScheduledAccount(String)
+        /// ``beginAccountPurge(of:)``.
+        case beginAccountPurge(String)
+        /// ``accountExists(_:)``.
+        case accountExists(String)
         /// ``isBiometricLockEnabled()``.
         case isBiometricLockEnabled
         /// ``setBiometricLock(enabled:reason:)``.
@@ -109,6 +113,8 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     private let userValues: Broadcast<UserEntity?>
     private let tokens = Broadcast<String?>(initial: nil)
     private let scheduled = Locked<[AccountDeletionSchedule]>([])
+    /// The users a strict fake purged, and how its last session ended.
+    private let ended = Locked<(purged: [String], session: SessionEnd?)>(([], nil))
 
     /// Creates a strict fake: every call needs a script.
     /// - Parameters:
@@ -163,7 +169,30 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// Signs a strict fake's user out, as a deletion through another fake does; a fake
     /// over a service shows the service's user, which that deletion signed out itself.
     func endSession() {
+        end(because: .accountDeleted)
+    }
+
+    /// Signs a strict fake's user out for `reason`, which ``lastSessionEnd`` tells.
+    private func end(because reason: SessionEnd.Reason) {
+        guard service == nil else { return }
+        if let user = users.value {
+            ended.withLock { $0.session = SessionEnd(userID: user.id, reason: reason, date: controls.clock?.now ?? ManualClock.defaultStart) }
+        }
         show(nil)
+    }
+
+    /// The service's, or how a strict fake's last session ended: signed out, deleted or
+    /// revoked by one of its calls, or set by ``setLastSessionEnd(_:)``.
+    public var lastSessionEnd: SessionEnd? {
+        service.map(\.lastSessionEnd) ?? ended.withLock { $0.session }
+    }
+
+    /// Sets how a strict fake's last session ended, as a deletion on another device
+    /// would have: what a session manager reads after a relaunch.
+    /// - Parameter end: The end, or nil.
+    public func setLastSessionEnd(_ end: SessionEnd?) {
+        guard controls.ownsState("setLastSessionEnd(_:)") else { return }
+        ended.withLock { $0.session = end }
     }
 
     /// Suspends until at least `count` subscribers follow a strict fake's
@@ -257,14 +286,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// Returns the scripted state, or the service's; `revoked` and `notFound` sign a strict fake's user out.
     public func checkCredentialState() async throws -> CredentialState {
         let state = try await perform(.checkCredentialState, .checkCredentialState) { try await $0.checkCredentialState() }
-        if state == .revoked || state == .notFound { show(nil) }
+        if state == .revoked || state == .notFound { end(because: .credentialRevoked) }
         return state
     }
 
     /// Succeeds as scripted, or as the service does; a strict fake's user is signed out.
     public func signOut() async throws {
         try await perform(.signOut, .signOut) { try await $0.signOut() }
-        show(nil)
+        end(because: .signedOut)
     }
 
     /// Returns the scripted outcome, or the service's.
@@ -276,7 +305,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
         let receipt = try await perform(.deleteAccount, .deleteAccount) { try await $0.deleteAccount() }
-        show(nil)
+        end(because: .accountDeleted)
         return receipt
     }
 
@@ -289,7 +318,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         }
         if service == nil {
             schedule(userID, at: date)
-            show(nil)
+            end(because: .accountDeleted)
         }
         return outcome
     }
@@ -341,9 +370,36 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         let receipt = try await perform(.purgeScheduledAccount(userID), .purgeScheduledAccount) { try await $0.purgeScheduledAccount(userID) }
         if service == nil {
             schedule(userID, at: nil)
-            if let current = users.value, Self.same(current.id, userID) { show(nil) }
+            ended.withLock { $0.purged.append(userID) }
+            if let current = users.value, Self.same(current.id, userID) { end(because: .accountDeleted) }
         }
         return receipt
+    }
+
+    /// Recorded; the service's answer, or a strict fake's: a due schedule is kept as
+    /// `Date.distantPast` from then on, an account it purged is left alone, and one with
+    /// no due schedule is `operationNotAllowed`.
+    public func beginAccountPurge(of userID: String) async throws {
+        controls.record(.beginAccountPurge(userID))
+        if let service { return try await service.beginAccountPurge(of: userID) }
+        guard try accountExists(userID, recording: false) else { return }
+        let now = controls.clock?.now ?? ManualClock.defaultStart
+        guard let date = scheduled.withLock({ $0.first { Self.same($0.userID, userID) }?.purgeAt }), now >= date else {
+            throw AuthenticationError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
+        }
+        schedule(userID, at: .distantPast)
+    }
+
+    /// Recorded; the service's answer, or a strict fake's: every account exists but one
+    /// it purged.
+    public func accountExists(_ userID: String) throws -> Bool {
+        try accountExists(userID, recording: true)
+    }
+
+    private func accountExists(_ userID: String, recording: Bool) throws -> Bool {
+        if recording { controls.record(.accountExists(userID)) }
+        if let service { return try service.accountExists(userID) }
+        return !ended.withLock { $0.purged.contains { Self.same($0, userID) } }
     }
 
     private static func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
