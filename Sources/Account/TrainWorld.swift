@@ -37,9 +37,10 @@ final class TrainWorld: Sendable {
     init(inMemory configuration: TrainServicesConfiguration) {
         self.configuration = configuration
         directory = nil
-        accounts = configuration.auth.map(Accounts.app) ?? .local(.inMemoryOrFailing(LocalAuthService.recordSchema))
+        let accounts = configuration.auth.map(Accounts.app) ?? .local(.inMemoryOrFailing(LocalAuthService.recordSchema))
+        self.accounts = accounts
         socialStore = .inMemoryOrFailing(LocalSocialFeedService.recordSchema)
-        remote = configuration.remote ?? LocalRemotePlanStore(policy: RemotePolicy(clock: configuration.clock))
+        remote = configuration.remote ?? LocalRemotePlanStore(policy: Self.remotePolicy(configuration, accounts: accounts))
     }
 
     /// A world in `directory`: the accounts and the feed in `trainkit.sqlite`, the
@@ -48,12 +49,20 @@ final class TrainWorld: Sendable {
         self.configuration = configuration
         self.directory = directory
         let device = StorageLocation.file(directory.appendingPathComponent("trainkit.sqlite"))
-        accounts = try configuration.auth.map(Accounts.app) ?? .local(RecordStore(device, schema: LocalAuthService.recordSchema))
+        let accounts = try configuration.auth.map(Accounts.app) ?? .local(RecordStore(device, schema: LocalAuthService.recordSchema))
+        self.accounts = accounts
         socialStore = try RecordStore(device, schema: LocalSocialFeedService.recordSchema)
         remote =
             try configuration.remote
             ?? LocalRemotePlanStore(
-                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: RemotePolicy(clock: configuration.clock))
+                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: Self.remotePolicy(configuration, accounts: accounts))
+    }
+
+    /// The simulated remote's policy: the world's clock, and the writes of a user whose
+    /// deletion was asked for, or whose account is gone, refused as a backend would.
+    private static func remotePolicy(_ configuration: TrainServicesConfiguration, accounts: Accounts) -> RemotePolicy {
+        guard case .local(let store) = accounts else { return RemotePolicy(clock: configuration.clock) }
+        return RemotePolicy(clock: configuration.clock, acceptsWrites: { LocalAuthService.acceptsWrites(of: $0, in: store) })
     }
 
     /// Records the first device's App Store and photo store, which later devices share,

@@ -360,6 +360,19 @@ extension AuthService {
     /// Nil by default: a conformance that does not tell why a session ended.
     public var lastSessionEnd: SessionEnd? { nil }
 
+    /// Whether the data of `userID` may be purged at `date`: their scheduled deletion is
+    /// due, or their account is gone — a device purging what it holds of a user whose
+    /// deletion finished elsewhere. The check every purge runs before it deletes.
+    /// - Parameters:
+    ///   - userID: The user, compared byte for byte.
+    ///   - date: Now, on the caller's clock.
+    /// - Returns: Whether the purge may run.
+    /// - Throws: ``AuthenticationError/Code/storage``.
+    public func isPurgeDue(of userID: String, at date: Date) throws -> Bool {
+        if let purgeAt = try scheduledDeletion(of: userID) { return date >= purgeAt }
+        return try !accountExists(userID)
+    }
+
     /// The kept ID token while it is fresh, else a new one: ``idToken(forceRefresh:)`` without forcing.
     /// - Returns: The compact JWT.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.

@@ -24,6 +24,22 @@ extension LocalAuthService {
         return revocation
     }
 
+    /// Whether `userID` may write to a backend of the world these accounts belong to:
+    /// the account exists, is not disabled, and no deletion of it was asked for. A store
+    /// that cannot be read answers no, so nothing is written on a guess.
+    /// - Parameters:
+    ///   - userID: The user, compared byte for byte.
+    ///   - store: The accounts.
+    /// - Returns: Whether the user's writes are accepted.
+    package static func acceptsWrites(of userID: String, in store: RecordStore) -> Bool {
+        guard (1...16_384).contains(userID.utf8.count) else { return false }
+        let open = try? store.read { records -> Bool in
+            guard let account = try records.value(forKey: userID, in: AuthRecords.accounts), !account.isDisabled else { return false }
+            return try records.data(forKey: userID, in: AuthRecords.scheduledDeletions) == nil
+        }
+        return open ?? false
+    }
+
     public func beginAccountPurge(of userID: String) async throws {
         let now = configuration.clock.now
         try write { records in

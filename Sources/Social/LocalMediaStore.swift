@@ -11,7 +11,9 @@ import TrainCore
 ///
 /// Given the auth service, the store checks every write and deletion as a backend's
 /// storage rules would: only the signed-in user's own folder, or the folder of a user
-/// whose scheduled deletion is due (the purge) — anything else is `notAuthorized`.
+/// whose scheduled deletion is due or whose account is gone (the purge) — anything
+/// else is `notAuthorized`. A photo is kept only if its owner is still signed in once
+/// it is written, so an upload that raced an account deletion never outlives its purge.
 /// Without it the store trusts its caller, as a server-side component does.
 ///
 /// ```swift
@@ -107,6 +109,12 @@ public final class LocalMediaStore: MediaStore {
         case .directory:
             try Self.write(data, to: url(for: reference))
         }
+        // Asked again once the bytes are in: an account deletion that ended the owner's
+        // session meanwhile may have listed the folder already, so the photo goes now.
+        if let auth, !(auth.currentUser.map { $0.id.utf8.elementsEqual(userID.utf8) } ?? false) {
+            try? discard(reference)
+            throw SocialError(.notSignedIn, detail: "The owner's session ended while the photo was written; it was not kept.")
+        }
         return reference
     }
 
@@ -185,7 +193,7 @@ public final class LocalMediaStore: MediaStore {
         if let user = auth.currentUser, user.id.utf8.elementsEqual(userID.utf8) { return }
         let due: Bool
         do {
-            due = try auth.scheduledDeletion(of: userID).map { clock.now >= $0 } ?? false
+            due = try auth.isPurgeDue(of: userID, at: clock.now)
         } catch {
             throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }

@@ -7,13 +7,13 @@ extension LocalSocialFeedService {
     }
 
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
-        let date: Date?
+        let due: Bool
         do {
-            date = try auth.scheduledDeletion(of: userID)
+            due = try auth.isPurgeDue(of: userID, at: now)
         } catch {
             throw SocialError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }
-        guard let date, now >= date else {
+        guard due else {
             throw SocialError(.notAuthorized, detail: "'\(userID)' has no scheduled deletion that is due.")
         }
         return try await deleteData(of: userID)

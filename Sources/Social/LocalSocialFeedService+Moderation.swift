@@ -16,7 +16,7 @@ extension LocalSocialFeedService {
             guard !Self.same(userID, user.id) else { throw SocialError(.cannotTargetSelf) }
         }
         let now = now
-        return try writing { records in
+        return try writing(as: user) { records in
             try ensureProfile(user, in: records, for: .report)
             let reporterKey = try SocialRecords.key([.string(user.id)] + SocialRecords.components(target))
             guard try records.data(forKey: reporterKey, in: SocialRecords.reports) == nil else { throw SocialError(.alreadyReported) }
@@ -84,7 +84,7 @@ extension LocalSocialFeedService {
             throw SocialError(.invalidModerationAction, detail: "\(action) does not apply to a \(target.kind).")
         }
         let now = now
-        return try writing { records in
+        return try writing(as: user) { records in
             try checkNotSuspended(user.id, in: records)
             let caseKey = try SocialRecords.key(SocialRecords.components(target))
             let existing = try records.value(forKey: caseKey, in: SocialRecords.cases)

@@ -85,7 +85,7 @@ extension LocalSocialFeedService {
 
     public func markNotificationsSeen() async throws {
         let user = try signedInUser()
-        try writing { records in
+        try writing(as: user) { records in
             // Up to the newest change: every notification listed now is seen, and the next change is dated after it.
             guard var marks = try records.value(forKey: user.id, in: SocialRecords.notificationsSeen), marks.seenUpTo < marks.newest else { return }
             marks.seenUpTo = marks.newest
@@ -96,7 +96,7 @@ extension LocalSocialFeedService {
     public func markNotificationRead(_ id: String) async throws {
         let user = try signedInUser()
         guard Self.isGroup(id) else { throw SocialError(.notificationNotFound) }
-        try writing { records in
+        try writing(as: user) { records in
             let key = try SocialRecords.key([.string(user.id), .string(id)])
             guard var stored = try records.value(forKey: key, in: SocialRecords.notifications) else { throw SocialError(.notificationNotFound) }
             stored.readAt = stored.updatedAt

@@ -28,7 +28,7 @@ extension LocalSocialFeedService {
         let workout = try? await recordedWorkout(of: workoutType, at: now, in: configuration.timeZone())
         try checkStillSignedIn(user)
         let lifetime = TimeInterval(policy.postLifetime.components.seconds) + TimeInterval(policy.postLifetime.components.attoseconds) / 1e18
-        return try writing { records in
+        return try writing(as: user) { records in
             let profile = try ensureProfile(user, in: records)
             guard try isUnlocked(user.id, at: now, in: records) else { throw SocialError(.feedLocked) }
             try checkMentions(mentioned, by: user.id, in: records)
@@ -146,7 +146,7 @@ extension LocalSocialFeedService {
     public func deletePost(_ postID: UUID) async throws {
         let user = try signedInUser()
         let now = now
-        let orphans = try writing { records in
+        let orphans = try writing(as: user) { records in
             guard let post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else {
                 throw SocialError(.postNotFound)
             }

@@ -8,7 +8,7 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot follow themselves.") }
         let now = now
-        try writing { records in
+        try writing(as: user) { records in
             try ensureProfile(user, in: records)
             _ = try profile(of: userID, in: records)
             guard try !blockedEitherWay(user.id, in: records).contains(userID) else { throw SocialError(.blocked) }
@@ -21,7 +21,7 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         guard Self.isPlausibleUserID(userID) else { return }
         let now = now
-        try writing { records in try removeFollow(from: user.id, to: userID, at: now, in: records) }
+        try writing(as: user) { records in try removeFollow(from: user.id, to: userID, at: now, in: records) }
     }
 
     public func following() async throws -> [SocialProfile] {
@@ -119,7 +119,7 @@ extension LocalSocialFeedService {
 
     public func refreshProfile() async throws -> SocialProfile {
         let user = try signedInUser()
-        return try writing { records in try ensureProfile(user, in: records, for: .unseen) }
+        return try writing(as: user) { records in try ensureProfile(user, in: records, for: .unseen) }
     }
 
     public func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile] {
@@ -157,7 +157,7 @@ extension LocalSocialFeedService {
         let user = try signedInUser()
         guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot block themselves.") }
         let now = now
-        try writing { records in
+        try writing(as: user) { records in
             try ensureProfile(user, in: records, for: .unseen)
             _ = try profile(of: userID, in: records)
             try addPair(SocialRecords.blocks, SocialRecords.blockedBy, from: user.id, to: userID, in: records)
@@ -183,7 +183,7 @@ extension LocalSocialFeedService {
     public func mute(_ userID: String) async throws {
         let user = try signedInUser()
         guard userID != user.id else { throw SocialError(.cannotTargetSelf, detail: "A user cannot mute themselves.") }
-        try writing { records in
+        try writing(as: user) { records in
             try ensureProfile(user, in: records, for: .unseen)
             _ = try profile(of: userID, in: records)
             try addPair(SocialRecords.mutes, SocialRecords.mutedBy, from: user.id, to: userID, in: records)
@@ -204,7 +204,7 @@ extension LocalSocialFeedService {
     func removePair(_ relation: RecordCollection<Data>, _ inverse: RecordCollection<Data>, to userID: String) async throws {
         let user = try signedInUser()
         guard Self.isPlausibleUserID(userID) else { return }
-        try writing { records in
+        try writing(as: user) { records in
             try records.removeValue(forKey: SocialRecords.key([.string(user.id), .string(userID)]), in: relation)
             try records.removeValue(forKey: SocialRecords.key([.string(userID), .string(user.id)]), in: inverse)
         }
@@ -269,7 +269,7 @@ extension LocalSocialFeedService {
     public func like(_ postID: UUID) async throws {
         let user = try signedInUser()
         let now = now
-        try writing { records in
+        try writing(as: user) { records in
             var post = try interactablePost(postID, by: user.id, at: now, in: records)
             try ensureProfile(user, in: records)
             let key = try SocialRecords.key([.uuid(postID), .string(user.id)])
@@ -284,7 +284,7 @@ extension LocalSocialFeedService {
 
     public func unlike(_ postID: UUID) async throws {
         let user = try signedInUser()
-        try writing { records in
+        try writing(as: user) { records in
             guard var post = try records.value(forKey: SocialRecords.key(postID), in: SocialRecords.posts) else { throw SocialError(.postNotFound) }
             let key = try SocialRecords.key([.uuid(postID), .string(user.id)])
             guard try records.data(forKey: key, in: SocialRecords.likes) != nil else { return }
@@ -318,7 +318,7 @@ extension LocalSocialFeedService {
         guard !policy.wordFilter.matches(text) else { throw SocialError(.objectionableContent) }
         let mentioned = try Self.mentions(in: text, refusingWith: .invalidComment)
         let now = now
-        return try writing { records in
+        return try writing(as: user) { records in
             let id = try freshID(unusedIn: [SocialRecords.commentIndex], in: records)
             var post = try interactablePost(postID, by: user.id, at: now, in: records)
             let profile = try ensureProfile(user, in: records)
@@ -360,7 +360,7 @@ extension LocalSocialFeedService {
 
     public func deleteComment(_ commentID: UUID) async throws {
         let user = try signedInUser()
-        try writing { records in
+        try writing(as: user) { records in
             guard let keyData = try records.data(forKey: SocialRecords.key(commentID), in: SocialRecords.commentIndex),
                 let comment = try records.value(forKey: String(decoding: keyData, as: UTF8.self), in: SocialRecords.comments)
             else { throw SocialError(.commentNotFound) }

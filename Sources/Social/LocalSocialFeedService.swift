@@ -115,6 +115,16 @@ public final class LocalSocialFeedService: SocialFeedService {
         }
     }
 
+    /// Runs `body` in one write transaction on `user`'s behalf, if they are still signed
+    /// in — asked inside the transaction, which the purge of a deletion takes too: a write
+    /// that raced the deletion lands before the purge, which removes it, or is refused.
+    func writing<Result>(as user: UserEntity, _ body: (RecordWriter) throws -> Result) throws(SocialError) -> Result {
+        try writing { records in
+            try checkStillSignedIn(user)
+            return try body(records)
+        }
+    }
+
     /// Runs `body` in one write transaction: all of it is kept, or none of it.
     func writing<Result>(_ body: (RecordWriter) throws -> Result) throws(SocialError) -> Result {
         do {
@@ -233,7 +243,7 @@ public final class LocalSocialFeedService: SocialFeedService {
         let unlock = FeedUnlock(
             id: newID(), userID: user.id, workoutType: workoutType, unlockDate: now, timeZoneIdentifier: timeZone.identifier,
             expiresAt: try Self.startOfNextDay(after: now, in: timeZone), workout: recorded?.summary)
-        let saved = try writing { records in
+        let saved = try writing(as: user) { records in
             try ensureProfile(user, in: records, for: .unseen)
             // A second workout never shortens an unlock (flying east, for one).
             if let current = try records.value(forKey: user.id, in: SocialRecords.unlocks), current.unlockDate <= now,

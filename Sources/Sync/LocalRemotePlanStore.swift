@@ -17,6 +17,12 @@ public struct RemotePolicy: Sendable {
     /// How often a remote in a file looks for commits made through another instance
     /// on the file, such as another process's, while a device follows its signals.
     public var changePollInterval: Duration
+    /// Whether a user may still write, asked inside each write's transaction: a backend
+    /// refuses the writes of an account that is being deleted or is gone, as its rules
+    /// refuse a revoked token, so an upload that raced the deletion never outlives its
+    /// purge. Everyone may by default; a `TrainServices` world refuses a user whose
+    /// deletion was asked for, and one whose account is gone.
+    public var acceptsWrites: @Sendable (_ userID: String) -> Bool
 
     /// Creates a policy.
     /// - Parameters:
@@ -26,10 +32,13 @@ public struct RemotePolicy: Sendable {
     ///   - tombstoneRetention: 30 days.
     ///   - clock: The system clock.
     ///   - changePollInterval: 1 second.
+    ///   - acceptsWrites: Every user's writes are accepted.
     public init(
         maximumBatchCount: Int = 500, maximumBatchBytes: Int = 10 << 20, maximumDocumentBytes: Int = 1 << 20,
-        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: any DateClock = SystemClock(), changePollInterval: Duration = .seconds(1)
+        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: any DateClock = SystemClock(), changePollInterval: Duration = .seconds(1),
+        acceptsWrites: @escaping @Sendable (_ userID: String) -> Bool = { _ in true }
     ) {
+        self.acceptsWrites = acceptsWrites
         self.maximumBatchCount = maximumBatchCount
         self.maximumBatchBytes = maximumBatchBytes
         self.maximumDocumentBytes = maximumDocumentBytes
@@ -140,6 +149,11 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         }
         let now = policy.clock.now
         let (results, head) = try transaction { records in
+            // Asked here, inside the transaction an erase also takes: a write either lands
+            // before the purge's erase, which removes it, or sees the deletion and is refused.
+            guard policy.acceptsWrites(scope.userID) else {
+                throw RemoteStoreError(.accountClosed, detail: "'\(scope.userID)' may not write: the account is being deleted or is gone.")
+            }
             var head = try purge(scope, at: now, in: records)
             let before = head.version
             var results: [RemoteWriteResult] = []
@@ -290,7 +304,13 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     }
 
     private func transaction<Result>(_ body: (RecordWriter) throws -> Result) throws(RemoteStoreError) -> Result {
-        do { return try store.write(body) } catch { throw RemoteStoreError(.unavailable, detail: "\(error)") }
+        do {
+            return try store.write(body)
+        } catch let error as RemoteStoreError {
+            throw error
+        } catch {
+            throw RemoteStoreError(.unavailable, detail: "\(error)")
+        }
     }
 }
 

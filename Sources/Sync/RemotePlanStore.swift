@@ -290,6 +290,9 @@ public struct RemoteStoreError: Error, Hashable, Sendable, CustomStringConvertib
         public static let cursorExpired = Code("cursorExpired")
         /// The request is malformed (a limit below 1, two writes to one record).
         public static let invalidRequest = Code("invalidRequest")
+        /// The scope's user may not write: their account is being deleted, or is gone.
+        /// Nothing was applied.
+        public static let accountClosed = Code("accountClosed")
 
         /// The code's name.
         public var description: String { name }

@@ -19,8 +19,9 @@ extension SyncEngine {
     }
 
     /// Deletes a user's records of this type as ``deleteAccountData()`` does, whoever
-    /// is signed in, once the auth service's scheduled deletion of that user is due:
-    /// the purge a backend runs when the grace period ends.
+    /// is signed in, once the auth service's scheduled deletion of that user is due, or
+    /// their account is gone: the purge a backend runs when the grace period ends, and
+    /// each device runs for what it holds of the user.
     /// - Parameter userID: The user.
     /// - Returns: How many records were deleted on each side.
     /// - Throws: ``SyncError`` — `notAuthorized` (no scheduled deletion of the user is
@@ -32,13 +33,13 @@ extension SyncEngine {
     }
 
     private func checkPurgeIsDue(_ userID: String) throws(SyncError) {
-        let date: Date?
+        let due: Bool
         do {
-            date = try auth.scheduledDeletion(of: userID)
+            due = try auth.isPurgeDue(of: userID, at: configuration.clock.now)
         } catch {
             throw SyncError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }
-        guard let date, configuration.clock.now >= date else {
+        guard due else {
             throw SyncError(.notAuthorized, detail: "'\(userID)' has no scheduled deletion that is due.")
         }
     }
@@ -61,7 +62,7 @@ extension SyncEngine {
             throw SyncError(.cancelled, detail: "The deletion was cancelled while a sync ran; nothing was deleted.")
         }
         try stillAllowed()
-        let local = try writing(scope) { records, changes in
+        let local = try writing(scope, signedIn: false) { records, changes in
             let range = try SyncRecords.range(scope)
             var live = 0
             for entry in try records.records(in: SyncRecords.records, range: range) {

@@ -551,7 +551,12 @@ extension SyncEngine {
     /// A remote call's error as the sync reports it: `cancelled` for a cancellation,
     /// else `remoteUnavailable`, with what the remote said.
     private static func failure(_ error: any Error) -> SyncError {
-        error is CancellationError ? SyncError(.cancelled) : SyncError(.remoteUnavailable, detail: "\(error)")
+        if error is CancellationError { return SyncError(.cancelled) }
+        if let error = error as? RemoteStoreError, error.code == .accountClosed {
+            // Kept queued: a deletion restored in its grace period uploads them after all.
+            return SyncError(.notAuthorized, detail: "The remote refused the account's writes: \(error.detail)")
+        }
+        return SyncError(.remoteUnavailable, detail: "\(error)")
     }
 
     private func scopeKey(_ scope: RemoteScope) throws(SyncError) -> String {

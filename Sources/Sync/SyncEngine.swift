@@ -312,11 +312,19 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     }
 
     /// Runs `body` in one write transaction, then reports the status of each record
-    /// it names in `changes`.
-    func writing<Result>(_ scope: RemoteScope, _ body: (RecordWriter, inout [UUID]) throws -> Result) throws(SyncError) -> Result {
+    /// it names in `changes`. Unless `signedIn` is false (a purge, whoever is signed in),
+    /// the scope's user must still be signed in — asked inside the transaction, which a
+    /// purge of their data takes too: a write that raced an account deletion lands before
+    /// the purge, which removes it, or is refused.
+    func writing<Result>(
+        _ scope: RemoteScope, signedIn: Bool = true, _ body: (RecordWriter, inout [UUID]) throws -> Result
+    ) throws(SyncError) -> Result {
         do {
             var changes: [UUID] = []
-            let result = try store.write { records in try body(records, &changes) }
+            let result = try store.write { records in
+                if signedIn { try checkStillSignedIn(scope) }
+                return try body(records, &changes)
+            }
             if !changes.isEmpty { recordWrites.send(recordWrites.value &+ 1) }
             if !changes.isEmpty, statuses.subscriberCount > 0 {
                 let updates = try store.read { records in
