@@ -203,6 +203,12 @@ public struct AccountDeletionJournal: Codable, Hashable, Sendable {
     public var userID: String { report.userID }
     /// The next step to run, or nil when every step is finished.
     public var nextStep: AccountDeletionStep? { AccountDeletionStep.allCases.first { !finishedSteps.contains($0) } }
+    /// Whether the purge has begun deleting data: a step after the Apple revocation
+    /// finished or was running. From then on the deletion runs to its end whatever the
+    /// clock says.
+    public var hasPurgeBegun: Bool {
+        finishedSteps.contains { $0 != .appleRevocation } || (runningStep.map { $0 != .appleRevocation } ?? false)
+    }
 
     /// Creates a journal of the current layout.
     /// - Parameters:

@@ -159,6 +159,41 @@ extension LocalAccountService {
         }
     }
 
+    /// Journals the deletion that ended this device's session, asked for on another
+    /// device or before a relaunch, unless this device journals or purged it already: the
+    /// background purge then removes what this device holds of the user — its plans and
+    /// their queued uploads, its consents — once the deletion is due, or at once if the
+    /// account is gone, and forgets the journal if the account was restored instead.
+    func joinDeletionThatEndedTheSession() {
+        guard let end = auth.lastSessionEnd, end.reason == .accountDeleted, auth.currentUser == nil else { return }
+        let userID = end.userID
+        guard finishedReports.withLock({ $0[UserKey(userID)] == nil }) else { return }
+        let claimed = claim(userID)
+        guard claimed else { return }
+        defer { release(userID) }
+        let now = now
+        let purgeAt = ((try? purgeDate(of: userID)) ?? nil).map { $0 == .distantPast ? now : $0 } ?? now
+        let deletion = ScheduledAccountDeletion(userID: userID, scheduledAt: end.date, purgeAt: purgeAt, appleTokenRevocation: .notApplicable)
+        let journal = AccountDeletionJournal(
+            deletion: deletion, finishedSteps: [.appleRevocation],
+            report: AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: .notApplicable))
+        let added = try? writing { records -> Bool in
+            guard try records.data(forKey: userID, in: AccountRecords.deletionBytes) == nil else { return false }
+            try records.put(journal, forKey: userID, in: AccountRecords.deletions)
+            return true
+        }
+        if added == true { startPurging() }
+    }
+
+    /// Whether `userID` still has an account with the auth service.
+    func accountExists(_ userID: String) throws(AccountError) -> Bool {
+        do {
+            return try auth.accountExists(userID)
+        } catch {
+            throw AccountError(.storage, detail: "Whether the account exists could not be read: \(error)")
+        }
+    }
+
     /// When the auth service purges `userID`, if their deletion is scheduled.
     func purgeDate(of userID: String) throws(AccountError) -> Date? {
         do {

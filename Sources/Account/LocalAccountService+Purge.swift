@@ -105,10 +105,10 @@ extension LocalAccountService {
     }
 
     /// Purges every due user once; one failure does not stop the others. The due users
-    /// are those the auth service has a due schedule for, and those whose journal says
-    /// the sign-in account went (only this device's data is left). A journal with
-    /// neither is stale — restored, here or elsewhere, or cut short before the hide —
-    /// and is dropped.
+    /// are those the auth service has a due schedule for, those whose purge began here
+    /// (whatever the clock says now), and those with a journal whose sign-in account is
+    /// gone (only this device's data is left). A journal with none of these is stale —
+    /// restored, here or elsewhere, or cut short before the hide — and is dropped.
     private func purgeRound(honouringBackoff: Bool) async -> PurgeRound {
         var round = PurgeRound()
         var due: [DuePurge] = []
@@ -122,7 +122,8 @@ extension LocalAccountService {
             let journals = try pendingDeletions()
             for schedule in schedules {
                 let journal = journals.first { Self.same($0.userID, schedule.userID) }
-                if now >= schedule.purgeAt {
+                // A purge that began runs to its end, whatever the clock says now.
+                if now >= schedule.purgeAt || journal?.hasPurgeBegun == true {
                     let keptAside = journal == nil ? try hasUnreportedSetAside(schedule.userID) : false
                     due.append(DuePurge(userID: schedule.userID, journal: journal, purgeAt: schedule.purgeAt, setAside: keptAside))
                 } else {
@@ -130,7 +131,11 @@ extension LocalAccountService {
                 }
             }
             for journal in journals where !schedules.contains(where: { Self.same($0.userID, journal.userID) }) {
-                if journal.finishedSteps.contains(.authAccount) || journal.runningStep == .authAccount {
+                // The account went — at this device's own step, or at another device's
+                // purge: what this device holds of the user goes too.
+                var gone = journal.finishedSteps.contains(.authAccount) || journal.runningStep == .authAccount
+                if !gone { gone = try !accountExists(journal.userID) }
+                if gone {
                     due.append(DuePurge(userID: journal.userID, journal: journal, purgeAt: journal.deletion.purgeAt, setAside: false))
                 } else {
                     try dropIfStale(journal)
@@ -177,7 +182,7 @@ extension LocalAccountService {
         let claimed = claim(journal.userID)
         guard claimed else { return }
         defer { release(journal.userID) }
-        guard try purgeDate(of: journal.userID) == nil else { return }
+        guard try purgeDate(of: journal.userID) == nil, try accountExists(journal.userID) else { return }
         try writing { records in
             if try records.value(forKey: journal.userID, in: AccountRecords.deletions) == journal {
                 try records.removeValue(forKey: journal.userID, in: AccountRecords.deletions)
@@ -200,11 +205,18 @@ extension LocalAccountService {
     private func purge(_ due: DuePurge) async throws(AccountError) -> AccountDeletionReport {
         let userID = due.userID
         var journal = due.journal ?? freshJournal(for: due)
+        var sealed = false
         for step in AccountDeletionStep.allCases where !journal.finishedSteps.contains(step) {
             journal.runningStep = step
             try save(journal)
             send(userID, step, .started, finished: journal.finishedSteps.count)
             do {
+                // Before anything is deleted, the account is kept due for good: no clock
+                // set back brings back a sign-in or a restore of a half-deleted account.
+                if step != .appleRevocation, !sealed {
+                    try await auth.beginAccountPurge(of: userID)
+                    sealed = true
+                }
                 try await perform(step, of: userID, report: &journal.report)
             } catch {
                 // Only a step cut short by a crash stays marked as running.
@@ -262,14 +274,15 @@ extension LocalAccountService {
             let saysSetAside = report.warnings.contains(AccountDeletionReport.journalSetAsideWarning)
             // The paywalls' exposures first: the journal goes with the consents, and a
             // purge that stops in between runs this step again.
-            let exposures = try await paywalls?.removeExposures(of: userID) ?? 0
-            report.localRecords =
-                try writing { records in
-                    let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
-                    try records.removeValue(forKey: userID, in: AccountRecords.deletions)
-                    if saysSetAside { try Self.markSetAsideReported(of: userID, at: now, in: records) }
-                    return removed
-                } + exposures
+            // Counted as each part is removed: an attempt that fails after the exposures
+            // keeps their count in the journal for the attempt that finishes.
+            report.localRecords += try await paywalls?.removeExposures(of: userID) ?? 0
+            report.localRecords += try writing { records in
+                let removed = try records.removeAll(in: AccountRecords.consents, range: AccountRecords.range(of: userID))
+                try records.removeValue(forKey: userID, in: AccountRecords.deletions)
+                if saysSetAside { try Self.markSetAsideReported(of: userID, at: now, in: records) }
+                return removed
+            }
         }
     }
 }
@@ -294,26 +307,5 @@ actor PurgeRounds {
     /// Waits until every round asked so far has finished.
     func finishQueued() async {
         _ = await last?.value
-    }
-}
-
-extension SocialDeletionReport {
-    /// Adds the counts of a later attempt: a resumed purge deletes what was left.
-    mutating func add(_ later: SocialDeletionReport) {
-        posts += later.posts
-        likes += later.likes
-        follows += later.follows
-        blocks += later.blocks
-        anonymizedComments += later.anonymizedComments
-        deletedComments += later.deletedComments
-        media += later.media
-    }
-}
-
-extension SyncDeletionReport {
-    /// Adds the counts of a later attempt.
-    mutating func add(_ later: SyncDeletionReport) {
-        localRecords += later.localRecords
-        remoteRecords += later.remoteRecords
     }
 }

@@ -79,6 +79,8 @@ public final class LocalAccountService: AccountService {
     let adoptedEarlierSchedules = Locked(false)
     /// The users whose purge failed, and when it may run again.
     let retries = Locked([UserKey: PurgeRetry]())
+    /// Follows the auth state, for sessions a deletion on another device ended.
+    private let sessionFollower = Locked<Task<Void, Never>?>(nil)
 
     /// Creates a service that keeps its data in memory.
     /// - Parameters:
@@ -132,10 +134,20 @@ public final class LocalAccountService: AccountService {
             (try? store.read { records in
                 try !records.keys(in: AccountRecords.deletions, limit: 1).isEmpty || !records.keys(in: AccountRecords.scheduled, limit: 1).isEmpty
             }) ?? false
+        // A deletion asked for on another device ended this device's session, before
+        // this launch or from now on: what this device holds of the user is purged too.
+        let states = auth.authStateChanges()
+        let follower = Task { [weak self] in
+            for await user in states where user == nil {
+                self?.joinDeletionThatEndedTheSession()
+            }
+        }
+        sessionFollower.withLock { $0 = follower }
         if journaled { startPurging() }
     }
 
     deinit {
+        sessionFollower.withLock { $0?.cancel() }
         purger.withLock { $0?.cancel() }
         progress.finish()
         purgeWakes.finish()

@@ -23,7 +23,7 @@ extension LocalSocialFeedService {
     private func deleteData(of userID: String) async throws -> SocialDeletionReport {
         defer { unlockWrites.send(unlockWrites.value &+ 1) }
         let now = now
-        var (report, photos) = try writing { records in
+        let (removed, photos) = try writing { records in
             var report = SocialDeletionReport()
             // Follows first, so the posts below have no reader but their author left.
             try removeRelations(of: userID, in: records, report: &report)
@@ -49,13 +49,23 @@ extension LocalSocialFeedService {
                 }
                 try records.removeValue(forKey: userID, in: SocialRecords.profiles)
             }
+            // Counted with the deletion, so an attempt whose photos fail later still counts.
+            var tally = try records.value(forKey: userID, in: SocialRecords.deletionTallies) ?? SocialDeletionReport()
+            tally.add(report)
+            try records.put(tally, forKey: userID, in: SocialRecords.deletionTallies)
             return (report, photos)
         }
         // The records went first: a failure here leaves photos no post shows, which a
         // second call deletes.
         await deleteMedia(photos)
-        report.media = try await photos.count + media.deleteAll(for: userID)
-        return report
+        let media = try await photos.count + media.deleteAll(for: userID)
+        // This attempt's report holds what the attempts before it removed too.
+        return try writing { records in
+            var tally = try records.value(forKey: userID, in: SocialRecords.deletionTallies) ?? removed
+            try records.removeValue(forKey: userID, in: SocialRecords.deletionTallies)
+            tally.media += media
+            return tally
+        }
     }
 
     public func exportAccountData() async throws -> SocialExport {

@@ -425,3 +425,18 @@ public struct FeedPage: RandomAccessCollection, ExpressibleByArrayLiteral, Hasha
     /// The post at `position`.
     public subscript(position: Int) -> PostEntity { posts[position] }
 }
+
+extension SocialDeletionReport {
+    /// Adds the counts of another attempt of the same deletion: one that resumed what
+    /// an earlier one left.
+    /// - Parameter other: The other attempt's counts.
+    public mutating func add(_ other: SocialDeletionReport) {
+        posts += other.posts
+        likes += other.likes
+        follows += other.follows
+        blocks += other.blocks
+        anonymizedComments += other.anonymizedComments
+        deletedComments += other.deletedComments
+        media += other.media
+    }
+}

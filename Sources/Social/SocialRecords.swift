@@ -67,7 +67,13 @@ enum SocialRecords {
             // Nothing to rewrite: the version makes an earlier app refuse the store rather
             // than fail on the first profile of layout 2.
             StoreMigration(version: 10, summary: "Profiles may carry the account's photo (layout 2)") { _ in },
+            .createCollections(version: 11, ["deletionTallies"]),
         ])
+
+    /// User → what the attempts of a deletion of their data that failed later removed,
+    /// committed with what they removed: the attempt that finishes reports it with its
+    /// own and removes it.
+    static let deletionTallies = RecordCollection<SocialDeletionReport>("deletionTallies")
 
     /// Profiles in a binary layout: a follow or unfollow rewrites two of them, and an
     /// account deletion one for each of the user's followers. As JSON they took about

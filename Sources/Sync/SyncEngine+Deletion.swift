@@ -6,7 +6,8 @@ extension SyncEngine {
     /// queued uploads, conflicts, dead letters and the download cursor — and then from
     /// the remote, as part of deleting the account. It waits for syncs of the user that
     /// are running to end, and refuses new ones until it returns, so that no upload or
-    /// download in flight puts a record back. Calling it again finishes what a failure left.
+    /// download in flight puts a record back. Calling it again finishes what a failure
+    /// left, and its report counts what the failed calls removed too.
     ///
     /// Ask the user to sign in again before calling it, as for deleting the account.
     /// - Returns: How many records were deleted on each side.
@@ -62,7 +63,7 @@ extension SyncEngine {
             throw SyncError(.cancelled, detail: "The deletion was cancelled while a sync ran; nothing was deleted.")
         }
         try stillAllowed()
-        let local = try writing(scope, signedIn: false) { records, changes in
+        try writing(scope, signedIn: false) { records, changes in
             let range = try SyncRecords.range(scope)
             var live = 0
             for entry in try records.records(in: SyncRecords.records, range: range) {
@@ -75,8 +76,12 @@ extension SyncEngine {
             for collection in [SyncRecords.outbox.collectionName, SyncRecords.deadLetters.collectionName, SyncRecords.conflicts.collectionName] {
                 try records.removeAll(in: collection, range: range)
             }
-            try records.removeValue(forKey: try SyncRecords.scopeKey(scope), in: SyncRecords.cursors)
-            return live
+            let scopeKey = try SyncRecords.scopeKey(scope)
+            try records.removeValue(forKey: scopeKey, in: SyncRecords.cursors)
+            // Counted with the deletion, so an attempt that fails later still counts.
+            var tally = try records.value(forKey: scopeKey, in: SyncRecords.deletionTallies) ?? SyncDeletionReport()
+            tally.localRecords += live
+            try records.put(tally, forKey: scopeKey, in: SyncRecords.deletionTallies)
         }
         let remoteRecords: Int
         do {
@@ -84,6 +89,13 @@ extension SyncEngine {
         } catch {
             throw SyncError(.remoteUnavailable, detail: "The remote's records could not be erased: \(error)")
         }
-        return SyncDeletionReport(localRecords: local, remoteRecords: remoteRecords)
+        // This attempt's report holds what the attempts before it removed too.
+        let tally = try writing(scope, signedIn: false) { records, _ in
+            let scopeKey = try SyncRecords.scopeKey(scope)
+            let tally = try records.value(forKey: scopeKey, in: SyncRecords.deletionTallies) ?? SyncDeletionReport()
+            try records.removeValue(forKey: scopeKey, in: SyncRecords.deletionTallies)
+            return tally
+        }
+        return SyncDeletionReport(localRecords: tally.localRecords, remoteRecords: tally.remoteRecords + remoteRecords)
     }
 }

@@ -257,3 +257,13 @@ public struct SyncReport: Hashable, Sendable {
     /// Creates an empty report.
     public init() {}
 }
+
+extension SyncDeletionReport {
+    /// Adds the counts of another attempt of the same deletion: one that resumed what
+    /// an earlier one left.
+    /// - Parameter other: The other attempt's counts.
+    public mutating func add(_ other: SyncDeletionReport) {
+        localRecords += other.localRecords
+        remoteRecords += other.remoteRecords
+    }
+}

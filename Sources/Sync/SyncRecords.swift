@@ -6,7 +6,11 @@ import TrainCore
 /// user's records, queue and cursor are apart.
 enum SyncRecords {
     static let schema = StoreSchema(
-        name: "sync", migrations: [.createCollections(version: 1, ["records", "outbox", "deadLetters", "conflicts", "cursors", "meta"])])
+        name: "sync",
+        migrations: [
+            .createCollections(version: 1, ["records", "outbox", "deadLetters", "conflicts", "cursors", "meta"]),
+            .createCollections(version: 2, ["deletionTallies"]),
+        ])
 
     /// (collection, user, record) → the record on this device.
     static let records = RecordCollection<LocalRecord>.binary(
@@ -37,6 +41,10 @@ enum SyncRecords {
     static let conflicts = RecordCollection<SyncConflictRecord>("conflicts")
     /// (collection, user) → where the next download starts.
     static let cursors = RecordCollection<Cursor>("cursors")
+    /// (collection, user) → what the attempts of a deletion of the user's data that
+    /// failed later removed, committed with what they removed: the attempt that
+    /// finishes reports it with its own and removes it.
+    static let deletionTallies = RecordCollection<SyncDeletionReport>("deletionTallies")
     /// "replica" → this device's replica ID, mutation counter and hybrid clock.
     static let meta = RecordCollection<Replica>("meta")
     static let replicaKey = "replica"
