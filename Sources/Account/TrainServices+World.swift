@@ -42,6 +42,9 @@ extension TrainServices {
             store: accounts, sessionKey: "adding-\(UUID().uuidString)", signingIn: nil,
             configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         let user = try await auth.signInWithApple()
+        // Findable and followable at once, as after a sign-up on a device of their own.
+        let social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: LocalMediaStore(), configuration: configuration.social)
+        _ = try await social.refreshProfile()
         try await auth.signOut()
         return user
     }

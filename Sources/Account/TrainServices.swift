@@ -84,7 +84,10 @@ public final class TrainServices: Sendable {
             subscriptions: subscriptions, store: deviceStore.paywalls,
             configuration: PaywallServiceConfiguration(clock: configuration.clock, catalog: configuration.features, products: configuration.products))
         self.media = media
-        social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: media, configuration: configuration.social)
+        let social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: media, configuration: configuration.social)
+        self.social = social
+        // The profile shows each change of the account before the call that made it returns.
+        (auth as? LocalAuthService)?.followAccount { [weak social] user in social?.matchProfile(to: user, creatingOnly: false) }
         remote = world.remote
         network = SimulatedNetwork(remote: world.remote, conditions: configuration.network, clock: configuration.clock)
         plans = LocalPlanSyncService(

@@ -67,15 +67,25 @@ public final class UserSessionManager {
     public private(set) var unseenNotificationCount = 0
     /// How background sync is doing; `stopped` without a background sync manager.
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
-    /// The progress of an account deletion asked for through ``deleteAccount()``, step
-    /// by step until its purge finishes.
+    /// The progress of an account deletion asked for through ``deleteAccount()`` — or
+    /// found still purging after a relaunch, or on another device of the user — step by
+    /// step until its purge finishes.
     public private(set) var deletionProgress: AccountDeletionProgress?
-    /// The deletion asked for through ``deleteAccount()`` whose purge is still
-    /// running: the user is signed out and hidden, their data is being deleted. Show
-    /// "Deleting your account" while it is set; nil once the purge finished.
+    /// The deletion of the user last signed in here whose purge is still running: asked
+    /// for through ``deleteAccount()``, found in the account service's journal after a
+    /// relaunch, or asked for on another device of theirs. The user is signed out and
+    /// hidden, their data is being deleted: show "Deleting your account" while it is
+    /// set; nil once the purge finished, and while another user is signed in.
     public private(set) var accountDeletion: ScheduledAccountDeletion?
-    /// The report of the last purge that finished after ``deleteAccount()``.
+    /// The report of the last purge that finished of the user last signed in here; nil
+    /// while another user is signed in.
     public private(set) var deletionReport: AccountDeletionReport?
+    /// How the last session shown here ended, when nobody is signed in: the user signed
+    /// out, or their account was deleted, disabled or revoked — on this device or
+    /// another, while the app ran or before it launched. Show why on the sign-in
+    /// screen ("Your account was deleted"). Nil while a user is signed in, and when the
+    /// auth service does not tell.
+    public private(set) var lastSessionEnd: SessionEnd?
     /// The signed-in user's scheduled deletion, after a sign-in during its grace period:
     /// show the date and offer ``restoreAccount()``; background sync waits for the
     /// restore. Nil otherwise.
@@ -107,6 +117,9 @@ public final class UserSessionManager {
     @ObservationIgnored private var target: SessionChange = .success(nil)
     /// Counts deletions, so a watcher of an earlier one stops writing the progress.
     @ObservationIgnored private var deletionWatch = 0
+    /// Counts the badge values the social service told, so a read that started before
+    /// one never shows an older count over it.
+    @ObservationIgnored private var badgeUpdates = 0
     /// The latest token change: each waits for the one before, so the service ends with the last.
     @ObservationIgnored private var binding: Task<Void, Never>?
     /// The profile change in progress, which the next one waits for: each cleans up the
@@ -195,27 +208,46 @@ public final class UserSessionManager {
         backgroundSync?.stop()
     }
 
-    /// Reads the tier, the feed's state and the scheduled deletion again. The session
-    /// follows each of them by itself once started; this reads them at once.
-    public func refresh() {
-        tier = currentUser == nil ? .free : subscriptions.currentTier
-        if currentUser == nil {
+    /// Reads every state the session shows again for the user signed in now: the tier,
+    /// whether the feed is unlocked and until when, the notification badge and the
+    /// scheduled deletion. The session follows each of them by itself once started; this
+    /// reads them at once — the tier, the feed's lock and the schedule before it
+    /// returns, the badge and the unlock's end once the returned task has finished.
+    /// - Returns: The task reading the badge and the unlock's end: await its `value` to
+    ///   know every state is shown.
+    @discardableResult
+    public func refresh() -> Task<Void, Never> {
+        guard let user = currentUser else {
+            tier = .free
+            scheduledDeletion = nil
             unseenNotificationCount = 0
             isFeedUnlocked = false
             feedUnlockedUntil = nil
             unlockShownFor = nil
-        } else if unlockShownFor == nil || unlockShownFor != currentUser?.id {
-            // Not followed yet for this user: the state now, its end with the next event.
-            isFeedUnlocked = social.hasFeedUnlocked()
-            feedUnlockedUntil = nil
+            return Task {}
         }
-        scheduledDeletion = currentUser == nil ? nil : try? account.scheduledDeletion()
+        tier = subscriptions.currentTier
+        scheduledDeletion = try? account.scheduledDeletion()
+        isFeedUnlocked = social.hasFeedUnlocked()
+        if !isFeedUnlocked { feedUnlockedUntil = nil }
+        let social = social
+        let badgesBefore = badgeUpdates
+        return Task { [weak self] in
+            let count = try? await social.unseenNotificationCount()
+            var unlocks = social.feedUnlockUpdates().makeAsyncIterator()
+            let unlock = await unlocks.next()
+            // What was read is shown only to the user it was read for.
+            guard let self, self.currentUser?.id == user.id, self.auth.currentUser?.id == user.id else { return }
+            if let count, self.badgeUpdates == badgesBefore { self.unseenNotificationCount = count }
+            if case .some(let unlock) = unlock { self.show(unlock) }
+        }
     }
 
     /// Shows the badge of the user signed in now; an update about another user, older
     /// than a sign-in, is not shown.
     private func show(_ update: NotificationUpdate) {
         guard update.userID == auth.currentUser?.id else { return }
+        badgeUpdates += 1
         unseenNotificationCount = update.unseenCount
     }
 
@@ -407,34 +439,12 @@ public final class UserSessionManager {
     public func deleteAccount() async throws -> ScheduledAccountDeletion {
         guard let user = currentUser else { throw AccountError(.notSignedIn) }
         backgroundSync?.stop()
-        let progress = account.deletionProgress()
-        deletionWatch += 1
-        let watch = deletionWatch
-        let watcher = Task { [weak self] in
-            for await event in progress where event.userID == user.id {
-                guard let self, self.deletionWatch == watch else { return }
-                self.deletionProgress = event
-            }
-        }
+        let (watch, watcher) = watchDeletionProgress(of: user.id)
         do {
             let deletion = try await account.deleteAccount(of: user.id)
             accountDeletion = deletion
             await follow(auth.currentUser)
-            let account = account
-            // The final state is set here, not left to the stream, so it holds whatever
-            // the conformance emits and however far the watcher got.
-            Task { [weak self] in
-                let report = try? await account.deletionCompletion(of: user.id)
-                watcher.cancel()
-                guard let self, self.deletionWatch == watch else { return }
-                self.deletionWatch += 1
-                self.accountDeletion = nil
-                self.deletionReport = report
-                if let report, let last = AccountDeletionStep.allCases.last {
-                    self.deletionProgress = AccountDeletionProgress(
-                        userID: report.userID, step: last, phase: .finished, finishedSteps: AccountDeletionStep.allCases.count)
-                }
-            }
+            awaitDeletion(of: user.id, watch: watch, watcher: watcher)
             return deletion
         } catch let error as AccountError {
             watcher.cancel()
@@ -447,6 +457,69 @@ public final class UserSessionManager {
             }
             throw error
         }
+    }
+
+    /// Follows the account service's progress of `userID`'s deletion into
+    /// ``deletionProgress`` until a newer deletion, or another user, is shown.
+    /// - Returns: The watch's number and its task.
+    private func watchDeletionProgress(of userID: String) -> (watch: Int, watcher: Task<Void, Never>) {
+        let progress = account.deletionProgress()
+        deletionWatch += 1
+        let watch = deletionWatch
+        let watcher = Task { [weak self] in
+            for await event in progress where event.userID == userID {
+                guard let self, self.deletionWatch == watch else { return }
+                self.deletionProgress = event
+            }
+        }
+        return (watch, watcher)
+    }
+
+    /// Waits for the purge of `userID`'s deletion and shows its report, unless a newer
+    /// deletion or another user is shown by then.
+    private func awaitDeletion(of userID: String, watch: Int, watcher: Task<Void, Never>) {
+        let account = account
+        // The final state is set here, not left to the stream, so it holds whatever
+        // the conformance emits and however far the watcher got.
+        Task { [weak self] in
+            let report = try? await account.deletionCompletion(of: userID)
+            watcher.cancel()
+            guard let self, self.deletionWatch == watch else { return }
+            self.deletionWatch += 1
+            self.accountDeletion = nil
+            self.deletionReport = report
+            if let report, let last = AccountDeletionStep.allCases.last {
+                self.deletionProgress = AccountDeletionProgress(
+                    userID: report.userID, step: last, phase: .finished, finishedSteps: AccountDeletionStep.allCases.count)
+            }
+        }
+    }
+
+    /// Shows the deletion whose purge is running for the user whose session a deletion
+    /// ended — after a relaunch, or asked for on another device — from the account
+    /// service's journal, and follows it to its report.
+    private func showPendingDeletion() {
+        guard accountDeletion == nil, let end = lastSessionEnd, end.reason == .accountDeleted,
+            let journal = try? account.pendingDeletion(of: end.userID),
+            journal.hasPurgeBegun || journal.deletion.purgeAt <= journal.deletion.scheduledAt
+        else { return }
+        let (watch, watcher) = watchDeletionProgress(of: end.userID)
+        accountDeletion = journal.deletion
+        deletionReport = nil
+        deletionProgress = AccountDeletionProgress(
+            userID: end.userID, step: journal.runningStep ?? journal.nextStep ?? .localData, phase: .started,
+            finishedSteps: journal.finishedSteps.count)
+        awaitDeletion(of: end.userID, watch: watch, watcher: watcher)
+    }
+
+    /// Stops showing a deletion that is not `userID`'s: another user signed in.
+    private func hideDeletion(unlessOf userID: String) {
+        let shown = accountDeletion?.userID ?? deletionProgress?.userID ?? deletionReport?.userID
+        guard let shown, !shown.utf8.elementsEqual(userID.utf8) else { return }
+        deletionWatch += 1
+        accountDeletion = nil
+        deletionProgress = nil
+        deletionReport = nil
     }
 
     /// Schedules the signed-in user's account deletion at the end of the grace period
@@ -523,7 +596,16 @@ public final class UserSessionManager {
         let user = target.map { target in auth.currentUser?.id == target.id ? auth.currentUser ?? target : target }
         currentUser = user
         authState = user == nil ? .unauthenticated : .authenticated
-        refresh()
+        if let user {
+            lastSessionEnd = nil
+            hideDeletion(unlessOf: user.id)
+        } else {
+            lastSessionEnd = auth.lastSessionEnd
+            showPendingDeletion()
+        }
+        await refresh().value
+        // A newer change came during the reads: it sets the session.
+        guard currentUser?.id == user?.id else { return }
         // A user whose deletion is scheduled syncs nothing until the account is restored.
         if user != nil, scheduledDeletion == nil { backgroundSync?.start() }
     }

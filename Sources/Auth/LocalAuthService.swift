@@ -53,6 +53,8 @@ public actor LocalAuthService: AuthService {
     /// Checks the session after each commit to the accounts, so a session ended on
     /// another device ends here without a call.
     private let sessionWatch = Locked<Task<Void, Never>?>(nil)
+    /// Told each value of the signed-in user as it is shown.
+    private nonisolated let accountFollowers = Locked<[@Sendable (UserEntity) -> Void]>([])
 
     /// Creates a service whose accounts live in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
@@ -681,8 +683,18 @@ public actor LocalAuthService: AuthService {
     /// Shows `user` on both streams: ``authStateChanges()`` tells a change of user,
     /// ``userChanges()`` every change.
     private func show(_ user: UserEntity?) {
-        if let user, currentUser?.id == user.id { users.replace(user) } else { users.send(user) }
+        if let user, users.value?.id == user.id { users.replace(user) } else { users.send(user) }
         userValues.send(user)
+        guard let user else { return }
+        for follower in accountFollowers.withLock({ $0 }) { follower(user) }
+    }
+
+    /// Calls `body` with each value of the signed-in user as it is shown — a sign-in, a
+    /// new name, a linked method — before the call that changed it returns: how a stack
+    /// keeps the user's social profile in step with their account.
+    /// - Parameter body: What to call; it must not call back into this service's actor.
+    package nonisolated func followAccount(_ body: @escaping @Sendable (UserEntity) -> Void) {
+        accountFollowers.withLock { $0.append(body) }
     }
 
     /// Forgets a deleted account's session and Apple code here.

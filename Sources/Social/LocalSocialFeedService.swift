@@ -22,6 +22,8 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// Clock, IDs, time zone and policy.
     public let configuration: SocialConfiguration
     package let store: RecordStore
+    /// Follows the signed-in user's account into their profile.
+    private let profileFollower = Locked<Task<Void, Never>?>(nil)
     /// Counts the writes that set or removed an unlock.
     let unlockWrites = Broadcast<UInt64>(initial: 0)
 
@@ -61,6 +63,36 @@ public final class LocalSocialFeedService: SocialFeedService {
         self.store = store
         self.media = media
         self.configuration = configuration
+        // The signed-in user's profile follows their account from the first moment:
+        // others find and follow them before their first post, and see a new name or
+        // photo — a guest's upgrade included — without a call of the app's.
+        let accounts = auth.userChanges()
+        let follower = Task { [weak self] in
+            // The user signed in at the start gets a profile if they have none; their
+            // profile shows each change from then on.
+            var changed = false
+            for await user in accounts {
+                defer { changed = true }
+                guard let user else { continue }
+                self?.matchProfile(to: user, creatingOnly: !changed)
+            }
+        }
+        profileFollower.withLock { $0 = follower }
+    }
+
+    deinit {
+        profileFollower.withLock { $0?.cancel() }
+    }
+
+    /// Makes the profile of `user`, signed in now, show their account's name and photo,
+    /// writing only when it does not — or, with `creatingOnly`, only when there is none.
+    /// A user signed out since, or hidden by a deletion, is left alone.
+    package func matchProfile(to user: UserEntity, creatingOnly: Bool) {
+        let name = Self.displayName(of: user)
+        let photo = Self.photoURL(of: user)
+        let stored = try? reading { records in try records.value(forKey: user.id, in: SocialRecords.profiles) }
+        if let stored, creatingOnly || (stored.displayName == name || policy.wordFilter.matches(name)) && stored.photoURL == photo { return }
+        _ = try? writing(as: user) { records in try ensureProfile(user, in: records, for: .unseen) }
     }
 
     var policy: SocialPolicy { configuration.policy }
