@@ -198,6 +198,10 @@ public struct AccountDeletionJournal: Codable, Hashable, Sendable {
     public var runningStep: AccountDeletionStep?
     /// The report so far.
     public var report: AccountDeletionReport
+    /// The end of this device's session that made it join a deletion asked for on
+    /// another device — to purge what it holds of the user — or nil for a deletion asked
+    /// for here.
+    public var joinedFrom: SessionEnd?
 
     /// The user being deleted.
     public var userID: String { report.userID }
@@ -216,15 +220,18 @@ public struct AccountDeletionJournal: Codable, Hashable, Sendable {
     ///   - finishedSteps: The finished steps.
     ///   - runningStep: The step running.
     ///   - report: The report so far.
+    ///   - joinedFrom: The session end that made this device join a deletion asked for
+    ///     elsewhere; nil for one asked for here.
     public init(
         deletion: ScheduledAccountDeletion, finishedSteps: [AccountDeletionStep], runningStep: AccountDeletionStep? = nil,
-        report: AccountDeletionReport
+        report: AccountDeletionReport, joinedFrom: SessionEnd? = nil
     ) {
         layout = Self.currentLayout
         self.deletion = deletion
         self.finishedSteps = finishedSteps
         self.runningStep = runningStep
         self.report = report
+        self.joinedFrom = joinedFrom
     }
 }
 

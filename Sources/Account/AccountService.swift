@@ -30,6 +30,13 @@ public protocol AccountService: Sendable {
     /// - Throws: ``AccountError/Code/storage``.
     func pendingDeletion(of userID: String) throws -> AccountDeletionJournal?
 
+    /// Every deletion this device has not finished purging, of any user: those asked
+    /// for here, and those it joined when a deletion asked for on another device ended
+    /// its session. A record that cannot be read is set aside.
+    /// - Returns: Their journals, in the order of their user IDs' bytes.
+    /// - Throws: ``AccountError/Code/storage``.
+    func pendingDeletions() throws -> [AccountDeletionJournal]
+
     /// Deletes the signed-in user's account: returns once the user is signed out and
     /// hidden from every reader, and the purge of their data runs in the background.
     /// Needs a recent sign-in; the Apple tokens are revoked first, and nothing changes
@@ -130,4 +137,11 @@ public protocol AccountService: Sendable {
     /// - Throws: ``AccountError`` — `notSignedIn`, `noConsent` (nothing in force to withdraw), `storage`.
     @discardableResult
     func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord
+}
+
+extension AccountService {
+    /// None by default: a conformance that does not list its pending deletions shows
+    /// none after a relaunch.
+    /// - Returns: An empty list.
+    public func pendingDeletions() throws -> [AccountDeletionJournal] { [] }
 }

@@ -172,11 +172,12 @@ extension LocalAccountService {
         guard claimed else { return }
         defer { release(userID) }
         let now = now
-        let purgeAt = ((try? purgeDate(of: userID)) ?? nil).map { $0 == .distantPast ? now : $0 } ?? now
+        // A deletion due already, or whose account is gone, is purged at once.
+        let purgeAt = ((try? purgeDate(of: userID)) ?? nil).map { $0 <= now ? end.date : $0 } ?? end.date
         let deletion = ScheduledAccountDeletion(userID: userID, scheduledAt: end.date, purgeAt: purgeAt, appleTokenRevocation: .notApplicable)
         let journal = AccountDeletionJournal(
             deletion: deletion, finishedSteps: [.appleRevocation],
-            report: AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: .notApplicable))
+            report: AccountDeletionReport(userID: userID, startedAt: now, appleTokenRevocation: .notApplicable), joinedFrom: end)
         let added = try? writing { records -> Bool in
             guard try records.data(forKey: userID, in: AccountRecords.deletionBytes) == nil else { return false }
             try records.put(journal, forKey: userID, in: AccountRecords.deletions)

@@ -9,10 +9,6 @@ extension LocalAccountService {
         try journal(of: userID).journal
     }
 
-    /// The deletions asked for on this device and not purged yet, of any user: what
-    /// the background purge works through. A record that cannot be read is set aside.
-    /// - Returns: Their journals, in the order of their user IDs' bytes.
-    /// - Throws: ``AccountError/Code/storage``.
     public func pendingDeletions() throws(AccountError) -> [AccountDeletionJournal] {
         let entries = try reading { records in try records.entries(in: AccountRecords.deletionBytes) }
         var journals: [AccountDeletionJournal] = []

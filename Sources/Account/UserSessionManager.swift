@@ -495,21 +495,31 @@ public final class UserSessionManager {
         }
     }
 
-    /// Shows the deletion whose purge is running for the user whose session a deletion
-    /// ended — after a relaunch, or asked for on another device — from the account
-    /// service's journal, and follows it to its report.
+    /// Shows the deletion still purging of the user last signed in here — asked for on
+    /// this device before a relaunch, or on another device of theirs — from the account
+    /// service's journal, and follows it to its report. Nothing is shown when the last
+    /// session ended otherwise, or the deletion is scheduled for later.
     private func showPendingDeletion() {
-        guard accountDeletion == nil, let end = lastSessionEnd, end.reason == .accountDeleted,
-            let journal = try? account.pendingDeletion(of: end.userID),
-            journal.hasPurgeBegun || journal.deletion.purgeAt <= journal.deletion.scheduledAt
-        else { return }
-        let (watch, watcher) = watchDeletionProgress(of: end.userID)
+        guard accountDeletion == nil else { return }
+        let journal: AccountDeletionJournal?
+        if let end = lastSessionEnd {
+            guard end.reason == .accountDeleted else { return }
+            journal = try? account.pendingDeletion(of: end.userID)
+        } else {
+            // The session this device ended itself by asking for the deletion: the
+            // latest one asked for here.
+            journal = (try? account.pendingDeletions())?.filter { $0.joinedFrom == nil }.max {
+                $0.deletion.scheduledAt < $1.deletion.scheduledAt
+            }
+        }
+        guard let journal, journal.hasPurgeBegun || journal.deletion.purgeAt <= journal.deletion.scheduledAt else { return }
+        let userID = journal.userID
+        let (watch, watcher) = watchDeletionProgress(of: userID)
         accountDeletion = journal.deletion
         deletionReport = nil
         deletionProgress = AccountDeletionProgress(
-            userID: end.userID, step: journal.runningStep ?? journal.nextStep ?? .localData, phase: .started,
-            finishedSteps: journal.finishedSteps.count)
-        awaitDeletion(of: end.userID, watch: watch, watcher: watcher)
+            userID: userID, step: journal.runningStep ?? journal.nextStep ?? .localData, phase: .started, finishedSteps: journal.finishedSteps.count)
+        awaitDeletion(of: userID, watch: watch, watcher: watcher)
     }
 
     /// Stops showing a deletion that is not `userID`'s: another user signed in.

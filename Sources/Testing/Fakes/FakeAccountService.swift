@@ -30,6 +30,8 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         case deletionProgress
         /// ``pendingDeletion(of:)``.
         case pendingDeletion(String)
+        /// ``pendingDeletions()``.
+        case pendingDeletions
         /// ``deleteAccount(of:)``.
         case deleteAccount(String)
         /// ``deletionCompletion(of:)``.
@@ -131,6 +133,13 @@ public final class FakeAccountService: AccountService, ScriptableFake {
         controls.record(.pendingDeletion(userID))
         if let service { return try service.pendingDeletion(of: userID) }
         return state.withLock { $0.pending?.userID == userID ? $0.pending : nil }
+    }
+
+    /// Recorded; the service's pending deletions, or the one set on a strict fake.
+    public func pendingDeletions() throws -> [AccountDeletionJournal] {
+        controls.record(.pendingDeletions)
+        if let service { return try service.pendingDeletions() }
+        return state.withLock { $0.pending.map { [$0] } ?? [] }
     }
 
     /// Returns the scripted deletion, or the service's. A strict fake reports the first
