@@ -8,8 +8,9 @@ import TrainSync
 import TrainTesting
 
 /// Ada takes a copy of her data, then deletes her account through the session: she
-/// signs in again first, watches each step, and reads what was deleted. Everything of
-/// hers is gone from every service; Bob's posts and plans of other users are untouched.
+/// signs in again first, watches each step, and reads what was deleted. Her tablet is
+/// signed out and told why. Everything of hers is gone from every service; Bob's posts
+/// and plans of other users are untouched.
 @MainActor
 struct AccountChapter {
     let services: TrainServices
@@ -56,6 +57,8 @@ struct AccountChapter {
             }
         }
 
+        // Ada's tablet, signed in as her, in the same world as the phone.
+        let tablet = try? services.makeDevice(for: ada.id)
         var report: AccountDeletionReport?
         var printer: Task<Void, Never>?
         await narrator.step("Sign in again with Apple, then delete the account through the session: Ada is signed out and hidden at once") {
@@ -75,6 +78,16 @@ struct AccountChapter {
             for warning in deletion.warnings { narrator.say("Warning for Ada: \(warning)") }
             return deletion.userID == ada.id && deletion.isImmediate && deletion.appleTokenRevocation == .revoked && seenByBob == nil
                 && auth.currentUser == nil ? nil : "Ada is still signed in or visible"
+        }
+        await narrator.step("Ada's tablet is signed out at its next read, and can tell her why") {
+            guard let tablet else { return "the tablet could not be made" }
+            let end = tablet.auth.lastSessionEnd
+            let refused = (try? await tablet.social.friendsFeed(limit: 20, after: nil)) == nil
+            narrator.say(
+                "Signed in on the tablet: \(tablet.auth.currentUser?.id ?? "nobody"); why: \(end?.reason.rawValue ?? "not told"); "
+                    + "its feed answers: \(refused ? "nothing" : "Ada's posts").")
+            return tablet.auth.currentUser == nil && end?.userID == ada.id && end?.reason == .accountDeleted && refused
+                ? nil : "the tablet still acts as Ada"
         }
         await narrator.step("The purge of Ada's data finishes in the background, step by step") {
             let deleted = try await account.deletionCompletion(of: ada.id)

@@ -256,4 +256,46 @@ import TrainTesting
         #expect(session.accountDeletion == nil && session.deletionReport == nil, "Ada's report is not Grace's to see")
         session.stop()
     }
+
+    @Test(
+        "a clock set back or forward mid-purge and a relaunch with another user signing in: the purge ends, nothing of Ada is left, Grace's data is untouched",
+        arguments: [-40.0, -1, 1, 40])
+    func clockAndRelaunchMidPurge(daysMoved: Double) async throws {
+        var phone: TrainServices? = try stack(.file)
+        phone?.appleID.signIn(as: Self.grace)
+        let grace = try #require(try await phone?.auth.signInWithApple())
+        _ = try await phone?.social.unlockFeed(workoutType: .run)
+        let gracePost = try #require(try await phone?.social.createPost(content: "Grace's run", workoutType: .run, mediaURL: nil))
+        try await phone?.auth.signOut()
+        phone?.appleID.signIn(as: Self.ada)
+        let ada = try #require(try await phone?.auth.signInWithApple())
+        _ = try await phone?.plans.createPlan(plan("Spring 10k"))
+        try await phone?.plans.sync()
+        phone?.network.conditions = .failing
+        try await phone?.account.deleteAccount(of: ada.id)
+        await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await phone?.account.purgeDueDeletions() }
+        phone = nil
+
+        clock.setDate(clock.now.addingTimeInterval(daysMoved * 86_400))
+        let relaunched = try stack(.file, network: .offline)
+        let session = relaunched.makeSessionManager()
+        await session.start()
+        #expect(session.accountDeletion?.userID == ada.id)
+        relaunched.appleID.signIn(as: Self.grace)
+        #expect(try await session.signInWithApple().id == grace.id)
+        #expect(session.accountDeletion == nil && session.deletionProgress == nil, "Grace is shown nothing of Ada's deletion")
+        await #expect(throws: AccountError(.notAuthorized), "Grace cannot ask for Ada's deletion") {
+            _ = try await relaunched.account.deleteAccount(of: ada.id)
+        }
+
+        relaunched.network.conditions = .online
+        let reports = try await relaunched.account.purgeDueDeletions()
+        #expect(reports.map(\.userID) == [ada.id])
+        #expect(try !relaunched.auth.accountExists(ada.id))
+        #expect(try await remotePlans(of: ada.id, in: relaunched).isEmpty)
+        await #expect(throws: SocialError(.userNotFound)) { _ = try await relaunched.social.profile(ada.id) }
+        #expect(session.currentUser?.id == grace.id)
+        #expect(try await relaunched.account.exportData(of: grace.id).social.posts.map(\.id) == [gracePost.id], "Grace's post is untouched")
+        session.stop()
+    }
 }

@@ -269,6 +269,24 @@ public enum AuthServiceContract {
     ]
 
     static let accountChecks: [AuthContractCheck] = [
+        AuthContractCheck(
+            "a session ends saying why; a purge begins only once a deletion is due, and the account exists until the purge"
+        ) { environment, check in
+            let auth = try await environment.makeService()
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.signOut()
+            try check.expect(auth.lastSessionEnd?.userID == user.id && auth.lastSessionEnd?.reason == .signedOut, "a sign-out says signedOut")
+            let signedIn = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
+            // The sign-in's date is the service's clock now.
+            try await auth.scheduleAccountDeletion(of: user.id, at: signedIn.lastSignInAt.addingTimeInterval(3_600))
+            try check.expect(auth.lastSessionEnd?.reason == .accountDeleted, "a scheduled deletion says accountDeleted")
+            try await check.expectError(.operationNotAllowed, "beginning the purge before the date") { try await auth.beginAccountPurge(of: user.id) }
+            await environment.advanceClock(by: .seconds(3_600))
+            try await auth.beginAccountPurge(of: user.id)
+            try check.expect(try auth.accountExists(user.id), "the account exists until the purge")
+            _ = try await auth.purgeScheduledAccount(user.id)
+            try check.expect(try !auth.accountExists(user.id), "the purged account is gone")
+        },
         AuthContractCheck("a guest linking a password keeps its ID; a credential of another account is credentialAlreadyInUse") {
             environment, check in
             let auth = try await environment.makeService()
