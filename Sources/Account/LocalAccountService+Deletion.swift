@@ -162,10 +162,13 @@ extension LocalAccountService {
     /// Journals the deletion that ended this device's session, asked for on another
     /// device or before a relaunch, unless this device journals or purged it already: the
     /// background purge then removes what this device holds of the user — its plans and
-    /// their queued uploads, its consents — once the deletion is due, or at once if the
-    /// account is gone, and forgets the journal if the account was restored instead.
+    /// their queued uploads, its consents — once the account is gone (the device that
+    /// asked purged the shared data), looking each minute, or when
+    /// ``purgeDueDeletions()`` is called once the deletion is due; it forgets the journal
+    /// if the account was restored instead.
     func joinDeletionThatEndedTheSession() {
-        guard let end = auth.lastSessionEnd, end.reason == .accountDeleted, auth.currentUser == nil else { return }
+        guard let end = auth.lastSessionEnd, end.reason == .accountDeleted, !(auth.currentUser.map { Self.same($0.id, end.userID) } ?? false)
+        else { return }
         let userID = end.userID
         guard finishedReports.withLock({ $0[UserKey(userID)] == nil }) else { return }
         let claimed = claim(userID)

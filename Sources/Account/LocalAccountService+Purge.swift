@@ -84,6 +84,10 @@ extension LocalAccountService {
         return await service.rounds.run { await service.purgeRound(honouringBackoff: true) }
     }
 
+    /// How often a device that joined a deletion asked for elsewhere looks whether the
+    /// account is gone, in elapsed time.
+    static let joinedPollInterval = Duration.seconds(60)
+
     /// What one round of purges did, and when the next is due.
     struct PurgeRound: Sendable {
         var failure: AccountError?
@@ -122,6 +126,15 @@ extension LocalAccountService {
             let journals = try pendingDeletions()
             for schedule in schedules {
                 let journal = journals.first { Self.same($0.userID, schedule.userID) }
+                // A deletion this device joined is the purge of the device that asked,
+                // which deletes the shared data; this device purges its own once the
+                // account is gone, looking again each minute — or now, when asked.
+                if let journal, journal.joinedFrom != nil, !journal.hasPurgeBegun, honouringBackoff {
+                    let poll = configuration.clock.elapsed + Self.joinedPollInterval
+                    round.nextRetry = min(round.nextRetry ?? poll, poll)
+                    if now < schedule.purgeAt { round.nextDate = min(round.nextDate ?? schedule.purgeAt, schedule.purgeAt) }
+                    continue
+                }
                 // A purge that began runs to its end, whatever the clock says now.
                 if now >= schedule.purgeAt || journal?.hasPurgeBegun == true {
                     let keptAside = journal == nil ? try hasUnreportedSetAside(schedule.userID) : false

@@ -136,9 +136,12 @@ public final class LocalAccountService: AccountService {
             }) ?? false
         // A deletion asked for on another device ended this device's session, before
         // this launch or from now on: what this device holds of the user is purged too.
+        joinDeletionThatEndedTheSession()
         let states = auth.authStateChanges()
         let follower = Task { [weak self] in
-            for await user in states where user == nil {
+            // Each change: a session that ended, or another user signed in before this
+            // task looked, who must not keep this device from joining.
+            for await _ in states {
                 self?.joinDeletionThatEndedTheSession()
             }
         }

@@ -68,14 +68,14 @@ public final class UserSessionManager {
     /// How background sync is doing; `stopped` without a background sync manager.
     public private(set) var syncStatus: BackgroundSyncStatus = .stopped(lastSyncedAt: nil)
     /// The progress of an account deletion asked for through ``deleteAccount()`` — or
-    /// found still purging after a relaunch, or on another device of the user — step by
-    /// step until its purge finishes.
+    /// found still purging after a relaunch — step by step until its purge finishes.
     public private(set) var deletionProgress: AccountDeletionProgress?
     /// The deletion of the user last signed in here whose purge is still running: asked
-    /// for through ``deleteAccount()``, found in the account service's journal after a
-    /// relaunch, or asked for on another device of theirs. The user is signed out and
-    /// hidden, their data is being deleted: show "Deleting your account" while it is
-    /// set; nil once the purge finished, and while another user is signed in.
+    /// for through ``deleteAccount()``, or found in the account service's journal after a
+    /// relaunch. The user is signed out and hidden, their data is being deleted: show
+    /// "Deleting your account" while it is set; nil once the purge finished, and while
+    /// another user is signed in. A deletion asked for on another device of the user
+    /// shows here as ``lastSessionEnd``.
     public private(set) var accountDeletion: ScheduledAccountDeletion?
     /// The report of the last purge that finished of the user last signed in here; nil
     /// while another user is signed in.
@@ -210,9 +210,10 @@ public final class UserSessionManager {
 
     /// Reads every state the session shows again for the user signed in now: the tier,
     /// whether the feed is unlocked and until when, the notification badge and the
-    /// scheduled deletion. The session follows each of them by itself once started; this
-    /// reads them at once — the tier, the feed's lock and the schedule before it
-    /// returns, the badge and the unlock's end once the returned task has finished.
+    /// scheduled deletion. The session follows each of them by itself once started, and
+    /// reads them all when a user signs in; this reads them at once — the tier, the
+    /// feed's lock and the schedule before it returns, the badge and the unlock's end,
+    /// from the social service's streams, once the returned task has finished.
     /// - Returns: The task reading the badge and the unlock's end: await its `value` to
     ///   know every state is shown.
     @discardableResult
@@ -233,12 +234,14 @@ public final class UserSessionManager {
         let social = social
         let badgesBefore = badgeUpdates
         return Task { [weak self] in
-            let count = try? await social.unseenNotificationCount()
+            // Each stream starts with the state now.
+            var badges = social.notificationUpdates().makeAsyncIterator()
+            let badge = await badges.next()
             var unlocks = social.feedUnlockUpdates().makeAsyncIterator()
             let unlock = await unlocks.next()
             // What was read is shown only to the user it was read for.
             guard let self, self.currentUser?.id == user.id, self.auth.currentUser?.id == user.id else { return }
-            if let count, self.badgeUpdates == badgesBefore { self.unseenNotificationCount = count }
+            if let badge, badge.userID == user.id, self.badgeUpdates == badgesBefore { self.unseenNotificationCount = badge.unseenCount }
             if case .some(let unlock) = unlock { self.show(unlock) }
         }
     }
@@ -495,16 +498,18 @@ public final class UserSessionManager {
         }
     }
 
-    /// Shows the deletion still purging of the user last signed in here — asked for on
-    /// this device before a relaunch, or on another device of theirs — from the account
-    /// service's journal, and follows it to its report. Nothing is shown when the last
-    /// session ended otherwise, or the deletion is scheduled for later.
+    /// Shows the deletion still purging of the user last signed in here, asked for on
+    /// this device before a relaunch, from the account service's journal, and follows it
+    /// to its report. Nothing is shown when the last session ended otherwise, or the
+    /// deletion is scheduled for later; a deletion asked for on another device shows as
+    /// ``lastSessionEnd``.
     private func showPendingDeletion() {
         guard accountDeletion == nil else { return }
         let journal: AccountDeletionJournal?
         if let end = lastSessionEnd {
             guard end.reason == .accountDeleted else { return }
-            journal = try? account.pendingDeletion(of: end.userID)
+            // Asked for here: another device's deletion shows as the session's end only.
+            journal = (try? account.pendingDeletion(of: end.userID)).flatMap { $0?.joinedFrom == nil ? $0 : nil }
         } else {
             // The session this device ended itself by asking for the deletion: the
             // latest one asked for here.
@@ -613,9 +618,9 @@ public final class UserSessionManager {
             lastSessionEnd = auth.lastSessionEnd
             showPendingDeletion()
         }
-        await refresh().value
-        // A newer change came during the reads: it sets the session.
-        guard currentUser?.id == user?.id else { return }
+        // The badge and the unlock's end come when the social service answers; a sign-in
+        // does not wait for them.
+        refresh()
         // A user whose deletion is scheduled syncs nothing until the account is restored.
         if user != nil, scheduledDeletion == nil { backgroundSync?.start() }
     }

@@ -275,7 +275,8 @@ public struct SessionEnd: Codable, Hashable, Sendable {
     public let userID: String
     /// Why it ended.
     public let reason: Reason
-    /// When this device learned of it.
+    /// When it ended: as the device that ended it recorded it, or, for an account found
+    /// gone, when this device found it.
     public let date: Date
 
     /// Creates a session's end.

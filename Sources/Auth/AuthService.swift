@@ -346,18 +346,19 @@ public protocol AuthService: Sendable {
 }
 
 extension AuthService {
-    /// No marker by default: a conformance whose backend purges accounts itself keeps
-    /// them from coming back there.
+    /// No marker by default, so that a conformance written before this requirement
+    /// compiles; `AuthServiceContract` checks it, and fails until it is implemented.
     /// - Parameter userID: The account.
     public func beginAccountPurge(of userID: String) async throws {}
 
     /// True by default: a conformance that cannot look an account up never lets a
-    /// device take a deletion for finished.
+    /// device take a deletion for finished. `AuthServiceContract` checks it.
     /// - Parameter userID: The account.
     /// - Returns: True.
     public func accountExists(_ userID: String) throws -> Bool { true }
 
     /// Nil by default: a conformance that does not tell why a session ended.
+    /// `AuthServiceContract` checks it.
     public var lastSessionEnd: SessionEnd? { nil }
 
     /// Whether the data of `userID` may be purged at `date`: their scheduled deletion is

@@ -140,7 +140,12 @@ extension LocalAuthService {
         // Read again inside: the account may have changed, or gone, while Apple was awaited.
         let now = configuration.clock.now
         let deleted = try write { records in
-            try AuthRecords.removeAccount(userID, at: now, in: records)?.user.providers.map(\.provider) ?? []
+            let providers = try AuthRecords.removeAccount(userID, at: now, in: records)?.user.providers.map(\.provider) ?? []
+            // This device asked: its own session needs no mark telling it why.
+            if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == userID {
+                try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
+            }
+            return providers
         }
         forget(userID: userID)
         return AccountDeletionReceipt(userID: userID, providers: deleted, tokenRevocation: revocation)

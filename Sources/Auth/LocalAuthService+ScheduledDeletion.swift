@@ -112,12 +112,24 @@ extension LocalAuthService {
     public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
         let now = configuration.clock.now
         let removed = try write { records -> (account: AuthRecords.Account, revocation: AuthRecords.Revocation?)? in
-            guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else { return nil }
+            // The device running the purge is done with the user: its own session's mark
+            // goes, so a relaunch here does not take the deletion for one still to join.
+            let ownMark = { () throws in
+                if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == userID {
+                    try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
+                }
+            }
+            guard try records.value(forKey: userID, in: AuthRecords.accounts) != nil else {
+                try ownMark()
+                return nil
+            }
             guard try AuthRecords.isDeletionDue(userID, in: records, now: now) else {
                 throw AuthenticationError(.operationNotAllowed, detail: "'\(userID)' has no scheduled deletion that is due.")
             }
             let revocation = try records.value(forKey: userID, in: AuthRecords.revocations)
-            return try AuthRecords.removeAccount(userID, at: now, in: records).map { ($0, revocation) }
+            let removed = try AuthRecords.removeAccount(userID, at: now, in: records).map { ($0, revocation) }
+            try ownMark()
+            return removed
         }
         guard let removed else { return nil }
         forget(userID: userID)

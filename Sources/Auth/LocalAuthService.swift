@@ -22,8 +22,10 @@ import TrainCore
 /// Two services on one file — an app and its extension — never overwrite each
 /// other: every check that guards a write (one account per email and per identity,
 /// a free account ID) runs inside the write's transaction, and each service signs out
-/// only the session it signed in. An account that another service deleted or
-/// disabled is signed out here at this service's next call.
+/// only the session it signed in. A session that another service ended — the account
+/// deleted or disabled, the password changed — is signed out here at this service's
+/// next read of ``currentUser``, and ``lastSessionEnd`` says why; each session's end
+/// is kept with it, for the next launch to tell, until a sign-in replaces it.
 public actor LocalAuthService: AuthService {
     private let store: RecordStore
     /// Where this service's session is kept among the sessions of a shared store.
@@ -49,7 +51,7 @@ public actor LocalAuthService: AuthService {
     nonisolated let sessionEnds: Broadcast<SessionEnd?>
     /// The store's commit count when the signed-in session was last found standing:
     /// until it moves, ``currentUser`` reads nothing.
-    private nonisolated let checkedAtCommit = Locked<UInt64?>(nil)
+    private nonisolated let checkedAt = Locked<SessionCheck?>(nil)
     /// Checks the session after each commit to the accounts, so a session ended on
     /// another device ends here without a call.
     private let sessionWatch = Locked<Task<Void, Never>?>(nil)
@@ -155,7 +157,9 @@ public actor LocalAuthService: AuthService {
         try AuthRecords.forgetExpiredEmailRecords(in: records, now: now)
         guard let session = try records.value(forKey: key, in: AuthRecords.session) else { return (nil, nil) }
         if let reason = try endReason(of: session, in: records, now: now) {
-            try records.removeValue(forKey: key, in: AuthRecords.session)
+            // The mark stays, so every launch — and an extension sharing the session —
+            // tells why, until a sign-in here replaces it.
+            try records.put(Self.ended(session, because: reason, at: now), forKey: key, in: AuthRecords.session)
             return (nil, SessionEnd(userID: session.userID, reason: reason, date: session.endedAt ?? now))
         }
         guard let account = try records.value(forKey: session.userID, in: AuthRecords.accounts) else { return (nil, nil) }
@@ -164,6 +168,15 @@ public actor LocalAuthService: AuthService {
             try touchGuest(session.userID, until: guestIdleLifetime.map { now.addingTimeInterval($0) }, in: records)
         }
         return (account, nil)
+    }
+
+    /// `session` marked as ended for `reason`, unless it was marked already.
+    static func ended(_ session: AuthRecords.Session, because reason: SessionEnd.Reason, at date: Date) -> AuthRecords.Session {
+        guard session.endReason == nil else { return session }
+        var ended = session
+        ended.endReason = reason
+        ended.endedAt = date
+        return ended
     }
 
     /// Why `session` no longer stands, or nil while it does: ended from elsewhere, or its
@@ -228,55 +241,69 @@ public actor LocalAuthService: AuthService {
     /// ``lastSessionEnd`` says why.
     public nonisolated var currentUser: UserEntity? {
         guard let user = users.value else { return nil }
-        let commit = store.commits.value
-        guard checkedAtCommit.withLock({ $0 }) != commit else { return user }
+        // Commits through this store, and those another store on the file made — an
+        // extension's, another process's — as far as this store has seen them.
+        let check = SessionCheck(commits: store.commits.value, externalChanges: store.recentExternalChangeCount(), userID: user.id)
+        guard checkedAt.withLock({ $0 }) != check else { return user }
         let now = configuration.clock.now
-        let reason: SessionEnd.Reason?
+        let end: SessionEnd?
         do {
-            reason = try read { records -> SessionEnd.Reason? in
+            end = try read { records -> SessionEnd? in
                 guard let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session) else {
                     // Removed by another service sharing this session: signed out there.
-                    return .signedOut
+                    return SessionEnd(userID: user.id, reason: .signedOut, date: now)
                 }
                 // Another user's session: a sign-in on its way here, or by another service
                 // sharing this session, which shows that user at its own next call.
                 guard session.userID.utf8.elementsEqual(user.id.utf8) else { return nil }
-                return try Self.endReason(of: session, in: records, now: now)
+                return try Self.endReason(of: session, in: records, now: now).map {
+                    SessionEnd(userID: user.id, reason: $0, date: session.endedAt ?? now)
+                }
             }
         } catch {
             // Unreadable now (a read inside this store's own transaction, say): the next read checks.
             return user
         }
-        guard let reason else {
-            checkedAtCommit.withLock { $0 = commit }
+        guard let end else {
+            checkedAt.withLock { $0 = check }
             return user
         }
-        endedElsewhere(user, because: reason, at: now)
+        endedElsewhere(user, by: end)
         return users.value
+    }
+
+    /// What a check of the session found it standing at: the store's commits and the
+    /// other stores' commits seen then, and the user checked.
+    private struct SessionCheck: Equatable {
+        var commits: UInt64
+        var externalChanges: UInt64
+        var userID: String
     }
 
     public nonisolated var lastSessionEnd: SessionEnd? { sessionEnds.value }
 
     /// Ends `user`'s session here after a read found it ended elsewhere — unless this
-    /// service moved on to another user meanwhile — and drops what it kept of it.
-    private nonisolated func endedElsewhere(_ user: UserEntity, because reason: SessionEnd.Reason, at date: Date) {
+    /// service moved on to another user meanwhile — and drops what it kept of it. The
+    /// stored session keeps its mark, for the next launch to tell why too.
+    private nonisolated func endedElsewhere(_ user: UserEntity, by end: SessionEnd) {
         // Told before the state changes, so whoever follows the state finds why.
         guard users.value?.id == user.id else { return }
-        sessionEnds.send(SessionEnd(userID: user.id, reason: reason, date: date))
+        sessionEnds.send(end)
         guard users.send(nil, if: { $0?.id == user.id }) else { return }
-        userValues.send(nil)
-        Task { await self.forgetEndedSession(of: user.id) }
+        userValues.send(nil, if: { $0?.id == user.id })
+        Task { await self.forgetEndedSession(of: user.id, because: end.reason) }
     }
 
-    /// Drops the token, the Apple code and the stored session of `userID`'s session
-    /// that ended elsewhere, if nobody signed in since.
-    private func forgetEndedSession(of userID: String) {
+    /// Drops the token and the Apple code of `userID`'s session that ended elsewhere,
+    /// and marks the stored session ended, if nobody signed in since.
+    private func forgetEndedSession(of userID: String, because reason: SessionEnd.Reason) {
         authorizationCodes[userID] = nil
-        guard currentUser == nil else { return }
+        guard users.value == nil else { return }
         dropKeptToken()
+        let now = configuration.clock.now
         try? write { records in
-            if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == userID {
-                try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
+            if let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == userID {
+                try records.put(Self.ended(session, because: reason, at: now), forKey: self.sessionKey, in: AuthRecords.session)
             }
         }
     }
@@ -586,7 +613,10 @@ public actor LocalAuthService: AuthService {
                 // A password change or reset on another device ends this session; one on
                 // this device (an app and its extension share the session) renewed it.
                 let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session)
-                if account.generation != generation, session?.userID != userID || session?.endReason != nil {
+                if session?.userID == userID, session?.endReason != nil {
+                    throw AuthenticationError(.notSignedIn, detail: "This device's session was ended on another device.")
+                }
+                if account.generation != generation, session?.userID != userID {
                     throw AuthenticationError(.notSignedIn, detail: "The account's password changed on another device since this one signed in.")
                 }
                 return account
@@ -598,8 +628,13 @@ public actor LocalAuthService: AuthService {
             return account
         } catch {
             if [.userNotFound, .userDisabled, .notSignedIn].contains(error.code) {
+                // The mark another device left says why; else the error does.
+                let marked = try? read { records in
+                    try records.value(forKey: self.sessionKey, in: AuthRecords.session).flatMap { $0.userID == userID ? $0.endReason : nil }
+                }
                 let reason: SessionEnd.Reason =
                     switch error.code {
+                    case _ where marked != nil: marked ?? .signedOut
                     case .userNotFound: .accountDeleted
                     case .notSignedIn: .sessionRevoked
                     default: error.message == AuthRecords.deletedMessage ? .accountDeleted : .accountDisabled
@@ -654,11 +689,14 @@ public actor LocalAuthService: AuthService {
         guard let user = users.value else { return }
         authorizationCodes[user.id] = nil
         dropKeptToken()
-        sessionEnds.send(SessionEnd(userID: user.id, reason: reason, date: configuration.clock.now))
+        let now = configuration.clock.now
+        sessionEnds.send(SessionEnd(userID: user.id, reason: reason, date: now))
         show(nil)
+        // The session is kept marked as ended, so the next launch tells why it ended; a
+        // sign-in here replaces it.
         try write { records in
-            if try records.value(forKey: self.sessionKey, in: AuthRecords.session)?.userID == user.id {
-                try records.removeValue(forKey: self.sessionKey, in: AuthRecords.session)
+            if let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == user.id {
+                try records.put(Self.ended(session, because: reason, at: now), forKey: self.sessionKey, in: AuthRecords.session)
             }
         }
     }
@@ -674,7 +712,7 @@ public actor LocalAuthService: AuthService {
     /// Makes `user` current: a new user is announced, the same user only refreshed, and
     /// a kept ID token whose claims changed with it is renewed.
     func publish(_ user: UserEntity) {
-        let before = currentUser
+        let before = users.value
         if before?.id != user.id { dropKeptToken() }
         show(user)
         renewKeptToken(after: before, user)

@@ -121,7 +121,8 @@ public final class Broadcast<Element: Sendable>: Sendable {
     /// `condition` — checked and replaced in one step, so no other send comes between.
     /// - Parameters:
     ///   - value: The new value.
-    ///   - condition: Whether the current value may be replaced.
+    ///   - condition: Whether the current value may be replaced. It runs under the
+    ///     broadcast's locks: it must not use this broadcast.
     /// - Returns: Whether `value` was sent.
     @discardableResult
     public func send(_ value: Element, if condition: (Element) -> Bool) -> Bool {

@@ -374,6 +374,14 @@ public final class RecordStore: @unchecked Sendable {
         }
     }
 
+    /// ``externalChangeCount()`` without waiting: asked of the writer when it is free,
+    /// else the count it last saw; 0 in memory, and for a store that cannot be read.
+    /// For a check on every read of a value that other stores on the file may change.
+    /// - Returns: The count.
+    package func recentExternalChangeCount() -> UInt64 {
+        (try? currentExternalChanges()) ?? lastExternalChanges.load(ordering: .acquiring)
+    }
+
     /// Runs SQLite's `quick_check` over the whole file, beside other reads and writes.
     /// It reads every page, so it costs the size of the store; nothing to do in memory.
     /// - Throws: ``CoreError/Code/corrupt`` naming the file if a page is damaged,

@@ -81,12 +81,14 @@ struct AccountChapter {
         }
         await narrator.step("Ada's tablet is signed out at its next read, and can tell her why") {
             guard let tablet else { return "the tablet could not be made" }
+            // Its next read finds the session ended, and why.
+            let signedIn = tablet.auth.currentUser
             let end = tablet.auth.lastSessionEnd
             let refused = (try? await tablet.social.friendsFeed(limit: 20, after: nil)) == nil
             narrator.say(
-                "Signed in on the tablet: \(tablet.auth.currentUser?.id ?? "nobody"); why: \(end?.reason.rawValue ?? "not told"); "
+                "Signed in on the tablet: \(signedIn?.id ?? "nobody"); why: \(end?.reason.rawValue ?? "not told"); "
                     + "its feed answers: \(refused ? "nothing" : "Ada's posts").")
-            return tablet.auth.currentUser == nil && end?.userID == ada.id && end?.reason == .accountDeleted && refused
+            return signedIn == nil && end?.userID == ada.id && end?.reason == .accountDeleted && refused
                 ? nil : "the tablet still acts as Ada"
         }
         await narrator.step("The purge of Ada's data finishes in the background, step by step") {

@@ -10,9 +10,9 @@ import TrainCore
 /// hold the owner's ID in hexadecimal, so no user ID can reach outside its folder.
 ///
 /// Given the auth service, the store checks every write and deletion as a backend's
-/// storage rules would: only the signed-in user's own folder, or the folder of a user
-/// whose scheduled deletion is due or whose account is gone (the purge) — anything
-/// else is `notAuthorized`. A photo is kept only if its owner is still signed in once
+/// storage rules would: a photo is added only to the signed-in user's own folder, and
+/// deleted from it or from the folder of a user whose scheduled deletion is due or
+/// whose account is gone (the purge) — anything else is `notAuthorized`. A photo is kept only if its owner is still signed in once
 /// it is written, so an upload that raced an account deletion never outlives its purge.
 /// Without it the store trusts its caller, as a server-side component does.
 ///
@@ -95,7 +95,11 @@ public final class LocalMediaStore: MediaStore {
 
     public func put(_ data: Data, kind: MediaKind, for userID: String) async throws -> MediaReference {
         try Self.checkOwner(userID)
-        try checkAccess(to: userID)
+        // Only the owner adds a photo: a purge deletes, it never writes.
+        if let auth, !(auth.currentUser.map { $0.id.utf8.elementsEqual(userID.utf8) } ?? false) {
+            guard auth.currentUser != nil else { throw SocialError(.notSignedIn) }
+            throw SocialError(.notAuthorized, detail: "Only the signed-in owner adds photos to their folder.")
+        }
         guard data.count <= maximumSize else {
             throw SocialError(.mediaTooLarge, detail: "\(data.count) bytes is over the limit of \(maximumSize).")
         }
@@ -112,7 +116,11 @@ public final class LocalMediaStore: MediaStore {
         // Asked again once the bytes are in: an account deletion that ended the owner's
         // session meanwhile may have listed the folder already, so the photo goes now.
         if let auth, !(auth.currentUser.map { $0.id.utf8.elementsEqual(userID.utf8) } ?? false) {
-            try? discard(reference)
+            do {
+                try discard(reference)
+            } catch {
+                throw SocialError(.storage, detail: "The owner's session ended while the photo was written, and it could not be removed: \(error)")
+            }
             throw SocialError(.notSignedIn, detail: "The owner's session ended while the photo was written; it was not kept.")
         }
         return reference

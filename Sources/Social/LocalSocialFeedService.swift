@@ -86,8 +86,11 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     /// Makes the profile of `user`, signed in now, show their account's name and photo,
     /// writing only when it does not — or, with `creatingOnly`, only when there is none.
-    /// A user signed out since, or hidden by a deletion, is left alone.
+    /// A user signed out since, or whose deletion was asked for, is left alone.
     package func matchProfile(to user: UserEntity, creatingOnly: Bool) {
+        let scheduled: Date?
+        do { scheduled = try auth.scheduledDeletion(of: user.id) } catch { return }
+        guard scheduled == nil else { return }
         let name = Self.displayName(of: user)
         let photo = Self.photoURL(of: user)
         let stored = try? reading { records in try records.value(forKey: user.id, in: SocialRecords.profiles) }

@@ -141,7 +141,7 @@ import TrainTesting
         _ = try await phone.account.deletionCompletion(of: ada.id)
         #expect(try await remotePlans(of: ada.id, in: phone).isEmpty)
         clock.advance(by: .seconds(5))
-        await #expect(throws: SyncError.self) { _ = try await upload.value }
+        await #expect(throws: SyncError(.notAuthorized), "the remote refused the account's write") { _ = try await upload.value }
         #expect(try await remotePlans(of: ada.id, in: phone).isEmpty, "the upload did not bring a plan back")
     }
 
@@ -197,9 +197,10 @@ import TrainTesting
     func failedAttemptsAreCounted(variant: AccountVariant) async throws {
         let (phone, ada) = try await adaOnPhone(variant)
         phone.network.conditions = .failing
-        let progress = phone.account.deletionProgress()
         try await phone.account.deleteAccount(of: ada.id)
-        #expect(await progress.firstValue { $0.phase == .failed }?.step == .plans)
+        await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await phone.account.purgeDueDeletions() }
+        let stopped = try phone.account.pendingDeletion(of: ada.id)
+        #expect(stopped?.finishedSteps.contains(.socialData) == true && stopped?.finishedSteps.contains(.plans) == false)
         phone.network.conditions = .online
         _ = try await phone.account.purgeDueDeletions()
         let report = try await phone.account.deletionCompletion(of: ada.id)
@@ -297,5 +298,53 @@ import TrainTesting
         #expect(session.currentUser?.id == grace.id)
         #expect(try await relaunched.account.exportData(of: grace.id).social.posts.map(\.id) == [gracePost.id], "Grace's post is untouched")
         session.stop()
+    }
+
+    @Test("a phone that was not running while Ada deleted her account on the tablet shows why at launch and drops her queued plan")
+    func deviceNotRunningJoinsAtLaunch() async throws {
+        var phone: TrainServices? = try stack(.file)
+        phone?.appleID.signIn(as: Self.ada)
+        let ada = try #require(try await phone?.auth.signInWithApple())
+        let tablet = try #require(try phone?.makeDevice(for: ada.id))
+        phone?.network.conditions = .offline
+        _ = try await phone?.plans.createPlan(plan("Queued on the phone"))
+        phone = nil
+
+        tablet.appleID.signIn(as: Self.ada)
+        _ = try await tablet.auth.reauthenticate(with: try await tablet.auth.requestCredential(from: .apple))
+        try await tablet.account.deleteAccount(of: ada.id)
+        _ = try await tablet.account.deletionCompletion(of: ada.id)
+
+        let relaunched = try stack(.file)
+        let session = relaunched.makeSessionManager()
+        await session.start()
+        #expect(session.authState == .unauthenticated)
+        #expect(session.lastSessionEnd?.userID == ada.id && session.lastSessionEnd?.reason == .accountDeleted)
+        #expect(session.accountDeletion == nil, "the deletion was asked for on the tablet: the phone shows why it is signed out")
+        let report = try await relaunched.account.deletionCompletion(of: ada.id)
+        #expect(report.plans.localRecords == 1, "the phone purged the plan it had queued")
+        #expect(try localPlans(of: ada.id, on: relaunched).isEmpty)
+        #expect(try await remotePlans(of: ada.id, in: relaunched).isEmpty)
+        session.stop()
+    }
+
+    @Test(
+        "with Ada's tablet running too, the phone's report counts every post, plan and sign-in method, and the tablet's its own copy",
+        arguments: AccountVariant.allCases)
+    func reportsOfTwoDevices(variant: AccountVariant) async throws {
+        let (phone, tablet, ada) = try await adaOnTwoDevices(variant)
+        _ = try await phone.social.unlockFeed(workoutType: .run)
+        _ = try await phone.social.createPost(content: "One", workoutType: .run, mediaURL: nil)
+        _ = try await phone.social.createPost(content: "Two", workoutType: .run, mediaURL: nil)
+
+        try await phone.account.deleteAccount(of: ada.id)
+        let report = try await phone.account.deletionCompletion(of: ada.id)
+        #expect(report.social.posts == 2 && report.plans == SyncDeletionReport(localRecords: 1, remoteRecords: 1))
+        #expect(report.providers == [.apple])
+
+        _ = try await tablet.account.purgeDueDeletions()
+        let tabletReport = try await tablet.account.deletionCompletion(of: ada.id)
+        #expect(tabletReport.social.posts == 0 && tabletReport.plans == SyncDeletionReport(localRecords: 1, remoteRecords: 0))
+        #expect(try localPlans(of: ada.id, on: tablet).isEmpty)
     }
 }

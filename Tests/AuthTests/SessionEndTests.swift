@@ -47,7 +47,7 @@ import TrainTesting
         #expect(tablet.lastSessionEnd?.userID == ada.id && tablet.lastSessionEnd?.reason == .accountDeleted)
     }
 
-    @Test("a device that was not running when the account was deleted is signed out at its next launch, and told why")
+    @Test("a device that was not running when the account was deleted is signed out at its next launch and told why, until a sign-in there")
     func deletionIsToldAtTheNextLaunch() async throws {
         let harness = try AuthHarness(.file)
         let store = try harness.sharedStore()
@@ -64,7 +64,12 @@ import TrainTesting
         let relaunched = try harness.device(on: reopened, session: "tablet")
         #expect(relaunched.currentUser == nil)
         #expect(relaunched.lastSessionEnd?.userID == ada.id && relaunched.lastSessionEnd?.reason == .accountDeleted)
-        #expect(try harness.device(on: reopened, session: "tablet").lastSessionEnd == nil, "the device learned it once")
+        #expect(
+            try harness.device(on: reopened, session: "tablet").lastSessionEnd?.reason == .accountDeleted,
+            "every launch tells it, as an extension's would")
+        harness.apple.signIn(as: AuthHarness.grace)
+        _ = try await relaunched.signInWithApple()
+        #expect(try harness.device(on: reopened, session: "tablet").lastSessionEnd == nil, "a sign-in on the device replaces it")
     }
 
     @Test(
