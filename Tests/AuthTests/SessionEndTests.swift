@@ -157,4 +157,21 @@ import TrainTesting
         await #expect(throws: AuthenticationError(.notSignedIn)) { try await tablet.cancelScheduledDeletion(of: ada.id) }
         #expect(try tablet.scheduledDeletion(of: ada.id) == .distantPast)
     }
+
+    @Test(
+        "an app extension on its own store of the same file, sharing the app's session, is signed out at its next read when the app deletes the account"
+    )
+    func extensionOnTheSameFile() async throws {
+        let harness = try AuthHarness(.file)
+        let file = harness.directory.file("shared.sqlite")
+        let app = try harness.device(on: try RecordStore(.file(file), schema: LocalAuthService.recordSchema), session: "current")
+        harness.apple.signIn(as: AuthHarness.ada)
+        let ada = try await app.signInWithApple()
+        let widget = try harness.device(on: try RecordStore(.file(file), schema: LocalAuthService.recordSchema), session: "current")
+        #expect(widget.currentUser?.id == ada.id)
+
+        try await app.scheduleAccountDeletion(of: ada.id, at: harness.clock.now.addingTimeInterval(Self.thirtyDays))
+        #expect(widget.currentUser == nil, "the other store's commit is seen at the next read")
+        #expect(widget.lastSessionEnd?.reason == .accountDeleted)
+    }
 }
