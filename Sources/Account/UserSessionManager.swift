@@ -378,7 +378,7 @@ public final class UserSessionManager {
 
     /// Shows `user` if they are the one shown, as the auth service has them now: a
     /// value read before an `await` may be older than one told since.
-    private func showLatest(of user: UserEntity) {
+    func showLatest(of user: UserEntity) {
         guard currentUser?.id == user.id else { return }
         currentUser = auth.currentUser?.id == user.id ? auth.currentUser : user
     }
@@ -583,7 +583,7 @@ public final class UserSessionManager {
     /// until it is, then sets the state, reads the tier and starts or stops sync.
     /// When a newer change came while it waited, it waits for that one's token too and
     /// sets the newest user, so whichever caller returns first finds the session set.
-    private func follow(_ user: UserEntity?) async {
+    func follow(_ user: UserEntity?) async {
         generation += 1
         target = .success(user)
         if user == nil { backgroundSync?.stop() }

@@ -16,7 +16,11 @@ public struct AuthPolicy: Sendable {
     /// How long before a code can be sent to the same number again.
     public var codeResendCooldown: Duration
     /// Wrong codes allowed per phone number, across all its verifications, before the
-    /// number is refused with `tooManyRequests` for ``phoneNumberLockout``.
+    /// number is refused with `tooManyRequests` for ``phoneNumberLockout``; and per
+    /// mailed sign-in code, which is then dead: a new code starts afresh, so a stranger's
+    /// guesses keep the owner out only until a new code is sent. Sends per address are
+    /// bounded by ``emailsPerAddressPerHour``, so an address takes at most the product of
+    /// the two wrong codes an hour.
     public var maxCodeAttempts: Int
     /// How long a verification code stays valid.
     public var codeLifetime: Duration
@@ -38,8 +42,12 @@ public struct AuthPolicy: Sendable {
     /// sign-in stays valid.
     public var emailCodeLifetime: Duration
     /// How many emails with codes one address may be sent in an hour, across flows;
-    /// counted whether or not the address has an account.
+    /// counted whether or not the address has an account. A notice of an address change
+    /// is not counted: it is always sent.
     public var emailsPerAddressPerHour: Int
+    /// How long the code in a notice of an address change can change it back: three
+    /// days, so an owner who reads the notice the next day still can.
+    public var addressRecoveryLifetime: Duration = .seconds(3 * 86_400)
     /// The actions that need a verified email address; none by default.
     public var verifiedEmailRequired: Set<VerifiedEmailAction>
     /// How long a guest account may go unused before it can be purged; nil keeps guests.

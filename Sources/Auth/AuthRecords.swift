@@ -15,6 +15,7 @@ enum AuthRecords {
             .createCollections(version: 3, ["revocations"]),
             .createCollections(version: 4, ["scheduledDeletions"]),
             .createCollections(version: 5, ["emailCodes", "emailCodeLinks", "emailSends", "tokenKeys", "guests"]),
+            .createCollections(version: 6, ["spentCodes"]),
         ])
 
     /// An account: the user, whether it is disabled, and its session generation.
@@ -24,6 +25,10 @@ enum AuthRecords {
         /// Raised by a password change or reset: a service signed in at an earlier
         /// generation is signed out at its next call. Nil is generation 0.
         var sessionGeneration: Int?
+        /// When its password or address last changed: a code mailed before is refused.
+        var credentialsChangedAt: Date?
+        /// How many times its address changed with a recovery notice to the old one.
+        var emailChanges: Int?
 
         var generation: Int { sessionGeneration ?? 0 }
     }
@@ -39,11 +44,15 @@ enum AuthRecords {
         /// nil while the session lasts.
         var endReason: SessionEnd.Reason?
         var endedAt: Date?
+        /// How the user signed in to this session: an ``AuthProvider`` raw value, or
+        /// `anonymous`; nil in a session stored before it was kept.
+        var signInProvider: String?
 
-        /// A new session of `userID`, with a new random ID.
-        init(userID: String, id: String? = UUID().uuidString) {
+        /// A new session of `userID`, with a new random ID, begun by `signInProvider`.
+        init(userID: String, id: String? = UUID().uuidString, signInProvider: String? = nil) {
             self.userID = userID
             self.id = id
+            self.signInProvider = signInProvider
         }
 
         /// The end this record tells of, if it was ended.
@@ -76,6 +85,14 @@ enum AuthRecords {
         var wrongAttempts = 0
         /// When it was mailed; nil in a code an earlier version stored.
         var sentAt: Date?
+        /// For an address change's codes: the address changed from (nil if the account
+        /// had none) and to. A recovery notice goes to the first, a verify-before-change
+        /// code to the second.
+        var changeFrom: String?
+        var changeTo: String?
+        /// For a recovery notice: which of the account's address changes it undoes
+        /// (``Account/emailChanges`` after the change).
+        var changeNumber: Int?
 
         /// Whether it may be used at `now`: before its expiry, and not dated after now —
         /// a code mailed before the clock was set back would otherwise outlive its lifetime.
@@ -176,7 +193,8 @@ enum AuthRecords {
     }
 
     /// Removes an account and everything kept for it — identities, email addresses,
-    /// password, settings and kept revocation — and marks every session of theirs, on
+    /// password, settings and kept revocation — ends every code mailed for it or for a
+    /// sign-in to one of its addresses, and marks every session of theirs, on
     /// each device that shares the store, as ended by the deletion: a device removes the
     /// mark when it reads it.
     /// - Returns: The account removed; nil if there was none.
@@ -187,7 +205,7 @@ enum AuthRecords {
             try removeIdentity(identityKey(linked.provider, linked.subject), of: userID, in: records)
         }
         try reindex(from: account.user, to: nil, in: records)
-        try removeEmailRecords(of: account.user, in: records)
+        try retireCodes(of: userID, addresses: addresses(of: account.user), now: date, in: records)
         try records.removeValue(forKey: userID, in: passwords)
         try records.removeValue(forKey: userID, in: settings)
         try records.removeValue(forKey: userID, in: revocations)
@@ -197,24 +215,14 @@ enum AuthRecords {
         return account
     }
 
-    /// Removes the reset and verification codes mailed for `user`. A pending sign-in
-    /// code and the record of the last hour's emails stay for the address, with their
-    /// count of wrong tries and sends, until they expire: deleting an account must not
-    /// reset the limits of an address anyone may type in.
-    private static func removeEmailRecords(of user: UserEntity, in records: RecordWriter) throws {
-        for entry in try records.entries(in: emailCodes) where entry.value.userID == user.id {
-            try records.removeValue(forKey: entry.key, in: emailCodes)
-            try records.removeValue(forKey: emailCodeLinkKey(entry.value.kind, entry.value.codeHash), in: emailCodeLinks)
-        }
-    }
-
-    /// Forgets codes past their expiry, with their links, and sends more than an hour
-    /// old: neither counts any more, and each holds an address.
+    /// Moves codes past their expiry to the spent ones, which are forgotten a retention
+    /// later, and forgets sends more than an hour old: neither counts any more, and each
+    /// holds an address.
     static func forgetExpiredEmailRecords(in records: RecordWriter, now: Date) throws {
         for entry in try records.entries(in: emailCodes) where now >= entry.value.expiresAt {
-            try records.removeValue(forKey: entry.key, in: emailCodes)
-            try records.removeValue(forKey: emailCodeLinkKey(entry.value.kind, entry.value.codeHash), in: emailCodeLinks)
+            try retire(entry.value, at: entry.key, as: .expired, now: now, in: records)
         }
+        try forgetSpentCodes(in: records, now: now)
         for entry in try records.entries(in: emailSends) where !entry.value.contains(where: { now.timeIntervalSince($0) < emailSendWindow }) {
             try records.removeValue(forKey: entry.key, in: emailSends)
         }

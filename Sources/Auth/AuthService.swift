@@ -99,13 +99,17 @@ public protocol AuthService: Sendable {
     @discardableResult
     func reauthenticate(with credential: SignInCredential) async throws -> UserEntity
 
-    /// Links another provider to the signed-in account.
+    /// Links another provider to the signed-in account. An email code for another
+    /// address than the account's proves it: it becomes the account's email, verified,
+    /// the password signs in with it, and the address left is mailed a recovery notice.
     /// - Parameter credential: The new provider's credential.
     /// - Returns: The updated user.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `providerAlreadyLinked`,
-    ///   `credentialAlreadyInUse` (another account has the credential: its
-    ///   ``AuthenticationError/updatedCredential`` signs in to that account),
-    ///   `emailAlreadyInUse`, `weakPassword`.
+    ///   `credentialAlreadyInUse` (another account has the Apple, Google or phone
+    ///   credential: its ``AuthenticationError/updatedCredential`` signs in to that
+    ///   account), `emailAlreadyInUse` with ``AuthenticationError/email`` (another account
+    ///   holds the address of an email credential, or of the provider's email; an email
+    ///   code comes back unused as the updated credential), `weakPassword`.
     func link(_ credential: SignInCredential) async throws -> UserEntity
 
     /// Unlinks a provider; needs a recent login, and never removes the last one.
@@ -114,11 +118,15 @@ public protocol AuthService: Sendable {
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`, `noSuchProvider`, `lastProvider`.
     func unlink(_ provider: AuthProvider) async throws -> UserEntity
 
-    /// Changes the account's email address; needs a recent login.
+    /// Changes the account's email address at once, unverified; needs a recent login.
+    /// The address left is first mailed a ``AuthEmail/Kind/recoverEmail`` notice whose
+    /// code, given to ``applyActionCode(_:)``, changes it back; every other code mailed
+    /// for the account ends.
     /// - Parameter email: The new address.
     /// - Returns: The updated user.
     /// - Throws: ``AuthenticationError`` — `invalidEmail`, `notSignedIn`, `requiresRecentLogin`,
-    ///   `emailAlreadyInUse` (another account uses it, whatever its providers).
+    ///   `emailAlreadyInUse` with the address (another account uses it, whatever its
+    ///   providers), `networkError` when the notice cannot be sent (nothing changes then).
     func updateEmail(to email: String) async throws -> UserEntity
 
     /// Asks Apple whether the signed-in user still authorizes the app; `revoked`
@@ -280,6 +288,45 @@ public protocol AuthService: Sendable {
     ///   address changed since), `expiredActionCode`, `userDisabled`.
     func verifyEmail(code: String) async throws
 
+    /// Tells what a mailed code is for, its address, and whether it would work now —
+    /// valid, expired, used or revoked — without using it (Firebase's `checkActionCode`
+    /// and `verifyPasswordResetCode`). Used and expired stay apart across relaunches
+    /// for a week past the code's expiry.
+    /// - Parameters:
+    ///   - code: A long code from an email, or a six-digit sign-in code.
+    ///   - email: For a six-digit sign-in code, the address it was mailed to; a wrong
+    ///     one counts as a wrong try at the code pending there. Ignored for a long code.
+    /// - Returns: What the code is.
+    /// - Throws: ``AuthenticationError`` — `invalidActionCode` for a code that was never
+    ///   mailed, or whose record is past its retention; for a six-digit code as
+    ///   ``signIn(with:)`` would: `invalidVerificationCode`, `tooManyRequests`.
+    func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection
+
+    /// Applies a code that needs nothing more (Firebase's `applyActionCode`): an email
+    /// verification marks the address verified; a recovery notice changes the account's
+    /// email back to the address it left, verified, and ends every session of the
+    /// account (the app should then offer a password reset); a verify-before-change code
+    /// makes its address the account's email, mailing the old one a recovery notice.
+    /// - Parameter code: The long code from the email.
+    /// - Returns: What the code was, as used.
+    /// - Throws: ``AuthenticationError`` — `invalidActionCode` (unknown, used, replaced,
+    ///   a password reset's, or its account changed so it no longer applies),
+    ///   `expiredActionCode`, `emailAlreadyInUse` with the address another account took
+    ///   meanwhile, `userDisabled`, `networkError` for a notice that could not be sent.
+    ///   Nothing changes then.
+    func applyActionCode(_ code: String) async throws -> EmailCodeInspection
+
+    /// Mails `email` a code that makes it the signed-in account's email once applied
+    /// with ``applyActionCode(_:)`` (Firebase's `verifyBeforeUpdateEmail`); until then
+    /// nothing changes. Needs a recent login. While the policy protects against
+    /// enumeration, an address another account uses is answered alike and sent nothing.
+    /// - Parameter email: The new address.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `invalidEmail`, `emailAlreadyInUse` with the address (only when the policy does
+    ///   not protect against enumeration), `tooManyRequests`, `operationNotAllowed`
+    ///   without an email sender, `networkError`.
+    func verifyBeforeUpdateEmail(to email: String) async throws
+
     /// Mails a 6-digit sign-in code to an address, for ``signIn(with:)`` with
     /// ``SignInCredential/emailCode(email:code:)``. Any well-formed address gets one:
     /// signing in with it creates the account if the address has none. A new code
@@ -346,6 +393,37 @@ public protocol AuthService: Sendable {
 }
 
 extension AuthService {
+    /// `operationNotAllowed` by default, so that a conformance written before this
+    /// requirement compiles; `AuthServiceContract` checks it.
+    /// - Parameters:
+    ///   - code: The code.
+    ///   - email: The address of a six-digit code.
+    public func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection {
+        throw AuthenticationError(.operationNotAllowed, detail: "This auth service cannot inspect codes.")
+    }
+
+    /// What a mailed long code is for and whether it would work: ``checkActionCode(_:email:)`` without an address.
+    /// - Parameter code: The long code from an email.
+    /// - Returns: What the code is.
+    /// - Throws: As ``checkActionCode(_:email:)``.
+    public func checkActionCode(_ code: String) async throws -> EmailCodeInspection {
+        try await checkActionCode(code, email: nil)
+    }
+
+    /// `operationNotAllowed` by default, so that a conformance written before this
+    /// requirement compiles; `AuthServiceContract` checks it.
+    /// - Parameter code: The code.
+    public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
+        throw AuthenticationError(.operationNotAllowed, detail: "This auth service cannot apply codes.")
+    }
+
+    /// `operationNotAllowed` by default, so that a conformance written before this
+    /// requirement compiles; `AuthServiceContract` checks it.
+    /// - Parameter email: The new address.
+    public func verifyBeforeUpdateEmail(to email: String) async throws {
+        throw AuthenticationError(.operationNotAllowed, detail: "This auth service cannot change an address after verifying it.")
+    }
+
     /// No marker by default, so that a conformance written before this requirement
     /// compiles; `AuthServiceContract` checks it, and fails until it is implemented.
     /// - Parameter userID: The account.

@@ -153,10 +153,10 @@ extension LocalAuthService {
     /// An email code is used up here; one another call used meanwhile is `invalidActionCode`.
     func consume(_ verified: VerifiedCredential, for userID: String, in records: RecordWriter) throws {
         if let emailCode = verified.emailCode {
-            guard try records.value(forKey: emailCode.key, in: AuthRecords.emailCodes)?.codeHash == emailCode.hash else {
+            guard let pending = try records.value(forKey: emailCode.key, in: AuthRecords.emailCodes), pending.codeHash == emailCode.hash else {
                 throw AuthenticationError(.invalidActionCode, detail: "The sign-in code was used or replaced meanwhile.")
             }
-            try records.removeValue(forKey: emailCode.key, in: AuthRecords.emailCodes)
+            try AuthRecords.retire(pending, at: emailCode.key, as: .used, now: configuration.clock.now, in: records)
         }
         for used in verified.usedKeys {
             try records.put(used.expiresAt, forKey: used.key, in: AuthRecords.usedCredentials)

@@ -11,6 +11,14 @@ public struct AuthEmail: Hashable, Sendable {
         case emailVerification
         /// A sign-in code: six digits for ``SignInCredential/emailCode(email:code:)``.
         case signInCode
+        /// The notice an address gets when the account's email changes away from it
+        /// (Firebase's `RECOVER_EMAIL`): its code goes to ``AuthService/applyActionCode(_:)``
+        /// and changes the address back.
+        case recoverEmail
+        /// A code sent to a new address by ``AuthService/verifyBeforeUpdateEmail(to:)``
+        /// (Firebase's `VERIFY_AND_CHANGE_EMAIL`): the account's email changes to the
+        /// address when the code goes to ``AuthService/applyActionCode(_:)``.
+        case verifyAndChangeEmail
     }
 
     /// The flow.
@@ -19,16 +27,90 @@ public struct AuthEmail: Hashable, Sendable {
     public let address: String
     /// The code: six digits for a sign-in, a long single-use code (what a link would carry) otherwise.
     public let code: String
+    /// For ``Kind/recoverEmail`` and ``Kind/verifyAndChangeEmail``: the address change it
+    /// tells of; nil otherwise.
+    public let change: EmailChange?
 
     /// Creates an email.
     /// - Parameters:
     ///   - kind: The flow.
     ///   - address: The address.
     ///   - code: The code.
-    public init(kind: Kind, address: String, code: String) {
+    ///   - change: The address change it tells of, if any.
+    public init(kind: Kind, address: String, code: String, change: EmailChange? = nil) {
         self.kind = kind
         self.address = address
         self.code = code
+        self.change = change
+    }
+}
+
+/// A change of an account's email address.
+public struct EmailChange: Hashable, Sendable {
+    /// The address changed from; nil when the account had none.
+    public let from: String?
+    /// The address changed to.
+    public let to: String
+
+    /// Creates a change.
+    /// - Parameters:
+    ///   - from: The address changed from, if any.
+    ///   - to: The address changed to.
+    public init(from: String?, to: String) {
+        self.from = from
+        self.to = to
+    }
+}
+
+/// What a mailed code is for and whether it would work now, from
+/// ``AuthService/checkActionCode(_:email:)`` — Firebase's `checkActionCode`, which
+/// tells an app what to show before the user acts ("Reset the password for
+/// ada@example.com", "This link expired — send a new one").
+public struct EmailCodeInspection: Hashable, Sendable {
+    /// Whether a code would work now.
+    public enum State: String, Hashable, Sendable, CaseIterable {
+        /// It would work.
+        case valid
+        /// Past its lifetime, or ended by a change of the account's password or address
+        /// (AUTH-17); redeeming it answers ``AuthenticationError/Code/expiredActionCode``.
+        case expired
+        /// Redeemed already; redeeming it again answers ``AuthenticationError/Code/invalidActionCode``.
+        case used
+        /// Replaced by a newer code of its flow, or its account is gone, disabled or no
+        /// longer has what the code acts on; redeeming it answers
+        /// ``AuthenticationError/Code/invalidActionCode``.
+        case revoked
+    }
+
+    /// The flow the code belongs to (Firebase's `operation`).
+    public let operation: AuthEmail.Kind
+    /// The address it was mailed to (Firebase's `email`).
+    public let email: String
+    /// For an address change's codes, the change: a recovery code changes the address
+    /// back to `from`, a verify-before-change code makes `to` the account's email.
+    public let change: EmailChange?
+    /// Whether it would work now.
+    public let state: State
+    /// When it expires, or expired.
+    public let expiresAt: Date
+
+    /// Whether the app should offer a password reset once the code is applied: after
+    /// an address change is undone, whoever changed it may know the password.
+    public var suggestsPasswordReset: Bool { operation == .recoverEmail }
+
+    /// Creates the information.
+    /// - Parameters:
+    ///   - operation: The flow.
+    ///   - email: The address it was mailed to.
+    ///   - change: The address change, if any.
+    ///   - state: Whether it would work now.
+    ///   - expiresAt: Its expiry.
+    public init(operation: AuthEmail.Kind, email: String, change: EmailChange? = nil, state: State, expiresAt: Date) {
+        self.operation = operation
+        self.email = email
+        self.change = change
+        self.state = state
+        self.expiresAt = expiresAt
     }
 }
 
@@ -67,8 +149,17 @@ public final class SimulatedMailbox: EmailSender {
     ///   - kind: The flow.
     /// - Returns: The code, or nil if no such email was sent.
     public func lastCode(for address: String, _ kind: AuthEmail.Kind) -> String? {
+        lastEmail(to: address, kind)?.code
+    }
+
+    /// The latest email of `kind` sent to `address`.
+    /// - Parameters:
+    ///   - address: The address, in any spelling the service accepts.
+    ///   - kind: The flow.
+    /// - Returns: The email, or nil if no such email was sent.
+    public func lastEmail(to address: String, _ kind: AuthEmail.Kind) -> AuthEmail? {
         let normalized = (try? Credentials.normalizedEmail(address)) ?? address
-        return received.withLock { $0.last { $0.address == normalized && $0.kind == kind }?.code }
+        return received.withLock { $0.last { $0.address == normalized && $0.kind == kind } }
     }
 
     /// Records the email.

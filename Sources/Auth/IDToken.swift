@@ -53,6 +53,16 @@ public struct IDTokenClaims: Codable, Hashable, Sendable {
     public var emailVerified: Bool
     /// `jti`: this token's own ID, so no two tokens are alike.
     public var tokenID: String
+    /// `firebase.sign_in_provider`: how the user signed in to the session — an
+    /// ``AuthProvider`` raw value (`apple.com`, `google.com`, `password`, `phone`,
+    /// `emailCode`) or `anonymous` for a guest; nil in a session begun before TrainKit
+    /// kept it. Firebase's names are the same, but for Firebase's email link, whose
+    /// counterpart here is `emailCode`.
+    public var signInProvider: String?
+    /// `firebase.identities`: the account's linked identities by provider — `email`
+    /// (the addresses of a password or an email code), `phone`, `apple.com` and
+    /// `google.com` (their subjects) — as Firebase lists them.
+    public var identities: [String: [String]]
 
     enum CodingKeys: String, CodingKey {
         case issuer = "iss"
@@ -66,6 +76,13 @@ public struct IDTokenClaims: Codable, Hashable, Sendable {
         case email
         case emailVerified = "email_verified"
         case tokenID = "jti"
+        case firebase
+    }
+
+    /// The keys inside the `firebase` claim.
+    enum FirebaseKeys: String, CodingKey {
+        case signInProvider = "sign_in_provider"
+        case identities
     }
 
     /// Creates claims.
@@ -81,9 +98,12 @@ public struct IDTokenClaims: Codable, Hashable, Sendable {
     ///   - email: `email`.
     ///   - emailVerified: `email_verified`.
     ///   - tokenID: `jti`; a new UUID by default.
+    ///   - signInProvider: `firebase.sign_in_provider`; nil by default.
+    ///   - identities: `firebase.identities`; none by default.
     public init(
         issuer: String, audience: String, userID: String, providers: [String], authTime: Date, issuedAt: Date, expiresAt: Date,
-        sessionID: String, email: String? = nil, emailVerified: Bool = false, tokenID: String = UUID().uuidString
+        sessionID: String, email: String? = nil, emailVerified: Bool = false, tokenID: String = UUID().uuidString,
+        signInProvider: String? = nil, identities: [String: [String]] = [:]
     ) {
         self.issuer = issuer
         self.audience = audience
@@ -96,6 +116,8 @@ public struct IDTokenClaims: Codable, Hashable, Sendable {
         self.email = email
         self.emailVerified = emailVerified
         self.tokenID = tokenID
+        self.signInProvider = signInProvider
+        self.identities = identities
     }
 
     /// Decodes claims whose dates are NumericDate seconds.
@@ -114,6 +136,10 @@ public struct IDTokenClaims: Codable, Hashable, Sendable {
         email = try container.decodeIfPresent(String.self, forKey: .email)
         emailVerified = try container.decode(Bool.self, forKey: .emailVerified)
         tokenID = try container.decode(String.self, forKey: .tokenID)
+        // A token issued before the claim was added has none.
+        let firebase = try container.contains(.firebase) ? container.nestedContainer(keyedBy: FirebaseKeys.self, forKey: .firebase) : nil
+        signInProvider = try firebase?.decodeIfPresent(String.self, forKey: .signInProvider)
+        identities = try firebase?.decodeIfPresent([String: [String]].self, forKey: .identities) ?? [:]
     }
 
     /// Encodes claims with NumericDate seconds.
@@ -132,6 +158,25 @@ public struct IDTokenClaims: Codable, Hashable, Sendable {
         try container.encodeIfPresent(email, forKey: .email)
         try container.encode(emailVerified, forKey: .emailVerified)
         try container.encode(tokenID, forKey: .tokenID)
+        var firebase = container.nestedContainer(keyedBy: FirebaseKeys.self, forKey: .firebase)
+        try firebase.encodeIfPresent(signInProvider, forKey: .signInProvider)
+        try firebase.encode(identities, forKey: .identities)
+    }
+}
+
+extension UserEntity {
+    /// How a session begun for this user without a sign-in (a preview, a simulated
+    /// device) says it signed in: its first linked provider, or `anonymous`.
+    var signInProvider: String { providers.first?.provider.rawValue ?? "anonymous" }
+
+    /// The account's linked identities as Firebase's `firebase.identities` lists them.
+    var tokenIdentities: [String: [String]] {
+        var identities: [String: [String]] = [:]
+        for linked in providers {
+            let key = [.password, .emailCode].contains(linked.provider) ? "email" : linked.provider.rawValue
+            if identities[key]?.contains(linked.subject) != true { identities[key, default: []].append(linked.subject) }
+        }
+        return identities
     }
 }
 

@@ -14,6 +14,17 @@ extension LocalAuthService {
         let hash = try verified.password.map { password throws(AuthenticationError) in
             try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
         }
+        // An email code for another address than the account's proves it: it becomes the
+        // account's email, and the address it leaves hears of it first.
+        var notice: RecoveryNotice?
+        if verified.provider == .emailCode {
+            try read { records in
+                if let owner = try self.account(for: verified, in: records)?.user.id, owner != current.user.id {
+                    throw Self.addressTaken(verified, credential)
+                }
+            }
+            notice = try await mailRecoveryNotice(for: current.user, changingTo: verified.subject)
+        }
         let now = configuration.clock.now
         let user = try write { records in
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
@@ -30,9 +41,11 @@ extension LocalAuthService {
             if let owner = try self.account(for: verified, in: records)?.user.id {
                 guard owner != account.user.id else { throw AuthenticationError(.providerAlreadyLinked) }
                 // Still unused: the app can offer to switch to the account it belongs to.
-                throw AuthenticationError(
-                    .credentialAlreadyInUse, detail: "The credential belongs to another account.",
-                    updatedCredential: verified.provider == .password ? nil : credential)
+                guard [.password, .emailCode].contains(verified.provider) else {
+                    throw AuthenticationError(
+                        .credentialAlreadyInUse, detail: "The credential belongs to another account.", updatedCredential: credential)
+                }
+                throw Self.addressTaken(verified, credential)
             }
             account.user.providers.append(
                 LinkedProvider(
@@ -52,9 +65,7 @@ extension LocalAuthService {
                 try AuthRecords.reindex(from: before, to: account.user, in: records)
             } catch let error as AuthenticationError where error.code == .emailAlreadyInUse {
                 // Another account has the address: the app can offer to sign in there and link the credential.
-                throw AuthenticationError(
-                    .emailAlreadyInUse, detail: "Another account uses the credential's email address.",
-                    updatedCredential: verified.provider == .password ? nil : credential, email: verified.email)
+                throw Self.addressTaken(verified, credential)
             }
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
@@ -62,11 +73,23 @@ extension LocalAuthService {
             // A guest that links a provider is an account for good: no idle purge.
             try records.removeValue(forKey: account.user.id, in: AuthRecords.guests)
             try self.consume(verified, for: account.user.id, in: records)
+            if verified.provider == .emailCode, let email = account.user.email, email != verified.subject {
+                try self.changeEmail(of: &account, to: verified.subject, verified: true, notice: notice, in: records, now: now)
+            }
             return account.user
         }
         finish(verified, for: user)
         publish(user)
         return user
+    }
+
+    /// What linking an email credential whose address another account holds answers
+    /// (Firebase's `EMAIL_EXISTS`): `emailAlreadyInUse` with the address, and for an
+    /// email code the credential, still unused, to sign in to that account with.
+    private static func addressTaken(_ verified: VerifiedCredential, _ credential: SignInCredential) -> AuthenticationError {
+        AuthenticationError(
+            .emailAlreadyInUse, detail: "Another account uses the credential's email address.",
+            updatedCredential: verified.provider == .password ? nil : credential, email: verified.email ?? verified.subject)
     }
 
     public func unlink(_ provider: AuthProvider) async throws -> UserEntity {
@@ -87,38 +110,6 @@ extension LocalAuthService {
             try AuthRecords.removeIdentity(AuthRecords.identityKey(provider, linked.subject), of: account.user.id, in: records)
             try AuthRecords.reindex(from: before, to: account.user, in: records)
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-            return account.user
-        }
-        publish(user)
-        return user
-    }
-
-    public func updateEmail(to email: String) async throws -> UserEntity {
-        let address = try Credentials.normalizedEmail(email)
-        let current = try requireSession()
-        try requireRecentLogin(current, before: "changing your email address")
-        let user = try write { records in
-            guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
-            let userID = account.user.id
-            let before = account.user
-            // The password and the email code follow the address.
-            for index in account.user.providers.indices
-            where [.password, .emailCode].contains(account.user.providers[index].provider) && account.user.providers[index].subject != address {
-                let provider = account.user.providers[index].provider
-                let newIdentity = AuthRecords.identityKey(provider, address)
-                if let owner = try records.value(forKey: newIdentity, in: AuthRecords.identities), owner != userID {
-                    throw AuthenticationError(.emailAlreadyInUse)
-                }
-                try AuthRecords.removeIdentity(AuthRecords.identityKey(provider, account.user.providers[index].subject), of: userID, in: records)
-                try records.put(userID, forKey: newIdentity, in: AuthRecords.identities)
-                account.user.providers[index].subject = address
-                account.user.providers[index].email = address
-            }
-            if account.user.email != address { account.user.isEmailVerified = false }
-            account.user.email = address
-            account.user.isPrivateEmail = false
-            try AuthRecords.reindex(from: before, to: account.user, in: records)
-            try records.put(account, forKey: userID, in: AuthRecords.accounts)
             return account.user
         }
         publish(user)

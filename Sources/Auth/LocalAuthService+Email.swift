@@ -30,11 +30,11 @@ extension LocalAuthService {
 
     public func confirmPasswordReset(code: String, newPassword: String) async throws {
         try Credentials.checkStrength(newPassword, minimumLength: configuration.policy.minimumPasswordLength)
-        let key = try pendingKey(ofLongCode: code, .passwordReset)
+        try checkLongCode(code)
         let hash = try PasswordHash(password: newPassword, iterations: configuration.policy.passwordIterations)
         let now = configuration.clock.now
         let user = try write { records -> AuthRecords.Account in
-            let (pending, account) = try self.redeem(code, at: key, .passwordReset, in: records, now: now)
+            let (pending, account) = try self.redeem(code, [.passwordReset], in: records, now: now)
             guard try AuthRecords.yields(pending.address, to: account, in: records, now: now) else {
                 throw AuthenticationError(.invalidActionCode, detail: "The account gained another sign-in method without proving the address.")
             }
@@ -50,6 +50,7 @@ extension LocalAuthService {
             if changed.user.email == pending.address { changed.user.isEmailVerified = true }
             try records.put(hash, forKey: changed.user.id, in: AuthRecords.passwords)
             try self.endSessions(of: &changed, in: records)
+            try AuthRecords.credentialChanged(&changed, addresses: AuthRecords.addresses(of: changed.user), now: now, in: records)
             try AuthRecords.reindex(from: account.user, to: changed.user, in: records)
             try records.put(changed, forKey: changed.user.id, in: AuthRecords.accounts)
             return changed
@@ -66,19 +67,22 @@ extension LocalAuthService {
     }
 
     public func verifyEmail(code: String) async throws {
-        let key = try pendingKey(ofLongCode: code, .emailVerification)
+        try checkLongCode(code)
         let now = configuration.clock.now
-        let user = try write { records -> UserEntity in
-            var (pending, account) = try self.redeem(code, at: key, .emailVerification, in: records, now: now)
-            // A code for an address the account no longer has verifies nothing.
-            guard account.user.email == pending.address else {
-                throw AuthenticationError(.invalidActionCode, detail: "The account's email address changed since the code was sent.")
-            }
-            account.user.isEmailVerified = true
-            try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-            return account.user
-        }
+        let user = try write { records in try self.applyVerification(code, in: records, now: now) }
         if currentUser?.id == user.id { publish(user) }
+    }
+
+    /// Inside a transaction: uses up the verification `code` and marks its address verified.
+    func applyVerification(_ code: String, in records: RecordWriter, now: Date) throws -> UserEntity {
+        var (pending, account) = try redeem(code, [.emailVerification], in: records, now: now)
+        // A code for an address the account no longer has verifies nothing.
+        guard account.user.email == pending.address else {
+            throw AuthenticationError(.invalidActionCode, detail: "The account's email address changed since the code was sent.")
+        }
+        account.user.isEmailVerified = true
+        try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
+        return account.user
     }
 
     /// Mails a 6-digit sign-in code to any well-formed address: signing in with it
@@ -105,6 +109,19 @@ extension LocalAuthService {
     /// only by the operation's transaction (``consume(_:for:in:)``).
     func verifyEmailCode(email: String, code: String) throws(AuthenticationError) -> VerifiedCredential {
         let address = try Credentials.normalizedEmail(email)
+        let info = try inspectSignInCode(code, address: address)
+        try Self.requireValid(info.state)
+        return VerifiedCredential(
+            provider: .emailCode, subject: address, email: address,
+            emailCode: (key: Self.codeKey(.signInCode, address), hash: try Credentials.sha256Hex(code)))
+    }
+
+    /// What the sign-in `code` for `address` is. A code that is neither the pending one
+    /// nor a spent one is a wrong try at the pending one, counted in a write that checks
+    /// again: inspecting is no free guess.
+    /// - Throws: `invalidVerificationCode` for a wrong code, `tooManyRequests` once the
+    ///   pending code took the policy's wrong tries, `invalidActionCode` when none is pending.
+    private func inspectSignInCode(_ code: String, address: String) throws(AuthenticationError) -> EmailCodeInspection {
         guard code.utf8.count == 6, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw AuthenticationError(.invalidVerificationCode, detail: "A sign-in code is six digits.")
         }
@@ -112,34 +129,73 @@ extension LocalAuthService {
         let now = configuration.clock.now
         let hash = try Credentials.sha256Hex(code)
         let maxAttempts = configuration.policy.maxCodeAttempts
-        let check = { (records: RecordReader) throws -> AuthRecords.EmailCode in
-            guard let pending = try records.value(forKey: key, in: AuthRecords.emailCodes) else {
-                throw AuthenticationError(.invalidActionCode, detail: "No sign-in code is pending for this address.")
-            }
-            guard pending.isLive(at: now) else { throw AuthenticationError(.expiredActionCode) }
-            guard pending.wrongAttempts < maxAttempts else {
+        // The inspection, or nil for a wrong code at a live pending one.
+        let check = { (records: RecordReader) throws -> EmailCodeInspection? in
+            let owner = try records.value(forKey: address, in: AuthRecords.emails).flatMap { try records.value(forKey: $0, in: AuthRecords.accounts) }
+            let pending = try records.value(forKey: key, in: AuthRecords.emailCodes)
+            if let pending, pending.isLive(at: now), pending.wrongAttempts >= maxAttempts {
                 throw AuthenticationError(.tooManyRequests, detail: "\(maxAttempts) wrong codes were typed; ask for a new code.")
             }
-            return pending
-        }
-        // The right code only reads; a wrong one is counted in a write that checks again.
-        if try read(check).codeHash != hash {
-            try write { records in
-                var pending = try check(records)
-                guard pending.codeHash != hash else { return }
-                pending.wrongAttempts += 1
-                try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
+            if let pending, pending.codeHash == hash {
+                return pending.info(AuthRecords.state(of: pending, outcome: nil, account: owner, now: now))
             }
-            throw AuthenticationError(.invalidVerificationCode, detail: "The code does not match.")
+            let spent = AuthRecords.EmailCode(kind: AuthEmail.Kind.signInCode.rawValue, address: address, codeHash: hash, expiresAt: now)
+            if let record = try records.value(forKey: AuthRecords.spentKey(spent), in: AuthRecords.spentCodes) {
+                return record.code.info(AuthRecords.state(of: record.code, outcome: record.outcome, account: owner, now: now))
+            }
+            guard let pending else { throw AuthenticationError(.invalidActionCode, detail: "No sign-in code is pending for this address.") }
+            guard pending.isLive(at: now) else { throw AuthenticationError(.expiredActionCode) }
+            return nil
         }
-        return VerifiedCredential(
-            provider: .emailCode, subject: address, email: address, emailCode: (key: key, hash: hash))
+        if let info = try read(check) { return info }
+        try write { records in
+            guard try check(records) == nil, var pending = try records.value(forKey: key, in: AuthRecords.emailCodes) else { return }
+            pending.wrongAttempts += 1
+            try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
+        }
+        throw AuthenticationError(.invalidVerificationCode, detail: "The code does not match.")
+    }
+
+    // MARK: - Inspecting and applying codes
+
+    public func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection {
+        if let email, code.utf8.count == 6 {
+            return try inspectSignInCode(code, address: try Credentials.normalizedEmail(email))
+        }
+        try checkLongCode(code)
+        let now = configuration.clock.now
+        return try read { records in
+            guard let found = try self.findLongCode(code, Self.longCodeKinds, in: records) else {
+                throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, or its record is past its retention.")
+            }
+            return found.code.info(try self.state(of: found, in: records, now: now))
+        }
+    }
+
+    public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
+        try checkLongCode(code)
+        let kind = try read { records in try self.findLongCode(code, Self.longCodeKinds, in: records)?.code.kind }
+        let now = configuration.clock.now
+        switch kind.flatMap(AuthEmail.Kind.init(rawValue:)) {
+        case .emailVerification:
+            let user = try write { records in try self.applyVerification(code, in: records, now: now) }
+            if currentUser?.id == user.id { publish(user) }
+            return EmailCodeInspection(operation: .emailVerification, email: user.email ?? "", state: .used, expiresAt: now)
+        case .recoverEmail:
+            return try recoverEmail(code, now: now)
+        case .verifyAndChangeEmail:
+            return try await changeToVerifiedEmail(code)
+        case .passwordReset:
+            throw AuthenticationError(.invalidActionCode, detail: "A password reset code goes to confirmPasswordReset(code:newPassword:).")
+        case .signInCode, nil:
+            throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, used, replaced, or of another flow.")
+        }
     }
 
     // MARK: - Shared steps
 
     /// Whom a mailed code acts on.
-    private enum Recipient: Equatable {
+    enum Recipient: Equatable {
         /// Nobody: the email is counted, and not sent.
         case nobody
         /// The account with this ID.
@@ -153,8 +209,8 @@ extension LocalAuthService {
     /// sender fails replaces no code: the one the user holds still works. A failed send
     /// does not count, unless `countingFailures`. The recipient is read again once the
     /// email went out, and a code whose account changed meanwhile is not kept.
-    private func mail(
-        _ kind: AuthEmail.Kind, code: String, to address: String, countingFailures: Bool = false,
+    func mail(
+        _ kind: AuthEmail.Kind, code: String, to address: String, change: EmailChange? = nil, countingFailures: Bool = false,
         recipient: (RecordWriter, Date) throws -> Recipient
     ) async throws {
         let sender = try requireEmailSender()
@@ -165,7 +221,7 @@ extension LocalAuthService {
         }
         guard addressee != .nobody else { return }
         do {
-            try await deliver(AuthEmail(kind: kind, address: address, code: code), through: sender)
+            try await deliver(AuthEmail(kind: kind, address: address, code: code, change: change), through: sender)
         } catch {
             if !countingFailures { try? write { records in try self.uncountEmail(to: address, sentAt: now, in: records) } }
             throw error
@@ -173,7 +229,7 @@ extension LocalAuthService {
         try write { records in
             guard try recipient(records, now) == addressee else { return }
             let userID: String? = if case .account(let id) = addressee { id } else { nil }
-            try self.storeCode(code, kind, address: address, userID: userID, in: records, sentAt: now)
+            try self.storeCode(code, kind, address: address, userID: userID, change: change, in: records, sentAt: now)
         }
     }
 
@@ -188,14 +244,14 @@ extension LocalAuthService {
         }
     }
 
-    private func requireEmailSender() throws(AuthenticationError) -> any EmailSender {
+    func requireEmailSender() throws(AuthenticationError) -> any EmailSender {
         guard let sender = configuration.emailSender else {
             throw AuthenticationError(.operationNotAllowed, detail: "No email sender is configured, so the email flows are off.")
         }
         return sender
     }
 
-    private func deliver(_ email: AuthEmail, through sender: any EmailSender) async throws(AuthenticationError) {
+    func deliver(_ email: AuthEmail, through sender: any EmailSender) async throws(AuthenticationError) {
         do {
             try await sender.send(email)
         } catch let error as AuthenticationError {
@@ -219,65 +275,114 @@ extension LocalAuthService {
     }
 
     /// Keeps `code` (its hash), sent at `now`, as the pending code of `kind` for
-    /// `address`, replacing an earlier one and keeping its wrong tries while it had not
-    /// expired — unless a code sent later is pending already (two sends crossed).
-    private func storeCode(
-        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, in records: RecordWriter, sentAt now: Date
+    /// `address`, valid for `lifetime` (the policy's email code lifetime by default). The
+    /// earlier one ends, and its wrong tries with it: a new code starts afresh — unless a
+    /// code sent later is pending already (two sends crossed).
+    func storeCode(
+        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, change: EmailChange? = nil, changeNumber: Int? = nil,
+        lifetime: Duration? = nil, in records: RecordWriter, sentAt now: Date
     ) throws {
         let key = Self.codeKey(kind, address)
         let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
         if let later = earlier?.sentAt, later > now { return }
-        if let earlier {
-            try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, earlier.codeHash), in: AuthRecords.emailCodeLinks)
-        }
-        let hash = try Credentials.sha256Hex(code)
+        if let earlier { try AuthRecords.retire(earlier, at: key, as: .revoked, now: now, in: records) }
         var pending = AuthRecords.EmailCode(
-            kind: kind.rawValue, address: address, userID: userID, codeHash: hash,
-            expiresAt: now.addingTimeInterval(configuration.policy.emailCodeLifetime.timeInterval), sentAt: now)
-        // Wrong tries count for the address while the earlier code lived: a new code
-        // every few minutes gives no fresh guesses.
-        if let earlier, now < earlier.expiresAt { pending.wrongAttempts = earlier.wrongAttempts }
+            kind: kind.rawValue, address: address, userID: userID, codeHash: try Credentials.sha256Hex(code),
+            expiresAt: now.addingTimeInterval((lifetime ?? configuration.policy.emailCodeLifetime).timeInterval), sentAt: now)
+        pending.changeFrom = change?.from
+        pending.changeTo = change?.to
+        pending.changeNumber = changeNumber
         try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
-        if kind != .signInCode { try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) }
+        if kind != .signInCode {
+            try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, pending.codeHash), in: AuthRecords.emailCodeLinks)
+        }
     }
 
-    /// The key of the pending code a long code names, or `invalidActionCode`.
-    private func pendingKey(ofLongCode code: String, _ kind: AuthEmail.Kind) throws(AuthenticationError) -> String {
+    /// The flows whose codes are long: all but the sign-in code.
+    static let longCodeKinds: [AuthEmail.Kind] = AuthEmail.Kind.allCases.filter { $0 != .signInCode }
+
+    /// A long code is 1 to 256 bytes; any other is `invalidActionCode`.
+    nonisolated func checkLongCode(_ code: String) throws(AuthenticationError) {
         guard (1...256).contains(code.utf8.count) else { throw AuthenticationError(.invalidActionCode) }
+    }
+
+    /// A long code found pending or spent: the code, its key while pending, and why it was spent.
+    struct FoundCode {
+        var code: AuthRecords.EmailCode
+        var pendingKey: String?
+        var outcome: AuthRecords.SpentCode.Outcome?
+    }
+
+    /// The pending or spent code of one of `kinds` that the long `code` is, if any.
+    nonisolated func findLongCode(_ code: String, _ kinds: [AuthEmail.Kind], in records: RecordReader) throws -> FoundCode? {
         let hash = try Credentials.sha256Hex(code)
-        guard let address = try read({ try $0.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) })
-        else {
+        for kind in kinds {
+            if let address = try records.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks) {
+                let key = Self.codeKey(kind, address)
+                if let pending = try records.value(forKey: key, in: AuthRecords.emailCodes), pending.codeHash == hash {
+                    return FoundCode(code: pending, pendingKey: key)
+                }
+            }
+            if let spent = try records.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.spentCodes) {
+                return FoundCode(code: spent.code, outcome: spent.outcome)
+            }
+        }
+        return nil
+    }
+
+    /// What `found` is now: its state as a code, and revoked while pending if its account
+    /// is gone, disabled, or no longer has what the code acts on.
+    nonisolated func state(of found: FoundCode, in records: RecordReader, now: Date) throws -> EmailCodeInspection.State {
+        let code = found.code
+        let account = try code.userID.flatMap { try records.value(forKey: $0, in: AuthRecords.accounts) }
+        let state = AuthRecords.state(of: code, outcome: found.outcome, account: account, now: now)
+        guard state == .valid else { return state }
+        guard let account, !account.isDisabled else { return .revoked }
+        switch AuthEmail.Kind(rawValue: code.kind) {
+        case .recoverEmail:
+            // The account changed away from the address: it gets it back.
+            return .valid
+        case .verifyAndChangeEmail:
+            return account.user.email == code.changeFrom ? .valid : .revoked
+        default:
+            return try records.value(forKey: code.address, in: AuthRecords.emails) == account.user.id ? .valid : .revoked
+        }
+    }
+
+    /// Throws the error a code in `state` is refused with; nothing for a valid one.
+    static func requireValid(_ state: EmailCodeInspection.State) throws(AuthenticationError) {
+        switch state {
+        case .valid: return
+        case .expired: throw AuthenticationError(.expiredActionCode)
+        case .used: throw AuthenticationError(.invalidActionCode, detail: "The code was used already.")
+        case .revoked:
+            throw AuthenticationError(
+                .invalidActionCode, detail: "A newer code replaced it, the account's password or address changed, or the account is gone.")
+        }
+    }
+
+    /// Inside a transaction: uses up the long `code` of one of `kinds`, and returns it
+    /// with the account it acts on — `invalidActionCode` if it is unknown, used, replaced
+    /// or revoked, or its account is gone or no longer has what it acts on;
+    /// `expiredActionCode` past its expiry or from before the account's last password or
+    /// address change; `userDisabled` for an account that may not sign in.
+    func redeem(_ code: String, _ kinds: [AuthEmail.Kind], in records: RecordWriter, now: Date) throws -> (AuthRecords.EmailCode, AuthRecords.Account)
+    {
+        guard let found = try findLongCode(code, kinds, in: records) else {
             throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, used, replaced, or of another flow.")
         }
-        return Self.codeKey(kind, address)
-    }
-
-    /// Inside a transaction: uses up the long `code` pending at `key`, and returns it with
-    /// the account it acts on — `invalidActionCode` if it was replaced or used meanwhile,
-    /// or its account is gone or no longer has the address; `expiredActionCode` past its expiry.
-    private func redeem(
-        _ code: String, at key: String, _ kind: AuthEmail.Kind, in records: RecordWriter, now: Date
-    ) throws -> (AuthRecords.EmailCode, AuthRecords.Account) {
-        let hash = try Credentials.sha256Hex(code)
-        guard let pending = try records.value(forKey: key, in: AuthRecords.emailCodes), pending.codeHash == hash else {
-            throw AuthenticationError(.invalidActionCode, detail: "The code was replaced by a newer one or already used.")
-        }
-        guard pending.isLive(at: now) else { throw AuthenticationError(.expiredActionCode) }
-        guard let userID = pending.userID, let account = try records.value(forKey: userID, in: AuthRecords.accounts),
-            try records.value(forKey: pending.address, in: AuthRecords.emails) == userID
-        else {
-            throw AuthenticationError(.invalidActionCode, detail: "The code's account is gone or no longer uses the address.")
-        }
+        try Self.requireValid(try state(of: found, in: records, now: now))
+        guard let key = found.pendingKey, let userID = found.code.userID, let account = try records.value(forKey: userID, in: AuthRecords.accounts)
+        else { throw AuthenticationError(.invalidActionCode) }
         try AuthRecords.checkCanSignIn(account, in: records, now: now)
-        try records.removeValue(forKey: key, in: AuthRecords.emailCodes)
-        try records.removeValue(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.emailCodeLinks)
-        return (pending, account)
+        try AuthRecords.retire(found.code, at: key, as: .used, now: now, in: records)
+        return (found.code, account)
     }
 
     static func codeKey(_ kind: AuthEmail.Kind, _ address: String) -> String { "\(kind.rawValue)|\(address)" }
 
     /// 43 URL-safe random characters (258 bits): what a reset or verification link carries.
-    private static func longCode() throws(AuthenticationError) -> String {
+    static func longCode() throws(AuthenticationError) -> String {
         do {
             return try Nonce.random(length: 43)
         } catch {

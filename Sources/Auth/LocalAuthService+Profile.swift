@@ -3,8 +3,9 @@ import TrainCore
 
 extension LocalAuthService {
     /// Sets a new password; an account without one gets the password provider for its
-    /// email address. The account's sessions on other devices end, and every ID token
-    /// issued before is revoked; this device stays signed in with a new session.
+    /// email address. The account's sessions on other devices end, every ID token
+    /// issued before is revoked, and every reset, verification and sign-in code mailed
+    /// for the account ends; this device stays signed in with a new session.
     public func updatePassword(to newPassword: String) async throws {
         let current = try requireSession()
         try requireRecentLogin(current, before: "changing your password")
@@ -27,6 +28,7 @@ extension LocalAuthService {
             try Self.upgradeGuest(&account, in: records)
             try records.put(hash, forKey: account.user.id, in: AuthRecords.passwords)
             try self.endSessions(of: &account, in: records)
+            try AuthRecords.credentialChanged(&account, addresses: AuthRecords.addresses(of: account.user), now: now, in: records)
             try AuthRecords.reindex(from: before, to: account.user, in: records)
             try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
             return account
@@ -87,7 +89,7 @@ extension LocalAuthService {
         let user = try write { records -> UserEntity in
             let user = UserEntity(id: try self.newAccountID(in: records), createdAt: now, lastSignInAt: now, isAnonymous: true)
             try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
-            try records.put(AuthRecords.Session(userID: user.id), forKey: self.sessionKey, in: AuthRecords.session)
+            try records.put(AuthRecords.Session(userID: user.id, signInProvider: "anonymous"), forKey: self.sessionKey, in: AuthRecords.session)
             try Self.touchGuest(user.id, until: purgeAt, in: records)
             return user
         }

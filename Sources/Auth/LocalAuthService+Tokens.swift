@@ -24,7 +24,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     /// on ``idTokenChanges()`` and arms its renewal five minutes before it expires. A
     /// token the app asked for is use of a guest; one the service renews by itself is not.
     func issueToken(for current: AuthRecords.Account, now: Date, askedByApp: Bool = true) throws(AuthenticationError) -> String {
-        let (sessionID, key) = try write { records -> (String, Data) in
+        let (sessionID, signInProvider, key) = try write { records -> (String, String?, Data) in
             guard var session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == current.user.id,
                 session.endReason == nil, try records.value(forKey: current.user.id, in: AuthRecords.accounts)?.generation == current.generation
             else {
@@ -39,14 +39,14 @@ extension LocalAuthService: IDTokenRevocationChecking {
                 try Self.touchGuest(
                     current.user.id, until: self.configuration.policy.guestIdleLifetime.map { now.addingTimeInterval($0.timeInterval) }, in: records)
             }
-            return (session.id ?? "", try self.signingKey(in: records))
+            return (session.id ?? "", session.signInProvider, try self.signingKey(in: records))
         }
         let user = current.user
         let claims = IDTokenClaims(
             issuer: configuration.tokens.issuer, audience: configuration.tokens.audience, userID: user.id,
             providers: user.providers.map(\.provider.rawValue), authTime: user.lastSignInAt, issuedAt: now,
             expiresAt: now.addingTimeInterval(Self.idTokenLifetime), sessionID: sessionID, email: user.email,
-            emailVerified: user.isEmailVerified)
+            emailVerified: user.isEmailVerified, signInProvider: signInProvider, identities: user.tokenIdentities)
         let token = try IDTokenVerifier.sign(claims, key: key)
         keptToken = KeptToken(userID: user.id, token: token, issuedAt: now, expiresAt: claims.expiresAt)
         tokens.send(token)
@@ -125,8 +125,8 @@ extension LocalAuthService: IDTokenRevocationChecking {
         account.sessionGeneration = account.generation + 1
         let userID = account.user.id
         try AuthRecords.endSessions(of: userID, because: .sessionRevoked, at: configuration.clock.now, in: records)
-        if try records.value(forKey: sessionKey, in: AuthRecords.session)?.userID == userID {
-            try records.put(AuthRecords.Session(userID: userID), forKey: sessionKey, in: AuthRecords.session)
+        if let session = try records.value(forKey: sessionKey, in: AuthRecords.session), session.userID == userID {
+            try records.put(AuthRecords.Session(userID: userID, signInProvider: session.signInProvider), forKey: sessionKey, in: AuthRecords.session)
         }
     }
 

@@ -76,7 +76,8 @@ public actor LocalAuthService: AuthService {
         let store = RecordStore.inMemoryOrFailing(AuthRecords.schema)
         let restored = try? store.write { records -> AuthRecords.Account in
             try Self.insert(user, in: records)
-            try records.put(AuthRecords.Session(userID: user.id), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
+            try records.put(
+                AuthRecords.Session(userID: user.id, signInProvider: user.signInProvider), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
             return AuthRecords.Account(user: user)
         }
         self.init(store: store, sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: restored.map { ($0, nil) } ?? (nil, nil))
@@ -112,7 +113,8 @@ public actor LocalAuthService: AuthService {
                     throw AuthenticationError(.userNotFound, detail: "No account has the ID '\(userID)'.")
                 }
                 try AuthRecords.checkCanSignIn(account, in: records, now: now)
-                try records.put(AuthRecords.Session(userID: userID), forKey: sessionKey, in: AuthRecords.session)
+                try records.put(
+                    AuthRecords.Session(userID: userID, signInProvider: account.user.signInProvider), forKey: sessionKey, in: AuthRecords.session)
             }
             return try Self.restoreSession(
                 sessionKey, in: records, now: now, guestIdleLifetime: configuration.policy.guestIdleLifetime?.timeInterval)
@@ -387,17 +389,21 @@ public actor LocalAuthService: AuthService {
                     }
                     try AuthRecords.checkCanSignIn(existing, in: records, now: now)
                     account = existing
+                    // Used before the update, which ends the account's other codes if it takes the address over.
+                    try self.consume(verified, for: account.user.id, in: records)
                     try self.update(&account, signingInWith: verified, in: records, now: now)
                 } else {
                     guard verified.provider != .password else { throw self.passwordRefusal(.userNotFound) }
                     account = AuthRecords.Account(user: self.newUser(from: verified, id: try self.newAccountID(in: records), now: now))
                     try AuthRecords.reindex(from: nil, to: account.user, in: records, conflict: .accountExistsWithDifferentCredential)
                     try records.put(account.user.id, forKey: verified.identityKey, in: AuthRecords.identities)
+                    try self.consume(verified, for: account.user.id, in: records)
                 }
                 account.user.lastSignInAt = now
                 try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-                try records.put(AuthRecords.Session(userID: account.user.id), forKey: self.sessionKey, in: AuthRecords.session)
-                try self.consume(verified, for: account.user.id, in: records)
+                try records.put(
+                    AuthRecords.Session(userID: account.user.id, signInProvider: verified.provider.rawValue), forKey: self.sessionKey,
+                    in: AuthRecords.session)
                 generation = account.generation
                 return account.user
             }
@@ -433,6 +439,7 @@ public actor LocalAuthService: AuthService {
                 try AuthRecords.removeIdentity(AuthRecords.identityKey(.password, password.subject), of: account.user.id, in: records)
             }
             try endSessions(of: &account, in: records)
+            try AuthRecords.credentialChanged(&account, addresses: AuthRecords.addresses(of: before), now: now, in: records)
         }
         if (account.user.email ?? verified.subject) == verified.subject {
             account.user.email = verified.subject
@@ -478,7 +485,9 @@ public actor LocalAuthService: AuthService {
             try records.put(AuthRecords.Account(user: user), forKey: user.id, in: AuthRecords.accounts)
             try records.put(user.id, forKey: identity, in: AuthRecords.identities)
             try records.put(hash, forKey: user.id, in: AuthRecords.passwords)
-            try records.put(AuthRecords.Session(userID: user.id), forKey: self.sessionKey, in: AuthRecords.session)
+            try records.put(
+                AuthRecords.Session(userID: user.id, signInProvider: AuthProvider.password.rawValue), forKey: self.sessionKey, in: AuthRecords.session
+            )
             return user
         }
         beginSession(user, generation: 0)

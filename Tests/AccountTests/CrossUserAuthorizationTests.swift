@@ -163,7 +163,7 @@ extension CrossUserAuthorizationTests {
         Case("auth: Eve links Bob's Apple ID to her password account", actor: .eve, .refused(AuthenticationError(.credentialAlreadyInUse))) { world in
             _ = try await world.auth.link(try await world.device.credential(of: .bob))
         },
-        Case("auth: Ada links a password on Bob's email address", .refused(AuthenticationError(.credentialAlreadyInUse))) { world in
+        Case("auth: Ada links a password on Bob's email address", .refused(AuthenticationError(.emailAlreadyInUse))) { world in
             _ = try await world.auth.link(.emailPassword(email: CrossUserPerson.bob.email, password: "another long password"))
         },
         Case("auth: Ada changes her email to Bob's", .refused(AuthenticationError(.emailAlreadyInUse))) { world in

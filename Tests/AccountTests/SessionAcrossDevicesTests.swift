@@ -9,8 +9,9 @@ import TrainSync
 import TrainTesting
 
 /// What a session shows and what others see of a user, on the stack with more than one
-/// device: the badge after a relaunch, an unlock logged on another device, and profiles
-/// that exist from sign-up and follow the account.
+/// device: the badge after a relaunch, an unlock logged on another device, profiles
+/// that exist from sign-up and follow the account, and address changes (AUTH-18) that
+/// show the moment each call returns.
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct SessionAcrossDevicesTests {
     static let ada = SimulatedIdentityProvider.Account(
@@ -108,5 +109,44 @@ import TrainTesting
         #expect(profile.displayName == "Ada L." && profile.photoURL == URL(string: "https://example.com/ada.jpg"))
         _ = try await gracePhone.social.unlockFeed(workoutType: .run)
         #expect(try await gracePhone.social.discoverFeed(limit: 20, after: nil).posts.first { $0.id == post.id }?.userName == "Athlete")
+    }
+
+    @Test(
+        "a change shows at once; the old address's notice, applied on another device, brings the address back and ends the tablet's session",
+        arguments: AccountVariant.allCases)
+    func recoveryAcrossDevices(variant: AccountVariant) async throws {
+        let phone = try stack(variant)
+        let ada = try await phone.auth.createUser(email: "ada@example.com", password: "correct horse 1")
+        let session = phone.makeSessionManager()
+        await session.start()
+        let tablet = try phone.makeDevice(for: ada.id)
+        let tabletSession = tablet.makeSessionManager()
+        await tabletSession.start()
+        #expect(tabletSession.currentUser?.id == ada.id)
+
+        try await tabletSession.updateEmail(to: "someone@example.com")
+        #expect(tabletSession.currentUser?.email == "someone@example.com")
+        let notice = try #require(phone.mailbox.lastEmail(to: "ada@example.com", .recoverEmail))
+        let info = try await session.checkActionCode(notice.code)
+        #expect(info.state == .valid && info.change?.to == "someone@example.com")
+
+        let applied = try await session.applyActionCode(notice.code)
+        #expect(applied.suggestsPasswordReset)
+        #expect(session.currentUser?.email == "ada@example.com" && session.currentUser?.isEmailVerified == true)
+        _ = try? await tablet.plans.plans()
+        #expect(tablet.auth.currentUser == nil, "the tablet's session ended with the recovery")
+    }
+
+    @Test("verify-before-change shows nothing new until the code is applied, then the new address, verified", arguments: AccountVariant.allCases)
+    func verifyBeforeChange(variant: AccountVariant) async throws {
+        let services = try stack(variant)
+        _ = try await services.auth.createUser(email: "ada@example.com", password: "correct horse 1")
+        let session = services.makeSessionManager()
+        await session.start()
+        try await session.verifyBeforeUpdateEmail(to: "ada@lovelace.example")
+        #expect(session.currentUser?.email == "ada@example.com")
+        let code = try #require(services.mailbox.lastCode(for: "ada@lovelace.example", .verifyAndChangeEmail))
+        try await session.applyActionCode(code)
+        #expect(session.currentUser?.email == "ada@lovelace.example" && session.currentUser?.isEmailVerified == true)
     }
 }

@@ -103,7 +103,7 @@ import TrainTesting
         await #expect(throws: AuthenticationError(.accountExistsWithDifferentCredential)) { _ = try await harness.signInWithApple(as: other) }
         _ = try await harness.signInWithApple(as: AuthHarness.grace)
         await #expect(throws: AuthenticationError(.emailAlreadyInUse)) { _ = try await harness.service.updateEmail(to: "other@example.com") }
-        await #expect(throws: AuthenticationError(.credentialAlreadyInUse)) {
+        await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await harness.service.link(.emailPassword(email: "other@example.com", password: "correct horse 2"))
         }
         try await harness.service.signOut()

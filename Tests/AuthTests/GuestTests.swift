@@ -43,7 +43,9 @@ import TrainTesting
         #expect(try harness.service.scheduledDeletion(of: guest.id) == nil, "the guest is kept for the app to merge, until idle")
     }
 
-    @Test("a password credential in use carries no credential in its error", arguments: AuthVariant.allCases)
+    @Test(
+        "linking a password whose address another account holds is emailAlreadyInUse with the address, carrying no credential",
+        arguments: AuthVariant.allCases)
     func passwordNotCarried(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)
         _ = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
@@ -52,7 +54,7 @@ import TrainTesting
             _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
             Issue.record("linking another account's password succeeded")
         } catch let error as AuthenticationError {
-            #expect(error.code == .credentialAlreadyInUse && error.updatedCredential == nil)
+            #expect(error.code == .emailAlreadyInUse && error.email == "ada@example.com" && error.updatedCredential == nil)
         }
     }
 

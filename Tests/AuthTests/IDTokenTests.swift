@@ -22,6 +22,46 @@ import TrainTesting
         #expect(claims.issuer == "https://auth.trainkit.local" && claims.audience == "trainkit")
     }
 
+    @Test(
+        "a token says how its session signed in and lists the linked identities as Firebase does; a link changes the identities, not the sign-in",
+        arguments: AuthVariant.allCases)
+    func signInProviderAndIdentities(variant: AuthVariant) async throws {
+        let harness = try AuthHarness(variant)
+        _ = try await harness.signInWithApple()
+        let verifier = try harness.service.tokenVerifier()
+        let apple = try verifier.verify(try await harness.service.idToken(forceRefresh: true))
+        #expect(apple.signInProvider == "apple.com" && apple.identities == ["apple.com": [AuthHarness.ada.subject]])
+        _ = try await harness.service.link(.emailPassword(email: "ada@example.com", password: "correct horse 1"))
+        let linked = try verifier.verify(try await harness.service.idToken(forceRefresh: true))
+        #expect(linked.signInProvider == "apple.com")
+        #expect(linked.identities == ["apple.com": [AuthHarness.ada.subject], "email": ["ada@example.com"]])
+        try await harness.service.signOut()
+        let verificationID = try await harness.service.sendVerificationCode(to: "+16505551234")
+        _ = try await harness.service.signIn(with: .phone(verificationID: verificationID, code: "123456"))
+        let phone = try verifier.verify(try await harness.service.idToken(forceRefresh: true))
+        #expect(phone.signInProvider == "phone" && phone.identities == ["phone": ["+16505551234"]])
+        try await harness.service.signOut()
+        _ = try await harness.service.signInAnonymously()
+        let guest = try verifier.verify(try await harness.service.idToken(forceRefresh: true))
+        #expect(guest.signInProvider == "anonymous" && guest.identities.isEmpty)
+    }
+
+    @Test("the claims sit under firebase as Firebase's do, and a token from before them decodes without them")
+    func firebaseClaimNames() throws {
+        let claims = IDTokenClaims(
+            issuer: "i", audience: "a", userID: "u", providers: ["password"], authTime: Date(timeIntervalSince1970: 0),
+            issuedAt: Date(timeIntervalSince1970: 0), expiresAt: Date(timeIntervalSince1970: 3_600), sessionID: "s",
+            signInProvider: "password", identities: ["email": ["ada@example.com"]])
+        let json = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(claims)) as? [String: Any])
+        let firebase = try #require(json["firebase"] as? [String: Any])
+        #expect(firebase["sign_in_provider"] as? String == "password")
+        #expect(firebase["identities"] as? [String: [String]] == ["email": ["ada@example.com"]])
+        var older = json
+        older["firebase"] = nil
+        let decoded = try JSONDecoder().decode(IDTokenClaims.self, from: try JSONSerialization.data(withJSONObject: older))
+        #expect(decoded.signInProvider == nil && decoded.identities.isEmpty && decoded.userID == "u")
+    }
+
     @Test("the kept token is given again until five minutes are left, then a new one is issued and streamed", arguments: AuthVariant.allCases)
     func refreshBeforeExpiry(variant: AuthVariant) async throws {
         let harness = try AuthHarness(variant)

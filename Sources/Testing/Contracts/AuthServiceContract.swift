@@ -215,7 +215,7 @@ public enum AuthServiceContract {
                 try await check.expectError(.noSuchProvider, "unlinking a provider that is not linked") { _ = try await auth.unlink(.google) }
                 try check.expect(auth.currentUser?.isLinked(.password) == true, "the provider is still linked")
             },
-        ] + emailChecks + accountChecks + limitChecks + tokenChecks
+        ] + emailChecks + accountChecks + limitChecks + tokenChecks + codeChecks
 
     static let emailChecks: [AuthContractCheck] = [
         AuthContractCheck("a password reset sets the new password, ends the old one, and its code works once") { environment, check in
@@ -287,15 +287,18 @@ public enum AuthServiceContract {
             _ = try await auth.purgeScheduledAccount(user.id)
             try check.expect(try !auth.accountExists(user.id), "the purged account is gone")
         },
-        AuthContractCheck("a guest linking a password keeps its ID; a credential of another account is credentialAlreadyInUse") {
+        AuthContractCheck("a guest linking a password keeps its ID; another account's address is emailAlreadyInUse with the address") {
             environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: grace.email, password: grace.password)
             let guest = try await auth.signInAnonymously()
             try check.expect(guest.isAnonymous && guest.providers.isEmpty, "a guest has no providers")
             try check.expect(try await auth.signInAnonymously().id == guest.id, "signing in as a guest again gives the same guest")
-            try await check.expectError(.credentialAlreadyInUse, "linking another account's email and password") {
+            do {
                 _ = try await auth.link(.emailPassword(email: grace.email, password: grace.password))
+                try check.expect(false, "linking another account's email and password succeeded")
+            } catch let error as AuthenticationError {
+                try check.expect(error.code == .emailAlreadyInUse && error.email == grace.email, "linking another account's address: \(error.code)")
             }
             let linked = try await auth.link(.emailPassword(email: ada.email, password: ada.password))
             try check.expect(linked.id == guest.id && !linked.isAnonymous, "the guest became a full account with the same ID")

@@ -87,6 +87,12 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         case verifyEmail
         /// ``sendSignInCode(to:)``, with the email.
         case sendSignInCode(email: String)
+        /// ``checkActionCode(_:email:)``, with the email of a sign-in code.
+        case checkActionCode(email: String?)
+        /// ``applyActionCode(_:)``.
+        case applyActionCode
+        /// ``verifyBeforeUpdateEmail(to:)``, with the email.
+        case verifyBeforeUpdateEmail(String)
         /// ``requireVerifiedEmail(for:)``.
         case requireVerifiedEmail(VerifiedEmailAction)
         /// ``updatePassword(to:)``.
@@ -444,6 +450,21 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         try await perform(.sendSignInCode(email: email), .sendSignInCode) { try await $0.sendSignInCode(to: email) }
     }
 
+    /// Returns the scripted information, or the service's.
+    public func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection {
+        try await perform(.checkActionCode(email: email), .checkActionCode) { try await $0.checkActionCode(code, email: email) }
+    }
+
+    /// Returns the scripted information, or the service's; a backed fake shows the user the code changed.
+    public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
+        try await perform(.applyActionCode, .applyActionCode) { try await $0.applyActionCode(code) }
+    }
+
+    /// Succeeds as scripted, or as the service does.
+    public func verifyBeforeUpdateEmail(to email: String) async throws {
+        try await perform(.verifyBeforeUpdateEmail(email), .verifyBeforeUpdateEmail) { try await $0.verifyBeforeUpdateEmail(to: email) }
+    }
+
     /// Recorded; throws an injected failure, or what the service throws; a strict fake
     /// requires nothing unless told to fail.
     public func requireVerifiedEmail(for action: VerifiedEmailAction) throws {
@@ -562,8 +583,17 @@ extension FakeMethod where Fake == FakeAuthService, Output == Void {
     public static var verifyEmail: Self { Self("verifyEmail(code:)") }
     /// ``FakeAuthService/sendSignInCode(to:)``.
     public static var sendSignInCode: Self { Self("sendSignInCode(to:)") }
+    /// ``FakeAuthService/verifyBeforeUpdateEmail(to:)``.
+    public static var verifyBeforeUpdateEmail: Self { Self("verifyBeforeUpdateEmail(to:)") }
     /// ``FakeAuthService/requireVerifiedEmail(for:)``: fails only when told to.
     public static var requireVerifiedEmail: Self { Self("requireVerifiedEmail(for:)") }
     /// ``FakeAuthService/updatePassword(to:)``.
     public static var updatePassword: Self { Self("updatePassword(to:)") }
+}
+
+extension FakeMethod where Fake == FakeAuthService, Output == EmailCodeInspection {
+    /// ``FakeAuthService/checkActionCode(_:email:)``: what the code is.
+    public static var checkActionCode: Self { Self("checkActionCode(_:email:)") }
+    /// ``FakeAuthService/applyActionCode(_:)``: what the code was.
+    public static var applyActionCode: Self { Self("applyActionCode(_:)") }
 }
