@@ -1,7 +1,7 @@
 import Foundation
 import TrainAuth
 
-/// The signed-in user's address, and the codes mailed to it (AUTH-18, AUTH-19), with
+/// The signed-in user's address, and the codes mailed to it, with
 /// the session showing what each changed before the call returns.
 extension UserSessionManager {
     /// Changes the signed-in user's email at once, unverified; the old address is
@@ -43,7 +43,7 @@ extension UserSessionManager {
     /// Applies a code from an email — a verification, the notice of an address change
     /// (which changes it back and ends every other session of the account), or a
     /// verify-before-change code — and shows the session as it is now before returning.
-    /// After a recovery, ``EmailCodeInspection/suggestsPasswordReset`` says to offer a reset.
+    /// After a recovery, `EmailCodeInspection.suggestsPasswordReset` says to offer a reset.
     /// - Parameter code: The long code from the email.
     /// - Returns: What the code was.
     /// - Throws: The auth service's error: `invalidActionCode`, `expiredActionCode`,

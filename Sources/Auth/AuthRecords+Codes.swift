@@ -2,7 +2,7 @@ import Foundation
 import TrainCore
 
 /// Mailed codes after they stop being pending, and the rule that ends them with the
-/// credential they act on (AUTH-17, AUTH-19).
+/// credential they act on.
 ///
 /// A code leaves ``AuthRecords/emailCodes`` when it is used, replaced by a newer one,
 /// ended by a password or address change or a deletion, or found past its expiry at a

@@ -71,8 +71,8 @@ public struct EmailCodeInspection: Hashable, Sendable {
     public enum State: String, Hashable, Sendable, CaseIterable {
         /// It would work.
         case valid
-        /// Past its lifetime, or ended by a change of the account's password or address
-        /// (AUTH-17); redeeming it answers ``AuthenticationError/Code/expiredActionCode``.
+        /// Past its lifetime, or ended by a change of the account's password or address;
+        /// redeeming it answers ``AuthenticationError/Code/expiredActionCode``.
         case expired
         /// Redeemed already; redeeming it again answers ``AuthenticationError/Code/invalidActionCode``.
         case used

@@ -1,7 +1,7 @@
 import Foundation
 import TrainCore
 
-/// Address changes the old address can undo (AUTH-18): every change mails the address
+/// Address changes the old address can undo: every change mails the address
 /// it leaves a notice whose code changes it back, and a verify-before-change flow moves
 /// the address only once the new one proves itself.
 extension LocalAuthService {

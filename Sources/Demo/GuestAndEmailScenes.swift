@@ -4,7 +4,8 @@ import TrainCore
 
 /// A guest tries the app and upgrades to Sign in with Apple keeping their account; a
 /// forgotten password is reset through the simulated mailbox; a backend checks the
-/// ID token, which the reset revokes. On an auth service of its own, in memory.
+/// ID token, which the reset revokes; an address changed from a borrowed phone is
+/// changed back by the old address's notice. On an auth service of its own, in memory.
 @MainActor
 struct GuestAndEmailScenes {
     let clock: DemoClock
@@ -42,6 +43,17 @@ struct GuestAndEmailScenes {
                 narrator.say("Signed in with the new password; the old token is refused: \"\(error.localizedDescription)\"")
             }
             return user.isEmailVerified ? nil : "the reset did not verify the address"
+        }
+
+        await narrator.step("Someone on Lin's unlocked phone changes her address; the notice to her old address changes it back") {
+            _ = try await auth.updateEmail(to: "someone@example.com")
+            guard let notice = mailbox.lastEmail(to: "lin@example.com", .recoverEmail) else { return "the old address was told nothing" }
+            let info = try await auth.checkActionCode(notice.code)
+            narrator.say("lin@example.com is told: changed to \(info.change?.to ?? "?"), code \(info.state.rawValue).")
+            let undone = try await auth.applyActionCode(notice.code)
+            let user = try await auth.signIn(with: .emailPassword(email: "lin@example.com", password: "lin's new pass 2"))
+            narrator.say("The address is \(user.email ?? "?") again, verified; the app offers a reset: \(undone.suggestsPasswordReset).")
+            return user.email == "lin@example.com" && user.isEmailVerified ? nil : "the address did not come back"
         }
     }
 }

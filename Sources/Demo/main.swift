@@ -49,7 +49,7 @@ if let (services, session) = await AuthChapter(directory: directory, clock: cloc
     await AccountChapter(services: services, session: session, bob: bob, clock: clock, narrator: narrator).run()
     session.stop()
 }
-print("\n— Guests, a password reset and a token for a backend —")
+print("\n— Guests, a password reset, a token for a backend and an address change undone —")
 await GuestAndEmailScenes(clock: clock, narrator: narrator).run()
 let status = narrator.finish()
 if !keepsData { try? FileManager.default.removeItem(at: directory) }

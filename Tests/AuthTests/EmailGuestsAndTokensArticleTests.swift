@@ -23,6 +23,45 @@ import TrainTesting
         #expect(try await auth.signIn(with: .emailPassword(email: "ada@example.com", password: "a new horse 2")).isEmailVerified)
     }
 
+    @Test("the article's look at a code before using it runs as written")
+    func inspection() async throws {
+        let mailbox = SimulatedMailbox()
+        let auth = LocalAuthService(
+            configuration: AuthConfiguration(clock: ManualClock(), emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000)))
+        _ = try await auth.createUser(email: "ada@example.com", password: "correct horse 1")
+        try await auth.sendPasswordReset(email: "ada@example.com")
+        let code = try #require(mailbox.lastCode(for: "ada@example.com", .passwordReset))
+        var shown = ""
+        func showNewPasswordForm(for email: String) { shown = "a new password for \(email)" }
+        func showSendAgain() { shown = "send again" }
+        func showAlreadyUsed() { shown = "already used" }
+
+        let info = try await auth.checkActionCode(code)
+        switch info.state {
+        case .valid: showNewPasswordForm(for: info.email)
+        case .expired: showSendAgain()
+        case .used, .revoked: showAlreadyUsed()
+        }
+
+        #expect(shown == "a new password for ada@example.com")
+    }
+
+    @Test("the article's undoing of an address change runs as written")
+    func recovery() async throws {
+        let mailbox = SimulatedMailbox()
+        let auth = LocalAuthService(
+            configuration: AuthConfiguration(clock: ManualClock(), emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000)))
+        _ = try await auth.createUser(email: "ada@example.com", password: "correct horse 1")
+
+        _ = try await auth.updateEmail(to: "someone@example.com") // a stolen session
+        let notice = try #require(mailbox.lastEmail(to: "ada@example.com", .recoverEmail))
+        let undone = try await auth.applyActionCode(notice.code) // the owner
+        if undone.suggestsPasswordReset { try await auth.sendPasswordReset(email: "ada@example.com") }
+
+        #expect(auth.currentUser?.email == "ada@example.com" && auth.currentUser?.isEmailVerified == true)
+        #expect(mailbox.lastCode(for: "ada@example.com", .passwordReset) != nil)
+    }
+
     @Test("the article's switch from a guest to the account a credential belongs to runs as written")
     func switching() async throws {
         let clock = ManualClock()

@@ -2,7 +2,7 @@ import Foundation
 import TrainAuth
 
 extension AuthServiceContract {
-    /// AUTH-17..AUTH-19: codes die with the credential, address changes the old address
+    /// Codes die with the credential, address changes the old address
     /// can undo, codes inspected without being used, and tokens that say how.
     static let codeChecks: [AuthContractCheck] = [
         AuthContractCheck("a reset code mailed before a password change is expiredActionCode, and inspecting it says so") { environment, check in
