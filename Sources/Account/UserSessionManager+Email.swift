@@ -23,7 +23,9 @@ extension UserSessionManager {
     /// with ``applyActionCode(_:)``; until then nothing changes.
     /// - Parameter email: The new address.
     /// - Throws: The auth service's error: `requiresRecentLogin`, `emailAlreadyInUse`
-    ///   with the address, `tooManyRequests`, `networkError`.
+    ///   with the address (only when the policy does not protect against enumeration;
+    ///   with it, a taken address is answered alike and sent nothing), `tooManyRequests`,
+    ///   `networkError`.
     public func verifyBeforeUpdateEmail(to email: String) async throws {
         try await auth.verifyBeforeUpdateEmail(to: email)
     }
@@ -35,7 +37,9 @@ extension UserSessionManager {
     ///   - code: A long code from an email, or a six-digit sign-in code.
     ///   - email: The address of a six-digit sign-in code.
     /// - Returns: What the code is.
-    /// - Throws: The auth service's error: `invalidActionCode` for an unknown code.
+    /// - Throws: The auth service's error: `invalidActionCode` for an unknown code; for a
+    ///   six-digit code, `invalidVerificationCode` for a wrong one — which uses up one of
+    ///   the code's wrong tries — and `tooManyRequests` once they are used up.
     public func checkActionCode(_ code: String, email: String? = nil) async throws -> EmailCodeInspection {
         try await auth.checkActionCode(code, email: email)
     }

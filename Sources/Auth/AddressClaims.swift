@@ -35,11 +35,15 @@ extension AuthRecords {
 
     /// Inside a transaction, as someone proves `address`: an account holding it without
     /// proof that has another way in loses the address, its password on it and its
-    /// email code. An account the proof may act on keeps it.
-    static func dropUnprovenClaim(on address: String, in records: RecordWriter, now: Date) throws {
-        guard let owner = try records.value(forKey: address, in: emails), var account = try records.value(forKey: owner, in: accounts),
-            try !yields(address, to: account, in: records, now: now)
+    /// email code. An account the proof may act on keeps it — unless the proof is for
+    /// `userID`'s account (an address change's code), when any other account that never
+    /// proved the address gives it up.
+    static func dropUnprovenClaim(on address: String, for userID: String? = nil, in records: RecordWriter, now: Date) throws {
+        guard let owner = try records.value(forKey: address, in: emails), owner != userID,
+            var account = try records.value(forKey: owner, in: accounts)
         else { return }
+        let givesWay = userID == nil ? try !yields(address, to: account, in: records, now: now) : !hasProven(address, account.user)
+        guard givesWay else { return }
         let before = account.user
         for linked in account.user.providers where [.password, .emailCode].contains(linked.provider) && linked.subject == address {
             try removeIdentity(identityKey(linked.provider, linked.subject), of: owner, in: records)

@@ -47,12 +47,12 @@ extension AuthRecords {
     }
 
     /// Inside a transaction, as a credential of `account` changes: every pending code
-    /// mailed for the account, and every sign-in code of `addresses`, ends; a code dated
-    /// before now is refused from now on even if a record of it survived. A recovery
-    /// notice is the one code that lives on: it is how the owner undoes a change made by
-    /// whoever held the session. The caller stores the account.
+    /// mailed for the account, and every sign-in code of `addresses`, ends; a code mailed
+    /// before is refused from now on even if a record of it survived. A recovery notice
+    /// is the one code that lives on: it is how the owner undoes a change made by whoever
+    /// held the session. The caller stores the account.
     static func credentialChanged(_ account: inout Account, addresses: Set<String>, now: Date, in records: RecordWriter) throws {
-        account.credentialsChangedAt = max(now, account.credentialsChangedAt ?? now)
+        account.credentialChanges = (account.credentialChanges ?? 0) + 1
         try retireCodes(of: account.user.id, addresses: addresses, as: .credentialChanged, now: now, in: records) {
             $0.kind != AuthEmail.Kind.recoverEmail.rawValue
         }
@@ -78,7 +78,7 @@ extension AuthRecords {
         guard code.isLive(at: now), outcome != .expired, outcome != .credentialChanged else { return .expired }
         // A code mailed before the account's last password or address change: ended, as
         // if its record had been ended with the change (a crash between writes).
-        if code.kind != AuthEmail.Kind.recoverEmail.rawValue, let changed = account?.credentialsChangedAt, let sent = code.sentAt, sent < changed {
+        if code.kind != AuthEmail.Kind.recoverEmail.rawValue, (code.credentialEpoch ?? 0) < (account?.credentialChanges ?? 0) {
             return .expired
         }
         return outcome == .revoked ? .revoked : .valid

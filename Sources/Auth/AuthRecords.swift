@@ -25,8 +25,9 @@ enum AuthRecords {
         /// Raised by a password change or reset: a service signed in at an earlier
         /// generation is signed out at its next call. Nil is generation 0.
         var sessionGeneration: Int?
-        /// When its password or address last changed: a code mailed before is refused.
-        var credentialsChangedAt: Date?
+        /// How many times its password or address changed: a code mailed at a lower count
+        /// is refused. A count, not a date, so a clock set forward or back cannot move it.
+        var credentialChanges: Int?
         /// How many times its address changed with a recovery notice to the old one.
         var emailChanges: Int?
 
@@ -93,11 +94,19 @@ enum AuthRecords {
         /// For a recovery notice: which of the account's address changes it undoes
         /// (``Account/emailChanges`` after the change).
         var changeNumber: Int?
+        /// The ``Account/credentialChanges`` of the account it acts on (a sign-in code's:
+        /// the address's account) when it was mailed; nil counts as 0.
+        var credentialEpoch: Int?
+        /// For a recovery notice: the account's sign-in methods at the change — `provider|subject`
+        /// for Apple, Google and a phone, the provider alone for a password and an email
+        /// code, which follow the address. A recovery removes any added since.
+        var methodsAtChange: [String]?
 
         /// Whether it may be used at `now`: before its expiry, and not dated after now —
         /// a code mailed before the clock was set back would otherwise outlive its lifetime.
+        /// A recovery notice is the owner's way back: only its expiry ends it.
         func isLive(at now: Date) -> Bool {
-            now < expiresAt && (sentAt.map { $0 <= now } ?? true)
+            now < expiresAt && (kind == AuthEmail.Kind.recoverEmail.rawValue || (sentAt.map { $0 <= now } ?? true))
         }
     }
 

@@ -101,10 +101,12 @@ public protocol AuthService: Sendable {
 
     /// Links another provider to the signed-in account. An email code for another
     /// address than the account's proves it: it becomes the account's email, verified,
-    /// the password signs in with it, and the address left is mailed a recovery notice.
+    /// the password signs in with it, and the address left is mailed a recovery notice;
+    /// as any address change, that needs a recent login.
     /// - Parameter credential: The new provider's credential.
     /// - Returns: The updated user.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `providerAlreadyLinked`,
+    ///   `requiresRecentLogin` (an email code that would change the address),
     ///   `credentialAlreadyInUse` (another account has the Apple, Google or phone
     ///   credential: its ``AuthenticationError/updatedCredential`` signs in to that
     ///   account), `emailAlreadyInUse` with ``AuthenticationError/email`` (another account
@@ -304,9 +306,11 @@ public protocol AuthService: Sendable {
 
     /// Applies a code that needs nothing more (Firebase's `applyActionCode`): an email
     /// verification marks the address verified; a recovery notice changes the account's
-    /// email back to the address it left, verified, and ends every session of the
-    /// account (the app should then offer a password reset); a verify-before-change code
-    /// makes its address the account's email, mailing the old one a recovery notice.
+    /// email back to the address it left, verified, removes the sign-in methods added
+    /// since, ends every session of the account, and ends the notices of later changes
+    /// (the app should then offer a password reset); a verify-before-change code makes
+    /// its address the account's email, mailing the old one a recovery notice. An
+    /// account that holds the address without having proved it gives it up.
     /// - Parameter code: The long code from the email.
     /// - Returns: What the code was, as used.
     /// - Throws: ``AuthenticationError`` — `invalidActionCode` (unknown, used, replaced,

@@ -18,6 +18,9 @@ extension LocalAuthService {
         // account's email, and the address it leaves hears of it first.
         var notice: RecoveryNotice?
         if verified.provider == .emailCode {
+            if let email = current.user.email, email != verified.subject {
+                try requireRecentLogin(current, before: "changing your email address")
+            }
             try read { records in
                 if let owner = try self.account(for: verified, in: records)?.user.id, owner != current.user.id {
                     throw Self.addressTaken(verified, credential)

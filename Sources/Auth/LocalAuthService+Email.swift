@@ -69,12 +69,13 @@ extension LocalAuthService {
     public func verifyEmail(code: String) async throws {
         try checkLongCode(code)
         let now = configuration.clock.now
-        let user = try write { records in try self.applyVerification(code, in: records, now: now) }
+        let user = try write { records in try self.applyVerification(code, in: records, now: now).1 }
         if currentUser?.id == user.id { publish(user) }
     }
 
     /// Inside a transaction: uses up the verification `code` and marks its address verified.
-    func applyVerification(_ code: String, in records: RecordWriter, now: Date) throws -> UserEntity {
+    /// - Returns: The code, and the user.
+    func applyVerification(_ code: String, in records: RecordWriter, now: Date) throws -> (AuthRecords.EmailCode, UserEntity) {
         var (pending, account) = try redeem(code, [.emailVerification], in: records, now: now)
         // A code for an address the account no longer has verifies nothing.
         guard account.user.email == pending.address else {
@@ -82,7 +83,7 @@ extension LocalAuthService {
         }
         account.user.isEmailVerified = true
         try records.put(account, forKey: account.user.id, in: AuthRecords.accounts)
-        return account.user
+        return (pending, account.user)
     }
 
     /// Mails a 6-digit sign-in code to any well-formed address: signing in with it
@@ -158,6 +159,7 @@ extension LocalAuthService {
 
     // MARK: - Inspecting and applying codes
 
+    /// Tells what a code is, without using it; a wrong six-digit code counts as a wrong try.
     public func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection {
         if let email, code.utf8.count == 6 {
             return try inspectSignInCode(code, address: try Credentials.normalizedEmail(email))
@@ -172,15 +174,16 @@ extension LocalAuthService {
         }
     }
 
+    /// Applies a verification, a recovery notice's or a verify-before-change code.
     public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
         try checkLongCode(code)
         let kind = try read { records in try self.findLongCode(code, Self.longCodeKinds, in: records)?.code.kind }
         let now = configuration.clock.now
         switch kind.flatMap(AuthEmail.Kind.init(rawValue:)) {
         case .emailVerification:
-            let user = try write { records in try self.applyVerification(code, in: records, now: now) }
+            let (pending, user) = try write { records in try self.applyVerification(code, in: records, now: now) }
             if currentUser?.id == user.id { publish(user) }
-            return EmailCodeInspection(operation: .emailVerification, email: user.email ?? "", state: .used, expiresAt: now)
+            return pending.info(.used)
         case .recoverEmail:
             return try recoverEmail(code, now: now)
         case .verifyAndChangeEmail:
@@ -275,26 +278,36 @@ extension LocalAuthService {
     }
 
     /// Keeps `code` (its hash), sent at `now`, as the pending code of `kind` for
-    /// `address`, valid for `lifetime` (the policy's email code lifetime by default). The
-    /// earlier one ends, and its wrong tries with it: a new code starts afresh — unless a
-    /// code sent later is pending already (two sends crossed).
+    /// `address`, valid for the policy's email code lifetime, with the count of its
+    /// account's credential changes. The earlier one ends, and its wrong tries with it: a
+    /// new code starts afresh — unless a code sent later is pending already (two sends
+    /// crossed).
     func storeCode(
-        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, change: EmailChange? = nil, changeNumber: Int? = nil,
-        lifetime: Duration? = nil, in records: RecordWriter, sentAt now: Date
-    ) throws {
-        let key = Self.codeKey(kind, address)
-        let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
-        if let later = earlier?.sentAt, later > now { return }
-        if let earlier { try AuthRecords.retire(earlier, at: key, as: .revoked, now: now, in: records) }
+        _ code: String, _ kind: AuthEmail.Kind, address: String, userID: String?, change: EmailChange? = nil, in records: RecordWriter,
+        sentAt now: Date
+    )
+        throws
+    {
         var pending = AuthRecords.EmailCode(
             kind: kind.rawValue, address: address, userID: userID, codeHash: try Credentials.sha256Hex(code),
-            expiresAt: now.addingTimeInterval((lifetime ?? configuration.policy.emailCodeLifetime).timeInterval), sentAt: now)
+            expiresAt: now.addingTimeInterval(configuration.policy.emailCodeLifetime.timeInterval), sentAt: now)
         pending.changeFrom = change?.from
         pending.changeTo = change?.to
-        pending.changeNumber = changeNumber
+        let owner = try userID ?? records.value(forKey: address, in: AuthRecords.emails)
+        pending.credentialEpoch = try owner.flatMap { try records.value(forKey: $0, in: AuthRecords.accounts) }?.credentialChanges
+        try store(pending, slot: address, in: records, now: now)
+    }
+
+    /// Keeps `pending` under `slot` of its flow, ending the code kept there before unless
+    /// that one was sent later; a long code is linked from its hash.
+    func store(_ pending: AuthRecords.EmailCode, slot: String, in records: RecordWriter, now: Date) throws {
+        let key = "\(pending.kind)|\(slot)"
+        let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
+        if let later = earlier?.sentAt, let sent = pending.sentAt, later > sent { return }
+        if let earlier { try AuthRecords.retire(earlier, at: key, as: .revoked, now: now, in: records) }
         try records.put(pending, forKey: key, in: AuthRecords.emailCodes)
-        if kind != .signInCode {
-            try records.put(address, forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, pending.codeHash), in: AuthRecords.emailCodeLinks)
+        if pending.kind != AuthEmail.Kind.signInCode.rawValue {
+            try records.put(slot, forKey: AuthRecords.emailCodeLinkKey(pending.kind, pending.codeHash), in: AuthRecords.emailCodeLinks)
         }
     }
 
