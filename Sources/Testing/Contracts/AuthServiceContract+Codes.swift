@@ -55,6 +55,18 @@ extension AuthServiceContract {
             try check.expect(auth.currentUser?.email == grace.email && auth.currentUser?.isEmailVerified == true, "the new address, verified")
             try check.expect(try await environment.lastEmailCode(to: ada.email, .recoverEmail) != nil, "the old address hears of the change")
         },
+        AuthContractCheck("an email code linked for a new address makes it the account's email, and the password signs in with it") {
+            environment, check in
+            let auth = try await environment.makeService()
+            let user = try await auth.createUser(email: ada.email, password: ada.password)
+            try await auth.sendSignInCode(to: grace.email)
+            let linked = try await auth.link(
+                .emailCode(email: grace.email, code: try await environment.lastEmailCode(to: grace.email, .signInCode) ?? ""))
+            try check.expect(linked.email == grace.email && linked.isEmailVerified, "the proven address is the account's email")
+            try await auth.signOut()
+            let back = try await auth.signIn(with: .emailPassword(email: grace.email, password: ada.password))
+            try check.expect(back.id == user.id, "the password signs in with the new address")
+        },
         AuthContractCheck("an ID token says how the session signed in and lists the linked identities") { environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
