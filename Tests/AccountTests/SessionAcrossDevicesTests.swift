@@ -133,7 +133,7 @@ import TrainTesting
         let applied = try await session.applyActionCode(notice.code)
         #expect(applied.suggestsPasswordReset)
         #expect(session.currentUser?.email == "ada@example.com" && session.currentUser?.isEmailVerified == true)
-        _ = try? await tablet.plans.plans()
+        _ = try? tablet.plans.plans()
         #expect(tablet.auth.currentUser == nil, "the tablet's session ended with the recovery")
     }
 
