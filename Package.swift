@@ -22,8 +22,9 @@ let package = Package(
         .library(name: "TrainSync", targets: ["TrainSync"]),
         .library(name: "TrainAccount", targets: ["TrainAccount"]),
         .library(name: "TrainTesting", targets: ["TrainTesting"]),
-        // Everything an app needs in one product: every service and the account layer over them.
-        .library(name: "TrainKit", targets: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"]),
+        // Everything an app needs in one product and one import: `import TrainKit` brings
+        // every service and the account layer over them.
+        .library(name: "TrainKit", targets: ["TrainKit", "TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"]),
         // train-demo and train-bench are executable targets without products: `swift run`
         // builds them in this package, and a package that depends on TrainKit never sees them.
     ],
@@ -49,6 +50,9 @@ let package = Package(
         .target(name: "TrainSync", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Sync"),
         .target(
             name: "TrainAccount", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync"], path: "Sources/Account"),
+        .target(
+            name: "TrainKit", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"],
+            path: "Sources/TrainKit"),
         .target(
             name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"],
             path: "Sources/Testing"),

@@ -1,8 +1,6 @@
 import Foundation
 import Observation
-import TrainAccount
-import TrainSocial
-import TrainSync
+import TrainKit
 
 /// A first session on the whole stack, its data in `directory`.
 @MainActor

@@ -1,6 +1,6 @@
 import Foundation
 import Observation
-import TrainAccount
+import TrainKit
 
 /// The app's root: which screen shows, read from the session manager, which follows
 /// the sign-in, the tier, the feed and sync by itself.

@@ -1,7 +1,6 @@
 import Foundation
 import Observation
-import TrainAccount
-import TrainSocial
+import TrainKit
 
 /// The friends feed: locked until a workout today, then open until local midnight,
 /// as the session shows it without a refresh.

@@ -1,7 +1,6 @@
 import Foundation
 import Observation
-import TrainAccount
-import TrainSubscription
+import TrainKit
 
 /// The paywall: the subscriptions on sale, a free trial where the Apple ID may have
 /// one, and a purchase through the session, which binds the user's token first.

@@ -1,7 +1,6 @@
 import Foundation
 import Observation
-import TrainAccount
-import TrainSync
+import TrainKit
 
 /// The training plans: saved on the device at once, synced in the background by the
 /// session, listed as the plans service tells each change.

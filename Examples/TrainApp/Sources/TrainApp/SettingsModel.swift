@@ -1,7 +1,6 @@
 import Foundation
 import Observation
-import TrainAccount
-import TrainAuth
+import TrainKit
 
 /// Settings: the Face ID lock, a copy of the user's data, and account deletion with
 /// its progress.

@@ -1,5 +1,5 @@
 import Testing
-import TrainSocial
+import TrainKit
 import TrainTesting
 
 @testable import QuickStart

@@ -1,9 +1,6 @@
 import Foundation
 import Testing
-import TrainAccount
-import TrainAuth
-import TrainSocial
-import TrainSubscription
+import TrainKit
 import TrainTesting
 
 @testable import TrainApp
