@@ -36,7 +36,13 @@ extension AuthRecords {
 
     /// The key of `code` in ``spentCodes``: a six-digit code is only unique with its address.
     static func spentKey(_ code: EmailCode) -> String {
-        code.kind == AuthEmail.Kind.signInCode.rawValue ? "\(code.kind)|\(code.address)|\(code.codeHash)" : "\(code.kind)|\(code.codeHash)"
+        spentKey(code.kind, address: code.address, hash: code.codeHash)
+    }
+
+    /// The key in ``spentCodes`` of the code of flow `kind` with SHA-256 `hash`, mailed to
+    /// `address`: only a six-digit code's key holds its address; a long code's is unique alone.
+    static func spentKey(_ kind: String, address: String, hash: String) -> String {
+        kind == AuthEmail.Kind.signInCode.rawValue ? "\(kind)|\(address)|\(hash)" : "\(kind)|\(hash)"
     }
 
     /// Inside a transaction: ends the pending `code` stored at `key`, keeping its spent record.

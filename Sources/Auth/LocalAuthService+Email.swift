@@ -140,8 +140,8 @@ extension LocalAuthService {
             if let pending, pending.codeHash == hash {
                 return pending.info(AuthRecords.state(of: pending, outcome: nil, account: owner, now: now))
             }
-            let spent = AuthRecords.EmailCode(kind: AuthEmail.Kind.signInCode.rawValue, address: address, codeHash: hash, expiresAt: now)
-            if let record = try records.value(forKey: AuthRecords.spentKey(spent), in: AuthRecords.spentCodes) {
+            let spent = AuthRecords.spentKey(AuthEmail.Kind.signInCode.rawValue, address: address, hash: hash)
+            if let record = try records.value(forKey: spent, in: AuthRecords.spentCodes) {
                 return record.code.info(AuthRecords.state(of: record.code, outcome: record.outcome, account: owner, now: now))
             }
             guard let pending else { throw AuthenticationError(.invalidActionCode, detail: "No sign-in code is pending for this address.") }
@@ -301,7 +301,7 @@ extension LocalAuthService {
     /// Keeps `pending` under `slot` of its flow, ending the code kept there before unless
     /// that one was sent later; a long code is linked from its hash.
     func store(_ pending: AuthRecords.EmailCode, slot: String, in records: RecordWriter, now: Date) throws {
-        let key = "\(pending.kind)|\(slot)"
+        let key = Self.codeKey(pending.kind, slot)
         let earlier = try records.value(forKey: key, in: AuthRecords.emailCodes)
         if let later = earlier?.sentAt, let sent = pending.sentAt, later > sent { return }
         if let earlier { try AuthRecords.retire(earlier, at: key, as: .revoked, now: now, in: records) }
@@ -336,7 +336,7 @@ extension LocalAuthService {
                     return FoundCode(code: pending, pendingKey: key)
                 }
             }
-            if let spent = try records.value(forKey: AuthRecords.emailCodeLinkKey(kind.rawValue, hash), in: AuthRecords.spentCodes) {
+            if let spent = try records.value(forKey: AuthRecords.spentKey(kind.rawValue, address: "", hash: hash), in: AuthRecords.spentCodes) {
                 return FoundCode(code: spent.code, outcome: spent.outcome)
             }
         }
@@ -392,7 +392,10 @@ extension LocalAuthService {
         return (found.code, account)
     }
 
-    static func codeKey(_ kind: AuthEmail.Kind, _ address: String) -> String { "\(kind.rawValue)|\(address)" }
+    static func codeKey(_ kind: AuthEmail.Kind, _ address: String) -> String { codeKey(kind.rawValue, address) }
+
+    /// The key in ``AuthRecords/emailCodes`` of the pending code of flow `kind` kept under `slot`: its address, or a recovery notice's address and change number.
+    static func codeKey(_ kind: String, _ slot: String) -> String { "\(kind)|\(slot)" }
 
     /// 43 URL-safe random characters (258 bits): what a reset or verification link carries.
     static func longCode() throws(AuthenticationError) -> String {
