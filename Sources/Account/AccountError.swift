@@ -1,4 +1,5 @@
 import Foundation
+import TrainCore
 
 /// The one error type of TrainAccount. Each code has a user-facing description and
 /// recovery suggestion an app can show as is.
@@ -6,58 +7,17 @@ import Foundation
 /// ```swift
 /// do {
 ///     try await account.deleteAccount()
-/// } catch let error as AccountError where error.code == .requiresRecentLogin {
+/// } catch AccountError.requiresRecentLogin {
 ///     // Ask the user to sign in again, then call deleteAccount() again.
 /// }
 /// ```
-public struct AccountError: Error, Hashable, Sendable {
+public struct AccountError: TrainError {
     /// What went wrong; new codes can be added without breaking callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The stable name of the code (`"notSignedIn"`).
-        public let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The call needs a signed-in user and there is none, or the user changed during the call.
-        public static let notSignedIn = Code("notSignedIn")
-        /// Deleting the account needs a recent sign-in: sign in again, then retry.
-        public static let requiresRecentLogin = Code("requiresRecentLogin")
-        /// Deleting an account with Sign in with Apple needs a fresh Apple authorization.
-        public static let requiresAppleReauthentication = Code("requiresAppleReauthentication")
-        /// The data belongs to another user than the one signed in.
-        public static let notAuthorized = Code("notAuthorized")
-        /// A deletion of this account is already running.
-        public static let deletionInProgress = Code("deletionInProgress")
-        /// A step of the deletion failed; what it finished stays done, and calling
-        /// `deleteAccount()` again continues from the step that failed.
-        public static let deletionIncomplete = Code("deletionIncomplete")
-        /// A service could not be read for a copy of the user's data; nothing was made.
-        public static let exportFailed = Code("exportFailed")
-        /// The policy version is not the one in force.
-        public static let unknownPolicyVersion = Code("unknownPolicyVersion")
-        /// There is no acceptance in force to withdraw.
-        public static let noConsent = Code("noConsent")
-        /// The account's deletion is already scheduled.
-        public static let deletionAlreadyScheduled = Code("deletionAlreadyScheduled")
-        /// The account has no scheduled deletion.
-        public static let noScheduledDeletion = Code("noScheduledDeletion")
-        /// The account data on this device could not be read or written.
-        public static let storage = Code("storage")
-        /// A value given is out of its range — an unknown time zone, an empty name — and
-        /// nothing was changed.
-        public static let invalidArgument = Code("invalidArgument")
-        /// No account has the user ID given.
-        public static let userNotFound = Code("userNotFound")
-        /// The stack cannot do this as it is set up, such as adding users to a stack that
-        /// signs in with the app's own auth service.
-        public static let notSupported = Code("notSupported")
-
-        /// The code's name.
-        public var description: String { name }
-    }
+    public typealias Code = TrainErrorCode<AccountError>
 
     /// What went wrong.
     public let code: Code
-    /// The deletion step that failed, for ``Code/deletionIncomplete`` and the sign-in codes.
+    /// The deletion step that failed, for ``TrainCore/TrainErrorCode/deletionIncomplete`` and the sign-in codes.
     public let step: AccountDeletionStep?
     /// A detail of this occurrence for developers and logs.
     public let detail: String
@@ -74,62 +34,77 @@ public struct AccountError: Error, Hashable, Sendable {
         self.code = code
         self.step = step
         self.message = message
-        self.detail = detail ?? message ?? Self.messages[code]?.description ?? code.name
+        self.detail = detail ?? message ?? code.message
     }
 
-    private static let messages: [Code: (description: String, suggestion: String?)] = [
-        .notSignedIn: ("You are not signed in.", "Sign in to manage your account."),
-        .requiresRecentLogin: (
-            "For security reasons, you need to verify your identity before deleting your account. This only takes a moment.",
-            "Sign in again to continue."
-        ),
-        .requiresAppleReauthentication: (
-            "To delete your account, confirm it once more with Sign in with Apple, so that Apple can end this app's access.",
-            "Tap Sign in with Apple, then delete your account."
-        ),
-        .notAuthorized: ("This data belongs to another account.", nil),
-        .deletionInProgress: ("Your account is already being deleted.", "Wait for it to finish."),
-        .deletionIncomplete: (
-            "Your account could not be deleted completely.", "Try again: the deletion continues where it stopped."
-        ),
-        .exportFailed: ("A copy of your data could not be made right now.", "Try again later."),
-        .unknownPolicyVersion: ("This version of the policy is not the current one.", "Review the current policy and accept it."),
-        .noConsent: ("You have not accepted this policy.", nil),
-        .deletionAlreadyScheduled: ("Your account is already scheduled for deletion.", nil),
-        .noScheduledDeletion: ("Your account is not scheduled for deletion.", nil),
-        .storage: ("Your account data on this device could not be read or saved.", "Restart the app. If this keeps happening, contact support."),
-        .invalidArgument: ("A value given is not valid.", nil),
-        .userNotFound: ("There is no such account.", nil),
-        .notSupported: ("This is not available here.", nil),
-    ]
-}
+    /// A user-facing sentence: this occurrence's ``message``, or the code's.
+    public var errorDescription: String? { message ?? code.message }
 
-extension AccountError {
-    /// Two errors are equal when their codes are, whatever their detail or step, so a
-    /// test can write `#expect(throws: AccountError(.notSignedIn))` against a real service.
-    /// - Parameters:
-    ///   - lhs: An error.
-    ///   - rhs: Another error.
-    /// - Returns: Whether both have the same code.
-    public static func == (lhs: AccountError, rhs: AccountError) -> Bool {
-        lhs.code == rhs.code
-    }
-
-    /// Hashes the code only, consistent with ``==(_:_:)``.
-    /// - Parameter hasher: The hasher.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-    }
-}
-
-extension AccountError: LocalizedError {
-    /// A user-facing sentence for the code.
-    public var errorDescription: String? { message ?? Self.messages[code]?.description ?? detail }
-    /// What the user can do about it.
-    public var recoverySuggestion: String? { Self.messages[code]?.suggestion ?? nil }
-}
-
-extension AccountError: CustomStringConvertible {
     /// The code, the step and the developer detail, for logs.
     public var description: String { "AccountError.\(code)\(step.map { " at \($0)" } ?? ""): \(detail)" }
+}
+
+/// The codes of ``AccountError``.
+extension TrainErrorCode where Failure == AccountError {
+    /// The call needs a signed-in user and there is none, or the user changed during the call.
+    public static var notSignedIn: Self {
+        Self("notSignedIn", message: "You are not signed in.", recoverySuggestion: "Sign in to manage your account.")
+    }
+    /// Deleting the account needs a recent sign-in: sign in again, then retry.
+    public static var requiresRecentLogin: Self {
+        Self(
+            "requiresRecentLogin",
+            message: "For security reasons, you need to verify your identity before deleting your account. This only takes a moment.",
+            recoverySuggestion: "Sign in again to continue.")
+    }
+    /// Deleting an account with Sign in with Apple needs a fresh Apple authorization.
+    public static var requiresAppleReauthentication: Self {
+        Self(
+            "requiresAppleReauthentication",
+            message: "To delete your account, confirm it once more with Sign in with Apple, so that Apple can end this app's access.",
+            recoverySuggestion: "Tap Sign in with Apple, then delete your account.")
+    }
+    /// The data belongs to another user than the one signed in.
+    public static var notAuthorized: Self { Self("notAuthorized", message: "This data belongs to another account.") }
+    /// A deletion of this account is already running.
+    public static var deletionInProgress: Self {
+        Self("deletionInProgress", message: "Your account is already being deleted.", recoverySuggestion: "Wait for it to finish.")
+    }
+    /// A step of the deletion failed; what it finished stays done, and calling
+    /// `deleteAccount()` again continues from the step that failed.
+    public static var deletionIncomplete: Self {
+        Self(
+            "deletionIncomplete", message: "Your account could not be deleted completely.",
+            recoverySuggestion: "Try again: the deletion continues where it stopped.")
+    }
+    /// A service could not be read for a copy of the user's data; nothing was made.
+    public static var exportFailed: Self {
+        Self("exportFailed", message: "A copy of your data could not be made right now.", recoverySuggestion: "Try again later.")
+    }
+    /// The policy version is not the one in force.
+    public static var unknownPolicyVersion: Self {
+        Self(
+            "unknownPolicyVersion", message: "This version of the policy is not the current one.",
+            recoverySuggestion: "Review the current policy and accept it.")
+    }
+    /// There is no acceptance in force to withdraw.
+    public static var noConsent: Self { Self("noConsent", message: "You have not accepted this policy.") }
+    /// The account's deletion is already scheduled.
+    public static var deletionAlreadyScheduled: Self { Self("deletionAlreadyScheduled", message: "Your account is already scheduled for deletion.") }
+    /// The account has no scheduled deletion.
+    public static var noScheduledDeletion: Self { Self("noScheduledDeletion", message: "Your account is not scheduled for deletion.") }
+    /// The account data on this device could not be read or written.
+    public static var storage: Self {
+        Self(
+            "storage", message: "Your account data on this device could not be read or saved.",
+            recoverySuggestion: "Restart the app. If this keeps happening, contact support.")
+    }
+    /// A value given is out of its range — an unknown time zone, an empty name — and
+    /// nothing was changed.
+    public static var invalidArgument: Self { Self("invalidArgument", message: "A value given is not valid.") }
+    /// No account has the user ID given.
+    public static var userNotFound: Self { Self("userNotFound", message: "There is no such account.") }
+    /// The stack cannot do this as it is set up, such as adding users to a stack that
+    /// signs in with the app's own auth service.
+    public static var notSupported: Self { Self("notSupported", message: "This is not available here.") }
 }

@@ -11,7 +11,7 @@ import Foundation
 ///     do {
 ///         let deletion = try await account.deleteAccount(of: userID)
 ///         warnings = deletion.warnings
-///     } catch let error as AccountError where error.code == .requiresRecentLogin {
+///     } catch AccountError.requiresRecentLogin {
 ///         needsSignIn = true
 ///     } catch {
 ///         message = error.localizedDescription
@@ -27,14 +27,14 @@ public protocol AccountService: Sendable {
     /// if any. A record that cannot be read is set aside and reads as none.
     /// - Parameter userID: The user.
     /// - Returns: Its journal, or nil.
-    /// - Throws: ``AccountError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func pendingDeletion(of userID: String) throws -> AccountDeletionJournal?
 
     /// Every deletion this device has not finished purging, of any user: those asked
     /// for here, and those it joined when a deletion asked for on another device ended
     /// its session. A record that cannot be read is set aside.
     /// - Returns: Their journals, in the order of their user IDs' bytes.
-    /// - Throws: ``AccountError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func pendingDeletions() throws -> [AccountDeletionJournal]
 
     /// Deletes the signed-in user's account: returns once the user is signed out and

@@ -24,7 +24,7 @@ extension LocalAccountService {
     /// The journal records that could not be read and were set aside, oldest first per
     /// user: for a support engineer, never read by the deletion again.
     /// - Returns: The records, with their bytes and why they could not be read.
-    /// - Throws: ``AccountError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     public func setAsideDeletionRecords() throws(AccountError) -> [SetAsideDeletionRecord] {
         try reading { records in try records.values(in: AccountRecords.setAside) }
     }

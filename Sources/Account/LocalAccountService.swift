@@ -268,10 +268,10 @@ public final class LocalAccountService: AccountService {
     }
 
     func reading<Result>(_ body: (RecordReader) throws -> Result) throws(AccountError) -> Result {
-        do { return try store.read(body) } catch let error as AccountError { throw error } catch { throw AccountError(.storage, detail: "\(error)") }
+        try store.read(failingWith: { AccountError(.storage, detail: "\($0)") }, body)
     }
 
     func writing<Result>(_ body: (RecordWriter) throws -> Result) throws(AccountError) -> Result {
-        do { return try store.write(body) } catch let error as AccountError { throw error } catch { throw AccountError(.storage, detail: "\(error)") }
+        try store.write(failingWith: { AccountError(.storage, detail: "\($0)") }, body)
     }
 }

@@ -78,7 +78,7 @@ extension TrainServices {
             auth = try LocalAuthService(
                 store: accounts, sessionKey: "device-\(number)", signingIn: userID,
                 configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
-        } catch let error as AuthenticationError where error.code == .userNotFound {
+        } catch AuthenticationError.userNotFound {
             throw AccountError(.userNotFound, detail: "No account in this world has the ID \(userID.debugDescription).")
         }
         let stores: DeviceStores

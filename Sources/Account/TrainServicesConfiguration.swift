@@ -97,7 +97,7 @@ public struct TrainServicesConfiguration: Sendable {
 
     /// Sets the user's time zone by its identifier, such as `Europe/Paris`.
     /// - Parameter identifier: An identifier of the time zone database.
-    /// - Throws: ``AccountError/Code/invalidArgument`` for an identifier the database
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for an identifier the database
     ///   does not know; the time zone stays as it was.
     public mutating func setTimeZone(identifier: String) throws(AccountError) {
         // Foundation reads past a NUL byte on some platforms: a control character is never part of a zone's name.

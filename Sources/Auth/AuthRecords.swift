@@ -119,20 +119,26 @@ enum AuthRecords {
     /// so the deletion, resumed after a failure or a relaunch, does not ask Apple again.
     /// An Apple authorization given since removes it.
     struct Revocation: Codable, Hashable, Sendable {
-        /// The failure's code name and detail; nil when the token was revoked.
+        /// The failure's code name, detail and the code's sentences; nil when the token was revoked.
         var failureCode: String?
         var failureDetail: String?
+        var failureMessage: String?
+        var failureSuggestion: String?
 
         init(_ outcome: AccountDeletionReceipt.TokenRevocation) {
             if case .failed(let error) = outcome {
                 failureCode = error.code.name
                 failureDetail = error.detail
+                failureMessage = error.code.message
+                failureSuggestion = error.code.recoverySuggestion
             }
         }
 
         var outcome: AccountDeletionReceipt.TokenRevocation {
             guard let failureCode else { return .revoked }
-            return .failed(AuthenticationError(AuthenticationError.Code.named(failureCode), detail: failureDetail))
+            let code = AuthenticationError.Code(
+                failureCode, message: failureMessage ?? failureDetail ?? failureCode, recoverySuggestion: failureSuggestion)
+            return .failed(AuthenticationError(code, detail: failureDetail))
         }
     }
 
@@ -184,7 +190,7 @@ enum AuthRecords {
     /// Moves the email index from what `old` answered to to what `new` does, inside the
     /// caller's transaction: claims each new address and frees each one no longer used.
     /// Pass nil as `old` for a new account, and as `new` for a deleted one.
-    /// - Throws: `conflict` (``AuthenticationError/Code/emailAlreadyInUse`` by default) if another
+    /// - Throws: `conflict` (``TrainCore/TrainErrorCode/emailAlreadyInUse`` by default) if another
     ///   account holds one of the new addresses.
     static func reindex(
         from old: UserEntity?, to new: UserEntity?, in records: RecordWriter, conflict: AuthenticationError.Code = .emailAlreadyInUse

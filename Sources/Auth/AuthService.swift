@@ -13,7 +13,7 @@ import Foundation
 ///     do {
 ///         let user = try await auth.signInWithApple()
 ///         print("Welcome, \(user.displayName ?? "friend")")
-///     } catch let error as AuthenticationError where error.code == .cancelled {
+///     } catch AuthenticationError.cancelled {
 ///         // The user closed the sheet: nothing to show.
 ///     } catch {
 ///         print(error.localizedDescription)
@@ -58,7 +58,7 @@ public protocol AuthService: Sendable {
     /// for ``reauthenticate(with:)`` and ``link(_:)``.
     /// - Parameter provider: `.apple` or `.google`.
     /// - Returns: A credential carrying a fresh nonce.
-    /// - Throws: ``AuthenticationError/Code/operationNotAllowed`` for an unconfigured provider,
+    /// - Throws: ``TrainCore/TrainErrorCode/operationNotAllowed`` for an unconfigured provider,
     ///   `cancelled`, `networkError`.
     func requestCredential(from provider: AuthProvider) async throws -> SignInCredential
 
@@ -94,7 +94,7 @@ public protocol AuthService: Sendable {
     /// account needs.
     /// - Parameter credential: A credential of the signed-in user.
     /// - Returns: The user, with a new `lastSignInAt`.
-    /// - Throws: ``AuthenticationError/Code/userMismatch`` for another user's credential (the
+    /// - Throws: ``TrainCore/TrainErrorCode/userMismatch`` for another user's credential (the
     ///   current user stays signed in), and the errors of ``signIn(with:)``.
     @discardableResult
     func reauthenticate(with credential: SignInCredential) async throws -> UserEntity
@@ -138,7 +138,7 @@ public protocol AuthService: Sendable {
     func checkCredentialState() async throws -> CredentialState
 
     /// Signs out. The session is cleared on this device first; no network is needed.
-    /// - Throws: ``AuthenticationError/Code/storage`` only if the device's storage fails; the user
+    /// - Throws: ``TrainCore/TrainErrorCode/storage`` only if the device's storage fails; the user
     ///   is signed out in memory all the same.
     func signOut() async throws
 
@@ -198,14 +198,14 @@ public protocol AuthService: Sendable {
     /// Every account whose deletion is scheduled, with the date it is purged from:
     /// what other services hide.
     /// - Returns: The schedules, in the order of their user IDs' bytes.
-    /// - Throws: ``AuthenticationError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func scheduledDeletions() throws -> [AccountDeletionSchedule]
 
     /// The date one account's scheduled deletion purges it from, if one is scheduled.
     /// IDs are compared byte for byte: a canonically equivalent spelling is another user.
     /// - Parameter userID: The account.
     /// - Returns: The date, or nil.
-    /// - Throws: ``AuthenticationError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func scheduledDeletion(of userID: String) throws -> Date?
 
     /// Marks `userID`'s due deletion as started, for good: from now on the account
@@ -224,7 +224,7 @@ public protocol AuthService: Sendable {
     /// deletion finished elsewhere from an account restored elsewhere.
     /// - Parameter userID: The account.
     /// - Returns: Whether it exists.
-    /// - Throws: ``AuthenticationError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func accountExists(_ userID: String) throws -> Bool
 
     /// How this service's last session ended, and why: the user signed out, or the
@@ -245,7 +245,7 @@ public protocol AuthService: Sendable {
     /// is absent turns it off; a lockout or a face no longer enrolled keeps it on (the
     /// app falls back to the device passcode).
     /// - Returns: The setting.
-    /// - Throws: ``AuthenticationError/Code/notSignedIn``.
+    /// - Throws: ``TrainCore/TrainErrorCode/notSignedIn``.
     func isBiometricLockEnabled() async throws -> Bool
 
     /// Signs in as a guest, for an app that lets people in before they make an account:
@@ -256,7 +256,7 @@ public protocol AuthService: Sendable {
     /// call and a new ID token count as use — is listed by ``scheduledDeletions()`` and
     /// purged as a scheduled deletion is.
     /// - Returns: The guest.
-    /// - Throws: ``AuthenticationError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func signInAnonymously() async throws -> UserEntity
 
     /// Mails a password reset code when the address belongs to an account. The answer is
@@ -450,7 +450,7 @@ extension AuthService {
     ///   - userID: The user, compared byte for byte.
     ///   - date: Now, on the caller's clock.
     /// - Returns: Whether the purge may run.
-    /// - Throws: ``AuthenticationError/Code/storage``.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     public func isPurgeDue(of userID: String, at date: Date) throws -> Bool {
         if let purgeAt = try scheduledDeletion(of: userID) { return date >= purgeAt }
         return try !accountExists(userID)

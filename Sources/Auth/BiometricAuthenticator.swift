@@ -62,6 +62,6 @@ public struct NoBiometricAuthenticator: BiometricAuthenticator {
     /// Always unavailable.
     public func availability() async -> BiometricAvailability { BiometricAvailability(type: .none) }
 
-    /// Always throws ``AuthenticationError/Code/biometryNotAvailable``.
+    /// Always throws ``TrainCore/TrainErrorCode/biometryNotAvailable``.
     public func evaluate(reason: String) async throws { throw AuthenticationError(.biometryNotAvailable) }
 }

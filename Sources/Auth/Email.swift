@@ -72,13 +72,13 @@ public struct EmailCodeInspection: Hashable, Sendable {
         /// It would work.
         case valid
         /// Past its lifetime, or ended by a change of the account's password or address;
-        /// redeeming it answers ``AuthenticationError/Code/expiredActionCode``.
+        /// redeeming it answers ``TrainCore/TrainErrorCode/expiredActionCode``.
         case expired
-        /// Redeemed already; redeeming it again answers ``AuthenticationError/Code/invalidActionCode``.
+        /// Redeemed already; redeeming it again answers ``TrainCore/TrainErrorCode/invalidActionCode``.
         case used
         /// Replaced by a newer code of its flow, or its account is gone, disabled or no
         /// longer has what the code acts on; redeeming it answers
-        /// ``AuthenticationError/Code/invalidActionCode``.
+        /// ``TrainCore/TrainErrorCode/invalidActionCode``.
         case revoked
     }
 
@@ -121,7 +121,7 @@ public struct EmailCodeInspection: Hashable, Sendable {
 public protocol EmailSender: Sendable {
     /// Sends `email`.
     /// - Parameter email: The email.
-    /// - Throws: ``AuthenticationError/Code/networkError`` if it cannot be queued.
+    /// - Throws: ``TrainCore/TrainErrorCode/networkError`` if it cannot be queued.
     func send(_ email: AuthEmail) async throws
 }
 

@@ -187,7 +187,7 @@ public protocol IDTokenRevocationChecking: Sendable {
     /// Whether the token with `claims` is revoked.
     /// - Parameter claims: The claims of a token whose signature is good.
     /// - Returns: True if it may no longer be honoured.
-    /// - Throws: ``AuthenticationError/Code/storage`` if the accounts cannot be read.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage`` if the accounts cannot be read.
     func isRevoked(_ claims: IDTokenClaims) throws -> Bool
 }
 

@@ -95,13 +95,13 @@ public protocol IdentityAuthorizer: Sendable {
     /// Asks the provider whether the user still authorizes the app.
     /// - Parameter userID: The user's identifier at the provider.
     /// - Returns: The credential state.
-    /// - Throws: ``AuthenticationError/Code/networkError`` when the provider cannot be reached.
+    /// - Throws: ``TrainCore/TrainErrorCode/networkError`` when the provider cannot be reached.
     func credentialState(forUserID userID: String) async throws -> CredentialState
 
     /// Revokes the user's tokens at the provider, as required when an account is deleted.
     /// - Parameter authorizationCode: A fresh, unused authorization code.
-    /// - Throws: ``AuthenticationError/Code/invalidCredential`` for a used or expired code,
-    ///   ``AuthenticationError/Code/networkError``.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidCredential`` for a used or expired code,
+    ///   ``TrainCore/TrainErrorCode/networkError``.
     func revokeToken(authorizationCode: String) async throws
 
     /// The identifiers of users who revoked the app's authorization, as it happens

@@ -106,7 +106,7 @@ public enum IdentityToken {
     /// Decodes the claims of a token without checking what they say.
     /// - Parameter token: The compact JWT.
     /// - Returns: The claims.
-    /// - Throws: ``AuthenticationError/Code/invalidCredential`` when the token does not have three
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidCredential`` when the token does not have three
     ///   parts, a part is not base64url, or the header or payload is not the expected JSON.
     public static func claims(of token: String) throws(AuthenticationError) -> IdentityTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -134,7 +134,7 @@ public enum IdentityToken {
     ///   - key: The signing key.
     ///   - keyID: The `kid` header.
     /// - Returns: The compact JWT.
-    /// - Throws: ``AuthenticationError/Code/invalidCredential`` if the platform's library cannot sign it.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidCredential`` if the platform's library cannot sign it.
     public static func mint(_ claims: IdentityTokenClaims, key: [UInt8], keyID: String = "simulated") throws(AuthenticationError) -> String {
         do {
             return try CompactJWS.sign(claims, header: #"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#, key: key)

@@ -66,7 +66,7 @@ extension LocalAuthService {
             // A linked password's address becomes this account's too: no other account may use it.
             do {
                 try AuthRecords.reindex(from: before, to: account.user, in: records)
-            } catch let error as AuthenticationError where error.code == .emailAlreadyInUse {
+            } catch AuthenticationError.emailAlreadyInUse {
                 // Another account has the address: the app can offer to sign in there and link the credential.
                 throw Self.addressTaken(verified, credential)
             }
@@ -122,7 +122,7 @@ extension LocalAuthService {
     /// Deletes the signed-in account and everything TrainAuth keeps for it. An Apple
     /// account's tokens are revoked first, with the authorization code of this
     /// service's Apple sign-in or re-authentication in the last five minutes; without
-    /// one, the deletion throws ``AuthenticationError/Code/requiresAppleReauthentication`` and
+    /// one, the deletion throws ``TrainCore/TrainErrorCode/requiresAppleReauthentication`` and
     /// changes nothing. A revocation that fails at Apple's end is reported in the
     /// receipt, and the account is deleted all the same.
     @discardableResult
@@ -171,7 +171,7 @@ extension LocalAuthService {
 
     /// The Apple authorization code to revoke with, or nil when Sign in with Apple is not
     /// configured here (revocation is then reported as failed).
-    /// - Throws: ``AuthenticationError/Code/requiresAppleReauthentication`` when this service has no
+    /// - Throws: ``TrainCore/TrainErrorCode/requiresAppleReauthentication`` when this service has no
     ///   code for the user younger than Apple's lifetime.
     private func usableAppleCode(for userID: String) throws(AuthenticationError) -> String? {
         guard configuration.apple != nil else { return nil }

@@ -92,7 +92,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     /// issuer and audience, this service's clock, and this service's accounts to
     /// check revocation against.
     /// - Returns: The verifier.
-    /// - Throws: ``AuthenticationError/Code/storage`` if the key cannot be read.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage`` if the key cannot be read.
     public nonisolated func tokenVerifier() throws -> IDTokenVerifier {
         let key = try write { records in try self.signingKey(in: records) }
         return IDTokenVerifier(

@@ -594,7 +594,7 @@ public actor LocalAuthService: AuthService {
     /// - Parameters:
     ///   - disabled: Whether the account is disabled.
     ///   - userID: The account.
-    /// - Throws: ``AuthenticationError/Code/userNotFound`` for an unknown account.
+    /// - Throws: ``TrainCore/TrainErrorCode/userNotFound`` for an unknown account.
     public func setAccountDisabled(_ disabled: Bool, userID: String) throws {
         try write { records in
             guard var account = try records.value(forKey: userID, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }

@@ -30,7 +30,7 @@ struct PasswordHash: Codable, Hashable, Sendable {
     }
 
     /// Whether `password` matches, compared in constant time.
-    /// - Throws: ``AuthenticationError/Code/storage`` if the stored hash cannot be recomputed
+    /// - Throws: ``TrainCore/TrainErrorCode/storage`` if the stored hash cannot be recomputed
     ///   (its parameters are out of range, or the platform's library failed).
     func matches(_ password: String) throws(AuthenticationError) -> Bool {
         guard algorithm == "pbkdf2-sha256" else { return false }

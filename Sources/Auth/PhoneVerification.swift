@@ -8,7 +8,7 @@ public protocol VerificationCodeSender: Sendable {
     /// - Parameters:
     ///   - code: The 6-digit code.
     ///   - phoneNumber: The number in E.164 form.
-    /// - Throws: ``AuthenticationError/Code/networkError`` or ``AuthenticationError/Code/invalidPhoneNumber``.
+    /// - Throws: ``TrainCore/TrainErrorCode/networkError`` or ``TrainCore/TrainErrorCode/invalidPhoneNumber``.
     func send(code: String, to phoneNumber: String) async throws
 }
 
@@ -66,7 +66,7 @@ public enum PhoneNumber {
     /// Normalizes a number typed with spaces, dashes, dots or parentheses to E.164.
     /// - Parameter text: The number as typed, starting with `+` and the country code.
     /// - Returns: `+` followed by 8 to 15 digits.
-    /// - Throws: ``AuthenticationError/Code/invalidPhoneNumber`` for anything else.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidPhoneNumber`` for anything else.
     public static func normalize(_ text: String) throws(AuthenticationError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("+") else {

@@ -188,7 +188,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     ///   - expiresAt: `exp`; `issuedAt` plus the token lifetime by default.
     ///   - audience: `aud`; the provider's audience by default.
     /// - Returns: The compact JWT.
-    /// - Throws: ``AuthenticationError/Code/invalidCredential`` if the token cannot be signed.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidCredential`` if the token cannot be signed.
     public func mintToken(
         for account: Account, nonce: String?, issuedAt: Date? = nil, expiresAt: Date? = nil,
         audience: String? = nil
@@ -207,7 +207,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
     /// - Parameter request: The hashed nonce and scopes.
     /// - Returns: A credential whose token carries `request.hashedNonce`.
     /// - Throws: The error set by ``failNextAuthorization(with:)``, or
-    ///   ``AuthenticationError/Code/cancelled`` when no account was chosen with ``signIn(as:)``.
+    ///   ``TrainCore/TrainErrorCode/cancelled`` when no account was chosen with ``signIn(as:)``.
     public func authorize(_ request: AuthorizationRequest) async throws -> IdentityCredential {
         let now = clock.now
         let outcome: Result<(Account, Bool, String), AuthenticationError> = state.withLock { state in
@@ -264,7 +264,7 @@ public final class SimulatedIdentityProvider: IdentityAuthorizer {
 
     /// Revokes the tokens of the code's user and records it.
     /// - Parameter authorizationCode: A code from ``authorize(_:)``, unused and younger than five minutes.
-    /// - Throws: ``AuthenticationError/Code/invalidCredential`` for an unknown, used or expired code,
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidCredential`` for an unknown, used or expired code,
     ///   or the error set by ``failNextRevocation(with:)``.
     public func revokeToken(authorizationCode: String) async throws {
         let now = clock.now

@@ -121,7 +121,7 @@ package struct BinaryWriter {
 
 /// Reads what a ``BinaryWriter`` wrote, in the same order. Every read checks that the
 /// bytes are there, and ``finish()`` that none are left after the last field: a
-/// cut-off, overlong or foreign record is a ``CoreError/Code/undecodable``.
+/// cut-off, overlong or foreign record is a ``TrainErrorCode/undecodable``.
 package struct BinaryReader {
     private let bytes: [UInt8]
     private var offset = 1

@@ -93,6 +93,7 @@ public struct SystemClock: DateClock {
     }
 }
 
+/// Conversions of durations to Foundation's time intervals.
 extension Duration {
     /// The duration in seconds, as a `TimeInterval`.
     public var timeInterval: TimeInterval {

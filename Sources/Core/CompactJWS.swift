@@ -9,7 +9,7 @@ package enum CompactJWS {
 
     /// Signs `payload`, encoded as JSON with sorted keys, under `header`.
     /// - Returns: The compact JWS.
-    /// - Throws: ``CoreError/Code/unencodable`` if the payload cannot be encoded; the platform's failure.
+    /// - Throws: ``TrainErrorCode/unencodable`` if the payload cannot be encoded; the platform's failure.
     package static func sign(_ payload: some Encodable, header: String = header, key: some DataProtocol) throws(CoreError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -32,7 +32,7 @@ package enum CompactJWS {
     ///   - key: The HMAC key.
     ///   - maximumLength: The longest token read, in UTF-8 bytes.
     /// - Returns: The payload's bytes.
-    /// - Throws: ``CoreError/Code/invalidArgument`` naming what is wrong; the platform's failure.
+    /// - Throws: ``TrainErrorCode/invalidArgument`` naming what is wrong; the platform's failure.
     package static func verifiedPayload(of token: String, key: some DataProtocol, maximumLength: Int = 65_536) throws(CoreError) -> Data {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         // Unpadded base64url only: a token has one spelling, so one altered by padding is refused.

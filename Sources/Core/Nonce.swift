@@ -18,7 +18,7 @@ public enum Nonce {
     /// Returns a nonce drawn from the system's cryptographically secure generator.
     /// - Parameter length: The number of characters, 1 to ``maximumLength``.
     /// - Returns: A string of `length` characters from ``alphabet``.
-    /// - Throws: ``CoreError/Code/invalidArgument`` when `length` is outside 1...``maximumLength``.
+    /// - Throws: ``TrainErrorCode/invalidArgument`` when `length` is outside 1...``maximumLength``.
     public static func random(length: Int = defaultLength) throws(CoreError) -> String {
         var generator = SystemRandomNumberGenerator()
         return try random(length: length, using: &generator)
@@ -29,7 +29,7 @@ public enum Nonce {
     ///   - length: The number of characters, 1 to ``maximumLength``.
     ///   - generator: The source of randomness.
     /// - Returns: A string of `length` characters from ``alphabet``.
-    /// - Throws: ``CoreError/Code/invalidArgument`` when `length` is outside 1...``maximumLength``.
+    /// - Throws: ``TrainErrorCode/invalidArgument`` when `length` is outside 1...``maximumLength``.
     public static func random<G: RandomNumberGenerator>(length: Int, using generator: inout G) throws(CoreError) -> String {
         guard (1...maximumLength).contains(length) else {
             throw CoreError(.invalidArgument, detail: "A nonce has 1 to \(maximumLength) characters; \(length) was asked for.")

@@ -11,7 +11,7 @@ import Foundation
 /// the only place TrainKit touches either; the published vectors (FIPS 180-4,
 /// RFC 4231, RFC 7914) are its tests.
 ///
-/// Every function throws ``CoreError/Code/cryptography`` if the library reports a
+/// Every function throws ``TrainErrorCode/cryptography`` if the library reports a
 /// failure (OpenSSL can, when its configuration or providers cannot be loaded), so a
 /// failure is never mistaken for a result.
 package enum PlatformCrypto {
@@ -52,7 +52,7 @@ package enum PlatformCrypto {
     }
 
     /// Derives `length` bytes from `password` and `salt` with PBKDF2-HMAC-SHA256.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for iterations outside
+    /// - Throws: ``TrainErrorCode/invalidArgument`` for iterations outside
     ///   1...``maximumIterations``, a length or salt outside 1...``maximumLength``,
     ///   or a password longer than 1 MiB.
     package static func pbkdf2SHA256(
@@ -84,7 +84,7 @@ package enum PlatformCrypto {
     }
 
     /// `count` bytes from the system's cryptographically secure generator.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a count outside 1...``maximumLength``.
+    /// - Throws: ``TrainErrorCode/invalidArgument`` for a count outside 1...``maximumLength``.
     package static func randomBytes(count: Int) throws(CoreError) -> [UInt8] {
         guard (1...maximumLength).contains(count) else {
             throw CoreError(.invalidArgument, detail: "Random bytes come 1 to \(maximumLength) at a time.")

@@ -87,7 +87,7 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Builds a key from its components.
     /// - Parameter components: The components, most significant first.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a date before `Date.distantPast`
+    /// - Throws: ``TrainErrorCode/invalidArgument`` for a date before `Date.distantPast`
     ///   or after the year 9999, or a descending component inside a descending one.
     public init(_ components: Component...) throws(CoreError) {
         try self.init(components)
@@ -95,7 +95,7 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Builds a key from its components.
     /// - Parameter components: The components, most significant first.
-    /// - Throws: ``CoreError/Code/invalidArgument``, as ``init(_:)-(Component...)``.
+    /// - Throws: ``TrainErrorCode/invalidArgument``, as ``init(_:)-(Component...)``.
     public init(_ components: [Component]) throws(CoreError) {
         // Bytes first, one String at the end: appending to a String scalar by scalar
         // cost more than everything else a write of a post does.
@@ -112,7 +112,7 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Decodes a key made by ``init(_:)-(Component...)``.
     /// - Parameter encoded: A key as stored.
-    /// - Throws: ``CoreError/Code/invalidArgument`` if `encoded` is not such a key.
+    /// - Throws: ``TrainErrorCode/invalidArgument`` if `encoded` is not such a key.
     public init(encoded: String) throws(CoreError) {
         var reader = KeyReader(Array(encoded.utf8))
         var components: [Component] = []
@@ -128,7 +128,7 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
     /// A new key with `component` after this one's.
     /// - Parameter component: The next component.
     /// - Returns: The longer key.
-    /// - Throws: ``CoreError/Code/invalidArgument``, as ``init(_:)-(Component...)``.
+    /// - Throws: ``TrainErrorCode/invalidArgument``, as ``init(_:)-(Component...)``.
     public func appending(_ component: Component) throws(CoreError) -> RecordKey {
         try RecordKey(components + [component])
     }

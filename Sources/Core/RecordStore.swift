@@ -26,7 +26,7 @@ import Synchronization
 /// a time; read transactions run beside each other and beside a write, each on the
 /// snapshot of the last commit before it began, so a long write never holds up a
 /// reader (a UI reading on the main actor included). A transaction closure must not
-/// call back into the same store (that throws ``CoreError/Code/nestedTransaction``).
+/// call back into the same store (that throws ``TrainErrorCode/nestedTransaction``).
 ///
 /// Records of a collection are ordered by the UTF-8 bytes of their keys, and read by
 /// range in that order or its reverse (``RecordReader/records(in:range:direction:limit:)``);
@@ -68,13 +68,13 @@ public final class RecordStore: @unchecked Sendable {
         public var recovery: Recovery
         /// How durable each commit is.
         public var durability: Durability
-        /// How long to wait for another connection's lock before throwing ``CoreError/Code/busy``.
+        /// How long to wait for another connection's lock before throwing ``TrainErrorCode/busy``.
         public var busyTimeout: Duration
         /// Whether opening runs SQLite's `quick_check` over the whole file. Off by
         /// default: the check reads every page, so it costs the size of the store, and
         /// opening without it costs the same at a million records as at ten. A file that
         /// is not a store, or is cut short, is found from its header and schema either
-        /// way; a damaged page is a ``CoreError/Code/corrupt`` error naming the file on
+        /// way; a damaged page is a ``TrainErrorCode/corrupt`` error naming the file on
         /// the read that reaches it. Turn it on, or call ``RecordStore/checkIntegrity()``,
         /// when there is a reason to look: a read reported `corrupt`, say, before
         /// reopening with ``Recovery/quarantine``.
@@ -88,7 +88,7 @@ public final class RecordStore: @unchecked Sendable {
         /// process cut short. Turn it on only for a file no other process shortens, with a
         /// protection class that allows reading whenever the app does. SQLite caps the
         /// size at a limit it was built with. A negative size is
-        /// ``CoreError/Code/invalidArgument``.
+        /// ``TrainErrorCode/invalidArgument``.
         public var memoryMapSize: Int
         /// The clock that timestamps a quarantined file's name.
         public var clock: any DateClock
@@ -165,8 +165,8 @@ public final class RecordStore: @unchecked Sendable {
     /// - Parameters:
     ///   - storage: In memory, or a file with its options.
     ///   - schema: The collections and their history.
-    /// - Throws: ``CoreError/Code/invalidMigrations`` for a bad migration list,
-    ///   ``CoreError/Code/migrationFailed`` if a migration throws, and for a file a
+    /// - Throws: ``TrainErrorCode/invalidMigrations`` for a bad migration list,
+    ///   ``TrainErrorCode/migrationFailed`` if a migration throws, and for a file a
     ///   ``CoreError`` naming it: `notADatabase`, `corrupt`, `truncated`, `emptyFile`,
     ///   `foreignDatabase`, `newerSchema`, `busy` or `io`. A bad file is never replaced
     ///   unless its options say `.quarantine`.
@@ -297,7 +297,7 @@ public final class RecordStore: @unchecked Sendable {
     /// beside a write.
     /// - Parameter body: Reads through the reader it is given; must not call this store.
     /// - Returns: What `body` returns.
-    /// - Throws: ``CoreError/Code/closed`` after ``close()``, and whatever `body` throws.
+    /// - Throws: ``TrainErrorCode/closed`` after ``close()``, and whatever `body` throws.
     public func read<Result>(_ body: (RecordReader) throws -> Result) throws -> Result {
         try transaction { () throws -> Result in
             let backend = try readers.take()
@@ -318,7 +318,7 @@ public final class RecordStore: @unchecked Sendable {
     /// beside them and see none of a write until it commits.
     /// - Parameter body: Reads and writes through the writer it is given; must not call this store.
     /// - Returns: What `body` returns.
-    /// - Throws: ``CoreError/Code/closed`` after ``close()``, ``CoreError/Code/busy``
+    /// - Throws: ``TrainErrorCode/closed`` after ``close()``, ``TrainErrorCode/busy``
     ///   if another process holds the file locked past the busy timeout, and
     ///   whatever `body` throws (after rolling back).
     public func write<Result>(_ body: (RecordWriter) throws -> Result) throws -> Result {
@@ -362,7 +362,7 @@ public final class RecordStore: @unchecked Sendable {
     /// a transaction, ``RecordReader/externalChangeCount`` gives the same count for
     /// the transaction's snapshot.
     /// - Returns: The count.
-    /// - Throws: ``CoreError/Code/closed`` after ``close()``, or a storage failure.
+    /// - Throws: ``TrainErrorCode/closed`` after ``close()``, or a storage failure.
     public func externalChangeCount() throws(CoreError) -> UInt64 {
         if let failure { throw failure }
         guard file != nil else { return 0 }
@@ -384,8 +384,8 @@ public final class RecordStore: @unchecked Sendable {
 
     /// Runs SQLite's `quick_check` over the whole file, beside other reads and writes.
     /// It reads every page, so it costs the size of the store; nothing to do in memory.
-    /// - Throws: ``CoreError/Code/corrupt`` naming the file if a page is damaged,
-    ///   ``CoreError/Code/closed`` after ``close()``, or a storage failure.
+    /// - Throws: ``TrainErrorCode/corrupt`` naming the file if a page is damaged,
+    ///   ``TrainErrorCode/closed`` after ``close()``, or a storage failure.
     public func checkIntegrity() throws(CoreError) {
         if let failure { throw failure }
         let backend = try readers.take()
@@ -393,7 +393,7 @@ public final class RecordStore: @unchecked Sendable {
         try backend.checkIntegrity()
     }
 
-    /// Closes the store; later calls throw ``CoreError/Code/closed``. Closing twice
+    /// Closes the store; later calls throw ``TrainErrorCode/closed``. Closing twice
     /// does nothing. A write in progress finishes first; a read in progress finishes
     /// on its snapshot.
     public func close() {
@@ -453,5 +453,35 @@ public final class RecordStore: @unchecked Sendable {
             }
         }
         return try body()
+    }
+}
+
+extension RecordStore {
+    /// Reads as ``read(_:)`` does, throwing only a service's own error: one that `body`
+    /// throws passes as is, and any other failure, the store's or `body`'s, becomes
+    /// `failure(error)`, usually the service's storage code.
+    /// - Parameters:
+    ///   - failure: Makes the service's error of any other failure.
+    ///   - body: Reads through the reader it is given; must not call this store.
+    /// - Returns: What `body` returns.
+    /// - Throws: `Failure`.
+    public func read<Result, Failure: TrainError>(
+        failingWith failure: (any Error) -> Failure, _ body: (RecordReader) throws -> Result
+    ) throws(Failure) -> Result {
+        do { return try read(body) } catch { throw error as? Failure ?? failure(error) }
+    }
+
+    /// Writes as ``write(_:)`` does, throwing only a service's own error: one that `body`
+    /// throws passes as is, and any other failure, the store's or `body`'s, becomes
+    /// `failure(error)`. Nothing is kept when it throws.
+    /// - Parameters:
+    ///   - failure: Makes the service's error of any other failure.
+    ///   - body: Reads and writes through the writer it is given; must not call this store.
+    /// - Returns: What `body` returns.
+    /// - Throws: `Failure`.
+    public func write<Result, Failure: TrainError>(
+        failingWith failure: (any Error) -> Failure, _ body: (RecordWriter) throws -> Result
+    ) throws(Failure) -> Result {
+        do { return try write(body) } catch { throw error as? Failure ?? failure(error) }
     }
 }

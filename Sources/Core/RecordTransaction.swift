@@ -6,6 +6,7 @@ public protocol CollectionName {
     var collectionName: String { get }
 }
 
+/// A string names a collection by itself.
 extension String: CollectionName {
     /// The string itself.
     public var collectionName: String { self }
@@ -129,7 +130,7 @@ extension RecordEntry: Hashable where Value: Hashable {}
 /// Reads records inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
 ///
 /// A reader is valid only inside the closure it was passed to; kept and used
-/// later, every call throws ``CoreError/Code/transactionEnded``.
+/// later, every call throws ``TrainErrorCode/transactionEnded``.
 public class RecordReader {
     @usableFromInline let backend: any StorageBackend
     let schemaName: String
@@ -170,7 +171,7 @@ public class RecordReader {
     ///   - key: The record's key.
     ///   - collection: The collection to look in, with its codec.
     /// - Returns: The value, or nil if there is no such record.
-    /// - Throws: ``CoreError/Code/undecodable`` if the stored bytes do not decode,
+    /// - Throws: ``TrainErrorCode/undecodable`` if the stored bytes do not decode,
     ///   and the errors of ``data(forKey:in:)``.
     @inlinable
     public func value<Value>(forKey key: String, in collection: RecordCollection<Value>) throws(CoreError) -> Value? {
@@ -195,7 +196,7 @@ public class RecordReader {
     ///   - direction: Ascending key order (the default) or descending.
     ///   - limit: The most records to return; nil for all. 0 returns none.
     /// - Returns: The records, in `direction`.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a negative limit, and
+    /// - Throws: ``TrainErrorCode/invalidArgument`` for a negative limit, and
     ///   ``CoreError`` for an unknown collection or a storage failure.
     public func records(
         in collection: some CollectionName, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
@@ -213,7 +214,7 @@ public class RecordReader {
     ///   - direction: Ascending key order (the default) or descending.
     ///   - limit: The most values to return; nil for all.
     /// - Returns: The decoded values, in `direction`.
-    /// - Throws: ``CoreError/Code/undecodable`` if a stored value does not decode, and
+    /// - Throws: ``TrainErrorCode/undecodable`` if a stored value does not decode, and
     ///   the errors of ``records(in:range:direction:limit:)``.
     public func values<Value>(
         in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
@@ -233,7 +234,7 @@ public class RecordReader {
     ///   - direction: Ascending key order (the default) or descending.
     ///   - limit: The most entries to return; nil for all.
     /// - Returns: The entries, in `direction`.
-    /// - Throws: ``CoreError/Code/undecodable`` if a stored value does not decode, and
+    /// - Throws: ``TrainErrorCode/undecodable`` if a stored value does not decode, and
     ///   the errors of ``records(in:range:direction:limit:)``.
     public func entries<Value>(
         in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
@@ -359,7 +360,7 @@ public final class RecordWriter: RecordReader {
     ///   - value: The value to store.
     ///   - key: The record's key, non-empty.
     ///   - collection: The collection to write to, with its codec.
-    /// - Throws: ``CoreError/Code/unencodable`` if the value does not encode, and the
+    /// - Throws: ``TrainErrorCode/unencodable`` if the value does not encode, and the
     ///   errors of ``setData(_:forKey:in:)``.
     @inlinable
     public func put<Value>(_ value: Value, forKey key: String, in collection: RecordCollection<Value>) throws(CoreError) {

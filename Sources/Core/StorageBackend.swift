@@ -45,7 +45,7 @@ protocol StorageBackend: AnyObject {
     func dropCollection(_ collection: String) throws(CoreError)
     func setVersion(_ version: Int, ofSchema schema: String) throws(CoreError)
 
-    /// Reads every page looking for damage; throws ``CoreError/Code/corrupt`` if any.
+    /// Reads every page looking for damage; throws ``TrainErrorCode/corrupt`` if any.
     func checkIntegrity() throws(CoreError)
 
     func close()

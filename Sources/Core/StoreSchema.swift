@@ -106,14 +106,14 @@ public final class MigrationContext {
 
     /// Creates a collection; creating one that exists does nothing.
     /// - Parameter name: The collection's name: ASCII letters, digits, `-`, `_` or `.`.
-    /// - Throws: ``CoreError/Code/invalidArgument`` for a bad name.
+    /// - Throws: ``TrainErrorCode/invalidArgument`` for a bad name.
     public func createCollection(_ name: String) throws(CoreError) {
         try records.createCollection(name)
     }
 
     /// Deletes a collection and every record in it.
     /// - Parameter name: The collection's name.
-    /// - Throws: ``CoreError/Code/unknownCollection`` if it does not exist.
+    /// - Throws: ``TrainErrorCode/unknownCollection`` if it does not exist.
     public func dropCollection(_ name: String) throws(CoreError) {
         try records.dropCollection(name)
     }

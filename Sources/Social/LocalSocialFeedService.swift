@@ -141,13 +141,7 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     /// Runs `body` in one read of the store; store failures become `storage`.
     func reading<Result>(_ body: (RecordReader) throws -> Result) throws(SocialError) -> Result {
-        do {
-            return try store.read(body)
-        } catch let error as SocialError {
-            throw error
-        } catch {
-            throw SocialError(.storage, detail: "\(error)")
-        }
+        try store.read(failingWith: { SocialError(.storage, detail: "\($0)") }, body)
     }
 
     /// Runs `body` in one write transaction on `user`'s behalf, if they are still signed
@@ -162,13 +156,7 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     /// Runs `body` in one write transaction: all of it is kept, or none of it.
     func writing<Result>(_ body: (RecordWriter) throws -> Result) throws(SocialError) -> Result {
-        do {
-            return try store.write(body)
-        } catch let error as SocialError {
-            throw error
-        } catch {
-            throw SocialError(.storage, detail: "\(error)")
-        }
+        try store.write(failingWith: { SocialError(.storage, detail: "\($0)") }, body)
     }
 
     // MARK: - Profiles

@@ -62,7 +62,7 @@ public protocol MediaStore: Sendable {
     /// never pass an ownership or usage check its canonical URL would fail.
     /// - Parameter url: A URL from ``url(for:)``, or any other.
     /// - Returns: The reference, or nil for a URL outside the store.
-    /// - Throws: ``SocialError/Code/mediaNotFound`` for a URL inside the store that
+    /// - Throws: ``TrainCore/TrainErrorCode/mediaNotFound`` for a URL inside the store that
     ///   names none of its photos.
     func reference(for url: URL) throws(SocialError) -> MediaReference?
 }

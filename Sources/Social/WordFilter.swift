@@ -5,7 +5,7 @@ import TrainCore
 /// whole words, ignoring case, accents, letter width and Unicode spelling, so "Spám",
 /// "SPAM" and a full-width "ｓｐａｍ" all match "spam". Set it on
 /// ``SocialPolicy/wordFilter``; a post or comment that matches is
-/// ``SocialError/Code/objectionableContent`` and nothing is stored.
+/// ``TrainCore/TrainErrorCode/objectionableContent`` and nothing is stored.
 ///
 /// ```swift
 /// let filter = try WordFilter(["spam", "buy followers"])
@@ -26,7 +26,7 @@ public struct WordFilter: Hashable, Sendable {
     /// Creates a filter.
     /// - Parameter entries: Words or phrases, each 1 to 100 characters with a letter or
     ///   digit, no control or invisible formatting character.
-    /// - Throws: ``SocialError/Code/invalidWordList`` for an empty or hostile entry, or
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidWordList`` for an empty or hostile entry, or
     ///   more than ``maximumEntries``; no filter is made.
     public init(_ entries: [String]) throws(SocialError) {
         guard entries.count <= Self.maximumEntries else {

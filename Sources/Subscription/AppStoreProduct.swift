@@ -78,7 +78,7 @@ public struct BillingPeriod: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - value: How many units: 1 up to the unit's ``Unit/maximum``.
     ///   - unit: The unit.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a value out of range.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for a value out of range.
     public init(value: Int, unit: Unit) throws(SubscriptionError) {
         guard (1...unit.maximum).contains(value) else {
             throw SubscriptionError(.invalidArgument, detail: "A period has 1 to \(unit.maximum) \(unit.rawValue)s, not \(value).")
@@ -93,7 +93,7 @@ public struct BillingPeriod: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads an ISO 8601 period of one unit, as StoreKit configuration files write them: `P3D`, `P1W`, `P6M`, `P1Y`.
     /// - Parameter iso8601: The period.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for anything else.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for anything else.
     public init(iso8601: String) throws(SubscriptionError) {
         let characters = Array(iso8601)
         guard characters.count >= 3, characters.first == "P", let last = characters.last,
@@ -357,7 +357,7 @@ public struct AppStoreProduct: Codable, Hashable, Sendable, Identifiable {
     /// the introductory one introductory and the others not, no two of a kind with one
     /// identifier, a pay-as-you-go offer's periods as long as the subscription's, and
     /// Family Sharing only for an auto-renewable subscription or a non-consumable.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming what is wrong.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` naming what is wrong.
     public func validate() throws(SubscriptionError) {
         func fail(_ why: String) -> SubscriptionError {
             SubscriptionError(.invalidArgument, detail: "Product '\(id)': \(why)")

@@ -22,7 +22,7 @@ public struct AppleID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Creates an Apple ID from its email address.
     /// - Parameter email: The address; case does not matter.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for an empty address, one
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for an empty address, one
     ///   longer than ``maximumLength`` bytes, or one with a control or invisible
     ///   formatting character, a space, or no `@`.
     public init(_ email: String) throws(SubscriptionError) {
@@ -82,6 +82,6 @@ public enum SubscriptionAccessPolicy: String, Codable, Hashable, Sendable {
     /// Only what the signed-in app user bought (tagged with their `appAccountToken`)
     /// counts; a purchase needs a signed-in app user, and a second app user on an Apple
     /// ID whose subscription in the group another one uses is told so
-    /// (``SubscriptionError/Code/subscribedWithAnotherAccount``) instead of buying twice.
+    /// (``TrainCore/TrainErrorCode/subscribedWithAnotherAccount``) instead of buying twice.
     case appAccountToken
 }

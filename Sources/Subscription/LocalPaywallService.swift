@@ -88,7 +88,7 @@ public final class LocalPaywallService: PaywallService {
     ///   - subscriptions: The subscription service.
     ///   - storage: In memory, or a file (other services may share it).
     ///   - configuration: The clock and the feature catalog.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` naming the file if it cannot
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` naming the file if it cannot
     ///   be read, or holds a configuration this version cannot read.
     public convenience init(
         subscriptions: any SubscriptionService, storage: StorageLocation, configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()

@@ -145,10 +145,10 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// token if there is one; the purchase is in progress while the (simulated) sheet is
     /// up. Cancelling the calling task while the sheet is up ends the purchase as
     /// `.userCancelled`, buying nothing. Under ``SubscriptionAccessPolicy/appAccountToken``
-    /// it needs a signed-in app user, and is ``SubscriptionError/Code/subscribedWithAnotherAccount``
+    /// it needs a signed-in app user, and is ``TrainCore/TrainErrorCode/subscribedWithAnotherAccount``
     /// while the Apple ID's subscription in the group is another app user's or was bought
     /// outside the app untagged. Another app user signing in, or the device signing in to
-    /// another Apple ID, while the sheet is up is ``SubscriptionError/Code/notYourTransaction``,
+    /// another Apple ID, while the sheet is up is ``TrainCore/TrainErrorCode/notYourTransaction``,
     /// and nothing is bought. An Apple ID new to the group gets the product's
     /// introductory offer by itself; `offer` asks for a promotional or win-back one.
     public func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult {

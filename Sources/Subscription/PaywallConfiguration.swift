@@ -56,7 +56,7 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     /// Reads a configuration from its JSON. Every object is read whole: a key it does not
     /// have, such as a misspelt `"placement"`, is an error rather than left out.
     /// - Parameter json: The JSON, at most ``maximumJSONSize`` bytes.
-    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` for JSON that is not a
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidConfiguration`` for JSON that is not a
     ///   configuration, or is larger.
     public init(json: Data) throws(SubscriptionError) {
         guard json.count <= Self.maximumJSONSize else {
@@ -92,7 +92,7 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     /// - Parameters:
     ///   - products: The app's products: its whole catalog, or those on sale.
     ///   - catalog: Which tier unlocks which feature.
-    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` naming what is wrong.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidConfiguration`` naming what is wrong.
     public func validate(against products: [AppStoreProduct], catalog: FeatureCatalog = .standard) throws(SubscriptionError) {
         try validateStructure()
         let known = Set(products.map(\.id))
@@ -122,7 +122,7 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     /// offering and experiment a rule or variant names defined; every experiment with
     /// variants whose weights are 0 to 100 and add up to 100; every placement with rules,
     /// one for everyone and last, so that no rule is out of reach.
-    /// - Throws: ``SubscriptionError/Code/invalidConfiguration`` naming what is wrong.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidConfiguration`` naming what is wrong.
     public func validateStructure() throws(SubscriptionError) {
         let offeringIDs = try Self.unique(offerings.map(\.id), "offering")
         for offering in offerings {

@@ -42,7 +42,7 @@ public protocol PaywallService: Sendable {
     /// for the same user every time, on every device.
     /// - Parameter experiment: The experiment's ID.
     /// - Returns: The user's assignment.
-    /// - Throws: ``SubscriptionError/Code/experimentNotFound`` for an experiment the
+    /// - Throws: ``TrainCore/TrainErrorCode/experimentNotFound`` for an experiment the
     ///   configuration does not have.
     func assignment(in experiment: String) async throws -> PaywallAssignment
 
@@ -60,14 +60,14 @@ public protocol PaywallService: Sendable {
 
     /// Every exposure to an experiment logged so far, oldest first.
     /// - Returns: The exposures.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if they cannot be read.
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if they cannot be read.
     func exposures() async throws -> [PaywallExposure]
 
     /// Removes every exposure that names `userID`, as the deletion of their account does;
     /// removing them again removes nothing.
     /// - Parameter userID: The user.
     /// - Returns: How many were removed.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the log cannot be read or written.
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if the log cannot be read or written.
     @discardableResult
     func removeExposures(of userID: String) async throws -> Int
 }

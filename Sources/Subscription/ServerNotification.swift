@@ -219,7 +219,7 @@ public struct StoreNotificationVerifier: Sendable {
     /// Verifies a signed notification and reads it.
     /// - Parameter signedPayload: The `signedPayload` the App Store posted.
     /// - Returns: The notification.
-    /// - Throws: ``SubscriptionError/Code/failedVerification`` for a notification, a
+    /// - Throws: ``TrainCore/TrainErrorCode/failedVerification`` for a notification, a
     ///   transaction or renewal info that is not a JWS signed with the key, is not the
     ///   payload of a notification, or is for another app.
     public func verify(_ signedPayload: String) throws(SubscriptionError) -> StoreServerNotification {

@@ -27,7 +27,7 @@ extension SimulatedAppStore {
     /// An in-app purchase for `appleID`, the device's Apple ID when the purchase sheet
     /// came up, tagged `appAccountToken`: fails with the chosen error, waits (Ask to Buy,
     /// interruption), or buys. With `exclusive`, a subscription of the group that grants
-    /// access and is not this app user's is ``SubscriptionError/Code/subscribedWithAnotherAccount``,
+    /// access and is not this app user's is ``TrainCore/TrainErrorCode/subscribedWithAnotherAccount``,
     /// now and when a waiting request is approved.
     func purchase(
         _ product: AppStoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String
@@ -84,7 +84,7 @@ extension SimulatedAppStore {
         return state.withLock { isEligibleForIntroOffer(groupID, owner: $0.appleID, in: $0) }
     }
 
-    /// Throws ``SubscriptionError/Code/subscribedWithAnotherAccount`` if what `owner`
+    /// Throws ``TrainCore/TrainErrorCode/subscribedWithAnotherAccount`` if what `owner`
     /// already has of `product` is not `token`'s: its subscription in the group, while it
     /// grants access, or the non-consumable itself.
     func refuseAnotherAccountsPurchase(_ product: AppStoreProduct, owner: AppleID, token: UUID?, in state: State, now: Date)

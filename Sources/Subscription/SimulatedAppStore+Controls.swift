@@ -53,9 +53,9 @@ extension SimulatedAppStore {
 
     /// Makes every call of `api` fail with `code`, or succeed again with nil, as
     /// `SKTestSession.setSimulatedError(_:forAPI:)` does: StoreKit's error kinds are the
-    /// codes of ``SubscriptionError``, such as ``SubscriptionError/Code/networkError``,
-    /// ``SubscriptionError/Code/systemError``, ``SubscriptionError/Code/paymentNotAllowed``
-    /// or ``SubscriptionError/Code/productUnavailable``.
+    /// codes of ``SubscriptionError``, such as ``TrainCore/TrainErrorCode/networkError``,
+    /// ``TrainCore/TrainErrorCode/systemError``, ``TrainCore/TrainErrorCode/paymentNotAllowed``
+    /// or ``TrainCore/TrainErrorCode/productUnavailable``.
     /// - Parameters:
     ///   - code: The error, or nil.
     ///   - api: The store call.
@@ -117,7 +117,7 @@ extension SimulatedAppStore {
 
     /// Changes the time rate (`SKTestSession.timeRate`).
     /// - Parameter rate: The rate.
-    /// - Throws: ``SubscriptionError/Code/invalidTimeRate`` unless a month, or a
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidTimeRate`` unless a month, or a
     ///   renewal, lasts from one second to a century.
     public func setTimeRate(_ rate: TimeRate) throws(SubscriptionError) {
         switch rate {
@@ -143,7 +143,7 @@ extension SimulatedAppStore {
     /// bought stays with it, and comes back when it signs in again; services on this
     /// store recompute their entitlements.
     /// - Parameter appleID: The Apple ID.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the change cannot be written.
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if the change cannot be written.
     public func switchAppleID(to appleID: AppleID) throws(SubscriptionError) {
         try mutate { state, changes, _ throws(SubscriptionError) in
             guard state.appleID != appleID else { return }
@@ -187,7 +187,7 @@ extension SimulatedAppStore {
     ///     made outside the app usually has.
     ///   - purchaseDate: When it was bought; now by default.
     /// - Returns: The transaction of the first period.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidArgument``
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``; ``TrainCore/TrainErrorCode/invalidArgument``
     ///   for an incomplete product (see ``AppStoreProduct/validate()``), a purchase date that
     ///   is not a real date or is more than a century ago, or a subscription backdated by
     ///   more than ``maximumBackdatedPeriods`` periods.
@@ -223,8 +223,8 @@ extension SimulatedAppStore {
     ///   - codes: The codes.
     ///   - productID: An auto-renewable subscription.
     ///   - offerID: Its offer of type ``SubscriptionOffer/OfferType/code``.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``; ``SubscriptionError/Code/invalidOfferIdentifier``
-    ///   if the product has no such offer; ``SubscriptionError/Code/invalidArgument`` for
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``; ``TrainCore/TrainErrorCode/invalidOfferIdentifier``
+    ///   if the product has no such offer; ``TrainCore/TrainErrorCode/invalidArgument`` for
     ///   an incomplete product or a code that is not 1 to 64 letters and digits. Nothing
     ///   is added then.
     public func addOfferCodes(_ codes: [String], productID: String, offerID: String) throws(SubscriptionError) {
@@ -253,8 +253,8 @@ extension SimulatedAppStore {
     ///   - code: The code, in any case.
     ///   - appAccountToken: The app user it is tagged for; none by default.
     /// - Returns: The transaction of the first period.
-    /// - Throws: ``SubscriptionError/Code/invalidOfferCode`` for a code that is unknown
-    ///   or used up; ``SubscriptionError/Code/ineligibleForOffer`` while the Apple ID
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidOfferCode`` for a code that is unknown
+    ///   or used up; ``TrainCore/TrainErrorCode/ineligibleForOffer`` while the Apple ID
     ///   subscribes in the group (the code is kept).
     @discardableResult
     public func redeemOfferCode(_ code: String, appAccountToken: UUID? = nil) throws(SubscriptionError)
@@ -289,7 +289,7 @@ extension SimulatedAppStore {
     /// Ends the device's Apple ID's subscription in the group now: its latest transaction
     /// expires a millisecond ago (`expireSubscription`). Earlier transactions keep their dates.
     /// - Parameter productID: A product of the subscription's group.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``, ``TrainCore/TrainErrorCode/notSubscribed``.
     public func expireSubscription(productID: String) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, in: state)
@@ -312,7 +312,7 @@ extension SimulatedAppStore {
     /// transaction ends a millisecond before the renewal starts, so the two never
     /// overlap; earlier transactions keep their dates.
     /// - Parameter productID: A product of the subscription's group.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``, ``TrainCore/TrainErrorCode/notSubscribed``.
     public func forceRenewal(productID: String) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, in: state)
@@ -332,7 +332,7 @@ extension SimulatedAppStore {
     /// - Parameters:
     ///   - enabled: Whether it renews.
     ///   - productID: A product of the subscription's group.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``, ``TrainCore/TrainErrorCode/notSubscribed``.
     public func setAutoRenew(_ enabled: Bool, productID: String) throws(SubscriptionError) {
         try changeSubscription(productID: productID) { subscription in
             guard subscription.willAutoRenew != enabled else { return nil }
@@ -345,7 +345,7 @@ extension SimulatedAppStore {
     /// - Parameters:
     ///   - transactionID: The transaction.
     ///   - reason: Why.
-    /// - Throws: ``SubscriptionError/Code/transactionNotFound``.
+    /// - Throws: ``TrainCore/TrainErrorCode/transactionNotFound``.
     public func refund(transactionID: UInt64, reason: TransactionRevocationReason = .other) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard let entry = state.entries[transactionID] else {
@@ -386,7 +386,7 @@ extension SimulatedAppStore {
     /// Sets the app's own transaction: for example a first download in version 1.0 a
     /// year ago, to test what early buyers of an app that went free keep.
     /// - Parameter info: The app transaction.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for an empty bundle ID or
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for an empty bundle ID or
     ///   version, or a date that is not a real date.
     public func setAppTransaction(_ info: AppTransactionInfo) throws(SubscriptionError) {
         guard !info.bundleID.isEmpty, !info.appVersion.isEmpty, !info.originalAppVersion.isEmpty,
@@ -405,7 +405,7 @@ extension SimulatedAppStore {
     /// A purchase still waiting for Ask to Buy or an interruption is not a transaction
     /// yet: decline or resolve it instead.
     /// - Parameter transactionID: The transaction.
-    /// - Throws: ``SubscriptionError/Code/transactionNotFound``.
+    /// - Throws: ``TrainCore/TrainErrorCode/transactionNotFound``.
     public func deleteTransaction(_ transactionID: UInt64) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard let entry = state.entries.removeValue(forKey: transactionID) else {
@@ -441,8 +441,8 @@ extension SimulatedAppStore {
     /// identifier on the app's updates stream; a downgrade or a crossgrade to another
     /// period changes what renews (see ``PendingPurchase/transactionID``).
     /// - Parameter transactionID: The request's identifier in ``testTransactions``.
-    /// - Throws: ``SubscriptionError/Code/requestNotFound`` (also after it lapsed);
-    ///   ``SubscriptionError/Code/subscribedWithAnotherAccount`` for a request made with
+    /// - Throws: ``TrainCore/TrainErrorCode/requestNotFound`` (also after it lapsed);
+    ///   ``TrainCore/TrainErrorCode/subscribedWithAnotherAccount`` for a request made with
     ///   access per app user while the Apple ID's subscription in the group has become
     ///   another app user's (the request keeps waiting).
     public func approveAskToBuy(transactionID: UInt64) throws(SubscriptionError) {
@@ -451,7 +451,7 @@ extension SimulatedAppStore {
 
     /// A parent declines an Ask to Buy request (`declineAskToBuyTransaction(identifier:)`): nothing is bought.
     /// - Parameter transactionID: The request's identifier in ``testTransactions``.
-    /// - Throws: ``SubscriptionError/Code/requestNotFound``.
+    /// - Throws: ``TrainCore/TrainErrorCode/requestNotFound``.
     public func declineAskToBuy(transactionID: UInt64) throws(SubscriptionError) {
         try completePending(transactionID, kind: .askToBuy, approve: false)
     }
@@ -459,7 +459,7 @@ extension SimulatedAppStore {
     /// Resolves an interrupted purchase (`resolveIssueForTransaction(identifier:)`): it goes
     /// through under its identifier and reaches the updates stream.
     /// - Parameter transactionID: The purchase's identifier in ``testTransactions``.
-    /// - Throws: ``SubscriptionError/Code/requestNotFound``.
+    /// - Throws: ``TrainCore/TrainErrorCode/requestNotFound``.
     public func resolveInterruptedPurchase(transactionID: UInt64) throws(SubscriptionError) {
         try completePending(transactionID, kind: .interrupted, approve: true)
     }
@@ -488,7 +488,7 @@ extension SimulatedAppStore {
     /// that needs the subscriber's consent; without it,
     /// the subscription lapses at the next renewal.
     /// - Parameter productID: A product of the subscription's group.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``, ``TrainCore/TrainErrorCode/notSubscribed``.
     public func requestPriceIncreaseConsent(productID: String) throws(SubscriptionError) {
         try changeSubscription(productID: productID) { subscription in
             guard subscription.priceIncrease != .pending else { return nil }
@@ -501,7 +501,7 @@ extension SimulatedAppStore {
     /// - Parameters:
     ///   - agreed: Whether they agree.
     ///   - productID: A product of the subscription's group.
-    /// - Throws: ``SubscriptionError/Code/productNotFound``, ``SubscriptionError/Code/notSubscribed``.
+    /// - Throws: ``TrainCore/TrainErrorCode/productNotFound``, ``TrainCore/TrainErrorCode/notSubscribed``.
     public func respondToPriceIncrease(agreed: Bool, productID: String) throws(SubscriptionError) {
         try changeSubscription(productID: productID) { subscription in
             guard subscription.priceIncrease == .pending else { return nil }
@@ -519,7 +519,7 @@ extension SimulatedAppStore {
     /// grace or billing retry: it renews
     /// (from its missed renewal date while in grace, from now after).
     /// - Parameter productID: A product of the subscription's group.
-    /// - Throws: ``SubscriptionError/Code/notSubscribed`` if it is not in grace or billing retry.
+    /// - Throws: ``TrainCore/TrainErrorCode/notSubscribed`` if it is not in grace or billing retry.
     public func resolveBillingIssue(productID: String) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             let id = try subscriptionID(for: productID, in: state)

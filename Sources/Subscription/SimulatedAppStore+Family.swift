@@ -20,7 +20,7 @@ extension SimulatedAppStore {
     /// Makes a family group with `organizer` in it, as Settings › Family does.
     /// - Parameter organizer: The Apple ID that organizes it.
     /// - Returns: The group.
-    /// - Throws: ``SubscriptionError/Code/alreadyInFamily`` if it is in a group already.
+    /// - Throws: ``TrainCore/TrainErrorCode/alreadyInFamily`` if it is in a group already.
     @discardableResult
     public func createFamily(organizer: AppleID) throws(SubscriptionError) -> FamilyGroup {
         try mutate { state, changes, _ throws(SubscriptionError) in
@@ -39,9 +39,9 @@ extension SimulatedAppStore {
     /// - Parameters:
     ///   - member: The Apple ID that joins.
     ///   - organizer: The group's organizer.
-    /// - Throws: ``SubscriptionError/Code/notInFamily`` if `organizer` organizes no group;
-    ///   ``SubscriptionError/Code/alreadyInFamily`` if `member` is in a group (this one
-    ///   or another); ``SubscriptionError/Code/familyFull`` at six people. Nothing changes then.
+    /// - Throws: ``TrainCore/TrainErrorCode/notInFamily`` if `organizer` organizes no group;
+    ///   ``TrainCore/TrainErrorCode/alreadyInFamily`` if `member` is in a group (this one
+    ///   or another); ``TrainCore/TrainErrorCode/familyFull`` at six people. Nothing changes then.
     public func addToFamily(_ member: AppleID, organizer: AppleID) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard var family = state.families[organizer] else {
@@ -75,7 +75,7 @@ extension SimulatedAppStore {
     /// loses what the others shared with it, and they lose what it shared with them (a
     /// `REVOKE` for each). The organizer leaving ends the group.
     /// - Parameter member: The Apple ID that leaves.
-    /// - Throws: ``SubscriptionError/Code/notInFamily`` if it is in no group.
+    /// - Throws: ``TrainCore/TrainErrorCode/notInFamily`` if it is in no group.
     public func removeFromFamily(_ member: AppleID) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard var family = state.family(of: member) else {

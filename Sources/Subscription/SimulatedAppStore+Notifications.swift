@@ -41,7 +41,7 @@ extension SimulatedAppStore {
 
     /// Sends a `TEST` notification, as the App Store Server API's "Request a Test
     /// Notification" does.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if it cannot be recorded.
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if it cannot be recorded.
     public func requestTestNotification() throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             notify(.test, transactionID: nil, subscription: nil, state: state, changes: &changes, now: now)
@@ -56,8 +56,8 @@ extension SimulatedAppStore {
     /// - Parameters:
     ///   - transactionID: The transaction.
     ///   - reason: Why the customer asks.
-    /// - Throws: ``SubscriptionError/Code/transactionNotFound`` for a transaction the
-    ///   device's Apple ID does not have; ``SubscriptionError/Code/invalidArgument`` for one
+    /// - Throws: ``TrainCore/TrainErrorCode/transactionNotFound`` for a transaction the
+    ///   device's Apple ID does not have; ``TrainCore/TrainErrorCode/invalidArgument`` for one
     ///   refunded already. Nothing changes then.
     public func requestRefund(transactionID: UInt64, reason: RefundRequestReason = .other) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
@@ -89,7 +89,7 @@ extension SimulatedAppStore {
     /// The App Store declines a refund a customer asked for: `REFUND_DECLINED`, and the
     /// transaction stays as it was.
     /// - Parameter transactionID: The transaction.
-    /// - Throws: ``SubscriptionError/Code/requestNotFound`` if no refund of it was asked for.
+    /// - Throws: ``TrainCore/TrainErrorCode/requestNotFound`` if no refund of it was asked for.
     public func declineRefund(transactionID: UInt64) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
             guard state.refundRequests.contains(transactionID), let entry = state.entries[transactionID] else {

@@ -281,8 +281,8 @@ extension SimulatedAppStore {
     ///   - offer: The kind and identifier of the offer asked for, if any.
     ///   - transactionID: The identifier a waiting purchase was listed under, for the
     ///     transaction it makes; a new one otherwise.
-    /// - Throws: ``SubscriptionError/Code/invalidOfferIdentifier`` for an offer the
-    ///   product does not have; ``SubscriptionError/Code/ineligibleForOffer`` for one the
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidOfferIdentifier`` for an offer the
+    ///   product does not have; ``TrainCore/TrainErrorCode/ineligibleForOffer`` for one the
     ///   Apple ID may not have, or asked for with a purchase that does not start a period now.
     func buy(
         _ product: AppStoreProduct, owner: AppleID, token: UUID?, at date: Date, returnedByPurchase: Bool,

@@ -273,7 +273,7 @@ public final class SimulatedAppStore: Sendable {
     ///   - storage: In memory, or a file (other services may share it) with its options.
     ///   - products: The products on sale.
     ///   - clock: The clock that dates transactions and drives renewals.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable``, naming the file, if the
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable``, naming the file, if the
     ///   ledger cannot be opened or a record cannot be read.
     public convenience init(
         storage: StorageLocation, products: [AppStoreProduct] = AppStoreProduct.standard,

@@ -19,7 +19,7 @@ public struct StoreCatalog: Hashable, Sendable {
 
     /// Checks and keeps `products`.
     /// - Parameter products: The products.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming the first product
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` naming the first product
     ///   that is incomplete, repeats an identifier, or shares a group without being an
     ///   auto-renewable subscription.
     public init(products: [AppStoreProduct]) throws(SubscriptionError) {
@@ -43,7 +43,7 @@ public struct StoreCatalog: Hashable, Sendable {
     /// Reads a catalog in TrainKit's JSON: `{"products": [...]}`, each product as
     /// ``AppStoreProduct`` encodes it (periods in ISO 8601, such as `"P1W"`).
     /// - Parameter json: The document.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a document that does not
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for a document that does not
     ///   decode or a catalog ``init(products:)`` refuses.
     public init(json: Data) throws(SubscriptionError) {
         let decoded: [AppStoreProduct]
@@ -57,7 +57,7 @@ public struct StoreCatalog: Hashable, Sendable {
 
     /// The catalog in TrainKit's JSON, with sorted keys.
     /// - Returns: The document.
-    /// - Throws: ``SubscriptionError/Code/systemError`` if encoding fails.
+    /// - Throws: ``TrainCore/TrainErrorCode/systemError`` if encoding fails.
     public func jsonData() throws(SubscriptionError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -84,7 +84,7 @@ public struct StoreCatalog: Hashable, Sendable {
     ///   - storeKitConfiguration: The file's contents.
     ///   - tiers: The tier each product grants; a product not listed grants none.
     ///   - nonRenewingDurations: How long each non-renewing subscription grants its tier.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for a file that is not a
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for a file that is not a
     ///   StoreKit configuration, a product of an unknown type, an unreadable price or
     ///   period, a non-renewing subscription without a duration, or a catalog
     ///   ``init(products:)`` refuses.

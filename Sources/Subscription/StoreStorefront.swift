@@ -12,7 +12,7 @@ public struct StoreStorefront: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - countryCode: Three uppercase letters, such as `DEU`.
     ///   - currencyCode: Three uppercase letters, such as `EUR`.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` for codes that are not three
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for codes that are not three
     ///   uppercase ASCII letters.
     public init(countryCode: String, currencyCode: String) throws(SubscriptionError) {
         guard Self.isCode(countryCode), Self.isCode(currencyCode) else {

@@ -73,7 +73,7 @@ public struct SubscriptionOffer: Codable, Hashable, Sendable {
     /// Checks the offer: a free trial costs nothing and the others something; an
     /// introductory offer has no identifier and the others one of 1 to 200 bytes without
     /// control characters; 1 to 12 periods when paying as you go, else one.
-    /// - Throws: ``SubscriptionError/Code/invalidArgument`` naming what is wrong.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` naming what is wrong.
     public func validate() throws(SubscriptionError) {
         func fail(_ why: String) -> SubscriptionError {
             SubscriptionError(.invalidArgument, detail: "Offer '\(id ?? type.rawValue)': \(why)")

@@ -35,7 +35,7 @@ public protocol SubscriptionService: Sendable {
 
     /// The products on sale in the storefront, each at its price there.
     /// - Returns: The products.
-    /// - Throws: ``SubscriptionError/Code/networkError`` when the store cannot be reached.
+    /// - Throws: ``TrainCore/TrainErrorCode/networkError`` when the store cannot be reached.
     func products() async throws -> [AppStoreProduct]
 
     /// Buys a product for the signed-in app user. Cancelling the calling task while the
@@ -58,8 +58,8 @@ public protocol SubscriptionService: Sendable {
 
     /// Brings the entitlements up to date with the store (StoreKit's `AppStore.sync`).
     /// - Returns: The tier afterwards.
-    /// - Throws: ``SubscriptionError/Code/ledgerUnreadable`` if the ledger cannot be read;
-    ///   the store's failure, such as ``SubscriptionError/Code/networkError``.
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if the ledger cannot be read;
+    ///   the store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
     func restorePurchases() async throws -> SubscriptionTier
 
     /// Transactions that arrive outside `purchase`: renewals, refunds, Ask to Buy
@@ -101,12 +101,12 @@ public protocol SubscriptionService: Sendable {
 
     /// The App Store's record of the app itself on this Apple ID: StoreKit's `AppTransaction.shared`.
     /// - Returns: The app transaction, with its verification.
-    /// - Throws: The store's failure, such as ``SubscriptionError/Code/networkError``.
+    /// - Throws: The store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
     func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo>
 
     /// The state and renewal info of each of the user's subscriptions.
     /// - Returns: One status per subscription.
-    /// - Throws: The store's failure, such as ``SubscriptionError/Code/networkError``.
+    /// - Throws: The store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
     func subscriptionStatuses() async throws -> [RenewalStatus]
 
     /// Ties purchases and entitlements to an app user; nil when nobody is signed in.

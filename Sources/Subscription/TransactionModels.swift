@@ -185,7 +185,7 @@ public enum StoreVerificationResult<SignedType: Hashable & Sendable>: Hashable, 
     }
 
     /// The value if it was verified, as StoreKit's `payloadValue`.
-    /// - Throws: ``SubscriptionError/Code/failedVerification`` if it was not.
+    /// - Throws: ``TrainCore/TrainErrorCode/failedVerification`` if it was not.
     public var payloadValue: SignedType {
         get throws(SubscriptionError) {
             switch self {

@@ -1,4 +1,5 @@
 import Foundation
+import TrainCore
 
 /// The server side of sync: where every device of a user sends its edits and reads
 /// the others'. Each user's records of one type form a ``RemoteScope``; in it every
@@ -274,29 +275,9 @@ public struct RemotePage: Hashable, Sendable {
 }
 
 /// Why a remote call failed.
-public struct RemoteStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct RemoteStoreError: TrainError {
     /// What went wrong; new codes can be added without breaking callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The stable name of the code.
-        public let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The remote could not be reached, or the answer was lost: the call may or
-        /// may not have taken effect. Retry with the same mutation IDs.
-        public static let unavailable = Code("unavailable")
-        /// The batch is over the remote's limit of writes or bytes; nothing was applied.
-        public static let tooLarge = Code("tooLarge")
-        /// The cursor is older than the deletions the remote keeps.
-        public static let cursorExpired = Code("cursorExpired")
-        /// The request is malformed (a limit below 1, two writes to one record).
-        public static let invalidRequest = Code("invalidRequest")
-        /// The scope's user may not write: their account is being deleted, or is gone.
-        /// Nothing was applied.
-        public static let accountClosed = Code("accountClosed")
-
-        /// The code's name.
-        public var description: String { name }
-    }
+    public typealias Code = TrainErrorCode<RemoteStoreError>
 
     /// What went wrong.
     public let code: Code
@@ -306,23 +287,31 @@ public struct RemoteStoreError: Error, Hashable, Sendable, CustomStringConvertib
     /// Creates an error.
     /// - Parameters:
     ///   - code: What went wrong.
-    ///   - detail: A detail for developers.
-    public init(_ code: Code, detail: String = "") {
+    ///   - detail: A detail for developers; defaults to the code's sentence.
+    public init(_ code: Code, detail: String? = nil) {
         self.code = code
-        self.detail = detail
+        self.detail = detail ?? code.message
     }
+}
 
-    /// Two errors are equal when their codes are.
-    /// - Parameters:
-    ///   - lhs: An error.
-    ///   - rhs: Another error.
-    /// - Returns: Whether both have the same code.
-    public static func == (lhs: RemoteStoreError, rhs: RemoteStoreError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    /// - Parameter hasher: The hasher.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code and the detail.
-    public var description: String { "RemoteStoreError.\(code): \(detail)" }
+/// The codes of ``RemoteStoreError``.
+extension TrainErrorCode where Failure == RemoteStoreError {
+    /// The remote could not be reached, or the answer was lost: the call may or
+    /// may not have taken effect. Retry with the same mutation IDs.
+    public static var unavailable: Self {
+        Self("unavailable", message: "The server could not be reached.", recoverySuggestion: "Try again with the same changes.")
+    }
+    /// The batch is over the remote's limit of writes or bytes; nothing was applied.
+    public static var tooLarge: Self {
+        Self("tooLarge", message: "Too many changes were sent at once.", recoverySuggestion: "Send them in smaller batches.")
+    }
+    /// The cursor is older than the deletions the remote keeps.
+    public static var cursorExpired: Self {
+        Self("cursorExpired", message: "The server no longer has the changes since this point.", recoverySuggestion: "Read everything again.")
+    }
+    /// The request is malformed (a limit below 1, two writes to one record).
+    public static var invalidRequest: Self { Self("invalidRequest", message: "The request is not valid.") }
+    /// The scope's user may not write: their account is being deleted, or is gone.
+    /// Nothing was applied.
+    public static var accountClosed: Self { Self("accountClosed", message: "This account is closed.") }
 }

@@ -28,7 +28,7 @@ public struct NetworkConditions: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - reach: Whether a call reaches a remote that answers.
     ///   - latency: How long a call takes on the clock; zero by default.
-    /// - Throws: ``SyncError/Code/invalidConfiguration`` for a negative latency.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidConfiguration`` for a negative latency.
     public init(reach: Reach = .answered, latency: Duration = .zero) throws(SyncError) {
         guard latency >= .zero else {
             throw SyncError(.invalidConfiguration, detail: "A network's latency cannot be negative: \(latency).")
@@ -51,7 +51,7 @@ public struct NetworkConditions: Hashable, Sendable, CustomStringConvertible {
     /// Every call is answered after `latency` on the clock.
     /// - Parameter latency: How long each call takes; zero or more.
     /// - Returns: The conditions.
-    /// - Throws: ``SyncError/Code/invalidConfiguration`` for a negative latency.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidConfiguration`` for a negative latency.
     public static func slow(_ latency: Duration) throws(SyncError) -> NetworkConditions {
         try NetworkConditions(latency: latency)
     }

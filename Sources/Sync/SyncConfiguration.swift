@@ -70,7 +70,7 @@ public struct SyncConfiguration<Record: Syncable>: Sendable {
     /// The most records read in one download call.
     public var pageSize: Int
     /// The most calls one sync makes to the remote. A sync that reaches it stops with
-    /// ``SyncError/Code/tooManyRemoteCalls``, keeping what it finished, so a remote
+    /// ``TrainCore/TrainErrorCode/tooManyRemoteCalls``, keeping what it finished, so a remote
     /// that never stops answering cannot hold it; the next sync goes on from there.
     public var maximumRemoteCalls: Int
     /// How far the remote's clock may be from this device's for the sync to take its

@@ -110,7 +110,7 @@ extension SyncEngine {
             } catch let error as RemoteStoreError where error.code == .tooLarge && batch.count > 1 {
                 batchSize.withLock { $0 = max(1, batch.count / 2) }
                 continue
-            } catch let error as RemoteStoreError where error.code == .tooLarge {
+            } catch RemoteStoreError.tooLarge {
                 try writing(scope) { records, changes in
                     try deadLetter(batch[0], reason: "The remote refused the record as too large.", in: scope, records: records, changes: &changes)
                 }
@@ -250,7 +250,7 @@ extension SyncEngine {
             try countCall(&report)
             do {
                 page = try await remote.changes(in: scope, after: cursor.version, limit: configuration.pageSize)
-            } catch let error as RemoteStoreError where error.code == .cursorExpired {
+            } catch RemoteStoreError.cursorExpired {
                 return try await resync(answers, report: &report)
             } catch {
                 throw Self.failure(error)

@@ -302,13 +302,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     }
 
     func reading<Result>(_ body: (RecordReader) throws -> Result) throws(SyncError) -> Result {
-        do {
-            return try store.read(body)
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.storage, detail: "\(error)")
-        }
+        try store.read(failingWith: { SyncError(.storage, detail: "\($0)") }, body)
     }
 
     /// Runs `body` in one write transaction, then reports the status of each record

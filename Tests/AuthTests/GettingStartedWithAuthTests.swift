@@ -25,7 +25,7 @@ private func signInThenDelete(auth: LocalAuthService) async throws -> AccountDel
     print("Signed in as \(user.displayName ?? user.id)")
     do {
         return try await auth.deleteAccount()
-    } catch let error as AuthenticationError where error.code == .requiresRecentLogin {
+    } catch AuthenticationError.requiresRecentLogin {
         let credential = try await auth.requestCredential(from: .apple)
         _ = try await auth.reauthenticate(with: credential)
         return try await auth.deleteAccount()

@@ -21,7 +21,7 @@ private func planSpring(plans: any PlanSyncService, start: Date) async throws ->
     plan = try await plans.updatePlan(plan)
     do {
         try await plans.sync()
-    } catch let error as SyncError where error.code == .remoteUnavailable {
+    } catch SyncError.remoteUnavailable {
         // Nothing is lost: the edits stay queued for the next sync.
     }
     return try plans.conflictLog().map { "\($0.field) lost \(String(decoding: $0.losingValue, as: UTF8.self))" }
