@@ -4,7 +4,7 @@ import TrainSocial
 import TrainSync
 
 /// The steps of deleting an account, in the order they run. The first runs inside
-/// ``AccountService/deleteAccount(of:)`` or ``AccountService/scheduleDeletion(of:)``,
+/// ``AccountDeletion/deleteAccount(of:)`` or ``AccountDeletion/scheduleDeletion(of:)``,
 /// which then sign the user out and hide them from every reader in one step; the
 /// others are the purge, which runs in the background once the deletion is due. Each
 /// can run again without harm, so a purge that stopped continues from the step that

@@ -1,24 +1,10 @@
 import Foundation
 
-/// The lifecycle of the signed-in user's account across every service: deleting it,
-/// a copy of its data, and consent to the privacy policy and terms.
+/// Deleting the signed-in user's account, at once or after a grace period, its
+/// progress, and taking it back.
 ///
-/// A settings screen's view model depends on this protocol, so its tests can use
-/// `FakeAccountService` from TrainTesting:
-///
-/// ```swift
-/// func deleteTapped(account: any AccountService, userID: String) async {
-///     do {
-///         let deletion = try await account.deleteAccount(of: userID)
-///         warnings = deletion.warnings
-///     } catch AccountError.requiresRecentLogin {
-///         needsSignIn = true
-///     } catch {
-///         message = error.localizedDescription
-///     }
-/// }
-/// ```
-public protocol AccountService: Sendable {
+/// A capability of ``AccountService``.
+public protocol AccountDeletion: Sendable {
     /// The progress of deletions from now on: each step as it starts, finishes or fails.
     /// - Returns: A stream that ends when the service goes away.
     func deletionProgress() -> AsyncStream<AccountDeletionProgress>
@@ -29,13 +15,6 @@ public protocol AccountService: Sendable {
     /// - Returns: Its journal, or nil.
     /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func pendingDeletion(of userID: String) throws -> AccountDeletionJournal?
-
-    /// Every deletion this device has not finished purging, of any user: those asked
-    /// for here, and those it joined when a deletion asked for on another device ended
-    /// its session. A record that cannot be read is set aside.
-    /// - Returns: Their journals, in the order of their user IDs' bytes.
-    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
-    func pendingDeletions() throws -> [AccountDeletionJournal]
 
     /// Deletes the signed-in user's account: returns once the user is signed out and
     /// hidden from every reader, and the purge of their data runs in the background.
@@ -91,19 +70,12 @@ public protocol AccountService: Sendable {
     /// - Throws: ``AccountError`` — `notSignedIn`, `noScheduledDeletion`,
     ///   `deletionInProgress`, `storage`.
     func restoreAccount() async throws
+}
 
-    /// Runs the purges that are due now and waits for them, whoever is signed in:
-    /// deletions asked for at once, grace periods ended (on this device or another
-    /// sharing the auth service), purges that stopped. The background purge does the
-    /// same by itself; call this on launch, or in a test that moved the clock. One
-    /// purge that fails does not stop the others; the first failure is thrown once
-    /// every purge has been tried, and the failed one is tried again later.
-    /// - Returns: The report of each purge finished since the last call, by this call
-    ///   or in the background.
-    /// - Throws: ``AccountError`` — `deletionIncomplete` (with the step), `storage`.
-    @discardableResult
-    func purgeDueDeletions() async throws -> [AccountDeletionReport]
-
+/// A copy of the user's data, and their consent to the app's policies.
+///
+/// A capability of ``AccountService``.
+public protocol AccountPrivacy: Sendable {
     /// A copy of all of the signed-in user's data across the services.
     /// - Parameter userID: The user: the signed-in user.
     /// - Returns: The copy; ``AccountExport/jsonData()`` gives the document.
@@ -139,7 +111,52 @@ public protocol AccountService: Sendable {
     func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord
 }
 
-extension AccountService {
+/// Every device's unfinished deletions and the purge of those that are due: what an
+/// app runs at launch, and a backend on a schedule.
+///
+/// A capability of ``AccountService`` that no view model needs.
+public protocol AccountAdministration: Sendable {
+    /// Every deletion this device has not finished purging, of any user: those asked
+    /// for here, and those it joined when a deletion asked for on another device ended
+    /// its session. A record that cannot be read is set aside.
+    /// - Returns: Their journals, in the order of their user IDs' bytes.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
+    func pendingDeletions() throws -> [AccountDeletionJournal]
+
+    /// Runs the purges that are due now and waits for them, whoever is signed in:
+    /// deletions asked for at once, grace periods ended (on this device or another
+    /// sharing the auth service), purges that stopped. The background purge does the
+    /// same by itself; call this on launch, or in a test that moved the clock. One
+    /// purge that fails does not stop the others; the first failure is thrown once
+    /// every purge has been tried, and the failed one is tried again later.
+    /// - Returns: The report of each purge finished since the last call, by this call
+    ///   or in the background.
+    /// - Throws: ``AccountError`` — `deletionIncomplete` (with the step), `storage`.
+    @discardableResult
+    func purgeDueDeletions() async throws -> [AccountDeletionReport]
+}
+
+/// The lifecycle of the signed-in user's account across every service: deleting it,
+/// a copy of its data, and consent to the privacy policy and terms.
+///
+/// A settings screen's view model depends on this protocol, so its tests can use
+/// `FakeAccountService` from TrainTesting:
+///
+/// ```swift
+/// func deleteTapped(account: any AccountService, userID: String) async {
+///     do {
+///         let deletion = try await account.deleteAccount(of: userID)
+///         warnings = deletion.warnings
+///     } catch AccountError.requiresRecentLogin {
+///         needsSignIn = true
+///     } catch {
+///         message = error.localizedDescription
+///     }
+/// }
+/// ```
+public protocol AccountService: AccountDeletion, AccountPrivacy, AccountAdministration {}
+
+extension AccountAdministration {
     /// None by default: a conformance that does not list its pending deletions shows
     /// none after a relaunch.
     /// - Returns: An empty list.

@@ -88,7 +88,7 @@ public struct UserEntity: Codable, Hashable, Sendable, Identifiable {
     /// verification, a password reset or an email code, or because Apple or Google
     /// vouched for it. Changing the address makes it false again.
     public var isEmailVerified: Bool
-    /// Whether this is a guest account from ``AuthService/signInAnonymously()``, with
+    /// Whether this is a guest account from ``AuthSignIn/signInAnonymously()``, with
     /// no way to sign in yet. Linking any provider makes it a full account, same ID.
     public var isAnonymous: Bool
     /// The profile photo, if the user set one.
@@ -166,7 +166,7 @@ public enum SignInCredential: Hashable, Sendable {
     case emailPassword(email: String, password: String)
     /// A phone verification and the 6-digit code the user typed.
     case phone(verificationID: String, code: String)
-    /// An email address and the 6-digit code ``AuthService/sendSignInCode(to:)`` mailed to it.
+    /// An email address and the 6-digit code ``AuthEmailFlows/sendSignInCode(to:)`` mailed to it.
     case emailCode(email: String, code: String)
 
     /// The provider this credential is for.
@@ -209,7 +209,7 @@ public struct AccountDeletionSchedule: Hashable, Sendable {
     }
 }
 
-/// What ``AuthService/deleteAccount()`` did.
+/// What ``AuthAccountManagement/deleteAccount()`` did.
 public struct AccountDeletionReceipt: Hashable, Sendable {
     /// What happened to the Apple token when the account had Sign in with Apple.
     public enum TokenRevocation: Hashable, Sendable {

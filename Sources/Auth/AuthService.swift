@@ -1,29 +1,10 @@
 import Foundation
 
-/// The account sign-in service: sign in with Apple, sign out, the current user and
-/// account deletion, plus Google, email and phone sign-in, re-authentication,
-/// linking, the auth-state stream and the biometric app lock.
+/// Who is signed in, every change of it, and signing out: what nearly every screen reads.
 ///
-/// TrainKit's conformance is ``LocalAuthService`` (in memory or file-backed);
-/// `FakeAuthService` in TrainTesting is a scriptable double; an app can add its
-/// own, for instance on Firebase, and check it with `AuthServiceContract`.
-///
-/// ```swift
-/// func signInTapped(auth: any AuthService) async {
-///     do {
-///         let user = try await auth.signInWithApple()
-///         print("Welcome, \(user.displayName ?? "friend")")
-///     } catch AuthenticationError.cancelled {
-///         // The user closed the sheet: nothing to show.
-///     } catch {
-///         print(error.localizedDescription)
-///     }
-/// }
-/// ```
-///
-/// Email addresses are compared in one spelling — trimmed, Unicode NFC, lowercased —
-/// and one address belongs to one account, whatever its providers.
-public protocol AuthService: Sendable {
+/// A capability of ``AuthService``; a view model that only shows who is signed in can
+/// depend on this protocol alone.
+public protocol AuthSession: Sendable {
     /// The signed-in user, or nil.
     var currentUser: UserEntity? { get }
 
@@ -40,6 +21,22 @@ public protocol AuthService: Sendable {
     /// - Returns: A stream; cancelling its consumer unsubscribes it.
     func userChanges() -> AsyncStream<UserEntity?>
 
+    /// Signs out. The session is cleared on this device first; no network is needed.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage`` only if the device's storage fails; the user
+    ///   is signed out in memory all the same.
+    func signOut() async throws
+
+    /// How this service's last session ended, and why: the user signed out, or the
+    /// account was deleted, disabled or revoked — on this device or another, in this
+    /// launch or before it. Nil when no session has ended on this device yet.
+    var lastSessionEnd: SessionEnd? { get }
+}
+
+/// Signing in and proving it again: Apple, Google, email and password, phone, a guest,
+/// and re-authentication before a sensitive action.
+///
+/// A capability of ``AuthService``.
+public protocol AuthSignIn: Sendable {
     /// Signs in with Apple through the configured authorizer, creating the account on
     /// the first sign-in.
     /// - Returns: The signed-in user.
@@ -55,7 +52,7 @@ public protocol AuthService: Sendable {
     func signInWithGoogle() async throws -> UserEntity
 
     /// Runs a provider's sign-in sheet and returns the credential without signing in,
-    /// for ``reauthenticate(with:)`` and ``link(_:)``.
+    /// for ``reauthenticate(with:)`` and ``AuthAccountManagement/link(_:)``.
     /// - Parameter provider: `.apple` or `.google`.
     /// - Returns: A credential carrying a fresh nonce.
     /// - Throws: ``TrainCore/TrainErrorCode/operationNotAllowed`` for an unconfigured provider,
@@ -95,10 +92,148 @@ public protocol AuthService: Sendable {
     /// - Parameter credential: A credential of the signed-in user.
     /// - Returns: The user, with a new `lastSignInAt`.
     /// - Throws: ``TrainCore/TrainErrorCode/userMismatch`` for another user's credential (the
-    ///   current user stays signed in), and the errors of ``signIn(with:)``.
+    ///   current user stays signed in), and the errors of ``AuthSignIn/signIn(with:)``.
     @discardableResult
     func reauthenticate(with credential: SignInCredential) async throws -> UserEntity
 
+    /// Asks Apple whether the signed-in user still authorizes the app; `revoked`
+    /// and `notFound` sign the user out.
+    /// - Returns: The state.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
+    func checkCredentialState() async throws -> CredentialState
+
+    /// Signs in as a guest, for an app that lets people in before they make an account:
+    /// the signed-in guest if there is one, else a new account with no providers
+    /// (``UserEntity/isAnonymous``). Linking a provider with ``AuthAccountManagement/link(_:)`` makes it a
+    /// full account with the same ID, so everything kept under that ID stays. A guest
+    /// unused for the policy's idle lifetime — a launch that restores its session, this
+    /// call and a new ID token count as use — is listed by ``AuthAdministration/scheduledDeletions()`` and
+    /// purged as a scheduled deletion is.
+    /// - Returns: The guest.
+    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
+    func signInAnonymously() async throws -> UserEntity
+}
+
+/// The flows that go through a mailbox: password reset, address verification, sign-in
+/// codes, address changes and their recovery.
+///
+/// A capability of ``AuthService``.
+public protocol AuthEmailFlows: Sendable {
+    /// Mails a password reset code when the address belongs to an account. The answer is
+    /// the same whether it does or not (no email is sent then), as in Firebase's email
+    /// enumeration protection.
+    /// - Parameter email: The address.
+    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `tooManyRequests` (the address's
+    ///   hourly limit, counted whether or not it has an account), `operationNotAllowed`
+    ///   without an email sender, `networkError`.
+    func sendPasswordReset(email: String) async throws
+
+    /// Sets a new password with a reset code: the code is used up, the address counts as
+    /// verified, the account's other sessions end and its ID tokens are revoked. Nobody
+    /// is signed in by it.
+    /// - Parameters:
+    ///   - code: The code from the email.
+    ///   - newPassword: The new password.
+    /// - Throws: ``AuthenticationError`` — `weakPassword`, `invalidActionCode` (unknown,
+    ///   used, replaced, of another flow, or its account no longer has the address),
+    ///   `expiredActionCode`, `userDisabled`. Nothing changes then.
+    func confirmPasswordReset(code: String, newPassword: String) async throws
+
+    /// Mails a verification code to the signed-in user's email address.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `invalidEmail` (no address),
+    ///   `tooManyRequests`, `operationNotAllowed`, `networkError`.
+    func sendEmailVerification() async throws
+
+    /// Marks an address verified with the code mailed to it; the code is used up.
+    /// - Parameter code: The code from the email.
+    /// - Throws: ``AuthenticationError`` — `invalidActionCode` (also when the account's
+    ///   address changed since), `expiredActionCode`, `userDisabled`.
+    func verifyEmail(code: String) async throws
+
+    /// Tells what a mailed code is for, its address, and whether it would work now —
+    /// valid, expired, used or revoked — without using it (Firebase's `checkActionCode`
+    /// and `verifyPasswordResetCode`). Used and expired stay apart across relaunches
+    /// for a week past the code's expiry.
+    /// - Parameters:
+    ///   - code: A long code from an email, or a six-digit sign-in code.
+    ///   - email: For a six-digit sign-in code, the address it was mailed to; a wrong
+    ///     one counts as a wrong try at the code pending there. Ignored for a long code.
+    /// - Returns: What the code is.
+    /// - Throws: ``AuthenticationError`` — `invalidActionCode` for a code that was never
+    ///   mailed, or whose record is past its retention; for a six-digit code as
+    ///   ``AuthSignIn/signIn(with:)`` would: `invalidVerificationCode`, `tooManyRequests`.
+    func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection
+
+    /// Applies a code that needs nothing more (Firebase's `applyActionCode`): an email
+    /// verification marks the address verified; a recovery notice changes the account's
+    /// email back to the address it left, verified, removes the sign-in methods added
+    /// since, ends every session of the account, and ends the notices of later changes
+    /// (the app should then offer a password reset); a verify-before-change code makes
+    /// its address the account's email, mailing the old one a recovery notice. An
+    /// account that holds the address without having proved it gives it up.
+    /// - Parameter code: The long code from the email.
+    /// - Returns: What the code was, as used.
+    /// - Throws: ``AuthenticationError`` — `invalidActionCode` (unknown, used, replaced,
+    ///   a password reset's, or its account changed so it no longer applies),
+    ///   `expiredActionCode`, `emailAlreadyInUse` with the address another account took
+    ///   meanwhile, `userDisabled`, `networkError` for a notice that could not be sent.
+    ///   Nothing changes then.
+    func applyActionCode(_ code: String) async throws -> EmailCodeInspection
+
+    /// Mails `email` a code that makes it the signed-in account's email once applied
+    /// with ``AuthEmailFlows/applyActionCode(_:)`` (Firebase's `verifyBeforeUpdateEmail`); until then
+    /// nothing changes. Needs a recent login. While the policy protects against
+    /// enumeration, an address another account uses is answered alike and sent nothing.
+    /// - Parameter email: The new address.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `invalidEmail`, `emailAlreadyInUse` with the address (only when the policy does
+    ///   not protect against enumeration), `tooManyRequests`, `operationNotAllowed`
+    ///   without an email sender, `networkError`.
+    func verifyBeforeUpdateEmail(to email: String) async throws
+
+    /// Mails a 6-digit sign-in code to an address, for ``AuthSignIn/signIn(with:)`` with
+    /// ``SignInCredential/emailCode(email:code:)``. Any well-formed address gets one:
+    /// signing in with it creates the account if the address has none. A new code
+    /// replaces the earlier one, and a code allows the policy's number of wrong tries.
+    /// - Parameter email: The address.
+    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `tooManyRequests`,
+    ///   `operationNotAllowed`, `networkError`.
+    func sendSignInCode(to email: String) async throws
+
+    /// Throws unless the policy lets the signed-in user do `action`. The app calls it
+    /// before the action. TrainSocial checks `posting` before a post or a comment, and
+    /// TrainAccount's session manager `purchasing` before a purchase.
+    /// - Parameter action: The action.
+    /// - Throws: ``AuthenticationError`` — `unverifiedEmail` when the policy requires a
+    ///   verified address for it and the user has none, `notSignedIn`, `storage`.
+    func requireVerifiedEmail(for action: VerifiedEmailAction) throws
+}
+
+/// The signed-in user's ID token, as a backend asks for it.
+///
+/// A capability of ``AuthService``.
+public protocol AuthTokens: Sendable {
+    /// An ID token for the app's backend: a JWT signed with HS256 carrying the user ID,
+    /// providers, auth time, issue time and a one-hour expiry. The token is kept and
+    /// given again while more than five minutes are left; then, or when its claims
+    /// change (a provider linked, the address changed or verified, a new sign-in), a
+    /// new one replaces it, by itself on the service's clock, which ``idTokenChanges()`` tells.
+    /// - Parameter forceRefresh: Whether to issue a new token even if the kept one is fresh.
+    /// - Returns: The compact JWT.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
+    func idToken(forceRefresh: Bool) async throws -> String
+
+    /// Each new ID token of this device's session, and nil when the session ends or
+    /// another user signs in: nil first, until a token is asked for.
+    /// - Returns: A stream; cancelling its consumer unsubscribes it.
+    func idTokenChanges() -> AsyncStream<String?>
+}
+
+/// The signed-in user's account: its sign-in methods, address, password, profile,
+/// biometric lock, and its deletion.
+///
+/// A capability of ``AuthService``.
+public protocol AuthAccountManagement: Sendable {
     /// Links another provider to the signed-in account. An email code for another
     /// address than the account's proves it: it becomes the account's email, verified,
     /// the password signs in with it, and the address left is mailed a recovery notice;
@@ -122,7 +257,7 @@ public protocol AuthService: Sendable {
 
     /// Changes the account's email address at once, unverified; needs a recent login.
     /// The address left is first mailed a ``AuthEmail/Kind/recoverEmail`` notice whose
-    /// code, given to ``applyActionCode(_:)``, changes it back; every other code mailed
+    /// code, given to ``AuthEmailFlows/applyActionCode(_:)``, changes it back; every other code mailed
     /// for the account ends.
     /// - Parameter email: The new address.
     /// - Returns: The updated user.
@@ -131,22 +266,11 @@ public protocol AuthService: Sendable {
     ///   providers), `networkError` when the notice cannot be sent (nothing changes then).
     func updateEmail(to email: String) async throws -> UserEntity
 
-    /// Asks Apple whether the signed-in user still authorizes the app; `revoked`
-    /// and `notFound` sign the user out.
-    /// - Returns: The state.
-    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `operationNotAllowed`, `noSuchProvider`, `networkError`.
-    func checkCredentialState() async throws -> CredentialState
-
-    /// Signs out. The session is cleared on this device first; no network is needed.
-    /// - Throws: ``TrainCore/TrainErrorCode/storage`` only if the device's storage fails; the user
-    ///   is signed out in memory all the same.
-    func signOut() async throws
-
     /// The first step of deleting an account whose data other services keep too: checks
     /// the recent login, whatever the providers, and revokes an Apple account's tokens,
     /// as Apple requires before an account is deleted. Revocation needs a fresh Apple
     /// authorization, so without one this asks for re-authentication with Apple and
-    /// changes nothing. The outcome is kept with the account: a later ``deleteAccount()``
+    /// changes nothing. The outcome is kept with the account: a later ``AuthAccountManagement/deleteAccount()``
     /// does not ask Apple again, also after a relaunch, unless the user has authorized
     /// Apple since (a sign-in, re-authentication or link with Apple forgets it).
     /// - Returns: The outcome; `notApplicable` without Sign in with Apple, and
@@ -166,17 +290,62 @@ public protocol AuthService: Sendable {
     @discardableResult
     func deleteAccount() async throws -> AccountDeletionReceipt
 
+    /// Whether the signed-in user turned on the biometric app lock. Only hardware that
+    /// is absent turns it off; a lockout or a face no longer enrolled keeps it on (the
+    /// app falls back to the device passcode).
+    /// - Returns: The setting.
+    /// - Throws: ``TrainCore/TrainErrorCode/notSignedIn``.
+    func isBiometricLockEnabled() async throws -> Bool
+
+    /// Changes the signed-in user's password; needs a recent login. The account's other
+    /// sessions end and every ID token issued before is revoked; this device stays
+    /// signed in. An account without a password gets one for its email address.
+    /// - Parameter newPassword: The new password.
+    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
+    ///   `weakPassword`, `invalidEmail` (no address to sign in with), `emailAlreadyInUse`.
+    func updatePassword(to newPassword: String) async throws
+
+    /// Sets the display name and photo of `userID`, who must be the signed-in user, as
+    /// given; nil removes one, and ``AuthSession/userChanges()`` tells the change. Naming the user
+    /// keeps a change the app started for one user from landing on another who signed
+    /// in meanwhile. The social profile takes both at the user's next write there or at
+    /// TrainSocial's `refreshProfile()`; TrainAccount's
+    /// `UserSessionManager.updateProfile(displayName:photo:)` keeps the photo in the
+    /// media store and refreshes the profile.
+    /// - Parameters:
+    ///   - userID: The user the change is for.
+    ///   - displayName: The name, cleaned as names shown to others are; blank removes it.
+    ///   - photoURL: The photo, an https URL with a host (as a media store gives) or a file URL.
+    /// - Returns: The updated user.
+    /// - Throws: ``AuthenticationError`` — `invalidProfile`, `notSignedIn`, `userMismatch`
+    ///   when another user is signed in; nothing is changed then.
+    func updateProfile(of userID: String, displayName: String?, photoURL: URL?) async throws -> UserEntity
+
+    /// Turns the biometric app lock on (after a successful evaluation) or off.
+    /// - Parameters:
+    ///   - enabled: The new setting.
+    ///   - reason: Why, shown in the biometric prompt when enabling.
+    /// - Throws: ``AuthenticationError`` — the evaluation's error, or `userMismatch` if another
+    ///   user signed in during the prompt; the setting is then unchanged.
+    func setBiometricLock(enabled: Bool, reason: String) async throws
+}
+
+/// Scheduled deletions and the purge that ends them: what the account service and a
+/// backend run, whoever is signed in.
+///
+/// A capability of ``AuthService`` that no view model needs.
+public protocol AuthAdministration: Sendable {
     /// Schedules the signed-in account's deletion for `date` — an app passes now plus
     /// a grace period, or now to delete at once — and signs the user out; needs a
     /// recent login. `userID` names the user the caller means, so a user who signed in
     /// meanwhile is never scheduled. An Apple account's tokens are revoked now, as for
-    /// ``deleteAccount()``, since the purge runs without the user. Until `date` the
+    /// ``AuthAccountManagement/deleteAccount()``, since the purge runs without the user. Until `date` the
     /// user can sign in again and restore the account with
     /// ``cancelScheduledDeletion(of:)``; from `date` sign-in is refused (`userDisabled`)
     /// and the account waits for ``purgeScheduledAccount(_:)``, its sign-in identity
     /// reserved until then. A date that has come is kept as `Date.distantPast`: the
     /// account stays due however its clock is set later. Other services read
-    /// ``scheduledDeletions()`` to hide the user meanwhile. A deletion scheduled can be
+    /// ``AuthAdministration/scheduledDeletions()`` to hide the user meanwhile. A deletion scheduled can be
     /// brought forward by scheduling it again for an earlier date.
     /// - Parameters:
     ///   - userID: The signed-in user, compared byte for byte.
@@ -227,11 +396,6 @@ public protocol AuthService: Sendable {
     /// - Throws: ``TrainCore/TrainErrorCode/storage``.
     func accountExists(_ userID: String) throws -> Bool
 
-    /// How this service's last session ended, and why: the user signed out, or the
-    /// account was deleted, disabled or revoked — on this device or another, in this
-    /// launch or before it. Nil when no session has ended on this device yet.
-    var lastSessionEnd: SessionEnd? { get }
-
     /// Deletes an account whose scheduled deletion is due, whoever is signed in —
     /// nobody, usually: the job a backend runs when the grace period ends.
     /// - Parameter userID: The account.
@@ -240,163 +404,40 @@ public protocol AuthService: Sendable {
     ///   scheduled or its date has not come (nothing is deleted), `storage`.
     @discardableResult
     func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt?
-
-    /// Whether the signed-in user turned on the biometric app lock. Only hardware that
-    /// is absent turns it off; a lockout or a face no longer enrolled keeps it on (the
-    /// app falls back to the device passcode).
-    /// - Returns: The setting.
-    /// - Throws: ``TrainCore/TrainErrorCode/notSignedIn``.
-    func isBiometricLockEnabled() async throws -> Bool
-
-    /// Signs in as a guest, for an app that lets people in before they make an account:
-    /// the signed-in guest if there is one, else a new account with no providers
-    /// (``UserEntity/isAnonymous``). Linking a provider with ``link(_:)`` makes it a
-    /// full account with the same ID, so everything kept under that ID stays. A guest
-    /// unused for the policy's idle lifetime — a launch that restores its session, this
-    /// call and a new ID token count as use — is listed by ``scheduledDeletions()`` and
-    /// purged as a scheduled deletion is.
-    /// - Returns: The guest.
-    /// - Throws: ``TrainCore/TrainErrorCode/storage``.
-    func signInAnonymously() async throws -> UserEntity
-
-    /// Mails a password reset code when the address belongs to an account. The answer is
-    /// the same whether it does or not (no email is sent then), as in Firebase's email
-    /// enumeration protection.
-    /// - Parameter email: The address.
-    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `tooManyRequests` (the address's
-    ///   hourly limit, counted whether or not it has an account), `operationNotAllowed`
-    ///   without an email sender, `networkError`.
-    func sendPasswordReset(email: String) async throws
-
-    /// Sets a new password with a reset code: the code is used up, the address counts as
-    /// verified, the account's other sessions end and its ID tokens are revoked. Nobody
-    /// is signed in by it.
-    /// - Parameters:
-    ///   - code: The code from the email.
-    ///   - newPassword: The new password.
-    /// - Throws: ``AuthenticationError`` — `weakPassword`, `invalidActionCode` (unknown,
-    ///   used, replaced, of another flow, or its account no longer has the address),
-    ///   `expiredActionCode`, `userDisabled`. Nothing changes then.
-    func confirmPasswordReset(code: String, newPassword: String) async throws
-
-    /// Mails a verification code to the signed-in user's email address.
-    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `invalidEmail` (no address),
-    ///   `tooManyRequests`, `operationNotAllowed`, `networkError`.
-    func sendEmailVerification() async throws
-
-    /// Marks an address verified with the code mailed to it; the code is used up.
-    /// - Parameter code: The code from the email.
-    /// - Throws: ``AuthenticationError`` — `invalidActionCode` (also when the account's
-    ///   address changed since), `expiredActionCode`, `userDisabled`.
-    func verifyEmail(code: String) async throws
-
-    /// Tells what a mailed code is for, its address, and whether it would work now —
-    /// valid, expired, used or revoked — without using it (Firebase's `checkActionCode`
-    /// and `verifyPasswordResetCode`). Used and expired stay apart across relaunches
-    /// for a week past the code's expiry.
-    /// - Parameters:
-    ///   - code: A long code from an email, or a six-digit sign-in code.
-    ///   - email: For a six-digit sign-in code, the address it was mailed to; a wrong
-    ///     one counts as a wrong try at the code pending there. Ignored for a long code.
-    /// - Returns: What the code is.
-    /// - Throws: ``AuthenticationError`` — `invalidActionCode` for a code that was never
-    ///   mailed, or whose record is past its retention; for a six-digit code as
-    ///   ``signIn(with:)`` would: `invalidVerificationCode`, `tooManyRequests`.
-    func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection
-
-    /// Applies a code that needs nothing more (Firebase's `applyActionCode`): an email
-    /// verification marks the address verified; a recovery notice changes the account's
-    /// email back to the address it left, verified, removes the sign-in methods added
-    /// since, ends every session of the account, and ends the notices of later changes
-    /// (the app should then offer a password reset); a verify-before-change code makes
-    /// its address the account's email, mailing the old one a recovery notice. An
-    /// account that holds the address without having proved it gives it up.
-    /// - Parameter code: The long code from the email.
-    /// - Returns: What the code was, as used.
-    /// - Throws: ``AuthenticationError`` — `invalidActionCode` (unknown, used, replaced,
-    ///   a password reset's, or its account changed so it no longer applies),
-    ///   `expiredActionCode`, `emailAlreadyInUse` with the address another account took
-    ///   meanwhile, `userDisabled`, `networkError` for a notice that could not be sent.
-    ///   Nothing changes then.
-    func applyActionCode(_ code: String) async throws -> EmailCodeInspection
-
-    /// Mails `email` a code that makes it the signed-in account's email once applied
-    /// with ``applyActionCode(_:)`` (Firebase's `verifyBeforeUpdateEmail`); until then
-    /// nothing changes. Needs a recent login. While the policy protects against
-    /// enumeration, an address another account uses is answered alike and sent nothing.
-    /// - Parameter email: The new address.
-    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
-    ///   `invalidEmail`, `emailAlreadyInUse` with the address (only when the policy does
-    ///   not protect against enumeration), `tooManyRequests`, `operationNotAllowed`
-    ///   without an email sender, `networkError`.
-    func verifyBeforeUpdateEmail(to email: String) async throws
-
-    /// Mails a 6-digit sign-in code to an address, for ``signIn(with:)`` with
-    /// ``SignInCredential/emailCode(email:code:)``. Any well-formed address gets one:
-    /// signing in with it creates the account if the address has none. A new code
-    /// replaces the earlier one, and a code allows the policy's number of wrong tries.
-    /// - Parameter email: The address.
-    /// - Throws: ``AuthenticationError`` — `invalidEmail`, `tooManyRequests`,
-    ///   `operationNotAllowed`, `networkError`.
-    func sendSignInCode(to email: String) async throws
-
-    /// Throws unless the policy lets the signed-in user do `action`. The app calls it
-    /// before the action. TrainSocial checks `posting` before a post or a comment, and
-    /// TrainAccount's session manager `purchasing` before a purchase.
-    /// - Parameter action: The action.
-    /// - Throws: ``AuthenticationError`` — `unverifiedEmail` when the policy requires a
-    ///   verified address for it and the user has none, `notSignedIn`, `storage`.
-    func requireVerifiedEmail(for action: VerifiedEmailAction) throws
-
-    /// Changes the signed-in user's password; needs a recent login. The account's other
-    /// sessions end and every ID token issued before is revoked; this device stays
-    /// signed in. An account without a password gets one for its email address.
-    /// - Parameter newPassword: The new password.
-    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `requiresRecentLogin`,
-    ///   `weakPassword`, `invalidEmail` (no address to sign in with), `emailAlreadyInUse`.
-    func updatePassword(to newPassword: String) async throws
-
-    /// Sets the display name and photo of `userID`, who must be the signed-in user, as
-    /// given; nil removes one, and ``userChanges()`` tells the change. Naming the user
-    /// keeps a change the app started for one user from landing on another who signed
-    /// in meanwhile. The social profile takes both at the user's next write there or at
-    /// TrainSocial's `refreshProfile()`; TrainAccount's
-    /// `UserSessionManager.updateProfile(displayName:photo:)` keeps the photo in the
-    /// media store and refreshes the profile.
-    /// - Parameters:
-    ///   - userID: The user the change is for.
-    ///   - displayName: The name, cleaned as names shown to others are; blank removes it.
-    ///   - photoURL: The photo, an https URL with a host (as a media store gives) or a file URL.
-    /// - Returns: The updated user.
-    /// - Throws: ``AuthenticationError`` — `invalidProfile`, `notSignedIn`, `userMismatch`
-    ///   when another user is signed in; nothing is changed then.
-    func updateProfile(of userID: String, displayName: String?, photoURL: URL?) async throws -> UserEntity
-
-    /// An ID token for the app's backend: a JWT signed with HS256 carrying the user ID,
-    /// providers, auth time, issue time and a one-hour expiry. The token is kept and
-    /// given again while more than five minutes are left; then, or when its claims
-    /// change (a provider linked, the address changed or verified, a new sign-in), a
-    /// new one replaces it, by itself on the service's clock, which ``idTokenChanges()`` tells.
-    /// - Parameter forceRefresh: Whether to issue a new token even if the kept one is fresh.
-    /// - Returns: The compact JWT.
-    /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
-    func idToken(forceRefresh: Bool) async throws -> String
-
-    /// Each new ID token of this device's session, and nil when the session ends or
-    /// another user signs in: nil first, until a token is asked for.
-    /// - Returns: A stream; cancelling its consumer unsubscribes it.
-    func idTokenChanges() -> AsyncStream<String?>
-
-    /// Turns the biometric app lock on (after a successful evaluation) or off.
-    /// - Parameters:
-    ///   - enabled: The new setting.
-    ///   - reason: Why, shown in the biometric prompt when enabling.
-    /// - Throws: ``AuthenticationError`` — the evaluation's error, or `userMismatch` if another
-    ///   user signed in during the prompt; the setting is then unchanged.
-    func setBiometricLock(enabled: Bool, reason: String) async throws
 }
 
-extension AuthService {
+/// The account sign-in service: sign in with Apple, sign out, the current user and
+/// account deletion, plus Google, email and phone sign-in, re-authentication,
+/// linking, the auth-state stream and the biometric app lock.
+///
+/// The service is the composition of its capabilities, each a small protocol an app
+/// can conform to, test and depend on one at a time: ``AuthSession``, ``AuthSignIn``,
+/// ``AuthEmailFlows``, ``AuthTokens``, ``AuthAccountManagement`` and
+/// ``AuthAdministration``. A sign-in screen's view model asks for
+/// `any AuthSession & AuthSignIn`, and never sees the purge.
+///
+/// TrainKit's conformance is ``LocalAuthService`` (in memory or file-backed);
+/// `FakeAuthService` in TrainTesting is a scriptable double; an app can add its
+/// own, for instance on Firebase, and check it piece by piece with `AuthServiceContract`.
+///
+/// ```swift
+/// func signInTapped(auth: any AuthSignIn) async {
+///     do {
+///         let user = try await auth.signInWithApple()
+///         print("Welcome, \(user.displayName ?? "friend")")
+///     } catch AuthenticationError.cancelled {
+///         // The user closed the sheet: nothing to show.
+///     } catch {
+///         print(error.localizedDescription)
+///     }
+/// }
+/// ```
+///
+/// Email addresses are compared in one spelling — trimmed, Unicode NFC, lowercased —
+/// and one address belongs to one account, whatever its providers.
+public protocol AuthService: AuthSession, AuthSignIn, AuthEmailFlows, AuthTokens, AuthAccountManagement, AuthAdministration {}
+
+extension AuthEmailFlows {
     /// `operationNotAllowed` by default, so that a conformance written before this
     /// requirement compiles; `AuthServiceContract` checks it.
     /// - Parameters:
@@ -427,7 +468,9 @@ extension AuthService {
     public func verifyBeforeUpdateEmail(to email: String) async throws {
         throw AuthenticationError(.operationNotAllowed, detail: "This auth service cannot change an address after verifying it.")
     }
+}
 
+extension AuthAdministration {
     /// No marker by default, so that a conformance written before this requirement
     /// compiles; `AuthServiceContract` checks it, and fails until it is implemented.
     /// - Parameter userID: The account.
@@ -438,10 +481,6 @@ extension AuthService {
     /// - Parameter userID: The account.
     /// - Returns: True.
     public func accountExists(_ userID: String) throws -> Bool { true }
-
-    /// Nil by default: a conformance that does not tell why a session ended.
-    /// `AuthServiceContract` checks it.
-    public var lastSessionEnd: SessionEnd? { nil }
 
     /// Whether the data of `userID` may be purged at `date`: their scheduled deletion is
     /// due, or their account is gone — a device purging what it holds of a user whose
@@ -455,16 +494,26 @@ extension AuthService {
         if let purgeAt = try scheduledDeletion(of: userID) { return date >= purgeAt }
         return try !accountExists(userID)
     }
+}
 
+extension AuthSession {
+    /// Nil by default: a conformance that does not tell why a session ended.
+    /// `AuthServiceContract` checks it.
+    public var lastSessionEnd: SessionEnd? { nil }
+}
+
+extension AuthTokens {
     /// The kept ID token while it is fresh, else a new one: ``idToken(forceRefresh:)`` without forcing.
     /// - Returns: The compact JWT.
     /// - Throws: ``AuthenticationError`` — `notSignedIn`, `storage`.
     public func idToken() async throws -> String {
         try await idToken(forceRefresh: false)
     }
+}
 
+extension AuthAccountManagement where Self: AuthSession {
     /// Sets the signed-in user's display name and photo: ``updateProfile(of:displayName:photoURL:)``
-    /// for ``currentUser``.
+    /// for ``AuthSession/currentUser``.
     /// - Parameters:
     ///   - displayName: The name; blank removes it.
     ///   - photoURL: The photo, or nil to remove it.

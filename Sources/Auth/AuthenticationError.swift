@@ -26,15 +26,15 @@ public struct AuthenticationError: TrainError {
     public let detail: String
     /// A user-facing sentence for this occurrence, when it says more than the code's.
     public let message: String?
-    /// With ``TrainCore/TrainErrorCode/credentialAlreadyInUse`` from ``AuthService/link(_:)``: the credential,
+    /// With ``TrainCore/TrainErrorCode/credentialAlreadyInUse`` from ``AuthAccountManagement/link(_:)``: the credential,
     /// still unused, so the app can offer to switch to the account it belongs to with
-    /// ``AuthService/signIn(with:)``. With ``TrainCore/TrainErrorCode/emailAlreadyInUse`` from a link of
+    /// ``AuthSignIn/signIn(with:)``. With ``TrainCore/TrainErrorCode/emailAlreadyInUse`` from a link of
     /// Apple or Google whose address another account has: the credential, still unused,
     /// so the app can offer to sign in to that account and link it there. Never an
     /// email-and-password credential (the app has the address and password the user
     /// typed), and never in ``description``.
     public let updatedCredential: SignInCredential?
-    /// With ``TrainCore/TrainErrorCode/emailAlreadyInUse`` from ``AuthService/link(_:)``: the address another
+    /// With ``TrainCore/TrainErrorCode/emailAlreadyInUse`` from ``AuthAccountManagement/link(_:)``: the address another
     /// account has, to name it when offering to switch (Firebase's `AuthErrorUserInfoEmailKey`).
     public let email: String?
 
@@ -233,7 +233,7 @@ extension TrainErrorCode where Failure == AuthenticationError {
     public static var invalidUserToken: Self {
         Self("invalidUserToken", message: "Your sign-in could not be verified.", recoverySuggestion: "Sign in again.")
     }
-    /// An ID token has expired; the app gets a fresh one from ``AuthService/idToken(forceRefresh:)``.
+    /// An ID token has expired; the app gets a fresh one from ``AuthTokens/idToken(forceRefresh:)``.
     public static var userTokenExpired: Self {
         Self("userTokenExpired", message: "Your sign-in has expired.", recoverySuggestion: "Try again; the app renews it.")
     }

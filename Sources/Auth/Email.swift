@@ -5,19 +5,19 @@ import TrainCore
 public struct AuthEmail: Hashable, Sendable {
     /// Which flow an email belongs to. A code works only in its own flow.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
-        /// A password reset: the code goes to ``AuthService/confirmPasswordReset(code:newPassword:)``.
+        /// A password reset: the code goes to ``AuthEmailFlows/confirmPasswordReset(code:newPassword:)``.
         case passwordReset
-        /// An email verification: the code goes to ``AuthService/verifyEmail(code:)``.
+        /// An email verification: the code goes to ``AuthEmailFlows/verifyEmail(code:)``.
         case emailVerification
         /// A sign-in code: six digits for ``SignInCredential/emailCode(email:code:)``.
         case signInCode
         /// The notice an address gets when the account's email changes away from it
-        /// (Firebase's `RECOVER_EMAIL`): its code goes to ``AuthService/applyActionCode(_:)``
+        /// (Firebase's `RECOVER_EMAIL`): its code goes to ``AuthEmailFlows/applyActionCode(_:)``
         /// and changes the address back.
         case recoverEmail
-        /// A code sent to a new address by ``AuthService/verifyBeforeUpdateEmail(to:)``
+        /// A code sent to a new address by ``AuthEmailFlows/verifyBeforeUpdateEmail(to:)``
         /// (Firebase's `VERIFY_AND_CHANGE_EMAIL`): the account's email changes to the
-        /// address when the code goes to ``AuthService/applyActionCode(_:)``.
+        /// address when the code goes to ``AuthEmailFlows/applyActionCode(_:)``.
         case verifyAndChangeEmail
     }
 
@@ -63,7 +63,7 @@ public struct EmailChange: Hashable, Sendable {
 }
 
 /// What a mailed code is for and whether it would work now, from
-/// ``AuthService/checkActionCode(_:email:)`` — Firebase's `checkActionCode`, which
+/// ``AuthEmailFlows/checkActionCode(_:email:)`` — Firebase's `checkActionCode`, which
 /// tells an app what to show before the user acts ("Reset the password for
 /// ada@example.com", "This link expired — send a new one").
 public struct EmailCodeInspection: Hashable, Sendable {

@@ -1,27 +1,10 @@
 import Foundation
 
-/// The social feature: a feed unlocked by a workout, posts that expire, follows,
-/// likes, comments and blocks. Every call acts as the signed-in user.
+/// The feeds and their unlock: what a feed screen reads, and the workout that opens it.
 ///
-/// TrainKit's conformance is ``LocalSocialFeedService``, in memory or in a file;
-/// `FakeSocialFeedService` in TrainTesting is a scriptable double; an app can add a
-/// Firebase-backed conformance behind the same protocol.
-///
-/// A feed page is newest first. Pass the last post of a page as the cursor of the
-/// next: the pages put together hold every post that was visible at the first call
-/// and still is, each once, whatever is posted, deleted or expires in between.
-///
-/// ```swift
-/// func workoutFinished(_ type: WorkoutType, social: any SocialFeedService) async throws {
-///     let unlock = try await social.unlockFeed(workoutType: type)
-///     print("Feed open until", unlock.expiresAt)
-///     var page = try await social.friendsFeed(limit: 20, after: nil)
-///     while let last = page.last {
-///         page = try await social.friendsFeed(limit: 20, after: last.id)
-///     }
-/// }
-/// ```
-public protocol SocialFeedService: Sendable {
+/// A capability of ``SocialFeedService``; a view model that shows a feed can depend on
+/// this protocol alone, and an app's own backend can conform to it first.
+public protocol SocialFeed: Sendable {
     /// Posts by the users the signed-in user follows, and their own, newest first.
     /// - Parameters:
     ///   - limit: The page size, 1...100.
@@ -59,6 +42,17 @@ public protocol SocialFeedService: Sendable {
     ///   rest does not unlock.
     func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock
 
+    /// The posts that join the signed-in user's discover feed after this call, oldest
+    /// first, as they are made: those the user may see, while their feed is unlocked.
+    /// An app puts them on top of the pages it shows.
+    /// - Returns: The new posts, until the consumer stops.
+    func newPosts() -> AsyncStream<PostEntity>
+}
+
+/// Posts, likes and comments: what a user writes on the feed.
+///
+/// A capability of ``SocialFeedService``.
+public protocol SocialPosting: Sendable {
     /// Posts to the feed; the feed must be unlocked. Each user the text mentions (see
     /// ``Mention``) is notified.
     /// - Parameters:
@@ -90,46 +84,6 @@ public protocol SocialFeedService: Sendable {
     /// - Parameter postID: The post.
     /// - Throws: ``SocialError`` — `postNotFound`, `notAuthorized`.
     func deletePost(_ postID: UUID) async throws
-
-    /// Follows a user; following twice leaves one follow.
-    /// - Parameter userID: The user to follow.
-    /// - Throws: ``SocialError`` — `userNotFound`, `cannotTargetSelf`, `blocked`.
-    func follow(_ userID: String) async throws
-
-    /// Stops following a user; unfollowing someone not followed does nothing.
-    /// - Parameter userID: The user.
-    func unfollow(_ userID: String) async throws
-
-    /// The users the signed-in user follows.
-    /// - Returns: Their profiles.
-    func following() async throws -> [SocialProfile]
-
-    /// The users who follow the signed-in user.
-    /// - Returns: Their profiles.
-    func followers() async throws -> [SocialProfile]
-
-    /// A user's profile, with its counts.
-    /// - Parameter userID: The user.
-    /// - Returns: The profile.
-    /// - Throws: ``SocialError`` — `userNotFound`, also for a user blocked either way.
-    func profile(_ userID: String) async throws -> SocialProfile
-
-    /// Rewrites the signed-in user's profile from their account's name and photo, as
-    /// every write as them does first: call it after the account's profile changed,
-    /// so others see the change before the user's next post. A name the word filter
-    /// matches is kept out; a suspended user may call it.
-    /// - Returns: The profile as stored, with its counts.
-    /// - Throws: ``SocialError`` — `notSignedIn`.
-    func refreshProfile() async throws -> SocialProfile
-
-    /// Users whose name has, for each word of `query`, a word starting with it,
-    /// ignoring case, accents and Unicode spelling.
-    /// - Parameters:
-    ///   - query: Two letters or digits or more.
-    ///   - limit: The most results, 1...100.
-    /// - Returns: Matching profiles, without users blocked either way.
-    /// - Throws: ``SocialError`` — `queryTooShort`, `invalidLimit`.
-    func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile]
 
     /// Likes a visible post; liking twice leaves one like.
     /// - Parameter postID: The post.
@@ -170,6 +124,28 @@ public protocol SocialFeedService: Sendable {
     /// - Parameter commentID: The comment.
     /// - Throws: ``SocialError`` — `commentNotFound`, `notAuthorized`.
     func deleteComment(_ commentID: UUID) async throws
+}
+
+/// Follows, blocks, mutes and reports: how the signed-in user stands to other users.
+///
+/// A capability of ``SocialFeedService``.
+public protocol SocialRelations: Sendable {
+    /// Follows a user; following twice leaves one follow.
+    /// - Parameter userID: The user to follow.
+    /// - Throws: ``SocialError`` — `userNotFound`, `cannotTargetSelf`, `blocked`.
+    func follow(_ userID: String) async throws
+
+    /// Stops following a user; unfollowing someone not followed does nothing.
+    /// - Parameter userID: The user.
+    func unfollow(_ userID: String) async throws
+
+    /// The users the signed-in user follows.
+    /// - Returns: Their profiles.
+    func following() async throws -> [SocialProfile]
+
+    /// The users who follow the signed-in user.
+    /// - Returns: Their profiles.
+    func followers() async throws -> [SocialProfile]
 
     /// Blocks a user: each disappears from the other's feeds, search, likes,
     /// comments and follow lists; follows between them end, and each one's likes and
@@ -216,7 +192,75 @@ public protocol SocialFeedService: Sendable {
     ///   `accountSuspended`. Nothing is stored.
     @discardableResult
     func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport
+}
 
+/// Users' profiles and the search for them.
+///
+/// A capability of ``SocialFeedService``.
+public protocol SocialProfiles: Sendable {
+    /// A user's profile, with its counts.
+    /// - Parameter userID: The user.
+    /// - Returns: The profile.
+    /// - Throws: ``SocialError`` — `userNotFound`, also for a user blocked either way.
+    func profile(_ userID: String) async throws -> SocialProfile
+
+    /// Rewrites the signed-in user's profile from their account's name and photo, as
+    /// every write as them does first: call it after the account's profile changed,
+    /// so others see the change before the user's next post. A name the word filter
+    /// matches is kept out; a suspended user may call it.
+    /// - Returns: The profile as stored, with its counts.
+    /// - Throws: ``SocialError`` — `notSignedIn`.
+    func refreshProfile() async throws -> SocialProfile
+
+    /// Users whose name has, for each word of `query`, a word starting with it,
+    /// ignoring case, accents and Unicode spelling.
+    /// - Parameters:
+    ///   - query: Two letters or digits or more.
+    ///   - limit: The most results, 1...100.
+    /// - Returns: Matching profiles, without users blocked either way.
+    /// - Throws: ``SocialError`` — `queryTooShort`, `invalidLimit`.
+    func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile]
+}
+
+/// The signed-in user's notifications and their badge, current without a refresh.
+///
+/// A capability of ``SocialFeedService``.
+public protocol SocialNotifications: Sendable {
+    /// The signed-in user's notifications, newest first: one per post and kind for
+    /// likes and comments, one for follows, each counting only users they may see.
+    /// - Parameters:
+    ///   - limit: The page size, 1...100.
+    ///   - cursor: The previous page's ``NotificationPage/nextCursor``; nil for the first page.
+    /// - Returns: The page.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `invalidLimit`, `invalidCursor`.
+    func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage
+
+    /// How many of the signed-in user's notifications changed since they last saw
+    /// their list: the badge.
+    /// - Returns: The count.
+    func unseenNotificationCount() async throws -> Int
+
+    /// Marks every notification listed now as seen: the badge goes to zero until one changes.
+    func markNotificationsSeen() async throws
+
+    /// Marks a notification as read, as it is now; it is unread again when it changes.
+    /// - Parameter id: The notification's identifier.
+    /// - Throws: ``SocialError`` — `notificationNotFound`.
+    func markNotificationRead(_ id: String) async throws
+
+    /// The signed-in user's badge and first page of notifications, now and whenever
+    /// they change — a like, comment or follow, one taken back, the list seen, another
+    /// user signed in — until the consumer stops. An update equal to the last is not
+    /// repeated.
+    /// - Returns: The updates; the first comes at once.
+    func notificationUpdates() -> AsyncStream<NotificationUpdate>
+}
+
+/// The moderators' calls: the queue of reported content, their actions and the audit trail.
+///
+/// A capability of ``SocialFeedService`` that only a moderator's screens use; every call
+/// checks that the signed-in user is one of ``SocialPolicy/moderators``.
+public protocol SocialModeration: Sendable {
     /// The cases waiting for a moderator — reported and not yet acted on — oldest first.
     /// - Parameters:
     ///   - limit: The most cases, 1...100.
@@ -250,42 +294,13 @@ public protocol SocialFeedService: Sendable {
     /// - Returns: The entries.
     /// - Throws: ``SocialError`` — `notAuthorized` (not a moderator), `invalidLimit`.
     func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry]
+}
 
-    /// The signed-in user's notifications, newest first: one per post and kind for
-    /// likes and comments, one for follows, each counting only users they may see.
-    /// - Parameters:
-    ///   - limit: The page size, 1...100.
-    ///   - cursor: The previous page's ``NotificationPage/nextCursor``; nil for the first page.
-    /// - Returns: The page.
-    /// - Throws: ``SocialError`` — `notSignedIn`, `invalidLimit`, `invalidCursor`.
-    func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage
-
-    /// How many of the signed-in user's notifications changed since they last saw
-    /// their list: the badge.
-    /// - Returns: The count.
-    func unseenNotificationCount() async throws -> Int
-
-    /// Marks every notification listed now as seen: the badge goes to zero until one changes.
-    func markNotificationsSeen() async throws
-
-    /// Marks a notification as read, as it is now; it is unread again when it changes.
-    /// - Parameter id: The notification's identifier.
-    /// - Throws: ``SocialError`` — `notificationNotFound`.
-    func markNotificationRead(_ id: String) async throws
-
-    /// The signed-in user's badge and first page of notifications, now and whenever
-    /// they change — a like, comment or follow, one taken back, the list seen, another
-    /// user signed in — until the consumer stops. An update equal to the last is not
-    /// repeated.
-    /// - Returns: The updates; the first comes at once.
-    func notificationUpdates() -> AsyncStream<NotificationUpdate>
-
-    /// The posts that join the signed-in user's discover feed after this call, oldest
-    /// first, as they are made: those the user may see, while their feed is unlocked.
-    /// An app puts them on top of the pages it shows.
-    /// - Returns: The new posts, until the consumer stops.
-    func newPosts() -> AsyncStream<PostEntity>
-
+/// The signed-in user's own social data, as a whole: its copy and its deletion, which the
+/// account service runs as steps of an export and of an account deletion.
+///
+/// A capability of ``SocialFeedService``.
+public protocol SocialAccountData: Sendable {
     /// Deletes the signed-in user's social data, as part of deleting their account:
     /// their posts (with the likes and comments on them), likes, follows both ways,
     /// blocks and mutes both ways, reports, unlock, profile and photos, every count fixed. Their comments on
@@ -297,7 +312,19 @@ public protocol SocialFeedService: Sendable {
     /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
     func deleteAccountData() async throws -> SocialDeletionReport
 
-    /// Deletes a user's social data as ``deleteAccountData()`` does, whoever is signed
+    /// The signed-in user's social data, for a copy of their data on request: their
+    /// profile, posts, comments, likes, follows both ways, blocks and feed unlock.
+    /// - Returns: The data.
+    /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
+    func exportAccountData() async throws -> SocialExport
+}
+
+/// Calls a backend runs, not a user: the purge of a deleted user's data and the
+/// recount of every counter.
+///
+/// A capability of ``SocialFeedService`` that no view model needs.
+public protocol SocialAdministration: Sendable {
+    /// Deletes a user's social data as ``SocialAccountData/deleteAccountData()`` does, whoever is signed
     /// in, once the auth service's scheduled deletion of that user is due: the purge a
     /// backend runs when the grace period ends. Until then the user is hidden: their
     /// posts, profile, likes and comments are not shown to others.
@@ -307,18 +334,45 @@ public protocol SocialFeedService: Sendable {
     ///   is due; nothing is deleted), `storage`.
     func purgeAccountData(of userID: String) async throws -> SocialDeletionReport
 
-    /// The signed-in user's social data, for a copy of their data on request: their
-    /// profile, posts, comments, likes, follows both ways, blocks and feed unlock.
-    /// - Returns: The data.
-    /// - Throws: ``SocialError`` — `notSignedIn`, `storage`.
-    func exportAccountData() async throws -> SocialExport
-
     /// Recomputes every follow, like and comment count from the relations.
     /// - Returns: How many counts were wrong; zero on a healthy store.
     func recount() async throws -> Int
 }
 
-extension SocialFeedService {
+/// The social feature: a feed unlocked by a workout, posts that expire, follows,
+/// likes, comments and blocks. Every call acts as the signed-in user.
+///
+/// The service is the composition of its capabilities, each a small protocol an app
+/// can conform to, test and depend on one at a time: ``SocialFeed``,
+/// ``SocialPosting``, ``SocialRelations``, ``SocialProfiles``,
+/// ``SocialNotifications``, ``SocialModeration``, ``SocialAccountData`` and
+/// ``SocialAdministration``. A view model asks for the ones it uses — a feed screen for
+/// `any SocialFeed & SocialPosting` — and never sees the moderators' or the backend's calls.
+///
+/// TrainKit's conformance is ``LocalSocialFeedService``, in memory or in a file;
+/// `FakeSocialFeedService` in TrainTesting is a scriptable double; an app can add a
+/// Firebase-backed conformance behind the same protocols, and check each piece with
+/// the matching checks of `SocialFeedServiceContract`.
+///
+/// A feed page is newest first. Pass the last post of a page as the cursor of the
+/// next: the pages put together hold every post that was visible at the first call
+/// and still is, each once, whatever is posted, deleted or expires in between.
+///
+/// ```swift
+/// func workoutFinished(_ type: WorkoutType, social: any SocialFeed) async throws {
+///     let unlock = try await social.unlockFeed(workoutType: type)
+///     print("Feed open until", unlock.expiresAt)
+///     var page = try await social.friendsFeed(limit: 20, after: nil)
+///     while let last = page.last {
+///         page = try await social.friendsFeed(limit: 20, after: last.id)
+///     }
+/// }
+/// ```
+public protocol SocialFeedService: SocialFeed, SocialPosting, SocialRelations, SocialProfiles, SocialNotifications, SocialModeration,
+    SocialAccountData, SocialAdministration
+{}
+
+extension SocialFeed {
     /// The first page of the friends feed.
     /// - Parameter limit: The page size, 1...100; 20 by default.
     /// - Returns: Up to `limit` visible posts, and the next page's cursor.
@@ -332,14 +386,20 @@ extension SocialFeedService {
     public func discoverFeed(limit: Int = 20) async throws -> FeedPage {
         try await discoverFeed(limit: limit, after: nil)
     }
+}
 
-    /// The first page of the signed-in user's notifications.
-    /// - Parameter limit: The page size, 1...100; 20 by default.
-    /// - Returns: The page.
-    public func notifications(limit: Int = 20) async throws -> NotificationPage {
-        try await notifications(limit: limit, after: nil)
+extension SocialPosting {
+    /// Posts without media.
+    /// - Parameters:
+    ///   - content: The text.
+    ///   - workoutType: The workout it is about.
+    /// - Returns: The post.
+    public func createPost(content: String, workoutType: WorkoutType) async throws -> PostEntity {
+        try await createPost(content: content, workoutType: workoutType, mediaURL: nil)
     }
+}
 
+extension SocialRelations {
     /// Reports a post, a comment or a user with no details.
     /// - Parameters:
     ///   - target: What is reported.
@@ -349,13 +409,13 @@ extension SocialFeedService {
     public func report(_ target: ReportTarget, reason: ReportReason) async throws -> ContentReport {
         try await report(target, reason: reason, details: nil)
     }
+}
 
-    /// Posts without media.
-    /// - Parameters:
-    ///   - content: The text.
-    ///   - workoutType: The workout it is about.
-    /// - Returns: The post.
-    public func createPost(content: String, workoutType: WorkoutType) async throws -> PostEntity {
-        try await createPost(content: content, workoutType: workoutType, mediaURL: nil)
+extension SocialNotifications {
+    /// The first page of the signed-in user's notifications.
+    /// - Parameter limit: The page size, 1...100; 20 by default.
+    /// - Returns: The page.
+    public func notifications(limit: Int = 20) async throws -> NotificationPage {
+        try await notifications(limit: limit, after: nil)
     }
 }

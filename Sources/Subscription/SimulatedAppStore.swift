@@ -50,13 +50,13 @@ public final class SimulatedAppStore: Sendable {
 
     /// A call to the store that a test can make fail: SKTestSession's `StoreKitAPI`.
     public enum StoreAPI: String, Hashable, Sendable, CaseIterable {
-        /// Loading products (`Product.products(for:)`; ``SubscriptionService/products()``).
+        /// Loading products (`Product.products(for:)`; ``SubscriptionPurchasing/products()``).
         case loadProducts
-        /// A purchase in the app (``SubscriptionService/purchase(_:offer:)``).
+        /// A purchase in the app (``SubscriptionPurchasing/purchase(_:offer:)``).
         case purchase
-        /// Syncing with the App Store (`AppStore.sync()`; ``SubscriptionService/restorePurchases()``).
+        /// Syncing with the App Store (`AppStore.sync()`; ``SubscriptionPurchasing/restorePurchases()``).
         case appStoreSync
-        /// Reading subscription statuses (``SubscriptionService/subscriptionStatuses()``).
+        /// Reading subscription statuses (``SubscriptionAccess/subscriptionStatuses()``).
         case subscriptionStatus
         /// Reading the app transaction (`AppTransaction.shared`).
         case appTransaction

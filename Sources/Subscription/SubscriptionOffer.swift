@@ -4,9 +4,9 @@ import Foundation
 /// `Product.SubscriptionOffer`.
 ///
 /// An introductory offer applies by itself to an Apple ID that has never had a
-/// subscription in the group (``SubscriptionService/isEligibleForIntroOffer(groupID:)``);
+/// subscription in the group (``SubscriptionPurchasing/isEligibleForIntroOffer(groupID:)``);
 /// a promotional or win-back offer is asked for with the purchase
-/// (``SubscriptionService/purchase(_:offer:)``); an offer code is redeemed outside the
+/// (``SubscriptionPurchasing/purchase(_:offer:)``); an offer code is redeemed outside the
 /// app (``SimulatedAppStore/redeemOfferCode(_:appAccountToken:)``).
 public struct SubscriptionOffer: Codable, Hashable, Sendable {
     /// Which kind of offer: StoreKit's `Transaction.OfferType`.

@@ -1,30 +1,29 @@
 import Foundation
 
-/// The subscription service: the current tier, products, purchases, restore, and
-/// streams of transaction updates and tier changes — without StoreKit, so it runs
-/// everywhere.
+/// The signed-in user's tier now and at every change, and the state of their renewals:
+/// what feature gating reads.
 ///
-/// TrainKit's conformance is ``LocalSubscriptionService`` on a ``SimulatedAppStore``;
-/// `FakeSubscriptionService` in TrainTesting is a scriptable double; an app adds a
-/// StoreKit 2 conformance behind the same protocol.
-///
-/// ```swift
-/// func upgradeTapped(subscriptions: any SubscriptionService) async throws {
-///     switch try await subscriptions.purchase("com.train.pro.monthly") {
-///     case .success(let verification):
-///         let transaction = try verification.payloadValue
-///         try await subscriptions.finish(transaction.id)
-///     case .pending, .userCancelled:
-///         break
-///     }
-///     if subscriptions.featureAccess().canAccess(.analytics) { /* show analytics */ }
-/// }
-/// ```
-public protocol SubscriptionService: Sendable {
+/// A capability of ``SubscriptionService``; a view model that gates a feature can depend
+/// on this protocol alone.
+public protocol SubscriptionAccess: Sendable {
     /// The tier the signed-in app user's entitlements grant now. Reading it never
     /// writes anything.
     var currentTier: SubscriptionTier { get }
 
+    /// The tier now, then each change of tier.
+    /// - Returns: A stream; cancelling its consumer ends it.
+    func tierChanges() -> AsyncStream<SubscriptionTier>
+
+    /// The state and renewal info of each of the user's subscriptions.
+    /// - Returns: One status per subscription.
+    /// - Throws: The store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
+    func subscriptionStatuses() async throws -> [RenewalStatus]
+}
+
+/// What a paywall calls: the storefront, the products, buying one, offers, and restoring.
+///
+/// A capability of ``SubscriptionService``.
+public protocol SubscriptionPurchasing: Sendable {
     /// Whether a purchase is in progress (the purchase sheet is up).
     var isPurchaseInProgress: Bool { get }
 
@@ -62,16 +61,21 @@ public protocol SubscriptionService: Sendable {
     ///   the store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
     func restorePurchases() async throws -> SubscriptionTier
 
+    /// Ties purchases and entitlements to an app user; nil when nobody is signed in.
+    /// - Parameter token: The user's `appAccountToken`.
+    func setAppAccountToken(_ token: UUID?) async
+}
+
+/// The App Store's transactions, as StoreKit 2 gives them: verified or not, to finish.
+///
+/// A capability of ``SubscriptionService``.
+public protocol SubscriptionTransactions: Sendable {
     /// Transactions that arrive outside `purchase`: renewals, refunds, Ask to Buy
     /// outcomes, purchases made elsewhere. A new listener first receives every
     /// unfinished transaction of the user, and a running one those of each app user
     /// who signs in.
     /// - Returns: A stream; cancelling its consumer ends it.
     func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>>
-
-    /// The tier now, then each change of tier.
-    /// - Returns: A stream; cancelling its consumer ends it.
-    func tierChanges() -> AsyncStream<SubscriptionTier>
 
     /// Tells the store the app has delivered a transaction; finishing twice does nothing.
     /// - Parameter transactionID: The transaction.
@@ -81,7 +85,7 @@ public protocol SubscriptionService: Sendable {
     /// The transactions that entitle the user now, each with its verification, as
     /// StoreKit's `Transaction.currentEntitlements` hands them over: an unverified one is
     /// listed too, and the caller decides what to do with it; it never counts toward
-    /// ``currentTier``.
+    /// ``SubscriptionAccess/currentTier``.
     /// - Returns: Unrevoked, not upgraded, active transactions of the user.
     func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>]
 
@@ -103,18 +107,31 @@ public protocol SubscriptionService: Sendable {
     /// - Returns: The app transaction, with its verification.
     /// - Throws: The store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
     func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo>
-
-    /// The state and renewal info of each of the user's subscriptions.
-    /// - Returns: One status per subscription.
-    /// - Throws: The store's failure, such as ``TrainCore/TrainErrorCode/networkError``.
-    func subscriptionStatuses() async throws -> [RenewalStatus]
-
-    /// Ties purchases and entitlements to an app user; nil when nobody is signed in.
-    /// - Parameter token: The user's `appAccountToken`.
-    func setAppAccountToken(_ token: UUID?) async
 }
 
-extension SubscriptionService {
+/// The subscription service: the current tier, products, purchases, restore, and
+/// streams of transaction updates and tier changes — without StoreKit, so it runs
+/// everywhere.
+///
+/// TrainKit's conformance is ``LocalSubscriptionService`` on a ``SimulatedAppStore``;
+/// `FakeSubscriptionService` in TrainTesting is a scriptable double; an app adds a
+/// StoreKit 2 conformance behind the same protocol.
+///
+/// ```swift
+/// func upgradeTapped(subscriptions: any SubscriptionService) async throws {
+///     switch try await subscriptions.purchase("com.train.pro.monthly") {
+///     case .success(let verification):
+///         let transaction = try verification.payloadValue
+///         try await subscriptions.finish(transaction.id)
+///     case .pending, .userCancelled:
+///         break
+///     }
+///     if subscriptions.featureAccess().canAccess(.analytics) { /* show analytics */ }
+/// }
+/// ```
+public protocol SubscriptionService: SubscriptionAccess, SubscriptionPurchasing, SubscriptionTransactions {}
+
+extension SubscriptionPurchasing {
     /// Buys a product with no offer asked for (an introductory offer still applies where
     /// the Apple ID is eligible); see ``purchase(_:offer:)``.
     /// - Parameter productID: The product.
@@ -123,10 +140,12 @@ extension SubscriptionService {
     public func purchase(_ productID: String) async throws -> StorePurchaseResult {
         try await purchase(productID, offer: nil)
     }
+}
 
+extension SubscriptionAccess {
     /// What the current tier may use under `catalog`, for any conformance.
     /// - Parameter catalog: The tier-to-feature mapping; the standard one by default.
-    /// - Returns: The feature access of ``currentTier``.
+    /// - Returns: The feature access of ``SubscriptionAccess/currentTier``.
     public func featureAccess(catalog: FeatureCatalog = .standard) -> FeatureAccess {
         FeatureAccess(tier: currentTier, catalog: catalog)
     }

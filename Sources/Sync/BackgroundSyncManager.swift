@@ -113,7 +113,7 @@ public final class BackgroundSyncManager: Sendable {
     }
 
     /// Creates a manager for a plan sync service, which follows the service's
-    /// ``PlanSyncService/syncTriggers()``: each edit saved syncs after the debounce,
+    /// ``PlanSyncing/syncTriggers()``: each edit saved syncs after the debounce,
     /// each change the remote signals from another device at once, with no call by the app.
     /// - Parameters:
     ///   - service: The service to keep in step.

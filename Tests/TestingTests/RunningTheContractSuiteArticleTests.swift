@@ -43,3 +43,8 @@ struct InMemoryAuthEnvironment: AuthContractEnvironment {
 func authContract(_ check: AuthContractCheck) async throws {
     try await check.run(in: InMemoryAuthEnvironment())
 }
+
+@Test(arguments: AuthServiceContract.checks.covering(AuthEmailFlows.self))
+func emailFlows(_ check: AuthContractCheck) async throws {
+    try await check.run(in: InMemoryAuthEnvironment())
+}

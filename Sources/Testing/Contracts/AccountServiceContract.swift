@@ -33,7 +33,10 @@ extension Expectations {
 public enum AccountServiceContract {
     /// Every check of the contract.
     public static let checks: [AccountServiceContractCheck] = [
-        AccountServiceContractCheck("another user's account cannot be deleted or exported, and nothing is left pending for anyone") {
+        AccountServiceContractCheck(
+            "another user's account cannot be deleted or exported, and nothing is left pending for anyone", covers: AccountDeletion.self,
+            AccountPrivacy.self
+        ) {
             environment, check in
             let (service, userID) = try await environment.makeSignedInService()
             let other = userID + "-other"
@@ -43,7 +46,8 @@ public enum AccountServiceContract {
             try check.expect(try service.pendingDeletion(of: userID) == nil, "no deletion of the user is pending")
         },
         AccountServiceContractCheck(
-            "a deletion returns with the user's data no longer exportable, reports every step starting and finishing, in order, and its completion ends with nothing pending"
+            "a deletion returns with the user's data no longer exportable, reports every step starting and finishing, in order, and its completion ends with nothing pending",
+            covers: AccountDeletion.self
         ) {
             environment, check in
             let (service, userID) = try await environment.makeSignedInService()
@@ -62,7 +66,18 @@ public enum AccountServiceContract {
             try check.expect(events.last?.phase == .finished && events.last?.fractionCompleted == 1, "the last event finishes the last step")
             try check.expect(try service.pendingDeletion(of: userID) == nil, "nothing is pending afterwards")
         },
-        AccountServiceContractCheck("a copy of the user's data is a versioned document naming the user, and reads back") { environment, check in
+        AccountServiceContractCheck(
+            "with no deletion begun or due, nothing is pending and a purge of due deletions purges nothing", covers: AccountAdministration.self
+        ) { environment, check in
+            let (service, userID) = try await environment.makeSignedInService()
+            try check.expect(try service.pendingDeletions().isEmpty, "no deletion is pending")
+            let purged = try await service.purgeDueDeletions()
+            try check.expect(purged.isEmpty, "nothing is purged: \(purged.map(\.userID))")
+            let copy = try await service.exportData(of: userID)
+            try check.expect(copy.user.id == userID, "the user's data is still there")
+        },
+        AccountServiceContractCheck("a copy of the user's data is a versioned document naming the user, and reads back", covers: AccountPrivacy.self)
+        { environment, check in
             let (service, userID) = try await environment.makeSignedInService()
             let export = try await service.exportData(of: userID)
             try check.expect(export.user.id == userID, "the export names the user")
@@ -71,7 +86,8 @@ public enum AccountServiceContract {
             try check.expect(back.user.id == userID && back.formatVersion == export.formatVersion, "the JSON document reads back")
         },
         AccountServiceContractCheck(
-            "consent: a version not in force is refused, accepting every document asks for nothing more, a withdrawal asks again"
+            "consent: a version not in force is refused, accepting every document asks for nothing more, a withdrawal asks again",
+            covers: AccountPrivacy.self
         ) {
             environment, check in
             let (service, _) = try await environment.makeSignedInService()

@@ -5,7 +5,8 @@ extension AuthServiceContract {
     /// Codes die with the credential, address changes the old address
     /// can undo, codes inspected without being used, and tokens that say how.
     static let codeChecks: [AuthContractCheck] = [
-        AuthContractCheck("a reset code mailed before a password change is expiredActionCode, and inspecting it says so") { environment, check in
+        AuthContractCheck("a reset code mailed before a password change is expiredActionCode, and inspecting it says so", covers: AuthEmailFlows.self)
+        { environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.sendPasswordReset(email: ada.email)
@@ -20,7 +21,7 @@ extension AuthServiceContract {
                 try await auth.confirmPasswordReset(code: code, newPassword: "newer horse 4")
             }
         },
-        AuthContractCheck("a used code inspects as used and is invalidActionCode") { environment, check in
+        AuthContractCheck("a used code inspects as used and is invalidActionCode", covers: AuthEmailFlows.self) { environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.sendEmailVerification()
@@ -30,7 +31,10 @@ extension AuthServiceContract {
             try check.expect(try await auth.checkActionCode(code).state == .used, "the applied code inspects as used")
             try await check.expectError(.invalidActionCode, "the used code again") { _ = try await auth.applyActionCode(code) }
         },
-        AuthContractCheck("updateEmail mails the old address a code that changes it back, verified, and ends the sessions") { environment, check in
+        AuthContractCheck(
+            "updateEmail mails the old address a code that changes it back, verified, and ends the sessions", covers: AuthEmailFlows.self,
+            AuthAccountManagement.self
+        ) { environment, check in
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             let token = try await auth.idToken(forceRefresh: false)
@@ -45,7 +49,8 @@ extension AuthServiceContract {
             let back = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
             try check.expect(back.id == user.id && back.email == ada.email && back.isEmailVerified, "the old address is back, verified")
         },
-        AuthContractCheck("verifyBeforeUpdateEmail changes the address only when the new address applies its code") { environment, check in
+        AuthContractCheck("verifyBeforeUpdateEmail changes the address only when the new address applies its code", covers: AuthEmailFlows.self) {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.verifyBeforeUpdateEmail(to: grace.email)
@@ -55,7 +60,10 @@ extension AuthServiceContract {
             try check.expect(auth.currentUser?.email == grace.email && auth.currentUser?.isEmailVerified == true, "the new address, verified")
             try check.expect(try await environment.lastEmailCode(to: ada.email, .recoverEmail) != nil, "the old address hears of the change")
         },
-        AuthContractCheck("an email code linked for a new address makes it the account's email, and the password signs in with it") {
+        AuthContractCheck(
+            "an email code linked for a new address makes it the account's email, and the password signs in with it",
+            covers: AuthAccountManagement.self
+        ) {
             environment, check in
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
@@ -67,7 +75,8 @@ extension AuthServiceContract {
             let back = try await auth.signIn(with: .emailPassword(email: grace.email, password: ada.password))
             try check.expect(back.id == user.id, "the password signs in with the new address")
         },
-        AuthContractCheck("an ID token says how the session signed in and lists the linked identities") { environment, check in
+        AuthContractCheck("an ID token says how the session signed in and lists the linked identities", covers: AuthTokens.self) {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             let claims = try await environment.verifyIDToken(try await auth.idToken(forceRefresh: true))

@@ -107,7 +107,8 @@ public enum AuthServiceContract {
     /// Every check of the contract.
     public static let checks: [AuthContractCheck] =
         [
-            AuthContractCheck("a new account is signed in, and the state stream starts with it") { environment, check in
+            AuthContractCheck("a new account is signed in, and the state stream starts with it", covers: AuthSession.self, AuthSignIn.self) {
+                environment, check in
                 let auth = try await environment.makeService()
                 try check.expect(auth.currentUser == nil, "a new service has nobody signed in")
                 let user = try await auth.createUser(email: ada.email, password: ada.password)
@@ -116,7 +117,7 @@ public enum AuthServiceContract {
                 let states = await auth.authStateChanges().collect(1)
                 try check.expect(states.first??.id == user.id, "the stream's first value is the current user")
             },
-            AuthContractCheck("sign-out clears the user and emits nil exactly once") { environment, check in
+            AuthContractCheck("sign-out clears the user and emits nil exactly once", covers: AuthSession.self) { environment, check in
                 let auth = try await environment.makeService()
                 let ada = try await auth.createUser(email: ada.email, password: ada.password)
                 let stream = auth.authStateChanges()
@@ -131,7 +132,8 @@ public enum AuthServiceContract {
                 try check.expect(states.last??.id == grace.id, "the second sign-out emits nothing; the next value is the next user")
                 try check.expect(auth.currentUser?.id == grace.id, "currentUser follows")
             },
-            AuthContractCheck("the right password signs in; a wrong one is invalidCredential and signs nobody in") { environment, check in
+            AuthContractCheck("the right password signs in; a wrong one is invalidCredential and signs nobody in", covers: AuthSignIn.self) {
+                environment, check in
                 let auth = try await environment.makeService()
                 let user = try await auth.createUser(email: ada.email, password: ada.password)
                 try await auth.signOut()
@@ -142,7 +144,7 @@ public enum AuthServiceContract {
                 let again = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
                 try check.expect(again.id == user.id, "the right password signs in to the same account")
             },
-            AuthContractCheck("bad input is a typed error and creates nothing") { environment, check in
+            AuthContractCheck("bad input is a typed error and creates nothing", covers: AuthSignIn.self) { environment, check in
                 let auth = try await environment.makeService()
                 try await check.expectError(.invalidEmail, "a malformed email") {
                     _ = try await auth.createUser(email: "ada", password: ada.password)
@@ -153,7 +155,7 @@ public enum AuthServiceContract {
                     _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
                 }
             },
-            AuthContractCheck("an email can belong to one account only") { environment, check in
+            AuthContractCheck("an email can belong to one account only", covers: AuthSignIn.self) { environment, check in
                 let auth = try await environment.makeService()
                 _ = try await auth.createUser(email: ada.email, password: ada.password)
                 try await auth.signOut()
@@ -161,7 +163,8 @@ public enum AuthServiceContract {
                     _ = try await auth.createUser(email: ada.email, password: grace.password)
                 }
             },
-            AuthContractCheck("deletion is fresh at the recent-login window and requiresRecentLogin past it") { environment, check in
+            AuthContractCheck("deletion is fresh at the recent-login window and requiresRecentLogin past it", covers: AuthAccountManagement.self) {
+                environment, check in
                 let auth = try await environment.makeService()
                 _ = try await auth.createUser(email: ada.email, password: ada.password)
                 await environment.advanceClock(by: environment.recentLoginWindow)
@@ -174,7 +177,8 @@ public enum AuthServiceContract {
                 _ = try await auth.deleteAccount()
                 try check.expect(auth.currentUser == nil, "the deletion after re-authentication signs out")
             },
-            AuthContractCheck("re-authenticating as another user is userMismatch and keeps the current user") { environment, check in
+            AuthContractCheck("re-authenticating as another user is userMismatch and keeps the current user", covers: AuthSignIn.self) {
+                environment, check in
                 let auth = try await environment.makeService()
                 _ = try await auth.createUser(email: grace.email, password: grace.password)
                 try await auth.signOut()
@@ -184,7 +188,9 @@ public enum AuthServiceContract {
                 }
                 try check.expect(auth.currentUser?.id == ada.id, "the current user stays signed in")
             },
-            AuthContractCheck("a deleted account is gone: nil is emitted once and it cannot sign in") { environment, check in
+            AuthContractCheck(
+                "a deleted account is gone: nil is emitted once and it cannot sign in", covers: AuthAccountManagement.self, AuthSession.self
+            ) { environment, check in
                 let auth = try await environment.makeService()
                 let user = try await auth.createUser(email: ada.email, password: ada.password)
                 let stream = auth.authStateChanges()
@@ -199,7 +205,8 @@ public enum AuthServiceContract {
                     _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
                 }
             },
-            AuthContractCheck("without a signed-in user, account operations are notSignedIn") { environment, check in
+            AuthContractCheck("without a signed-in user, account operations are notSignedIn", covers: AuthAccountManagement.self) {
+                environment, check in
                 let auth = try await environment.makeService()
                 try await check.expectError(.notSignedIn, "deleteAccount") { _ = try await auth.deleteAccount() }
                 try await check.expectError(.notSignedIn, "unlink") { _ = try await auth.unlink(.password) }
@@ -208,7 +215,7 @@ public enum AuthServiceContract {
                     _ = try await auth.reauthenticate(with: .emailPassword(email: ada.email, password: ada.password))
                 }
             },
-            AuthContractCheck("the only sign-in method cannot be unlinked") { environment, check in
+            AuthContractCheck("the only sign-in method cannot be unlinked", covers: AuthAccountManagement.self) { environment, check in
                 let auth = try await environment.makeService()
                 _ = try await auth.createUser(email: ada.email, password: ada.password)
                 try await check.expectError(.lastProvider, "unlinking the only provider") { _ = try await auth.unlink(.password) }
@@ -218,7 +225,8 @@ public enum AuthServiceContract {
         ] + emailChecks + accountChecks + limitChecks + tokenChecks + codeChecks
 
     static let emailChecks: [AuthContractCheck] = [
-        AuthContractCheck("a password reset sets the new password, ends the old one, and its code works once") { environment, check in
+        AuthContractCheck("a password reset sets the new password, ends the old one, and its code works once", covers: AuthEmailFlows.self) {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.signOut()
@@ -235,7 +243,8 @@ public enum AuthServiceContract {
             let user = try await auth.signIn(with: .emailPassword(email: ada.email, password: "new horse 3"))
             try check.expect(user.isEmailVerified, "a reset proves the address")
         },
-        AuthContractCheck("a reset of an unknown address answers as a known one's and sends nothing") { environment, check in
+        AuthContractCheck("a reset of an unknown address answers as a known one's and sends nothing", covers: AuthEmailFlows.self) {
+            environment, check in
             let auth = try await environment.makeService()
             try await auth.sendPasswordReset(email: grace.email)
             try check.expect(try await environment.lastEmailCode(to: grace.email, .passwordReset) == nil, "no email to an address without an account")
@@ -243,7 +252,8 @@ public enum AuthServiceContract {
                 try await auth.confirmPasswordReset(code: "made-up-code", newPassword: "new horse 3")
             }
         },
-        AuthContractCheck("an email code signs in, creating the account with a verified address; the code works once") { environment, check in
+        AuthContractCheck("an email code signs in, creating the account with a verified address; the code works once", covers: AuthEmailFlows.self) {
+            environment, check in
             let auth = try await environment.makeService()
             try await auth.sendSignInCode(to: grace.email)
             let code = try await environment.lastEmailCode(to: grace.email, .signInCode) ?? ""
@@ -254,7 +264,8 @@ public enum AuthServiceContract {
                 _ = try await auth.signIn(with: .emailCode(email: grace.email, code: code))
             }
         },
-        AuthContractCheck("email verification marks the address verified; a code of another flow does not") { environment, check in
+        AuthContractCheck("email verification marks the address verified; a code of another flow does not", covers: AuthEmailFlows.self) {
+            environment, check in
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             try check.expect(!user.isEmailVerified, "a new password account is not verified")
@@ -270,7 +281,8 @@ public enum AuthServiceContract {
 
     static let accountChecks: [AuthContractCheck] = [
         AuthContractCheck(
-            "a session ends saying why; a purge begins only once a deletion is due, and the account exists until the purge"
+            "a session ends saying why; a purge begins only once a deletion is due, and the account exists until the purge", covers: AuthSession.self,
+            AuthAdministration.self
         ) { environment, check in
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
@@ -287,7 +299,10 @@ public enum AuthServiceContract {
             _ = try await auth.purgeScheduledAccount(user.id)
             try check.expect(try !auth.accountExists(user.id), "the purged account is gone")
         },
-        AuthContractCheck("a guest linking a password keeps its ID; another account's address is emailAlreadyInUse with the address") {
+        AuthContractCheck(
+            "a guest linking a password keeps its ID; another account's address is emailAlreadyInUse with the address",
+            covers: AuthAccountManagement.self
+        ) {
             environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: grace.email, password: grace.password)
@@ -303,7 +318,7 @@ public enum AuthServiceContract {
             let linked = try await auth.link(.emailPassword(email: ada.email, password: ada.password))
             try check.expect(linked.id == guest.id && !linked.isAnonymous, "the guest became a full account with the same ID")
         },
-        AuthContractCheck("an ID token names its user; sign-out revokes it") { environment, check in
+        AuthContractCheck("an ID token names its user; sign-out revokes it", covers: AuthTokens.self) { environment, check in
             let auth = try await environment.makeService()
             let user = try await auth.createUser(email: ada.email, password: ada.password)
             let token = try await auth.idToken(forceRefresh: false)
@@ -312,7 +327,8 @@ public enum AuthServiceContract {
             try await auth.signOut()
             try await check.expectError(.userTokenRevoked, "a token of a signed-out session") { _ = try await environment.verifyIDToken(token) }
         },
-        AuthContractCheck("updatePassword needs a recent login, and the old password stops working") { environment, check in
+        AuthContractCheck("updatePassword needs a recent login, and the old password stops working", covers: AuthAccountManagement.self) {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.updatePassword(to: "new horse 3")
@@ -324,7 +340,10 @@ public enum AuthServiceContract {
             }
             _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: "new horse 3"))
         },
-        AuthContractCheck("a profile update sets the name and photo, and userChanges tells it; an invisible name is invalidProfile") {
+        AuthContractCheck(
+            "a profile update sets the name and photo, and userChanges tells it; an invisible name is invalidProfile",
+            covers: AuthAccountManagement.self, AuthSession.self
+        ) {
             environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
@@ -344,7 +363,9 @@ public enum AuthServiceContract {
 
     /// The limits of emailed codes and guests, read from the environment's policy.
     static let limitChecks: [AuthContractCheck] = [
-        AuthContractCheck("a reset and a sign-in code expire after the policy's lifetime: expiredActionCode, nothing changed") {
+        AuthContractCheck(
+            "a reset and a sign-in code expire after the policy's lifetime: expiredActionCode, nothing changed", covers: AuthEmailFlows.self
+        ) {
             environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
@@ -363,7 +384,9 @@ public enum AuthServiceContract {
             try check.expect(auth.currentUser == nil, "nobody is signed in")
             _ = try await auth.signIn(with: .emailPassword(email: ada.email, password: ada.password))
         },
-        AuthContractCheck("an address gets the policy's emails an hour, with an account or without; then tooManyRequests") { environment, check in
+        AuthContractCheck(
+            "an address gets the policy's emails an hour, with an account or without; then tooManyRequests", covers: AuthEmailFlows.self
+        ) { environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.signOut()
@@ -380,7 +403,10 @@ public enum AuthServiceContract {
             await environment.advanceClock(by: .seconds(3_600))
             try await auth.sendSignInCode(to: ada.email)
         },
-        AuthContractCheck("a sign-in code allows the policy's wrong tries, then even the right code is tooManyRequests; it is of its address only") {
+        AuthContractCheck(
+            "a sign-in code allows the policy's wrong tries, then even the right code is tooManyRequests; it is of its address only",
+            covers: AuthEmailFlows.self
+        ) {
             environment, check in
             let auth = try await environment.makeService()
             try await auth.sendSignInCode(to: ada.email)
@@ -403,7 +429,8 @@ public enum AuthServiceContract {
             }
             try check.expect(auth.currentUser == nil, "nobody is signed in")
         },
-        AuthContractCheck("a sign-in code is sent alike to an address with an account and one without") { environment, check in
+        AuthContractCheck("a sign-in code is sent alike to an address with an account and one without", covers: AuthEmailFlows.self) {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             try await auth.signOut()
@@ -415,7 +442,10 @@ public enum AuthServiceContract {
             let user = try await auth.signIn(with: .emailCode(email: ada.email, code: known ?? ""))
             try check.expect(user.email == ada.email && user.isEmailVerified, "the code signs in to the account of its address")
         },
-        AuthContractCheck("a guest that links an email code keeps its ID; a guest idle past the policy's lifetime is due for deletion") {
+        AuthContractCheck(
+            "a guest that links an email code keeps its ID; a guest idle past the policy's lifetime is due for deletion",
+            covers: AuthAccountManagement.self, AuthAdministration.self
+        ) {
             environment, check in
             let auth = try await environment.makeService()
             let kept = try await auth.signInAnonymously()
@@ -432,7 +462,9 @@ public enum AuthServiceContract {
             let expected = environment.authPolicy.guestIdleLifetime == nil ? [] : [idle.id]
             try check.expect(due == expected, "only an idle guest is due, and only with an idle lifetime (got \(due))")
         },
-        AuthContractCheck("a policy that needs a verified email refuses the action with unverifiedEmail until the address is verified") {
+        AuthContractCheck(
+            "a policy that needs a verified email refuses the action with unverifiedEmail until the address is verified", covers: AuthEmailFlows.self
+        ) {
             environment, check in
             var policy = environment.authPolicy
             policy.verifiedEmailRequired = [.posting]
@@ -449,7 +481,8 @@ public enum AuthServiceContract {
     /// ID tokens: refreshed, streamed, refused when tampered with, expired or revoked.
     static let tokenChecks: [AuthContractCheck] = [
         AuthContractCheck(
-            "a token is kept until five minutes before its expiry, then replaced; a forced refresh gives a new one, which the stream tells"
+            "a token is kept until five minutes before its expiry, then replaced; a forced refresh gives a new one, which the stream tells",
+            covers: AuthTokens.self
         ) {
             environment, check in
             let auth = try await environment.makeService()
@@ -467,7 +500,7 @@ public enum AuthServiceContract {
             try check.expect(renewed != forced, "a token with less than five minutes left is replaced")
             _ = try await environment.verifyIDToken(renewed)
         },
-        AuthContractCheck("a tampered token is invalidUserToken and an expired one userTokenExpired") { environment, check in
+        AuthContractCheck("a tampered token is invalidUserToken and an expired one userTokenExpired", covers: AuthTokens.self) { environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             let token = try await auth.idToken(forceRefresh: false)
@@ -480,7 +513,8 @@ public enum AuthServiceContract {
             await environment.advanceClock(by: .seconds(3_600))
             try await check.expectError(.userTokenExpired, "a token an hour old") { _ = try await environment.verifyIDToken(token) }
         },
-        AuthContractCheck("a password change, a reset and a deletion revoke the tokens issued before") { environment, check in
+        AuthContractCheck("a password change, a reset and a deletion revoke the tokens issued before", covers: AuthTokens.self) {
+            environment, check in
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             let beforeChange = try await auth.idToken(forceRefresh: false)

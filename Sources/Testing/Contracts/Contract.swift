@@ -20,24 +20,60 @@ public struct ContractViolation: Error, CustomStringConvertible {
     public var description: String { "\(check): \(message)" }
 }
 
+/// A capability protocol a contract check asserts the behaviour of, such as
+/// `SocialFeed` or `AuthEmailFlows`.
+public struct ContractCapability: Hashable, Sendable, CustomStringConvertible {
+    private let id: ObjectIdentifier
+    /// The protocol's name.
+    public let name: String
+
+    /// The capability of a protocol.
+    /// - Parameter capability: The protocol, as `SocialFeed.self`.
+    public init(_ capability: Any.Type) {
+        id = ObjectIdentifier(capability)
+        name = String(describing: capability).replacingOccurrences(of: "any ", with: "")
+    }
+
+    /// The protocol's name.
+    public var description: String { name }
+}
+
 /// One behavioural check of a contract suite: a sentence saying what it asserts,
-/// and the code that asserts it against an environment the caller supplies.
+/// the capabilities whose behaviour it asserts, and the code that asserts it against
+/// an environment the caller supplies.
 public struct ContractCheck<Environment: Sendable>: Sendable, CustomStringConvertible {
     /// What the check asserts, as a sentence.
     public let name: String
+    /// The capability protocols whose behaviour the check asserts. Its setup may call
+    /// others through the environment's service, which a conformance still in progress
+    /// can forward to TrainKit's own.
+    public let capabilities: Set<ContractCapability>
     private let body: @Sendable (Environment, Expectations) async throws -> Void
 
-    init(_ name: String, _ body: @escaping @Sendable (Environment, Expectations) async throws -> Void) {
+    init(
+        _ name: String, covers capabilities: Any.Type..., body: @escaping @Sendable (Environment, Expectations) async throws -> Void
+    ) {
         self.name = name
+        self.capabilities = Set(capabilities.map(ContractCapability.init))
         self.body = body
     }
 
     /// Creates a check of your own, to run beside a suite's checks.
     /// - Parameters:
     ///   - name: What the check asserts, as a sentence.
+    ///   - capabilities: The protocols whose behaviour it asserts.
     ///   - body: The assertions; throw ``ContractViolation`` when the promise is broken.
-    public init(_ name: String, body: @escaping @Sendable (Environment) async throws -> Void) {
-        self.init(name) { environment, _ in try await body(environment) }
+    public init(_ name: String, covering capabilities: [Any.Type] = [], body: @escaping @Sendable (Environment) async throws -> Void) {
+        self.name = name
+        self.capabilities = Set(capabilities.map(ContractCapability.init))
+        self.body = { environment, _ in try await body(environment) }
+    }
+
+    /// Whether the check asserts the behaviour of `capability`.
+    /// - Parameter capability: A capability protocol, as `SocialFeed.self`.
+    /// - Returns: Whether it is one of ``capabilities``.
+    public func covers(_ capability: Any.Type) -> Bool {
+        capabilities.contains(ContractCapability(capability))
     }
 
     /// The check's name.
@@ -72,5 +108,23 @@ struct Expectations: Sendable {
             return
         }
         throw ContractViolation(check: check, message: "\(what): expected \(code), but it succeeded")
+    }
+}
+
+/// The checks of one capability.
+extension Array {
+    /// The checks of a contract that assert the behaviour of `capability`: what to run
+    /// while an app's conformance has that piece and not yet the others.
+    ///
+    /// ```swift
+    /// @Test(arguments: SocialFeedServiceContract.checks.covering(SocialNotifications.self))
+    /// func notifications(_ check: SocialContractCheck) async throws {
+    ///     try await check.run(in: MyFirestoreEnvironment())
+    /// }
+    /// ```
+    /// - Parameter capability: A capability protocol, as `SocialNotifications.self`.
+    /// - Returns: The checks, in the contract's order.
+    public func covering<Environment>(_ capability: Any.Type) -> [ContractCheck<Environment>] where Element == ContractCheck<Environment> {
+        filter { $0.covers(capability) }
     }
 }

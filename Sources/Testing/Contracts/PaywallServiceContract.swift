@@ -77,7 +77,10 @@ public enum PaywallServiceContract {
 
     /// Every check of the contract.
     public static let checks: [PaywallContractCheck] = [
-        PaywallContractCheck("a placement shows its offering with its products in package order; once the tier unlocks the feature, it grants") {
+        PaywallContractCheck(
+            "a placement shows its offering with its products in package order; once the tier unlocks the feature, it grants",
+            covers: PaywallService.self
+        ) {
             environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))
@@ -89,7 +92,8 @@ public enum PaywallServiceContract {
             try await environment.subscribe(paywalls, to: environment.monthlyProductID)
             try check.expect(try await paywalls.gate(placement: "locked-feature") == .granted, "a tier that unlocks the feature goes through")
         },
-        PaywallContractCheck("an audience by attribute gets its offering; others fall to the rule for everyone") { environment, check in
+        PaywallContractCheck("an audience by attribute gets its offering; others fall to the rule for everyone", covers: PaywallService.self) {
+            environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))
             await paywalls.setAttribute("running", forKey: "sport")
@@ -98,14 +102,16 @@ public enum PaywallServiceContract {
             await paywalls.setAttribute(nil, forKey: "sport")
             try check.expect(try await paywalls.gate(placement: "locked-feature").presentation?.offering.id == "annual-first", "everyone's")
         },
-        PaywallContractCheck("an unknown placement is placementNotFound") { environment, check in
+        PaywallContractCheck("an unknown placement is placementNotFound", covers: PaywallService.self) { environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))
             try await check.expectError(.placementNotFound, "a placement the configuration lacks") {
                 _ = try await paywalls.gate(placement: "nowhere")
             }
         },
-        PaywallContractCheck("a configuration that does not hold together is invalidConfiguration, and the one in force stays") {
+        PaywallContractCheck(
+            "a configuration that does not hold together is invalidConfiguration, and the one in force stays", covers: PaywallService.self
+        ) {
             environment, check in
             let paywalls = try await environment.makeService()
             let good = configuration(environment)
@@ -139,7 +145,9 @@ public enum PaywallServiceContract {
             }
             try check.expect(paywalls.configuration == good, "the configuration in force stays")
         },
-        PaywallContractCheck("a user's variant is the same at every gate and in another service, and each showing is an exposure") {
+        PaywallContractCheck(
+            "a user's variant is the same at every gate and in another service, and each showing is an exposure", covers: PaywallService.self
+        ) {
             environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))
@@ -161,7 +169,9 @@ public enum PaywallServiceContract {
             try check.expect(exposures.count == 3, "three exposures logged (got \(exposures.count))")
             try check.expect(exposures.allSatisfy { $0.assignment == first && $0.placement == "onboarding" && $0.user == "user-42" }, "each names it")
         },
-        PaywallContractCheck("a variant with an offering shows it with its assignment; a holdout goes through; both are exposures") {
+        PaywallContractCheck(
+            "a variant with an offering shows it with its assignment; a holdout goes through; both are exposures", covers: PaywallService.self
+        ) {
             environment, check in
             let paywalls = try await environment.makeService()
             await paywalls.setUser("user-7")
@@ -174,7 +184,7 @@ public enum PaywallServiceContract {
             let variants = try await paywalls.exposures().map(\.assignment.variant)
             try check.expect(variants == ["annual", "holdout"], "both logged (got \(variants))")
         },
-        PaywallContractCheck("removing a user's exposures removes theirs only, once") { environment, check in
+        PaywallContractCheck("removing a user's exposures removes theirs only, once", covers: PaywallService.self) { environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))
             for user in ["ada", "bob", "ada"] {
@@ -185,7 +195,8 @@ public enum PaywallServiceContract {
             try check.expect(try await paywalls.exposures().map(\.user) == ["bob"], "Bob's stays")
             try check.expect(try await paywalls.removeExposures(of: "ada") == 0, "none the second time")
         },
-        PaywallContractCheck("an unknown experiment is experimentNotFound; another user starts with no attributes") { environment, check in
+        PaywallContractCheck("an unknown experiment is experimentNotFound; another user starts with no attributes", covers: PaywallService.self) {
+            environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))
             try await check.expectError(.experimentNotFound, "an experiment the configuration lacks") {
@@ -198,7 +209,9 @@ public enum PaywallServiceContract {
             try check.expect(
                 try await paywalls.gate(placement: "locked-feature").presentation?.offering.id == "annual-first", "Bob has none of Ada's attributes")
         },
-        PaywallContractCheck("users are split by the weights: about half in each of a 50/50 test, all in the one of a 100/0 test") {
+        PaywallContractCheck(
+            "users are split by the weights: about half in each of a 50/50 test, all in the one of a 100/0 test", covers: PaywallService.self
+        ) {
             environment, check in
             let paywalls = try await environment.makeService()
             try await paywalls.replaceConfiguration(configuration(environment))

@@ -91,7 +91,9 @@ public enum PlanSyncServiceContract {
     /// A check that the remote's `misbehavior` ends a sync with `code`, stores nothing
     /// of the answer, and that the sync works once the remote behaves.
     static func refuses(_ misbehavior: FakeRemotePlanStore.Misbehavior, with code: SyncError.Code, _ what: String) -> PlanSyncContractCheck {
-        PlanSyncContractCheck("\(what) ends the sync \(code), stores nothing of the answer, and the next sync works once the remote behaves") {
+        PlanSyncContractCheck(
+            "\(what) ends the sync \(code), stores nothing of the answer, and the next sync works once the remote behaves", covers: PlanSyncing.self
+        ) {
             environment, check in
             let (remote, tablet, adas) = try await hostileWorld(environment)
             remote.misbehave(misbehavior)
@@ -105,7 +107,10 @@ public enum PlanSyncServiceContract {
 
     /// Every check of the contract.
     public static let checks: [PlanSyncContractCheck] = [
-        PlanSyncContractCheck("a new plan belongs to the signed-in user, is listed, and is notSynced until a sync makes it synced") {
+        PlanSyncContractCheck(
+            "a new plan belongs to the signed-in user, is listed, and is notSynced until a sync makes it synced", covers: PlanEditing.self,
+            PlanSyncing.self
+        ) {
             environment, check in
             let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
             try await device.signIn("contract-ada")
@@ -116,7 +121,8 @@ public enum PlanSyncServiceContract {
             try await device.service.sync()
             try check.expect(try device.service.status(ofPlan: plan.id) == .synced, "a sync makes it synced")
         },
-        PlanSyncContractCheck("a plan made on one device reaches another, and so do its edit and its deletion") { environment, check in
+        PlanSyncContractCheck("a plan made on one device reaches another, and so do its edit and its deletion", covers: PlanSyncing.self) {
+            environment, check in
             let devices = try await environment.makeDevices(2)
             for device in devices { try await device.signIn("contract-ada") }
             var plan = try await devices[0].service.createPlan(plan("Shared"))
@@ -133,7 +139,7 @@ public enum PlanSyncServiceContract {
             try await devices[0].service.sync()
             try check.expect(try devices[0].service.plan(id: plan.id) == nil, "the deletion arrives")
         },
-        PlanSyncContractCheck("edits to different fields on two devices both survive by default") { environment, check in
+        PlanSyncContractCheck("edits to different fields on two devices both survive by default", covers: PlanSyncing.self) { environment, check in
             let devices = try await environment.makeDevices(2)
             for device in devices { try await device.signIn("contract-ada") }
             let plan = try await devices[0].service.createPlan(plan("Base", days: 3))
@@ -151,7 +157,7 @@ public enum PlanSyncServiceContract {
                 try check.expect(merged.name == "Renamed" && merged.daysPerWeek == 5, "both edits survive, got \(merged.name), \(merged.daysPerWeek)")
             }
         },
-        PlanSyncContractCheck("one user's plans, queued or synced, never reach another user") { environment, check in
+        PlanSyncContractCheck("one user's plans, queued or synced, never reach another user", covers: PlanSyncing.self) { environment, check in
             let devices = try await environment.makeDevices(2)
             try await devices[0].signIn("contract-ada")
             _ = try await devices[0].service.createPlan(plan("Ada's synced plan"))
@@ -165,7 +171,8 @@ public enum PlanSyncServiceContract {
             try await devices[1].service.sync()
             try check.expect(try devices[1].service.plans().isEmpty, "nor on her own device")
         },
-        PlanSyncContractCheck("invalid plans and unknown IDs are refused with typed errors and change nothing") { environment, check in
+        PlanSyncContractCheck("invalid plans and unknown IDs are refused with typed errors and change nothing", covers: PlanEditing.self) {
+            environment, check in
             let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
             try await device.signIn("contract-ada")
             let kept = try await device.service.createPlan(plan("Kept"))
@@ -185,14 +192,17 @@ public enum PlanSyncServiceContract {
             try await check.expectSyncError(.notAuthorized, "a plan of another user") { _ = try await device.service.updatePlan(theirs) }
             try check.expect(try device.service.plans() == [kept], "the plan is unchanged")
         },
-        PlanSyncContractCheck("signed out, calls are notSignedIn") { environment, check in
+        PlanSyncContractCheck("signed out, calls are notSignedIn", covers: PlanEditing.self, PlanSyncing.self) { environment, check in
             let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
             try await device.signIn(nil)
             try await check.expectSyncError(.notSignedIn, "creating a plan") { _ = try await device.service.createPlan(plan("Anyone's")) }
             try await check.expectSyncError(.notSignedIn, "a sync") { try await device.service.sync() }
             try await check.expectSyncError(.notSignedIn, "listing plans") { _ = try device.service.plans() }
         },
-        PlanSyncContractCheck("the plans stream gives the plans now, then again after an edit here and after a download of another device's edit") {
+        PlanSyncContractCheck(
+            "the plans stream gives the plans now, then again after an edit here and after a download of another device's edit",
+            covers: PlanEditing.self
+        ) {
             environment, check in
             let devices = try await environment.makeDevices(2)
             for device in devices { try await device.signIn("contract-ada") }
@@ -209,6 +219,32 @@ public enum PlanSyncServiceContract {
             try await devices[0].service.sync()
             try check.expect(
                 await updates.firstValue(where: { Set($0.map(\.name)) == ["Renamed", "Elsewhere"] }) != nil, "the plans after a download")
+        },
+        PlanSyncContractCheck(
+            "deleting the user's plan data removes their plans here and on the remote, so another device has none after a sync",
+            covers: PlanSyncAccountData.self
+        ) { environment, check in
+            let devices = try await environment.makeDevices(2)
+            for device in devices { try await device.signIn("contract-ada") }
+            _ = try await devices[0].service.createPlan(plan("Synced"))
+            try await devices[0].service.sync()
+            _ = try await devices[0].service.createPlan(plan("Queued"))
+            let report = try await devices[0].service.deleteAccountData()
+            try check.expect(report.localRecords == 2 && report.remoteRecords == 1, "two plans here and one on the remote: \(report)")
+            try check.expect(try devices[0].service.plans().isEmpty, "no plan is left here")
+            try await devices[1].service.sync()
+            try check.expect(try devices[1].service.plans().isEmpty, "the other device downloads no plan")
+        },
+        PlanSyncContractCheck(
+            "a purge of a user whose deletion is not due is notAuthorized and deletes nothing", covers: PlanSyncAdministration.self
+        ) { environment, check in
+            let device = try check.unwrap(try await environment.makeDevices(1).first, "a device")
+            try await device.signIn("contract-ada")
+            let kept = try await device.service.createPlan(plan("Kept"))
+            try await device.signIn("contract-grace")
+            try await check.expectSyncError(.notAuthorized, "purging Ada") { _ = try await device.service.purgeAccountData(of: "contract-ada") }
+            try await device.signIn("contract-ada")
+            try check.expect(try device.service.plans() == [kept], "Ada's plan is still here")
         },
         refuses(.foreignRecords(ofUser: "contract-grace"), with: .foreignRecord, "a page with another user's plan"),
         refuses(.mismatchedRecordIDs, with: .mismatchedRecordID, "a record under another record's ID"),

@@ -38,7 +38,8 @@ public enum RemotePlanStoreContract {
 
     /// Every check of the contract.
     public static let checks: [RemoteStoreContractCheck] = [
-        RemoteStoreContractCheck("a create applies at a new version and the change feed lists it after cursor 0") { environment, check in
+        RemoteStoreContractCheck("a create applies at a new version and the change feed lists it after cursor 0", covers: RemotePlanStore.self) {
+            environment, check in
             let remote = try await environment.makeRemote()
             let id = UUID()
             let response = try await remote.write([mutation(1, id, base: nil, "v1")], in: scope)
@@ -50,7 +51,8 @@ public enum RemotePlanStoreContract {
             try check.expect(page.cursor >= version && !page.hasMore, "and a cursor past it")
         },
         RemoteStoreContractCheck(
-            "a write on the current version applies; on an older version, or a create of an existing record, it is a conflict with the current record"
+            "a write on the current version applies; on an older version, or a create of an existing record, it is a conflict with the current record",
+            covers: RemotePlanStore.self
         ) {
             environment, check in
             let remote = try await environment.makeRemote()
@@ -72,7 +74,8 @@ public enum RemotePlanStoreContract {
             }
         },
         RemoteStoreContractCheck(
-            "a mutation delivered twice is applied once: the second delivery answers the first version and the feed holds one change"
+            "a mutation delivered twice is applied once: the second delivery answers the first version and the feed holds one change",
+            covers: RemotePlanStore.self
         ) {
             environment, check in
             let remote = try await environment.makeRemote()
@@ -85,7 +88,8 @@ public enum RemotePlanStoreContract {
             try check.expect(page.records.count == 1 && page.records.first?.version == version(first), "one change in the feed")
         },
         RemoteStoreContractCheck(
-            "a mutation ID used again for another record, or for the same record with another document, is answered mutationIDInUse and applies nothing"
+            "a mutation ID used again for another record, or for the same record with another document, is answered mutationIDInUse and applies nothing",
+            covers: RemotePlanStore.self
         ) { environment, check in
             let remote = try await environment.makeRemote()
             let (first, second) = (UUID(), UUID())
@@ -100,7 +104,8 @@ public enum RemotePlanStoreContract {
             let feed = try await remote.changes(in: scope, after: 0, limit: 10).records
             try check.expect(feed.map(\.id) == [first] && feed.first?.document == Data("one".utf8), "only the first write is applied")
         },
-        RemoteStoreContractCheck("each write of a batch stands alone: a conflict does not stop the others") { environment, check in
+        RemoteStoreContractCheck("each write of a batch stands alone: a conflict does not stop the others", covers: RemotePlanStore.self) {
+            environment, check in
             let remote = try await environment.makeRemote()
             let (a, b) = (UUID(), UUID())
             let base = try check.unwrap(version(try await remote.write([mutation(1, a, base: nil, "a1")], in: scope).results.first), "the create")
@@ -109,7 +114,9 @@ public enum RemotePlanStoreContract {
             guard case .conflict? = results.first else { throw ContractViolation(check: check.check, message: "the stale write is a conflict") }
             try check.expect(version(results.last) != nil, "the other write is applied")
         },
-        RemoteStoreContractCheck("the change feed pages in version order with its cursor and lists each record once, in its latest state") {
+        RemoteStoreContractCheck(
+            "the change feed pages in version order with its cursor and lists each record once, in its latest state", covers: RemotePlanStore.self
+        ) {
             environment, check in
             let remote = try await environment.makeRemote()
             var versions: [UUID: UInt64] = [:]
@@ -134,7 +141,8 @@ public enum RemotePlanStoreContract {
             try check.expect(seen.last?.id == edited.key && seen.last?.document == Data("edited".utf8), "the edited record last, in its latest state")
             try check.expect(try await remote.changes(in: scope, after: cursor, limit: 10).records.isEmpty, "nothing after the last cursor")
         },
-        RemoteStoreContractCheck("a deletion is a tombstone in the change feed and is left out of the snapshot") { environment, check in
+        RemoteStoreContractCheck("a deletion is a tombstone in the change feed and is left out of the snapshot", covers: RemotePlanStore.self) {
+            environment, check in
             let remote = try await environment.makeRemote()
             let (kept, gone) = (UUID(), UUID())
             _ = try await remote.write([mutation(1, kept, base: nil, "kept")], in: scope)
@@ -146,7 +154,8 @@ public enum RemotePlanStoreContract {
             try check.expect(snapshot.records.map(\.id) == [kept], "the snapshot holds only the record that exists")
             try check.expect(snapshot.cursor >= feed.map(\.version).max() ?? 0, "with a cursor past every change read")
         },
-        RemoteStoreContractCheck("scopes are apart: one user's records are not in another's feed or snapshot") { environment, check in
+        RemoteStoreContractCheck("scopes are apart: one user's records are not in another's feed or snapshot", covers: RemotePlanStore.self) {
+            environment, check in
             let remote = try await environment.makeRemote()
             _ = try await remote.write([mutation(1, UUID(), base: nil, "ada's")], in: scope)
             let grace = RemoteScope(userID: "contract-grace", collection: "plans")
@@ -156,7 +165,8 @@ public enum RemotePlanStoreContract {
             try check.expect(try await remote.changes(in: other, after: 0, limit: 10).records.isEmpty, "another collection of Ada's is empty")
         },
         RemoteStoreContractCheck(
-            "while more follow, each change-feed page holds at most its limit, lists only versions after the cursor asked, and answers a cursor that moves past them"
+            "while more follow, each change-feed page holds at most its limit, lists only versions after the cursor asked, and answers a cursor that moves past them",
+            covers: RemotePlanStore.self
         ) { environment, check in
             let remote = try await environment.makeRemote()
             for index in 0..<5 { _ = try await remote.write([mutation(UInt64(index + 1), UUID(), base: nil, "r\(index)")], in: scope) }
@@ -174,7 +184,8 @@ public enum RemotePlanStoreContract {
             }
             try check.expect(pages <= 3, "five records in pages of two take three pages, took \(pages)")
         },
-        RemoteStoreContractCheck("a snapshot read page by page lists each record once, at most its limit a page") { environment, check in
+        RemoteStoreContractCheck("a snapshot read page by page lists each record once, at most its limit a page", covers: RemotePlanStore.self) {
+            environment, check in
             let remote = try await environment.makeRemote()
             var written: Set<UUID> = []
             for index in 0..<5 {
@@ -194,7 +205,9 @@ public enum RemotePlanStoreContract {
             try check.expect(seen.count == Set(seen).count, "no record is listed twice")
             try check.expect(Set(seen) == written, "every record is listed")
         },
-        RemoteStoreContractCheck("each record comes back under its own ID with the document written for it, in its own scope only") {
+        RemoteStoreContractCheck(
+            "each record comes back under its own ID with the document written for it, in its own scope only", covers: RemotePlanStore.self
+        ) {
             environment, check in
             let remote = try await environment.makeRemote()
             var documents: [UUID: Data] = [:]
@@ -213,7 +226,8 @@ public enum RemotePlanStoreContract {
             }
             try check.expect(Set(feed.map(\.id)) == Set(documents.keys) && Set(snapshot.map(\.id)) == Set(documents.keys), "and nothing else")
         },
-        RemoteStoreContractCheck("every answer tells the time within a minute of this machine's clock") { environment, check in
+        RemoteStoreContractCheck("every answer tells the time within a minute of this machine's clock", covers: RemotePlanStore.self) {
+            environment, check in
             let remote = try await environment.makeRemote()
             let write = try await remote.write([mutation(1, UUID(), base: nil, "now")], in: scope)
             let feed = try await remote.changes(in: scope, after: 0, limit: 10)
@@ -223,7 +237,8 @@ public enum RemotePlanStoreContract {
             }
         },
         RemoteStoreContractCheck(
-            "erasing a scope removes its records from the snapshot and the feed, leaves other scopes alone, and erasing again does nothing"
+            "erasing a scope removes its records from the snapshot and the feed, leaves other scopes alone, and erasing again does nothing",
+            covers: RemotePlanStore.self
         ) { environment, check in
             let remote = try await environment.makeRemote()
             let kept = UUID()

@@ -75,7 +75,9 @@ extension Expectations {
 public enum SocialFeedServiceContract {
     /// Every check of the contract.
     public static let checks: [SocialContractCheck] = [
-        SocialContractCheck("a locked friends feed is feedLocked, not an empty page, and posting needs an unlocked feed") { environment, check in
+        SocialContractCheck(
+            "a locked friends feed is feedLocked, not an empty page, and posting needs an unlocked feed", covers: SocialFeed.self, SocialPosting.self
+        ) { environment, check in
             let session = try await environment.makeService()
             try await session.signIn("ada")
             try check.expect(!session.service.hasFeedUnlocked(), "a new user's feed starts locked")
@@ -84,7 +86,8 @@ public enum SocialFeedServiceContract {
                 _ = try await session.service.createPost(content: "hi", workoutType: .run)
             }
         },
-        SocialContractCheck("a workout unlocks the feed, and the new post is first in the friends feed") { environment, check in
+        SocialContractCheck("a workout unlocks the feed, and the new post is first in the friends feed", covers: SocialFeed.self, SocialPosting.self)
+        { environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
             try check.expect(session.service.hasFeedUnlocked(), "the feed is unlocked after a workout")
@@ -92,7 +95,9 @@ public enum SocialFeedServiceContract {
             try check.expect(post.content == "5 km" && post.userID == "ada", "the post is trimmed and is Ada's")
             try check.expect(try await session.service.friendsFeed(limit: 20).first?.id == post.id, "the post leads the friends feed")
         },
-        SocialContractCheck("pages are newest first and, put together, hold each post once while posts are added between pages") {
+        SocialContractCheck(
+            "pages are newest first and, put together, hold each post once while posts are added between pages", covers: SocialFeed.self
+        ) {
             environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
@@ -107,7 +112,8 @@ public enum SocialFeedServiceContract {
             }
             try check.expect(seen == posted.reversed(), "the pages hold the five posts newest first, once each, and no later post")
         },
-        SocialContractCheck("a limit outside 1...100 is invalidLimit and an unknown cursor is invalidCursor") { environment, check in
+        SocialContractCheck("a limit outside 1...100 is invalidLimit and an unknown cursor is invalidCursor", covers: SocialFeed.self) {
+            environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
             for limit in [0, 101] {
@@ -117,7 +123,10 @@ public enum SocialFeedServiceContract {
                 _ = try await session.service.discoverFeed(limit: 20, after: UUID())
             }
         },
-        SocialContractCheck("following twice leaves one follow counted once, and following yourself is cannotTargetSelf") { environment, check in
+        SocialContractCheck(
+            "following twice leaves one follow counted once, and following yourself is cannotTargetSelf", covers: SocialRelations.self,
+            SocialProfiles.self
+        ) { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
             try await session.join("ada")
@@ -128,7 +137,9 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.profile("ada").followingCount == 1, "Ada follows one user")
             try await check.expectSocialError(.cannotTargetSelf, "following yourself") { try await session.service.follow("ada") }
         },
-        SocialContractCheck("a block ends follows both ways and hides each user's posts from the other") { environment, check in
+        SocialContractCheck(
+            "a block ends follows both ways and hides each user's posts from the other", covers: SocialRelations.self, SocialFeed.self
+        ) { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
             let bobs = try await session.service.createPost(content: "bob's run", workoutType: .run)
@@ -146,7 +157,8 @@ public enum SocialFeedServiceContract {
             try await check.expectSocialError(.blocked, "following someone who blocks you") { try await session.service.follow("bob") }
         },
         SocialContractCheck(
-            "a block removes the likes and comments between the two users both ways, with their counts, and an unblock brings none back"
+            "a block removes the likes and comments between the two users both ways, with their counts, and an unblock brings none back",
+            covers: SocialRelations.self, SocialPosting.self
         ) {
             environment, check in
             let session = try await environment.makeService()
@@ -174,7 +186,10 @@ public enum SocialFeedServiceContract {
                 cysSeenByAda.map { [$0.likeCount, $0.commentCount] } == [0, 0], "Cy's block removed Bob's like and comment on her post")
             try check.expect(try await session.service.recount() == 0, "recount finds nothing to fix")
         },
-        SocialContractCheck("a muted user's posts leave the muter's feeds and come back after unmuting; muting yourself is cannotTargetSelf") {
+        SocialContractCheck(
+            "a muted user's posts leave the muter's feeds and come back after unmuting; muting yourself is cannotTargetSelf",
+            covers: SocialRelations.self, SocialFeed.self
+        ) {
             environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
@@ -191,7 +206,8 @@ public enum SocialFeedServiceContract {
             try await check.expectSocialError(.cannotTargetSelf, "muting yourself") { try await session.service.mute("ada") }
         },
         SocialContractCheck(
-            "a reported post leaves its reporter's feeds and nobody else's; reporting twice is alreadyReported, one's own cannotTargetSelf; a user who is no moderator reads no queue"
+            "a reported post leaves its reporter's feeds and nobody else's; reporting twice is alreadyReported, one's own cannotTargetSelf; a user who is no moderator reads no queue",
+            covers: SocialRelations.self, SocialModeration.self
         ) { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
@@ -216,7 +232,10 @@ public enum SocialFeedServiceContract {
             try await session.signIn("cy")
             try check.expect(try await session.service.discoverFeed(limit: 100).contains { $0.id == bobs.id }, "Cy still sees the post")
         },
-        SocialContractCheck("a like notifies the post's author, counted once per user; an unlike takes it back; one's own like notifies nobody") {
+        SocialContractCheck(
+            "a like notifies the post's author, counted once per user; an unlike takes it back; one's own like notifies nobody",
+            covers: SocialPosting.self, SocialNotifications.self
+        ) {
             environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
@@ -238,7 +257,8 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.notifications(limit: 20, after: nil).notifications.isEmpty, "the unlike took it back")
         },
         SocialContractCheck(
-            "a mention notifies the user it names and goes with its comment; a mention of a blocked user is blocked and posts nothing"
+            "a mention notifies the user it names and goes with its comment; a mention of a blocked user is blocked and posts nothing",
+            covers: SocialPosting.self, SocialNotifications.self
         ) { environment, check in
             let session = try await environment.makeService()
             try await session.join("cy")
@@ -265,7 +285,9 @@ public enum SocialFeedServiceContract {
             }
             try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "nothing was posted")
         },
-        SocialContractCheck("with a word filter, a post or comment that says a listed word is objectionableContent and stores nothing") {
+        SocialContractCheck(
+            "with a word filter, a post or comment that says a listed word is objectionableContent and stores nothing", covers: SocialPosting.self
+        ) {
             environment, check in
             let policy = SocialPolicy(wordFilter: try WordFilter(["darn"]))
             let session = try await environment.makeService(policy: policy, workouts: SimulatedWorkoutSource())
@@ -280,7 +302,10 @@ public enum SocialFeedServiceContract {
             }
             try check.expect(try await session.service.comments(on: post.id).isEmpty, "nothing was commented")
         },
-        SocialContractCheck("when unlocking needs a recorded workout, an unlock with none recorded is workoutNotRecorded and the feed stays locked") {
+        SocialContractCheck(
+            "when unlocking needs a recorded workout, an unlock with none recorded is workoutNotRecorded and the feed stays locked",
+            covers: SocialFeed.self
+        ) {
             environment, check in
             let session = try await environment.makeService(
                 policy: SocialPolicy(unlockRequiresRecordedWorkout: true), workouts: SimulatedWorkoutSource())
@@ -290,7 +315,7 @@ public enum SocialFeedServiceContract {
             }
             try check.expect(!session.service.hasFeedUnlocked(), "the feed stays locked")
         },
-        SocialContractCheck("only the author deletes a post") { environment, check in
+        SocialContractCheck("only the author deletes a post", covers: SocialPosting.self) { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
             let post = try await session.service.createPost(content: "mine", workoutType: .run)
@@ -300,7 +325,10 @@ public enum SocialFeedServiceContract {
             try await session.service.deletePost(post.id)
             try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "the author's delete removes it")
         },
-        SocialContractCheck("empty or 501-character posts, http media and one-character searches are refused with their codes") {
+        SocialContractCheck(
+            "empty or 501-character posts, http media and one-character searches are refused with their codes", covers: SocialPosting.self,
+            SocialProfiles.self
+        ) {
             environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
@@ -315,7 +343,7 @@ public enum SocialFeedServiceContract {
             try await check.expectSocialError(.queryTooShort, "a one-character search") { _ = try await session.service.searchUsers("a", limit: 10) }
             try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "nothing was posted")
         },
-        SocialContractCheck("likes are a set: twice counts one, unliking twice counts none") { environment, check in
+        SocialContractCheck("likes are a set: twice counts one, unliking twice counts none", covers: SocialPosting.self) { environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
             let post = try await session.service.createPost(content: "like me", workoutType: .run)
@@ -327,13 +355,50 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.friendsFeed(limit: 1).first?.likeCount == 0, "no like")
             try check.expect(try await session.service.recount() == 0, "recount finds nothing to fix")
         },
-        SocialContractCheck("signed out, calls are notSignedIn and the feed is not unlocked") { environment, check in
+        SocialContractCheck("signed out, calls are notSignedIn and the feed is not unlocked", covers: SocialFeed.self, SocialPosting.self) {
+            environment, check in
             let session = try await environment.makeService()
             try await session.join("ada")
             try await session.signIn(nil)
             try check.expect(!session.service.hasFeedUnlocked(), "no feed is unlocked when signed out")
             try await check.expectSocialError(.notSignedIn, "a feed page") { _ = try await session.service.friendsFeed(limit: 20) }
             try await check.expectSocialError(.notSignedIn, "a post") { _ = try await session.service.createPost(content: "hi", workoutType: .run) }
+        },
+        SocialContractCheck(
+            "a user's copy holds their posts, likes and follows; deleting their data removes them with every count fixed, and again removes nothing",
+            covers: SocialAccountData.self
+        ) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("grace")
+            let gracePost = try await session.service.createPost(content: "Grace's run", workoutType: .run)
+            try await session.join("ada")
+            let adaPost = try await session.service.createPost(content: "Ada's run", workoutType: .run)
+            try await session.service.follow("grace")
+            try await session.service.like(gracePost.id)
+            let copy = try await session.service.exportAccountData()
+            try check.expect(copy.posts.map(\.id) == [adaPost.id], "the copy holds Ada's post")
+            try check.expect(copy.likedPostIDs == [gracePost.id] && copy.following == ["grace"], "the copy holds Ada's like and follow")
+            let report = try await session.service.deleteAccountData()
+            try check.expect(report.posts == 1 && report.likes == 1 && report.follows == 1, "the report counts one post, like and follow: \(report)")
+            let again = try await session.service.deleteAccountData()
+            try check.expect(again.posts == 0 && again.likes == 0 && again.follows == 0, "a second deletion removes nothing: \(again)")
+            try await session.join("grace")
+            let grace = try await session.service.profile("grace")
+            try check.expect(grace.followerCount == 0, "Grace has no follower left")
+            let feed = try await session.service.friendsFeed(limit: 20)
+            try check.expect(feed.map(\.id) == [gracePost.id] && feed.first?.likeCount == 0, "Grace's post has no like left")
+        },
+        SocialContractCheck(
+            "a purge of a user whose deletion is not due is notAuthorized and deletes nothing; a recount of a healthy store fixes nothing",
+            covers: SocialAdministration.self
+        ) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            let post = try await session.service.createPost(content: "Ada's run", workoutType: .run)
+            try await session.join("grace")
+            try await check.expectSocialError(.notAuthorized, "purging Ada") { _ = try await session.service.purgeAccountData(of: "ada") }
+            try check.expect(try await session.service.discoverFeed(limit: 20).map(\.id) == [post.id], "Ada's post is still there")
+            try check.expect(try await session.service.recount() == 0, "no count was wrong")
         },
     ]
 }

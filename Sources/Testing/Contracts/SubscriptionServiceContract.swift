@@ -50,13 +50,16 @@ public enum SubscriptionServiceContract {
 
     /// Every check of the contract.
     public static let checks: [SubscriptionContractCheck] = [
-        SubscriptionContractCheck("a new user is on the free tier and can see products") { environment, check in
+        SubscriptionContractCheck("a new user is on the free tier and can see products", covers: SubscriptionAccess.self, SubscriptionPurchasing.self)
+        { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             try check.expect(service.currentTier == .free, "a new user starts free")
             try check.expect(try await !service.products().isEmpty, "products are listed")
             try check.expect(!service.isPurchaseInProgress, "no purchase is in progress")
         },
-        SubscriptionContractCheck("a purchase returns a verified transaction of the buyer and grants its tier") { environment, check in
+        SubscriptionContractCheck(
+            "a purchase returns a verified transaction of the buyer and grants its tier", covers: SubscriptionPurchasing.self, SubscriptionAccess.self
+        ) { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service) else { throw ContractViolation(check: check.check, message: "no paid product") }
             guard case .success(let result) = try await service.purchase(product.id) else {
@@ -69,13 +72,15 @@ public enum SubscriptionServiceContract {
             try check.expect(
                 try await service.currentEntitlements().contains { $0.unsafePayloadValue.id == transaction.id }, "it is a current entitlement")
         },
-        SubscriptionContractCheck("an unknown product is productNotFound and buys nothing") { environment, check in
+        SubscriptionContractCheck("an unknown product is productNotFound and buys nothing", covers: SubscriptionPurchasing.self) {
+            environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             try await check.expectError(.productNotFound, "buying an unknown product") { _ = try await service.purchase("com.example.unknown") }
             try check.expect(try await service.currentEntitlements().isEmpty, "nothing was bought")
             try check.expect(service.currentTier == .free, "the tier is unchanged")
         },
-        SubscriptionContractCheck("finishing is idempotent; an unknown transaction is transactionNotFound") { environment, check in
+        SubscriptionContractCheck("finishing is idempotent; an unknown transaction is transactionNotFound", covers: SubscriptionTransactions.self) {
+            environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
                 case .success(let result) = try await service.purchase(product.id)
@@ -87,7 +92,10 @@ public enum SubscriptionServiceContract {
             try await service.finish(id)
             try await check.expectError(.transactionNotFound, "finishing an unknown transaction") { try await service.finish(UInt64.max) }
         },
-        SubscriptionContractCheck("a second purchase in the group changes the one subscription, never starts a parallel one") { environment, check in
+        SubscriptionContractCheck(
+            "a second purchase in the group changes the one subscription, never starts a parallel one", covers: SubscriptionPurchasing.self,
+            SubscriptionTransactions.self
+        ) { environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             let paid = try await service.products().filter { $0.tier != .free && $0.type == .autoRenewable }
                 .sorted { ($0.tier, $0.price) < ($1.tier, $1.price) }
@@ -99,7 +107,10 @@ public enum SubscriptionServiceContract {
             try check.expect(try await service.subscriptionStatuses().count == 1, "one subscription in the group")
             try check.expect(try await service.restorePurchases() == high.tier, "the tier is the upgrade's")
         },
-        SubscriptionContractCheck("an Apple ID new to a group gets its introductory offer on the first purchase there, and is not eligible after") {
+        SubscriptionContractCheck(
+            "an Apple ID new to a group gets its introductory offer on the first purchase there, and is not eligible after",
+            covers: SubscriptionPurchasing.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await service.products().first(where: { $0.introductoryOffer != nil }),
@@ -115,7 +126,10 @@ public enum SubscriptionServiceContract {
                 transaction.price == product.introductoryOffer?.price, "the transaction carries the offer's price")
             try check.expect(try await !service.isEligibleForIntroOffer(groupID: group), "after it, the Apple ID is not eligible")
         },
-        SubscriptionContractCheck("a promotional offer, where one is sold, is refused to an Apple ID new to its group, and nothing is bought") {
+        SubscriptionContractCheck(
+            "a promotional offer, where one is sold, is refused to an Apple ID new to its group, and nothing is bought",
+            covers: SubscriptionPurchasing.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await service.products().first(where: { $0.offers.contains { $0.type == .promotional } }),
@@ -126,7 +140,9 @@ public enum SubscriptionServiceContract {
             }
             try check.expect(try await service.allTransactions().isEmpty, "nothing was bought")
         },
-        SubscriptionContractCheck("a purchase is in the history, unfinished until finished, and the product's latest transaction") {
+        SubscriptionContractCheck(
+            "a purchase is in the history, unfinished until finished, and the product's latest transaction", covers: SubscriptionTransactions.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service), case .success(let result) = try await service.purchase(product.id)
@@ -141,7 +157,10 @@ public enum SubscriptionServiceContract {
             try check.expect(try await !service.unfinishedTransactions().contains { $0.unsafePayloadValue.id == id }, "finished, it is not")
             try check.expect(try await service.latestTransaction(for: "com.example.unknown") == nil, "an unknown product has none")
         },
-        SubscriptionContractCheck("a non-consumable, where one is sold, is kept for good: buying it again returns its transaction") {
+        SubscriptionContractCheck(
+            "a non-consumable, where one is sold, is kept for good: buying it again returns its transaction", covers: SubscriptionPurchasing.self,
+            SubscriptionTransactions.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await service.products().first(where: { $0.type == .nonConsumable && $0.tier != .free }),
@@ -154,7 +173,10 @@ public enum SubscriptionServiceContract {
             try check.expect(again.unsafePayloadValue.id == first.unsafePayloadValue.id, "buying it again returns the same transaction")
             try check.expect(try await service.restorePurchases() >= product.tier, "it grants its tier")
         },
-        SubscriptionContractCheck("a consumable, where one is sold, is a new transaction each time and never an entitlement") {
+        SubscriptionContractCheck(
+            "a consumable, where one is sold, is a new transaction each time and never an entitlement", covers: SubscriptionPurchasing.self,
+            SubscriptionTransactions.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await service.products().first(where: { $0.type == .consumable }),
@@ -168,7 +190,10 @@ public enum SubscriptionServiceContract {
             try await service.finish(first.unsafePayloadValue.id)
             try await service.finish(second.unsafePayloadValue.id)
         },
-        SubscriptionContractCheck("another app user on the device has the Apple ID's subscription only if access is by Apple ID") {
+        SubscriptionContractCheck(
+            "another app user on the device has the Apple ID's subscription only if access is by Apple ID", covers: SubscriptionAccess.self,
+            SubscriptionPurchasing.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
@@ -197,7 +222,9 @@ public enum SubscriptionServiceContract {
             await service.setAppAccountToken(ada)
             try check.expect(try await service.restorePurchases() == product.tier, "the buyer keeps the tier")
         },
-        SubscriptionContractCheck("without an app user, a purchase goes through untagged, or is noAppAccount if access is per app user") {
+        SubscriptionContractCheck(
+            "without an app user, a purchase goes through untagged, or is noAppAccount if access is per app user", covers: SubscriptionPurchasing.self
+        ) {
             environment, check in
             let service = try await environment.makeService(appAccountToken: nil)
             guard let product = try await entryProduct(of: service) else { return }
@@ -212,7 +239,8 @@ public enum SubscriptionServiceContract {
                 try await check.expectError(.noAppAccount, "buying while signed out") { _ = try await service.purchase(product.id) }
             }
         },
-        SubscriptionContractCheck("the tier stream starts with the current tier and follows a purchase") { environment, check in
+        SubscriptionContractCheck("the tier stream starts with the current tier and follows a purchase", covers: SubscriptionAccess.self) {
+            environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             let tiers = service.tierChanges()
             guard let product = try await entryProduct(of: service) else { return }
@@ -222,7 +250,8 @@ public enum SubscriptionServiceContract {
             try check.expect(values.first == .free, "the stream starts with the current tier")
             try check.expect(values.dropFirst().first == product.tier, "the purchase's tier follows")
         },
-        SubscriptionContractCheck("an unfinished purchase is redelivered to every new listener") { environment, check in
+        SubscriptionContractCheck("an unfinished purchase is redelivered to every new listener", covers: SubscriptionTransactions.self) {
+            environment, check in
             let service = try await environment.makeService(appAccountToken: ada)
             guard let product = try await entryProduct(of: service),
                 case .success(let result) = try await service.purchase(product.id)

@@ -34,9 +34,9 @@ public func firstSession(in directory: URL) async throws -> UserSessionManager {
 @Observable
 public final class WorkoutModel {
     public private(set) var message = ""
-    let social: any SocialFeedService
+    let social: any SocialFeed
 
-    public init(social: any SocialFeedService) { self.social = social }
+    public init(social: any SocialFeed) { self.social = social }
 
     public func finished(_ workout: WorkoutType) async {
         do {

@@ -12,14 +12,14 @@ public final class PlansModel {
     /// The last action's failure, for the user.
     public private(set) var errorMessage: String?
     private let session: UserSessionManager
-    private let service: any PlanSyncService
+    private let service: any PlanEditing
     @ObservationIgnored private var listener: Task<Void, Never>?
 
     /// Creates the list.
     /// - Parameters:
     ///   - session: The session manager, for the sync status.
     ///   - plans: The plans service: `TrainServices.plans`, or a fake.
-    public init(session: UserSessionManager, plans: any PlanSyncService) {
+    public init(session: UserSessionManager, plans: any PlanEditing) {
         self.session = session
         service = plans
     }
