@@ -126,7 +126,7 @@ final class DeletionStack {
     /// Builds a stack in memory, or in files in `file` (a directory), with `others` posts
     /// by 5,000 other users and 20,000 live posts of others for the heavy user to like.
     init(others: Int, file: URL?) async throws {
-        let configuration = TrainServicesConfiguration(clock: clock)
+        let configuration = TrainServicesConfiguration(context: TrainContext(clock: clock))
         if let file {
             services = try TrainServices.files(in: file, configuration: configuration)
             let auth = FakeAuthService(clock: clock)

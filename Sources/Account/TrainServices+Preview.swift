@@ -28,7 +28,7 @@ extension TrainServices {
     ) -> TrainServices {
         var configuration = configuration
         if configuration.workouts == nil {
-            configuration.workouts = SimulatedWorkoutSource.samples(before: configuration.clock.now, in: configuration.timeZone())
+            configuration.workouts = SimulatedWorkoutSource.samples(before: configuration.context.clock.now, in: configuration.context.timeZone())
         }
         let services = inMemory(configuration, signedIn: user)
         services.loadSampleData { services in
@@ -40,7 +40,7 @@ extension TrainServices {
                 _ = try? await phone.social.createPost(content: post, workoutType: .run)
                 try? await services.social.follow(friend.id)
             }
-            let today = services.configuration.clock.now
+            let today = services.configuration.context.clock.now
             for (name, weeks) in [("Spring 10k", 8), ("Strength basics", 6)] {
                 _ = try? await services.plans.createPlan(
                     TrainingPlan(name: name, startDate: today, endDate: today.addingTimeInterval(Double(weeks) * 7 * 86_400), daysPerWeek: 3))

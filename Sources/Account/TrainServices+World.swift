@@ -36,10 +36,10 @@ extension TrainServices {
         let apple = configuration.makeAppleID()
         apple.signIn(
             as: SimulatedIdentityProvider.Account(
-                subject: "simulated.\(UUID().uuidString.lowercased())", email: email, fullName: FullName(givenName: trimmed)))
+                subject: "simulated.\(configuration.context.ids.makeID())", email: email, fullName: FullName(givenName: trimmed)))
         // A session of its own, ended at once, so no device's session changes.
         let auth = try LocalAuthService(
-            store: accounts, sessionKey: "adding-\(UUID().uuidString)", signingIn: nil,
+            store: accounts, sessionKey: "adding-\(configuration.context.ids.makeID())", signingIn: nil,
             configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         let user = try await auth.signInWithApple()
         // Findable and followable at once, as after a sign-up on a device of their own.
@@ -95,6 +95,6 @@ extension TrainServices {
         }
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: world.appStore(for: userID),
-            media: world.media(for: auth, fallback: configuration.clock), deviceStore: stores)
+            media: world.media(for: auth, fallback: configuration.context.clock), deviceStore: stores)
     }
 }

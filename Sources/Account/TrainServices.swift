@@ -82,20 +82,21 @@ public final class TrainServices: Sendable {
         subscriptions = LocalSubscriptionService(store: appStore, accessPolicy: configuration.subscriptionAccess)
         paywalls = LocalPaywallService(
             subscriptions: subscriptions, store: deviceStore.paywalls,
-            configuration: PaywallServiceConfiguration(clock: configuration.clock, catalog: configuration.features, products: configuration.products))
+            configuration: PaywallServiceConfiguration(
+                clock: configuration.context.clock, catalog: configuration.features, products: configuration.products))
         self.media = media
         let social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: media, configuration: configuration.social)
         self.social = social
         // The profile shows each change of the account before the call that made it returns.
         (auth as? LocalAuthService)?.followAccount { [weak social] user in social?.matchProfile(to: user, creatingOnly: false) }
         remote = world.remote
-        network = SimulatedNetwork(remote: world.remote, conditions: configuration.network, clock: configuration.clock)
+        network = SimulatedNetwork(remote: world.remote, conditions: configuration.network, clock: configuration.context.clock)
         plans = LocalPlanSyncService(
-            auth: auth, remote: network, store: deviceStore.plans, configuration: SyncConfiguration(clock: configuration.clock))
-        backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: configuration.clock)
+            auth: auth, remote: network, store: deviceStore.plans, configuration: SyncConfiguration(clock: configuration.context.clock))
+        backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: configuration.context.clock)
         account = LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls, store: deviceStore.account,
-            configuration: AccountConfiguration(clock: configuration.clock, policies: configuration.consentPolicies))
+            configuration: AccountConfiguration(clock: configuration.context.clock, policies: configuration.consentPolicies))
     }
 
     /// A stack whose data lives in memory: for tests and prototypes. It cannot fail.
@@ -132,8 +133,8 @@ public final class TrainServices: Sendable {
                 ?? (try? LocalAuthService(store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil, configuration: authConfiguration))
                 ?? LocalAuthService(configuration: authConfiguration)
         }
-        let media = LocalMediaStore(auth: auth, clock: configuration.clock)
-        let appStore = SimulatedAppStore(products: configuration.products, clock: configuration.clock)
+        let media = LocalMediaStore(auth: auth, clock: configuration.context.clock)
+        let appStore = SimulatedAppStore(products: configuration.products, clock: configuration.context.clock)
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: appStore, media: media,
@@ -163,9 +164,9 @@ public final class TrainServices: Sendable {
                 configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         }
         let media = try LocalMediaStore(
-            directory: directory.appendingPathComponent("media", isDirectory: true), auth: auth, clock: configuration.clock)
+            directory: directory.appendingPathComponent("media", isDirectory: true), auth: auth, clock: configuration.context.clock)
         let appStore = try SimulatedAppStore(
-            storage: .file(directory.appendingPathComponent("appstore.sqlite")), products: configuration.products, clock: configuration.clock)
+            storage: .file(directory.appendingPathComponent("appstore.sqlite")), products: configuration.products, clock: configuration.context.clock)
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: appStore, media: media,

@@ -5,21 +5,19 @@ import TrainSocial
 import TrainSubscription
 import TrainSync
 
-/// What a ``TrainServices`` stack is built with: the clock, the simulated device
-/// (time zone, biometrics, network), the products and rules, and any part the app
-/// brings of its own.
+/// What a ``TrainServices`` stack is built with: its context (the clock, the IDs,
+/// the time zone), the simulated device (biometrics, network), the products and
+/// rules, and any part the app brings of its own.
 ///
 /// ```swift
-/// var configuration = TrainServicesConfiguration(clock: clock, network: .offline)
+/// var configuration = TrainServicesConfiguration(context: TrainContext(clock: clock), network: .offline)
 /// try configuration.setTimeZone(identifier: "Europe/Paris")
 /// let services = TrainServices.inMemory(configuration: configuration)
 /// ```
 public struct TrainServicesConfiguration: Sendable {
-    /// The one clock of every service and simulation.
-    public var clock: any DateClock
-    /// The user's time zone, read when it matters: a workout unlocks the feed until
-    /// midnight there.
-    public var timeZone: @Sendable () -> TimeZone
+    /// The clock, the IDs and the time zone of every service and simulation of the
+    /// stack: with a test context, a stack's user IDs are the same on every run.
+    public var context: TrainContext
     /// The device's biometrics, which the biometric lock asks.
     public var biometrics: any BiometricAuthenticator
     /// The network between each device and the remote at first; each device's
@@ -55,8 +53,7 @@ public struct TrainServicesConfiguration: Sendable {
 
     /// Creates a configuration.
     /// - Parameters:
-    ///   - clock: The system clock by default.
-    ///   - timeZone: The device's time zone by default.
+    ///   - context: The live clock, IDs and time zone by default.
     ///   - biometrics: A simulated Face ID, enrolled, whose prompts are approved, by default.
     ///   - network: Online by default.
     ///   - appleAudience: `com.example.train` by default.
@@ -72,15 +69,14 @@ public struct TrainServicesConfiguration: Sendable {
     ///   - remote: The app's own remote; the simulated one by default.
     ///   - auth: The app's own auth service; TrainKit's by default.
     public init(
-        clock: any DateClock = SystemClock(), timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
+        context: TrainContext = .live,
         biometrics: any BiometricAuthenticator = SimulatedBiometricAuthenticator(), network: NetworkConditions = .online,
         appleAudience: String = "com.example.train", products: [AppStoreProduct] = AppStoreProduct.standard, features: FeatureCatalog = .standard,
         subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
         consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy(),
         remote: (any RemotePlanStore)? = nil, auth: (any AuthService)? = nil
     ) {
-        self.clock = clock
-        self.timeZone = timeZone
+        self.context = context
         self.biometrics = biometrics
         self.network = network
         self.appleAudience = appleAudience
@@ -95,6 +91,36 @@ public struct TrainServicesConfiguration: Sendable {
         self.auth = auth
     }
 
+    /// Creates a configuration from a clock and a time zone.
+    @available(*, deprecated, message: "Pass context: TrainContext(clock: clock, timeZone: timeZone); the context also makes the stack's IDs.")
+    public init(
+        clock: any DateClock, timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
+        biometrics: any BiometricAuthenticator = SimulatedBiometricAuthenticator(), network: NetworkConditions = .online,
+        appleAudience: String = "com.example.train", products: [AppStoreProduct] = AppStoreProduct.standard, features: FeatureCatalog = .standard,
+        subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
+        consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy(),
+        remote: (any RemotePlanStore)? = nil, auth: (any AuthService)? = nil
+    ) {
+        self.init(
+            context: TrainContext(clock: clock, timeZone: timeZone), biometrics: biometrics, network: network, appleAudience: appleAudience,
+            products: products, features: features, subscriptionAccess: subscriptionAccess, authPolicy: authPolicy, socialPolicy: socialPolicy,
+            consentPolicies: consentPolicies, backgroundSync: backgroundSync, remote: remote, auth: auth)
+    }
+
+    /// The context's clock.
+    @available(*, deprecated, message: "Use context.clock: the context holds the clock, the IDs and the time zone.")
+    public var clock: any DateClock {
+        get { context.clock }
+        set { context.clock = newValue }
+    }
+
+    /// The context's time zone.
+    @available(*, deprecated, message: "Use context.timeZone: the context holds the clock, the IDs and the time zone.")
+    public var timeZone: @Sendable () -> TimeZone {
+        get { context.timeZone }
+        set { context.timeZone = newValue }
+    }
+
     /// Sets the user's time zone by its identifier, such as `Europe/Paris`.
     /// - Parameter identifier: An identifier of the time zone database.
     /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for an identifier the database
@@ -106,24 +132,25 @@ public struct TrainServicesConfiguration: Sendable {
         else {
             throw AccountError(.invalidArgument, detail: "'\(identifier)' is not a time zone identifier.")
         }
-        timeZone = { zone }
+        context.timeZone = { zone }
     }
 
     /// The auth configuration of a device: the clock, its simulated Apple, the world's
     /// mailbox, the biometrics and the policy.
     func authConfiguration(apple: SimulatedIdentityProvider, mailbox: SimulatedMailbox) -> AuthConfiguration {
         AuthConfiguration(
-            clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: appleAudience), emailSender: mailbox,
+            clock: context.clock, ids: context.ids, apple: IdentityProviderConfiguration(authorizer: apple, audience: appleAudience),
+            emailSender: mailbox,
             biometrics: biometrics, policy: authPolicy)
     }
 
     /// A device's simulated Sign in with Apple.
     func makeAppleID() -> SimulatedIdentityProvider {
-        SimulatedIdentityProvider(provider: .apple, audience: appleAudience, clock: clock)
+        SimulatedIdentityProvider(provider: .apple, audience: appleAudience, clock: context.clock)
     }
 
     /// The social configuration of every device.
     var social: SocialConfiguration {
-        SocialConfiguration(clock: clock, timeZone: timeZone, policy: socialPolicy, workouts: workouts)
+        SocialConfiguration(clock: context.clock, ids: context.ids, timeZone: context.timeZone, policy: socialPolicy, workouts: workouts)
     }
 }

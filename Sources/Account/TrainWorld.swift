@@ -61,8 +61,8 @@ final class TrainWorld: Sendable {
     /// The simulated remote's policy: the world's clock, and the writes of a user whose
     /// deletion was asked for, or whose account is gone, refused as a backend would.
     private static func remotePolicy(_ configuration: TrainServicesConfiguration, accounts: Accounts) -> RemotePolicy {
-        guard case .local(let store) = accounts else { return RemotePolicy(clock: configuration.clock) }
-        return RemotePolicy(clock: configuration.clock, acceptsWrites: { LocalAuthService.acceptsWrites(of: $0, in: store) })
+        guard case .local(let store) = accounts else { return RemotePolicy(clock: configuration.context.clock) }
+        return RemotePolicy(clock: configuration.context.clock, acceptsWrites: { LocalAuthService.acceptsWrites(of: $0, in: store) })
     }
 
     /// Records the first device's App Store and photo store, which later devices share,
@@ -85,7 +85,7 @@ final class TrainWorld: Sendable {
         }
         return appStores.withLock { stores in
             if let store = stores[userID] { return store }
-            let store = SimulatedAppStore(products: configuration.products, clock: configuration.clock)
+            let store = SimulatedAppStore(products: configuration.products, clock: configuration.context.clock)
             stores[userID] = store
             return store
         }

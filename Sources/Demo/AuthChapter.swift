@@ -22,7 +22,7 @@ struct AuthChapter {
         var opened: (services: TrainServices, session: UserSessionManager)?
         await narrator.step("Open the whole stack in the data directory with one call, and start its session manager") {
             let services = try TrainServices.files(
-                in: directory, configuration: TrainServicesConfiguration(clock: clock))
+                in: directory, configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
             try await services.account.purgeDueDeletions()
             let session = services.makeSessionManager()
             await session.start()

@@ -18,6 +18,7 @@
 import Foundation
 import TrainAccount
 import TrainAuth
+import TrainCore
 import TrainSync
 import TrainTesting
 
@@ -49,7 +50,8 @@ guard arguments.count == 4, arguments[1] == "delete" else {
 
 do {
     let services = try TrainServices.files(
-        in: URL(fileURLWithPath: arguments[2], isDirectory: true), configuration: TrainServicesConfiguration(clock: ManualClock()))
+        in: URL(fileURLWithPath: arguments[2], isDirectory: true),
+        configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
     guard let user = services.auth.currentUser else { fail("nobody is signed in", status: 1) }
     services.appleID.signIn(as: SimulatedIdentityProvider.Account(subject: arguments[3]))
     _ = try await services.auth.reauthenticate(with: try await services.auth.requestCredential(from: .apple))

@@ -129,7 +129,7 @@ struct FakeStack {
     var userID: String { FakeAuthService.sampleUser.id }
 
     init(file: Bool = false) throws {
-        fakes = FakeServices(configuration: TrainServicesConfiguration(clock: clock))
+        fakes = FakeServices(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         directory = try TemporaryDirectory()
         let receipt = AccountDeletionReceipt(userID: FakeAuthService.sampleUser.id, providers: [.apple], tokenRevocation: .revoked)
         auth.script(.revokeAppleToken, .returning(.revoked))

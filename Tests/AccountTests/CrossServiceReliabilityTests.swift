@@ -31,7 +31,7 @@ import TrainTesting
                 id: "com.train.pro.monthly.\(name)", displayName: "Pro for \(name)", tier: .pro, period: .month, price: 4.99,
                 subscriptionGroupID: "train.\(name)")
         }
-        let configuration = TrainServicesConfiguration(clock: clock, products: products)
+        let configuration = TrainServicesConfiguration(context: TrainContext(clock: clock), products: products)
         // One stack per user on the same files — as an app and its extensions — each
         // with its own signed-in user. All are opened before anyone signs in.
         let stacks = try Self.people.map { _ in try TrainServices.files(in: folder, configuration: configuration) }
@@ -335,7 +335,7 @@ final class ConcurrentCalls: Sendable {
         let me = ids[user]
         let other = ids[(index / ids.count + index) % ids.count]
         let post = posts.withLock { $0[(index * 7) % $0.count] }
-        let now = stack.configuration.clock.now
+        let now = stack.configuration.context.clock.now
         switch index % 12 {
         case 0: try await stack.social.follow(other)
         case 1: try await stack.social.unfollow(other)
@@ -459,7 +459,7 @@ final class ReliabilityFuzzer {
         let clock = ManualClock()
         let services = try TrainServices.files(
             in: directory.file("Train"),
-            configuration: TrainServicesConfiguration(clock: clock, authPolicy: AuthPolicy(passwordIterations: 1_000)))
+            configuration: TrainServicesConfiguration(context: TrainContext(clock: clock), authPolicy: AuthPolicy(passwordIterations: 1_000)))
         let fuzzer = ReliabilityFuzzer(directory: directory, clock: clock, services: services)
         for person in people {
             try await fuzzer.signIn(person)

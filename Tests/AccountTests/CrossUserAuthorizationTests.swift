@@ -580,7 +580,7 @@ struct CrossUserDevice: Sendable {
         // Access per app user: what one user bought never reaches another on the device.
         services = TrainServices.inMemory(
             configuration: TrainServicesConfiguration(
-                clock: clock, subscriptionAccess: .appAccountToken, authPolicy: AuthPolicy(passwordIterations: 1_000)))
+                context: TrainContext(clock: clock), subscriptionAccess: .appAccountToken, authPolicy: AuthPolicy(passwordIterations: 1_000)))
     }
 
     /// Signs `person` in (their account is made the first time) and binds their token.

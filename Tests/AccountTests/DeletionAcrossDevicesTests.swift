@@ -29,7 +29,8 @@ import TrainTesting
 
     /// A stack in memory or in files of this test's directory.
     func stack(_ variant: AccountVariant, network: NetworkConditions = .online) throws -> TrainServices {
-        let configuration = TrainServicesConfiguration(clock: clock, network: network, authPolicy: AuthPolicy(passwordIterations: 1_000))
+        let configuration = TrainServicesConfiguration(
+            context: TrainContext(clock: clock), network: network, authPolicy: AuthPolicy(passwordIterations: 1_000))
         switch variant {
         case .inMemory: return TrainServices.inMemory(configuration: configuration)
         case .file: return try TrainServices.files(in: directory.file("Train"), configuration: configuration)

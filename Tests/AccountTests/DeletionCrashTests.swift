@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrainAccount
 import TrainAuth
+import TrainCore
 import TrainSync
 import TrainTesting
 
@@ -12,7 +13,7 @@ import TrainTesting
     static let bob = SimulatedIdentityProvider.Account(subject: "002.bob", email: "bob@example.com", fullName: FullName(givenName: "Bob"))
 
     static func launch(_ directory: URL) throws -> TrainServices {
-        try TrainServices.files(in: directory, configuration: TrainServicesConfiguration(clock: ManualClock()))
+        try TrainServices.files(in: directory, configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
     }
 
     /// Bob with a post and a plan; Ada, signed in, following Bob, liking and
@@ -24,7 +25,9 @@ import TrainTesting
         _ = try await services.social.unlockFeed(workoutType: .run)
         _ = try await services.social.createPost(content: "Bob's long ride", workoutType: .cycle)
         _ = try await services.plans.createPlan(
-            TrainingPlan(name: "Bob's plan", startDate: services.configuration.clock.now, endDate: services.configuration.clock.now, daysPerWeek: 2))
+            TrainingPlan(
+                name: "Bob's plan", startDate: services.configuration.context.clock.now, endDate: services.configuration.context.clock.now,
+                daysPerWeek: 2))
         _ = try await services.plans.sync()
         try await services.auth.signOut()
         services.appleID.signIn(as: ada)
@@ -37,7 +40,9 @@ import TrainTesting
         try await services.social.like(post.id)
         _ = try await services.social.comment(on: post.id, text: "Great ride")
         _ = try await services.plans.createPlan(
-            TrainingPlan(name: "Ada's plan", startDate: services.configuration.clock.now, endDate: services.configuration.clock.now, daysPerWeek: 3))
+            TrainingPlan(
+                name: "Ada's plan", startDate: services.configuration.context.clock.now, endDate: services.configuration.context.clock.now,
+                daysPerWeek: 3))
         _ = try await services.plans.sync()
         try await services.account.accept(.privacyPolicy, version: 1)
         return (ada.id, bob.id)

@@ -87,7 +87,7 @@ import TrainTesting
     func purgeTaskDoesNotKeepTheServiceAlive() async throws {
         weak var released: LocalAccountService?
         do {
-            let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+            let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
             _ = try await services.account.purgeDueDeletions()
             released = services.account
         }

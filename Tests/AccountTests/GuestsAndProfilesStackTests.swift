@@ -45,7 +45,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
 
     /// A stack whose session manager keeps photos in a hooked media store, with Ada signed in with Apple.
     static func adaWithHookedMedia() async throws -> (TrainServices, HookedMediaStore, UserSessionManager, UserEntity) {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
         let media = HookedMediaStore(base: services.media)
         let session = UserSessionManager(
             auth: services.auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: media)
@@ -57,7 +57,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
     @Test("a guest's posts, plans and consents stay when it links Apple: same user ID, and the session shows the guest state until then")
     func guestKeepsDataWhenLinking() async throws {
         let clock = ManualClock()
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         let session = services.makeSessionManager()
         await session.start()
         let guest = try await session.signInAsGuest()
@@ -88,7 +88,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
 
     @Test("a guest whose Apple ID has an account can be discarded: deleted, then the credential signs in to that account")
     func guestDiscardedForExistingAccount() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
         let session = services.makeSessionManager()
         await session.start()
         services.appleID.signIn(as: Self.ada)
@@ -117,7 +117,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
         "a profile change through the session keeps the photo in the media store, shows on the feed's profile and in the export, and deletes the photo it replaces"
     )
     func profileChangeReachesFeedAndExport() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
         let session = services.makeSessionManager()
         await session.start()
         services.appleID.signIn(as: Self.ada)
@@ -146,7 +146,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
 
     @Test("a policy that needs a verified email refuses posts, comments and purchases until the address is verified")
     func verifiedEmailGuardsPostingAndPurchasing() async throws {
-        var configuration = TrainServicesConfiguration(clock: ManualClock())
+        var configuration = TrainServicesConfiguration(context: TrainContext(clock: ManualClock()))
         configuration.authPolicy.verifiedEmailRequired = [.posting, .purchasing]
         configuration.authPolicy.passwordIterations = 1_000
         let services = TrainServices.inMemory(configuration: configuration)
@@ -192,7 +192,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
 
     @Test("a profile change on its way to the auth service when another user signs in changes nobody: the call names its user")
     func userChangesDuringProfileCall() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
         let auth = FakeAuthService(backedBy: services.auth)
         let session = UserSessionManager(
             auth: auth, subscriptions: services.subscriptions, social: services.social, account: services.account, media: services.media)
@@ -216,7 +216,7 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
     @Test("an idle guest is purged by the account service with its posts and plans, as a deleted account is")
     func idleGuestPurgedAcrossServices() async throws {
         let clock = ManualClock()
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         let guest = try await services.auth.signInAnonymously()
         _ = try await services.social.unlockFeed(workoutType: .run)
         _ = try await services.social.createPost(content: "guest run", workoutType: .run)

@@ -12,7 +12,7 @@ import TrainTesting
     @Test("a friend's like on another phone reaches the badge stream, and their new post the new-posts stream; a muted friend's does not")
     func notificationsAndNewPostsArriveLive() async throws {
         let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(8 * 3_600))
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         services.appleID.signIn(as: TrainServicesWorldTests.ada)
         _ = try await services.auth.signInWithApple()
         let bob = try services.makeDevice(for: try await services.addUser(named: "Bob").id)
@@ -41,7 +41,7 @@ import TrainTesting
     @Test("the session manager's badge follows a friend's like on another phone and the list being seen, and is zero signed out")
     func sessionBadge() async throws {
         let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(8 * 3_600))
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         let session = services.makeSessionManager()
         await session.start()
         services.appleID.signIn(as: TrainServicesWorldTests.ada)

@@ -25,7 +25,7 @@ import TrainTesting
     }
 
     func stack(_ variant: AccountVariant) throws -> TrainServices {
-        let configuration = TrainServicesConfiguration(clock: clock, authPolicy: AuthPolicy(passwordIterations: 1_000))
+        let configuration = TrainServicesConfiguration(context: TrainContext(clock: clock), authPolicy: AuthPolicy(passwordIterations: 1_000))
         switch variant {
         case .inMemory: return TrainServices.inMemory(configuration: configuration)
         case .file: return try TrainServices.files(in: directory.file("Train"), configuration: configuration)

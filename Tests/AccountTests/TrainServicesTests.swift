@@ -16,7 +16,7 @@ import TrainTesting
     @Test("one call builds a stack in memory whose services work together through the session manager")
     func inMemoryStack() async throws {
         let clock = ManualClock()
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         let session = services.makeSessionManager()
         await session.start()
         services.appleID.signIn(as: Self.ada)
@@ -42,7 +42,7 @@ import TrainTesting
         let directory = try TemporaryDirectory()
         let folder = directory.file("Train")
         let clock = ManualClock()
-        let configuration = TrainServicesConfiguration(clock: clock)
+        let configuration = TrainServicesConfiguration(context: TrainContext(clock: clock))
         do {
             let services = try TrainServices.files(in: folder, configuration: configuration)
             let session = services.makeSessionManager()
@@ -90,7 +90,7 @@ import TrainTesting
     func feedFollowsWorkoutAndMidnight() async throws {
         let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(20 * 3_600)) // 21:00 in Paris
         let paris = TimeZone(identifier: "Europe/Paris") ?? .current
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock, timeZone: { paris }))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock, timeZone: { paris })))
         let session = services.makeSessionManager()
         await session.start()
         services.appleID.signIn(as: Self.ada)
@@ -113,7 +113,7 @@ import TrainTesting
         "the stack's paywalls gate by the session's tier, and the session manager tells them who is signed in, so a user's variant is the same on every device"
     )
     func paywalls() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
         let session = services.makeSessionManager()
         await session.start()
         let offering = PaywallOffering(id: "pro", packages: [PaywallPackage(id: "monthly", productID: "com.train.pro.monthly")])
@@ -146,7 +146,7 @@ import TrainTesting
 
     @Test("deleting an account removes the exposures the stack's paywalls logged for it, and no one else's")
     func deletionRemovesExposures() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: ManualClock())))
         let session = services.makeSessionManager()
         await session.start()
         let offering = PaywallOffering(id: "pro", packages: [PaywallPackage(id: "monthly", productID: "com.train.pro.monthly")])

@@ -18,7 +18,7 @@ import TrainTesting
     let clock = ManualClock()
 
     func signedInStack(_ configure: (inout TrainServicesConfiguration) -> Void = { _ in }) async throws -> (TrainServices, UserEntity) {
-        var configuration = TrainServicesConfiguration(clock: clock)
+        var configuration = TrainServicesConfiguration(context: TrainContext(clock: clock))
         configure(&configuration)
         let services = TrainServices.inMemory(configuration: configuration)
         services.appleID.signIn(as: Self.ada)
@@ -48,13 +48,13 @@ import TrainTesting
 
     @Test("a time zone is set by its identifier; an unknown one, an empty one or one with a NUL byte is a typed error that leaves it as it was")
     func timeZone() throws {
-        var configuration = TrainServicesConfiguration(clock: clock)
+        var configuration = TrainServicesConfiguration(context: TrainContext(clock: clock))
         try configuration.setTimeZone(identifier: "Asia/Tokyo")
-        #expect(configuration.timeZone().identifier == "Asia/Tokyo")
+        #expect(configuration.context.timeZone().identifier == "Asia/Tokyo")
         for bad in ["Europe/Pariss", "", "Europe/Paris\u{0}x", "../../etc/passwd"] {
             #expect(throws: AccountError(.invalidArgument), "\(bad.debugDescription)") { try configuration.setTimeZone(identifier: bad) }
         }
-        #expect(configuration.timeZone().identifier == "Asia/Tokyo")
+        #expect(configuration.context.timeZone().identifier == "Asia/Tokyo")
     }
 
     @Test("a device taken offline keeps its edits and syncs them once it is online again; a failing remote fails the sync with a typed error")
@@ -95,7 +95,7 @@ import TrainTesting
     func appsOwnAuth() async throws {
         let user = UserEntity(id: "firebase-uid-1", displayName: "Ada", createdAt: clock.now, lastSignInAt: clock.now)
         let auth = FakeAuthService(currentUser: user)
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: clock, auth: auth))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock), auth: auth))
         _ = try await services.social.unlockFeed(workoutType: .run)
         #expect(try await services.social.createPost(content: "Hello", workoutType: .run).userID == user.id)
         await #expect(throws: AccountError(.notSupported)) { try await services.addUser(named: "Grace") }
@@ -150,7 +150,7 @@ import TrainTesting
     func devicesInFiles() async throws {
         let directory = try TemporaryDirectory()
         let folder = directory.file("Train")
-        let configuration = TrainServicesConfiguration(clock: clock)
+        let configuration = TrainServicesConfiguration(context: TrainContext(clock: clock))
         var planID: UUID?
         do {
             let services = try TrainServices.files(in: folder, configuration: configuration)

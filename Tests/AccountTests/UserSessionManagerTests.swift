@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrainAccount
 import TrainAuth
+import TrainCore
 import TrainSocial
 import TrainSubscription
 import TrainSync
@@ -25,7 +26,7 @@ import TrainTesting
             if product.id == "com.train.premium.monthly" { product.offers = [Self.comeback] }
             return product
         }
-        fakes = FakeServices(configuration: TrainServicesConfiguration(clock: clock, products: products), signedIn: nil)
+        fakes = FakeServices(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock), products: products), signedIn: nil)
         fakes.services.appleID.signIn(as: .init(subject: "001.ada", email: "ada@example.com"))
         session = fakes.makeSessionManager()
     }

@@ -49,11 +49,11 @@ public final class FakeServices: Sendable {
     ///   - user: The user signed in at the start; ``FakeAuthService/sampleUser`` by
     ///     default, nil for nobody.
     public init(
-        configuration: TrainServicesConfiguration = TrainServicesConfiguration(clock: ManualClock()),
+        configuration: TrainServicesConfiguration = TrainServicesConfiguration(context: TrainContext(clock: ManualClock())),
         signedIn user: UserEntity? = FakeAuthService.sampleUser
     ) {
         let services = TrainServices.inMemory(configuration, signedIn: user)
-        let clock = configuration.clock
+        let clock = configuration.context.clock
         self.services = services
         auth = FakeAuthService(backedBy: services.auth, clock: clock)
         subscriptions = FakeSubscriptionService(backedBy: services.subscriptions, clock: clock)

@@ -14,7 +14,7 @@ import TrainTesting
     let session: UserSessionManager
 
     init() throws {
-        var configuration = TrainServicesConfiguration(clock: clock)
+        var configuration = TrainServicesConfiguration(context: .test(clock: clock))
         try configuration.setTimeZone(identifier: "Europe/Paris")
         fakes = FakeServices(configuration: configuration)
         session = fakes.makeSessionManager()

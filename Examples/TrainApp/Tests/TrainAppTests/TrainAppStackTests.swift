@@ -11,7 +11,7 @@ import TrainTesting
     static let ada = SimulatedIdentityProvider.Account(subject: "001.ada", email: "ada@example.com")
 
     @Test func aFriendsPostReachesTheFeedAndTakesALike() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: .test()))
         services.appleID.signIn(as: Self.ada)
         let app = AppModel(session: services.makeSessionManager())
         await app.launch()
@@ -38,7 +38,7 @@ import TrainTesting
     }
 
     @Test func plansFollowEachEditAndSync() async throws {
-        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(clock: ManualClock()))
+        let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: .test()))
         services.appleID.signIn(as: Self.ada)
         let session = services.makeSessionManager()
         await session.start()
@@ -57,7 +57,7 @@ import TrainTesting
 
     @Test func inFilesTheSessionAndPlansOutliveARelaunch() async throws {
         let directory = try TemporaryDirectory()
-        let configuration = TrainServicesConfiguration(clock: ManualClock())
+        let configuration = TrainServicesConfiguration(context: .test())
         do {
             let services = try TrainServices.files(in: directory.url, configuration: configuration)
             services.appleID.signIn(as: Self.ada)
