@@ -8,7 +8,7 @@ import TrainTesting
 /// SUB-9 at its edges: non-consumables under access per app user, the end of a
 /// non-renewing subscription on the tier stream, purchase dates that are not dates, a
 /// catalog that changed under a subscription, and records that do not add up.
-@Suite(.timeLimit(.minutes(1))) struct ProductTypeEdgeTests {
+@Suite(.timeLimit(.minutes(1))) struct ProductRecordTests {
     typealias P = ProductTypeTests
     let clock = ManualClock()
     let start = ManualClock.defaultStart

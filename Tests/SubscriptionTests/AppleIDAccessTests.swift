@@ -8,7 +8,7 @@ import TrainTesting
 /// SUB-8 at its edges: untagged subscriptions and waiting requests under access per app
 /// user, ledgers from before Apple IDs, listeners across a switch, switches while the
 /// purchase sheet is up, and addresses that only look alike.
-@Suite(.timeLimit(.minutes(1))) struct AppleIDEdgeTests {
+@Suite(.timeLimit(.minutes(1))) struct AppleIDAccessTests {
     typealias H = SubscriptionHarness
 
     @Test("with access per app user, a subscription bought outside the app untagged is not taken over by a purchase in the app")

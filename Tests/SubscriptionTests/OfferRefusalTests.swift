@@ -7,7 +7,7 @@ import TrainTesting
 
 /// SUB-10 at its edges: offers on requests that wait, win-back outside a lapse, offers
 /// that are not whole, a lapsed pay-as-you-go offer, clock jumps over its periods, and the fake.
-@Suite(.timeLimit(.minutes(1))) struct OfferEdgeTests {
+@Suite(.timeLimit(.minutes(1))) struct OfferRefusalTests {
     typealias O = OfferTests
     let clock = ManualClock()
     let start = ManualClock.defaultStart

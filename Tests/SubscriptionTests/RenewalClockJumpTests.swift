@@ -5,9 +5,9 @@ import TrainTesting
 
 @testable import TrainSubscription
 
-/// Edges found in review: grace extends only the latest period, the service follows
+/// Renewals across clock jumps: grace extends only the latest period, the service follows
 /// the store at once, and the store refuses inputs that would make it run away.
-@Suite(.timeLimit(.minutes(1))) struct StoreEdgeTests {
+@Suite(.timeLimit(.minutes(1))) struct RenewalClockJumpTests {
     typealias H = SubscriptionHarness
 
     @Test("grace after a downgrade extends the latest (Pro) period, never the earlier Premium ones")

@@ -8,7 +8,7 @@ import TrainTesting
 /// SUB-11 at its edges: unverified passes, deleting an upgrade or a first transaction,
 /// the order of the history, locales by script, older layouts, hostile records and rates,
 /// and what a reset puts back.
-@Suite(.timeLimit(.minutes(1))) struct StoreSurfaceEdgeTests {
+@Suite(.timeLimit(.minutes(1))) struct TransactionHistoryTests {
     typealias H = SubscriptionHarness
     typealias P = ProductTypeTests
 

@@ -5,7 +5,9 @@ import TrainCore
 import TrainSocial
 import TrainTesting
 
-@Suite struct SocialHardeningTests {
+/// Post and comment IDs that never collide and sort by time, text limits in characters,
+/// cleaned display names, search in any Unicode spelling, and a clock set back.
+@Suite struct PostIDAndTextTests {
     @Test("an ID generator that restarts on the same file never overwrites a post or a comment")
     func restartedIDsNeverOverwrite() async throws {
         let harness = try SocialHarness(.file)

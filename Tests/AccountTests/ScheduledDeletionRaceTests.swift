@@ -11,7 +11,7 @@ import TrainTesting
 /// ACC-4 and ACC-2 against an attacker: a session that outlives its grace period, a
 /// restore on another device, hiding everywhere, a user switch mid-call, a zero grace
 /// period, a purge that waits for a running deletion, and user IDs that only look alike.
-@Suite(.timeLimit(.minutes(1))) struct ScheduledDeletionHardeningTests {
+@Suite(.timeLimit(.minutes(1))) struct ScheduledDeletionRaceTests {
     static let day: TimeInterval = 86_400
 
     @Test(
@@ -216,10 +216,10 @@ import TrainTesting
     @Test("reading the schedule never crashes, whatever IDs the accounts have")
     func scheduleOfLookalikesDoesNotCrash() async {
         await #expect(processExitsWith: .success) {
-            let (auth, apple, _, _, clock) = try await ScheduledDeletionHardeningTests.lookalikes()
+            let (auth, apple, _, _, clock) = try await ScheduledDeletionRaceTests.lookalikes()
             apple.signIn(as: AccountWorld.ada)
             _ = try await auth.signInWithApple()
-            try await auth.scheduleAccountDeletion(of: ScheduledDeletionHardeningTests.decomposed, at: clock.now.addingTimeInterval(60))
+            try await auth.scheduleAccountDeletion(of: ScheduledDeletionRaceTests.decomposed, at: clock.now.addingTimeInterval(60))
             _ = try auth.scheduledDeletions()
         }
     }

@@ -5,7 +5,9 @@ import TrainTesting
 
 @testable import TrainSync
 
-@Suite struct SyncHardeningTests {
+/// Remote documents a device cannot take as they are: dropped deletions, newer layouts,
+/// fields that are not a plan, bytes past the end, and clock readings at the end of time.
+@Suite struct RemoteDocumentTests {
     static let scope = RemoteScope(userID: "ada", collection: "plans")
 
     static func head(_ world: SyncWorld) async throws -> [RemoteRecord] {
