@@ -14,8 +14,6 @@ import TrainTesting
 /// and its report counts what every attempt removed.
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct DeletionAcrossDevicesTests {
-    static let ada = SimulatedIdentityProvider.Account(
-        subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
     static let grace = SimulatedIdentityProvider.Account(
         subject: "002.grace", email: "grace@example.com", fullName: FullName(givenName: "Grace", familyName: "Hopper"))
     static let thirtyDays: TimeInterval = 30 * 86_400
@@ -40,7 +38,7 @@ import TrainTesting
     /// Ada signed in on her phone, with a plan synced.
     func adaOnPhone(_ variant: AccountVariant) async throws -> (phone: TrainServices, ada: UserEntity) {
         let phone = try stack(variant)
-        phone.appleID.signIn(as: Self.ada)
+        phone.appleID.signIn(as: .ada)
         let ada = try await phone.auth.signInWithApple()
         _ = try await phone.plans.createPlan(plan("Spring 10k"))
         try await phone.plans.sync()
@@ -181,7 +179,7 @@ import TrainTesting
 
         clock.setDate(scheduled.purgeAt.addingTimeInterval(-Self.thirtyDays / 2))
         for device in [phone, tablet] {
-            device.appleID.signIn(as: Self.ada)
+            device.appleID.signIn(as: .ada)
             await #expect(throws: AuthenticationError(.userDisabled)) { _ = try await device.auth.signInWithApple() }
             await #expect(throws: AccountError(.notSignedIn)) { try await device.account.restoreAccount() }
         }
@@ -211,7 +209,7 @@ import TrainTesting
     @Test("after a relaunch mid-purge the session shows Ada's deletion with its progress until the report; Grace signing in sees none")
     func relaunchShowsThePendingDeletion() async throws {
         var phone: TrainServices? = try stack(.file)
-        phone?.appleID.signIn(as: Self.ada)
+        phone?.appleID.signIn(as: .ada)
         let ada = try #require(try await phone?.auth.signInWithApple())
         _ = try await phone?.plans.createPlan(plan("Spring 10k"))
         try await phone?.plans.sync()
@@ -269,7 +267,7 @@ import TrainTesting
         _ = try await phone?.social.unlockFeed(workoutType: .run)
         let gracePost = try #require(try await phone?.social.createPost(content: "Grace's run", workoutType: .run, mediaURL: nil))
         try await phone?.auth.signOut()
-        phone?.appleID.signIn(as: Self.ada)
+        phone?.appleID.signIn(as: .ada)
         let ada = try #require(try await phone?.auth.signInWithApple())
         _ = try await phone?.plans.createPlan(plan("Spring 10k"))
         try await phone?.plans.sync()
@@ -304,14 +302,14 @@ import TrainTesting
     @Test("a phone that was not running while Ada deleted her account on the tablet shows why at launch and drops her queued plan")
     func deviceNotRunningJoinsAtLaunch() async throws {
         var phone: TrainServices? = try stack(.file)
-        phone?.appleID.signIn(as: Self.ada)
+        phone?.appleID.signIn(as: .ada)
         let ada = try #require(try await phone?.auth.signInWithApple())
         let tablet = try #require(try phone?.makeDevice(for: ada.id))
         phone?.network.conditions = .offline
         _ = try await phone?.plans.createPlan(plan("Queued on the phone"))
         phone = nil
 
-        tablet.appleID.signIn(as: Self.ada)
+        tablet.appleID.signIn(as: .ada)
         _ = try await tablet.auth.reauthenticate(with: try await tablet.auth.requestCredential(from: .apple))
         try await tablet.account.deleteAccount(of: ada.id)
         _ = try await tablet.account.deletionCompletion(of: ada.id)

@@ -13,7 +13,7 @@ import TrainTesting
     func notificationsAndNewPostsArriveLive() async throws {
         let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(8 * 3_600))
         let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
-        services.appleID.signIn(as: TrainServicesWorldTests.ada)
+        services.appleID.signIn(as: SimulatedIdentityProvider.Account.ada)
         _ = try await services.auth.signInWithApple()
         let bob = try services.makeDevice(for: try await services.addUser(named: "Bob").id)
         let cy = try services.makeDevice(for: try await services.addUser(named: "Cy").id)
@@ -44,7 +44,7 @@ import TrainTesting
         let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         let session = services.makeSessionManager()
         await session.start()
-        services.appleID.signIn(as: TrainServicesWorldTests.ada)
+        services.appleID.signIn(as: SimulatedIdentityProvider.Account.ada)
         try await session.signInWithApple()
         let bob = try services.makeDevice(for: try await services.addUser(named: "Bob").id)
         _ = try await services.social.unlockFeed(workoutType: .run)

@@ -14,8 +14,6 @@ import TrainTesting
 /// show the moment each call returns.
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct SessionAcrossDevicesTests {
-    static let ada = SimulatedIdentityProvider.Account(
-        subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
 
     let clock = ManualClock()
     let directory: TemporaryDirectory
@@ -35,7 +33,7 @@ import TrainTesting
     @Test("after a relaunch the badge shows the unseen notifications of the user remembered")
     func badgeAfterRelaunch() async throws {
         var phone: TrainServices? = try stack(.file)
-        phone?.appleID.signIn(as: Self.ada)
+        phone?.appleID.signIn(as: .ada)
         let ada = try #require(try await phone?.auth.signInWithApple())
         _ = try await phone?.social.unlockFeed(workoutType: .run)
         let post = try #require(try await phone?.social.createPost(content: "Intervals", workoutType: .run, mediaURL: nil))
@@ -58,7 +56,7 @@ import TrainTesting
         arguments: AccountVariant.allCases)
     func refreshReadsTheUnlock(variant: AccountVariant) async throws {
         let phone = try stack(variant)
-        phone.appleID.signIn(as: Self.ada)
+        phone.appleID.signIn(as: .ada)
         let ada = try await phone.auth.signInWithApple()
         let session = phone.makeSessionManager()
         await session.start()
@@ -79,7 +77,7 @@ import TrainTesting
         let grace = try await phone.addUser(named: "Grace Hopper")
         let gracePhone = try phone.makeDevice(for: grace.id)
 
-        phone.appleID.signIn(as: Self.ada)
+        phone.appleID.signIn(as: .ada)
         let ada = try await phone.auth.signInWithApple()
         #expect(try await gracePhone.social.searchUsers("Ada", limit: 10).map(\.id) == [ada.id])
         try await gracePhone.social.follow(ada.id)
@@ -99,7 +97,7 @@ import TrainTesting
         _ = try await phone.social.unlockFeed(workoutType: .run)
         let post = try await phone.social.createPost(content: "First run", workoutType: .run, mediaURL: nil)
 
-        phone.appleID.signIn(as: Self.ada)
+        phone.appleID.signIn(as: .ada)
         let linked = try await phone.auth.link(try await phone.auth.requestCredential(from: .apple))
         #expect(linked.id == guest.id)
         #expect(try await gracePhone.social.profile(guest.id).displayName == "Ada Lovelace")

@@ -10,8 +10,6 @@ import TrainTesting
 
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct TrainServicesTests {
-    static let ada = SimulatedIdentityProvider.Account(
-        subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
 
     @Test("one call builds a stack in memory whose services work together through the session manager")
     func inMemoryStack() async throws {
@@ -19,7 +17,7 @@ import TrainTesting
         let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock)))
         let session = services.makeSessionManager()
         await session.start()
-        services.appleID.signIn(as: Self.ada)
+        services.appleID.signIn(as: .ada)
         let user = try await session.signInWithApple()
         _ = try await session.purchase("com.train.pro.monthly")
         #expect(session.tier == .pro)
@@ -47,7 +45,7 @@ import TrainTesting
             let services = try TrainServices.files(in: folder, configuration: configuration)
             let session = services.makeSessionManager()
             await session.start()
-            services.appleID.signIn(as: Self.ada)
+            services.appleID.signIn(as: .ada)
             try await session.signInWithApple()
             _ = try await session.purchase("com.train.pro.monthly")
             _ = try await services.plans.createPlan(TrainingPlan(name: "10k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
@@ -93,7 +91,7 @@ import TrainTesting
         let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: TrainContext(clock: clock, timeZone: { paris })))
         let session = services.makeSessionManager()
         await session.start()
-        services.appleID.signIn(as: Self.ada)
+        services.appleID.signIn(as: .ada)
         try await session.signInWithApple()
         #expect(!session.isFeedUnlocked && session.feedUnlockedUntil == nil)
         _ = try await services.social.unlockFeed(workoutType: .run)
@@ -123,7 +121,7 @@ import TrainTesting
             offerings: [offering], experiments: [PaywallExperiment(id: "tenths", variants: variants)],
             placements: [PaywallPlacement(id: "analytics", feature: .analytics, rules: [PaywallRule(.experiment("tenths"))])])
         try await services.paywalls.replaceConfiguration(configuration)
-        services.appleID.signIn(as: Self.ada)
+        services.appleID.signIn(as: .ada)
         let ada = try await session.signInWithApple()
         #expect(try await services.paywalls.gate(placement: "analytics").presentation?.offering == offering)
         let tablet = try services.makeDevice(for: ada.id)
@@ -135,7 +133,7 @@ import TrainTesting
         try await session.signOut()
         _ = try await services.paywalls.gate(placement: "analytics")
         #expect(try await services.paywalls.exposures().last?.user.hasPrefix("install:") == true, "signed out: the installation")
-        services.appleID.signIn(as: Self.ada)
+        services.appleID.signIn(as: .ada)
         try await session.signInWithApple()
         _ = try await session.purchase("com.train.pro.monthly")
         #expect(try await services.paywalls.gate(placement: "analytics") == .granted, "pro unlocks the placement's feature")
@@ -156,7 +154,7 @@ import TrainTesting
                 experiments: [PaywallExperiment(id: "one", variants: [PaywallVariant(id: "all", weight: 100, offering: "pro")])],
                 placements: [PaywallPlacement(id: "analytics", feature: .analytics, rules: [PaywallRule(.experiment("one"))])]))
         _ = try await services.paywalls.gate(placement: "analytics")
-        services.appleID.signIn(as: Self.ada)
+        services.appleID.signIn(as: .ada)
         let ada = try await session.signInWithApple()
         _ = try await services.paywalls.gate(placement: "analytics")
         _ = try await services.paywalls.gate(placement: "analytics")

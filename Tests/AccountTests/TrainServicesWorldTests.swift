@@ -12,8 +12,6 @@ import TrainTesting
 /// app's own parts, friends and second devices.
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct TrainServicesWorldTests {
-    static let ada = SimulatedIdentityProvider.Account(
-        subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada", familyName: "Lovelace"))
 
     let clock = ManualClock()
 
@@ -21,7 +19,7 @@ import TrainTesting
         var configuration = TrainServicesConfiguration(context: TrainContext(clock: clock))
         configure(&configuration)
         let services = TrainServices.inMemory(configuration: configuration)
-        services.appleID.signIn(as: Self.ada)
+        services.appleID.signIn(as: .ada)
         return (services, try await services.auth.signInWithApple())
     }
 
@@ -154,7 +152,7 @@ import TrainTesting
         var planID: UUID?
         do {
             let services = try TrainServices.files(in: folder, configuration: configuration)
-            services.appleID.signIn(as: Self.ada)
+            services.appleID.signIn(as: .ada)
             let ada = try await services.auth.signInWithApple()
             let tablet = try services.makeDevice(for: ada.id)
             planID = try await tablet.plans.createPlan(plan("Made on the tablet")).id
