@@ -4,7 +4,7 @@ import TrainCore
 import TrainSubscription
 import TrainTesting
 
-// The code of TrainSubscription.docc/TrainSubscription.md, kept compiling and correct here.
+// The code of TrainSubscription.docc/Extensions/SimulatedAppStore.md, kept compiling and correct here.
 // When you change one, change the other.
 
 @Test("the overview's server notification is verified as an app's server verifies it")
