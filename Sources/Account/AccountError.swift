@@ -1,4 +1,5 @@
 import Foundation
+import TrainAuth
 import TrainCore
 
 /// The one error type of TrainAccount. Each code has a user-facing description and
@@ -51,19 +52,9 @@ extension TrainErrorCode where Failure == AccountError {
         Self("notSignedIn", message: "You are not signed in.", recoverySuggestion: "Sign in to manage your account.")
     }
     /// Deleting the account needs a recent sign-in: sign in again, then retry.
-    public static var requiresRecentLogin: Self {
-        Self(
-            "requiresRecentLogin",
-            message: "For security reasons, you need to verify your identity before deleting your account. This only takes a moment.",
-            recoverySuggestion: "Sign in again to continue.")
-    }
+    public static var requiresRecentLogin: Self { Self(sameAs: .requiresRecentLogin) }
     /// Deleting an account with Sign in with Apple needs a fresh Apple authorization.
-    public static var requiresAppleReauthentication: Self {
-        Self(
-            "requiresAppleReauthentication",
-            message: "To delete your account, confirm it once more with Sign in with Apple, so that Apple can end this app's access.",
-            recoverySuggestion: "Tap Sign in with Apple, then delete your account.")
-    }
+    public static var requiresAppleReauthentication: Self { Self(sameAs: .requiresAppleReauthentication) }
     /// The data belongs to another user than the one signed in.
     public static var notAuthorized: Self { Self("notAuthorized", message: "This data belongs to another account.") }
     /// A deletion of this account is already running.
@@ -107,4 +98,11 @@ extension TrainErrorCode where Failure == AccountError {
     /// The stack cannot do this as it is set up, such as adding users to a stack that
     /// signs in with the app's own auth service.
     public static var notSupported: Self { Self("notSupported", message: "This is not available here.") }
+}
+
+extension TrainErrorCode where Failure == AccountError {
+    /// The account service's code for an auth code it passes on: the same name, sentence and suggestion.
+    fileprivate init(sameAs code: AuthenticationError.Code) {
+        self.init(code.name, message: code.message, recoverySuggestion: code.recoverySuggestion)
+    }
 }

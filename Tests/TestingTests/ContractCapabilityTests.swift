@@ -56,7 +56,6 @@ import TrainTesting
         let notifications = SocialFeedServiceContract.checks.covering(SocialNotifications.self)
         #expect(!notifications.isEmpty && notifications.allSatisfy { $0.covers(SocialNotifications.self) })
         #expect(notifications.map(\.name) == SocialFeedServiceContract.checks.filter { $0.covers(SocialNotifications.self) }.map(\.name))
-        #expect(!notifications.contains { $0.covers(SocialAdministration.self) && !$0.covers(SocialNotifications.self) })
         let own = SocialContractCheck("my backend's rule", covering: [SocialFeed.self]) { _ in }
         #expect(own.covers(SocialFeed.self) && !own.covers(SocialPosting.self))
         #expect(ContractCapability(SocialFeed.self).name == "SocialFeed")

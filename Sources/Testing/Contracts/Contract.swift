@@ -50,12 +50,16 @@ public struct ContractCheck<Environment: Sendable>: Sendable, CustomStringConver
     public let capabilities: Set<ContractCapability>
     private let body: @Sendable (Environment, Expectations) async throws -> Void
 
-    init(
-        _ name: String, covers capabilities: Any.Type..., body: @escaping @Sendable (Environment, Expectations) async throws -> Void
-    ) {
+    private init(_ name: String, capabilities: [Any.Type], body: @escaping @Sendable (Environment, Expectations) async throws -> Void) {
         self.name = name
         self.capabilities = Set(capabilities.map(ContractCapability.init))
         self.body = body
+    }
+
+    init(
+        _ name: String, covers capabilities: Any.Type..., body: @escaping @Sendable (Environment, Expectations) async throws -> Void
+    ) {
+        self.init(name, capabilities: capabilities, body: body)
     }
 
     /// Creates a check of your own, to run beside a suite's checks.
@@ -64,9 +68,7 @@ public struct ContractCheck<Environment: Sendable>: Sendable, CustomStringConver
     ///   - capabilities: The protocols whose behaviour it asserts.
     ///   - body: The assertions; throw ``ContractViolation`` when the promise is broken.
     public init(_ name: String, covering capabilities: [Any.Type] = [], body: @escaping @Sendable (Environment) async throws -> Void) {
-        self.name = name
-        self.capabilities = Set(capabilities.map(ContractCapability.init))
-        self.body = { environment, _ in try await body(environment) }
+        self.init(name, capabilities: capabilities) { environment, _ in try await body(environment) }
     }
 
     /// Whether the check asserts the behaviour of `capability`.

@@ -104,16 +104,17 @@ extension BackgroundSyncManager {
     public func syncAndWaitUntilIdle(within limit: Duration = .seconds(5)) async -> BackgroundSyncStatus? {
         let updates = statusUpdates()
         syncNow()
-        // The first status is the current one: a sync that was running ends before ours starts.
-        let seen = Locked((first: true, syncing: false))
+        // The first status is the current one: a sync running then ends before ours starts,
+        // so only a sync that starts after it is ours.
+        let seen = Locked((first: true, ourSync: false))
         return await updates.firstValue(
             where: { status in
                 seen.withLock { seen in
                     defer { seen.first = false }
                     switch status {
-                    case .syncing: seen.syncing = !seen.first || seen.syncing
-                    case .idle, .failed: return seen.syncing
-                    case .stopped: return false
+                    case .syncing where !seen.first: seen.ourSync = true
+                    case .idle, .failed: return seen.ourSync
+                    case .syncing, .stopped: break
                     }
                     return false
                 }
