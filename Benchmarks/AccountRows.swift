@@ -133,7 +133,7 @@ final class DeletionStack {
             writerAuth = auth
             writer = try LocalSocialFeedService(
                 auth: auth, storage: .file(file.appendingPathComponent("trainkit.sqlite"), options: .init(durability: .normal)),
-                configuration: SocialConfiguration(clock: clock))
+                context: TrainContext(clock: clock))
         } else {
             services = TrainServices.inMemory(configuration: configuration)
             writerAuth = nil
@@ -245,7 +245,7 @@ final class CallerFixture: Sendable {
     init(likeable count: Int) async throws {
         let auth = FakeAuthService()
         auth.setCurrentUser(SocialRows.reader)
-        social = try LocalSocialFeedService(auth: auth, storage: .inMemory, configuration: SocialRows.configuration)
+        social = try LocalSocialFeedService(auth: auth, storage: .inMemory, context: SocialRows.context)
         let start = SocialRows.start
         try DeletionStack.importPosts(2_000, into: social) { index in
             (author: "author-\(index % 100)", name: "Author \(index % 100)", createdAt: start.addingTimeInterval(-72_000 + Double(index) * 30))

@@ -40,7 +40,8 @@ struct EntitlementRow {
     func jump() throws -> BenchRow {
         func perRenewal(subscribers: Int) throws -> Double {
             let clock = ManualClock()
-            let store = SimulatedAppStore(products: AppStoreProduct.standardWithoutTrial, clock: clock)
+            let store = SimulatedAppStore(
+                context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
             // Each subscriber on an Apple ID of their own: purchases belong to the Apple ID,
             // which holds one subscription a group.
@@ -86,9 +87,10 @@ struct EntitlementRow {
                 product.isFamilyShareable = sharedWithFamily && product.id == "com.train.pro.monthly"
                 return product
             }
-            store = SimulatedAppStore(products: products, clock: clock)
+            store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
             try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
-            service = LocalSubscriptionService(store: store, appAccountToken: sharedWithFamily ? nil : Self.user)
+            service = LocalSubscriptionService(
+                store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: sharedWithFamily ? nil : Self.user))
             if sharedWithFamily {
                 try store.createFamily(organizer: .standard)
                 try store.addToFamily(Self.member, organizer: .standard)

@@ -55,7 +55,7 @@ struct NotificationRows {
         let many = quick ? 2_000 : 10_000
         let auth = FakeAuthService()
         let social = try LocalSocialFeedService(
-            auth: auth, storage: .file(file, options: .init(durability: .normal)), configuration: SocialRows.configuration)
+            auth: auth, storage: .file(file, options: .init(durability: .normal)), context: SocialRows.context)
         @Sendable func user(_ id: String) -> UserEntity {
             UserEntity(id: id, displayName: id, createdAt: SocialRows.start, lastSignInAt: SocialRows.start)
         }

@@ -27,7 +27,7 @@ struct SocialRows {
     static func fixture(_ count: Int, storage: StorageLocation) async throws -> (social: LocalSocialFeedService, friendsPosts: [PostEntity]) {
         let auth = FakeAuthService()
         auth.setCurrentUser(reader)
-        let social = try LocalSocialFeedService(auth: auth, storage: storage, configuration: configuration)
+        let social = try LocalSocialFeedService(auth: auth, storage: storage, context: context)
         let spacing = 72_000 / Double(count)
         var friendsPosts: [PostEntity] = []
         for batch in stride(from: 0, to: count, by: 20_000) {
@@ -47,8 +47,9 @@ struct SocialRows {
         return (social, friendsPosts)
     }
 
-    static var configuration: SocialConfiguration {
-        SocialConfiguration(clock: ManualClock(start: start), timeZone: { TimeZone(identifier: "UTC") ?? .current })
+    /// A manual clock at ``start`` in UTC, with random IDs.
+    static var context: TrainContext {
+        TrainContext(clock: ManualClock(start: start), timeZone: { TimeZone(identifier: "UTC") ?? .current })
     }
 
     /// PERF-1-MEM / PERF-1-FILE: the 99th-percentile friends page (limit 20) from a
@@ -142,7 +143,7 @@ struct SocialRows {
                     let page = try blocking {
                         let auth = FakeAuthService()
                         auth.setCurrentUser(Self.reader)
-                        let social = try LocalSocialFeedService(auth: auth, storage: .file(file), configuration: Self.configuration)
+                        let social = try LocalSocialFeedService(auth: auth, storage: .file(file), context: Self.context)
                         return try await social.friendsFeed(limit: 20).count
                     }
                     guard page == 20 else { throw BenchError("the first page held \(page) posts") }

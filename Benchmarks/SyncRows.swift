@@ -26,9 +26,10 @@ struct SyncRows {
     {
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: start, lastSignInAt: start))
-        var configuration = SyncConfiguration<TrainingPlan>(clock: ManualClock(start: start), batchSize: batchSize)
+        var configuration = SyncConfiguration<TrainingPlan>(batchSize: batchSize)
         configuration.checksAnswers = checksAnswers
-        return try LocalPlanSyncService(auth: auth, remote: remote, storage: storage, configuration: configuration)
+        return try LocalPlanSyncService(
+            auth: auth, remote: remote, storage: storage, context: TrainContext(clock: ManualClock(start: start)), configuration: configuration)
     }
 
     /// PERF-4: the bytes a device exchanges when 1% of the plans changed on another

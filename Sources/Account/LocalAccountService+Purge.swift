@@ -47,7 +47,7 @@ extension LocalAccountService {
         purger.withLock { purger in
             guard purger == nil else { return }
             let wakes = purgeWakes
-            let clock = configuration.clock
+            let clock = context.clock
             // The task reaches the service through a weak reference it loads for each
             // round only: passed as an argument, the service would live as long as the loop.
             let service: @Sendable () -> LocalAccountService? = { [weak self] in self }
@@ -130,7 +130,7 @@ extension LocalAccountService {
                 // which deletes the shared data; this device purges its own once the
                 // account is gone, looking again each minute — or now, when asked.
                 if let journal, journal.joinedFrom != nil, !journal.hasPurgeBegun, honouringBackoff {
-                    let poll = configuration.clock.elapsed + Self.joinedPollInterval
+                    let poll = context.clock.elapsed + Self.joinedPollInterval
                     round.nextRetry = min(round.nextRetry ?? poll, poll)
                     if now < schedule.purgeAt { round.nextDate = min(round.nextDate ?? schedule.purgeAt, schedule.purgeAt) }
                     continue
@@ -156,11 +156,11 @@ extension LocalAccountService {
             }
         } catch {
             round.failure = error
-            round.nextRetry = configuration.clock.elapsed + .seconds(30)
+            round.nextRetry = context.clock.elapsed + .seconds(30)
             return round
         }
         for item in due {
-            let elapsed = configuration.clock.elapsed
+            let elapsed = context.clock.elapsed
             if honouringBackoff, let retry = retries.withLock({ $0[UserKey(item.userID)] }), retry.notBefore > elapsed {
                 round.nextRetry = min(round.nextRetry ?? retry.notBefore, retry.notBefore)
                 continue

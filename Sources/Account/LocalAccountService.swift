@@ -5,30 +5,50 @@ import TrainSocial
 import TrainSubscription
 import TrainSync
 
-/// The clock and the policy versions of an ``AccountService``.
+/// The policy versions and deletion grace period of a ``LocalAccountService``, besides
+/// its context, each with a default.
 public struct AccountConfiguration: Sendable {
-    /// Dates consents, deletions and exports.
-    public var clock: any DateClock
-    /// The versions of the privacy policy and terms in force.
-    public var policies: ConsentPolicies
+    /// The versions of the privacy policy and terms in force; 1 and 1 by default.
+    public var policies = ConsentPolicies()
     /// How long a scheduled deletion waits before the purge: the time the user has to
-    /// sign in and restore the account. Less than a second counts as one second.
-    public var deletionGracePeriod: Duration
+    /// sign in and restore the account; 30 days by default. Less than a second counts
+    /// as one second.
+    public var deletionGracePeriod: Duration = .seconds(30 * 86_400)
+    /// The clock given to the deprecated initializer, which overrides the context's.
+    package var legacy = LegacyContext()
 
     /// The grace period in seconds, at least one.
     var gracePeriod: TimeInterval { max(deletionGracePeriod.timeInterval, 1) }
 
-    /// Creates a configuration.
+    /// Creates a configuration; `AccountConfiguration()` has version 1 of both documents
+    /// and 30 days of grace.
     /// - Parameters:
-    ///   - clock: The clock; the system's by default.
     ///   - policies: The versions in force; 1 and 1 by default.
     ///   - deletionGracePeriod: 30 days by default.
-    public init(
-        clock: any DateClock = SystemClock(), policies: ConsentPolicies = ConsentPolicies(), deletionGracePeriod: Duration = .seconds(30 * 86_400)
-    ) {
-        self.clock = clock
+    public init(policies: ConsentPolicies = ConsentPolicies(), deletionGracePeriod: Duration = .seconds(30 * 86_400)) {
         self.policies = policies
         self.deletionGracePeriod = deletionGracePeriod
+    }
+
+    /// Creates a configuration with a clock of its own.
+    /// - Parameters:
+    ///   - clock: The clock, in place of the context's.
+    ///   - policies: The versions in force; 1 and 1 by default.
+    ///   - deletionGracePeriod: 30 days by default.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Pass the clock in the service's context.")
+    public init(
+        clock: (any DateClock)? = nil, policies: ConsentPolicies = ConsentPolicies(), deletionGracePeriod: Duration = .seconds(30 * 86_400)
+    ) {
+        self.init(policies: policies, deletionGracePeriod: deletionGracePeriod)
+        self.legacy = LegacyContext(clock: clock)
+    }
+
+    /// The clock given to the deprecated initializer, or the system's.
+    @available(*, deprecated, message: "Pass the clock in the service's context.")
+    public var clock: any DateClock {
+        get { legacy.clock ?? SystemClock() }
+        set { legacy.clock = newValue }
     }
 }
 
@@ -57,7 +77,9 @@ public final class LocalAccountService: AccountService {
     public let subscriptions: any SubscriptionService
     /// The paywalls whose exposures of the user a deletion removes, if any.
     public let paywalls: (any PaywallService)?
-    /// Clock and policy versions.
+    /// The clock that dates consents, deletions and exports.
+    public let context: TrainContext
+    /// Policy versions and the deletion grace period.
     public let configuration: AccountConfiguration
     let store: RecordStore
     let progress = Broadcast<AccountDeletionProgress?>(initial: nil)
@@ -89,14 +111,15 @@ public final class LocalAccountService: AccountService {
     ///   - plans: The plan sync service.
     ///   - subscriptions: The subscription service.
     ///   - paywalls: The paywalls whose exposures of a deleted user are removed, if any.
-    ///   - configuration: Clock and policy versions.
+    ///   - context: The clock that dates consents, deletions and exports; the live one by default.
+    ///   - configuration: Policy versions and the deletion grace period.
     public convenience init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        paywalls: (any PaywallService)? = nil, configuration: AccountConfiguration = AccountConfiguration()
+        paywalls: (any PaywallService)? = nil, context: TrainContext = .live, configuration: AccountConfiguration = AccountConfiguration()
     ) {
         self.init(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
-            store: .inMemoryOrFailing(AccountRecords.schema), configuration: configuration)
+            store: .inMemoryOrFailing(AccountRecords.schema), context: context, configuration: configuration)
     }
 
     /// Creates a service whose data lives in `storage`.
@@ -107,20 +130,22 @@ public final class LocalAccountService: AccountService {
     ///   - subscriptions: The subscription service.
     ///   - paywalls: The paywalls whose exposures of a deleted user are removed, if any.
     ///   - storage: In memory, or a file (other services may share it) with its options.
-    ///   - configuration: Clock and policy versions.
+    ///   - context: The clock that dates consents, deletions and exports; the live one by default.
+    ///   - configuration: Policy versions and the deletion grace period.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        paywalls: (any PaywallService)? = nil, storage: StorageLocation, configuration: AccountConfiguration = AccountConfiguration()
+        paywalls: (any PaywallService)? = nil, storage: StorageLocation, context: TrainContext = .live,
+        configuration: AccountConfiguration = AccountConfiguration()
     ) throws {
         self.init(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
-            store: try RecordStore(storage, schema: AccountRecords.schema), configuration: configuration)
+            store: try RecordStore(storage, schema: AccountRecords.schema), context: context, configuration: configuration)
     }
 
     init(
         auth: any AuthService, social: any SocialFeedService, plans: any PlanSyncService, subscriptions: any SubscriptionService,
-        paywalls: (any PaywallService)? = nil, store: RecordStore, configuration: AccountConfiguration
+        paywalls: (any PaywallService)? = nil, store: RecordStore, context: TrainContext, configuration: AccountConfiguration
     ) {
         self.auth = auth
         self.social = social
@@ -128,6 +153,7 @@ public final class LocalAccountService: AccountService {
         self.subscriptions = subscriptions
         self.paywalls = paywalls
         self.store = store
+        self.context = configuration.legacy.applied(to: context)
         self.configuration = configuration
         // A deletion journaled by an earlier launch goes on.
         let journaled =
@@ -157,7 +183,7 @@ public final class LocalAccountService: AccountService {
         finished.finish()
     }
 
-    var now: Date { configuration.clock.now }
+    var now: Date { context.clock.now }
 
     public func deletionProgress() -> AsyncStream<AccountDeletionProgress> { progress.events() }
 

@@ -39,11 +39,12 @@ extension TrainServices {
                 subject: "simulated.\(configuration.context.ids.makeID())", email: email, fullName: FullName(givenName: trimmed)))
         // A session of its own, ended at once, so no device's session changes.
         let auth = try LocalAuthService(
-            store: accounts, sessionKey: "adding-\(configuration.context.ids.makeID())", signingIn: nil,
+            store: accounts, sessionKey: "adding-\(configuration.context.ids.makeID())", signingIn: nil, context: configuration.context,
             configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         let user = try await auth.signInWithApple()
         // Findable and followable at once, as after a sign-up on a device of their own.
-        let social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: LocalMediaStore(), configuration: configuration.social)
+        let social = LocalSocialFeedService(
+            auth: auth, store: world.socialStore, media: nil, context: configuration.context, configuration: configuration.social)
         _ = try await social.refreshProfile()
         try await auth.signOut()
         return user
@@ -76,7 +77,7 @@ extension TrainServices {
         let auth: LocalAuthService
         do {
             auth = try LocalAuthService(
-                store: accounts, sessionKey: "device-\(number)", signingIn: userID,
+                store: accounts, sessionKey: "device-\(number)", signingIn: userID, context: configuration.context,
                 configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         } catch AuthenticationError.userNotFound {
             throw AccountError(.userNotFound, detail: "No account in this world has the ID \(userID.debugDescription).")
@@ -95,6 +96,6 @@ extension TrainServices {
         }
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: world.appStore(for: userID),
-            media: world.media(for: auth, fallback: configuration.context.clock), deviceStore: stores)
+            media: world.media(for: auth), deviceStore: stores)
     }
 }

@@ -79,24 +79,23 @@ public final class TrainServices: Sendable {
         self.appleID = appleID
         self.auth = auth
         self.appStore = appStore
-        subscriptions = LocalSubscriptionService(store: appStore, accessPolicy: configuration.subscriptionAccess)
+        subscriptions = LocalSubscriptionService(store: appStore, context: configuration.context, configuration: configuration.subscription)
         paywalls = LocalPaywallService(
-            subscriptions: subscriptions, store: deviceStore.paywalls,
-            configuration: PaywallServiceConfiguration(
-                clock: configuration.context.clock, catalog: configuration.features, products: configuration.products))
+            subscriptions: subscriptions, store: deviceStore.paywalls, context: configuration.context, configuration: configuration.paywall)
         self.media = media
-        let social = LocalSocialFeedService(auth: auth, store: world.socialStore, media: media, configuration: configuration.social)
+        let social = LocalSocialFeedService(
+            auth: auth, store: world.socialStore, media: media, context: configuration.context, configuration: configuration.social)
         self.social = social
         // The profile shows each change of the account before the call that made it returns.
         (auth as? LocalAuthService)?.followAccount { [weak social] user in social?.matchProfile(to: user, creatingOnly: false) }
         remote = world.remote
         network = SimulatedNetwork(remote: world.remote, conditions: configuration.network, clock: configuration.context.clock)
         plans = LocalPlanSyncService(
-            auth: auth, remote: network, store: deviceStore.plans, configuration: SyncConfiguration(clock: configuration.context.clock))
-        backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: configuration.context.clock)
+            auth: auth, remote: network, store: deviceStore.plans, context: configuration.context, configuration: SyncConfiguration())
+        backgroundSync = BackgroundSyncManager(service: plans, context: configuration.context, configuration: configuration.backgroundSync)
         account = LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls, store: deviceStore.account,
-            configuration: AccountConfiguration(clock: configuration.context.clock, policies: configuration.consentPolicies))
+            context: configuration.context, configuration: configuration.account)
     }
 
     /// A stack whose data lives in memory: for tests and prototypes. It cannot fail.
@@ -129,12 +128,14 @@ public final class TrainServices: Sendable {
             auth =
                 (try? LocalAuthService(
                     store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: user?.id, appleAuthorizationCode: appleCode,
+                    context: configuration.context, configuration: authConfiguration))
+                ?? (try? LocalAuthService(
+                    store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil, context: configuration.context,
                     configuration: authConfiguration))
-                ?? (try? LocalAuthService(store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil, configuration: authConfiguration))
-                ?? LocalAuthService(configuration: authConfiguration)
+                ?? LocalAuthService(context: configuration.context, configuration: authConfiguration)
         }
-        let media = LocalMediaStore(auth: auth, clock: configuration.context.clock)
-        let appStore = SimulatedAppStore(products: configuration.products, clock: configuration.context.clock)
+        let media = LocalMediaStore(auth: auth, context: configuration.context)
+        let appStore = SimulatedAppStore(context: configuration.context, configuration: configuration.appStore)
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: appStore, media: media,
@@ -160,13 +161,14 @@ public final class TrainServices: Sendable {
             auth = own
         case .local(let accounts):
             auth = try LocalAuthService(
-                store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil,
+                store: accounts, sessionKey: TrainWorld.firstSessionKey, signingIn: nil, context: configuration.context,
                 configuration: configuration.authConfiguration(apple: apple, mailbox: world.mailbox))
         }
         let media = try LocalMediaStore(
-            directory: directory.appendingPathComponent("media", isDirectory: true), auth: auth, clock: configuration.context.clock)
+            auth: auth, storage: .file(directory.appendingPathComponent("media", isDirectory: true)), context: configuration.context)
         let appStore = try SimulatedAppStore(
-            storage: .file(directory.appendingPathComponent("appstore.sqlite")), products: configuration.products, clock: configuration.context.clock)
+            storage: .file(directory.appendingPathComponent("appstore.sqlite")), context: configuration.context,
+            configuration: configuration.appStore)
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(
             world: world, appleID: apple, auth: auth, appStore: appStore, media: media,

@@ -42,7 +42,7 @@ public struct TrainServicesConfiguration: Sendable {
     /// The versions of the privacy policy and terms in force.
     public var consentPolicies: ConsentPolicies
     /// When background sync runs.
-    public var backgroundSync: BackgroundSyncPolicy
+    public var backgroundSync: BackgroundSyncConfiguration
     /// The app's own remote for plans, such as its Firestore conformance; nil for the
     /// simulated one.
     public var remote: (any RemotePlanStore)?
@@ -73,7 +73,7 @@ public struct TrainServicesConfiguration: Sendable {
         biometrics: any BiometricAuthenticator = SimulatedBiometricAuthenticator(), network: NetworkConditions = .online,
         appleAudience: String = "com.example.train", products: [AppStoreProduct] = AppStoreProduct.standard, features: FeatureCatalog = .standard,
         subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
-        consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy(),
+        consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncConfiguration = BackgroundSyncConfiguration(),
         remote: (any RemotePlanStore)? = nil, auth: (any AuthService)? = nil
     ) {
         self.context = context
@@ -98,7 +98,7 @@ public struct TrainServicesConfiguration: Sendable {
         biometrics: any BiometricAuthenticator = SimulatedBiometricAuthenticator(), network: NetworkConditions = .online,
         appleAudience: String = "com.example.train", products: [AppStoreProduct] = AppStoreProduct.standard, features: FeatureCatalog = .standard,
         subscriptionAccess: SubscriptionAccessPolicy = .appleID, authPolicy: AuthPolicy = AuthPolicy(), socialPolicy: SocialPolicy = SocialPolicy(),
-        consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncPolicy = BackgroundSyncPolicy(),
+        consentPolicies: ConsentPolicies = ConsentPolicies(), backgroundSync: BackgroundSyncConfiguration = BackgroundSyncConfiguration(),
         remote: (any RemotePlanStore)? = nil, auth: (any AuthService)? = nil
     ) {
         self.init(
@@ -135,14 +135,41 @@ public struct TrainServicesConfiguration: Sendable {
         context.timeZone = { zone }
     }
 
-    /// The auth configuration of a device: the clock, its simulated Apple, the world's
-    /// mailbox, the biometrics and the policy.
+    /// The auth configuration of a device: its simulated Apple, the world's mailbox,
+    /// the biometrics and the policy.
     func authConfiguration(apple: SimulatedIdentityProvider, mailbox: SimulatedMailbox) -> AuthConfiguration {
-        AuthConfiguration(
-            clock: context.clock, ids: context.ids, apple: IdentityProviderConfiguration(authorizer: apple, audience: appleAudience),
-            emailSender: mailbox,
-            biometrics: biometrics, policy: authPolicy)
+        var configuration = AuthConfiguration()
+        configuration.apple = IdentityProviderConfiguration(authorizer: apple, audience: appleAudience)
+        configuration.emailSender = mailbox
+        configuration.biometrics = biometrics
+        configuration.policy = authPolicy
+        return configuration
     }
+
+    /// The subscription configuration of every device.
+    var subscription: SubscriptionConfiguration {
+        var configuration = SubscriptionConfiguration()
+        configuration.accessPolicy = subscriptionAccess
+        return configuration
+    }
+
+    /// The paywall configuration of every device.
+    package var paywall: PaywallServiceConfiguration {
+        var configuration = PaywallServiceConfiguration()
+        configuration.catalog = features
+        configuration.products = products
+        return configuration
+    }
+
+    /// The account configuration of every device.
+    package var account: AccountConfiguration {
+        var configuration = AccountConfiguration()
+        configuration.policies = consentPolicies
+        return configuration
+    }
+
+    /// The simulated App Store of the world.
+    var appStore: AppStoreConfiguration { AppStoreConfiguration(products: products) }
 
     /// A device's simulated Sign in with Apple.
     func makeAppleID() -> SimulatedIdentityProvider {
@@ -151,6 +178,9 @@ public struct TrainServicesConfiguration: Sendable {
 
     /// The social configuration of every device.
     var social: SocialConfiguration {
-        SocialConfiguration(clock: context.clock, ids: context.ids, timeZone: context.timeZone, policy: socialPolicy, workouts: workouts)
+        var configuration = SocialConfiguration()
+        configuration.policy = socialPolicy
+        configuration.workouts = workouts
+        return configuration
     }
 }

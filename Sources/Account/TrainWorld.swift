@@ -40,7 +40,7 @@ final class TrainWorld: Sendable {
         let accounts = configuration.auth.map(Accounts.app) ?? .local(.inMemoryOrFailing(LocalAuthService.recordSchema))
         self.accounts = accounts
         socialStore = .inMemoryOrFailing(LocalSocialFeedService.recordSchema)
-        remote = configuration.remote ?? LocalRemotePlanStore(policy: Self.remotePolicy(configuration, accounts: accounts))
+        remote = configuration.remote ?? LocalRemotePlanStore(context: configuration.context, configuration: Self.remoteConfiguration(accounts))
     }
 
     /// A world in `directory`: the accounts and the feed in `trainkit.sqlite`, the
@@ -55,14 +55,18 @@ final class TrainWorld: Sendable {
         remote =
             try configuration.remote
             ?? LocalRemotePlanStore(
-                storage: .file(directory.appendingPathComponent("remote.sqlite")), policy: Self.remotePolicy(configuration, accounts: accounts))
+                storage: .file(directory.appendingPathComponent("remote.sqlite")), context: configuration.context,
+                configuration: Self.remoteConfiguration(accounts))
     }
 
-    /// The simulated remote's policy: the world's clock, and the writes of a user whose
-    /// deletion was asked for, or whose account is gone, refused as a backend would.
-    private static func remotePolicy(_ configuration: TrainServicesConfiguration, accounts: Accounts) -> RemotePolicy {
-        guard case .local(let store) = accounts else { return RemotePolicy(clock: configuration.context.clock) }
-        return RemotePolicy(clock: configuration.context.clock, acceptsWrites: { LocalAuthService.acceptsWrites(of: $0, in: store) })
+    /// The simulated remote's configuration: the writes of a user whose deletion was
+    /// asked for, or whose account is gone, refused as a backend would.
+    private static func remoteConfiguration(_ accounts: Accounts) -> RemoteConfiguration {
+        var configuration = RemoteConfiguration()
+        if case .local(let store) = accounts {
+            configuration.acceptsWrites = { LocalAuthService.acceptsWrites(of: $0, in: store) }
+        }
+        return configuration
     }
 
     /// Records the first device's App Store and photo store, which later devices share,
@@ -72,8 +76,8 @@ final class TrainWorld: Sendable {
     }
 
     /// The photos, checked against `auth`: the first device's store, or one sharing its photos.
-    func media(for auth: any AuthService, fallback clock: any DateClock) -> LocalMediaStore {
-        first.withLock { $0?.media.sharing(with: auth) } ?? LocalMediaStore(auth: auth, clock: clock)
+    func media(for auth: any AuthService) -> LocalMediaStore {
+        first.withLock { $0?.media.sharing(with: auth) } ?? LocalMediaStore(auth: auth, context: configuration.context)
     }
 
     /// The App Store a device of `userID` buys from: the first device's when its user
@@ -85,7 +89,7 @@ final class TrainWorld: Sendable {
         }
         return appStores.withLock { stores in
             if let store = stores[userID] { return store }
-            let store = SimulatedAppStore(products: configuration.products, clock: configuration.context.clock)
+            let store = SimulatedAppStore(context: configuration.context, configuration: configuration.appStore)
             stores[userID] = store
             return store
         }

@@ -118,31 +118,48 @@ public struct IdentityProviderConfiguration: Sendable {
     }
 }
 
-/// Everything a ``LocalAuthService`` is built from: clock, IDs, providers and policy.
+/// Everything a ``LocalAuthService`` is built from besides its context: providers,
+/// senders, tokens, biometrics and policy, each with a default:
+///
+/// ```swift
+/// var configuration = AuthConfiguration(emailSender: SimulatedMailbox())
+/// configuration.policy.minimumPasswordLength = 12
+/// ```
 public struct AuthConfiguration: Sendable {
-    /// The clock of every time rule.
-    public var clock: any DateClock
-    /// Makes account identifiers and verification IDs.
-    public var ids: any IDGenerator
-    /// Sign in with Apple, if offered.
+    /// Sign in with Apple, if offered; nil by default.
     public var apple: IdentityProviderConfiguration?
-    /// Google sign-in, if offered.
+    /// Google sign-in, if offered; nil by default.
     public var google: IdentityProviderConfiguration?
     /// Delivers SMS codes to numbers that are not test numbers; nil allows test numbers only.
     public var codeSender: (any VerificationCodeSender)?
     /// Delivers password reset, verification and sign-in emails; nil turns the email flows off.
     public var emailSender: (any EmailSender)?
     /// How ID tokens for a backend are signed and who they are for.
-    public var tokens: IDTokenConfiguration
-    /// The device's biometrics.
-    public var biometrics: any BiometricAuthenticator
+    public var tokens = IDTokenConfiguration()
+    /// The device's biometrics; none by default.
+    public var biometrics: any BiometricAuthenticator = NoBiometricAuthenticator()
     /// The rules.
-    public var policy: AuthPolicy
+    public var policy = AuthPolicy()
+    /// The clock and IDs given to the deprecated initializer, which override the context's.
+    package var legacy = LegacyContext()
 
-    /// Creates a configuration.
+    /// The clock given to the deprecated initializer, or the system's.
+    @available(*, deprecated, message: "Pass the clock in the service's context.")
+    public var clock: any DateClock {
+        get { legacy.clock ?? SystemClock() }
+        set { legacy.clock = newValue }
+    }
+    /// The ID generator given to the deprecated initializer, or random IDs.
+    @available(*, deprecated, message: "Pass the ID generator in the service's context.")
+    public var ids: any IDGenerator {
+        get { legacy.ids ?? RandomIDGenerator() }
+        set { legacy.ids = newValue }
+    }
+
+    /// Creates a configuration; every part has a default, so `AuthConfiguration()` is
+    /// no identity provider, no senders, the default token issuer, no biometrics and the
+    /// default policy.
     /// - Parameters:
-    ///   - clock: The clock; the system's by default.
-    ///   - ids: The ID generator; random by default.
     ///   - apple: Sign in with Apple, if offered.
     ///   - google: Google sign-in, if offered.
     ///   - codeSender: The SMS sender for real numbers.
@@ -151,14 +168,11 @@ public struct AuthConfiguration: Sendable {
     ///   - biometrics: The device's biometrics; none by default.
     ///   - policy: The rules.
     public init(
-        clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
         apple: IdentityProviderConfiguration? = nil, google: IdentityProviderConfiguration? = nil,
         codeSender: (any VerificationCodeSender)? = nil, emailSender: (any EmailSender)? = nil,
         tokens: IDTokenConfiguration = IDTokenConfiguration(), biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
         policy: AuthPolicy = AuthPolicy()
     ) {
-        self.clock = clock
-        self.ids = ids
         self.apple = apple
         self.google = google
         self.codeSender = codeSender
@@ -166,6 +180,31 @@ public struct AuthConfiguration: Sendable {
         self.tokens = tokens
         self.biometrics = biometrics
         self.policy = policy
+    }
+
+    /// Creates a configuration with a clock and IDs of its own.
+    /// - Parameters:
+    ///   - clock: The clock, in place of the context's.
+    ///   - ids: The ID generator, in place of the context's.
+    ///   - apple: Sign in with Apple, if offered.
+    ///   - google: Google sign-in, if offered.
+    ///   - codeSender: The SMS sender for real numbers.
+    ///   - emailSender: The email sender; a ``SimulatedMailbox`` in prototypes and tests.
+    ///   - tokens: The ID token issuer, audience and key.
+    ///   - biometrics: The device's biometrics; none by default.
+    ///   - policy: The rules.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Pass the clock and IDs in the service's context.")
+    public init(
+        clock: (any DateClock)? = nil, ids: (any IDGenerator)? = nil,
+        apple: IdentityProviderConfiguration? = nil, google: IdentityProviderConfiguration? = nil,
+        codeSender: (any VerificationCodeSender)? = nil, emailSender: (any EmailSender)? = nil,
+        tokens: IDTokenConfiguration = IDTokenConfiguration(), biometrics: any BiometricAuthenticator = NoBiometricAuthenticator(),
+        policy: AuthPolicy = AuthPolicy()
+    ) {
+        self.init(
+            apple: apple, google: google, codeSender: codeSender, emailSender: emailSender, tokens: tokens, biometrics: biometrics, policy: policy)
+        self.legacy = LegacyContext(clock: clock, ids: ids)
     }
 
     func provider(_ provider: AuthProvider) -> IdentityProviderConfiguration? {

@@ -54,7 +54,7 @@ extension LocalAuthService {
         guard claims.audience == configured.audience else {
             throw AuthenticationError(.invalidCredential, detail: "The identity token was issued for another app (wrong audience).")
         }
-        guard configuration.clock.now <= claims.expiresAt else {
+        guard context.clock.now <= claims.expiresAt else {
             throw AuthenticationError(.invalidCredential, detail: "The identity token has expired.")
         }
         guard identity.user.isEmpty || identity.user == claims.subject else {
@@ -96,7 +96,7 @@ extension LocalAuthService {
         }
         guard let userID = try records.value(forKey: verified.subject, in: AuthRecords.emails),
             let account = try records.value(forKey: userID, in: AuthRecords.accounts),
-            try AuthRecords.yields(verified.subject, to: account, in: records, now: configuration.clock.now)
+            try AuthRecords.yields(verified.subject, to: account, in: records, now: context.clock.now)
         else { return nil }
         return account
     }
@@ -156,7 +156,7 @@ extension LocalAuthService {
             guard let pending = try records.value(forKey: emailCode.key, in: AuthRecords.emailCodes), pending.codeHash == emailCode.hash else {
                 throw AuthenticationError(.invalidActionCode, detail: "The sign-in code was used or replaced meanwhile.")
             }
-            try AuthRecords.retire(pending, at: emailCode.key, as: .used, now: configuration.clock.now, in: records)
+            try AuthRecords.retire(pending, at: emailCode.key, as: .used, now: context.clock.now, in: records)
         }
         for used in verified.usedKeys {
             try records.put(used.expiresAt, forKey: used.key, in: AuthRecords.usedCredentials)
@@ -171,7 +171,7 @@ extension LocalAuthService {
     func finish(_ verified: VerifiedCredential, for user: UserEntity) {
         if let id = verified.phoneVerificationID { phoneVerifications.consume(id) }
         if verified.provider == .apple, let code = verified.authorizationCode {
-            authorizationCodes[user.id] = (code, configuration.clock.now)
+            authorizationCodes[user.id] = (code, context.clock.now)
         }
     }
 }

@@ -28,7 +28,7 @@ extension LocalAuthService {
             }
             notice = try await mailRecoveryNotice(for: current.user, changingTo: verified.subject)
         }
-        let now = configuration.clock.now
+        let now = context.clock.now
         let user = try write { records in
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled else {
                 throw AuthenticationError(.userNotFound)
@@ -132,7 +132,7 @@ extension LocalAuthService {
         let userID = current.user.id
         let revocation = try await revocation(for: current)
         // Read again inside: the account may have changed, or gone, while Apple was awaited.
-        let now = configuration.clock.now
+        let now = context.clock.now
         let deleted = try write { records in
             let providers = try AuthRecords.removeAccount(userID, at: now, in: records)?.user.providers.map(\.provider) ?? []
             // This device asked: its own session needs no mark telling it why.
@@ -176,7 +176,7 @@ extension LocalAuthService {
     private func usableAppleCode(for userID: String) throws(AuthenticationError) -> String? {
         guard configuration.apple != nil else { return nil }
         let lifetime = configuration.policy.appleAuthorizationCodeLifetime.timeInterval
-        guard let issued = authorizationCodes[userID], configuration.clock.now.timeIntervalSince(issued.issuedAt) <= lifetime else {
+        guard let issued = authorizationCodes[userID], context.clock.now.timeIntervalSince(issued.issuedAt) <= lifetime else {
             throw AuthenticationError(
                 .requiresAppleReauthentication,
                 detail: "No Apple authorization code younger than \(Int(lifetime)) seconds; re-authenticate with Apple, then delete.")

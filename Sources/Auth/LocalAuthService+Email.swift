@@ -32,7 +32,7 @@ extension LocalAuthService {
         try Credentials.checkStrength(newPassword, minimumLength: configuration.policy.minimumPasswordLength)
         try checkLongCode(code)
         let hash = try PasswordHash(password: newPassword, iterations: configuration.policy.passwordIterations)
-        let now = configuration.clock.now
+        let now = context.clock.now
         let user = try write { records -> AuthRecords.Account in
             let (pending, account) = try self.redeem(code, [.passwordReset], in: records, now: now)
             guard try AuthRecords.yields(pending.address, to: account, in: records, now: now) else {
@@ -68,7 +68,7 @@ extension LocalAuthService {
 
     public func verifyEmail(code: String) async throws {
         try checkLongCode(code)
-        let now = configuration.clock.now
+        let now = context.clock.now
         let user = try write { records in try self.applyVerification(code, in: records, now: now).1 }
         if currentUser?.id == user.id { publish(user) }
     }
@@ -127,7 +127,7 @@ extension LocalAuthService {
             throw AuthenticationError(.invalidVerificationCode, detail: "A sign-in code is six digits.")
         }
         let key = Self.codeKey(.signInCode, address)
-        let now = configuration.clock.now
+        let now = context.clock.now
         let hash = try Credentials.sha256Hex(code)
         let maxAttempts = configuration.policy.maxCodeAttempts
         // The inspection, or nil for a wrong code at a live pending one.
@@ -165,7 +165,7 @@ extension LocalAuthService {
             return try inspectSignInCode(code, address: try Credentials.normalizedEmail(email))
         }
         try checkLongCode(code)
-        let now = configuration.clock.now
+        let now = context.clock.now
         return try read { records in
             guard let found = try self.findLongCode(code, Self.longCodeKinds, in: records) else {
                 throw AuthenticationError(.invalidActionCode, detail: "The code is unknown, or its record is past its retention.")
@@ -178,7 +178,7 @@ extension LocalAuthService {
     public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
         try checkLongCode(code)
         let kind = try read { records in try self.findLongCode(code, Self.longCodeKinds, in: records)?.code.kind }
-        let now = configuration.clock.now
+        let now = context.clock.now
         switch kind.flatMap(AuthEmail.Kind.init(rawValue:)) {
         case .emailVerification:
             let (pending, user) = try write { records in try self.applyVerification(code, in: records, now: now) }
@@ -217,7 +217,7 @@ extension LocalAuthService {
         recipient: (RecordWriter, Date) throws -> Recipient
     ) async throws {
         let sender = try requireEmailSender()
-        let now = configuration.clock.now
+        let now = context.clock.now
         let addressee = try write { records -> Recipient in
             try self.countEmail(to: address, in: records, now: now)
             return try recipient(records, now)

@@ -28,7 +28,7 @@ extension LocalAuthService {
             guard let before else { throw AuthenticationError(.userNotFound) }
             let notice = try await mailRecoveryNotice(for: before.user, changingTo: address)
             try requireStillSignedIn(current.user.id, during: "the notice of the change was mailed")
-            let now = configuration.clock.now
+            let now = context.clock.now
             let user = try write { records -> UserEntity? in
                 guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else {
                     throw AuthenticationError(.userNotFound)
@@ -75,7 +75,7 @@ extension LocalAuthService {
     /// the address the code went to becomes the account's email, verified; an account
     /// that holds it without having proved it gives it up.
     func changeToVerifiedEmail(_ code: String) async throws -> EmailCodeInspection {
-        let now = configuration.clock.now
+        let now = context.clock.now
         // Everything the write checks is checked before the notice goes.
         let (pending, user) = try read { records -> (AuthRecords.EmailCode, UserEntity) in
             guard let found = try self.findLongCode(code, [.verifyAndChangeEmail], in: records) else { throw AuthenticationError(.invalidActionCode) }
@@ -88,7 +88,7 @@ extension LocalAuthService {
             return (found.code, account.user)
         }
         let notice = try await mailRecoveryNotice(for: user, changingTo: pending.address)
-        let changedAt = configuration.clock.now
+        let changedAt = context.clock.now
         let changed = try write { records -> UserEntity in
             let (pending, redeemed) = try self.redeem(code, [.verifyAndChangeEmail], in: records, now: changedAt)
             var account = redeemed

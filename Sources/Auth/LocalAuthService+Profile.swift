@@ -15,7 +15,7 @@ extension LocalAuthService {
         }
         let hash = try PasswordHash(password: newPassword, iterations: configuration.policy.passwordIterations)
         try requireStillSignedIn(current.user.id, during: "the password was hashed")
-        let now = configuration.clock.now
+        let now = context.clock.now
         let user = try write { records -> AuthRecords.Account in
             guard var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts) else { throw AuthenticationError(.userNotFound) }
             let before = account.user
@@ -74,7 +74,7 @@ extension LocalAuthService {
     /// again), else a new guest account with no way to sign in, replacing any other
     /// user's session here.
     public func signInAnonymously() async throws -> UserEntity {
-        let now = configuration.clock.now
+        let now = context.clock.now
         let purgeAt = configuration.policy.guestIdleLifetime.map { now.addingTimeInterval($0.timeInterval) }
         // A guest idle past its date is signed out by the check, and a new one begins.
         if currentUser?.isAnonymous == true, let guest = try? requireSession(), guest.user.isAnonymous {

@@ -7,12 +7,12 @@ extension LocalAuthService {
         let current = try requireSession(as: userID)
         try requireRecentLogin(current, before: "deleting your account")
         // A date that has come deletes at once, for good: whatever the clock says later.
-        let purgeAt = date <= configuration.clock.now ? Date.distantPast : date
+        let purgeAt = date <= context.clock.now ? Date.distantPast : date
         try read { records in try Self.checkCanSchedule(userID, at: purgeAt, in: records) }
         // Apple's tokens are revoked now, while the user can authorize it: the purge runs without them.
         let revocation = try await revocation(for: current)
         try requireStillSignedIn(userID, during: "the Apple token was being revoked")
-        let now = configuration.clock.now
+        let now = context.clock.now
         try write { records in
             try Self.checkCanSchedule(userID, at: purgeAt, in: records)
             try records.put(purgeAt, forKey: userID, in: AuthRecords.scheduledDeletions)
@@ -41,7 +41,7 @@ extension LocalAuthService {
     }
 
     public func beginAccountPurge(of userID: String) async throws {
-        let now = configuration.clock.now
+        let now = context.clock.now
         try write { records in
             guard try records.data(forKey: userID, in: AuthRecords.accounts) != nil else { return }
             guard try AuthRecords.isDeletionDue(userID, in: records, now: now) else {
@@ -68,7 +68,7 @@ extension LocalAuthService {
             guard let date = try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) else {
                 throw AuthenticationError(.operationNotAllowed, detail: "The account has no scheduled deletion to cancel.")
             }
-            guard date > configuration.clock.now else {
+            guard date > context.clock.now else {
                 throw AuthenticationError(.operationNotAllowed, detail: "The account's deletion is due; it is being deleted.")
             }
             try records.removeValue(forKey: userID, in: AuthRecords.scheduledDeletions)
@@ -78,7 +78,7 @@ extension LocalAuthService {
     /// The scheduled deletions, and the guests idle past the policy's lifetime, whose
     /// purge is due; a guest still in use is not listed.
     public nonisolated func scheduledDeletions() throws -> [AccountDeletionSchedule] {
-        let now = configuration.clock.now
+        let now = context.clock.now
         return try read { records in
             var schedules = try records.entries(in: AuthRecords.scheduledDeletions).map { AccountDeletionSchedule(userID: $0.key, purgeAt: $0.value) }
             for guest in try records.entries(in: AuthRecords.guests) where now >= guest.value {
@@ -92,7 +92,7 @@ extension LocalAuthService {
 
     /// The scheduled deletion's date, or an idle guest's once it has come.
     public nonisolated func scheduledDeletion(of userID: String) throws -> Date? {
-        let now = configuration.clock.now
+        let now = context.clock.now
         return try read { records in
             try records.value(forKey: userID, in: AuthRecords.scheduledDeletions) ?? AuthRecords.dueDate(of: userID, in: records, now: now)
         }
@@ -110,7 +110,7 @@ extension LocalAuthService {
 
     @discardableResult
     public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
-        let now = configuration.clock.now
+        let now = context.clock.now
         let removed = try write { records -> (account: AuthRecords.Account, revocation: AuthRecords.Revocation?)? in
             // The device running the purge is done with the user: its own session's mark
             // goes, so a relaunch here does not take the deletion for one still to join.

@@ -11,7 +11,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     /// five minutes left, else a new one, which ``idTokenChanges()`` announces.
     public func idToken(forceRefresh: Bool) async throws -> String {
         let current = try requireSession()
-        let now = configuration.clock.now
+        let now = context.clock.now
         if !forceRefresh, let kept = keptToken, kept.userID == current.user.id, kept.issuedAt <= now,
             now.timeIntervalSince(kept.expiresAt) <= -Self.idTokenRefreshMargin
         {
@@ -58,7 +58,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     /// ``idToken(forceRefresh:)`` would, while it is still the kept one.
     private func armRenewal(of token: String, at date: Date) {
         renewal?.cancel()
-        let clock = configuration.clock
+        let clock = context.clock
         renewal = Task { [weak self] in
             // Just past the margin: a token with exactly five minutes left is still kept.
             try? await clock.sleep(until: date.addingTimeInterval(0.001))
@@ -69,7 +69,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
 
     private func renew(_ token: String) {
         guard keptToken?.token == token, let current = try? requireSession() else { return }
-        _ = try? issueToken(for: current, now: configuration.clock.now, askedByApp: false)
+        _ = try? issueToken(for: current, now: context.clock.now, askedByApp: false)
     }
 
     /// After the signed-in user changed in place: a kept token whose claims no longer
@@ -80,7 +80,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
             before.providers.map(\.provider) != after.providers.map(\.provider) || before.email != after.email
                 || before.isEmailVerified != after.isEmailVerified || before.lastSignInAt != after.lastSignInAt
         else { return }
-        if let current = try? requireSession(), (try? issueToken(for: current, now: configuration.clock.now, askedByApp: false)) != nil { return }
+        if let current = try? requireSession(), (try? issueToken(for: current, now: context.clock.now, askedByApp: false)) != nil { return }
         dropKeptToken()
     }
 
@@ -96,7 +96,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     public nonisolated func tokenVerifier() throws -> IDTokenVerifier {
         let key = try write { records in try self.signingKey(in: records) }
         return IDTokenVerifier(
-            key: key, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience, clock: configuration.clock,
+            key: key, issuer: configuration.tokens.issuer, audience: configuration.tokens.audience, clock: context.clock,
             revocations: self)
     }
 
@@ -104,7 +104,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     /// sign-in on its device, or ended by a password change or reset — or its account
     /// was deleted, disabled or is due for deletion.
     public nonisolated func isRevoked(_ claims: IDTokenClaims) throws -> Bool {
-        let now = configuration.clock.now
+        let now = context.clock.now
         return try read { records in
             guard (1...16_384).contains(claims.userID.utf8.count),
                 let account = try records.value(forKey: claims.userID, in: AuthRecords.accounts), !account.isDisabled,
@@ -124,7 +124,7 @@ extension LocalAuthService: IDTokenRevocationChecking {
     func endSessions(of account: inout AuthRecords.Account, in records: RecordWriter) throws {
         account.sessionGeneration = account.generation + 1
         let userID = account.user.id
-        try AuthRecords.endSessions(of: userID, because: .sessionRevoked, at: configuration.clock.now, in: records)
+        try AuthRecords.endSessions(of: userID, because: .sessionRevoked, at: context.clock.now, in: records)
         if let session = try records.value(forKey: sessionKey, in: AuthRecords.session), session.userID == userID {
             try records.put(AuthRecords.Session(userID: userID, signInProvider: session.signInProvider), forKey: sessionKey, in: AuthRecords.session)
         }

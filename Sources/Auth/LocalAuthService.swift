@@ -11,7 +11,8 @@ import TrainCore
 /// apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com", fullName: FullName(givenName: "Ada")))
 /// let auth = try LocalAuthService(
 ///     storage: .file(directory.appendingPathComponent("auth.sqlite")),
-///     configuration: AuthConfiguration(clock: clock, apple: .init(authorizer: apple, audience: "com.example.train")))
+///     context: TrainContext(clock: clock),
+///     configuration: AuthConfiguration(apple: .init(authorizer: apple, audience: "com.example.train")))
 /// let user = try await auth.signInWithApple()
 /// ```
 ///
@@ -30,6 +31,8 @@ public actor LocalAuthService: AuthService {
     private let store: RecordStore
     /// Where this service's session is kept among the sessions of a shared store.
     let sessionKey: String
+    /// The clock and IDs every rule reads.
+    let context: TrainContext
     let configuration: AuthConfiguration
     nonisolated let users: Broadcast<UserEntity?>
     /// Every value of the signed-in user, a refresh of the same user included.
@@ -60,19 +63,23 @@ public actor LocalAuthService: AuthService {
 
     /// Creates a service whose accounts live in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
-    /// - Parameter configuration: Clock, IDs, providers and policy.
-    public init(configuration: AuthConfiguration = AuthConfiguration()) {
+    /// - Parameters:
+    ///   - context: The clock and IDs; the live ones by default.
+    ///   - configuration: Providers, senders and policy.
+    public init(context: TrainContext = .live, configuration: AuthConfiguration = AuthConfiguration()) {
         self.init(
-            store: .inMemoryOrFailing(AuthRecords.schema), sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: (nil, nil))
+            store: .inMemoryOrFailing(AuthRecords.schema), sessionKey: AuthRecords.sessionKey, context: context, configuration: configuration,
+            restored: (nil, nil))
     }
 
     /// Creates a service in memory with `user`'s account signed in, for SwiftUI previews
     /// and prototypes that start inside the app. It cannot fail: a user the store
     /// refuses (an empty ID) leaves the service signed out.
     /// - Parameters:
-    ///   - user: The account, its sign-in methods and dates as given.
-    ///   - configuration: Clock, IDs, providers and policy.
-    public init(signedIn user: UserEntity, configuration: AuthConfiguration = AuthConfiguration()) {
+    ///   - user: The account to add and sign in.
+    ///   - context: The clock and IDs; the live ones by default.
+    ///   - configuration: Providers, senders and policy.
+    public init(signedIn user: UserEntity, context: TrainContext = .live, configuration: AuthConfiguration = AuthConfiguration()) {
         let store = RecordStore.inMemoryOrFailing(AuthRecords.schema)
         let restored = try? store.write { records -> AuthRecords.Account in
             try Self.insert(user, in: records)
@@ -80,7 +87,9 @@ public actor LocalAuthService: AuthService {
                 AuthRecords.Session(userID: user.id, signInProvider: user.signInProvider), forKey: AuthRecords.sessionKey, in: AuthRecords.session)
             return AuthRecords.Account(user: user)
         }
-        self.init(store: store, sessionKey: AuthRecords.sessionKey, configuration: configuration, restored: restored.map { ($0, nil) } ?? (nil, nil))
+        self.init(
+            store: store, sessionKey: AuthRecords.sessionKey, context: context, configuration: configuration,
+            restored: restored.map { ($0, nil) } ?? (nil, nil))
     }
 
     /// Creates a service whose accounts and session live in `storage`. From a file it
@@ -88,11 +97,12 @@ public actor LocalAuthService: AuthService {
     /// signed out.
     /// - Parameters:
     ///   - storage: In memory, or a file (other services may share it) with its options.
-    ///   - configuration: Clock, IDs, providers and policy.
+    ///   - context: The clock and IDs; the live ones by default.
+    ///   - configuration: Providers, senders and policy.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
-    public init(storage: StorageLocation, configuration: AuthConfiguration = AuthConfiguration()) throws {
+    public init(storage: StorageLocation, context: TrainContext = .live, configuration: AuthConfiguration = AuthConfiguration()) throws {
         let store = try RecordStore(storage, schema: AuthRecords.schema)
-        try self.init(store: store, sessionKey: AuthRecords.sessionKey, signingIn: nil, configuration: configuration)
+        try self.init(store: store, sessionKey: AuthRecords.sessionKey, signingIn: nil, context: context, configuration: configuration)
     }
 
     /// Creates a service on accounts other services share — the devices of one
@@ -103,9 +113,10 @@ public actor LocalAuthService: AuthService {
     ///   or `userDisabled` if `userID` has no account that may sign in.
     package init(
         store: RecordStore, sessionKey: String, signingIn userID: String?, appleAuthorizationCode: String? = nil,
-        configuration: AuthConfiguration
+        context: TrainContext, configuration: AuthConfiguration
     ) throws {
-        let now = configuration.clock.now
+        let context = configuration.legacy.applied(to: context)
+        let now = context.clock.now
         let restored = try store.write { records -> (AuthRecords.Account?, SessionEnd?) in
             if let userID {
                 // An ID no key can be — empty, or longer than a key may be — has no account.
@@ -120,7 +131,9 @@ public actor LocalAuthService: AuthService {
                 sessionKey, in: records, now: now, guestIdleLifetime: configuration.policy.guestIdleLifetime?.timeInterval)
         }
         let code = appleAuthorizationCode.flatMap { code in restored.0.map { (userID: $0.user.id, code: code, issuedAt: now) } }
-        self.init(store: store, sessionKey: sessionKey, configuration: configuration, restored: restored, appleAuthorizationCode: code)
+        self.init(
+            store: store, sessionKey: sessionKey, context: context, configuration: configuration, restored: restored,
+            appleAuthorizationCode: code)
     }
 
     /// The schema of the accounts, for a store other services share.
@@ -193,14 +206,15 @@ public actor LocalAuthService: AuthService {
     }
 
     private init(
-        store: RecordStore, sessionKey: String, configuration: AuthConfiguration, restored: (account: AuthRecords.Account?, end: SessionEnd?),
-        appleAuthorizationCode: (userID: String, code: String, issuedAt: Date)? = nil
+        store: RecordStore, sessionKey: String, context: TrainContext, configuration: AuthConfiguration,
+        restored: (account: AuthRecords.Account?, end: SessionEnd?), appleAuthorizationCode: (userID: String, code: String, issuedAt: Date)? = nil
     ) {
         if let appleAuthorizationCode {
             authorizationCodes[appleAuthorizationCode.userID] = (appleAuthorizationCode.code, appleAuthorizationCode.issuedAt)
         }
         self.store = store
         self.sessionKey = sessionKey
+        self.context = configuration.legacy.applied(to: context)
         self.configuration = configuration
         users = Broadcast(initial: restored.account?.user)
         userValues = Broadcast(initial: restored.account?.user)
@@ -247,7 +261,7 @@ public actor LocalAuthService: AuthService {
         // extension's, another process's — as far as this store has seen them.
         let check = SessionCheck(commits: store.commits.value, externalChanges: store.recentExternalChangeCount(), userID: user.id)
         guard checkedAt.withLock({ $0 }) != check else { return user }
-        let now = configuration.clock.now
+        let now = context.clock.now
         let end: SessionEnd?
         do {
             end = try read { records -> SessionEnd? in
@@ -302,7 +316,7 @@ public actor LocalAuthService: AuthService {
         authorizationCodes[userID] = nil
         guard users.value == nil else { return }
         dropKeptToken()
-        let now = configuration.clock.now
+        let now = context.clock.now
         try? write { records in
             if let session = try records.value(forKey: self.sessionKey, in: AuthRecords.session), session.userID == userID {
                 try records.put(Self.ended(session, because: reason, at: now), forKey: self.sessionKey, in: AuthRecords.session)
@@ -352,7 +366,7 @@ public actor LocalAuthService: AuthService {
 
     public func signIn(with credential: SignInCredential) async throws -> UserEntity {
         let verified = try verify(credential)
-        let now = configuration.clock.now
+        let now = context.clock.now
         // A password is checked before the transaction (hashing takes a while), and the
         // transaction makes sure the account still has the hash that was checked. When it
         // has another — a sign-in on another device on the file rehashed it meanwhile — the
@@ -473,7 +487,7 @@ public actor LocalAuthService: AuthService {
             throw AuthenticationError(.emailAlreadyInUse)
         }
         let hash = try PasswordHash(password: password, iterations: configuration.policy.passwordIterations)
-        let now = configuration.clock.now
+        let now = context.clock.now
         let user = try write { records in
             // Checked again here: another service on the file may have taken the address meanwhile.
             guard try records.value(forKey: identity, in: AuthRecords.identities) == nil else { throw AuthenticationError(.emailAlreadyInUse) }
@@ -504,8 +518,8 @@ public actor LocalAuthService: AuthService {
             throw AuthenticationError(.invalidPhoneNumber, detail: "The number is not a test number and no code sender is configured.")
         }
         let code = fixed ?? String(format: "%06d", Int.random(in: 0...999_999))
-        let id = configuration.ids.makeID()
-        let now = configuration.clock.now
+        let id = context.ids.makeID()
+        let now = context.clock.now
         // The verification (and with it the resend cooldown) is taken before the SMS is
         // awaited, so two calls at once cannot both send. A test number is never
         // throttled, as in Firebase: UI tests and App Review sign in with it again and again.
@@ -536,7 +550,7 @@ public actor LocalAuthService: AuthService {
             return try self.storedHash(for: verified, userID: owner.user.id, in: records)
         }
         let checkedHash = try checkPassword(of: verified, against: storedHash)
-        let now = configuration.clock.now
+        let now = context.clock.now
         let user = try write { records in
             guard try self.account(for: verified, in: records)?.user.id == current.user.id,
                 var account = try records.value(forKey: current.user.id, in: AuthRecords.accounts), !account.isDisabled
@@ -610,7 +624,7 @@ public actor LocalAuthService: AuthService {
     /// scheduled deletion's date, is signed out here.
     func requireSession() throws(AuthenticationError) -> AuthRecords.Account {
         guard let userID = users.value?.id else { throw AuthenticationError(.notSignedIn) }
-        let now = configuration.clock.now
+        let now = context.clock.now
         let generation = sessionGeneration
         do {
             let account = try read { records in
@@ -671,7 +685,7 @@ public actor LocalAuthService: AuthService {
     func requireRecentLogin(_ account: AuthRecords.Account, before action: String) throws(AuthenticationError) {
         // A guest has no credential to prove itself again with: holding its session is all there is.
         guard !account.user.isAnonymous else { return }
-        let age = configuration.clock.now.timeIntervalSince(account.user.lastSignInAt)
+        let age = context.clock.now.timeIntervalSince(account.user.lastSignInAt)
         guard age >= 0, age <= configuration.policy.recentLoginWindow.timeInterval else {
             // A stored date can be anything a file holds: the seconds are shown clamped, never converted unchecked.
             let seconds = age.isFinite ? Int(min(abs(age), 1e12)) : 0
@@ -686,7 +700,7 @@ public actor LocalAuthService: AuthService {
     /// on one file (or restarted) may hand out one that is taken.
     func newAccountID(in records: RecordReader) throws -> String {
         for _ in 0..<1_000 {
-            let id = configuration.ids.makeID()
+            let id = context.ids.makeID()
             if try records.data(forKey: id, in: AuthRecords.accounts) == nil { return id }
         }
         throw AuthenticationError(.storage, detail: "The ID generator gave 1,000 IDs in a row that existing accounts already have.")
@@ -698,7 +712,7 @@ public actor LocalAuthService: AuthService {
         guard let user = users.value else { return }
         authorizationCodes[user.id] = nil
         dropKeptToken()
-        let now = configuration.clock.now
+        let now = context.clock.now
         sessionEnds.send(SessionEnd(userID: user.id, reason: reason, date: now))
         show(nil)
         // The session is kept marked as ended, so the next launch tells why it ended; a
@@ -749,7 +763,7 @@ public actor LocalAuthService: AuthService {
         authorizationCodes[userID] = nil
         if users.value?.id == userID {
             dropKeptToken()
-            sessionEnds.send(SessionEnd(userID: userID, reason: .accountDeleted, date: configuration.clock.now))
+            sessionEnds.send(SessionEnd(userID: userID, reason: .accountDeleted, date: context.clock.now))
             show(nil)
         }
     }
@@ -767,7 +781,7 @@ public actor LocalAuthService: AuthService {
         if phoneVerifications.phoneNumber(of: verificationID).map({ configuration.policy.testPhoneNumbers[$0] != nil }) == true {
             limits.maxWrongCodes = .max
         }
-        return try phoneVerifications.check(id: verificationID, code: code, now: configuration.clock.now, limits: limits)
+        return try phoneVerifications.check(id: verificationID, code: code, now: context.clock.now, limits: limits)
     }
 
     nonisolated func read<Result>(_ body: (RecordReader) throws -> Result) throws(AuthenticationError) -> Result {

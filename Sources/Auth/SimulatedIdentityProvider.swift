@@ -15,7 +15,8 @@ import TrainCore
 /// let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
 /// apple.signIn(as: .init(subject: "001234.abcd", email: "ada@example.com",
 ///                        fullName: FullName(givenName: "Ada", familyName: "Lovelace")))
-/// let auth = try LocalAuthService(storage: .inMemory, configuration: .init(clock: clock, apple: .init(authorizer: apple, audience: "com.example.train")))
+/// let auth = LocalAuthService(
+///     context: TrainContext(clock: clock), configuration: AuthConfiguration(apple: .init(authorizer: apple, audience: "com.example.train")))
 /// let user = try await auth.signInWithApple()
 /// ```
 public final class SimulatedIdentityProvider: IdentityAuthorizer {

@@ -43,3 +43,27 @@ extension IDGenerator where Self == RandomIDGenerator {
     /// Random identifiers: lowercase UUID strings.
     public static var random: RandomIDGenerator { RandomIDGenerator() }
 }
+
+/// The parts of a context a configuration was given through its deprecated `clock`,
+/// `ids` and `timeZone`, kept for a release so apps built on them still run as they
+/// did: what is set here overrides the service's context.
+package struct LegacyContext: Sendable {
+    package var clock: (any DateClock)?
+    package var ids: (any IDGenerator)?
+    package var timeZone: (@Sendable () -> TimeZone)?
+
+    package init(clock: (any DateClock)? = nil, ids: (any IDGenerator)? = nil, timeZone: (@Sendable () -> TimeZone)? = nil) {
+        self.clock = clock
+        self.ids = ids
+        self.timeZone = timeZone
+    }
+
+    /// `context` with what was set here in place of its own.
+    package func applied(to context: TrainContext) -> TrainContext {
+        var applied = context
+        if let clock { applied.clock = clock }
+        if let ids { applied.ids = ids }
+        if let timeZone { applied.timeZone = timeZone }
+        return applied
+    }
+}

@@ -15,8 +15,9 @@ struct GuestAndEmailScenes {
         let mailbox = SimulatedMailbox()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
         let auth = LocalAuthService(
+            context: TrainContext(clock: clock),
             configuration: AuthConfiguration(
-                clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"), emailSender: mailbox))
+                apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"), emailSender: mailbox))
 
         await narrator.step("Lin opens the app as a guest, then signs in with Apple: the same account, now with Apple linked") {
             let guest = try await auth.signInAnonymously()

@@ -68,14 +68,14 @@ struct PaywallAndFamilyScenes {
                 product.isFamilyShareable = product.type == .autoRenewable
                 return product
             }
-            let store = SimulatedAppStore(products: products, clock: clock)
+            let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
             let organizer = store.appleID
             let member = try AppleID("sam@family.example")
             _ = try store.createFamily(organizer: organizer)
             try store.addToFamily(member, organizer: organizer)
             _ = try store.buyOutsideApp(productID: "com.train.pro.monthly")
             try store.switchAppleID(to: member)
-            let subscriptions = LocalSubscriptionService(store: store)
+            let subscriptions = LocalSubscriptionService(store: store, context: store.context)
             let tier = try await subscriptions.restorePurchases()
             let shared = try await subscriptions.currentEntitlements().first?.unsafePayloadValue
             narrator.say(

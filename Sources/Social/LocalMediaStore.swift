@@ -2,6 +2,18 @@ import Foundation
 import TrainAuth
 import TrainCore
 
+/// The settings of a ``LocalMediaStore`` besides its context.
+public struct MediaConfiguration: Sendable {
+    /// The largest photo, in bytes; 10 MB by default.
+    public var maximumSize = 10_000_000
+
+    /// Creates a configuration.
+    /// - Parameter maximumSize: The largest photo, in bytes; 10 MB by default.
+    public init(maximumSize: Int = 10_000_000) {
+        self.maximumSize = maximumSize
+    }
+}
+
 /// TrainKit's ``MediaStore``: in memory, or one file per photo in a directory. The two
 /// differ only in where the bytes go; the checks, paths and URLs are the same.
 ///
@@ -17,7 +29,7 @@ import TrainCore
 /// Without it the store trusts its caller, as a server-side component does.
 ///
 /// ```swift
-/// let media = try LocalMediaStore(directory: appSupport.appendingPathComponent("media"), auth: auth)
+/// let media = try LocalMediaStore(auth: auth, storage: .file(appSupport.appendingPathComponent("media")))
 /// let photo = try await media.put(jpegData, kind: .postPhoto, for: user.id)
 /// ```
 public final class LocalMediaStore: MediaStore {
@@ -39,41 +51,73 @@ public final class LocalMediaStore: MediaStore {
     }
 
     /// Creates a store that keeps photos in memory. Its URLs are `file` URLs under
-    /// `/trainkit-memory-media/<a random ID>/`, where no file is: read them with
+    /// `/trainkit-memory-media/<a new ID>/`, where no file is: read them with
     /// ``data(for:)``.
     /// - Parameters:
-    ///   - maximumSize: The largest photo, in bytes; 10 MB by default.
     ///   - auth: The auth service writes and deletions are checked against; nil trusts the caller.
-    ///   - clock: The clock a scheduled deletion's date is compared with.
-    public init(maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()) {
-        self.maximumSize = maximumSize
-        self.auth = auth
-        self.clock = clock
-        blobs = .memory(Locked([:]))
-        root = URL(fileURLWithPath: "/trainkit-memory-media/\(UUID().uuidString.lowercased())", isDirectory: true)
-        comparableRoot = Self.comparableRoot(root)
+    ///   - context: The clock a scheduled deletion's date is compared with, and the IDs
+    ///     of the in-memory root; the live ones by default.
+    ///   - configuration: The largest photo.
+    public convenience init(
+        auth: (any AuthService)? = nil, context: TrainContext = .live, configuration: MediaConfiguration = MediaConfiguration()
+    ) {
+        let root = URL(fileURLWithPath: "/trainkit-memory-media/\(context.ids.makeID().lowercased())", isDirectory: true)
+        self.init(maximumSize: configuration.maximumSize, auth: auth, clock: context.clock, blobs: .memory(Locked([:])), root: root)
     }
 
-    /// Creates a store that keeps each photo in a file under `directory`, created if
-    /// missing. Several stores may share a directory.
+    /// Creates a store that keeps photos in `storage`: in memory, or one file per photo
+    /// under the folder at a file location's URL, created if missing (a location's
+    /// `RecordStore.Options` do not apply to photos). Several stores may share a folder.
     /// - Parameters:
-    ///   - directory: The root folder.
-    ///   - maximumSize: The largest photo, in bytes; 10 MB by default.
     ///   - auth: The auth service writes and deletions are checked against; nil trusts the caller.
-    ///   - clock: The clock a scheduled deletion's date is compared with.
-    /// - Throws: ``SocialError`` `storage` if the directory cannot be created.
-    public init(directory: URL, maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()) throws {
+    ///   - storage: In memory, or the folder of the photos.
+    ///   - context: The clock a scheduled deletion's date is compared with; the live one by default.
+    ///   - configuration: The largest photo.
+    /// - Throws: ``SocialError`` `storage` if the folder cannot be created.
+    public convenience init(
+        auth: (any AuthService)? = nil, storage: StorageLocation, context: TrainContext = .live,
+        configuration: MediaConfiguration = MediaConfiguration()
+    ) throws(SocialError) {
+        guard let directory = storage.file else {
+            self.init(auth: auth, context: context, configuration: configuration)
+            return
+        }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: Self.folderAttributes)
         } catch {
             throw SocialError(.storage, detail: "The media directory \(directory.path) cannot be created: \(error.localizedDescription)")
         }
-        self.maximumSize = maximumSize
-        self.auth = auth
-        self.clock = clock
-        blobs = .directory(directory.standardizedFileURL)
-        root = directory.standardizedFileURL
-        comparableRoot = Self.comparableRoot(root)
+        let root = directory.standardizedFileURL
+        self.init(maximumSize: configuration.maximumSize, auth: auth, clock: context.clock, blobs: .directory(root), root: root)
+    }
+
+    /// Creates a store that keeps photos in memory.
+    /// - Parameters:
+    ///   - maximumSize: The largest photo, in bytes.
+    ///   - auth: The auth service writes and deletions are checked against; nil trusts the caller.
+    ///   - clock: The clock a scheduled deletion's date is compared with.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Use init(auth:context:configuration:); the clock comes in the context, the size in the configuration.")
+    public convenience init(maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()) {
+        var configuration = MediaConfiguration()
+        configuration.maximumSize = maximumSize
+        self.init(auth: auth, context: TrainContext(clock: clock), configuration: configuration)
+    }
+
+    /// Creates a store that keeps each photo in a file under `directory`.
+    /// - Parameters:
+    ///   - directory: The root folder.
+    ///   - maximumSize: The largest photo, in bytes.
+    ///   - auth: The auth service writes and deletions are checked against; nil trusts the caller.
+    ///   - clock: The clock a scheduled deletion's date is compared with.
+    /// - Throws: ``SocialError`` `storage` if the directory cannot be created.
+    @available(*, deprecated, message: "Use init(auth:storage:context:configuration:) with .file(directory).")
+    public convenience init(
+        directory: URL, maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()
+    ) throws {
+        var configuration = MediaConfiguration()
+        configuration.maximumSize = maximumSize
+        try self.init(auth: auth, storage: .file(directory), context: TrainContext(clock: clock), configuration: configuration)
     }
 
     /// A store of the same photos whose writes and deletions are checked against

@@ -52,7 +52,7 @@ extension LocalSocialFeedService {
         let users = auth.authStateChanges()
         let commits = store.commits.subscribe(replayingCurrent: false)
         let store = store
-        let (clock, interval) = (configuration.clock, max(configuration.changePollInterval, .milliseconds(1)))
+        let (clock, interval) = (context.clock, max(configuration.changePollInterval, .milliseconds(1)))
         // The file's commit count now: a commit by another process from here on is found.
         let external = store.file == nil ? nil : try? store.externalChangeCount()
         let merging = Task {

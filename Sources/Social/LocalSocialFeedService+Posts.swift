@@ -25,7 +25,7 @@ extension LocalSocialFeedService {
             try checkStillSignedIn(user)
         }
         let now = now
-        let workout = try? await recordedWorkout(of: workoutType, at: now, in: configuration.timeZone())
+        let workout = try? await recordedWorkout(of: workoutType, at: now, in: context.timeZone())
         try checkStillSignedIn(user)
         let lifetime = TimeInterval(policy.postLifetime.components.seconds) + TimeInterval(policy.postLifetime.components.attoseconds) / 1e18
         return try writing(as: user) { records in

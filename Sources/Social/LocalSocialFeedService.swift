@@ -19,7 +19,9 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// Where post and profile photos are kept; a post's photo from this store is
     /// checked when posting and deleted with the post or the account.
     public let media: any MediaStore
-    /// Clock, IDs, time zone and policy.
+    /// The clock, IDs and time zone every rule reads.
+    public let context: TrainContext
+    /// Policy, recorded workouts and live-stream polling.
     public let configuration: SocialConfiguration
     package let store: RecordStore
     /// Follows the signed-in user's account into their profile.
@@ -30,27 +32,45 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// Creates a service that keeps its data in memory.
     /// - Parameters:
     ///   - auth: The auth service whose signed-in user the calls act as.
-    ///   - media: Where photos are kept; a new in-memory store by default.
-    ///   - configuration: Clock, IDs, time zone and policy.
+    ///   - media: Where photos are kept; by default a new in-memory store checked against `auth`.
+    ///   - context: The clock, IDs and time zone; the live ones by default.
+    ///   - configuration: Policy, recorded workouts and live-stream polling.
     public convenience init(
-        auth: any AuthService, media: any MediaStore = LocalMediaStore(), configuration: SocialConfiguration = SocialConfiguration()
+        auth: any AuthService, media: (any MediaStore)? = nil, context: TrainContext = .live,
+        configuration: SocialConfiguration = SocialConfiguration()
     ) {
-        self.init(auth: auth, store: .inMemoryOrFailing(SocialRecords.schema), media: media, configuration: configuration)
+        self.init(auth: auth, store: .inMemoryOrFailing(SocialRecords.schema), media: media, context: context, configuration: configuration)
     }
 
     /// Creates a service whose data lives in `storage`. Opening reads no post.
     /// - Parameters:
     ///   - auth: The auth service whose signed-in user the calls act as.
+    ///   - media: Where photos are kept; by default a new in-memory store checked against `auth`.
     ///   - storage: In memory, or a file (other services may share it) with its options.
-    ///   - media: Where photos are kept, such as a ``LocalMediaStore`` in a directory
-    ///     beside the file; a new in-memory store by default.
-    ///   - configuration: Clock, IDs, time zone and policy.
+    ///   - context: The clock, IDs and time zone; the live ones by default.
+    ///   - configuration: Policy, recorded workouts and live-stream polling.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
-        auth: any AuthService, storage: StorageLocation, media: any MediaStore = LocalMediaStore(),
+        auth: any AuthService, media: (any MediaStore)? = nil, storage: StorageLocation, context: TrainContext = .live,
         configuration: SocialConfiguration = SocialConfiguration()
     ) throws {
-        self.init(auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), media: media, configuration: configuration)
+        self.init(
+            auth: auth, store: try RecordStore(storage, schema: SocialRecords.schema), media: media, context: context,
+            configuration: configuration)
+    }
+
+    /// Creates a service whose data lives in `storage`.
+    /// - Parameters:
+    ///   - auth: The auth service whose signed-in user the calls act as.
+    ///   - storage: In memory, or a file with its options.
+    ///   - media: Where photos are kept.
+    ///   - configuration: Policy, recorded workouts and live-stream polling.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
+    @available(*, deprecated, renamed: "init(auth:media:storage:context:configuration:)")
+    public convenience init(
+        auth: any AuthService, storage: StorageLocation, media: any MediaStore, configuration: SocialConfiguration = SocialConfiguration()
+    ) throws {
+        try self.init(auth: auth, media: media, storage: storage, configuration: configuration)
     }
 
     /// The schema of the social data, for a store other services share.
@@ -58,10 +78,14 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     /// Creates a service on a store other services share: the devices of one simulated
     /// world, each acting as its own auth service's user.
-    package init(auth: any AuthService, store: RecordStore, media: any MediaStore, configuration: SocialConfiguration) {
+    package init(
+        auth: any AuthService, store: RecordStore, media: (any MediaStore)?, context: TrainContext, configuration: SocialConfiguration
+    ) {
+        let context = configuration.legacy.applied(to: context)
         self.auth = auth
         self.store = store
-        self.media = media
+        self.media = media ?? LocalMediaStore(auth: auth, context: context)
+        self.context = context
         self.configuration = configuration
         // The signed-in user's profile follows their account from the first moment:
         // others find and follow them before their first post, and see a new name or
@@ -99,7 +123,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     }
 
     var policy: SocialPolicy { configuration.policy }
-    var now: Date { configuration.clock.now }
+    var now: Date { context.clock.now }
 
     // MARK: - Transactions
 
@@ -249,7 +273,7 @@ public final class LocalSocialFeedService: SocialFeedService {
             throw SocialError(.feedLocked, detail: "A rest day does not unlock the feed under this policy.")
         }
         let now = now
-        let timeZone = configuration.timeZone()
+        let timeZone = context.timeZone()
         let recorded: WorkoutRecord?
         if policy.unlockRequiresRecordedWorkout {
             guard configuration.workouts != nil else {
@@ -286,7 +310,7 @@ public final class LocalSocialFeedService: SocialFeedService {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let users = auth.authStateChanges()
         let writes = unlockWrites.subscribe(replayingCurrent: false)
-        let clock = configuration.clock
+        let clock = context.clock
         let following = Task { [weak self] in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -388,7 +412,7 @@ public final class LocalSocialFeedService: SocialFeedService {
     /// A new identifier as a UUID: the generator's, or one derived from it when it
     /// does not make UUIDs (a test's sequential IDs).
     func newID() -> UUID {
-        let id = configuration.ids.makeID()
+        let id = context.ids.makeID()
         if let uuid = UUID(uuidString: id) { return uuid }
         return UUID(bytes: (try? PlatformCrypto.sha256(Data(id.utf8))) ?? [], version: 8)
     }

@@ -67,43 +67,73 @@ public enum DeletedCommentPolicy: String, Codable, Hashable, Sendable, CaseItera
     case delete
 }
 
-/// Everything a ``LocalSocialFeedService`` is built from: clock, IDs, time zone and policy.
+/// Everything a ``LocalSocialFeedService`` is built from besides its context: policy,
+/// recorded workouts and how live streams look for other processes' commits, each
+/// with a default:
+///
+/// ```swift
+/// var configuration = SocialConfiguration()
+/// configuration.policy.moderators = ["moderator-id"]
+/// ```
 public struct SocialConfiguration: Sendable {
-    /// The clock of every time rule.
-    public var clock: any DateClock
-    /// Makes the identifiers of posts, comments and unlocks.
-    public var ids: any IDGenerator
-    /// The user's time zone now; asked at each unlock, so a user who travels unlocks
-    /// until midnight where they are.
-    public var timeZone: @Sendable () -> TimeZone
     /// The rules.
-    public var policy: SocialPolicy
+    public var policy = SocialPolicy()
     /// The user's recorded workouts: what an unlock may require and what a post shows
     /// of its workout. None by default.
     public var workouts: (any WorkoutSource)?
     /// How often a live stream over a file looks whether another process — an app
     /// extension, another service on the file — committed to it; 1 second by default,
     /// at least 1 millisecond.
-    public var changePollInterval: Duration
+    public var changePollInterval: Duration = .seconds(1)
+    /// The clock, IDs and time zone given to the deprecated initializer, which override the context's.
+    package var legacy = LegacyContext()
 
-    /// Creates a configuration.
+    /// Creates a configuration; `SocialConfiguration()` has the default policy, no
+    /// recorded workouts and a 1-second poll.
     /// - Parameters:
-    ///   - clock: The clock; the system's by default.
-    ///   - ids: The ID generator; random by default.
-    ///   - timeZone: The user's time zone; the device's by default.
     ///   - policy: The rules.
     ///   - workouts: The user's recorded workouts; none by default.
     ///   - changePollInterval: How often live streams look for another process's commits.
-    public init(
-        clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(),
-        timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, policy: SocialPolicy = SocialPolicy(),
-        workouts: (any WorkoutSource)? = nil, changePollInterval: Duration = .seconds(1)
-    ) {
-        self.changePollInterval = changePollInterval
-        self.clock = clock
-        self.ids = ids
-        self.timeZone = timeZone
+    public init(policy: SocialPolicy = SocialPolicy(), workouts: (any WorkoutSource)? = nil, changePollInterval: Duration = .seconds(1)) {
         self.policy = policy
         self.workouts = workouts
+        self.changePollInterval = changePollInterval
+    }
+
+    /// Creates a configuration with a clock, IDs or time zone of its own.
+    /// - Parameters:
+    ///   - clock: The clock, in place of the context's.
+    ///   - ids: The ID generator, in place of the context's.
+    ///   - timeZone: The user's time zone, in place of the context's.
+    ///   - policy: The rules.
+    ///   - workouts: The user's recorded workouts; none by default.
+    ///   - changePollInterval: How often live streams look for another process's commits.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Pass the clock, IDs and time zone in the service's context.")
+    public init(
+        clock: (any DateClock)? = nil, ids: (any IDGenerator)? = nil, timeZone: (@Sendable () -> TimeZone)? = nil,
+        policy: SocialPolicy = SocialPolicy(), workouts: (any WorkoutSource)? = nil, changePollInterval: Duration = .seconds(1)
+    ) {
+        self.init(policy: policy, workouts: workouts, changePollInterval: changePollInterval)
+        self.legacy = LegacyContext(clock: clock, ids: ids, timeZone: timeZone)
+    }
+
+    /// The clock given to the deprecated initializer, or the system's.
+    @available(*, deprecated, message: "Pass the clock in the service's context.")
+    public var clock: any DateClock {
+        get { legacy.clock ?? SystemClock() }
+        set { legacy.clock = newValue }
+    }
+    /// The ID generator given to the deprecated initializer, or random IDs.
+    @available(*, deprecated, message: "Pass the ID generator in the service's context.")
+    public var ids: any IDGenerator {
+        get { legacy.ids ?? RandomIDGenerator() }
+        set { legacy.ids = newValue }
+    }
+    /// The time zone given to the deprecated initializer, or the device's.
+    @available(*, deprecated, message: "Pass the time zone in the service's context.")
+    public var timeZone: @Sendable () -> TimeZone {
+        get { legacy.timeZone ?? { TimeZone.current } }
+        set { legacy.timeZone = newValue }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// character or as `e` and a combining accent) compare equal, as Swift strings do.
 ///
 /// ```swift
-/// let store = SimulatedAppStore(clock: clock)            // signed in as AppleID.standard
+/// let store = SimulatedAppStore(context: TrainContext(clock: clock))   // signed in as AppleID.standard
 /// try store.switchAppleID(to: AppleID("child@example.com"))
 /// ```
 public struct AppleID: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -1,27 +1,45 @@
 import Foundation
 import TrainCore
 
-/// What a ``LocalPaywallService`` is built with.
+/// What a ``LocalPaywallService`` is built with besides its context, each with a default.
 public struct PaywallServiceConfiguration: Sendable {
-    /// The clock exposures are dated by.
-    public var clock: any DateClock
-    /// Which tier unlocks which feature, for placements that guard one.
-    public var catalog: FeatureCatalog
+    /// Which tier unlocks which feature, for placements that guard one; the standard catalog.
+    public var catalog: FeatureCatalog = .standard
     /// The app's whole catalog, which a configuration's packages must name products of;
-    /// nil for the products the storefront sells now. With the whole catalog, one
-    /// configuration serves every storefront: a package of a product the storefront does
-    /// not sell is left out of the paywall, not refused.
+    /// nil (the default) for the products the storefront sells now. With the whole
+    /// catalog, one configuration serves every storefront: a package of a product the
+    /// storefront does not sell is left out of the paywall, not refused.
     public var products: [AppStoreProduct]?
+    /// The clock given to the deprecated initializer, which overrides the context's.
+    package var legacy = LegacyContext()
 
-    /// Creates a configuration.
+    /// Creates a configuration; `PaywallServiceConfiguration()` has the standard
+    /// catalog and the storefront's products.
     /// - Parameters:
-    ///   - clock: The clock; the system's by default.
     ///   - catalog: The tier-to-feature mapping; the standard one by default.
     ///   - products: The app's whole catalog; nil for the products on sale in the storefront.
-    public init(clock: any DateClock = SystemClock(), catalog: FeatureCatalog = .standard, products: [AppStoreProduct]? = nil) {
-        self.clock = clock
+    public init(catalog: FeatureCatalog = .standard, products: [AppStoreProduct]? = nil) {
         self.catalog = catalog
         self.products = products
+    }
+
+    /// Creates a configuration with a clock of its own.
+    /// - Parameters:
+    ///   - clock: The clock, in place of the context's.
+    ///   - catalog: The tier-to-feature mapping; the standard one by default.
+    ///   - products: The app's whole catalog; nil for the products on sale in the storefront.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Pass the clock in the service's context.")
+    public init(clock: (any DateClock)? = nil, catalog: FeatureCatalog = .standard, products: [AppStoreProduct]? = nil) {
+        self.init(catalog: catalog, products: products)
+        self.legacy = LegacyContext(clock: clock)
+    }
+
+    /// The clock given to the deprecated initializer, or the system's.
+    @available(*, deprecated, message: "Pass the clock in the service's context.")
+    public var clock: any DateClock {
+        get { legacy.clock ?? SystemClock() }
+        set { legacy.clock = newValue }
     }
 }
 
@@ -50,6 +68,8 @@ public final class LocalPaywallService: PaywallService {
     /// The subscriptions whose tier, eligibility and products the gates read.
     public let subscriptions: any SubscriptionService
     private let store: RecordStore
+    /// The clock exposures are dated by and the IDs of installations.
+    public let context: TrainContext
     private let settings: PaywallServiceConfiguration
 
     private struct State {
@@ -59,7 +79,7 @@ public final class LocalPaywallService: PaywallService {
         var userID: String?
         var attributes: [String: String] = [:]
         /// This installation's ID: the one kept, or (in a store that cannot be read) a new one.
-        var installID = UUID().uuidString.lowercased()
+        var installID: String
         /// The store's count of commits by other connections when the configuration was read.
         var seenExternalChanges: UInt64?
     }
@@ -76,9 +96,13 @@ public final class LocalPaywallService: PaywallService {
     /// fail, so a SwiftUI preview or a test can make one without `try`.
     /// - Parameters:
     ///   - subscriptions: The subscription service.
-    ///   - configuration: The clock and the feature catalog.
-    public convenience init(subscriptions: any SubscriptionService, configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()) {
-        self.init(subscriptions: subscriptions, store: .inMemoryOrFailing(PaywallRecords.schema), configuration: configuration)
+    ///   - context: The clock exposures are dated by and the IDs of installations; the live ones by default.
+    ///   - configuration: The feature catalog and the app's products.
+    public convenience init(
+        subscriptions: any SubscriptionService, context: TrainContext = .live,
+        configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()
+    ) {
+        self.init(subscriptions: subscriptions, store: .inMemoryOrFailing(PaywallRecords.schema), context: context, configuration: configuration)
     }
 
     /// Creates a service whose configuration and exposures live in `storage`: from a file,
@@ -87,37 +111,47 @@ public final class LocalPaywallService: PaywallService {
     /// - Parameters:
     ///   - subscriptions: The subscription service.
     ///   - storage: In memory, or a file (other services may share it).
-    ///   - configuration: The clock and the feature catalog.
+    ///   - context: The clock exposures are dated by and the IDs of installations; the live ones by default.
+    ///   - configuration: The feature catalog and the app's products.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` naming the file if it cannot
     ///   be read, or holds a configuration this version cannot read.
     public convenience init(
-        subscriptions: any SubscriptionService, storage: StorageLocation, configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()
+        subscriptions: any SubscriptionService, storage: StorageLocation, context: TrainContext = .live,
+        configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()
     ) throws(SubscriptionError) {
+        let context = configuration.legacy.applied(to: context)
         let store: RecordStore
         let state: State
         do {
             store = try RecordStore(storage, schema: PaywallRecords.schema)
-            state = try Self.load(store, orEmpty: false)
+            state = try Self.load(store, orEmpty: false, ids: context.ids)
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The paywall configuration could not be read: \(error)")
         }
-        self.init(subscriptions: subscriptions, store: store, configuration: configuration, state: state)
+        self.init(subscriptions: subscriptions, store: store, context: context, configuration: configuration, state: state)
     }
 
     /// Creates a service over `store`, a store of ``recordSchema`` another service of
     /// the stack may share the file of. A configuration it cannot read is left out (the
     /// next replacement writes over it); an installation ID it cannot read or keep is a
     /// new one.
-    package convenience init(subscriptions: any SubscriptionService, store: RecordStore, configuration: PaywallServiceConfiguration) {
-        self.init(subscriptions: subscriptions, store: store, configuration: configuration, state: (try? Self.load(store, orEmpty: true)) ?? State())
+    package convenience init(
+        subscriptions: any SubscriptionService, store: RecordStore, context: TrainContext, configuration: PaywallServiceConfiguration
+    ) {
+        let context = configuration.legacy.applied(to: context)
+        let state = (try? Self.load(store, orEmpty: true, ids: context.ids)) ?? State(installID: context.ids.makeID().lowercased())
+        self.init(subscriptions: subscriptions, store: store, context: context, configuration: configuration, state: state)
     }
 
     /// The schema of the store a stack makes for a service.
     package static var recordSchema: StoreSchema { PaywallRecords.schema }
 
-    private init(subscriptions: any SubscriptionService, store: RecordStore, configuration: PaywallServiceConfiguration, state: State) {
+    private init(
+        subscriptions: any SubscriptionService, store: RecordStore, context: TrainContext, configuration: PaywallServiceConfiguration, state: State
+    ) {
         self.subscriptions = subscriptions
         self.store = store
+        self.context = context
         settings = configuration
         self.state = Locked(state)
     }
@@ -125,11 +159,11 @@ public final class LocalPaywallService: PaywallService {
     /// Reads this installation's ID, made the first time, and the configuration kept:
     /// one that cannot be read or does not hold together is an error, or with `orEmpty`
     /// none.
-    private static func load(_ store: RecordStore, orEmpty: Bool) throws -> State {
-        var state = State()
+    private static func load(_ store: RecordStore, orEmpty: Bool, ids: any IDGenerator) throws -> State {
+        var state = State(installID: "")
         state.installID = try store.write { records in
             if let id = try records.value(forKey: PaywallRecords.installKey, in: PaywallRecords.install) { return id }
-            let id = UUID().uuidString.lowercased()
+            let id = ids.makeID().lowercased()
             try records.put(id, forKey: PaywallRecords.installKey, in: PaywallRecords.install)
             return id
         }
@@ -326,7 +360,7 @@ public final class LocalPaywallService: PaywallService {
 
     /// Logs that `viewer` was shown `assignment` at `placement`, numbered after the last exposure.
     private func logExposure(_ assignment: PaywallAssignment, at placement: String, for viewer: Viewer) throws(SubscriptionError) {
-        let exposure = PaywallExposure(assignment: assignment, placement: placement, user: viewer.key, date: settings.clock.now)
+        let exposure = PaywallExposure(assignment: assignment, placement: placement, user: viewer.key, date: context.clock.now)
         do {
             try store.write { records in
                 let last = try records.lastKey(in: PaywallRecords.exposures).flatMap { UInt64($0) } ?? 0

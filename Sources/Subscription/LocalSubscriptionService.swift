@@ -1,6 +1,24 @@
 import Foundation
 import TrainCore
 
+/// What a ``LocalSubscriptionService`` is built with besides its store and context.
+public struct SubscriptionConfiguration: Sendable {
+    /// The signed-in app user's token, if any; nil by default.
+    public var appAccountToken: UUID?
+    /// Which app user has access to what the Apple ID owns: all of them, as StoreKit,
+    /// by default.
+    public var accessPolicy: SubscriptionAccessPolicy = .appleID
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - appAccountToken: The signed-in app user's token; none by default.
+    ///   - accessPolicy: Who has access; every app user of the Apple ID by default.
+    public init(appAccountToken: UUID? = nil, accessPolicy: SubscriptionAccessPolicy = .appleID) {
+        self.appAccountToken = appAccountToken
+        self.accessPolicy = accessPolicy
+    }
+}
+
 /// TrainKit's ``SubscriptionService``: the device side of StoreKit 2 — entitlement,
 /// delivery and finishing — on a ``SimulatedAppStore``. In memory or file-backed
 /// depends only on the store it is given.
@@ -18,12 +36,14 @@ import TrainCore
 ///
 /// ```swift
 /// let store = try SimulatedAppStore(storage: .file(directory.appendingPathComponent("train.sqlite")))
-/// let subscriptions = LocalSubscriptionService(store: store, appAccountToken: userToken)
+/// let subscriptions = LocalSubscriptionService(store: store, context: store.context)
 /// for await tier in subscriptions.tierChanges() { print("tier:", tier) }
 /// ```
 public final class LocalSubscriptionService: SubscriptionService {
     /// The store this service buys from.
     public let store: SimulatedAppStore
+    /// The device's clock and the IDs of purchase requests.
+    public let context: TrainContext
     /// Which app user has access to what the device's Apple ID owns.
     public let accessPolicy: SubscriptionAccessPolicy
 
@@ -87,19 +107,35 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// Creates the service.
     /// - Parameters:
     ///   - store: The App Store to buy from and read the ledger of.
-    ///   - appAccountToken: The signed-in app user, if any.
-    ///   - accessPolicy: Which app user has access to what the Apple ID owns: all of them,
-    ///     as StoreKit, by default.
-    public init(store: SimulatedAppStore, appAccountToken: UUID? = nil, accessPolicy: SubscriptionAccessPolicy = .appleID) {
+    ///   - context: The device's clock, which entitlements are checked against, and the
+    ///     IDs of purchase requests; the live ones by default. Give it the store's
+    ///     context (`store.context`) for a device whose clock is the store's.
+    ///   - configuration: The signed-in app user's token and who has access.
+    public init(store: SimulatedAppStore, context: TrainContext = .live, configuration: SubscriptionConfiguration = SubscriptionConfiguration()) {
         self.store = store
-        self.accessPolicy = accessPolicy
-        state = Locked(State(appAccountToken: appAccountToken, engine: EntitlementEngine(products: store.products)))
+        self.context = context
+        self.accessPolicy = configuration.accessPolicy
+        state = Locked(State(appAccountToken: configuration.appAccountToken, engine: EntitlementEngine(products: store.products)))
         tiers = Broadcast(initial: .free)
         // Listen first, then read the history under the lock: a change reported in
         // between is applied again afterwards, which is harmless.
         let id = store.addObserver { [weak self] events in self?.handle(events) }
         observation.withLock { $0 = id }
         rebuild()
+    }
+
+    /// Creates the service on the store's clock.
+    /// - Parameters:
+    ///   - store: The App Store to buy from and read the ledger of.
+    ///   - appAccountToken: The signed-in app user, if any.
+    ///   - accessPolicy: Which app user has access to what the Apple ID owns.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Use init(store:context:configuration:), with the store's context for the store's clock.")
+    public convenience init(store: SimulatedAppStore, appAccountToken: UUID? = nil, accessPolicy: SubscriptionAccessPolicy = .appleID) {
+        var configuration = SubscriptionConfiguration()
+        configuration.appAccountToken = appAccountToken
+        configuration.accessPolicy = accessPolicy
+        self.init(store: store, context: store.context, configuration: configuration)
     }
 
     deinit {
@@ -110,7 +146,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     public var currentTier: SubscriptionTier {
         store.refreshFromStorage()
-        let now = store.clock.now
+        let now = context.clock.now
         guard store.isDue(at: now) else { return state.withLock { $0.engine.tier(at: now) } }
         // A renewal or grace period is due and the store has not recorded it yet:
         // answer as if it had, without writing or keeping anything.
@@ -165,12 +201,13 @@ public final class LocalSubscriptionService: SubscriptionService {
         let delay = store.purchaseSheetDelay
         if delay > .zero {
             do {
-                try await store.clock.sleep(for: delay)
+                try await context.clock.sleep(for: delay)
             } catch {
                 return .userCancelled
             }
         }
         guard !Task.isCancelled else { return .userCancelled }
+        let ids = context.ids
         let request = try state.withLock { state throws(SubscriptionError) -> String in
             // Read again after the sheet: the app user may have changed meanwhile.
             guard state.appAccountToken == token else {
@@ -178,7 +215,7 @@ public final class LocalSubscriptionService: SubscriptionService {
                     .notYourTransaction, detail: "Another app user signed in while the purchase sheet was up; nothing was bought.")
             }
             state.requests += 1
-            return "request-\(state.requests)-\(UUID().uuidString.prefix(8))"
+            return "request-\(state.requests)-\(ids.makeID())"
         }
         // The store reports the new transaction through `handle` before it returns.
         return try store.purchase(
@@ -239,7 +276,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     public func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
         let (viewer, engine) = state.withLock { (audience($0), $0.engine) }
         store.settle()
-        let now = store.clock.now
+        let now = context.clock.now
         let history = store.history(for: viewer)
         // The latest of each non-renewing product, verified and not: a later unverified
         // purchase must not hide the verified one that grants the tier.
@@ -323,7 +360,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// Applies one change's events, then publishes the tier once.
     private func handle(_ events: [SimulatedAppStore.Event]) {
-        let now = store.clock.now
+        let now = context.clock.now
         let reloaded = events.contains { if case .reloaded = $0 { true } else { false } }
         if reloaded { rebuild() }
         state.withLock { state in
@@ -366,7 +403,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// store reports meanwhile can be overwritten by an older reading; the store is only
     /// read here, and it never calls back while it is being read.
     private func rebuild(switchingTo newUser: UUID?? = .none) {
-        let now = store.clock.now
+        let now = context.clock.now
         state.withLock { state in
             if let newUser { state.appAccountToken = newUser }
             var engine = EntitlementEngine(products: store.products)

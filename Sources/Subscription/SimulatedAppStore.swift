@@ -1,6 +1,18 @@
 import Foundation
 import TrainCore
 
+/// What a ``SimulatedAppStore`` sells, besides its context.
+public struct AppStoreConfiguration: Sendable {
+    /// The products on sale; ``AppStoreProduct/standard`` by default.
+    public var products: [AppStoreProduct] = AppStoreProduct.standard
+
+    /// Creates a configuration.
+    /// - Parameter products: The products on sale; the standard ones by default.
+    public init(products: [AppStoreProduct] = AppStoreProduct.standard) {
+        self.products = products
+    }
+}
+
 /// The App Store's side of subscriptions, simulated: a ledger of transactions and
 /// subscriptions per instance, driven by the injected clock, with the controls of
 /// StoreKitTest's `SKTestSession`.
@@ -14,7 +26,7 @@ import TrainCore
 /// bounded time.
 ///
 /// ```swift
-/// let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: clock)
+/// let store = SimulatedAppStore(context: TrainContext(clock: clock))
 /// let subscriptions = LocalSubscriptionService(store: store)
 /// await subscriptions.setAppAccountToken(userToken)
 /// _ = try await subscriptions.purchase("com.train.pro.monthly")
@@ -240,7 +252,9 @@ public final class SimulatedAppStore: Sendable {
 
     /// The products on sale.
     public let products: [AppStoreProduct]
-    let clock: any DateClock
+    /// The clock that dates transactions and drives renewals.
+    public let context: TrainContext
+    var clock: any DateClock { context.clock }
     let ledger: RecordStore
     let state: Locked<State>
     /// Called outside the state lock with the events of each change, in order; the service keeps its entitlements current through them.
@@ -260,24 +274,23 @@ public final class SimulatedAppStore: Sendable {
     /// Creates a store whose ledger lives in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
     /// - Parameters:
-    ///   - products: The products on sale.
-    ///   - clock: The clock that dates transactions and drives renewals.
-    public convenience init(products: [AppStoreProduct] = AppStoreProduct.standard, clock: any DateClock = SystemClock()) {
+    ///   - context: The clock that dates transactions and drives renewals; the live one by default.
+    ///   - configuration: The products on sale.
+    public convenience init(context: TrainContext = .live, configuration: AppStoreConfiguration = AppStoreConfiguration()) {
         let ledger = RecordStore.inMemoryOrFailing(StoreLedger.schema)
-        self.init(products: products, clock: clock, ledger: ledger, state: (try? ledger.read(Self.load)) ?? State())
+        self.init(products: configuration.products, context: context, ledger: ledger, state: (try? ledger.read(Self.load)) ?? State())
     }
 
     /// Creates a store whose ledger lives in `storage`; from a file, the ledger
     /// survives relaunches.
     /// - Parameters:
     ///   - storage: In memory, or a file (other services may share it) with its options.
-    ///   - products: The products on sale.
-    ///   - clock: The clock that dates transactions and drives renewals.
+    ///   - context: The clock that dates transactions and drives renewals; the live one by default.
+    ///   - configuration: The products on sale.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable``, naming the file, if the
     ///   ledger cannot be opened or a record cannot be read.
     public convenience init(
-        storage: StorageLocation, products: [AppStoreProduct] = AppStoreProduct.standard,
-        clock: any DateClock = SystemClock()
+        storage: StorageLocation, context: TrainContext = .live, configuration: AppStoreConfiguration = AppStoreConfiguration()
     ) throws(SubscriptionError) {
         do {
             let ledger = try RecordStore(storage, schema: StoreLedger.schema)
@@ -286,15 +299,39 @@ public final class SimulatedAppStore: Sendable {
                 try ledger.write(Self.numberEarlierRequests)
                 state = try ledger.read(Self.load)
             }
-            self.init(products: products, clock: clock, ledger: ledger, state: state)
+            self.init(products: configuration.products, context: context, ledger: ledger, state: state)
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be read: \(error)")
         }
     }
 
-    private init(products: [AppStoreProduct], clock: any DateClock, ledger: RecordStore, state: State) {
+    /// Creates a store whose ledger lives in memory.
+    /// - Parameters:
+    ///   - products: The products on sale.
+    ///   - clock: The clock that dates transactions and drives renewals.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Use init(context:configuration:); the clock comes in the context, the products in the configuration.")
+    public convenience init(products: [AppStoreProduct] = AppStoreProduct.standard, clock: any DateClock = SystemClock()) {
+        self.init(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
+    }
+
+    /// Creates a store whose ledger lives in `storage`.
+    /// - Parameters:
+    ///   - storage: In memory, or a file with its options.
+    ///   - products: The products on sale.
+    ///   - clock: The clock that dates transactions and drives renewals.
+    /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if the ledger cannot be read.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Use init(storage:context:configuration:); the clock comes in the context, the products in the configuration.")
+    public convenience init(
+        storage: StorageLocation, products: [AppStoreProduct] = AppStoreProduct.standard, clock: any DateClock = SystemClock()
+    ) throws(SubscriptionError) {
+        try self.init(storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
+    }
+
+    private init(products: [AppStoreProduct], context: TrainContext, ledger: RecordStore, state: State) {
         self.products = products
-        self.clock = clock
+        self.context = context
         self.ledger = ledger
         var state = state
         state.passEnds = Self.passEnds(of: state.entries.values, products: products)
@@ -305,7 +342,7 @@ public final class SimulatedAppStore: Sendable {
         }
         self.state = Locked(state)
         defaultAppTransaction = AppTransactionInfo(
-            bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: clock.now)
+            bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: context.clock.now)
         app = Locked(defaultAppTransaction)
         settle()
     }

@@ -11,7 +11,7 @@ import Foundation
 ///     storeKitConfiguration: try Data(contentsOf: url),
 ///     tiers: ["com.train.pro.weekly": .pro, "com.train.lifetime": .premium],
 ///     nonRenewingDurations: ["com.train.summer.pass": .threeMonths])
-/// let store = SimulatedAppStore(products: catalog.products, clock: clock)
+/// let store = SimulatedAppStore(configuration: AppStoreConfiguration(products: catalog.products))
 /// ```
 public struct StoreCatalog: Hashable, Sendable {
     /// The products, in the order given.

@@ -1,33 +1,47 @@
 import Foundation
 import TrainCore
 
-/// When a ``BackgroundSyncManager`` syncs, and how it backs off.
-public struct BackgroundSyncPolicy: Sendable {
-    /// The time between syncs while all is well.
-    public var interval: Duration
+/// When a ``BackgroundSyncManager`` syncs, and how it backs off, each with a default:
+///
+/// ```swift
+/// var configuration = BackgroundSyncConfiguration()
+/// configuration.interval = .seconds(60)
+/// ```
+public struct BackgroundSyncConfiguration: Sendable {
+    /// The time between syncs while all is well; 300 seconds.
+    public var interval: Duration = .seconds(300)
     /// How long ``BackgroundSyncManager/requestSync()`` waits for more requests
-    /// before it syncs, so a burst of edits makes one sync.
-    public var debounce: Duration
-    /// The first retry's longest wait after a failure; each further failure doubles it.
-    public var retryBase: Duration
-    /// The longest wait before a retry.
-    public var retryCap: Duration
+    /// before it syncs, so a burst of edits makes one sync; 1 second.
+    public var debounce: Duration = .seconds(1)
+    /// The first retry's longest wait after a failure, 2 seconds; each further failure doubles it.
+    public var retryBase: Duration = .seconds(2)
+    /// The longest wait before a retry; 300 seconds.
+    public var retryCap: Duration = .seconds(300)
+    /// A random number in 0..<1 for each backoff's full jitter; uniform by default.
+    public var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
-    /// Creates a policy.
+    /// Creates a configuration; `BackgroundSyncConfiguration()` has every default.
     /// - Parameters:
     ///   - interval: 300 seconds.
     ///   - debounce: 1 second.
     ///   - retryBase: 2 seconds.
     ///   - retryCap: 300 seconds.
+    ///   - jitter: Uniform in 0..<1.
     public init(
-        interval: Duration = .seconds(300), debounce: Duration = .seconds(1), retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300)
+        interval: Duration = .seconds(300), debounce: Duration = .seconds(1), retryBase: Duration = .seconds(2), retryCap: Duration = .seconds(300),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.interval = interval
         self.debounce = debounce
         self.retryBase = retryBase
         self.retryCap = retryCap
+        self.jitter = jitter
     }
 }
+
+/// When a ``BackgroundSyncManager`` syncs: the name ``BackgroundSyncConfiguration`` had.
+@available(*, deprecated, renamed: "BackgroundSyncConfiguration")
+public typealias BackgroundSyncPolicy = BackgroundSyncConfiguration
 
 /// What a ``BackgroundSyncManager`` is doing.
 public enum BackgroundSyncStatus: Hashable, Sendable {
@@ -82,50 +96,88 @@ public final class BackgroundSyncManager: Sendable {
         var isWoken = false
     }
 
-    /// Times and backoff.
-    public let policy: BackgroundSyncPolicy
     /// The clock every wait is on.
-    public let clock: any DateClock
+    public let context: TrainContext
+    /// Times, backoff and jitter.
+    public let configuration: BackgroundSyncConfiguration
     private let perform: @Sendable () async throws -> SyncReport
     private let triggers: (@Sendable () -> AsyncStream<SyncTrigger>)?
-    private let jitter: @Sendable () -> Double
     private let state = Locked(State())
     private let statuses = Broadcast<BackgroundSyncStatus>(initial: .stopped(lastSyncedAt: nil))
-
-    /// Creates a manager that runs `sync`.
-    /// - Parameters:
-    ///   - policy: Times and backoff.
-    ///   - clock: The clock; the system's by default.
-    ///   - jitter: A random number in 0..<1 for each backoff; uniform by default.
-    ///   - triggers: Makes the stream of reasons to sync the manager follows while
-    ///     started: an edit syncs after the debounce, a remote change at once. None by default.
-    ///   - sync: One sync, such as `{ try await engine.sync() }`.
-    public init(
-        policy: BackgroundSyncPolicy = BackgroundSyncPolicy(), clock: any DateClock = SystemClock(),
-        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        triggers: (@Sendable () -> AsyncStream<SyncTrigger>)? = nil, sync: @escaping @Sendable () async throws -> SyncReport
-    ) {
-        self.policy = policy
-        self.clock = clock
-        self.jitter = jitter
-        self.triggers = triggers
-        self.perform = sync
-    }
 
     /// Creates a manager for a plan sync service, which follows the service's
     /// ``PlanSyncing/syncTriggers()``: each edit saved syncs after the debounce,
     /// each change the remote signals from another device at once, with no call by the app.
     /// - Parameters:
     ///   - service: The service to keep in step.
+    ///   - context: The clock every wait is on; the live one by default.
+    ///   - configuration: Times, backoff and jitter.
+    public convenience init(
+        service: any PlanSyncService, context: TrainContext = .live, configuration: BackgroundSyncConfiguration = BackgroundSyncConfiguration()
+    ) {
+        self.init(triggers: { service.syncTriggers() }, sync: { try await service.sync() }, context: context, configuration: configuration)
+    }
+
+    /// Creates a manager that runs `sync`.
+    /// - Parameters:
+    ///   - triggers: Makes the stream of reasons to sync the manager follows while
+    ///     started: an edit syncs after the debounce, a remote change at once. None by default.
+    ///   - sync: One sync, such as `{ try await engine.sync() }`.
+    ///   - context: The clock every wait is on; the live one by default.
+    ///   - configuration: Times, backoff and jitter.
+    public init(
+        triggers: (@Sendable () -> AsyncStream<SyncTrigger>)? = nil, sync: @escaping @Sendable () async throws -> SyncReport,
+        context: TrainContext = .live, configuration: BackgroundSyncConfiguration = BackgroundSyncConfiguration()
+    ) {
+        self.context = context
+        self.configuration = configuration
+        self.triggers = triggers
+        self.perform = sync
+    }
+
+    /// Creates a manager that runs `sync`.
+    /// - Parameters:
     ///   - policy: Times and backoff.
     ///   - clock: The clock; the system's by default.
     ///   - jitter: A random number in 0..<1 for each backoff; uniform by default.
+    ///   - triggers: Makes the stream of reasons to sync the manager follows while started.
+    ///   - sync: One sync.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Use init(triggers:sync:context:configuration:); the jitter is in the configuration.")
     public convenience init(
-        service: any PlanSyncService, policy: BackgroundSyncPolicy = BackgroundSyncPolicy(), clock: any DateClock = SystemClock(),
+        policy: BackgroundSyncConfiguration = BackgroundSyncConfiguration(), clock: any DateClock = SystemClock(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        triggers: (@Sendable () -> AsyncStream<SyncTrigger>)? = nil, sync: @escaping @Sendable () async throws -> SyncReport
+    ) {
+        var configuration = policy
+        configuration.jitter = jitter
+        self.init(triggers: triggers, sync: sync, context: TrainContext(clock: clock), configuration: configuration)
+    }
+
+    /// Creates a manager for a plan sync service.
+    /// - Parameters:
+    ///   - service: The service to keep in step.
+    ///   - policy: Times and backoff.
+    ///   - clock: The clock; the system's by default.
+    ///   - jitter: A random number in 0..<1 for each backoff; uniform by default.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Use init(service:context:configuration:); the jitter is in the configuration.")
+    public convenience init(
+        service: any PlanSyncService, policy: BackgroundSyncConfiguration = BackgroundSyncConfiguration(), clock: any DateClock = SystemClock(),
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
-        self.init(policy: policy, clock: clock, jitter: jitter, triggers: { service.syncTriggers() }, sync: { try await service.sync() })
+        var configuration = policy
+        configuration.jitter = jitter
+        self.init(service: service, context: TrainContext(clock: clock), configuration: configuration)
     }
+
+    /// Times and backoff: the configuration.
+    @available(*, deprecated, renamed: "configuration")
+    public var policy: BackgroundSyncConfiguration { configuration }
+
+    /// The clock every wait is on: the context's.
+    @available(*, deprecated, message: "Read context.clock.")
+    public var clock: any DateClock { context.clock }
 
     /// What the manager is doing now.
     public var status: BackgroundSyncStatus { statuses.value }
@@ -150,7 +202,7 @@ public final class BackgroundSyncManager: Sendable {
                     }
                 }
             }
-            state.requestedAt = clock.elapsed
+            state.requestedAt = context.clock.elapsed
             state.failures = 0
             state.retryAt = nil
             state.status = .idle(lastSyncedAt: state.lastSyncedAt)
@@ -165,13 +217,13 @@ public final class BackgroundSyncManager: Sendable {
 
     /// Asks for a sync soon: after the debounce interval with no further request.
     public func requestSync() {
-        let due = clock.elapsed + policy.debounce
+        let due = context.clock.elapsed + configuration.debounce
         wake { $0.requestedAt = due }
     }
 
     /// Asks for a sync now; if one is running, another follows it.
     public func syncNow() {
-        let now = clock.elapsed
+        let now = context.clock.elapsed
         wake { $0.requestedAt = now }
     }
 
@@ -208,7 +260,7 @@ public final class BackgroundSyncManager: Sendable {
                 state.isWoken = false
                 return [state.retryAt ?? state.periodicAt, state.requestedAt].compactMap { $0 }.min()
             }
-            let clock = clock
+            let clock = context.clock
             // With nothing planned, the wait lasts until a request cancels it.
             let wake = deadline ?? clock.elapsed + .seconds(Int64(1) << 40)
             let sleeper = Task { try await clock.sleep(untilElapsed: wake) }
@@ -219,7 +271,7 @@ public final class BackgroundSyncManager: Sendable {
             if woken { sleeper.cancel() }
             _ = try? await sleeper.value
             guard !Task.isCancelled else { return }
-            let now = clock.elapsed
+            let now = context.clock.elapsed
             let isDue = state.withLock { state in
                 state.sleeper = nil
                 return [state.requestedAt, state.retryAt ?? state.periodicAt].contains { $0.map { $0 <= now } ?? false }
@@ -250,15 +302,15 @@ public final class BackgroundSyncManager: Sendable {
         } catch {
             failure = SyncError(.remoteUnavailable, detail: "\(error)")
         }
-        let (date, end) = (clock.now, clock.elapsed)
+        let (date, end) = (context.clock.now, context.clock.elapsed)
         let isStopped = Task.isCancelled
         update { state in
             guard !isStopped else { return }
             if let failure {
                 state.failures += 1
                 let exponent = min(state.failures - 1, 40)
-                let ceiling = min(policy.retryCap.timeInterval, policy.retryBase.timeInterval * pow(2, Double(exponent)))
-                let wait = ceiling * min(max(jitter(), 0), 1)
+                let ceiling = min(configuration.retryCap.timeInterval, configuration.retryBase.timeInterval * pow(2, Double(exponent)))
+                let wait = ceiling * min(max(configuration.jitter(), 0), 1)
                 state.retryAt = end + .seconds(wait)
                 state.status = .failed(
                     failure, attempt: state.failures, nextRetryAt: date.addingTimeInterval(wait), lastSyncedAt: state.lastSyncedAt)
@@ -266,7 +318,7 @@ public final class BackgroundSyncManager: Sendable {
                 state.failures = 0
                 state.retryAt = nil
                 state.lastSyncedAt = date
-                state.periodicAt = end + policy.interval
+                state.periodicAt = end + configuration.interval
                 state.status = .idle(lastSyncedAt: date)
             }
         }

@@ -15,7 +15,7 @@ struct ChangeListeners: Sendable {
 extension LocalRemotePlanStore {
     /// Signals each commit to `scope` through this store, with the replica that wrote;
     /// in a file, also each commit through another instance on the file — another
-    /// process's — found within ``RemotePolicy/changePollInterval`` on the policy's
+    /// process's — found within ``RemoteConfiguration/changePollInterval`` on the remote's
     /// clock, without the writer.
     /// - Parameter scope: The user and collection to follow.
     /// - Returns: A stream that ends when the consumer stops.
@@ -70,7 +70,7 @@ extension LocalRemotePlanStore {
         var seen = count
         while !Task.isCancelled {
             do {
-                try await policy.clock.sleep(for: policy.changePollInterval)
+                try await context.clock.sleep(for: configuration.changePollInterval)
             } catch {
                 return
             }

@@ -1,41 +1,49 @@
 import Foundation
 import TrainCore
 
-/// The limits and clock of a ``LocalRemotePlanStore``.
-public struct RemotePolicy: Sendable {
-    /// The most writes in one batch; Firestore's batched writes allow 500.
-    public var maximumBatchCount: Int
-    /// The most document bytes in one batch.
-    public var maximumBatchBytes: Int
-    /// The largest document accepted; a larger one is rejected for good.
-    public var maximumDocumentBytes: Int
-    /// How long a deletion is kept in the change feed. A device whose cursor is older
-    /// reads a snapshot instead, so it cannot bring a deleted record back.
-    public var tombstoneRetention: Duration
-    /// The remote's clock: deletion times and the time in every answer.
-    public var clock: any DateClock
+/// The limits of a ``LocalRemotePlanStore`` and who may write, besides its context.
+/// Each part has a default:
+///
+/// ```swift
+/// var configuration = RemoteConfiguration()
+/// configuration.maximumDocumentBytes = 64 << 10
+/// ```
+public struct RemoteConfiguration: Sendable {
+    /// The most writes in one batch; 500, as Firestore's batched writes allow.
+    public var maximumBatchCount = 500
+    /// The most document bytes in one batch; 10 MiB.
+    public var maximumBatchBytes = 10 << 20
+    /// The largest document accepted, 1 MiB; a larger one is rejected for good.
+    public var maximumDocumentBytes = 1 << 20
+    /// How long a deletion is kept in the change feed, 30 days. A device whose cursor
+    /// is older reads a snapshot instead, so it cannot bring a deleted record back.
+    public var tombstoneRetention: Duration = .seconds(30 * 86_400)
     /// How often a remote in a file looks for commits made through another instance
-    /// on the file, such as another process's, while a device follows its signals.
-    public var changePollInterval: Duration
+    /// on the file, such as another process's, while a device follows its signals;
+    /// 1 second, at least 1 millisecond.
+    public var changePollInterval: Duration = .seconds(1) {
+        didSet { changePollInterval = max(changePollInterval, .milliseconds(1)) }
+    }
     /// Whether a user may still write, asked inside each write's transaction: a backend
     /// refuses the writes of an account that is being deleted or is gone, as its rules
     /// refuse a revoked token, so an upload that raced the deletion never outlives its
     /// purge. Everyone may by default; a `TrainServices` world refuses a user whose
     /// deletion was asked for, and one whose account is gone.
-    public var acceptsWrites: @Sendable (_ userID: String) -> Bool
+    public var acceptsWrites: @Sendable (_ userID: String) -> Bool = { _ in true }
+    /// The clock given to the deprecated initializer, which overrides the context's.
+    package var legacy = LegacyContext()
 
-    /// Creates a policy.
+    /// Creates a configuration; `RemoteConfiguration()` has every default.
     /// - Parameters:
     ///   - maximumBatchCount: 500 writes.
     ///   - maximumBatchBytes: 10 MiB.
     ///   - maximumDocumentBytes: 1 MiB.
     ///   - tombstoneRetention: 30 days.
-    ///   - clock: The system clock.
     ///   - changePollInterval: 1 second.
     ///   - acceptsWrites: Every user's writes are accepted.
     public init(
         maximumBatchCount: Int = 500, maximumBatchBytes: Int = 10 << 20, maximumDocumentBytes: Int = 1 << 20,
-        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: any DateClock = SystemClock(), changePollInterval: Duration = .seconds(1),
+        tombstoneRetention: Duration = .seconds(30 * 86_400), changePollInterval: Duration = .seconds(1),
         acceptsWrites: @escaping @Sendable (_ userID: String) -> Bool = { _ in true }
     ) {
         self.acceptsWrites = acceptsWrites
@@ -43,10 +51,42 @@ public struct RemotePolicy: Sendable {
         self.maximumBatchBytes = maximumBatchBytes
         self.maximumDocumentBytes = maximumDocumentBytes
         self.tombstoneRetention = tombstoneRetention
-        self.clock = clock
         self.changePollInterval = max(changePollInterval, .milliseconds(1))
     }
+
+    /// Creates a configuration with a clock of its own.
+    /// - Parameters:
+    ///   - maximumBatchCount: 500 writes.
+    ///   - maximumBatchBytes: 10 MiB.
+    ///   - maximumDocumentBytes: 1 MiB.
+    ///   - tombstoneRetention: 30 days.
+    ///   - clock: The remote's clock, in place of the context's.
+    ///   - changePollInterval: 1 second.
+    ///   - acceptsWrites: Every user's writes are accepted.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Pass the clock in the remote's context.")
+    public init(
+        maximumBatchCount: Int = 500, maximumBatchBytes: Int = 10 << 20, maximumDocumentBytes: Int = 1 << 20,
+        tombstoneRetention: Duration = .seconds(30 * 86_400), clock: (any DateClock)? = nil, changePollInterval: Duration = .seconds(1),
+        acceptsWrites: @escaping @Sendable (_ userID: String) -> Bool = { _ in true }
+    ) {
+        self.init(
+            maximumBatchCount: maximumBatchCount, maximumBatchBytes: maximumBatchBytes, maximumDocumentBytes: maximumDocumentBytes,
+            tombstoneRetention: tombstoneRetention, changePollInterval: changePollInterval, acceptsWrites: acceptsWrites)
+        self.legacy = LegacyContext(clock: clock)
+    }
+
+    /// The clock given to the deprecated initializer, or the system's.
+    @available(*, deprecated, message: "Pass the clock in the remote's context.")
+    public var clock: any DateClock {
+        get { legacy.clock ?? SystemClock() }
+        set { legacy.clock = newValue }
+    }
 }
+
+/// The limits of a ``LocalRemotePlanStore``: the name ``RemoteConfiguration`` had.
+@available(*, deprecated, renamed: "RemoteConfiguration")
+public typealias RemotePolicy = RemoteConfiguration
 
 /// TrainKit's ``RemotePlanStore``: the server side of sync in memory or in a file,
 /// with the same logic. Devices in a test or a prototype sync through one of these;
@@ -62,17 +102,41 @@ public struct RemotePolicy: Sendable {
 /// let phone = LocalPlanSyncService(auth: auth, remote: remote)
 /// ```
 public final class LocalRemotePlanStore: RemotePlanStore {
-    /// Limits, retention and clock.
-    public let policy: RemotePolicy
+    /// The remote's clock: deletion times and the time in every answer.
+    public let context: TrainContext
+    /// Limits, retention and who may write.
+    public let configuration: RemoteConfiguration
     let store: RecordStore
     /// The devices following each scope's commits.
     let listeners = Locked(ChangeListeners())
 
     /// Creates a remote that keeps its data in memory.
-    /// - Parameter policy: Limits, retention and clock.
-    public init(policy: RemotePolicy = RemotePolicy()) {
-        self.policy = policy
+    /// - Parameters:
+    ///   - context: The remote's clock; the live one by default.
+    ///   - configuration: Limits, retention and who may write.
+    public init(context: TrainContext = .live, configuration: RemoteConfiguration = RemoteConfiguration()) {
+        self.context = configuration.legacy.applied(to: context)
+        self.configuration = configuration
         self.store = .inMemoryOrFailing(RemoteRecords.schema)
+    }
+
+    /// Creates a remote whose data lives in `storage`.
+    /// - Parameters:
+    ///   - storage: In memory, or a file with its options.
+    ///   - context: The remote's clock; the live one by default.
+    ///   - configuration: Limits, retention and who may write.
+    /// - Throws: `CoreError` naming the file if it cannot be opened.
+    public init(storage: StorageLocation, context: TrainContext = .live, configuration: RemoteConfiguration = RemoteConfiguration()) throws {
+        self.context = configuration.legacy.applied(to: context)
+        self.configuration = configuration
+        self.store = try RecordStore(storage, schema: RemoteRecords.schema)
+    }
+
+    /// Creates a remote that keeps its data in memory.
+    /// - Parameter policy: Limits, retention and clock.
+    @available(*, deprecated, renamed: "init(context:configuration:)")
+    public convenience init(policy: RemoteConfiguration) {
+        self.init(configuration: policy)
     }
 
     /// Creates a remote whose data lives in `storage`.
@@ -80,17 +144,21 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     ///   - storage: In memory, or a file with its options.
     ///   - policy: Limits, retention and clock.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
-    public init(storage: StorageLocation, policy: RemotePolicy = RemotePolicy()) throws {
-        self.policy = policy
-        self.store = try RecordStore(storage, schema: RemoteRecords.schema)
+    @available(*, deprecated, renamed: "init(storage:context:configuration:)")
+    public convenience init(storage: StorageLocation, policy: RemoteConfiguration) throws {
+        try self.init(storage: storage, configuration: policy)
     }
+
+    /// Limits, retention and clock: the configuration.
+    @available(*, deprecated, renamed: "configuration")
+    public var policy: RemoteConfiguration { configuration }
 
     public func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws(RemoteStoreError) -> RemoteWriteResponse {
         try writeNow(mutations, in: scope)
     }
 
-    /// The policy's ``RemotePolicy/maximumDocumentBytes``.
-    public var maximumDocumentBytes: Int { policy.maximumDocumentBytes }
+    /// The configuration's ``RemoteConfiguration/maximumDocumentBytes``.
+    public var maximumDocumentBytes: Int { configuration.maximumDocumentBytes }
 
     public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws(RemoteStoreError) -> RemotePage {
         try changesNow(in: scope, after: cursor, limit: limit)
@@ -138,20 +206,20 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     /// ``write(_:in:)``, without suspending: for a fake that runs it inside its own call.
     package func writeNow(_ mutations: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) -> RemoteWriteResponse {
         try Self.check(scope)
-        guard mutations.count <= policy.maximumBatchCount,
-            mutations.reduce(0, { $0 + $1.document.count }) <= policy.maximumBatchBytes
+        guard mutations.count <= configuration.maximumBatchCount,
+            mutations.reduce(0, { $0 + $1.document.count }) <= configuration.maximumBatchBytes
         else {
             throw RemoteStoreError(
-                .tooLarge, detail: "A batch holds at most \(policy.maximumBatchCount) writes and \(policy.maximumBatchBytes) bytes.")
+                .tooLarge, detail: "A batch holds at most \(configuration.maximumBatchCount) writes and \(configuration.maximumBatchBytes) bytes.")
         }
         guard Set(mutations.map(\.recordID)).count == mutations.count else {
             throw RemoteStoreError(.invalidRequest, detail: "A batch writes each record once.")
         }
-        let now = policy.clock.now
+        let now = context.clock.now
         let (results, head) = try transaction { records in
             // Asked here, inside the transaction an erase also takes: a write either lands
             // before the purge's erase, which removes it, or sees the deletion and is refused.
-            guard policy.acceptsWrites(scope.userID) else {
+            guard configuration.acceptsWrites(scope.userID) else {
                 throw RemoteStoreError(.accountClosed, detail: "'\(scope.userID)' may not write: the account is being deleted or is gone.")
             }
             var head = try purge(scope, at: now, in: records)
@@ -171,7 +239,7 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     package func changesNow(in scope: RemoteScope, after cursor: UInt64, limit: Int) throws(RemoteStoreError) -> RemotePage {
         try Self.check(scope)
         guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
-        let now = policy.clock.now
+        let now = context.clock.now
         let head = try transaction { records in try purge(scope, at: now, in: records) }
         // A device at cursor 0 may hold records from its own uploads: once deletions
         // have been purged, it too reads a snapshot.
@@ -200,7 +268,7 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     package func snapshotNow(in scope: RemoteScope, after recordID: UUID?, limit: Int) throws(RemoteStoreError) -> RemotePage {
         try Self.check(scope)
         guard limit >= 1 else { throw RemoteStoreError(.invalidRequest, detail: "A page holds 1 or more records, not \(limit).") }
-        let now = policy.clock.now
+        let now = context.clock.now
         return try read { records in
             var range = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
             if let recordID { range = range.after(try RemoteRecords.recordKey(scope, recordID)) }
@@ -230,8 +298,9 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         _ mutation: RemoteMutation, in scope: RemoteScope, head: inout RemoteRecords.Head, at now: Date, records: RecordWriter
     ) throws -> RemoteWriteResult {
         let replica = mutation.id.replicaID
-        guard !replica.isEmpty, replica.utf8.count <= 128, mutation.document.count <= policy.maximumDocumentBytes else {
-            return .rejected(reason: "A write needs a replica ID of 1 to 128 bytes and a document of at most \(policy.maximumDocumentBytes) bytes.")
+        guard !replica.isEmpty, replica.utf8.count <= 128, mutation.document.count <= configuration.maximumDocumentBytes else {
+            return .rejected(
+                reason: "A write needs a replica ID of 1 to 128 bytes and a document of at most \(configuration.maximumDocumentBytes) bytes.")
         }
         let applied = try RemoteRecords.key([.string(scope.collection), .string(scope.userID), .string(replica), .uint(mutation.id.sequence)])
         let digest = try SyncDocument.digest(mutation.document)
@@ -271,7 +340,7 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     private func purge(_ scope: RemoteScope, at now: Date, in records: RecordWriter) throws -> RemoteRecords.Head {
         let headKey = try RemoteRecords.key([.string(scope.collection), .string(scope.userID)])
         var head = try records.value(forKey: headKey, in: RemoteRecords.heads) ?? RemoteRecords.Head()
-        let retention = TimeInterval(policy.tombstoneRetention.components.seconds)
+        let retention = TimeInterval(configuration.tombstoneRetention.components.seconds)
         let cutoff = now.addingTimeInterval(-retention)
         let scopeRange = try RemoteRecords.range([.string(scope.collection), .string(scope.userID)])
         let expired = KeyRange(

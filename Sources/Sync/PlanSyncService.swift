@@ -168,7 +168,7 @@ extension SyncEngine: PlanEditing where Record == TrainingPlan {
     /// `plan` with `lastModified` set to now, to the millisecond.
     private func stamped(_ plan: TrainingPlan) -> TrainingPlan {
         var plan = plan
-        plan.lastModified = Date(timeIntervalSince1970: (configuration.clock.now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        plan.lastModified = Date(timeIntervalSince1970: (context.clock.now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         return plan
     }
 }

@@ -55,60 +55,105 @@ public enum DeleteConflictPolicy: String, Codable, Hashable, Sendable, CaseItera
     case editWins
 }
 
-/// Everything a ``SyncEngine`` is built from.
+/// Everything a ``SyncEngine`` is built from besides its context: how conflicts are
+/// resolved, batch and page sizes, and the limits a remote cannot push past, each with
+/// a default:
+///
+/// ```swift
+/// var configuration = SyncConfiguration<TrainingPlan>()
+/// configuration.conflictPolicy = .editWins
+/// ```
 public struct SyncConfiguration<Record: Syncable>: Sendable {
-    /// The device clock; corrected to the remote's clock for conflict order.
-    public var clock: any DateClock
-    /// Makes this device's replica ID the first time the store is used.
-    public var ids: any IDGenerator
-    /// How edit conflicts are resolved.
-    public var conflictPolicy: ConflictPolicy<Record>
-    /// How a deletion against an edit is resolved.
-    public var deletePolicy: DeleteConflictPolicy
-    /// The most records sent in one upload; halved while the remote answers "too large".
-    public var batchSize: Int
-    /// The most records read in one download call.
-    public var pageSize: Int
-    /// The most calls one sync makes to the remote. A sync that reaches it stops with
-    /// ``TrainCore/TrainErrorCode/tooManyRemoteCalls``, keeping what it finished, so a remote
-    /// that never stops answering cannot hold it; the next sync goes on from there.
-    public var maximumRemoteCalls: Int
+    /// How edit conflicts are resolved; ``ConflictPolicy/fieldMerge`` by default.
+    public var conflictPolicy: ConflictPolicy<Record> = .fieldMerge
+    /// How a deletion against an edit is resolved; ``DeleteConflictPolicy/deleteWins`` by default.
+    public var deletePolicy: DeleteConflictPolicy = .deleteWins
+    /// The most records sent in one upload, halved while the remote answers "too
+    /// large"; 500 by default, at least 1.
+    public var batchSize = 500 {
+        didSet { batchSize = max(1, batchSize) }
+    }
+    /// The most records read in one download call; 500 by default, at least 1.
+    public var pageSize = 500 {
+        didSet { pageSize = max(1, pageSize) }
+    }
+    /// The most calls one sync makes to the remote; 1,000 by default (half a million
+    /// records in pages of 500), at least 1. A sync that reaches it stops with
+    /// ``TrainCore/TrainErrorCode/tooManyRemoteCalls``, keeping what it finished, so a
+    /// remote that never stops answering cannot hold it; the next sync goes on from there.
+    public var maximumRemoteCalls = 1_000 {
+        didSet { maximumRemoteCalls = max(1, maximumRemoteCalls) }
+    }
     /// How far the remote's clock may be from this device's for the sync to take its
-    /// time. A device clock is often minutes off and sometimes hours (a time zone set
-    /// by hand); within this drift the device corrects its edits' times to the
-    /// remote's. A reading beyond it is not used and is counted in
-    /// ``SyncReport/ignoredClockReadings``, so a remote that lies about the time moves
-    /// this device's edits at most this far ahead. A device whose own clock is further
-    /// off than this keeps its own time until its clock is set right.
-    public var maximumClockDrift: Duration
+    /// time; a day by default, at least zero. A device clock is often minutes off and
+    /// sometimes hours (a time zone set by hand); within this drift the device corrects
+    /// its edits' times to the remote's. A reading beyond it is not used and is counted
+    /// in ``SyncReport/ignoredClockReadings``, so a remote that lies about the time
+    /// moves this device's edits at most this far ahead. A device whose own clock is
+    /// further off than this keeps its own time until its clock is set right.
+    public var maximumClockDrift: Duration = .seconds(86_400) {
+        didSet { maximumClockDrift = max(.zero, maximumClockDrift) }
+    }
     /// Whether a sync checks the remote's answers before storing them; off only to
     /// measure what the checks cost.
     package var checksAnswers = true
+    /// The clock and IDs given to the deprecated initializer, which override the context's.
+    package var legacy = LegacyContext()
 
-    /// Creates a configuration.
+    /// Creates a configuration; `SyncConfiguration()` has every default.
     /// - Parameters:
-    ///   - clock: The system clock by default.
-    ///   - ids: Random IDs by default.
     ///   - conflictPolicy: ``ConflictPolicy/fieldMerge`` by default.
     ///   - deletePolicy: ``DeleteConflictPolicy/deleteWins`` by default.
     ///   - batchSize: 500 by default; at least 1.
     ///   - pageSize: 500 by default; at least 1.
-    ///   - maximumRemoteCalls: 1,000 by default (half a million records in pages of
-    ///     500); at least 1.
+    ///   - maximumRemoteCalls: 1,000 by default; at least 1.
     ///   - maximumClockDrift: A day by default; at least zero.
     public init(
-        clock: any DateClock = SystemClock(), ids: any IDGenerator = RandomIDGenerator(), conflictPolicy: ConflictPolicy<Record> = .fieldMerge,
-        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, maximumRemoteCalls: Int = 1_000,
-        maximumClockDrift: Duration = .seconds(86_400)
+        conflictPolicy: ConflictPolicy<Record> = .fieldMerge, deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500,
+        pageSize: Int = 500, maximumRemoteCalls: Int = 1_000, maximumClockDrift: Duration = .seconds(86_400)
     ) {
-        self.clock = clock
-        self.ids = ids
         self.conflictPolicy = conflictPolicy
         self.deletePolicy = deletePolicy
         self.batchSize = max(1, batchSize)
         self.pageSize = max(1, pageSize)
         self.maximumRemoteCalls = max(1, maximumRemoteCalls)
         self.maximumClockDrift = max(.zero, maximumClockDrift)
+    }
+
+    /// Creates a configuration with a clock or IDs of its own.
+    /// - Parameters:
+    ///   - clock: The device clock, in place of the context's.
+    ///   - ids: The ID generator, in place of the context's.
+    ///   - conflictPolicy: ``ConflictPolicy/fieldMerge`` by default.
+    ///   - deletePolicy: ``DeleteConflictPolicy/deleteWins`` by default.
+    ///   - batchSize: 500 by default; at least 1.
+    ///   - pageSize: 500 by default; at least 1.
+    ///   - maximumRemoteCalls: 1,000 by default; at least 1.
+    ///   - maximumClockDrift: A day by default; at least zero.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "Pass the clock and IDs in the engine's context.")
+    public init(
+        clock: (any DateClock)? = nil, ids: (any IDGenerator)? = nil, conflictPolicy: ConflictPolicy<Record> = .fieldMerge,
+        deletePolicy: DeleteConflictPolicy = .deleteWins, batchSize: Int = 500, pageSize: Int = 500, maximumRemoteCalls: Int = 1_000,
+        maximumClockDrift: Duration = .seconds(86_400)
+    ) {
+        self.init(
+            conflictPolicy: conflictPolicy, deletePolicy: deletePolicy, batchSize: batchSize, pageSize: pageSize,
+            maximumRemoteCalls: maximumRemoteCalls, maximumClockDrift: maximumClockDrift)
+        self.legacy = LegacyContext(clock: clock, ids: ids)
+    }
+
+    /// The clock given to the deprecated initializer, or the system's.
+    @available(*, deprecated, message: "Pass the clock in the engine's context.")
+    public var clock: any DateClock {
+        get { legacy.clock ?? SystemClock() }
+        set { legacy.clock = newValue }
+    }
+    /// The ID generator given to the deprecated initializer, or random IDs.
+    @available(*, deprecated, message: "Pass the ID generator in the engine's context.")
+    public var ids: any IDGenerator {
+        get { legacy.ids ?? RandomIDGenerator() }
+        set { legacy.ids = newValue }
     }
 }
 

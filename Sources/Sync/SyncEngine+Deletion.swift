@@ -36,7 +36,7 @@ extension SyncEngine {
     private func checkPurgeIsDue(_ userID: String) throws(SyncError) {
         let due: Bool
         do {
-            due = try auth.isPurgeDue(of: userID, at: configuration.clock.now)
+            due = try auth.isPurgeDue(of: userID, at: context.clock.now)
         } catch {
             throw SyncError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }

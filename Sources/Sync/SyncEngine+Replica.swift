@@ -49,7 +49,7 @@ extension SyncEngine {
         }
         // The generator's next ID and a random part: a generator that always gives the
         // same ID (a fixed one, or one restored from a backup) cannot collide again.
-        replica.id = "\(configuration.ids.makeID()).\(UUID().uuidString.prefix(8).lowercased())"
+        replica.id = "\(context.ids.makeID()).\(UUID().uuidString.prefix(8).lowercased())"
         replica.nextSequence = 1
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
     }

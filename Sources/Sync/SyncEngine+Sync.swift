@@ -171,7 +171,7 @@ extension SyncEngine {
     private func acknowledge(_ batch: [Sent], _ response: RemoteWriteResponse, in scope: RemoteScope, report: inout SyncReport) throws(SyncError)
         -> Bool
     {
-        let now = configuration.clock.now
+        let now = context.clock.now
         var conflicted = false
         var counts = report
         try writing(scope) { records, changes in
@@ -229,7 +229,7 @@ extension SyncEngine {
 
     private func deadLetter(_ sent: Sent, reason: String, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID]) throws {
         try records.removeValue(forKey: sent.key, in: SyncRecords.outbox)
-        let letter = DeadLetter(recordID: sent.mutation.recordID, reason: reason, date: configuration.clock.now)
+        let letter = DeadLetter(recordID: sent.mutation.recordID, reason: reason, date: context.clock.now)
         try records.put(letter, forKey: sent.key, in: SyncRecords.deadLetters)
         changes.append(sent.mutation.recordID)
     }
@@ -257,7 +257,7 @@ extension SyncEngine {
             }
             try checkStillSignedIn(scope)
             let inspections = try answers.changes(page, after: cursor.version, limit: configuration.pageSize)
-            let now = configuration.clock.now
+            let now = context.clock.now
             var counts = report
             cursor = try writing(scope) { records, changes in
                 if try applyPage(page, inspections, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
@@ -328,7 +328,7 @@ extension SyncEngine {
             let inspections = try answers.snapshot(page, limit: configuration.pageSize, seen: &seen)
             let start = head ?? page.cursor
             head = start
-            let now = configuration.clock.now
+            let now = context.clock.now
             var counts = report
             try writing(scope) { records, changes in
                 if try applyPage(page, inspections, at: now, in: scope, records: records, changes: &changes, report: &counts) { queued = true }
@@ -446,7 +446,7 @@ extension SyncEngine {
         _ local: inout SyncRecords.LocalRecord, key: String, with remote: RemoteRecord?, in scope: RemoteScope, records: RecordWriter,
         report: inout SyncReport
     ) throws {
-        let now = configuration.clock.now
+        let now = context.clock.now
         var replica = try replica(in: records)
         let entry = try records.value(forKey: key, in: SyncRecords.outbox)
         guard let remote else {

@@ -28,7 +28,7 @@ extension SyncEngine {
     /// milliseconds: the device clock corrected by the last offset it accepted, and —
     /// within this launch — never behind the anchor plus the elapsed time since.
     func remoteTime(_ clock: HybridClock, at date: Date) -> Int64 {
-        let elapsed = configuration.clock.elapsed
+        let elapsed = context.clock.elapsed
         let corrected = clock.corrected(date)
         return anchor.withLock { anchor in
             let anchored = anchor ?? TimeAnchor(milliseconds: corrected, elapsed: elapsed)
@@ -48,7 +48,7 @@ extension SyncEngine {
             return
         }
         replica.clock.offset = server - local
-        let elapsed = configuration.clock.elapsed
+        let elapsed = context.clock.elapsed
         anchor.withLock { $0 = TimeAnchor(milliseconds: server, elapsed: elapsed) }
     }
 

@@ -22,7 +22,9 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     public let auth: any AuthService
     /// Where every device's edits meet.
     public let remote: any RemotePlanStore
-    /// Clock, IDs and policies.
+    /// The device clock and the IDs of this device's replica.
+    public let context: TrainContext
+    /// Conflict policies, sizes and limits.
     public let configuration: SyncConfiguration<Record>
     let store: RecordStore
     let statuses = Broadcast<SyncStatusChange?>(initial: nil)
@@ -48,9 +50,14 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     /// - Parameters:
     ///   - auth: The auth service whose signed-in user's records sync.
     ///   - remote: The remote store.
-    ///   - configuration: Clock, IDs and policies.
-    public convenience init(auth: any AuthService, remote: any RemotePlanStore, configuration: SyncConfiguration<Record> = SyncConfiguration()) {
-        self.init(auth: auth, remote: remote, store: .inMemoryOrFailing(SyncRecords.schema), configuration: configuration)
+    ///   - context: The device clock (corrected to the remote's for conflict order) and
+    ///     the IDs of this device's replica; the live ones by default.
+    ///   - configuration: Conflict policies, sizes and limits.
+    public convenience init(
+        auth: any AuthService, remote: any RemotePlanStore, context: TrainContext = .live,
+        configuration: SyncConfiguration<Record> = SyncConfiguration()
+    ) {
+        self.init(auth: auth, remote: remote, store: .inMemoryOrFailing(SyncRecords.schema), context: context, configuration: configuration)
     }
 
     /// Creates an engine whose device data lives in `storage`.
@@ -58,22 +65,28 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     ///   - auth: The auth service whose signed-in user's records sync.
     ///   - remote: The remote store.
     ///   - storage: In memory, or a file (other services may share it) with its options.
-    ///   - configuration: Clock, IDs and policies.
+    ///   - context: The device clock and the IDs of this device's replica; the live ones by default.
+    ///   - configuration: Conflict policies, sizes and limits.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public convenience init(
-        auth: any AuthService, remote: any RemotePlanStore, storage: StorageLocation, configuration: SyncConfiguration<Record> = SyncConfiguration()
+        auth: any AuthService, remote: any RemotePlanStore, storage: StorageLocation, context: TrainContext = .live,
+        configuration: SyncConfiguration<Record> = SyncConfiguration()
     ) throws {
-        self.init(auth: auth, remote: remote, store: try RecordStore(storage, schema: SyncRecords.schema), configuration: configuration)
+        self.init(
+            auth: auth, remote: remote, store: try RecordStore(storage, schema: SyncRecords.schema), context: context, configuration: configuration)
     }
 
     /// The schema of the device's sync data, for a store a stack opens itself.
     package static var recordSchema: StoreSchema { SyncRecords.schema }
 
     /// Creates an engine on a store the caller opened.
-    package init(auth: any AuthService, remote: any RemotePlanStore, store: RecordStore, configuration: SyncConfiguration<Record>) {
+    package init(
+        auth: any AuthService, remote: any RemotePlanStore, store: RecordStore, context: TrainContext, configuration: SyncConfiguration<Record>
+    ) {
         self.auth = auth
         self.remote = remote
         self.store = store
+        self.context = configuration.legacy.applied(to: context)
         self.configuration = configuration
         self.batchSize = Locked(configuration.batchSize)
     }
@@ -164,7 +177,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     /// - Throws: ``SyncError`` — `notSignedIn`, `recordNotFound`, `storage`.
     public func delete(id: UUID) async throws(SyncError) {
         let scope = try currentScope()
-        let now = configuration.clock.now
+        let now = context.clock.now
         try writing(scope) { records, changes in
             let key = try SyncRecords.key(scope, id)
             guard var local = try records.value(forKey: key, in: SyncRecords.records), !local.document.isDeleted else {
@@ -194,7 +207,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         kept.userID = scope.userID
         kept = try kept.validated()
         guard kept.id == id else { throw SyncError(.invalidRecord, detail: "The record kept must have the conflict's ID.") }
-        let now = configuration.clock.now
+        let now = context.clock.now
         let resolved = kept
         try writing(scope) { records, changes in
             let key = try SyncRecords.key(scope, id)
@@ -216,7 +229,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         }
         record.userID = scope.userID
         let saved = try record.validated()
-        let now = configuration.clock.now
+        let now = context.clock.now
         let isQueued = try writing(scope) { records, changes in
             let key = try SyncRecords.key(scope, saved.id)
             let existing = try records.value(forKey: key, in: SyncRecords.records)
@@ -289,7 +302,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         } catch {
             throw SyncError(.storage, detail: "The scheduled deletions could not be read: \(error)")
         }
-        if let date, configuration.clock.now >= date { throw SyncError(.notSignedIn, detail: "The account's scheduled deletion is due.") }
+        if let date, context.clock.now >= date { throw SyncError(.notSignedIn, detail: "The account's scheduled deletion is due.") }
         return RemoteScope(userID: user.id, collection: Record.recordType)
     }
 
@@ -337,7 +350,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     /// This device's replica, made the first time.
     func replica(in records: RecordWriter) throws -> SyncRecords.Replica {
         if let replica = try records.value(forKey: SyncRecords.replicaKey, in: SyncRecords.meta) { return replica }
-        let replica = SyncRecords.Replica(id: configuration.ids.makeID())
+        let replica = SyncRecords.Replica(id: context.ids.makeID())
         try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
         return replica
     }

@@ -39,23 +39,21 @@ final class AccountWorld: Sendable {
         self.variant = variant
         directory = try TemporaryDirectory()
         apple = SimulatedIdentityProvider(provider: .apple, audience: Self.appleAudience, clock: clock)
-        remote = LocalRemotePlanStore(policy: RemotePolicy(clock: clock))
-        appStore = SimulatedAppStore(clock: clock)
+        remote = LocalRemotePlanStore(context: TrainContext(clock: clock))
+        appStore = SimulatedAppStore(context: TrainContext(clock: clock))
         let device: StorageLocation = variant == .file ? .file(directory.file("train.sqlite")) : .inMemory
         auth = try LocalAuthService(
-            storage: device,
+            storage: device, context: TrainContext(clock: clock, ids: SequentialIDGenerator(prefix: "user-")),
             configuration: AuthConfiguration(
-                clock: clock, ids: SequentialIDGenerator(prefix: "user-"),
-                apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
-                biometrics: FakeBiometricAuthenticator(), policy: AuthPolicy(passwordIterations: 1_000)))
-        media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()
+                apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience), biometrics: FakeBiometricAuthenticator(),
+                policy: AuthPolicy(passwordIterations: 1_000)))
+        media = variant == .file ? try LocalMediaStore(storage: .file(directory.file("media"))) : LocalMediaStore()
         social = try LocalSocialFeedService(
-            auth: auth, storage: device, media: media, configuration: SocialConfiguration(clock: clock, policy: socialPolicy))
-        plans = try LocalPlanSyncService(auth: auth, remote: override ?? remote, storage: device, configuration: SyncConfiguration(clock: clock))
-        subscriptions = LocalSubscriptionService(store: appStore)
+            auth: auth, media: media, storage: device, context: TrainContext(clock: clock), configuration: SocialConfiguration(policy: socialPolicy))
+        plans = try LocalPlanSyncService(auth: auth, remote: override ?? remote, storage: device, context: TrainContext(clock: clock))
+        subscriptions = LocalSubscriptionService(store: appStore, context: appStore.context)
         account = try LocalAccountService(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: device,
-            configuration: AccountConfiguration(clock: clock))
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: device, context: TrainContext(clock: clock))
     }
 
     /// Signs `person` in with Apple, binds their App Store token and unlocks their feed.
@@ -97,7 +95,7 @@ final class AccountWorld: Sendable {
     func relaunchedAccount() throws -> LocalAccountService {
         try LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, storage: .file(directory.file("train.sqlite")),
-            configuration: AccountConfiguration(clock: clock))
+            context: TrainContext(clock: clock))
     }
 
     /// Gives the signed-in user a post, a plan, a Pro subscription and a consent.
@@ -140,16 +138,14 @@ struct FakeStack {
         fakes.plans.script(.purgeAccountData, .returning(SyncDeletionReport()))
         account = try LocalAccountService(
             auth: auth, social: fakes.social, plans: fakes.plans, subscriptions: fakes.subscriptions,
-            storage: file ? .file(directory.file("account.sqlite")) : .inMemory,
-            configuration: AccountConfiguration(clock: clock))
+            storage: file ? .file(directory.file("account.sqlite")) : .inMemory, context: TrainContext(clock: clock))
     }
 
     /// Another account service over the same fakes and, for a file, the same file: a relaunch.
     func makeAccount(file: Bool) throws -> LocalAccountService {
         try LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions,
-            storage: file ? .file(directory.file("account.sqlite")) : .inMemory,
-            configuration: AccountConfiguration(clock: clock))
+            storage: file ? .file(directory.file("account.sqlite")) : .inMemory, context: TrainContext(clock: clock))
     }
 
     /// Schedules `userID`'s deletion on the auth fake with its grace period ended.

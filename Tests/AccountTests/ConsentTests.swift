@@ -12,7 +12,8 @@ import TrainTesting
         let auth = FakeAuthService(currentUser: FakeAuthService.sampleUser)
         let account = try LocalAccountService(
             auth: auth, social: FakeSocialFeedService(), plans: FakePlanSyncService(), subscriptions: FakeSubscriptionService(),
-            storage: file.map { .file($0) } ?? .inMemory, configuration: AccountConfiguration(clock: clock, policies: policies))
+            storage: file.map { .file($0) } ?? .inMemory, context: TrainContext(clock: clock), configuration: AccountConfiguration(policies: policies)
+        )
         return (auth, account)
     }
 

@@ -273,7 +273,7 @@ final class ReliabilityObserver: Sendable {
     init(userID: String, folder: URL, remote: any RemotePlanStore, media: any MediaStore) throws {
         let auth = FakeAuthService(currentUser: UserEntity(id: userID, createdAt: .distantPast, lastSignInAt: .distantPast))
         let database = StorageLocation.file(folder.appendingPathComponent("trainkit.sqlite"))
-        social = try LocalSocialFeedService(auth: auth, storage: database, media: media)
+        social = try LocalSocialFeedService(auth: auth, media: media, storage: database)
         plans = try LocalPlanSyncService(auth: auth, remote: remote, storage: database)
         account = try LocalAccountService(auth: auth, social: social, plans: plans, subscriptions: FakeSubscriptionService(), storage: database)
     }

@@ -66,7 +66,8 @@ import TrainTesting
     func localPlans(of userID: String, on device: TrainServices) throws -> [TrainingPlan] {
         let auth = FakeAuthService(currentUser: UserEntity(id: userID, createdAt: clock.now, lastSignInAt: clock.now))
         let probe = LocalPlanSyncService(
-            auth: auth, remote: LocalRemotePlanStore(), store: device.deviceStores[1], configuration: SyncConfiguration(clock: clock))
+            auth: auth, remote: LocalRemotePlanStore(), store: device.deviceStores[1], context: TrainContext(clock: clock),
+            configuration: SyncConfiguration())
         return try probe.plans()
     }
 

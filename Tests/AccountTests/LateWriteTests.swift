@@ -17,10 +17,12 @@ import TrainTesting
     func socialWriteRacingTheHide() async throws {
         let store = try RecordStore(.inMemory, schema: LocalSocialFeedService.recordSchema)
         let bobs = LocalSocialFeedService(
-            auth: FakeAuthService(currentUser: Self.bob), store: store, media: LocalMediaStore(), configuration: SocialConfiguration())
+            auth: FakeAuthService(currentUser: Self.bob), store: store, media: LocalMediaStore(), context: .live, configuration: SocialConfiguration()
+        )
         _ = try await bobs.refreshProfile()
         let racing = LocalSocialFeedService(
-            auth: SignedOutAfterReads(Self.ada, reads: 1), store: store, media: LocalMediaStore(), configuration: SocialConfiguration())
+            auth: SignedOutAfterReads(Self.ada, reads: 1), store: store, media: LocalMediaStore(), context: .live,
+            configuration: SocialConfiguration())
         await #expect(throws: SocialError(.notSignedIn)) { try await racing.follow(Self.bob.id) }
         #expect(try await bobs.followers().isEmpty, "the follow did not land")
     }
@@ -30,12 +32,12 @@ import TrainTesting
         let store = try RecordStore(.inMemory, schema: LocalPlanSyncService.recordSchema)
         let remote = LocalRemotePlanStore()
         let racing = LocalPlanSyncService(
-            auth: SignedOutAfterReads(Self.ada, reads: 1), remote: remote, store: store, configuration: SyncConfiguration())
+            auth: SignedOutAfterReads(Self.ada, reads: 1), remote: remote, store: store, context: .live, configuration: SyncConfiguration())
         let plan = TrainingPlan(
             name: "10k", startDate: ManualClock.defaultStart, endDate: ManualClock.defaultStart.addingTimeInterval(86_400), daysPerWeek: 3)
         await #expect(throws: SyncError(.notSignedIn)) { _ = try await racing.createPlan(plan) }
         let reader = LocalPlanSyncService(
-            auth: FakeAuthService(currentUser: Self.ada), remote: remote, store: store, configuration: SyncConfiguration())
+            auth: FakeAuthService(currentUser: Self.ada), remote: remote, store: store, context: .live, configuration: SyncConfiguration())
         #expect(try reader.plans().isEmpty, "nothing was saved or queued")
     }
 }

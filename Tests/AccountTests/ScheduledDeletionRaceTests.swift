@@ -53,8 +53,7 @@ import TrainTesting
 
         // Ada restores the account from her other device (another account service, its own storage).
         let otherDevice = LocalAccountService(
-            auth: world.auth, social: world.social, plans: world.plans, subscriptions: world.subscriptions,
-            configuration: AccountConfiguration(clock: world.clock))
+            auth: world.auth, social: world.social, plans: world.plans, subscriptions: world.subscriptions, context: TrainContext(clock: world.clock))
         world.clock.advance(by: .seconds(5 * Self.day))
         try await world.signIn()
         try await otherDevice.restoreAccount()
@@ -170,12 +169,11 @@ import TrainTesting
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AccountWorld.appleAudience, clock: clock)
         let auth = LocalAuthService(
-            configuration: AuthConfiguration(
-                clock: clock, ids: GivenIDs([precomposed, decomposed]),
-                apple: IdentityProviderConfiguration(authorizer: apple, audience: AccountWorld.appleAudience)))
+            context: TrainContext(clock: clock, ids: GivenIDs([precomposed, decomposed])),
+            configuration: AuthConfiguration(apple: IdentityProviderConfiguration(authorizer: apple, audience: AccountWorld.appleAudience)))
         let plans = LocalPlanSyncService(
-            auth: auth, remote: LocalRemotePlanStore(policy: RemotePolicy(clock: clock)), configuration: SyncConfiguration(clock: clock))
-        let social = LocalSocialFeedService(auth: auth, configuration: SocialConfiguration(clock: clock))
+            auth: auth, remote: LocalRemotePlanStore(context: TrainContext(clock: clock)), context: TrainContext(clock: clock))
+        let social = LocalSocialFeedService(auth: auth, context: TrainContext(clock: clock))
         apple.signIn(as: AccountWorld.grace)
         let first = try await auth.signInWithApple()
         try await auth.signOut()

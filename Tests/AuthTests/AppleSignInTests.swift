@@ -165,7 +165,7 @@ import TrainTesting
 
     @Test("a provider that is not configured is operationNotAllowed")
     func unconfiguredProvider() async throws {
-        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: ManualClock()))
+        let service = try LocalAuthService(storage: .inMemory, context: TrainContext(clock: ManualClock()))
         await #expect(throws: AuthenticationError(.operationNotAllowed)) { _ = try await service.signInWithApple() }
     }
 

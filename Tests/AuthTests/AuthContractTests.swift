@@ -26,11 +26,14 @@ struct LocalAuthEnvironment: AuthContractEnvironment {
     }
 
     func makeService(policy: AuthPolicy) async throws -> any AuthService {
-        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: policy)
+        let context = TrainContext(clock: clock)
+        let configuration = AuthConfiguration(emailSender: mailbox, policy: policy)
         let service: LocalAuthService =
             switch variant {
-            case .inMemory: try LocalAuthService(storage: .inMemory, configuration: configuration)
-            case .file: try LocalAuthService(storage: .file(directory.file("auth-\(UUID().uuidString).sqlite")), configuration: configuration)
+            case .inMemory: try LocalAuthService(storage: .inMemory, context: context, configuration: configuration)
+            case .file:
+                try LocalAuthService(
+                    storage: .file(directory.file("auth-\(UUID().uuidString).sqlite")), context: context, configuration: configuration)
             }
         made.withLock { $0.append(service) }
         return service

@@ -56,9 +56,10 @@ final class AuthHarness {
 
     var file: URL { directory.file("auth.sqlite") }
 
+    var context: TrainContext { TrainContext(clock: clock, ids: ids) }
+
     var configuration: AuthConfiguration {
         AuthConfiguration(
-            clock: clock, ids: ids,
             apple: IdentityProviderConfiguration(authorizer: apple, audience: Self.appleAudience),
             google: IdentityProviderConfiguration(authorizer: google, audience: Self.googleAudience),
             codeSender: inbox, emailSender: mail, biometrics: biometrics, policy: policy)
@@ -66,14 +67,14 @@ final class AuthHarness {
 
     func makeService() throws -> LocalAuthService {
         switch variant {
-        case .inMemory: try LocalAuthService(storage: .inMemory, configuration: configuration)
-        case .file: try LocalAuthService(storage: .file(file), configuration: configuration)
+        case .inMemory: try LocalAuthService(storage: .inMemory, context: context, configuration: configuration)
+        case .file: try LocalAuthService(storage: .file(file), context: context, configuration: configuration)
         }
     }
 
     /// A second device on the accounts of `store`, with a session of its own.
     func device(on store: RecordStore, session: String) throws -> LocalAuthService {
-        try LocalAuthService(store: store, sessionKey: session, signingIn: nil, configuration: configuration)
+        try LocalAuthService(store: store, sessionKey: session, signingIn: nil, context: context, configuration: configuration)
     }
 
     /// A store of accounts two devices share, in this harness's storage variant.

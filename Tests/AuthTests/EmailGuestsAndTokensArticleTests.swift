@@ -12,7 +12,7 @@ import TrainTesting
     func reset() async throws {
         let clock = ManualClock()
         let mailbox = SimulatedMailbox()
-        let auth = LocalAuthService(configuration: AuthConfiguration(clock: clock, emailSender: mailbox))
+        let auth = LocalAuthService(context: TrainContext(clock: clock), configuration: AuthConfiguration(emailSender: mailbox))
         _ = try await auth.createUser(email: "ada@example.com", password: "correct horse 1")
         try await auth.signOut()
 
@@ -27,7 +27,8 @@ import TrainTesting
     func inspection() async throws {
         let mailbox = SimulatedMailbox()
         let auth = LocalAuthService(
-            configuration: AuthConfiguration(clock: ManualClock(), emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000)))
+            context: TrainContext(clock: ManualClock()),
+            configuration: AuthConfiguration(emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await auth.createUser(email: "ada@example.com", password: "correct horse 1")
         try await auth.sendPasswordReset(email: "ada@example.com")
         let code = try #require(mailbox.lastCode(for: "ada@example.com", .passwordReset))
@@ -50,7 +51,8 @@ import TrainTesting
     func recovery() async throws {
         let mailbox = SimulatedMailbox()
         let auth = LocalAuthService(
-            configuration: AuthConfiguration(clock: ManualClock(), emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000)))
+            context: TrainContext(clock: ManualClock()),
+            configuration: AuthConfiguration(emailSender: mailbox, policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await auth.createUser(email: "ada@example.com", password: "correct horse 1")
 
         _ = try await auth.updateEmail(to: "someone@example.com") // a stolen session
@@ -67,9 +69,10 @@ import TrainTesting
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
         let auth = LocalAuthService(
+            context: TrainContext(clock: clock),
             configuration: AuthConfiguration(
-                clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"),
-                policy: AuthPolicy(passwordIterations: 1_000)))
+                apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"), policy: AuthPolicy(passwordIterations: 1_000))
+        )
         apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com"))
         let ada = try await auth.signInWithApple()
         try await auth.signOut()

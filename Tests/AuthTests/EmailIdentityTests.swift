@@ -164,7 +164,8 @@ import TrainTesting
                 try records.put(hash, forKey: jose.id, in: AuthRecords.passwords)
             }
         }
-        let service = try LocalAuthService(storage: .file(harness.directory.file("old.sqlite")), configuration: harness.configuration)
+        let service = try LocalAuthService(
+            storage: .file(harness.directory.file("old.sqlite")), context: harness.context, configuration: harness.configuration)
         await #expect(throws: AuthenticationError(.emailAlreadyInUse)) {
             _ = try await service.createUser(email: "ada@example.com", password: "correct horse 2")
         }

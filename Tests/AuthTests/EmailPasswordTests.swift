@@ -127,7 +127,7 @@ import TrainTesting
         let store = try harness.sharedStore()
         var before = harness.configuration
         before.policy.passwordIterations = 500
-        let old = try LocalAuthService(store: store, sessionKey: "phone", signingIn: nil, configuration: before)
+        let old = try LocalAuthService(store: store, sessionKey: "phone", signingIn: nil, context: harness.context, configuration: before)
         let ada = try await old.createUser(email: "ada@example.com", password: "correct horse 1")
         try await old.signOut()
         let iterations = { try store.read { try $0.value(forKey: ada.id, in: AuthRecords.passwords) }?.iterations }

@@ -13,10 +13,9 @@ private func makeAuth(in directory: URL, clock: any DateClock) throws -> (LocalA
         as: .init(
             subject: "001.ada", email: "ada@example.com",
             fullName: FullName(givenName: "Ada", familyName: "Lovelace")))
-    let configuration = AuthConfiguration(
-        clock: clock,
-        apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"))
-    let auth = try LocalAuthService(storage: .file(directory.appendingPathComponent("auth.sqlite")), configuration: configuration)
+    let configuration = AuthConfiguration(apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train"))
+    let auth = try LocalAuthService(
+        storage: .file(directory.appendingPathComponent("auth.sqlite")), context: TrainContext(clock: clock), configuration: configuration)
     return (auth, apple)
 }
 

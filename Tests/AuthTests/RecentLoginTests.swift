@@ -69,7 +69,8 @@ import TrainTesting
     @Test("a sign-in dated in the future (the clock was ahead, then set back) is not recent")
     func futureSignIn() async throws {
         let clock = ManualClock(start: ManualClock.defaultStart.addingTimeInterval(3600))
-        let service = LocalAuthService(configuration: AuthConfiguration(clock: clock, policy: AuthPolicy(passwordIterations: 1_000)))
+        let service = LocalAuthService(
+            context: TrainContext(clock: clock), configuration: AuthConfiguration(policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await service.createUser(email: "ada@example.com", password: "correct horse 1")
         clock.setDate(ManualClock.defaultStart)
         await #expect(throws: AuthenticationError(.requiresRecentLogin)) { _ = try await service.deleteAccount() }

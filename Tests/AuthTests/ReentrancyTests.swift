@@ -33,7 +33,7 @@ struct SlowRevocation: IdentityAuthorizer {
 @Suite(.timeLimit(.minutes(1))) struct ReentrancyTests {
     @Test("by default no test number works: a code to +1 650-555-1234 needs a sender")
     func noDefaultTestNumbers() async throws {
-        let service = try LocalAuthService(storage: .inMemory, configuration: AuthConfiguration(clock: ManualClock()))
+        let service = try LocalAuthService(storage: .inMemory, context: TrainContext(clock: ManualClock()))
         await #expect(throws: AuthenticationError(.invalidPhoneNumber)) { _ = try await service.sendVerificationCode(to: "+1 650-555-1234") }
         #expect(AuthPolicy().testPhoneNumbers.isEmpty)
     }
@@ -42,7 +42,8 @@ struct SlowRevocation: IdentityAuthorizer {
     func concurrentSends() async throws {
         let clock = ManualClock()
         let service = try LocalAuthService(
-            storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: false)))
+            storage: .inMemory, context: TrainContext(clock: clock),
+            configuration: AuthConfiguration(codeSender: SlowSender(clock: clock, fails: false)))
         let first = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
         await clock.waitForSleepers(1)
         await #expect(throws: AuthenticationError(.tooManyRequests)) { _ = try await service.sendVerificationCode(to: "+44 20 7946 0000") }
@@ -54,7 +55,8 @@ struct SlowRevocation: IdentityAuthorizer {
     func failedSendReleasesCooldown() async throws {
         let clock = ManualClock()
         let service = try LocalAuthService(
-            storage: .inMemory, configuration: AuthConfiguration(clock: clock, codeSender: SlowSender(clock: clock, fails: true)))
+            storage: .inMemory, context: TrainContext(clock: clock),
+            configuration: AuthConfiguration(codeSender: SlowSender(clock: clock, fails: true)))
         for _ in 0..<2 {
             let attempt = Task { try await service.sendVerificationCode(to: "+44 20 7946 0000") }
             await clock.waitForSleepers(1)
@@ -69,9 +71,8 @@ struct SlowRevocation: IdentityAuthorizer {
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
         apple.signIn(as: AuthHarness.ada)
         let service = try LocalAuthService(
-            storage: .inMemory,
+            storage: .inMemory, context: TrainContext(clock: clock),
             configuration: AuthConfiguration(
-                clock: clock,
                 apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
                 policy: AuthPolicy(passwordIterations: 1_000)))
         _ = try await service.signInWithApple()
@@ -93,18 +94,19 @@ struct SlowRevocation: IdentityAuthorizer {
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
         apple.signIn(as: AuthHarness.ada)
-        func configuration(_ authorizer: any IdentityAuthorizer, ids: String) -> AuthConfiguration {
-            AuthConfiguration(
-                clock: clock, ids: SequentialIDGenerator(prefix: ids),
-                apple: IdentityProviderConfiguration(authorizer: authorizer, audience: AuthHarness.appleAudience),
-                policy: AuthPolicy(passwordIterations: 1_000))
+        func service(_ authorizer: any IdentityAuthorizer, ids: String) throws -> LocalAuthService {
+            try LocalAuthService(
+                storage: .file(file), context: TrainContext(clock: clock, ids: SequentialIDGenerator(prefix: ids)),
+                configuration: AuthConfiguration(
+                    apple: IdentityProviderConfiguration(authorizer: authorizer, audience: AuthHarness.appleAudience),
+                    policy: AuthPolicy(passwordIterations: 1_000)))
         }
-        let app = try LocalAuthService(storage: .file(file), configuration: configuration(SlowRevocation(inner: apple, clock: clock), ids: "app-"))
+        let app = try service(SlowRevocation(inner: apple, clock: clock), ids: "app-")
         let old = try await app.signInWithApple()
         let deletion = Task { try await app.deleteAccount() }
         await clock.waitForSleepers(1)
         // Meanwhile the extension deletes the account and the same Apple ID makes a new one.
-        let widget = try LocalAuthService(storage: .file(file), configuration: configuration(apple, ids: "widget-"))
+        let widget = try service(apple, ids: "widget-")
         _ = try await widget.reauthenticate(with: try await widget.requestCredential(from: .apple))
         _ = try await widget.deleteAccount()
         let new = try await widget.signInWithApple()
@@ -120,8 +122,8 @@ struct SlowRevocation: IdentityAuthorizer {
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: AuthHarness.appleAudience, clock: clock)
         let service = LocalAuthService(
+            context: TrainContext(clock: clock),
             configuration: AuthConfiguration(
-                clock: clock,
                 apple: IdentityProviderConfiguration(authorizer: SlowRevocation(inner: apple, clock: clock), audience: AuthHarness.appleAudience),
                 policy: AuthPolicy(passwordIterations: 1_000)))
         apple.signIn(as: AuthHarness.ada)

@@ -23,7 +23,7 @@ import TrainTesting
             id: "preview-ada", email: "ada@example.com", displayName: "Ada",
             providers: [LinkedProvider(provider: .apple, subject: AuthHarness.ada.subject, email: "ada@example.com", linkedAt: harness.clock.now)],
             createdAt: harness.clock.now, lastSignInAt: harness.clock.now)
-        let service = LocalAuthService(signedIn: ada, configuration: harness.configuration)
+        let service = LocalAuthService(signedIn: ada, context: harness.context, configuration: harness.configuration)
         #expect(service.currentUser == ada)
         #expect(try await service.isBiometricLockEnabled() == false, "the account exists")
         try await service.signOut()

@@ -12,9 +12,9 @@ import TrainTesting
         let harness = try AuthHarness(.file)
         let ada = try await harness.service.createUser(email: "ada@example.com", password: "correct horse 1")
         // A second instance with its own generator, which starts at the same ID.
-        var configuration = harness.configuration
-        configuration.ids = SequentialIDGenerator(prefix: "user-")
-        let widget = try LocalAuthService(storage: .file(harness.file), configuration: configuration)
+        var context = harness.context
+        context.ids = SequentialIDGenerator(prefix: "user-")
+        let widget = try LocalAuthService(storage: .file(harness.file), context: context, configuration: harness.configuration)
         let grace = try await widget.createUser(email: "grace@example.com", password: "correct horse 2")
         #expect(grace.id != ada.id)
         try await harness.service.signOut()

@@ -9,9 +9,8 @@ import TrainTesting
 // When you change one, change the other.
 
 private func makeFeed(auth: any AuthService, directory: URL) throws -> LocalSocialFeedService {
-    let media = try LocalMediaStore(directory: directory.appendingPathComponent("media"))
-    return try LocalSocialFeedService(
-        auth: auth, storage: .file(directory.appendingPathComponent("trainkit.sqlite")), media: media)
+    let media = try LocalMediaStore(storage: .file(directory.appendingPathComponent("media")))
+    return try LocalSocialFeedService(auth: auth, media: media, storage: .file(directory.appendingPathComponent("trainkit.sqlite")))
 }
 
 private func finishWorkout(social: LocalSocialFeedService, photo: Data) async throws -> [PostEntity] {

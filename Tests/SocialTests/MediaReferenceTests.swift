@@ -32,7 +32,7 @@ import TrainTesting
     func unicodeAndSymbolicLinks() async throws {
         let directory = try TemporaryDirectory()
         let composed = directory.file("caf\u{E9}")
-        let media = try LocalMediaStore(directory: composed)
+        let media = try LocalMediaStore(storage: .file(composed))
         let photo = try await media.put(SocialHarness.jpeg(), kind: .postPhoto, for: "ada")
         let path = "users/616461/post_photos/\(photo.id.uuidString.lowercased()).jpg"
         let decomposed = URL(fileURLWithPath: directory.file("cafe\u{301}").path.decomposedStringWithCanonicalMapping).appendingPathComponent(path)

@@ -12,8 +12,8 @@ import TrainTesting
 
     static func store(_ kind: Kind, in directory: TemporaryDirectory, maximumSize: Int = 1_000) throws -> LocalMediaStore {
         switch kind {
-        case .inMemory: LocalMediaStore(maximumSize: maximumSize)
-        case .directory: try LocalMediaStore(directory: directory.file("media"), maximumSize: maximumSize)
+        case .inMemory: LocalMediaStore(configuration: MediaConfiguration(maximumSize: maximumSize))
+        case .directory: try LocalMediaStore(storage: .file(directory.file("media")), configuration: MediaConfiguration(maximumSize: maximumSize))
         }
     }
 
@@ -115,8 +115,8 @@ import TrainTesting
     @Test("two stores on one directory see each other's photos")
     func sharedDirectory() async throws {
         let directory = try TemporaryDirectory()
-        let first = try LocalMediaStore(directory: directory.file("media"))
-        let second = try LocalMediaStore(directory: directory.file("media"))
+        let first = try LocalMediaStore(storage: .file(directory.file("media")))
+        let second = try LocalMediaStore(storage: .file(directory.file("media")))
         let photo = try await first.put(Self.png, kind: .postPhoto, for: "ada")
         #expect(try await second.data(for: photo) == Self.png)
         #expect(try second.reference(for: first.url(for: photo)) == photo)
@@ -127,7 +127,7 @@ import TrainTesting
     @Test("in a directory, photos and their folders are readable by their owner only")
     func ownerOnlyFiles() async throws {
         let directory = try TemporaryDirectory()
-        let media = try LocalMediaStore(directory: directory.file("media"))
+        let media = try LocalMediaStore(storage: .file(directory.file("media")))
         let photo = try await media.put(SocialHarness.jpeg(), kind: .postPhoto, for: "ada")
         var url = media.url(for: photo)
         for expected in [0o600, 0o700, 0o700, 0o700, 0o700] {
@@ -176,7 +176,7 @@ import TrainTesting
         try await harness.join("ada")
         let photo = try await harness.media.put(SocialHarness.jpeg(), kind: .postPhoto, for: "ada")
         let switching = SwitchingMediaStore(base: harness.media) { harness.act(as: "bob") }
-        let social = LocalSocialFeedService(auth: harness.auth, media: switching, configuration: SocialConfiguration(clock: harness.clock))
+        let social = LocalSocialFeedService(auth: harness.auth, media: switching, context: TrainContext(clock: harness.clock))
         harness.act(as: "ada")
         _ = try await social.unlockFeed(workoutType: .run)
         await #expect(throws: SocialError(.notSignedIn)) {

@@ -59,9 +59,10 @@ import TrainTesting
     func failureAfterTheUploadRemovesThePhoto() async throws {
         let auth = FakeAuthService()
         let clock = ManualClock()
-        let media = LocalMediaStore(auth: auth, clock: clock)
+        let media = LocalMediaStore(auth: auth, context: TrainContext(clock: clock))
         let source = SwitchingWorkoutSource(auth: auth)
-        let social = LocalSocialFeedService(auth: auth, media: media, configuration: SocialConfiguration(clock: clock, workouts: source))
+        let social = LocalSocialFeedService(
+            auth: auth, media: media, context: TrainContext(clock: clock), configuration: SocialConfiguration(workouts: source))
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: clock.now, lastSignInAt: clock.now))
         _ = try await social.unlockFeed(workoutType: .run)
         source.armed.withLock { $0 = true }

@@ -142,7 +142,7 @@ import TrainTesting
                 currentUser: UserEntity(id: user, displayName: user, createdAt: harness.clock.now, lastSignInAt: harness.clock.now))
             services.append(
                 try LocalSocialFeedService(
-                    auth: auth, storage: .file(harness.directory.file("social.sqlite")), configuration: SocialConfiguration(clock: harness.clock)))
+                    auth: auth, storage: .file(harness.directory.file("social.sqlite")), context: TrainContext(clock: harness.clock)))
         }
         let posts = Locked([seeded.id])
         let succeeded = Locked(0)

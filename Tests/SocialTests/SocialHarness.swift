@@ -32,7 +32,7 @@ final class SocialHarness: Sendable {
         self.workouts = workouts
         clock = ManualClock(start: start)
         directory = try TemporaryDirectory()
-        media = variant == .file ? try LocalMediaStore(directory: directory.file("media")) : LocalMediaStore()
+        media = variant == .file ? try LocalMediaStore(storage: .file(directory.file("media"))) : LocalMediaStore()
         social = try Self.service(
             variant, auth: auth, clock: clock, zone: zone, policy: policy, media: media, workouts: workouts, file: directory.file("social.sqlite"))
     }
@@ -41,11 +41,11 @@ final class SocialHarness: Sendable {
         _ variant: SocialVariant, auth: FakeAuthService, clock: ManualClock, zone: Locked<TimeZone>, policy: SocialPolicy, media: LocalMediaStore,
         workouts: SimulatedWorkoutSource, file: URL
     ) throws -> LocalSocialFeedService {
-        let configuration = SocialConfiguration(
-            clock: clock, ids: SequentialIDGenerator(prefix: "social-"), timeZone: { zone.withLock { $0 } }, policy: policy, workouts: workouts)
+        let context = TrainContext(clock: clock, ids: SequentialIDGenerator(prefix: "social-"), timeZone: { zone.withLock { $0 } })
+        let configuration = SocialConfiguration(policy: policy, workouts: workouts)
         switch variant {
-        case .inMemory: return LocalSocialFeedService(auth: auth, media: media, configuration: configuration)
-        case .file: return try LocalSocialFeedService(auth: auth, storage: .file(file), media: media, configuration: configuration)
+        case .inMemory: return LocalSocialFeedService(auth: auth, media: media, context: context, configuration: configuration)
+        case .file: return try LocalSocialFeedService(auth: auth, media: media, storage: .file(file), context: context, configuration: configuration)
         }
     }
 

@@ -49,7 +49,7 @@ import TrainTesting
         #expect(try await harness.social.unlockFeed(workoutType: .run).workout != nil)
 
         let sourceless = LocalSocialFeedService(
-            auth: harness.auth, configuration: SocialConfiguration(clock: harness.clock, policy: Self.requiring))
+            auth: harness.auth, context: TrainContext(clock: harness.clock), configuration: SocialConfiguration(policy: Self.requiring))
         await #expect(throws: SocialError(.workoutsUnavailable)) { _ = try await sourceless.unlockFeed(workoutType: .run) }
     }
 
@@ -100,7 +100,8 @@ import TrainTesting
         #expect(workouts.count == 8 && Set(workouts.map(\.type)).count >= 5)
         #expect(workouts.first?.type == .run && workouts.first?.distance == 10_000)
         let social = LocalSocialFeedService(
-            auth: harness.auth, configuration: SocialConfiguration(clock: harness.clock, policy: Self.requiring, workouts: samples))
+            auth: harness.auth, context: TrainContext(clock: harness.clock),
+            configuration: SocialConfiguration(policy: Self.requiring, workouts: samples))
         harness.act(as: "ada")
         #expect(try await social.unlockFeed(workoutType: .run).workout?.distance == 10_000)
     }

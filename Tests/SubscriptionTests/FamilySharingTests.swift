@@ -38,14 +38,15 @@ import TrainTesting
             self.variant = variant
             directory = try TemporaryDirectory()
             store = try Self.makeStore(variant, directory: directory, clock: clock)
-            service = LocalSubscriptionService(store: store)
+            service = LocalSubscriptionService(store: store, context: store.context)
             try store.createFamily(organizer: FamilySharingTests.parent)
             try store.addToFamily(FamilySharingTests.child, organizer: FamilySharingTests.parent)
         }
 
         static func makeStore(_ variant: StoreVariant, directory: TemporaryDirectory, clock: ManualClock) throws -> SimulatedAppStore {
             let storage: StorageLocation = variant == .file ? .file(directory.file("appstore.sqlite")) : .inMemory
-            return try SimulatedAppStore(storage: storage, products: FamilySharingTests.products, clock: clock)
+            return try SimulatedAppStore(
+                storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: FamilySharingTests.products))
         }
 
         /// The tier of whoever is signed in to the device now, as a relaunched app reads it.
@@ -185,8 +186,9 @@ import TrainTesting
         let clock = ManualClock()
         let directory = try TemporaryDirectory()
         let storage: StorageLocation = variant == .file ? .file(directory.file("appstore.sqlite")) : .inMemory
-        let store = try SimulatedAppStore(storage: storage, products: [basic, family], clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = try SimulatedAppStore(
+            storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [basic, family]))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         try store.createFamily(organizer: Self.parent)
         try store.addToFamily(Self.child, organizer: Self.parent)
         try store.switchAppleID(to: Self.parent)
@@ -204,12 +206,12 @@ import TrainTesting
         var world = try World(variant)
         try await world.buy(Self.family, as: Self.parent)
         try world.store.switchAppleID(to: Self.child)
-        let childDevice = LocalSubscriptionService(store: world.store)
+        let childDevice = LocalSubscriptionService(store: world.store, context: world.store.context)
         #expect(childDevice.currentTier == .premium)
         #expect(try await childDevice.restorePurchases() == .premium)
         guard variant == .file else { return }
         world.store = try World.makeStore(.file, directory: world.directory, clock: world.clock)
-        world.service = LocalSubscriptionService(store: world.store)
+        world.service = LocalSubscriptionService(store: world.store, context: world.store.context)
         #expect(world.store.family(of: Self.child)?.organizer == Self.parent)
         #expect(try await world.tier(of: Self.child) == .premium)
         try world.store.removeFromFamily(Self.child)

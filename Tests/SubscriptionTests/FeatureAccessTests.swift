@@ -44,8 +44,8 @@ import TrainTesting
             AppStoreProduct.standard + [
                 AppStoreProduct(id: "com.train.family.monthly", displayName: "Family", tier: family, period: .month, price: 14.99)
             ]
-        let store = SimulatedAppStore(products: products, clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         _ = try await service.purchase("com.train.premium.monthly")
         #expect(service.currentTier == SubscriptionTier.premium)
         _ = try await service.purchase("com.train.family.monthly")

@@ -39,8 +39,11 @@ private func renewThenRefund(
     @Test("the article's purchase unlocks analytics, and the renewal and refund do what it says")
     func article() async throws {
         let clock = ManualClock()
-        let store = try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial, clock: clock)
-        let subscriptions = LocalSubscriptionService(store: store, appAccountToken: UUID())
+        let store = try SimulatedAppStore(
+            storage: .inMemory, context: TrainContext(clock: clock),
+            configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
+        let subscriptions = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: UUID()))
         #expect(try await unlockAnalytics(subscriptions: subscriptions))
         let tiers = try await renewThenRefund(store: store, subscriptions: subscriptions) { clock.advance(by: $0) }
         #expect(tiers == [.pro, .free])

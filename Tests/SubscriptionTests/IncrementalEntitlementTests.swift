@@ -36,9 +36,9 @@ import TrainTesting
         let directory = try TemporaryDirectory()
         let clock = ManualClock()
         let file = directory.file("appstore.sqlite")
-        let store = try SimulatedAppStore(storage: .file(file), clock: clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
-        let observer = try SimulatedAppStore(storage: .file(file), clock: clock)
+        let store = try SimulatedAppStore(storage: .file(file), context: TrainContext(clock: clock))
+        let service = LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada))
+        let observer = try SimulatedAppStore(storage: .file(file), context: TrainContext(clock: clock))
         guard case .success(let first) = try await service.purchase(H.proMonthly) else {
             Issue.record("the purchase should succeed")
             return

@@ -48,12 +48,12 @@ import TrainTesting
                 try records.put(UInt64(8), forKey: "nextID", in: RecordCollection<UInt64>("meta"))
             }
         }
-        let store = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), clock: harness.clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        let store = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), context: TrainContext(clock: harness.clock))
+        let service = LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada))
         #expect(store.allTransactions.map(\.unsafePayloadValue) == [transaction])
         #expect(service.currentTier == .pro)
         try store.forceRenewal(productID: H.proMonthly)
-        let reopened = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), clock: harness.clock)
+        let reopened = try SimulatedAppStore(storage: .file(harness.directory.file("old.sqlite")), context: TrainContext(clock: harness.clock))
         #expect(reopened.allTransactions.map(\.unsafePayloadValue.id) == [7, 8])
     }
 
@@ -65,13 +65,17 @@ import TrainTesting
         let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
         try raw.write { try $0.setData(Data("garbage".utf8), forKey: StoreLedger.key(1), in: "transactions") }
         raw.close()
-        let error = #expect(throws: SubscriptionError.self) { _ = try SimulatedAppStore(storage: .file(harness.file), clock: harness.clock) }
+        let error = #expect(throws: SubscriptionError.self) {
+            _ = try SimulatedAppStore(storage: .file(harness.file), context: TrainContext(clock: harness.clock))
+        }
         #expect(error?.code == .ledgerUnreadable)
         #expect(error?.detail.contains(harness.file.lastPathComponent) == true)
         // A file that is not a database at all.
         let other = harness.directory.file("other.sqlite")
         try Data("not a ledger".utf8).write(to: other)
-        #expect(throws: SubscriptionError(.ledgerUnreadable)) { _ = try SimulatedAppStore(storage: .file(other), clock: harness.clock) }
+        #expect(throws: SubscriptionError(.ledgerUnreadable)) {
+            _ = try SimulatedAppStore(storage: .file(other), context: TrainContext(clock: harness.clock))
+        }
         #expect(try Data(contentsOf: other) == Data("not a ledger".utf8))
     }
 
@@ -84,15 +88,18 @@ import TrainTesting
             AppStoreProduct.nonConsumable(id: "com.train.item\(index)", displayName: "Item \(index)", tier: .pro, price: price)
         }
         let clock = ManualClock()
-        let store = try SimulatedAppStore(storage: .file(file), products: products, clock: clock)
+        let store = try SimulatedAppStore(
+            storage: .file(file), context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
         for product in products { try store.buyOutsideApp(productID: product.id) }
-        let reopened = try SimulatedAppStore(storage: .file(file), products: products, clock: clock)
+        let reopened = try SimulatedAppStore(
+            storage: .file(file), context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
         #expect(reopened.allTransactions.map(\.unsafePayloadValue.price) == prices)
     }
 
     @Test("a notice takes the bytes of a transaction the same change wrote only while it holds the same values")
     func noticeCopiesOnlyTheSameTransaction() throws {
-        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: ManualClock())
+        let store = SimulatedAppStore(
+            context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: AppStoreProduct.standard))
         try store.buyOutsideApp(productID: "com.train.pro.monthly")
         let transaction = try #require(store.allTransactions.first?.unsafePayloadValue)
         let told = StoreLedger.Entry(transaction: transaction, verified: true)
@@ -118,7 +125,7 @@ import TrainTesting
     @Test("a change that records many renewals tells each one's own transaction in its notification")
     func manyRenewalsInOneChangeKeepTheirTransactions() throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: clock)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: AppStoreProduct.standard))
         try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
         try store.buyOutsideApp(productID: "com.train.pro.monthly")
         let before = store.serverNotifications.count

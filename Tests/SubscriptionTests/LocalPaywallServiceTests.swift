@@ -41,12 +41,14 @@ import TrainTesting
 
     /// A paywall service over the harness's subscriptions, in the harness's storage.
     static func paywalls(_ harness: SubscriptionHarness) throws -> LocalPaywallService {
-        let settings = PaywallServiceConfiguration(clock: harness.clock)
+        let settings = PaywallServiceConfiguration()
         switch harness.variant {
-        case .inMemory: return LocalPaywallService(subscriptions: harness.service, configuration: settings)
+        case .inMemory:
+            return LocalPaywallService(subscriptions: harness.service, context: TrainContext(clock: harness.clock), configuration: settings)
         case .file:
             return try LocalPaywallService(
-                subscriptions: harness.service, storage: .file(harness.directory.file("paywalls.sqlite")), configuration: settings)
+                subscriptions: harness.service, storage: .file(harness.directory.file("paywalls.sqlite")),
+                context: TrainContext(clock: harness.clock), configuration: settings)
         }
     }
 
@@ -199,13 +201,14 @@ import TrainTesting
     func userChangeMidGate(variant: StoreVariant) async throws {
         let harness = try SubscriptionHarness(variant)
         let subscriptions = FakeSubscriptionService(backedBy: harness.service)
-        let settings = PaywallServiceConfiguration(clock: harness.clock)
+        let settings = PaywallServiceConfiguration()
         let paywalls =
             switch variant {
-            case .inMemory: LocalPaywallService(subscriptions: subscriptions, configuration: settings)
+            case .inMemory: LocalPaywallService(subscriptions: subscriptions, context: TrainContext(clock: harness.clock), configuration: settings)
             case .file:
                 try LocalPaywallService(
-                    subscriptions: subscriptions, storage: .file(harness.directory.file("paywalls.sqlite")), configuration: settings)
+                    subscriptions: subscriptions, storage: .file(harness.directory.file("paywalls.sqlite")),
+                    context: TrainContext(clock: harness.clock), configuration: settings)
             }
         var configuration = Self.configuration(weights: (100, 0))
         configuration.placements[2].rules = [PaywallRule(audience: "new", .experiment("order")), PaywallRule(.grant)]
@@ -223,8 +226,10 @@ import TrainTesting
     @Test("a package whose product the storefront does not sell is left out of the offering and the products alike", arguments: StoreVariant.allCases)
     func unsoldPackage(variant: StoreVariant) async throws {
         let harness = try SubscriptionHarness(variant)
-        let store = SimulatedAppStore(products: [StorefrontTests.everywhere, StorefrontTests.americanOnly], clock: harness.clock)
-        let subscriptions = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(
+            context: TrainContext(clock: harness.clock),
+            configuration: AppStoreConfiguration(products: [StorefrontTests.everywhere, StorefrontTests.americanOnly]))
+        let subscriptions = LocalSubscriptionService(store: store, context: store.context)
         let paywalls =
             switch variant {
             case .inMemory: LocalPaywallService(subscriptions: subscriptions)
@@ -254,14 +259,17 @@ import TrainTesting
     func wholeCatalog(variant: StoreVariant) async throws {
         let harness = try SubscriptionHarness(variant)
         let catalog = [StorefrontTests.everywhere, StorefrontTests.americanOnly]
-        let store = SimulatedAppStore(products: catalog, clock: harness.clock)
+        let store = SimulatedAppStore(context: TrainContext(clock: harness.clock), configuration: AppStoreConfiguration(products: catalog))
         store.storefront = StorefrontTests.germany
-        let subscriptions = LocalSubscriptionService(store: store)
+        let subscriptions = LocalSubscriptionService(store: store, context: store.context)
         func paywalls(_ products: [AppStoreProduct]?, _ name: String) throws -> LocalPaywallService {
-            let settings = PaywallServiceConfiguration(clock: harness.clock, products: products)
+            let settings = PaywallServiceConfiguration(products: products)
             return switch variant {
-            case .inMemory: LocalPaywallService(subscriptions: subscriptions, configuration: settings)
-            case .file: try LocalPaywallService(subscriptions: subscriptions, storage: .file(harness.directory.file(name)), configuration: settings)
+            case .inMemory: LocalPaywallService(subscriptions: subscriptions, context: TrainContext(clock: harness.clock), configuration: settings)
+            case .file:
+                try LocalPaywallService(
+                    subscriptions: subscriptions, storage: .file(harness.directory.file(name)), context: TrainContext(clock: harness.clock),
+                    configuration: settings)
             }
         }
         let offering = PaywallOffering(
@@ -293,7 +301,7 @@ import TrainTesting
         try raw.write { records in try records.setData(Data("not a configuration".utf8), forKey: "current", in: "configurations") }
         #expect(throws: SubscriptionError(.ledgerUnreadable)) { try LocalPaywallService(subscriptions: harness.service, storage: .file(file)) }
         let stacked = LocalPaywallService(
-            subscriptions: harness.service, store: raw, configuration: PaywallServiceConfiguration(clock: harness.clock))
+            subscriptions: harness.service, store: raw, context: TrainContext(clock: harness.clock), configuration: PaywallServiceConfiguration())
         #expect(stacked.configuration == .empty)
         try await stacked.replaceConfiguration(Self.configuration(weights: (100, 0)))
         _ = try await stacked.gate(placement: "onboarding")

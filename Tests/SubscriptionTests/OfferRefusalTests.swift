@@ -13,8 +13,13 @@ import TrainTesting
     let start = ManualClock.defaultStart
 
     func make() -> (SimulatedAppStore, LocalSubscriptionService) {
-        let store = SimulatedAppStore(products: [O.trialMonthly, O.payAsYouGoYearly, O.payUpFront], clock: clock)
-        return (store, LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada))
+        let store = SimulatedAppStore(
+            context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [O.trialMonthly, O.payAsYouGoYearly, O.payUpFront]))
+        return (
+            store,
+            LocalSubscriptionService(
+                store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: SubscriptionHarness.ada))
+        )
     }
 
     @Test("an offer that is unknown or not for this Apple ID is refused before an Ask to Buy request or interrupted purchase waits")
@@ -57,7 +62,7 @@ import TrainTesting
     func codesOfIncompleteProducts() throws {
         var product = O.trialMonthly
         product.offers = [SubscriptionOffer(id: "broken", type: .code, paymentMode: .payAsYouGo, period: .month, periodCount: Int.min, price: -5)]
-        let store = SimulatedAppStore(products: [product], clock: clock)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [product]))
         #expect(throws: SubscriptionError(.invalidArgument)) { try store.addOfferCodes(["BROKEN"], productID: product.id, offerID: "broken") }
         #expect(throws: SubscriptionError(.invalidOfferCode)) { try store.redeemOfferCode("BROKEN") }
         #expect(store.allTransactions.isEmpty)

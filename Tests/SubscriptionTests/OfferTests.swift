@@ -34,8 +34,14 @@ import TrainTesting
     let start = ManualClock.defaultStart
 
     func make(_ storage: StorageLocation = .inMemory) throws -> (SimulatedAppStore, LocalSubscriptionService) {
-        let store = try SimulatedAppStore(storage: storage, products: [Self.trialMonthly, Self.payAsYouGoYearly, Self.payUpFront], clock: clock)
-        return (store, LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada))
+        let store = try SimulatedAppStore(
+            storage: storage, context: TrainContext(clock: clock),
+            configuration: AppStoreConfiguration(products: [Self.trialMonthly, Self.payAsYouGoYearly, Self.payUpFront]))
+        return (
+            store,
+            LocalSubscriptionService(
+                store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: SubscriptionHarness.ada))
+        )
     }
 
     func bought(_ service: LocalSubscriptionService, _ productID: String, offer: PurchaseOffer? = nil) async throws -> AppStoreTransaction {
@@ -204,8 +210,10 @@ import TrainTesting
         onLifetime.introductoryOffer = .freeTrial(.week)
         for product in [pricedTrial, mismatched, namedIntro, twice, onLifetime] {
             #expect(throws: SubscriptionError(.invalidArgument), "\(product)") { try product.validate() }
-            let store = SimulatedAppStore(products: [product], clock: clock)
-            await #expect(throws: SubscriptionError(.invalidArgument)) { _ = try await LocalSubscriptionService(store: store).purchase(product.id) }
+            let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [product]))
+            await #expect(throws: SubscriptionError(.invalidArgument)) {
+                _ = try await LocalSubscriptionService(store: store, context: store.context).purchase(product.id)
+            }
             #expect(store.allTransactions.isEmpty)
         }
     }
@@ -213,8 +221,9 @@ import TrainTesting
     @Test("the standard Pro monthly starts with a one-week free trial for an Apple ID that never subscribed, then renews at its price")
     func standardTrial() async throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: AppStoreProduct.standard))
+        let service = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: SubscriptionHarness.ada))
         #expect(try await service.isEligibleForIntroOffer(groupID: "train.subscriptions"))
         guard case .success(let result) = try await service.purchase(SubscriptionHarness.proMonthly) else {
             Issue.record("the purchase did not succeed")

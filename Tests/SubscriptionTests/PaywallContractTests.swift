@@ -14,12 +14,14 @@ final class LocalPaywallEnvironment: PaywallContractEnvironment {
     init(_ variant: StoreVariant) throws {
         self.variant = variant
         directory = try TemporaryDirectory()
-        store = SimulatedAppStore(products: AppStoreProduct.standardWithoutTrial, clock: ManualClock())
+        store = SimulatedAppStore(
+            context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
     }
 
     /// A service over a subscription service of its own, each in its own file on disk.
     func makeService() async throws -> any PaywallService {
-        let subscriptions = LocalSubscriptionService(store: store, appAccountToken: UUID())
+        let subscriptions = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: UUID()))
         switch variant {
         case .inMemory:
             return LocalPaywallService(subscriptions: subscriptions)

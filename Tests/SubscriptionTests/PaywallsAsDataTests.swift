@@ -20,8 +20,8 @@ private func articleJSON() throws -> Data {
 @Test("the article's configuration gates a free user into a variant of the experiment, logged as an exposure")
 func gatingTheAnalyticsTab() async throws {
     let downloaded = try articleJSON()
-    let store = SimulatedAppStore(clock: ManualClock())
-    let paywalls = LocalPaywallService(subscriptions: LocalSubscriptionService(store: store))
+    let store = SimulatedAppStore(context: TrainContext(clock: ManualClock()))
+    let paywalls = LocalPaywallService(subscriptions: LocalSubscriptionService(store: store, context: store.context))
     try await paywalls.replaceConfiguration(PaywallConfiguration(json: downloaded))
     await paywalls.setUser("user-42")
     switch try await paywalls.gate(placement: "analytics-tab") {
@@ -33,7 +33,7 @@ func gatingTheAnalyticsTab() async throws {
     let again = try #require(try await paywalls.gate(placement: "analytics-tab").presentation)
     #expect(["annual-first", "monthly-first"].contains(again.offering.id))
     #expect(try await paywalls.exposures().map(\.user) == ["user-42", "user-42"])
-    _ = try await LocalSubscriptionService(store: store).purchase("com.train.pro.yearly")
+    _ = try await LocalSubscriptionService(store: store, context: store.context).purchase("com.train.pro.yearly")
     #expect(try await paywalls.gate(placement: "analytics-tab") == .granted, "pro unlocks analytics")
 }
 

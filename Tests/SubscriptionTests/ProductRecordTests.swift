@@ -15,8 +15,10 @@ import TrainTesting
 
     @Test("with access per app user, a non-consumable another app user owns, or one bought outside the app, is not bought again")
     func nonConsumablePerAppUser() async throws {
-        let store = SimulatedAppStore(products: P.catalog, clock: clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: SubscriptionHarness.ada, accessPolicy: .appAccountToken)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: P.catalog))
+        let service = LocalSubscriptionService(
+            store: store, context: store.context,
+            configuration: SubscriptionConfiguration(appAccountToken: SubscriptionHarness.ada, accessPolicy: .appAccountToken))
         _ = try await service.purchase(P.lifetime.id)
         await service.setAppAccountToken(SubscriptionHarness.grace)
         await #expect(throws: SubscriptionError(.subscribedWithAnotherAccount)) { _ = try await service.purchase(P.lifetime.id) }
@@ -29,8 +31,8 @@ import TrainTesting
 
     @Test("the tier stream reports the end of a non-renewing subscription, on the clock, though nothing is written")
     func passEndOnTheStream() async throws {
-        let store = SimulatedAppStore(products: P.catalog, clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: P.catalog))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         _ = try await service.purchase(P.pass.id)
         let tiers = service.tierChanges()
         #expect(await tiers.collect(1) == [.pro])
@@ -41,7 +43,7 @@ import TrainTesting
 
     @Test("a purchase date that is not a real date, or more than a century ago, is invalidArgument for every product type")
     func unrealPurchaseDates() throws {
-        let store = SimulatedAppStore(products: P.catalog, clock: clock)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: P.catalog))
         let dates = [
             Date(timeIntervalSinceReferenceDate: .nan), Date(timeIntervalSinceReferenceDate: -.infinity),
             Date(timeIntervalSinceReferenceDate: -1e15), start.addingTimeInterval(-101 * 365 * 86_400),
@@ -60,8 +62,8 @@ import TrainTesting
     func productChangedType() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.file("appstore.sqlite")
-        let first = try SimulatedAppStore(storage: .file(file), clock: clock)
-        _ = try await LocalSubscriptionService(store: first).purchase("com.train.pro.monthly")
+        let first = try SimulatedAppStore(storage: .file(file), context: TrainContext(clock: clock))
+        _ = try await LocalSubscriptionService(store: first, context: first.context).purchase("com.train.pro.monthly")
         clock.advance(by: .seconds(40 * 86_400))
         var withoutPeriod = AppStoreProduct.standardWithoutTrial[0]
         withoutPeriod.period = nil
@@ -69,8 +71,9 @@ import TrainTesting
             AppStoreProduct.nonRenewing(id: "com.train.pro.monthly", displayName: "Pro pass", tier: .pro, duration: .month, price: 4.99),
             withoutPeriod,
         ] {
-            let store = try SimulatedAppStore(storage: .file(file), products: [changed], clock: clock)
-            let status = try #require(try await LocalSubscriptionService(store: store).subscriptionStatuses().first)
+            let store = try SimulatedAppStore(
+                storage: .file(file), context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [changed]))
+            let status = try #require(try await LocalSubscriptionService(store: store, context: store.context).subscriptionStatuses().first)
             #expect(status.state == .expired)
             #expect(try status.renewalInfo.payloadValue.expirationReason == .productUnavailable)
             #expect(store.allTransactions.count == 1, "no renewal into it")

@@ -23,8 +23,11 @@ import TrainTesting
     let start = ManualClock.defaultStart
 
     func make(_ storage: StorageLocation = .inMemory, user: UUID? = SubscriptionHarness.ada) throws -> (SimulatedAppStore, LocalSubscriptionService) {
-        let store = try SimulatedAppStore(storage: storage, products: Self.catalog, clock: clock)
-        return (store, LocalSubscriptionService(store: store, appAccountToken: user))
+        let store = try SimulatedAppStore(
+            storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: Self.catalog))
+        return (
+            store, LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: user))
+        )
     }
 
     func bought(_ service: LocalSubscriptionService, _ productID: String) async throws -> AppStoreTransaction {
@@ -146,8 +149,8 @@ import TrainTesting
         broken.period = nil
         var freeCoaching = Self.coaching
         freeCoaching.tier = .pro
-        let store = SimulatedAppStore(products: [broken, freeCoaching], clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [broken, freeCoaching]))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         for product in [broken, freeCoaching] {
             await #expect(throws: SubscriptionError(.invalidArgument)) { _ = try await service.purchase(product.id) }
             #expect(throws: SubscriptionError(.invalidArgument)) { try store.buyOutsideApp(productID: product.id) }

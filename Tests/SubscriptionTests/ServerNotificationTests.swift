@@ -116,8 +116,9 @@ import TrainTesting
         let lifetime = AppStoreProduct.nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 99)
         let clock = ManualClock()
         let storage: StorageLocation = variant == .file ? .file(directory.file("appstore.sqlite")) : .inMemory
-        let store = try SimulatedAppStore(storage: storage, products: [pro, premium, lifetime], clock: clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        let store = try SimulatedAppStore(
+            storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [pro, premium, lifetime]))
+        let service = LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada))
         #expect(try await Self.notifications(of: store) { _ = try await service.purchase("com.train.lifetime") } == ["ONE_TIME_CHARGE"])
         #expect(try await Self.notifications(of: store) { _ = try await service.purchase("com.train.lifetime") } == [], "owned: nothing bought")
         try store.addOfferCodes(["SPRING"], productID: H.proMonthly, offerID: "coach")
@@ -135,7 +136,7 @@ import TrainTesting
         var product = AppStoreProduct(id: H.proMonthly, displayName: "Pro", tier: .pro, period: .month, price: 4.99)
         product.prices = ["USA": 4.99]
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: [product], clock: clock)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [product]))
         try store.buyOutsideApp(productID: H.proMonthly)
         store.storefront = try StoreStorefront(countryCode: "FRA", currencyCode: "EUR")
         clock.advance(by: .seconds(32 * 86_400))
@@ -220,7 +221,9 @@ import TrainTesting
     @Test("the stream tells each notification as it is sent, the same as the log; a second store on the file tells the first's")
     func stream() async throws {
         let harness = try H(.file)
-        let other = try SimulatedAppStore(storage: .file(harness.file), products: AppStoreProduct.standardWithoutTrial, clock: harness.clock)
+        let other = try SimulatedAppStore(
+            storage: .file(harness.file), context: TrainContext(clock: harness.clock),
+            configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
         // Listening from here on; what the streams tell waits in them until read.
         let here = harness.store.serverNotificationUpdates()
         let there = other.serverNotificationUpdates()

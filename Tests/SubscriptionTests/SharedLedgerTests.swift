@@ -14,7 +14,8 @@ import TrainTesting
     func distinctIDs() async throws {
         let harness = try H(.file)
         let widgetStore = try harness.makeStore()
-        let widget = LocalSubscriptionService(store: widgetStore, appAccountToken: H.grace)
+        let widget = LocalSubscriptionService(
+            store: widgetStore, context: widgetStore.context, configuration: SubscriptionConfiguration(appAccountToken: H.grace))
         let pro = try await harness.buy(H.proMonthly)
         try widgetStore.switchAppleID(to: AppleIDTests.child)
         guard case .success(let premium) = try await widget.purchase(H.premiumMonthly) else {

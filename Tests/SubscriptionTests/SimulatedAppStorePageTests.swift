@@ -9,7 +9,7 @@ import TrainTesting
 
 @Test("the overview's server notification is verified as an app's server verifies it")
 func serverNotificationOfARefund() async throws {
-    let store = SimulatedAppStore(clock: ManualClock())
+    let store = SimulatedAppStore(context: TrainContext(clock: ManualClock()))
     let transaction = try store.buyOutsideApp(productID: "com.train.pro.monthly").unsafePayloadValue
     let verifier = store.notificationVerifier()
     try store.refund(transactionID: transaction.id)

@@ -103,8 +103,8 @@ import TrainTesting
             ])
         // The catalog runs a store: a weekly subscription upgraded to the yearly Premium in the same group.
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: catalog.products, clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: catalog.products))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         _ = try await service.purchase("com.train.pro.weekly")
         _ = try await service.purchase("com.train.premium.yearly")
         #expect(service.currentTier == .premium)

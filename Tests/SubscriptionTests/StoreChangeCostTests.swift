@@ -120,7 +120,8 @@ import TrainTesting
         var pro = AppStoreProduct(id: H.proMonthly, displayName: "Pro", tier: .pro, period: .month, price: 4.99)
         pro.isFamilyShareable = true
         let storage: StorageLocation = variant == .file ? .file(directory.file("appstore.sqlite")) : .inMemory
-        let store = try SimulatedAppStore(storage: storage, products: [pro], clock: clock)
+        let store = try SimulatedAppStore(
+            storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [pro]))
         try store.setTimeRate(.monthlyRenewal(every: .seconds(1)))
         let member = try AppleID("member@example.com")
         try store.createFamily(organizer: .standard)
@@ -131,7 +132,7 @@ import TrainTesting
             store.settle()
         }
         try store.switchAppleID(to: member)
-        let service = LocalSubscriptionService(store: store)
+        let service = LocalSubscriptionService(store: store, context: store.context)
         #expect(service.currentTier == .pro)
         let (steps, rebuilds) = (service.engineSteps, service.rebuildCount)
         try store.removeFromFamily(member)

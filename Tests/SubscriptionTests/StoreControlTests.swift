@@ -113,8 +113,10 @@ import TrainTesting
         let clock = ManualClock()
         let other = AppStoreProduct(
             id: "com.train.pro.monthly.family", displayName: "Train Pro for families (monthly)", tier: .pro, period: .month, price: 6.99)
-        let store = try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial + [other], clock: clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        let store = try SimulatedAppStore(
+            storage: .inMemory, context: TrainContext(clock: clock),
+            configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial + [other]))
+        let service = LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada))
         guard case .success(let first) = try await service.purchase(H.proMonthly) else {
             Issue.record("the first purchase succeeds")
             return
@@ -438,7 +440,7 @@ import TrainTesting
         let directory = try TemporaryDirectory()
         let clock = ManualClock()
         let file = directory.file("appstore.sqlite")
-        let store = try SimulatedAppStore(storage: .file(file, options: .init(busyTimeout: .milliseconds(20))), clock: clock)
+        let store = try SimulatedAppStore(storage: .file(file, options: .init(busyTimeout: .milliseconds(20))), context: TrainContext(clock: clock))
         try store.buyOutsideApp(productID: H.proMonthly, appAccountToken: H.ada)
         let renewal = try #require(store.allTransactions.last?.unsafePayloadValue.expirationDate)
         // Another connection holds the file's write lock, so settling fails with busy.

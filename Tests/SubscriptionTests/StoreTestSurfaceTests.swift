@@ -89,8 +89,8 @@ import TrainTesting
         let clock = ManualClock()
         let start = ManualClock.defaultStart
         let products = ProductTypeTests.catalog + [OfferTests.payUpFront]
-        let store = SimulatedAppStore(products: products, clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         try store.setTimeRate(.oneRenewal(every: .seconds(2)))
         #expect(throws: SubscriptionError(.invalidTimeRate)) { try store.setTimeRate(.oneRenewal(every: .milliseconds(500))) }
         #expect(store.timeRate == .oneRenewal(every: .seconds(2)))
@@ -110,8 +110,10 @@ import TrainTesting
         let clock = ManualClock()
         let start = ManualClock.defaultStart
         let store = SimulatedAppStore(
-            products: ProductTypeTests.catalog + AppStoreProduct.standardWithoutTrial.filter { $0.tier == .premium }, clock: clock)
-        let service = LocalSubscriptionService(store: store)
+            context: TrainContext(clock: clock),
+            configuration: AppStoreConfiguration(
+                products: ProductTypeTests.catalog + AppStoreProduct.standardWithoutTrial.filter { $0.tier == .premium }))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         try store.setTimeRate(.oneSecondIsOneDay)
         for (productID, seconds) in [(ProductTypeTests.weekly.id, 7.0), ("com.train.premium.monthly", 30), (ProductTypeTests.yearly.id, 365)] {
             try store.switchAppleID(to: AppleID("\(productID)@example.com"))

@@ -42,8 +42,9 @@ import TrainTesting
     @Test("another storefront sells what it lists at its prices, in its currency; a product it does not sell is productUnavailable")
     func storefronts() async throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: [Self.everywhere, Self.americanOnly], clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(
+            context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [Self.everywhere, Self.americanOnly]))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         #expect(try await service.storefront() == .unitedStates)
         #expect(try await service.products().map(\.id) == [Self.everywhere.id, Self.americanOnly.id])
         store.storefront = Self.germany
@@ -66,8 +67,8 @@ import TrainTesting
     @Test("a subscription whose product is no longer sold in the storefront lapses at renewal as unavailable")
     func renewalOutsideTheStorefront() async throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: [Self.americanOnly], clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: [Self.americanOnly]))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         guard case .success(let bought) = try await service.purchase(Self.americanOnly.id) else { throw SubscriptionError(.systemError) }
         store.storefront = Self.germany
         clock.advance(to: try #require(bought.unsafePayloadValue.expirationDate).addingTimeInterval(1))
@@ -111,8 +112,8 @@ import TrainTesting
     func localizedNames() async throws {
         var product = Self.everywhere
         product.localizedNames = ["de_DE": "Pro (monatlich)", "fr_FR": "Pro (mensuel)"]
-        let store = SimulatedAppStore(products: [product], clock: ManualClock())
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: [product]))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         #expect(try await service.products().first?.displayName == "Pro")
         for (locale, name) in [("de_DE", "Pro (monatlich)"), ("de_AT", "Pro (monatlich)"), ("fr_CA", "Pro (mensuel)"), ("ja_JP", "Pro")] {
             store.locale = Locale(identifier: locale)

@@ -22,13 +22,20 @@ final class LocalSubscriptionEnvironment: SubscriptionContractEnvironment {
         self.accessPolicy = accessPolicy
         directory = try TemporaryDirectory()
         switch variant {
-        case .inMemory: store = try SimulatedAppStore(storage: .inMemory, products: Self.products, clock: ManualClock())
-        case .file: store = try SimulatedAppStore(storage: .file(directory.file("appstore.sqlite")), products: Self.products, clock: ManualClock())
+        case .inMemory:
+            store = try SimulatedAppStore(
+                storage: .inMemory, context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: Self.products))
+        case .file:
+            store = try SimulatedAppStore(
+                storage: .file(directory.file("appstore.sqlite")), context: TrainContext(clock: ManualClock()),
+                configuration: AppStoreConfiguration(products: Self.products))
         }
     }
 
     func makeService(appAccountToken: UUID?) async throws -> any SubscriptionService {
-        LocalSubscriptionService(store: store, appAccountToken: appAccountToken, accessPolicy: accessPolicy)
+        LocalSubscriptionService(
+            store: store, context: store.context,
+            configuration: SubscriptionConfiguration(appAccountToken: appAccountToken, accessPolicy: accessPolicy))
     }
 }
 

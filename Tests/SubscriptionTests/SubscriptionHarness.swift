@@ -28,25 +28,35 @@ final class SubscriptionHarness {
         self.variant = variant
         self.policy = policy
         directory = try TemporaryDirectory()
-        store = try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial, clock: clock)
-        service = LocalSubscriptionService(store: store)
+        store = try SimulatedAppStore(
+            storage: .inMemory, context: TrainContext(clock: clock),
+            configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
+        service = LocalSubscriptionService(store: store, context: store.context)
         store = try makeStore()
-        service = LocalSubscriptionService(store: store, appAccountToken: user, accessPolicy: policy)
+        service = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: user, accessPolicy: policy))
     }
 
     var file: URL { directory.file("appstore.sqlite") }
 
     func makeStore() throws -> SimulatedAppStore {
         switch variant {
-        case .inMemory: try SimulatedAppStore(storage: .inMemory, products: AppStoreProduct.standardWithoutTrial, clock: clock)
-        case .file: try SimulatedAppStore(storage: .file(file), products: AppStoreProduct.standardWithoutTrial, clock: clock)
+        case .inMemory:
+            try SimulatedAppStore(
+                storage: .inMemory, context: TrainContext(clock: clock),
+                configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
+        case .file:
+            try SimulatedAppStore(
+                storage: .file(file), context: TrainContext(clock: clock),
+                configuration: AppStoreConfiguration(products: AppStoreProduct.standardWithoutTrial))
         }
     }
 
     /// A new store and service on the same file, as after a relaunch.
     func relaunch(user: UUID? = SubscriptionHarness.ada) throws {
         store = try makeStore()
-        service = LocalSubscriptionService(store: store, appAccountToken: user, accessPolicy: policy)
+        service = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: user, accessPolicy: policy))
     }
 
     /// Buys in the app and returns the verified transaction.

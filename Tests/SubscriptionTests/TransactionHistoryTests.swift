@@ -14,8 +14,8 @@ import TrainTesting
 
     @Test("a later unverified pass does not hide the verified one that grants the tier from the current entitlements")
     func unverifiedPass() async throws {
-        let store = SimulatedAppStore(products: P.catalog, clock: ManualClock())
-        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        let store = SimulatedAppStore(context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: P.catalog))
+        let service = LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada))
         guard case .success(let good) = try await service.purchase(P.pass.id) else { throw SubscriptionError(.systemError) }
         store.producesUnverifiedTransactions = true
         _ = try await service.purchase(P.pass.id)
@@ -54,8 +54,8 @@ import TrainTesting
     @Test("the latest transaction and the history go by purchase date, where an approved Ask to Buy request keeps its earlier identifier")
     func latestAfterAskToBuy() async throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(products: P.catalog, clock: clock)
-        let service = LocalSubscriptionService(store: store, appAccountToken: H.ada)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: P.catalog))
+        let service = LocalSubscriptionService(store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada))
         store.askToBuyEnabled = true
         #expect(try await service.purchase(P.coaching.id) == .pending)
         let requestID = try #require(store.testTransactions.first?.id)
@@ -73,8 +73,8 @@ import TrainTesting
     func localeScript() async throws {
         var product = StorefrontTests.everywhere
         product.localizedNames = ["zh_Hans": "专业版", "zh_Hant": "專業版"]
-        let store = SimulatedAppStore(products: [product], clock: ManualClock())
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: [product]))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         for identifier in ["zh_Hant_TW", "zh_TW", "zh_Hant"] {
             store.locale = Locale(identifier: identifier)
             #expect(try await service.products().first?.displayName == "專業版", "\(identifier)")
@@ -132,9 +132,11 @@ import TrainTesting
 
     @Test("deleting another app user's upgrade gives the subscription back to the app user whose period is current again")
     func deletingAnotherUsersUpgrade() async throws {
-        let store = SimulatedAppStore(clock: ManualClock())
-        let adas = LocalSubscriptionService(store: store, appAccountToken: H.ada, accessPolicy: .appAccountToken)
-        let anyone = LocalSubscriptionService(store: store, appAccountToken: H.grace)
+        let store = SimulatedAppStore(context: TrainContext(clock: ManualClock()))
+        let adas = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.ada, accessPolicy: .appAccountToken))
+        let anyone = LocalSubscriptionService(
+            store: store, context: store.context, configuration: SubscriptionConfiguration(appAccountToken: H.grace))
         _ = try await adas.purchase(H.proMonthly)
         guard case .success(let upgrade) = try await anyone.purchase(H.premiumMonthly) else { throw SubscriptionError(.systemError) }
         #expect(try await adas.subscriptionStatuses().isEmpty, "the subscription is Grace's while her upgrade is current")

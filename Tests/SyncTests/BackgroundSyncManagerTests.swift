@@ -32,7 +32,8 @@ import TrainTesting
         }
 
         func manager(jitter: Double = 0.5) -> BackgroundSyncManager {
-            BackgroundSyncManager(clock: clock, jitter: { jitter }, sync: { try await self.sync() })
+            BackgroundSyncManager(
+                sync: { try await self.sync() }, context: TrainContext(clock: clock), configuration: BackgroundSyncConfiguration(jitter: { jitter }))
         }
     }
 
@@ -181,7 +182,6 @@ import TrainTesting
         let (entries, entered) = AsyncStream<Void>.makeStream()
         // A sync whose remote call does not notice cancellation: it ends when the test says.
         let manager = BackgroundSyncManager(
-            clock: ManualClock(), jitter: { 0.5 },
             sync: {
                 let now = running.withLock { running in
                     running += 1
@@ -194,7 +194,7 @@ import TrainTesting
                 }
                 running.withLock { $0 -= 1 }
                 return SyncReport()
-            })
+            }, context: TrainContext(clock: ManualClock()), configuration: BackgroundSyncConfiguration(jitter: { 0.5 }))
         var arrivals = entries.makeAsyncIterator()
         manager.start()
         await arrivals.next()
@@ -212,7 +212,7 @@ import TrainTesting
         let world = try SyncWorld()
         let phone = try world.device("phone", batchSize: 2)
         for index in 0..<5 { _ = try await phone.plans.createPlan(Fixture.plan("Plan \(index)")) }
-        let manager = BackgroundSyncManager(service: phone.plans, clock: phone.clock)
+        let manager = BackgroundSyncManager(service: phone.plans, context: TrainContext(clock: phone.clock))
         var updates = manager.statusUpdates().makeAsyncIterator()
         manager.start()
         var uploaded: [Int] = []

@@ -17,7 +17,7 @@ import TrainTesting
 
     @Test("a batch the remote calls too large is halved until it fits; nothing is lost")
     func halvesOnTooLarge() async throws {
-        let world = try SyncWorld { RemotePolicy(maximumBatchCount: 30, clock: $0) }
+        let world = try SyncWorld(configuration: RemoteConfiguration(maximumBatchCount: 30))
         let remote = InterposedRemote(world.remote)
         let phone = try world.device("phone", batchSize: 100, remote: remote)
         for index in 0..<70 { _ = try await phone.plans.createPlan(Fixture.plan("Plan \(index)")) }
@@ -49,7 +49,7 @@ import TrainTesting
     func deadLetter() async throws {
         // The remote takes 4,000 bytes and does not say so (an interposed remote declares
         // the default 1 MiB), so the device sends the huge plan and the remote refuses it.
-        let world = try SyncWorld(policy: { RemotePolicy(maximumDocumentBytes: 4_000, clock: $0) }, wrap: { InterposedRemote($0) })
+        let world = try SyncWorld(configuration: RemoteConfiguration(maximumDocumentBytes: 4_000), wrap: { InterposedRemote($0) })
         let phone = try world.device("phone")
         let huge = try await phone.plans.createPlan(Fixture.plan("Huge", notes: String(repeating: "x", count: 5_000)))
         for index in 0..<3 { _ = try await phone.plans.createPlan(Fixture.plan("Plan \(index)")) }

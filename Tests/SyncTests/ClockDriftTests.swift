@@ -17,7 +17,7 @@ import TrainTesting
     /// which may misbehave, the tablet through the fake's honest remote underneath.
     static func pair(_ variant: SyncVariant) async throws -> (SyncWorld, FakeRemotePlanStore, Device, Device, TrainingPlan) {
         let world = try SyncWorld(variant)
-        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let local = LocalRemotePlanStore(context: TrainContext(clock: world.remoteClock))
         let fake = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: fake)
         let tablet = try world.device("tablet", remote: fake.remote)
@@ -67,8 +67,8 @@ import TrainTesting
         #expect(try tablet.plans.plan(id: plan.id)?.notes == "tablet, later", "the device behind made the later edit, and it wins")
         // With a drift of an hour, the same device keeps its own time and says so.
         let strict = try LocalPlanSyncService(
-            auth: behind.auth, remote: world.remote, storage: .inMemory,
-            configuration: SyncConfiguration(clock: behind.clock, maximumClockDrift: .seconds(3_600)))
+            auth: behind.auth, remote: world.remote, storage: .inMemory, context: TrainContext(clock: behind.clock),
+            configuration: SyncConfiguration(maximumClockDrift: .seconds(3_600)))
         #expect(try await strict.sync().ignoredClockReadings >= 1)
     }
 

@@ -30,7 +30,7 @@ import TrainTesting
 
     @Test("the device's limit is the remote's: the largest plan the device takes is uploaded, and a byte more is refused")
     func limitIsTheRemotes() async throws {
-        let world = try SyncWorld { RemotePolicy(maximumDocumentBytes: 3_000, clock: $0) }
+        let world = try SyncWorld(configuration: RemoteConfiguration(maximumDocumentBytes: 3_000))
         let phone = try world.device("phone")
         let id = UUID()
         // The longest notes the device takes: each length tried on a new plan of one ID.
@@ -88,23 +88,23 @@ import TrainTesting
         let world = try SyncWorld()
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: world.remoteClock.now, lastSignInAt: world.remoteClock.now))
-        let unnamed = SyncEngine<Note>(auth: auth, remote: world.local, configuration: SyncConfiguration(clock: world.remoteClock))
+        let unnamed = SyncEngine<Note>(auth: auth, remote: world.local, context: TrainContext(clock: world.remoteClock))
         await #expect(throws: SyncError(.invalidRecord)) { _ = try await unnamed.create(Note(id: UUID(), userID: "", text: "hi")) }
-        let phone = SyncEngine<NamedNote>(auth: auth, remote: world.local, configuration: SyncConfiguration(clock: world.remoteClock))
+        let phone = SyncEngine<NamedNote>(auth: auth, remote: world.local, context: TrainContext(clock: world.remoteClock))
         let note = try await phone.create(NamedNote(id: UUID(), userID: "", text: "hi"))
         try await phone.sync()
-        let tablet = SyncEngine<NamedNote>(auth: auth, remote: world.local, configuration: SyncConfiguration(clock: world.remoteClock))
+        let tablet = SyncEngine<NamedNote>(auth: auth, remote: world.local, context: TrainContext(clock: world.remoteClock))
         try await tablet.sync()
         #expect(try tablet.records() == [note])
         // Another user's note, put in Ada's records by a remote, is still refused.
         let remote = FakeRemotePlanStore.inMemory(clock: world.remoteClock)
         let grace = FakeAuthService()
         grace.setCurrentUser(UserEntity(id: "grace", displayName: "Grace", createdAt: world.remoteClock.now, lastSignInAt: world.remoteClock.now))
-        let gracesPhone = SyncEngine<NamedNote>(auth: grace, remote: remote, configuration: SyncConfiguration(clock: world.remoteClock))
+        let gracesPhone = SyncEngine<NamedNote>(auth: grace, remote: remote, context: TrainContext(clock: world.remoteClock))
         _ = try await gracesPhone.create(NamedNote(id: UUID(), userID: "", text: "Grace's"))
         try await gracesPhone.sync()
         remote.misbehave(.foreignRecords(ofUser: "grace"))
-        let adasTablet = SyncEngine<NamedNote>(auth: auth, remote: remote, configuration: SyncConfiguration(clock: world.remoteClock))
+        let adasTablet = SyncEngine<NamedNote>(auth: auth, remote: remote, context: TrainContext(clock: world.remoteClock))
         await #expect(throws: SyncError(.foreignRecord)) { try await adasTablet.sync() }
     }
 }

@@ -44,10 +44,10 @@ import TrainTesting
     > {
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: world.remoteClock.now, lastSignInAt: world.remoteClock.now))
-        let configuration = SyncConfiguration<NewerPlan<Workout>>(clock: world.remoteClock, ids: SequentialIDGenerator(prefix: "\(name)-"))
+        let context = TrainContext(clock: world.remoteClock, ids: SequentialIDGenerator(prefix: "\(name)-"))
         return world.variant == .file
-            ? try SyncEngine(auth: auth, remote: world.remote, storage: .file(world.directory.file("\(name).sqlite")), configuration: configuration)
-            : SyncEngine(auth: auth, remote: world.remote, configuration: configuration)
+            ? try SyncEngine(auth: auth, remote: world.remote, storage: .file(world.directory.file("\(name).sqlite")), context: context)
+            : SyncEngine(auth: auth, remote: world.remote, context: context)
     }
 
     @Test("a field a newer version added survives an older version's edit and upload, back on the newer version", arguments: SyncVariant.allCases)

@@ -268,7 +268,7 @@ import TrainTesting
 
     @Test("a removed workout's tombstone is dropped after 30 days, so a plan edited day after day for years stays within the remote's limit")
     func tombstonesExpire() async throws {
-        let world = try SyncWorld { RemotePolicy(maximumDocumentBytes: 3_000, clock: $0) }
+        let world = try SyncWorld(configuration: RemoteConfiguration(maximumDocumentBytes: 3_000))
         let phone = try world.device("phone")
         var plan = Fixture.plan()
         plan.weeklyWorkouts = [Self.easy]

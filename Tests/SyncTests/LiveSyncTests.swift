@@ -23,7 +23,10 @@ import TrainTesting
         let tablet = try world.device("tablet")
         let plan = try await phone.plans.createPlan(Fixture.plan(notes: "first"))
         try await phone.plans.sync()
-        let managers = [phone, tablet].map { BackgroundSyncManager(service: $0.plans, clock: $0.clock, jitter: { 0.5 }) }
+        let managers = [phone, tablet].map {
+            BackgroundSyncManager(
+                service: $0.plans, context: TrainContext(clock: $0.clock), configuration: BackgroundSyncConfiguration(jitter: { 0.5 }))
+        }
         for manager in managers {
             manager.start()
             _ = await manager.statusUpdates().firstValue(where: Self.synced)
@@ -106,8 +109,8 @@ import TrainTesting
     func secondInstance() async throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock()
-        let watching = try LocalRemotePlanStore(storage: .file(directory.file("remote.sqlite")), policy: RemotePolicy(clock: clock))
-        let writing = try LocalRemotePlanStore(storage: .file(directory.file("remote.sqlite")), policy: RemotePolicy(clock: clock))
+        let watching = try LocalRemotePlanStore(storage: .file(directory.file("remote.sqlite")), context: TrainContext(clock: clock))
+        let writing = try LocalRemotePlanStore(storage: .file(directory.file("remote.sqlite")), context: TrainContext(clock: clock))
         let signals = watching.changeSignals(for: Self.scope)
         await clock.waitForSleepers(1)
         let write = RemoteMutation(
@@ -122,7 +125,7 @@ import TrainTesting
         let directory = try TemporaryDirectory()
         let clock = ManualClock()
         let file = directory.file("remote.sqlite")
-        let watching = try LocalRemotePlanStore(storage: .file(file), policy: RemotePolicy(clock: clock))
+        let watching = try LocalRemotePlanStore(storage: .file(file), context: TrainContext(clock: clock))
         let signals = watching.changeSignals(for: Self.scope)
         await clock.waitForSleepers(1)
         let child = try ChildProcess("train-account-probe", arguments: ["remote-write", file.path, "ada"])

@@ -29,7 +29,7 @@ import TrainTesting
 
     @Test("a plan deleted, synced, and made again with the same ID after the remote dropped the deletion survives")
     func recreateAfterRetention() async throws {
-        let world = try SyncWorld { RemotePolicy(tombstoneRetention: .seconds(86_400), clock: $0) }
+        let world = try SyncWorld(configuration: RemoteConfiguration(tombstoneRetention: .seconds(86_400)))
         let phone = try world.device("phone")
         let plan = try await phone.plans.createPlan(Fixture.plan())
         _ = try await phone.plans.sync()
@@ -106,7 +106,7 @@ import TrainTesting
 
     @Test("a device whose only contact was an upload still learns of a deletion the remote has since dropped")
     func cursorZeroNeverResyncs() async throws {
-        let world = try SyncWorld { RemotePolicy(tombstoneRetention: .seconds(86_400), clock: $0) }
+        let world = try SyncWorld(configuration: RemoteConfiguration(tombstoneRetention: .seconds(86_400)))
         let phone = try world.device("phone")
         let tablet = try world.device("tablet")
         let plan = try await phone.plans.createPlan(Fixture.plan())
@@ -125,7 +125,7 @@ import TrainTesting
     func resyncDropsDeadLetter() async throws {
         // The remote takes 3,000 bytes without saying so (see BatchingTests.deadLetter).
         let world = try SyncWorld(
-            policy: { RemotePolicy(maximumDocumentBytes: 3_000, tombstoneRetention: .seconds(86_400), clock: $0) }, wrap: { InterposedRemote($0) })
+            configuration: RemoteConfiguration(maximumDocumentBytes: 3_000, tombstoneRetention: .seconds(86_400)), wrap: { InterposedRemote($0) })
         let phone = try world.device("phone")
         let tablet = try world.device("tablet")
         let gone = try await phone.plans.createPlan(Fixture.plan("gone"))
@@ -164,7 +164,7 @@ import TrainTesting
 
     @Test("with edit-wins, an edit made while a full download runs is kept and uploaded")
     func editDuringResync() async throws {
-        let world = try SyncWorld { RemotePolicy(tombstoneRetention: .seconds(86_400), clock: $0) }
+        let world = try SyncWorld(configuration: RemoteConfiguration(tombstoneRetention: .seconds(86_400)))
         let interposed = InterposedRemote(world.local)
         let phone = try world.device("phone", deletePolicy: .editWins, remote: interposed)
         let tablet = try world.device("tablet", deletePolicy: .editWins)

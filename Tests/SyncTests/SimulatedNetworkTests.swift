@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrainAuth
+import TrainCore
 import TrainSync
 import TrainTesting
 
@@ -12,10 +13,10 @@ import TrainTesting
     let plans: LocalPlanSyncService
 
     init() {
-        remote = LocalRemotePlanStore(policy: RemotePolicy(clock: clock))
+        remote = LocalRemotePlanStore(context: TrainContext(clock: clock))
         network = SimulatedNetwork(remote: remote, clock: clock)
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: clock.now, lastSignInAt: clock.now))
-        plans = LocalPlanSyncService(auth: auth, remote: network, configuration: SyncConfiguration(clock: clock))
+        plans = LocalPlanSyncService(auth: auth, remote: network, context: TrainContext(clock: clock))
     }
 
     func plan(_ name: String) -> TrainingPlan {
@@ -71,7 +72,7 @@ import TrainTesting
         var triggers = plans.syncTriggers().makeAsyncIterator()
         let tablet = FakeAuthService()
         tablet.setCurrentUser(auth.currentUser)
-        let other = LocalPlanSyncService(auth: tablet, remote: remote, configuration: SyncConfiguration(clock: clock))
+        let other = LocalPlanSyncService(auth: tablet, remote: remote, context: TrainContext(clock: clock))
         _ = try await other.createPlan(plan("From the tablet"))
         try await other.sync()
         #expect(await triggers.next() == .remoteChange, "online, the tablet's commit is news")

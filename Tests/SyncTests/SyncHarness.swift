@@ -20,15 +20,16 @@ final class SyncWorld: Sendable {
     private let devices = Locked([Device]())
 
     init(
-        _ variant: SyncVariant = .inMemory, policy: (ManualClock) -> RemotePolicy = { RemotePolicy(clock: $0) },
+        _ variant: SyncVariant = .inMemory, configuration: RemoteConfiguration = RemoteConfiguration(),
         wrap: (LocalRemotePlanStore) -> any RemotePlanStore = { $0 }
     ) throws {
         self.variant = variant
         directory = try TemporaryDirectory()
         local =
             variant == .file
-            ? try LocalRemotePlanStore(storage: .file(directory.file("remote.sqlite")), policy: policy(remoteClock))
-            : LocalRemotePlanStore(policy: policy(remoteClock))
+            ? try LocalRemotePlanStore(
+                storage: .file(directory.file("remote.sqlite")), context: TrainContext(clock: remoteClock), configuration: configuration)
+            : LocalRemotePlanStore(context: TrainContext(clock: remoteClock), configuration: configuration)
         remote = wrap(local)
     }
 
@@ -40,10 +41,9 @@ final class SyncWorld: Sendable {
     ) throws -> Device {
         let clock = ManualClock(start: remoteClock.now.addingTimeInterval(skew))
         let device = try Device(
-            name: name, world: self, clock: clock,
-            configuration: SyncConfiguration(
-                clock: clock, ids: ids ?? SequentialIDGenerator(prefix: "\(name)-"), conflictPolicy: conflictPolicy, deletePolicy: deletePolicy,
-                batchSize: batchSize, pageSize: pageSize), remote: remote ?? self.remote, file: file)
+            name: name, world: self, clock: clock, ids: ids ?? SequentialIDGenerator(prefix: "\(name)-"),
+            configuration: SyncConfiguration(conflictPolicy: conflictPolicy, deletePolicy: deletePolicy, batchSize: batchSize, pageSize: pageSize),
+            remote: remote ?? self.remote, file: file)
         device.auth.setCurrentUser(UserEntity(id: user, displayName: user, createdAt: remoteClock.now, lastSignInAt: remoteClock.now))
         devices.withLock { $0.append(device) }
         return device
@@ -59,7 +59,7 @@ final class SyncWorld: Sendable {
     func remotePlans(of user: String = "ada", from remote: (any RemotePlanStore)? = nil) async throws -> [TrainingPlan] {
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: user, displayName: user, createdAt: remoteClock.now, lastSignInAt: remoteClock.now))
-        let probe = LocalPlanSyncService(auth: auth, remote: remote ?? local, configuration: SyncConfiguration(clock: remoteClock))
+        let probe = LocalPlanSyncService(auth: auth, remote: remote ?? local, context: TrainContext(clock: remoteClock))
         try await probe.download()
         return try probe.plans()
     }
@@ -74,16 +74,17 @@ final class Device: Sendable {
     let file: URL
 
     init(
-        name: String, world: SyncWorld, clock: ManualClock, configuration: SyncConfiguration<TrainingPlan>, remote: any RemotePlanStore,
-        file: URL? = nil
+        name: String, world: SyncWorld, clock: ManualClock, ids: any IDGenerator, configuration: SyncConfiguration<TrainingPlan>,
+        remote: any RemotePlanStore, file: URL? = nil
     ) throws {
         self.name = name
         self.clock = clock
         self.file = file ?? world.directory.file("\(name).sqlite")
+        let context = TrainContext(clock: clock, ids: ids)
         plans =
             world.variant == .file
-            ? try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(self.file), configuration: configuration)
-            : LocalPlanSyncService(auth: auth, remote: remote, configuration: configuration)
+            ? try LocalPlanSyncService(auth: auth, remote: remote, storage: .file(self.file), context: context, configuration: configuration)
+            : LocalPlanSyncService(auth: auth, remote: remote, context: context, configuration: configuration)
     }
 
     func signIn(_ user: String) {

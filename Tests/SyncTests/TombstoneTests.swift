@@ -69,7 +69,7 @@ import TrainTesting
         "a device offline longer than deletions are kept reads everything again and does not bring a deleted plan back",
         arguments: SyncVariant.allCases)
     func fullResyncAfterRetention(_ variant: SyncVariant) async throws {
-        let world = try SyncWorld(variant) { RemotePolicy(tombstoneRetention: .seconds(7 * 86_400), clock: $0) }
+        let world = try SyncWorld(variant, configuration: RemoteConfiguration(tombstoneRetention: .seconds(7 * 86_400)))
         let phone = try world.device("phone")
         let tablet = try world.device("tablet")
         let doomed = try await phone.plans.createPlan(Fixture.plan("Doomed"))

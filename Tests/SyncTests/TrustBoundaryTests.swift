@@ -26,7 +26,7 @@ import TrainTesting
     /// Ada's phone makes `count` plans and syncs them; Grace has one plan with private notes.
     static func setup(_ variant: SyncVariant, plans count: Int = 2, pageSize: Int = 500) async throws -> Setup {
         let world = try SyncWorld(variant)
-        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let local = LocalRemotePlanStore(context: TrainContext(clock: world.remoteClock))
         let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let tablet = try world.device("tablet", pageSize: pageSize, remote: remote)
@@ -110,7 +110,7 @@ import TrainTesting
     @Test("a document over the remote's own size limit ends the sync unreadableRecord")
     func documentOverLimit() async throws {
         let world = try SyncWorld()
-        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let local = LocalRemotePlanStore(context: TrainContext(clock: world.remoteClock))
         let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let plan = try await phone.plans.createPlan(Fixture.plan())
@@ -135,7 +135,7 @@ import TrainTesting
     )
     func malformedWriteAnswers() async throws {
         let world = try SyncWorld()
-        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let local = LocalRemotePlanStore(context: TrainContext(clock: world.remoteClock))
         let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let plan = try await phone.plans.createPlan(Fixture.plan())
@@ -158,7 +158,7 @@ import TrainTesting
     @Test("a conflict answered with another record, or with another user's, refuses the whole answer")
     func conflictWithAnotherRecord() async throws {
         let world = try SyncWorld()
-        let local = LocalRemotePlanStore(policy: RemotePolicy(clock: world.remoteClock))
+        let local = LocalRemotePlanStore(context: TrainContext(clock: world.remoteClock))
         let remote = FakeRemotePlanStore(backedBy: local, clock: world.remoteClock)
         let phone = try world.device("phone", remote: remote)
         let plan = try await phone.plans.createPlan(Fixture.plan())
@@ -219,7 +219,7 @@ import TrainTesting
         let tablet = try world.device("tablet", remote: remote)
         let limited = try LocalPlanSyncService(
             auth: tablet.auth, remote: remote, storage: variant == .file ? .file(world.directory.file("limited.sqlite")) : .inMemory,
-            configuration: SyncConfiguration(clock: tablet.clock, maximumRemoteCalls: 25))
+            context: TrainContext(clock: tablet.clock), configuration: SyncConfiguration(maximumRemoteCalls: 25))
         await #expect(throws: SyncError(.tooManyRemoteCalls)) { try await limited.sync() }
         #expect(remote.calls.withLock { $0 } == 25)
         #expect(try limited.plans().count == 1, "what the sync read is kept")
@@ -245,7 +245,7 @@ import TrainTesting
         "a full download that needs more calls than a sync may make goes on where it stopped at the next sync, and finishes",
         arguments: SyncVariant.allCases)
     func resyncOverTheCallLimit(_ variant: SyncVariant) async throws {
-        let world = try SyncWorld(variant) { RemotePolicy(tombstoneRetention: .seconds(1), clock: $0) }
+        let world = try SyncWorld(variant, configuration: RemoteConfiguration(tombstoneRetention: .seconds(1)))
         let phone = try world.device("phone")
         for index in 0..<7 { _ = try await phone.plans.createPlan(Fixture.plan("Plan \(index)")) }
         let doomed = try await phone.plans.createPlan(Fixture.plan("doomed"))
@@ -253,7 +253,7 @@ import TrainTesting
         let tablet = try world.device("tablet")
         let limited = try LocalPlanSyncService(
             auth: tablet.auth, remote: world.remote, storage: variant == .file ? .file(world.directory.file("limited.sqlite")) : .inMemory,
-            configuration: SyncConfiguration(clock: tablet.clock, pageSize: 1, maximumRemoteCalls: 4))
+            context: TrainContext(clock: tablet.clock), configuration: SyncConfiguration(pageSize: 1, maximumRemoteCalls: 4))
         #expect(await Self.syncs(limited) <= 3, "8 pages of 1, 4 calls a sync")
         #expect(try limited.plans().count == 8)
         // The tablet's cursor is older than a deletion the remote no longer keeps: it reads everything again.
@@ -271,7 +271,9 @@ import TrainTesting
     func statusShowsRefusal() async throws {
         let setup = try await Self.setup(.inMemory)
         setup.remote.misbehave(.foreignRecords(ofUser: "grace"))
-        let manager = BackgroundSyncManager(service: setup.tablet.plans, clock: setup.tablet.clock, jitter: { 0.5 })
+        let manager = BackgroundSyncManager(
+            service: setup.tablet.plans, context: TrainContext(clock: setup.tablet.clock), configuration: BackgroundSyncConfiguration(jitter: { 0.5 })
+        )
         let failed = Task {
             await manager.statusUpdates().firstValue(where: { status in
                 if case .failed = status { true } else { false }

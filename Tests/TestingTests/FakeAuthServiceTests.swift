@@ -197,7 +197,8 @@ import TrainTesting
         let clock = ManualClock()
         let apple = SimulatedIdentityProvider(provider: .apple, audience: "com.example.train", clock: clock)
         let service = LocalAuthService(
-            configuration: AuthConfiguration(clock: clock, apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train")))
+            context: TrainContext(clock: clock),
+            configuration: AuthConfiguration(apple: IdentityProviderConfiguration(authorizer: apple, audience: "com.example.train")))
         let fake = FakeAuthService(backedBy: service)
         #expect(!fake.isStrict)
         apple.signIn(as: .init(subject: "001.ada", email: "ada@example.com"))

@@ -28,7 +28,7 @@ import TrainTesting
         let mailbox = SimulatedMailbox()
         let sender = FakeEmailSender(backedBy: mailbox, clock: clock)
         let auth = LocalAuthService(
-            configuration: AuthConfiguration(clock: clock, emailSender: sender, policy: AuthPolicy(passwordIterations: 1_000)))
+            context: TrainContext(clock: clock), configuration: AuthConfiguration(emailSender: sender, policy: AuthPolicy(passwordIterations: 1_000)))
         try await auth.sendSignInCode(to: "ada@example.com")
         #expect(mailbox.lastCode(for: "ada@example.com", .signInCode) != nil)
         sender.controls.failNextCall(with: AuthenticationError(.networkError))

@@ -40,8 +40,9 @@ import TrainTesting
 
     @Test("in front of a service, unscripted calls reach it and a failure is injected on the next call")
     func backed() async throws {
-        let store = SimulatedAppStore(products: AppStoreProduct.standard, clock: ManualClock())
-        let service = LocalPaywallService(subscriptions: LocalSubscriptionService(store: store))
+        let store = SimulatedAppStore(
+            context: TrainContext(clock: ManualClock()), configuration: AppStoreConfiguration(products: AppStoreProduct.standard))
+        let service = LocalPaywallService(subscriptions: LocalSubscriptionService(store: store, context: store.context))
         let paywalls = FakePaywallService(backedBy: service)
         try await paywalls.replaceConfiguration(Self.configuration)
         #expect(service.configuration == Self.configuration, "the replacement reached the service")

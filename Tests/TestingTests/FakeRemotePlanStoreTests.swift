@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrainAuth
+import TrainCore
 import TrainSync
 import TrainTesting
 
@@ -8,7 +9,7 @@ import TrainTesting
     static func device(_ remote: FakeRemotePlanStore, clock: ManualClock) -> LocalPlanSyncService {
         let auth = FakeAuthService()
         auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: clock.now, lastSignInAt: clock.now))
-        return LocalPlanSyncService(auth: auth, remote: remote, configuration: SyncConfiguration(clock: clock))
+        return LocalPlanSyncService(auth: auth, remote: remote, context: TrainContext(clock: clock))
     }
 
     static func plan(_ name: String) -> TrainingPlan {

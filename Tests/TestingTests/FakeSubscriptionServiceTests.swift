@@ -66,8 +66,8 @@ import TrainTesting
     @Test("over a LocalSubscriptionService, purchases, offers and queries are the simulated App Store's, and the tier is the service's")
     func backedByService() async throws {
         let clock = ManualClock()
-        let store = SimulatedAppStore(clock: clock)
-        let service = LocalSubscriptionService(store: store)
+        let store = SimulatedAppStore(context: TrainContext(clock: clock))
+        let service = LocalSubscriptionService(store: store, context: store.context)
         let fake = FakeSubscriptionService(backedBy: service)
         #expect(try await fake.isEligibleForIntroOffer(groupID: "train.subscriptions"))
         guard case .success(let trial) = try await fake.purchase("com.train.pro.monthly") else { throw SubscriptionError(.systemError) }

@@ -19,8 +19,8 @@ struct InMemoryAuthEnvironment: AuthContractEnvironment {
     }
 
     func makeService(policy: AuthPolicy) async throws -> any AuthService {
-        let configuration = AuthConfiguration(clock: clock, emailSender: mailbox, policy: policy)
-        let service = try LocalAuthService(storage: .inMemory, configuration: configuration)
+        let configuration = AuthConfiguration(emailSender: mailbox, policy: policy)
+        let service = try LocalAuthService(storage: .inMemory, context: TrainContext(clock: clock), configuration: configuration)
         services.withLock { $0.append(service) }
         return service
     }

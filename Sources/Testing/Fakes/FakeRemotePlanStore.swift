@@ -95,13 +95,22 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// A fake in front of a new, empty remote in memory.
     /// - Parameters:
+    ///   - configuration: The remote's limits, retention and who may write.
+    ///   - clock: The clock latency sleeps on and the remote tells time by; the system's when nil.
+    /// - Returns: The fake.
+    public static func inMemory(configuration: RemoteConfiguration = RemoteConfiguration(), clock: (any DateClock)? = nil) -> FakeRemotePlanStore {
+        let context = clock.map { TrainContext(clock: $0) } ?? .live
+        return FakeRemotePlanStore(backedBy: LocalRemotePlanStore(context: context, configuration: configuration), clock: clock)
+    }
+
+    /// A fake in front of a new, empty remote in memory.
+    /// - Parameters:
     ///   - policy: The remote's limits, retention and clock; its clock is `clock` when one is given.
     ///   - clock: The clock latency sleeps on and the remote tells time by.
     /// - Returns: The fake.
-    public static func inMemory(policy: RemotePolicy = RemotePolicy(), clock: (any DateClock)? = nil) -> FakeRemotePlanStore {
-        var policy = policy
-        if let clock { policy.clock = clock }
-        return FakeRemotePlanStore(backedBy: LocalRemotePlanStore(policy: policy), clock: clock)
+    @available(*, deprecated, renamed: "inMemory(configuration:clock:)")
+    public static func inMemory(policy: RemoteConfiguration, clock: (any DateClock)? = nil) -> FakeRemotePlanStore {
+        inMemory(configuration: policy, clock: clock ?? policy.legacy.clock)
     }
 
     /// Whether unscripted calls fail the test.
@@ -136,7 +145,7 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     public var misbehaviors: Set<Misbehavior> { network.withLock { $0.misbehaviors } }
 
     /// The remote's largest document; 1 MiB without a remote.
-    public var maximumDocumentBytes: Int { remote?.maximumDocumentBytes ?? RemotePolicy().maximumDocumentBytes }
+    public var maximumDocumentBytes: Int { remote?.maximumDocumentBytes ?? RemoteConfiguration().maximumDocumentBytes }
 
     /// The next write the remote commits loses its answer: the caller gets
     /// `unavailable` although the write took effect. Calling it twice loses two answers.

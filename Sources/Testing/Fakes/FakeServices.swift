@@ -59,15 +59,13 @@ public final class FakeServices: Sendable {
         subscriptions = FakeSubscriptionService(backedBy: services.subscriptions, clock: clock)
         social = FakeSocialFeedService(backedBy: services.social, clock: clock)
         plans = FakePlanSyncService(backedBy: services.plans, clock: clock)
-        let localPaywalls = LocalPaywallService(
-            subscriptions: subscriptions,
-            configuration: PaywallServiceConfiguration(clock: clock, catalog: configuration.features, products: configuration.products))
+        let localPaywalls = LocalPaywallService(subscriptions: subscriptions, context: configuration.context, configuration: configuration.paywall)
         paywalls = FakePaywallService(backedBy: localPaywalls, clock: clock)
         let local = LocalAccountService(
-            auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls,
-            configuration: AccountConfiguration(clock: clock, policies: configuration.consentPolicies))
+            auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls, context: configuration.context,
+            configuration: configuration.account)
         account = FakeAccountService(backedBy: local, auth: auth, clock: clock)
-        backgroundSync = BackgroundSyncManager(service: plans, policy: configuration.backgroundSync, clock: clock)
+        backgroundSync = BackgroundSyncManager(service: plans, context: configuration.context, configuration: configuration.backgroundSync)
     }
 
     /// A session manager over the fakes, with ``backgroundSync``, ``paywalls`` and the stack's feature catalog.

@@ -46,12 +46,14 @@ public final class SocialScenario: Sendable {
         let clock = ManualClock(start: start)
         let auth = FakeAuthService(clock: clock)
         let media = LocalMediaStore()
-        let configuration = SocialConfiguration(
-            clock: clock, ids: SequentialIDGenerator(prefix: "scenario-"), timeZone: { TimeZone(identifier: "UTC") ?? .current }, policy: policy)
+        let context = TrainContext(
+            clock: clock, ids: SequentialIDGenerator(prefix: "scenario-"), timeZone: { TimeZone(identifier: "UTC") ?? .current })
+        var configuration = SocialConfiguration()
+        configuration.policy = policy
         self.clock = clock
         self.auth = auth
         self.media = media
-        social = try LocalSocialFeedService(auth: auth, storage: storage, media: media, configuration: configuration)
+        social = try LocalSocialFeedService(auth: auth, media: media, storage: storage, context: context, configuration: configuration)
     }
 
     /// Signs `userID` in on the auth fake, named after their ID; the next calls act as them.
