@@ -45,7 +45,7 @@ let package = Package(
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
         .target(name: "TrainCore", dependencies: [sqlite, crypto, "CPrefetch"], path: "Sources/Core"),
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
-        .target(name: "TrainSubscription", dependencies: ["TrainCore"], path: "Sources/Subscription"),
+        .target(name: "TrainSubscription", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Subscription"),
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
         .target(name: "TrainSync", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Sync"),
         .target(

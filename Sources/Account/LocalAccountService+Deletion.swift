@@ -124,8 +124,8 @@ extension LocalAccountService {
             }
             throw Self.failure(error, at: .appleRevocation)
         }
-        // Signed out now: their purchases on this device are no longer theirs.
-        await subscriptions.setAppAccountToken(nil)
+        // Signed out now: the subscription service, following the auth service, no longer
+        // counts their purchases on this device as theirs.
         return deletion
     }
 

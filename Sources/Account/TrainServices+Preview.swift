@@ -32,8 +32,7 @@ extension TrainServices {
         }
         let services = inMemory(configuration, signedIn: user)
         services.loadSampleData { services in
-            guard let user = services.auth.currentUser else { return }
-            await services.subscriptions.setAppAccountToken(try? AppAccountToken.forUser(user.id))
+            guard services.auth.currentUser != nil else { return }
             for (name, post) in Self.previewFriends {
                 guard let friend = try? await services.addUser(named: name), let phone = try? services.makeDevice(for: friend.id) else { continue }
                 _ = try? await phone.social.unlockFeed(workoutType: .run)

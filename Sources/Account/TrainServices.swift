@@ -79,9 +79,11 @@ public final class TrainServices: Sendable {
         self.appleID = appleID
         self.auth = auth
         self.appStore = appStore
-        subscriptions = LocalSubscriptionService(store: appStore, context: configuration.context, configuration: configuration.subscription)
+        subscriptions = LocalSubscriptionService(
+            store: appStore, auth: auth, context: configuration.context, configuration: configuration.subscription)
         paywalls = LocalPaywallService(
-            subscriptions: subscriptions, store: deviceStore.paywalls, context: configuration.context, configuration: configuration.paywall)
+            subscriptions: subscriptions, auth: auth, store: deviceStore.paywalls, context: configuration.context,
+            configuration: configuration.paywall)
         self.media = media
         let social = LocalSocialFeedService(
             auth: auth, store: world.socialStore, media: media, context: configuration.context, configuration: configuration.social)

@@ -55,7 +55,7 @@ extension UserSessionManager {
     @discardableResult
     public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
         let info = try await auth.applyActionCode(code)
-        await follow(auth.currentUser)
+        showCurrentSession()
         return info
     }
 }

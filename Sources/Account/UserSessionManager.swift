@@ -8,12 +8,13 @@ import TrainSync
 /// The session of the signed-in user for an app's views: who is signed in, their
 /// tier, whether their feed is unlocked and how sync is doing, observable by SwiftUI.
 ///
-/// When a user signs in — through ``signInWithApple()``, or anywhere else the auth
-/// service reports — it binds the user's app account token to the subscription
-/// service before anything else, refreshes the tier and starts background sync.
-/// ``purchase(_:offer:)`` binds first too, so a purchase right after a sign-in never fails
-/// for want of an account. Signing out or deleting the account stops sync and
-/// unbinds the token.
+/// It observes and never pushes: the subscription and paywall services follow the
+/// auth service's signed-in user themselves, so a purchase right after a sign-in is
+/// tagged with that user's token with nothing to wait for. When a user signs in —
+/// through ``signInWithApple()``, or anywhere else the auth service reports — the
+/// session reads the tier and starts background sync; each tier the subscription
+/// service tells afterwards is shown as it comes. Signing out or deleting the account
+/// stops sync.
 ///
 /// ```swift
 /// @main struct TrainApp: App {
@@ -109,19 +110,11 @@ public final class UserSessionManager {
     /// The user signed in when the social service last told of the feed's state: while
     /// it is still signed in, the service's stream is what the session shows.
     @ObservationIgnored private var unlockShownFor: String?
-    /// The user whose token is bound.
-    @ObservationIgnored private var boundUserID: String?
-    /// Counts session changes, so a change that finishes waiting sets the newest one.
-    @ObservationIgnored private var generation = 0
-    /// The newest session change: its user, or why the token could not be made.
-    @ObservationIgnored private var target: SessionChange = .success(nil)
     /// Counts deletions, so a watcher of an earlier one stops writing the progress.
     @ObservationIgnored private var deletionWatch = 0
     /// Counts the badge values the social service told, so a read that started before
     /// one never shows an older count over it.
     @ObservationIgnored private var badgeUpdates = 0
-    /// The latest token change: each waits for the one before, so the service ends with the last.
-    @ObservationIgnored private var binding: Task<Void, Never>?
     /// The profile change in progress, which the next one waits for: each cleans up the
     /// photos the one before left, so two never run at once.
     @ObservationIgnored private var profileChange: Task<Void, Never>?
@@ -171,7 +164,7 @@ public final class UserSessionManager {
                 // The event may be older than a sign-in this manager made itself: follow what is current.
                 for await _ in states {
                     guard let self else { return }
-                    await self.follow(self.auth.currentUser)
+                    self.showCurrentSession()
                 }
             })
         listeners.append(
@@ -185,7 +178,9 @@ public final class UserSessionManager {
             })
         listeners.append(
             Task { [weak self] in
-                for await _ in tiers { self?.refresh() }
+                // Each tier the subscription service tells is shown as it is: a purchase's
+                // reaches the session here, once.
+                for await tier in tiers { self?.show(tier) }
             })
         listeners.append(
             Task { [weak self] in
@@ -197,7 +192,7 @@ public final class UserSessionManager {
                     for await status in statuses { self?.syncStatus = status }
                 })
         }
-        await follow(auth.currentUser)
+        showCurrentSession()
     }
 
     /// Stops following the services and stops background sync. The session's values stay.
@@ -246,6 +241,13 @@ public final class UserSessionManager {
         }
     }
 
+    /// Shows `tier` while a user is signed in, unless it is shown already; signed out,
+    /// the session shows free.
+    private func show(_ tier: SubscriptionTier) {
+        guard currentUser != nil, tier != self.tier else { return }
+        self.tier = tier
+    }
+
     /// Shows the badge of the user signed in now; an update about another user, older
     /// than a sign-in, is not shown.
     private func show(_ update: NotificationUpdate) {
@@ -273,14 +275,14 @@ public final class UserSessionManager {
 
     // MARK: - Actions
 
-    /// Signs in with Apple and sets up the session before returning: the token is
-    /// bound, the tier read and sync started.
+    /// Signs in with Apple and sets up the session before returning: the tier read and
+    /// sync started.
     /// - Returns: The user.
     /// - Throws: The auth service's error.
     @discardableResult
     public func signInWithApple() async throws -> UserEntity {
         let user = try await auth.signInWithApple()
-        await follow(user)
+        showCurrentSession()
         return user
     }
 
@@ -290,7 +292,7 @@ public final class UserSessionManager {
     @discardableResult
     public func signInAsGuest() async throws -> UserEntity {
         let user = try await auth.signInAnonymously()
-        await follow(user)
+        showCurrentSession()
         return user
     }
 
@@ -389,10 +391,10 @@ public final class UserSessionManager {
         do {
             try await auth.signOut()
         } catch {
-            await follow(auth.currentUser)
+            showCurrentSession()
             throw error
         }
-        await follow(nil)
+        showCurrentSession()
     }
 
     /// Logs the signed-in user's workout: the social service unlocks the feed until
@@ -407,8 +409,8 @@ public final class UserSessionManager {
         return unlock
     }
 
-    /// Buys a product for the signed-in user, binding their token first if it is not;
-    /// an introductory offer applies where the Apple ID is eligible, and `offer` asks for
+    /// Buys a product for the signed-in user, whose token the subscription service
+    /// tags it with; an introductory offer applies where the Apple ID is eligible, and `offer` asks for
     /// a promotional or win-back one.
     /// - Parameters:
     ///   - productID: The product.
@@ -421,13 +423,12 @@ public final class UserSessionManager {
     public func purchase(_ productID: String, offer: PurchaseOffer? = nil) async throws -> StorePurchaseResult {
         guard let user = auth.currentUser else { throw SubscriptionError(.noAppAccount, detail: "Sign in before buying.") }
         try auth.requireVerifiedEmail(for: .purchasing)
-        if boundUserID != user.id { await follow(user) }
-        await binding?.value
-        guard boundUserID == user.id, auth.currentUser?.id == user.id else {
-            throw SubscriptionError(.noAppAccount, detail: "The signed-in user changed.")
-        }
+        if currentUser?.id != user.id { showCurrentSession() }
+        // The subscription service tags the purchase with the user signed in when it
+        // starts. The tier it has on return is shown at once; its stream then tells the
+        // same tier, which changes nothing on screen.
         let result = try await subscriptions.purchase(productID, offer: offer)
-        refresh()
+        show(subscriptions.currentTier)
         return result
     }
 
@@ -446,15 +447,13 @@ public final class UserSessionManager {
         do {
             let deletion = try await account.deleteAccount(of: user.id)
             accountDeletion = deletion
-            await follow(auth.currentUser)
+            showCurrentSession()
             awaitDeletion(of: user.id, watch: watch, watcher: watcher)
             return deletion
         } catch let error as AccountError {
             watcher.cancel()
             deletionWatch += 1
-            // A step may have unbound the token: bind it again while the user stays signed in.
-            boundUserID = nil
-            await follow(auth.currentUser)
+            showCurrentSession()
             if let step = error.step {
                 deletionProgress = AccountDeletionProgress(userID: user.id, step: step, phase: .failed, finishedSteps: 0)
             }
@@ -547,11 +546,10 @@ public final class UserSessionManager {
         backgroundSync?.stop()
         do {
             let scheduled = try await account.scheduleDeletion(of: user.id)
-            await follow(auth.currentUser)
+            showCurrentSession()
             return scheduled
         } catch {
-            boundUserID = nil
-            await follow(auth.currentUser)
+            showCurrentSession()
             throw error
         }
     }
@@ -566,49 +564,14 @@ public final class UserSessionManager {
 
     // MARK: - Following the auth state
 
-    /// Sets the subscription service's token, and the paywalls' user, after every
-    /// earlier change has been set.
-    private func enqueueBinding(_ token: UUID?, of userID: String?) {
-        let previous = binding
-        let subscriptions = subscriptions
-        let paywalls = paywalls
-        binding = Task {
-            await previous?.value
-            await subscriptions.setAppAccountToken(token)
-            await paywalls?.setUser(userID)
-        }
-    }
-
-    /// Makes the session `user`'s: asks for the token to be bound or unbound, waits
-    /// until it is, then sets the state, reads the tier and starts or stops sync.
-    /// When a newer change came while it waited, it waits for that one's token too and
-    /// sets the newest user, so whichever caller returns first finds the session set.
-    func follow(_ user: UserEntity?) async {
-        generation += 1
-        target = .success(user)
+    /// Makes the session `user`'s: sets the state, reads the tier and starts or stops
+    /// sync. The subscription and paywall services follow the auth service's user
+    /// themselves; the session only shows what they and the auth service say.
+    /// The auth service's user is the truth: whoever is signed in when this runs is
+    /// shown, whichever change led here.
+    func showCurrentSession() {
+        let user = auth.currentUser
         if user == nil { backgroundSync?.stop() }
-        if boundUserID != user?.id {
-            var token: UUID?
-            if let user {
-                do {
-                    token = try AppAccountToken.forUser(user.id)
-                } catch {
-                    target = .failure(error.localizedDescription)
-                    authState = .error(error.localizedDescription)
-                    return
-                }
-            }
-            boundUserID = user?.id
-            enqueueBinding(token, of: user?.id)
-        }
-        var seen: Int
-        repeat {
-            seen = generation
-            await binding?.value
-        } while seen != generation
-        guard case .success(let target) = target else { return }
-        // A change of the same user told while the token was bound is newer than `target`.
-        let user = target.map { target in auth.currentUser?.id == target.id ? auth.currentUser ?? target : target }
         currentUser = user
         authState = user == nil ? .unauthenticated : .authenticated
         if let user {
@@ -624,10 +587,4 @@ public final class UserSessionManager {
         // A user whose deletion is scheduled syncs nothing until the account is restored.
         if user != nil, scheduledDeletion == nil { backgroundSync?.start() }
     }
-}
-
-/// A change of the session: the user to follow, or why their token could not be made.
-private enum SessionChange {
-    case success(UserEntity?)
-    case failure(String)
 }

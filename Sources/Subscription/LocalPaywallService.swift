@@ -1,4 +1,5 @@
 import Foundation
+import TrainAuth
 import TrainCore
 
 /// What a ``LocalPaywallService`` is built with besides its context, each with a default.
@@ -60,13 +61,17 @@ public struct PaywallServiceConfiguration: Sendable {
 /// paywall the gate returns.
 ///
 /// ```swift
-/// let paywalls = try LocalPaywallService(subscriptions: subscriptions, storage: .file(directory.appendingPathComponent("paywalls.sqlite")))
+/// let paywalls = try LocalPaywallService(
+///     subscriptions: subscriptions, auth: auth, storage: .file(directory.appendingPathComponent("paywalls.sqlite")))
 /// try await paywalls.replaceConfiguration(PaywallConfiguration(json: downloaded))
-/// await paywalls.setUser(user.id)
+/// let decision = try await paywalls.gate(placement: "onboarding")   // for the user signed in to `auth`
 /// ```
 public final class LocalPaywallService: PaywallService {
     /// The subscriptions whose tier, eligibility and products the gates read.
     public let subscriptions: any SubscriptionService
+    /// The auth service whose signed-in user experiments assign and exposures name; nil
+    /// for a user set by hand (``setUser(_:)``).
+    public let auth: (any AuthSession)?
     private let store: RecordStore
     /// The clock exposures are dated by and the IDs of installations.
     public let context: TrainContext
@@ -96,13 +101,17 @@ public final class LocalPaywallService: PaywallService {
     /// fail, so a SwiftUI preview or a test can make one without `try`.
     /// - Parameters:
     ///   - subscriptions: The subscription service.
+    ///   - auth: The auth service whose signed-in user the service follows by itself; nil
+    ///     for a user set by hand.
     ///   - context: The clock exposures are dated by and the IDs of installations; the live ones by default.
     ///   - configuration: The feature catalog and the app's products.
     public convenience init(
-        subscriptions: any SubscriptionService, context: TrainContext = .live,
+        subscriptions: any SubscriptionService, auth: (any AuthSession)? = nil, context: TrainContext = .live,
         configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()
     ) {
-        self.init(subscriptions: subscriptions, store: .inMemoryOrFailing(PaywallRecords.schema), context: context, configuration: configuration)
+        self.init(
+            subscriptions: subscriptions, auth: auth, store: .inMemoryOrFailing(PaywallRecords.schema), context: context,
+            configuration: configuration)
     }
 
     /// Creates a service whose configuration and exposures live in `storage`: from a file,
@@ -110,13 +119,15 @@ public final class LocalPaywallService: PaywallService {
     /// survive a relaunch.
     /// - Parameters:
     ///   - subscriptions: The subscription service.
+    ///   - auth: The auth service whose signed-in user the service follows by itself; nil
+    ///     for a user set by hand.
     ///   - storage: In memory, or a file (other services may share it).
     ///   - context: The clock exposures are dated by and the IDs of installations; the live ones by default.
     ///   - configuration: The feature catalog and the app's products.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` naming the file if it cannot
     ///   be read, or holds a configuration this version cannot read.
     public convenience init(
-        subscriptions: any SubscriptionService, storage: StorageLocation, context: TrainContext = .live,
+        subscriptions: any SubscriptionService, auth: (any AuthSession)? = nil, storage: StorageLocation, context: TrainContext = .live,
         configuration: PaywallServiceConfiguration = PaywallServiceConfiguration()
     ) throws(SubscriptionError) {
         let context = configuration.legacy.applied(to: context)
@@ -128,7 +139,7 @@ public final class LocalPaywallService: PaywallService {
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The paywall configuration could not be read: \(error)")
         }
-        self.init(subscriptions: subscriptions, store: store, context: context, configuration: configuration, state: state)
+        self.init(subscriptions: subscriptions, auth: auth, store: store, context: context, configuration: configuration, state: state)
     }
 
     /// Creates a service over `store`, a store of ``recordSchema`` another service of
@@ -136,20 +147,23 @@ public final class LocalPaywallService: PaywallService {
     /// next replacement writes over it); an installation ID it cannot read or keep is a
     /// new one.
     package convenience init(
-        subscriptions: any SubscriptionService, store: RecordStore, context: TrainContext, configuration: PaywallServiceConfiguration
+        subscriptions: any SubscriptionService, auth: (any AuthSession)?, store: RecordStore, context: TrainContext,
+        configuration: PaywallServiceConfiguration
     ) {
         let context = configuration.legacy.applied(to: context)
         let state = (try? Self.load(store, orEmpty: true, ids: context.ids)) ?? State(installID: context.ids.makeID().lowercased())
-        self.init(subscriptions: subscriptions, store: store, context: context, configuration: configuration, state: state)
+        self.init(subscriptions: subscriptions, auth: auth, store: store, context: context, configuration: configuration, state: state)
     }
 
     /// The schema of the store a stack makes for a service.
     package static var recordSchema: StoreSchema { PaywallRecords.schema }
 
     private init(
-        subscriptions: any SubscriptionService, store: RecordStore, context: TrainContext, configuration: PaywallServiceConfiguration, state: State
+        subscriptions: any SubscriptionService, auth: (any AuthSession)?, store: RecordStore, context: TrainContext,
+        configuration: PaywallServiceConfiguration, state: State
     ) {
         self.subscriptions = subscriptions
+        self.auth = auth
         self.store = store
         self.context = context
         settings = configuration
@@ -250,7 +264,21 @@ public final class LocalPaywallService: PaywallService {
         try assign(experiment, to: viewer, in: configuration).assignment
     }
 
+    /// Makes `userID` the user experiments assign and exposures name; nil falls back to
+    /// this installation. A service given an auth service follows its signed-in user and
+    /// ignores this call.
     public func setUser(_ userID: String?) async {
+        guard auth == nil else { return }
+        switchUser(to: userID)
+    }
+
+    /// Makes the auth service's signed-in user the user, for a service that follows one.
+    private func followAuth() {
+        if let auth { switchUser(to: auth.currentUser?.id) }
+    }
+
+    /// Makes `userID` the user, with no attributes if another user than before.
+    private func switchUser(to userID: String?) {
         state.withLock { state in
             guard state.userID != userID else { return }
             state.userID = userID
@@ -259,6 +287,7 @@ public final class LocalPaywallService: PaywallService {
     }
 
     public func setAttribute(_ value: String?, forKey key: String) async {
+        followAuth()
         state.withLock { $0.attributes[key] = value }
     }
 
@@ -284,9 +313,11 @@ public final class LocalPaywallService: PaywallService {
         }
     }
 
-    /// The user now: the one set, or this installation, and their attributes.
+    /// The user now — the auth service's signed-in user, or the one set, or this
+    /// installation — and their attributes.
     private var viewer: Viewer {
-        state.withLock { Viewer(key: $0.userID ?? "install:\($0.installID)", attributes: $0.attributes) }
+        followAuth()
+        return state.withLock { Viewer(key: $0.userID ?? "install:\($0.installID)", attributes: $0.attributes) }
     }
 
     /// Puts `configuration` in force unless a newer one already is.

@@ -1,9 +1,11 @@
 import Foundation
+import TrainAuth
 import TrainCore
 
-/// What a ``LocalSubscriptionService`` is built with besides its store and context.
+/// What a ``LocalSubscriptionService`` is built with besides its collaborators and context.
 public struct SubscriptionConfiguration: Sendable {
-    /// The signed-in app user's token, if any; nil by default.
+    /// The app user's token for a service without an auth service, if any; nil by
+    /// default. A service given an auth service uses its signed-in user's token.
     public var appAccountToken: UUID?
     /// Which app user has access to what the Apple ID owns: all of them, as StoreKit,
     /// by default.
@@ -42,6 +44,10 @@ public struct SubscriptionConfiguration: Sendable {
 public final class LocalSubscriptionService: SubscriptionService {
     /// The store this service buys from.
     public let store: SimulatedAppStore
+    /// The auth service whose signed-in user's token tags purchases and, under
+    /// ``SubscriptionAccessPolicy/appAccountToken``, decides what counts; nil for a token
+    /// set by hand (``setAppAccountToken(_:)``).
+    public let auth: (any AuthSession)?
     /// The device's clock and the IDs of purchase requests.
     public let context: TrainContext
     /// Which app user has access to what the device's Apple ID owns.
@@ -64,6 +70,8 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     private struct State {
         var appAccountToken: UUID?
+        /// The auth service's user the token is of, for a service that follows one.
+        var followedUserID: String?
         /// The device's Apple ID at the last rebuild: the entitlements are of its transactions.
         var appleID = AppleID.standard
         var engine: EntitlementEngine
@@ -103,25 +111,60 @@ public final class LocalSubscriptionService: SubscriptionService {
     private let inProgress = Locked(false)
     private let tiers: Broadcast<SubscriptionTier>
     private let observation = Locked<Int?>(nil)
+    /// Follows the auth state, so the tier and the update listeners switch user without a call.
+    private let authFollower = Locked<Task<Void, Never>?>(nil)
 
     /// Creates the service.
     /// - Parameters:
     ///   - store: The App Store to buy from and read the ledger of.
+    ///   - auth: The auth service whose signed-in user the service follows by itself:
+    ///     their app account token (``AppAccountToken/forUser(_:)``) tags purchases, and
+    ///     the tier and update listeners switch when another user signs in, with no call
+    ///     by the app. Nil for a token set by hand.
     ///   - context: The device's clock, which entitlements are checked against, and the
     ///     IDs of purchase requests; the live ones by default. Give it the store's
     ///     context (`store.context`) for a device whose clock is the store's.
-    ///   - configuration: The signed-in app user's token and who has access.
-    public init(store: SimulatedAppStore, context: TrainContext = .live, configuration: SubscriptionConfiguration = SubscriptionConfiguration()) {
+    ///   - configuration: Who has access, and the token of a service without an auth service.
+    public init(
+        store: SimulatedAppStore, auth: (any AuthSession)? = nil, context: TrainContext = .live,
+        configuration: SubscriptionConfiguration = SubscriptionConfiguration()
+    ) {
         self.store = store
+        self.auth = auth
         self.context = context
         self.accessPolicy = configuration.accessPolicy
-        state = Locked(State(appAccountToken: configuration.appAccountToken, engine: EntitlementEngine(products: store.products)))
+        let userID = auth?.currentUser?.id
+        var initial = State(appAccountToken: auth == nil ? configuration.appAccountToken : Self.token(of: userID), engine: EntitlementEngine(products: store.products))
+        initial.followedUserID = userID
+        state = Locked(initial)
         tiers = Broadcast(initial: .free)
         // Listen first, then read the history under the lock: a change reported in
         // between is applied again afterwards, which is harmless.
         let id = store.addObserver { [weak self] events in self?.handle(events) }
         observation.withLock { $0 = id }
         rebuild()
+        if let auth {
+            let states = auth.authStateChanges()
+            let follower = Task { [weak self] in
+                for await _ in states { self?.followAuth() }
+            }
+            authFollower.withLock { $0 = follower }
+        }
+    }
+
+    /// The app account token of `userID`, or nil for nobody (or an ID no token can be made of).
+    private static func token(of userID: String?) -> UUID? {
+        userID.flatMap { try? AppAccountToken.forUser($0) }
+    }
+
+    /// Switches to the auth service's signed-in user if another one is signed in now:
+    /// called by every read and purchase, so each acts for the user signed in when it
+    /// starts, and by the follower of the auth state.
+    private func followAuth() {
+        guard let auth else { return }
+        let userID = auth.currentUser?.id
+        guard state.withLock({ $0.followedUserID != userID }) else { return }
+        rebuild(following: auth)
     }
 
     /// Creates the service on the store's clock.
@@ -139,12 +182,14 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     deinit {
+        authFollower.withLock { $0?.cancel() }
         if let id = observation.withLock({ $0 }) { store.removeObserver(id) }
         tiers.finish()
         state.withLock { state in for listener in state.listeners.values { listener.continuation.finish() } }
     }
 
     public var currentTier: SubscriptionTier {
+        followAuth()
         store.refreshFromStorage()
         let now = context.clock.now
         guard store.isDue(at: now) else { return state.withLock { $0.engine.tier(at: now) } }
@@ -188,6 +233,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// and nothing is bought. An Apple ID new to the group gets the product's
     /// introductory offer by itself; `offer` asks for a promotional or win-back one.
     public func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult {
+        followAuth()
         let token = state.withLock { $0.appAccountToken }
         if accessPolicy == .appAccountToken, token == nil { throw SubscriptionError(.noAppAccount) }
         let appleID = store.appleID
@@ -210,7 +256,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         let ids = context.ids
         let request = try state.withLock { state throws(SubscriptionError) -> String in
             // Read again after the sheet: the app user may have changed meanwhile.
-            guard state.appAccountToken == token else {
+            guard state.appAccountToken == token, auth.map({ Self.token(of: $0.currentUser?.id) == token }) ?? true else {
                 throw SubscriptionError(
                     .notYourTransaction, detail: "Another app user signed in while the purchase sheet was up; nothing was bought.")
             }
@@ -230,6 +276,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     /// Brings the ledger up to now and recomputes the entitlements from it.
     public func restorePurchases() async throws -> SubscriptionTier {
+        followAuth()
         try store.failIfSimulated(.appStoreSync)
         store.settle()
         rebuild()
@@ -240,6 +287,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// transactions first, and those of each app user who signs in while it runs. The
     /// listener exists from the moment this returns.
     public func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>> {
+        followAuth()
         let (stream, continuation) = AsyncStream<StoreVerificationResult<AppStoreTransaction>>.makeStream()
         let store = store
         let id = state.withLock { state in
@@ -263,6 +311,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     public func finish(_ transactionID: UInt64) async throws {
+        followAuth()
         try store.finish(transactionID, for: state.withLock { audience($0) })
     }
 
@@ -274,6 +323,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// whether or not its period has run out, because it leaves that end to the app;
     /// this service knows the period.
     public func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
+        followAuth()
         let (viewer, engine) = state.withLock { (audience($0), $0.engine) }
         store.settle()
         let now = context.clock.now
@@ -304,18 +354,21 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     public func allTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
+        followAuth()
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.transactions(for: viewer, includingFinishedConsumables: false)
     }
 
     public func unfinishedTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
+        followAuth()
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.unfinished(for: viewer).map(\.result)
     }
 
     public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<AppStoreTransaction>? {
+        followAuth()
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.transactions(for: viewer, includingFinishedConsumables: true).last { $0.unsafePayloadValue.productID == productID }
@@ -334,6 +387,7 @@ public final class LocalSubscriptionService: SubscriptionService {
 
     public func subscriptionStatuses() async throws -> [RenewalStatus] {
         try store.failIfSimulated(.subscriptionStatus)
+        followAuth()
         let viewer = state.withLock { audience($0) }
         store.settle()
         return store.statuses(for: viewer)
@@ -342,8 +396,10 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// Switches to another app user (or to nobody). Under ``SubscriptionAccessPolicy/appAccountToken``
     /// their entitlements, and only theirs, count, and running update listeners receive
     /// their unfinished transactions; under ``SubscriptionAccessPolicy/appleID`` what
-    /// counts stays the Apple ID's.
+    /// counts stays the Apple ID's. A service given an auth service follows its
+    /// signed-in user and ignores this call.
     public func setAppAccountToken(_ token: UUID?) async {
+        guard auth == nil else { return }
         rebuild(switchingTo: .some(token))
     }
 
@@ -402,9 +458,17 @@ public final class LocalSubscriptionService: SubscriptionService {
     /// them) from the store's ledger. The lock is held throughout, so no change the
     /// store reports meanwhile can be overwritten by an older reading; the store is only
     /// read here, and it never calls back while it is being read.
-    private func rebuild(switchingTo newUser: UUID?? = .none) {
+    private func rebuild(switchingTo token: UUID?? = .none, following auth: (any AuthSession)? = nil) {
         let now = context.clock.now
         state.withLock { state in
+            var newUser = token
+            if let auth {
+                // Read under the lock, so two switches at once end with the user signed in last.
+                let userID = auth.currentUser?.id
+                guard state.followedUserID != userID else { return }
+                state.followedUserID = userID
+                newUser = .some(Self.token(of: userID))
+            }
             if let newUser { state.appAccountToken = newUser }
             var engine = EntitlementEngine(products: store.products)
             state.graceApplied = [:]

@@ -27,8 +27,7 @@ public struct AppStoreConfiguration: Sendable {
 ///
 /// ```swift
 /// let store = SimulatedAppStore(context: TrainContext(clock: clock))
-/// let subscriptions = LocalSubscriptionService(store: store)
-/// await subscriptions.setAppAccountToken(userToken)
+/// let subscriptions = LocalSubscriptionService(store: store, auth: auth, context: store.context)
 /// _ = try await subscriptions.purchase("com.train.pro.monthly")
 /// store.askToBuyEnabled = true                      // the next purchase waits for a parent
 /// try store.refund(transactionID: 1, reason: .other) // arrives on the updates stream

@@ -37,8 +37,14 @@ import TrainTesting
 
     func token(of user: UserEntity) throws -> UUID { try AppAccountToken.forUser(user.id) }
 
+    /// The tokens the session pushed to the subscription service: none, as it follows auth itself.
     var tokensSet: [UUID?] {
         subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
+    }
+
+    /// The app account token a successful purchase was tagged with.
+    func token(of result: StorePurchaseResult) -> UUID? {
+        if case .success(let transaction) = result { transaction.unsafePayloadValue.appAccountToken } else { nil }
     }
 
     @Test("before start the state is unknown; started signed out it is unauthenticated with the free tier")
@@ -50,18 +56,18 @@ import TrainTesting
         session.stop()
     }
 
-    @Test("signing in binds the user's token before returning, reads the tier and the feed, and starts sync")
+    @Test("signing in reads the tier and the feed and starts sync; a purchase is tagged with the user's token, which the session never pushes")
     func signInSetsUpTheSession() async throws {
         await session.start()
         let user = try await session.signInWithApple()
-        _ = try await session.purchase("com.train.pro.monthly")
+        #expect(token(of: try await session.purchase("com.train.pro.monthly")) == (try token(of: user)))
         _ = try await fakes.social.unlockFeed(workoutType: .run)
         try await session.signOut()
 
         _ = try await session.signInWithApple()
         #expect(session.authState == .authenticated)
         #expect(session.currentUser?.id == user.id)
-        #expect(tokensSet.last == .some(try token(of: user)))
+        #expect(tokensSet.isEmpty, "the subscription service follows the auth service itself")
         #expect(session.tier == .pro)
         #expect(session.isFeedUnlocked)
         #expect(!Self.isStopped(sync.status), "background sync runs")
@@ -82,14 +88,14 @@ import TrainTesting
         session.stop()
     }
 
-    @Test("a purchase right after a sign-in made elsewhere binds the token first, so it never lacks an account")
-    func purchaseBindsFirst() async throws {
+    @Test("a purchase right after a sign-in made elsewhere is tagged with that user's token, with nothing to wait for")
+    func purchaseRightAfterSignIn() async throws {
         await session.start()
         let user = try await fakes.services.auth.signInWithApple()
-        _ = try await session.purchase("com.train.pro.monthly")
-        let calls = subscriptions.calls.filter { if case .purchase = $0 { true } else if case .setAppAccountToken = $0 { true } else { false } }
-        #expect(calls.first == .setAppAccountToken(try token(of: user)))
-        #expect(calls.last == .purchase("com.train.pro.monthly"))
+        let result = try await session.purchase("com.train.pro.monthly")
+        #expect(token(of: result) == (try token(of: user)))
+        #expect(session.tier == .pro, "the purchase's tier shows when the call returns")
+        #expect(tokensSet.isEmpty)
         session.stop()
     }
 
@@ -128,46 +134,46 @@ import TrainTesting
         session.stop()
     }
 
-    @Test("signing out stops sync and unbinds the token")
+    @Test("signing out stops sync and shows the free tier; a purchase then carries no token")
     func signOutEndsTheSession() async throws {
         await session.start()
         try await session.signInWithApple()
         _ = try await session.purchase("com.train.pro.monthly")
         try await session.signOut()
         #expect(session.authState == .unauthenticated && session.currentUser == nil)
-        #expect(subscriptions.calls.last == .setAppAccountToken(nil))
+        #expect(token(of: try await fakes.services.subscriptions.purchase("com.train.premium.monthly")) == nil)
+        #expect(tokensSet.isEmpty)
         #expect(session.tier == .free)
         #expect(Self.isStopped(sync.status))
         session.stop()
     }
 
-    @Test("a sign-out while the sign-in's token is still being bound ends with no token bound and nobody signed in")
-    func signOutDuringBinding() async throws {
+    @Test("a sign-out while a purchase is on its way ends with nobody signed in and nothing bought for the user")
+    func signOutDuringPurchase() async throws {
         await session.start()
         subscriptions.controls.holdCalls()
-        _ = try await fakes.services.auth.signInWithApple()
-        let signIn = Task { @MainActor in _ = try await session.purchase("com.train.pro.monthly") }
+        let user = try await fakes.services.auth.signInWithApple()
+        let purchase = Task { @MainActor in try await session.purchase("com.train.pro.monthly") }
         await subscriptions.controls.waitForHeldCalls()
         try await fakes.services.auth.signOut()
         let signOut = Task { @MainActor in try await session.signOut() }
         subscriptions.controls.releaseHeldCalls()
-        _ = await signIn.result
+        let bought = try? await purchase.value
         _ = try await signOut.value
-        #expect(tokensSet.last == .some(nil), "the last token set is none")
+        #expect(bought.flatMap { token(of: $0) } != (try token(of: user)), "nothing was bought for the user who signed out")
         #expect(session.authState == .unauthenticated)
         session.stop()
     }
 
-    @Test("after a deletion request fails, the user stays signed in with their token bound, so a purchase has its account")
-    func failedDeletionRebinds() async throws {
+    @Test("after a deletion request fails, the user stays signed in, and a purchase is tagged with their token")
+    func failedDeletionKeepsTheUser() async throws {
         await session.start()
         let user = try await session.signInWithApple()
         auth.failCall(1, of: .scheduleAccountDeletion, with: AuthenticationError(.storage))
         await #expect(throws: AccountError(.deletionIncomplete)) { _ = try await session.deleteAccount() }
         #expect(session.authState == .authenticated && session.accountDeletion == nil)
         #expect(session.deletionProgress?.phase == .failed)
-        _ = try await session.purchase("com.train.pro.monthly")
-        #expect(tokensSet.last == .some(try token(of: user)), "the token bound at the purchase is the user's")
+        #expect(token(of: try await session.purchase("com.train.pro.monthly")) == (try token(of: user)))
         session.stop()
     }
 
@@ -179,7 +185,7 @@ import TrainTesting
         #expect(deletion.userID == user.id)
         #expect(session.authState == .unauthenticated)
         #expect(auth.currentUser == nil, "the deletion signed the auth fake out")
-        #expect(tokensSet.last == .some(nil), "the token is unbound")
+        #expect(token(of: try await fakes.services.subscriptions.purchase("com.train.pro.monthly")) == nil, "a purchase now carries no token")
         #expect(Self.isStopped(sync.status))
         #expect(await waitUntil { session.accountDeletion == nil && session.deletionReport?.userID == user.id })
         #expect(plans.calls.contains(.purgeAccountData(user.id)))
@@ -195,7 +201,7 @@ import TrainTesting
         try await session.signInWithApple()
         let scheduled = try await session.scheduleAccountDeletion()
         #expect(session.authState == .unauthenticated)
-        #expect(subscriptions.calls.last == .setAppAccountToken(nil))
+        #expect(tokensSet.isEmpty)
         #expect(Self.isStopped(sync.status))
         #expect(session.scheduledDeletion == nil, "nobody is signed in")
 

@@ -59,7 +59,8 @@ public final class FakeServices: Sendable {
         subscriptions = FakeSubscriptionService(backedBy: services.subscriptions, clock: clock)
         social = FakeSocialFeedService(backedBy: services.social, clock: clock)
         plans = FakePlanSyncService(backedBy: services.plans, clock: clock)
-        let localPaywalls = LocalPaywallService(subscriptions: subscriptions, context: configuration.context, configuration: configuration.paywall)
+        let localPaywalls = LocalPaywallService(
+            subscriptions: subscriptions, auth: auth, context: configuration.context, configuration: configuration.paywall)
         paywalls = FakePaywallService(backedBy: localPaywalls, clock: clock)
         let local = LocalAccountService(
             auth: auth, social: social, plans: plans, subscriptions: subscriptions, paywalls: paywalls, context: configuration.context,
