@@ -134,7 +134,9 @@ public final class LocalSubscriptionService: SubscriptionService {
         self.context = context
         self.accessPolicy = configuration.accessPolicy
         let userID = auth?.currentUser?.id
-        var initial = State(appAccountToken: auth == nil ? configuration.appAccountToken : Self.token(of: userID), engine: EntitlementEngine(products: store.products))
+        var initial = State(
+            appAccountToken: auth == nil ? configuration.appAccountToken : Self.token(of: userID), engine: EntitlementEngine(products: store.products)
+        )
         initial.followedUserID = userID
         state = Locked(initial)
         tiers = Broadcast(initial: .free)
@@ -263,9 +265,13 @@ public final class LocalSubscriptionService: SubscriptionService {
             state.requests += 1
             return "request-\(state.requests)-\(ids.makeID())"
         }
-        // The store reports the new transaction through `handle` before it returns.
-        return try store.purchase(
-            product, offer: offer, appleID: appleID, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request)
+        // The store returns what the purchase changed, and this service applies it: the
+        // store calls back only the other services on it.
+        let (result, events) = try store.purchase(
+            product, offer: offer, appleID: appleID, appAccountToken: token, exclusive: accessPolicy == .appAccountToken, requestID: request,
+            caller: observation.withLock { $0 })
+        handle(events)
+        return result
     }
 
     /// Whether the device's Apple ID has never had a subscription in the group, a free

@@ -26,13 +26,15 @@ extension SimulatedAppStore {
 
     /// An in-app purchase for `appleID`, the device's Apple ID when the purchase sheet
     /// came up, tagged `appAccountToken`: fails with the chosen error, waits (Ask to Buy,
-    /// interruption), or buys. With `exclusive`, a subscription of the group that grants
+    /// interruption), or buys. The change's events come back with the result, for the
+    /// observer `caller` to apply: it is not called back during the purchase. With `exclusive`, a subscription of the group that grants
     /// access and is not this app user's is ``TrainCore/TrainErrorCode/subscribedWithAnotherAccount``,
     /// now and when a waiting request is approved.
     func purchase(
-        _ product: AppStoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String
-    ) throws(SubscriptionError) -> StorePurchaseResult {
-        try mutate { state, changes, now throws(SubscriptionError) in
+        _ product: AppStoreProduct, offer: PurchaseOffer?, appleID: AppleID, appAccountToken: UUID?, exclusive: Bool, requestID: String,
+        caller: Int?
+    ) throws(SubscriptionError) -> (result: StorePurchaseResult, events: [Event]) {
+        try mutate(returningEventsTo: caller) { state, changes, now throws(SubscriptionError) in
             guard state.appleID == appleID else {
                 throw SubscriptionError(
                     .notYourTransaction, detail: "The device signed in to another Apple ID while the purchase sheet was up; nothing was bought.")

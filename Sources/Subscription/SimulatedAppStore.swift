@@ -437,12 +437,21 @@ public final class SimulatedAppStore: Sendable {
     /// ``transaction(_:now:_:)``), then announces the change.
     func mutate<Result: Sendable>(_ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result) throws(SubscriptionError) -> Result
     {
+        try mutate(returningEventsTo: nil, body).result
+    }
+
+    /// Runs `body` as ``mutate(_:)`` does, and returns the change's events with its
+    /// result: the observer `caller` is not told them, as the caller applies them itself
+    /// from what the write returned; every other observer is, once the write is done.
+    func mutate<Result: Sendable>(
+        returningEventsTo caller: Int?, _ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result
+    ) throws(SubscriptionError) -> (result: Result, events: [Event]) {
         let now = clock.now
         let (result, changes): (Result, Changes) = try state.withLock { state throws(SubscriptionError) in
             try transaction(&state, now: now, body)
         }
-        announce(changes)
-        return result
+        announce(changes, skipping: caller)
+        return (result, changes.events)
     }
 
     /// Runs `body` in one write transaction on the ledger, with the state lock held: the
@@ -739,10 +748,10 @@ public final class SimulatedAppStore: Sendable {
         }
     }
 
-    private func announce(_ changes: Changes) {
+    private func announce(_ changes: Changes, skipping caller: Int? = nil) {
         if !changes.events.isEmpty {
             let handlers = observers.withLock { $0.handlers }
-            for observer in handlers { observer.handler(changes.events) }
+            for observer in handlers where observer.id != caller { observer.handler(changes.events) }
             deliverNotifications(in: changes.events)
         }
         scheduleTimers()

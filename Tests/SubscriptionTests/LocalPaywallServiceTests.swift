@@ -301,7 +301,8 @@ import TrainTesting
         try raw.write { records in try records.setData(Data("not a configuration".utf8), forKey: "current", in: "configurations") }
         #expect(throws: SubscriptionError(.ledgerUnreadable)) { try LocalPaywallService(subscriptions: harness.service, storage: .file(file)) }
         let stacked = LocalPaywallService(
-            subscriptions: harness.service, auth: nil, store: raw, context: TrainContext(clock: harness.clock), configuration: PaywallServiceConfiguration())
+            subscriptions: harness.service, auth: nil, store: raw, context: TrainContext(clock: harness.clock),
+            configuration: PaywallServiceConfiguration())
         #expect(stacked.configuration == .empty)
         try await stacked.replaceConfiguration(Self.configuration(weights: (100, 0)))
         _ = try await stacked.gate(placement: "onboarding")
