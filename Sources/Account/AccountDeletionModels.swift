@@ -19,8 +19,8 @@ public enum AccountDeletionStep: String, Codable, Hashable, Sendable, CaseIterab
     case plans
     /// Counts the user's App Store subscriptions that still renew, for the warning.
     /// The App Store keeps its own records: a subscription stays active until the
-    /// user cancels it in Settings. The user's token was unbound from the
-    /// subscription service when they were signed out.
+    /// user cancels it in Settings. The subscription service, following the auth
+    /// service, stopped counting the user's token when they were signed out.
     case subscription
     /// Deletes the sign-in account, with its settings (the biometric app lock among
     /// them); its sign-in identities are free from then on.

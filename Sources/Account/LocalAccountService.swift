@@ -73,7 +73,7 @@ public final class LocalAccountService: AccountService {
     public let social: any SocialFeedService
     /// The plans deleted and exported.
     public let plans: any PlanSyncService
-    /// The subscription service the user is unbound from.
+    /// The subscription service whose renewing subscriptions a deletion counts.
     public let subscriptions: any SubscriptionService
     /// The paywalls whose exposures of the user a deletion removes, if any.
     public let paywalls: (any PaywallService)?
@@ -153,8 +153,11 @@ public final class LocalAccountService: AccountService {
         self.subscriptions = subscriptions
         self.paywalls = paywalls
         self.store = store
-        self.context = configuration.legacy.applied(to: context)
-        self.configuration = configuration
+        let context = configuration.legacy.applied(to: context)
+        self.context = context
+        var shown = configuration
+        shown.legacy = LegacyContext(context)
+        self.configuration = shown
         // A deletion journaled by an earlier launch goes on.
         let journaled =
             (try? store.read { records in
@@ -195,8 +198,8 @@ public final class LocalAccountService: AccountService {
         do {
             let social = try await social.exportAccountData()
             let plans = try plans.plans()
-            // Only what carries this user's token: the subscription service may still
-            // have another user's bound, when nobody unbound it at that user's sign-out.
+            // Only what carries this user's token: a subscription service that does not
+            // follow an auth service may still count another user's.
             let token = try Self.token(for: userID)
             let entitlements = try await subscriptions.currentEntitlements().compactMap { result -> AppStoreTransaction? in
                 guard case .verified(let transaction) = result, transaction.appAccountToken == token else { return nil }

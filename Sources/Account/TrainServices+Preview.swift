@@ -7,7 +7,7 @@ import TrainSync
 
 extension TrainServices {
     /// A stack in memory for a SwiftUI preview: it cannot fail, and it starts with
-    /// `user` signed in and their token bound. Sample data is added by
+    /// `user` signed in, whom its subscription service follows. Sample data is added by
     /// ``sampleDataLoaded``, which a preview shows as it arrives and a test can await:
     /// two friends the user follows, Grace and Linus, each with a post of today's
     /// workout; the user's feed locked, waiting for a workout of theirs to open it; two

@@ -35,7 +35,9 @@ public final class UserSessionManager {
         case authenticated
         /// Nobody is signed in.
         case unauthenticated
-        /// The session could not be set up; the text can be shown to the user.
+        /// The session could not be set up; the text can be shown to the user. This
+        /// version sets a session up from the auth service's user alone and never sets
+        /// it; it stays so that switches written for earlier versions compile.
         case error(String)
     }
 
@@ -94,7 +96,7 @@ public final class UserSessionManager {
 
     /// The auth service.
     @ObservationIgnored public let auth: any AuthService
-    /// The subscription service the user's token is bound to.
+    /// The subscription service, which follows the auth service's user itself.
     @ObservationIgnored public let subscriptions: any SubscriptionService
     /// The paywalls whose experiments assign the signed-in user, if any.
     @ObservationIgnored public let paywalls: (any PaywallService)?
@@ -129,8 +131,8 @@ public final class UserSessionManager {
     ///   - features: Which features each tier unlocks; the standard catalog by default.
     ///   - media: Where ``updateProfile(displayName:photo:)`` keeps a photo; nil if the
     ///     app sets none.
-    ///   - paywalls: Paywalls told who is signed in, with the subscription service's
-    ///     token, so that a user is in the same experiment variant on every device.
+    ///   - paywalls: The paywalls, which follow the auth service's user themselves, so
+    ///     that a user is in the same experiment variant on every device.
     public init(
         auth: any AuthService, subscriptions: any SubscriptionService, social: any SocialFeedService, account: any AccountService,
         backgroundSync: BackgroundSyncManager? = nil, features: FeatureCatalog = .standard, media: (any MediaStore)? = nil,
@@ -170,7 +172,7 @@ public final class UserSessionManager {
         listeners.append(
             Task { [weak self] in
                 // A change of the same user (a new name, a linked method) shows at once;
-                // a change of user waits for the token to be bound, in `follow`.
+                // a change of user is shown by `showCurrentSession`, from the auth state.
                 for await user in changes {
                     guard let self, let user, user.id == self.currentUser?.id else { continue }
                     self.currentUser = user
@@ -178,9 +180,12 @@ public final class UserSessionManager {
             })
         listeners.append(
             Task { [weak self] in
-                // Each tier the subscription service tells is shown as it is: a purchase's
-                // reaches the session here, once.
-                for await tier in tiers { self?.show(tier) }
+                // Each change the subscription service tells is a signal to show its tier
+                // now: a value queued before a switch of user is another user's.
+                for await _ in tiers {
+                    guard let self else { return }
+                    self.show(self.subscriptions.currentTier)
+                }
             })
         listeners.append(
             Task { [weak self] in
@@ -385,7 +390,7 @@ public final class UserSessionManager {
         currentUser = auth.currentUser?.id == user.id ? auth.currentUser : user
     }
 
-    /// Signs out: sync stops and the token is unbound.
+    /// Signs out: sync stops and the session shows nobody.
     /// - Throws: The auth service's error; the session ends all the same.
     public func signOut() async throws {
         do {
@@ -425,8 +430,8 @@ public final class UserSessionManager {
         try auth.requireVerifiedEmail(for: .purchasing)
         if currentUser?.id != user.id { showCurrentSession() }
         // The subscription service tags the purchase with the user signed in when it
-        // starts. The tier it has on return is shown at once; its stream then tells the
-        // same tier, which changes nothing on screen.
+        // starts. The tier it has on return is shown at once; the signal its stream
+        // sends after finds the same tier and changes nothing on screen.
         let result = try await subscriptions.purchase(productID, offer: offer)
         show(subscriptions.currentTier)
         return result
@@ -537,7 +542,7 @@ public final class UserSessionManager {
     }
 
     /// Schedules the signed-in user's account deletion at the end of the grace period
-    /// with the account service: sync stops, the token is unbound and the session ends.
+    /// with the account service: sync stops and the session ends.
     /// - Returns: The schedule, with the date and warnings to show.
     /// - Throws: ``AccountError``; the session goes on then.
     @discardableResult

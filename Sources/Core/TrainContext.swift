@@ -58,6 +58,12 @@ package struct LegacyContext: Sendable {
         self.timeZone = timeZone
     }
 
+    /// All of `context`: what a service hands its configuration, so the deprecated
+    /// `clock`, `ids` and `timeZone` of the configuration it shows are its own.
+    package init(_ context: TrainContext) {
+        self.init(clock: context.clock, ids: context.ids, timeZone: context.timeZone)
+    }
+
     /// `context` with what was set here in place of its own.
     package func applied(to context: TrainContext) -> TrainContext {
         var applied = context

@@ -4,7 +4,7 @@ import TrainAuth
 import TrainCore
 
 /// The whole stack opens in the data directory with one call; Ada signs in with Apple
-/// through the session manager, which binds her App Store token first; the session
+/// through the session manager, whose subscription service follows her by itself; the session
 /// survives a relaunch; a sensitive change after time has passed demands
 /// re-authentication.
 @MainActor
@@ -43,7 +43,7 @@ struct AuthChapter {
             }
         } else {
             await narrator.step(
-                "Sign in with Apple (nonce, identity token, first-time name and email); the App Store token is bound before it returns"
+                "Sign in with Apple (nonce, identity token, first-time name and email); the session shows her before it returns"
             ) {
                 let user = try await session.signInWithApple()
                 narrator.say("Welcome, \(user.displayName ?? "?") <\(user.email ?? "?")>; account \(user.id).")

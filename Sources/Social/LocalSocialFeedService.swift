@@ -86,7 +86,9 @@ public final class LocalSocialFeedService: SocialFeedService {
         self.store = store
         self.media = media ?? LocalMediaStore(auth: auth, context: context)
         self.context = context
-        self.configuration = configuration
+        var shown = configuration
+        shown.legacy = LegacyContext(context)
+        self.configuration = shown
         // The signed-in user's profile follows their account from the first moment:
         // others find and follow them before their first post, and see a new name or
         // photo — a guest's upgrade included — without a call of the app's.

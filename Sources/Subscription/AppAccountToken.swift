@@ -11,8 +11,8 @@ import TrainCore
 /// App Store Server Notifications to its users.
 ///
 /// ```swift
-/// let token = try AppAccountToken.forUser(user.id)
-/// let subscriptions = LocalSubscriptionService(store: store, appAccountToken: token)
+/// let token = try AppAccountToken.forUser(user.id)   // what a service given `auth` tags purchases with
+/// let subscriptions = LocalSubscriptionService(store: store, auth: auth, context: store.context)
 /// ```
 public enum AppAccountToken {
     /// TrainKit's namespace for app account tokens.

@@ -106,7 +106,9 @@ public final class LocalSubscriptionService: SubscriptionService {
     }
 
     // The service's state, behind one lock. It is never held while calling into the
-    // store's changes (which call back into `handle`), only while reading the store.
+    // store's changes (which call back into `handle`), only while reading the store
+    // and, in a switch of user, the auth service's `currentUser`, which calls nothing
+    // of this service.
     private let state: Locked<State>
     private let inProgress = Locked(false)
     private let tiers: Broadcast<SubscriptionTier>
@@ -174,8 +176,7 @@ public final class LocalSubscriptionService: SubscriptionService {
     ///   - store: The App Store to buy from and read the ledger of.
     ///   - appAccountToken: The signed-in app user, if any.
     ///   - accessPolicy: Which app user has access to what the Apple ID owns.
-    @_disfavoredOverload
-    @available(*, deprecated, message: "Use init(store:context:configuration:), with the store's context for the store's clock.")
+    @available(*, deprecated, message: "Use init(store:auth:context:configuration:), with the store's context for the store's clock.")
     public convenience init(store: SimulatedAppStore, appAccountToken: UUID? = nil, accessPolicy: SubscriptionAccessPolicy = .appleID) {
         var configuration = SubscriptionConfiguration()
         configuration.appAccountToken = appAccountToken

@@ -93,6 +93,13 @@ public final class SimulatedAppStore: Sendable {
         case reloaded
         /// A server notification was recorded.
         case notification(StoreLedger.Notice)
+
+        /// This event as another service than the buyer sees it: a transaction a purchase
+        /// returned is, to it, one made elsewhere.
+        var madeElsewhere: Event {
+            guard case .transaction(let result, let owner, let revision, true) = self else { return self }
+            return .transaction(result, owner: owner, revision: revision, returnedByPurchase: false)
+        }
     }
 
     struct Settings: Hashable, Sendable {
@@ -447,11 +454,25 @@ public final class SimulatedAppStore: Sendable {
         returningEventsTo caller: Int?, _ body: (inout State, inout Changes, Date) throws(SubscriptionError) -> Result
     ) throws(SubscriptionError) -> (result: Result, events: [Event]) {
         let now = clock.now
-        let (result, changes): (Result, Changes) = try state.withLock { state throws(SubscriptionError) in
-            try transaction(&state, now: now, body)
+        let outcome = state.withLock { state -> Swift.Result<(Result, Changes), SubscriptionError> in
+            do throws(SubscriptionError) {
+                return .success(try transaction(&state, now: now, body))
+            } catch {
+                return .failure(error)
+            }
         }
-        announce(changes, skipping: caller)
-        return (result, changes.events)
+        switch outcome {
+        case .success(let (result, changes)):
+            announce(changes, skipping: caller)
+            return (result, changes.events)
+        case .failure(let error):
+            // A failed change went back to the ledger as stored, which may hold what
+            // another store on the file wrote meanwhile: observers derive their state again.
+            var reloaded = Changes()
+            reloaded.events = [.reloaded]
+            announce(reloaded)
+            throw error
+        }
     }
 
     /// Runs `body` in one write transaction on the ledger, with the state lock held: the
@@ -751,7 +772,10 @@ public final class SimulatedAppStore: Sendable {
     private func announce(_ changes: Changes, skipping caller: Int? = nil) {
         if !changes.events.isEmpty {
             let handlers = observers.withLock { $0.handlers }
-            for observer in handlers where observer.id != caller { observer.handler(changes.events) }
+            // The caller's purchase returns its transaction; to every other service on the
+            // store it is a transaction made elsewhere, for its updates stream.
+            let events = caller == nil ? changes.events : changes.events.map(\.madeElsewhere)
+            for observer in handlers where observer.id != caller { observer.handler(events) }
             deliverNotifications(in: changes.events)
         }
         scheduleTimers()

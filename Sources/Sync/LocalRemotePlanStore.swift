@@ -115,8 +115,11 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     ///   - context: The remote's clock; the live one by default.
     ///   - configuration: Limits, retention and who may write.
     public init(context: TrainContext = .live, configuration: RemoteConfiguration = RemoteConfiguration()) {
-        self.context = configuration.legacy.applied(to: context)
-        self.configuration = configuration
+        let context = configuration.legacy.applied(to: context)
+        self.context = context
+        var shown = configuration
+        shown.legacy = LegacyContext(context)
+        self.configuration = shown
         self.store = .inMemoryOrFailing(RemoteRecords.schema)
     }
 
@@ -127,8 +130,11 @@ public final class LocalRemotePlanStore: RemotePlanStore {
     ///   - configuration: Limits, retention and who may write.
     /// - Throws: `CoreError` naming the file if it cannot be opened.
     public init(storage: StorageLocation, context: TrainContext = .live, configuration: RemoteConfiguration = RemoteConfiguration()) throws {
-        self.context = configuration.legacy.applied(to: context)
-        self.configuration = configuration
+        let context = configuration.legacy.applied(to: context)
+        self.context = context
+        var shown = configuration
+        shown.legacy = LegacyContext(context)
+        self.configuration = shown
         self.store = try RecordStore(storage, schema: RemoteRecords.schema)
     }
 

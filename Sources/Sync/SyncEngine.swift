@@ -86,8 +86,11 @@ public final class SyncEngine<Record: Syncable>: Sendable {
         self.auth = auth
         self.remote = remote
         self.store = store
-        self.context = configuration.legacy.applied(to: context)
-        self.configuration = configuration
+        let context = configuration.legacy.applied(to: context)
+        self.context = context
+        var shown = configuration
+        shown.legacy = LegacyContext(context)
+        self.configuration = shown
         self.batchSize = Locked(configuration.batchSize)
     }
 

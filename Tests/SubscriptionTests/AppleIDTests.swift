@@ -103,7 +103,8 @@ import TrainTesting
     func switchSeenAcrossStores() async throws {
         let harness = try H(.file)
         try await harness.buy(H.proMonthly)
-        let widget = LocalSubscriptionService(store: try harness.makeStore())
+        let widgetStore = try harness.makeStore()
+        let widget = LocalSubscriptionService(store: widgetStore, context: widgetStore.context)
         #expect(widget.currentTier == .pro)
         try harness.store.switchAppleID(to: Self.child)
         #expect(widget.currentTier == .free)

@@ -110,7 +110,9 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     /// - Returns: The fake.
     @available(*, deprecated, renamed: "inMemory(configuration:clock:)")
     public static func inMemory(policy: RemoteConfiguration, clock: (any DateClock)? = nil) -> FakeRemotePlanStore {
-        inMemory(configuration: policy, clock: clock ?? policy.legacy.clock)
+        var configuration = policy
+        configuration.legacy = LegacyContext()
+        return inMemory(configuration: configuration, clock: clock ?? policy.legacy.clock)
     }
 
     /// Whether unscripted calls fail the test.
