@@ -99,9 +99,7 @@ public final class LocalMediaStore: MediaStore {
     @_disfavoredOverload
     @available(*, deprecated, message: "Use init(auth:context:configuration:); the clock comes in the context, the size in the configuration.")
     public convenience init(maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()) {
-        var configuration = MediaConfiguration()
-        configuration.maximumSize = maximumSize
-        self.init(auth: auth, context: TrainContext(clock: clock), configuration: configuration)
+        self.init(auth: auth, context: TrainContext(clock: clock), configuration: MediaConfiguration(maximumSize: maximumSize))
     }
 
     /// Creates a store that keeps each photo in a file under `directory`.
@@ -115,9 +113,8 @@ public final class LocalMediaStore: MediaStore {
     public convenience init(
         directory: URL, maximumSize: Int = 10_000_000, auth: (any AuthService)? = nil, clock: any DateClock = SystemClock()
     ) throws {
-        var configuration = MediaConfiguration()
-        configuration.maximumSize = maximumSize
-        try self.init(auth: auth, storage: .file(directory), context: TrainContext(clock: clock), configuration: configuration)
+        try self.init(
+            auth: auth, storage: .file(directory), context: TrainContext(clock: clock), configuration: MediaConfiguration(maximumSize: maximumSize))
     }
 
     /// A store of the same photos whose writes and deletions are checked against

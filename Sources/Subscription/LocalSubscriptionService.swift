@@ -168,7 +168,7 @@ public final class LocalSubscriptionService: SubscriptionService {
         guard let auth else { return }
         let userID = auth.currentUser?.id
         guard state.withLock({ $0.followedUserID != userID }) else { return }
-        rebuild(following: auth)
+        rebuild(followingAuth: true)
     }
 
     /// Creates the service on the store's clock.
@@ -178,10 +178,9 @@ public final class LocalSubscriptionService: SubscriptionService {
     ///   - accessPolicy: Which app user has access to what the Apple ID owns.
     @available(*, deprecated, message: "Use init(store:auth:context:configuration:), with the store's context for the store's clock.")
     public convenience init(store: SimulatedAppStore, appAccountToken: UUID? = nil, accessPolicy: SubscriptionAccessPolicy = .appleID) {
-        var configuration = SubscriptionConfiguration()
-        configuration.appAccountToken = appAccountToken
-        configuration.accessPolicy = accessPolicy
-        self.init(store: store, context: store.context, configuration: configuration)
+        self.init(
+            store: store, context: store.context,
+            configuration: SubscriptionConfiguration(appAccountToken: appAccountToken, accessPolicy: accessPolicy))
     }
 
     deinit {
@@ -461,15 +460,16 @@ public final class LocalSubscriptionService: SubscriptionService {
         }
     }
 
-    /// Recomputes the entitlements of the current user (or of `newUser`, switching to
-    /// them) from the store's ledger. The lock is held throughout, so no change the
+    /// Recomputes the entitlements of the current user from the store's ledger —
+    /// switching first to `token`'s user, or with `followingAuth` to the auth service's
+    /// user if another one is signed in (and doing nothing if not). The lock is held throughout, so no change the
     /// store reports meanwhile can be overwritten by an older reading; the store is only
     /// read here, and it never calls back while it is being read.
-    private func rebuild(switchingTo token: UUID?? = .none, following auth: (any AuthSession)? = nil) {
+    private func rebuild(switchingTo token: UUID?? = .none, followingAuth: Bool = false) {
         let now = context.clock.now
         state.withLock { state in
             var newUser = token
-            if let auth {
+            if followingAuth, let auth {
                 // Read under the lock, so two switches at once end with the user signed in last.
                 let userID = auth.currentUser?.id
                 guard state.followedUserID != userID else { return }
