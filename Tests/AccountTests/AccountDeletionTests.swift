@@ -209,7 +209,7 @@ import TrainTesting
         let result = await running.result
         #expect(throws: AccountError(.notSignedIn)) { try result.get() }
         #expect(try stack.account.pendingDeletion(of: userID) == nil)
-        #expect(!stack.auth.calls.contains { if case .scheduleAccountDeletion = $0 { true } else { false } })
+        #expect(!stack.auth.calls.contains { $0.isCall(of: .scheduleAccountDeletion) })
     }
 
     @Test("progress reports each step starting and finishing, in order, up to all steps finished")
@@ -236,7 +236,7 @@ import TrainTesting
         await #expect(throws: AccountError(.notAuthorized)) { _ = try await account.exportData(of: decomposed) }
         await #expect(throws: AccountError(.notAuthorized)) { _ = try await account.deleteAccount(of: decomposed) }
         #expect(try account.consentHistory().count == 1)
-        #expect(auth.calls == [.authStateChanges], "the service only follows the auth state")
+        #expect(auth.calls == [.authStateChanges()], "the service only follows the auth state")
     }
 
     @Test("a revocation Apple's end failed is reported as a warning, and the deletion goes on")

@@ -168,11 +168,11 @@ struct FakeStack {
     /// How many times each step's service method was called.
     func callCounts() -> [AccountDeletionStep: Int] {
         [
-            .appleRevocation: auth.calls.count { $0 == .revokeAppleToken },
-            .socialData: social.calls.count { if case .purgeAccountData = $0 { true } else { false } },
-            .plans: plans.calls.count { if case .purgeAccountData = $0 { true } else { false } },
-            .subscription: subscriptions.calls.count { $0 == .subscriptionStatuses },
-            .authAccount: auth.calls.count { if case .purgeScheduledAccount = $0 { true } else { false } },
+            .appleRevocation: auth.calls.count { $0 == .revokeAppleToken() },
+            .socialData: social.calls.count { $0.isCall(of: .purgeAccountData) },
+            .plans: plans.calls.count { $0.isCall(of: .purgeAccountData) },
+            .subscription: subscriptions.calls.count { $0 == .subscriptionStatuses() },
+            .authAccount: auth.calls.count { $0.isCall(of: .purgeScheduledAccount) },
         ]
     }
 }

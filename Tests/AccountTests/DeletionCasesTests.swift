@@ -152,7 +152,7 @@ import TrainTesting
         let purged = try #require(report)
         #expect(purged.social.posts == 1, "the social step ran once, before the failure")
         #expect(purged.plans.remoteRecords == 1)
-        #expect(remote.calls.count { if case .erase = $0 { true } else { false } } == 3, "two failed erases, then the one that worked")
+        #expect(remote.calls.count { $0.isCall(of: .erase) } == 3, "two failed erases, then the one that worked")
     }
 
     @Test("case 10, re-authentication: deleting ten minutes after signing in asks to sign in again, then succeeds")

@@ -113,8 +113,7 @@ import TrainTesting
         await stack.auth.controls.waitForHeldCalls() // the revocation
         stack.auth.controls.releaseHeldCalls(holdingNext: true)
         await stack.auth.controls.waitForHeldCalls()
-        let held: Bool
-        if case .scheduleAccountDeletion? = stack.auth.calls.last { held = true } else { held = false }
+        let held = stack.auth.calls.last?.isCall(of: .scheduleAccountDeletion) == true
         #expect(held, "the call on its way is scheduleAccountDeletion(of:at:)")
         stack.auth.setCurrentUser(bob) // Bob signs in on the device meanwhile
         stack.auth.script(.scheduleAccountDeletion, .throwing(AuthenticationError(.userMismatch))) // as LocalAuthService refuses it

@@ -79,7 +79,7 @@ import TrainTesting
         }
         _ = try await services.plans.createPlan(plan("10k"))
         try await services.plans.sync()
-        #expect(remote.calls.contains { if case .write = $0 { true } else { false } })
+        #expect(remote.calls.contains { $0.isCall(of: .write) })
 
         let session = services.makeSessionManager()
         await session.start()

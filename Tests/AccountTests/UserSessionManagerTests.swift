@@ -39,7 +39,7 @@ import TrainTesting
 
     /// The tokens the session pushed to the subscription service: none, as it follows auth itself.
     var tokensSet: [UUID?] {
-        subscriptions.calls.compactMap { call -> UUID?? in if case .setAppAccountToken(let token) = call { token } else { nil } }
+        subscriptions.calls.compactMap { $0.arguments(of: .setAppAccountToken) }
     }
 
     /// The app account token a successful purchase was tagged with.

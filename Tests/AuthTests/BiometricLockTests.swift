@@ -14,7 +14,7 @@ import TrainTesting
         #expect(try await harness.service.isBiometricLockEnabled() == false)
         try await harness.service.setBiometricLock(enabled: true, reason: "Unlock Train with Face ID")
         #expect(try await harness.service.isBiometricLockEnabled())
-        #expect(harness.biometrics.calls.contains(.evaluate(reason: "Unlock Train with Face ID")))
+        #expect(harness.biometrics.calls.contains(.evaluate("Unlock Train with Face ID")))
         if variant == .file {
             #expect(try await harness.relaunch().isBiometricLockEnabled(), "stored with the user's data")
         }

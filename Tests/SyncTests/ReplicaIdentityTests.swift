@@ -172,9 +172,7 @@ import TrainTesting
         // A write applied now gets a version after everything the laptop downloaded: 1 is not one.
         remote.script(.write, .once(.success(RemoteWriteResponse(results: [.applied(version: 1)], serverTime: world.remoteClock.now))))
         #expect(try await laptop.plans.uploadPlan(id: mine.id) == .synced)
-        let writes = remote.controls.calls.compactMap { call -> MutationID? in
-            if case .write(let mutations, _) = call { mutations.first?.id } else { nil }
-        }
+        let writes = remote.calls.compactMap { $0.arguments(of: .write) }.compactMap { mutations, _ in mutations.first?.id }
         #expect(writes.count == 2, "sent again")
         #expect(writes.first?.replicaID != writes.last?.replicaID, "under a new replica ID")
         try await Self.expectNothingLost(made + [mine], devices: [phone, laptop], world: world, remote: remote.remote)

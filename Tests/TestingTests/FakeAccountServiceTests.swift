@@ -26,7 +26,7 @@ import TrainTesting
         #expect(await progress.collect(AccountDeletionStep.allCases.count * 2).last?.fractionCompleted == 1)
         #expect(
             account.calls == [
-                .deletionProgress, .deleteAccount(FakeAuthService.sampleUser.id), .deletionCompletion(FakeAuthService.sampleUser.id),
+                .deletionProgress(), .deleteAccount(FakeAuthService.sampleUser.id), .deletionCompletion(FakeAuthService.sampleUser.id),
             ])
     }
 

@@ -17,7 +17,7 @@ import TrainTesting
         _ = try await fake.sendVerificationCode(to: "+16505551234")
         _ = try await fake.signIn(with: .emailPassword(email: "ada@example.com", password: "hunter22"))
         try await fake.signOut()
-        #expect(fake.calls == [.signInWithApple, .sendVerificationCode(phoneNumber: "+16505551234"), .signIn(.password), .signOut])
+        #expect(fake.calls == [.signInWithApple(), .sendVerificationCode("+16505551234"), .signIn(.password), .signOut()])
         #expect(!"\(fake.calls)".contains("hunter22"))
     }
 
@@ -77,7 +77,7 @@ import TrainTesting
         }
         fake.script(.signOut, .succeeding)
         try await fake.signOut()
-        #expect(fake.calls == [.signInWithApple, .signOut, .signOut])
+        #expect(fake.calls == [.signInWithApple(), .signOut(), .signOut()])
     }
 
     @Test("a view model that swallows the error still fails the test: the failure is recorded where the fake was called")
@@ -117,7 +117,7 @@ import TrainTesting
         _ = fake.authStateChanges()
         _ = fake.authStateChanges()
         await #expect(throws: AuthenticationError(.networkError)) { _ = try await fake.signInWithGoogle() }
-        #expect(fake.calls == [.signInWithApple, .authStateChanges, .authStateChanges, .signInWithGoogle])
+        #expect(fake.calls == [.signInWithApple(), .authStateChanges(), .authStateChanges(), .signInWithGoogle()])
     }
 
     @Test("finish reports held calls, failures that never fired and scripts never used, each as a test failure")
@@ -170,7 +170,7 @@ import TrainTesting
         fake.controls.latency = .seconds(2)
         let signIn = Task { try await fake.signInWithApple() }
         await clock.waitForSleepers(1)
-        #expect(fake.calls == [.signInWithApple], "recorded before the delay")
+        #expect(fake.calls == [.signInWithApple()], "recorded before the delay")
         #expect(fake.currentUser == nil)
         clock.advance(by: .seconds(2))
         #expect(try await signIn.value == FakeAuthService.sampleUser)
@@ -208,7 +208,7 @@ import TrainTesting
         fake.script(.signOut, .throwing(AuthenticationError(.networkError)))
         await #expect(throws: AuthenticationError(.networkError)) { try await fake.signOut() }
         #expect(service.currentUser == ada, "a scripted answer does not reach the service")
-        #expect(fake.calls == [.signInWithApple, .updateEmail("not an address"), .signOut])
+        #expect(fake.calls == [.signInWithApple(), .updateEmail("not an address"), .signOut()])
     }
 
     @Test("a fake built over a service shows the service's state: setting its own records a test failure and changes nothing")

@@ -12,7 +12,7 @@ import TrainTesting
         biometrics.script(.evaluate, .sequence([.success(()), .failure(AuthenticationError(.biometryLockout))]))
         try await biometrics.evaluate(reason: "Unlock")
         await #expect(throws: AuthenticationError(.biometryLockout)) { try await biometrics.evaluate(reason: "Again") }
-        #expect(biometrics.calls == [.availability, .evaluate(reason: "Unlock"), .evaluate(reason: "Again")])
+        #expect(biometrics.calls == [.availability(), .evaluate("Unlock"), .evaluate("Again")])
     }
 
     @Test("an unscripted evaluation fails the test; over a simulated sensor it is the sensor's answer")
@@ -29,7 +29,7 @@ import TrainTesting
         let backed = FakeBiometricAuthenticator(backedBy: sensor)
         #expect(await backed.availability().type == .none)
         await #expect(throws: AuthenticationError(.biometryNotAvailable)) { try await backed.evaluate(reason: "Unlock") }
-        #expect(backed.calls == [.availability, .evaluate(reason: "Unlock")])
+        #expect(backed.calls == [.availability(), .evaluate("Unlock")])
     }
 
     @Test("an injected failure skips availability, which cannot fail, and lands on the evaluation")

@@ -41,10 +41,10 @@ import TrainTesting
             try await auth.signOut()
         }
         await auth.controls.waitForHeldCalls(1)
-        #expect(auth.calls == [.checkCredentialState])
+        #expect(auth.calls == [.checkCredentialState()])
         auth.controls.releaseHeldCalls(holdingNext: true)
         await auth.controls.waitForHeldCalls(1)
-        #expect(auth.calls == [.checkCredentialState, .signOut], "the second call is held in its turn")
+        #expect(auth.calls == [.checkCredentialState(), .signOut()], "the second call is held in its turn")
         #expect(auth.currentUser != nil)
         auth.controls.releaseHeldCalls()
         try await sequence.value

@@ -33,8 +33,8 @@ import TrainTesting
         #expect(paywalls.configuration == Self.configuration)
         #expect(
             paywalls.calls == [
-                .gate("analytics"), .gate("analytics"), .gate("analytics"), .setUser("ada"), .setAttribute("running", forKey: "sport"),
-                .replaceConfiguration(Self.configuration), .configuration,
+                .gate("analytics"), .gate("analytics"), .gate("analytics"), .setUser("ada"), .setAttribute("running", "sport"),
+                .replaceConfiguration(Self.configuration), .configuration(),
             ])
     }
 

@@ -29,7 +29,7 @@ import TrainTesting
         _ = try await plans.updatePlan(edited)
         #expect(try plans.status(ofPlan: plan.id) == .pendingUpload)
         #expect(
-            plans.calls == [.statusChanges, .createPlan(draft), .status(plan.id), .sync, .status(plan.id), .updatePlan(edited), .status(plan.id)])
+            plans.calls == [.statusChanges(), .createPlan(draft), .status(plan.id), .sync(), .status(plan.id), .updatePlan(edited), .status(plan.id)])
     }
 
     @Test("a scripted failure leaves the plans queued, and an unscripted call fails the test")
@@ -81,6 +81,6 @@ import TrainTesting
         #expect(await triggers.next() == .localEdit)
         plans.signalRemoteChange()
         #expect(await triggers.next() == .remoteChange)
-        #expect(plans.calls.prefix(2) == [.planUpdates, .syncTriggers])
+        #expect(plans.calls.prefix(2) == [.planUpdates(), .syncTriggers()])
     }
 }

@@ -28,7 +28,7 @@ import TrainTesting
         #expect(try await #require(remote.remote).changes(in: scope, after: 0, limit: 10).records.count == 1)
         try await plans.sync()
         #expect(try await #require(remote.remote).changes(in: scope, after: 0, limit: 10).records.map(\.version) == [1])
-        #expect(remote.calls.filter { if case .write = $0 { true } else { false } }.count == 2)
+        #expect(remote.calls.filter { $0.isCall(of: .write) }.count == 2)
     }
 
     @Test("a partition fails every call without reaching the remote until it heals")
@@ -70,7 +70,7 @@ import TrainTesting
         let scope = RemoteScope(userID: "ada", collection: "plans")
         remote.script(.changes, .once(.failure(RemoteStoreError(.cursorExpired))))
         await #expect(throws: RemoteStoreError(.cursorExpired)) { _ = try await remote.changes(in: scope, after: 5, limit: 10) }
-        #expect(remote.calls == [.changes(scope, after: 5, limit: 10)])
+        #expect(remote.calls == [.changes(scope, 5, 10)])
         let strict = FakeRemotePlanStore()
         #expect(strict.isStrict && !remote.isStrict)
         await withKnownIssue {

@@ -25,7 +25,7 @@ import TrainTesting
         _ = try await fake.unlockFeed(workoutType: .yoga)
         _ = try await fake.friendsFeed(limit: 5, after: nil)
         try await fake.follow("bob")
-        #expect(fake.calls == [.hasFeedUnlocked, .unlockFeed(.yoga), .friendsFeed(limit: 5, after: nil), .follow("bob")])
+        #expect(fake.calls == [.hasFeedUnlocked(), .unlockFeed(.yoga), .friendsFeed(5, nil), .follow("bob")])
     }
 
     @Test("a strict fake holds a week of sample workouts, and its unlock carries today's run")
@@ -67,7 +67,7 @@ import TrainTesting
         } matching: {
             FakeIssue.isUnscriptedCall($0, "FakeSocialFeedService.follow(_:)")
         }
-        #expect(fake.calls == [.friendsFeed(limit: 20, after: nil), .follow("bob")])
+        #expect(fake.calls == [.friendsFeed(20, nil), .follow("bob")])
         fake.script(.deleteAccountData, .returning(SocialDeletionReport(posts: 2)))
         #expect(try await fake.deleteAccountData().posts == 2)
         #expect(!fake.hasFeedUnlocked(), "a scripted deletion locks the fake's feed")

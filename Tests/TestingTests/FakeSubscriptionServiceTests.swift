@@ -22,7 +22,7 @@ import TrainTesting
         _ = try await fake.purchase(gold.id)
         #expect(fake.currentTier == .premium)
         #expect(await tiers.collect(2) == [.free, .premium])
-        #expect(fake.calls == [.tierChanges, .products, .purchase(gold.id)])
+        #expect(fake.calls == [.tierChanges(), .products(), .purchase(gold.id)])
     }
 
     @Test("a standard product bought by script raises the tier with no products scripted; a pending one leaves it")

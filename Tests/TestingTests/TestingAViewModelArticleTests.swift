@@ -67,7 +67,7 @@ final class SettingsModel {
     await confirming.value
 
     #expect(model.state == .deleted)
-    #expect(auth.calls == [.deleteAccount, .requestCredential(.apple), .reauthenticate(.password), .deleteAccount])
+    #expect(auth.calls == [.deleteAccount(), .requestCredential(.apple), .reauthenticate(.password), .deleteAccount()])
     auth.finish()
 }
 
@@ -132,7 +132,7 @@ final class PaywallModel {
     await approval.value
 
     #expect(model.status == .subscribed(.pro))
-    #expect(subscriptions.calls == [.purchase("com.train.pro.monthly"), .transactionUpdates, .finish(1)])
+    #expect(subscriptions.calls == [.purchase("com.train.pro.monthly"), .transactionUpdates(), .finish(1)])
     subscriptions.finish()
 }
 

@@ -23,38 +23,9 @@ import TrainSubscription
 /// await model.deleteTapped()
 /// #expect(model.needsSignIn)
 /// ```
-public final class FakeAccountService: AccountService, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``deletionProgress()``.
-        case deletionProgress
-        /// ``pendingDeletion(of:)``.
-        case pendingDeletion(String)
-        /// ``pendingDeletions()``.
-        case pendingDeletions
-        /// ``deleteAccount(of:)``.
-        case deleteAccount(String)
-        /// ``deletionCompletion(of:)``.
-        case deletionCompletion(String)
-        /// ``exportData(of:)``.
-        case exportData(String)
-        /// ``consentHistory()``.
-        case consentHistory
-        /// ``documentsNeedingConsent()``.
-        case documentsNeedingConsent
-        /// ``accept(_:version:)``.
-        case accept(ConsentDocument, version: Int)
-        /// ``withdrawConsent(to:)``.
-        case withdrawConsent(ConsentDocument)
-        /// ``scheduleDeletion(of:)``.
-        case scheduleDeletion(String)
-        /// ``scheduledDeletion()``.
-        case scheduledDeletion
-        /// ``restoreAccount()``.
-        case restoreAccount
-        /// ``purgeDueDeletions()``.
-        case purgeDueDeletions
-    }
+public final class FakeAccountService: AccountService, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeAccountService>
 
     private struct State {
         var consents: [ConsentRecord] = []
@@ -101,12 +72,6 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// Whether unscripted calls fail the test.
     public var isStrict: Bool { controls.isStrict }
 
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakeAccountService, Output>, _ forward: @escaping @Sendable (any AccountService) async throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
-    }
-
     /// Sets the deletion that a strict fake's ``pendingDeletion(of:)`` reports, as after a failed deletion.
     /// - Parameter journal: The journal, or nil for none.
     public func setPendingDeletion(_ journal: AccountDeletionJournal?) {
@@ -124,7 +89,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
 
     /// Recorded as a subscription; the service's progress, or that of a strict fake's scripted deletions.
     public func deletionProgress() -> AsyncStream<AccountDeletionProgress> {
-        controls.recordSubscription(.deletionProgress)
+        controls.recordSubscription(.deletionProgress())
         return service?.deletionProgress() ?? progress.events()
     }
 
@@ -137,7 +102,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
 
     /// Recorded; the service's pending deletions, or the one set on a strict fake.
     public func pendingDeletions() throws -> [AccountDeletionJournal] {
-        controls.record(.pendingDeletions)
+        controls.record(.pendingDeletions())
         if let service { return try service.pendingDeletions() }
         return state.withLock { $0.pending.map { [$0] } ?? [] }
     }
@@ -146,7 +111,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// step and forgets its state; either way the auth fake is signed out.
     @discardableResult
     public func deleteAccount(of userID: String) async throws -> ScheduledAccountDeletion {
-        let deletion = try await perform(.deleteAccount(userID), .deleteAccount) { try await $0.deleteAccount(of: userID) }
+        let deletion = try await perform(.deleteAccount, userID) { try await $0.deleteAccount(of: userID) }
         if service == nil {
             progress.send(AccountDeletionProgress(userID: userID, step: .appleRevocation, phase: .started, finishedSteps: 0))
             progress.send(AccountDeletionProgress(userID: userID, step: .appleRevocation, phase: .finished, finishedSteps: 1))
@@ -159,7 +124,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// Returns the scripted report, or the service's. A strict fake reports the purge's
     /// steps before it returns.
     public func deletionCompletion(of userID: String) async throws -> AccountDeletionReport {
-        let report = try await perform(.deletionCompletion(userID), .deletionCompletion) { try await $0.deletionCompletion(of: userID) }
+        let report = try await perform(.deletionCompletion, userID) { try await $0.deletionCompletion(of: userID) }
         if service == nil {
             for (index, step) in AccountDeletionStep.allCases.enumerated().dropFirst() {
                 progress.send(AccountDeletionProgress(userID: userID, step: step, phase: .started, finishedSteps: index))
@@ -171,12 +136,12 @@ public final class FakeAccountService: AccountService, ScriptableFake {
 
     /// Returns the scripted export, or the service's.
     public func exportData(of userID: String) async throws -> AccountExport {
-        try await perform(.exportData(userID), .exportData) { try await $0.exportData(of: userID) }
+        try await perform(.exportData, userID) { try await $0.exportData(of: userID) }
     }
 
     /// Recorded; the service's history, or a strict fake's scripted acceptances and withdrawals.
     public func consentHistory() throws -> [ConsentRecord] {
-        controls.record(.consentHistory)
+        controls.record(.consentHistory())
         if let service { return try service.consentHistory() }
         return state.withLock { $0.consents }
     }
@@ -184,7 +149,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// Recorded; the service's answer, or the documents a strict fake's consents leave
     /// unaccepted in their version in force.
     public func documentsNeedingConsent() throws -> [ConsentDocument] {
-        controls.record(.documentsNeedingConsent)
+        controls.record(.documentsNeedingConsent())
         if let service { return try service.documentsNeedingConsent() }
         return policies.documentsNeedingConsent(given: state.withLock { $0.consents })
     }
@@ -192,7 +157,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// Returns the scripted record, or the service's; a strict fake keeps it.
     @discardableResult
     public func accept(_ document: ConsentDocument, version: Int) async throws -> ConsentRecord {
-        let record = try await perform(.accept(document, version: version), .accept) { try await $0.accept(document, version: version) }
+        let record = try await perform(.accept, document, version) { try await $0.accept(document, version: version) }
         if service == nil { state.withLock { $0.consents.append(record) } }
         return record
     }
@@ -200,7 +165,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// Returns the scripted record, or the service's; a strict fake keeps it.
     @discardableResult
     public func withdrawConsent(to document: ConsentDocument) async throws -> ConsentRecord {
-        let record = try await perform(.withdrawConsent(document), .withdrawConsent) { try await $0.withdrawConsent(to: document) }
+        let record = try await perform(.withdrawConsent, document) { try await $0.withdrawConsent(to: document) }
         if service == nil { state.withLock { $0.consents.append(record) } }
         return record
     }
@@ -209,7 +174,7 @@ public final class FakeAccountService: AccountService, ScriptableFake {
     /// either way the auth fake is signed out.
     @discardableResult
     public func scheduleDeletion(of userID: String) async throws -> ScheduledAccountDeletion {
-        let scheduled = try await perform(.scheduleDeletion(userID), .scheduleDeletion) { try await $0.scheduleDeletion(of: userID) }
+        let scheduled = try await perform(.scheduleDeletion, userID) { try await $0.scheduleDeletion(of: userID) }
         if service == nil { state.withLock { $0.scheduled = scheduled } }
         auth?.endSession()
         return scheduled
@@ -217,54 +182,64 @@ public final class FakeAccountService: AccountService, ScriptableFake {
 
     /// Recorded; the service's schedule, or the one a strict fake keeps.
     public func scheduledDeletion() throws -> ScheduledAccountDeletion? {
-        controls.record(.scheduledDeletion)
+        controls.record(.scheduledDeletion())
         if let service { return try service.scheduledDeletion() }
         return state.withLock { $0.scheduled }
     }
 
     /// Succeeds as scripted, or as the service does; a strict fake forgets its schedule.
     public func restoreAccount() async throws {
-        try await perform(.restoreAccount, .restoreAccount) { try await $0.restoreAccount() }
+        try await perform(.restoreAccount) { try await $0.restoreAccount() }
         if service == nil { state.withLock { $0.scheduled = nil } }
     }
 
     /// Returns the scripted reports, or the service's.
     @discardableResult
     public func purgeDueDeletions() async throws -> [AccountDeletionReport] {
-        try await perform(.purgeDueDeletions, .purgeDueDeletions) { try await $0.purgeDueDeletions() }
+        try await perform(.purgeDueDeletions) { try await $0.purgeDueDeletions() }
     }
 }
 
-extension FakeMethod where Fake == FakeAccountService, Output == AccountDeletionReport {
-    /// ``FakeAccountService/deletionCompletion(of:)``: the purge's report.
-    public static var deletionCompletion: Self { Self("deletionCompletion(of:)") }
-}
+extension FakeMethods where Fake == FakeAccountService {
+    /// ``FakeAccountService/deletionProgress()``.
+    public static var deletionProgress: FakeMethod<FakeAccountService, AsyncStream<AccountDeletionProgress>> { .init("deletionProgress()") }
 
-extension FakeMethod where Fake == FakeAccountService, Output == AccountExport {
-    /// ``FakeAccountService/exportData(of:)``: the export.
-    public static var exportData: Self { Self("exportData(of:)") }
-}
+    /// ``FakeAccountService/pendingDeletion(of:)``.
+    public static var pendingDeletion: FakeMethod<FakeAccountService, AccountDeletionJournal?, String> { .init("pendingDeletion(of:)") }
 
-extension FakeMethod where Fake == FakeAccountService, Output == ConsentRecord {
-    /// ``FakeAccountService/accept(_:version:)``: the record.
-    public static var accept: Self { Self("accept(_:version:)") }
-    /// ``FakeAccountService/withdrawConsent(to:)``: the record.
-    public static var withdrawConsent: Self { Self("withdrawConsent(to:)") }
-}
+    /// ``FakeAccountService/pendingDeletions()``.
+    public static var pendingDeletions: FakeMethod<FakeAccountService, [AccountDeletionJournal]> { .init("pendingDeletions()") }
 
-extension FakeMethod where Fake == FakeAccountService, Output == ScheduledAccountDeletion {
     /// ``FakeAccountService/deleteAccount(of:)``: the deletion.
-    public static var deleteAccount: Self { Self("deleteAccount(of:)") }
+    public static var deleteAccount: FakeMethod<FakeAccountService, ScheduledAccountDeletion, String> { .init("deleteAccount(of:)") }
+
+    /// ``FakeAccountService/deletionCompletion(of:)``: the purge's report.
+    public static var deletionCompletion: FakeMethod<FakeAccountService, AccountDeletionReport, String> { .init("deletionCompletion(of:)") }
+
+    /// ``FakeAccountService/exportData(of:)``: the export.
+    public static var exportData: FakeMethod<FakeAccountService, AccountExport, String> { .init("exportData(of:)") }
+
+    /// ``FakeAccountService/consentHistory()``.
+    public static var consentHistory: FakeMethod<FakeAccountService, [ConsentRecord]> { .init("consentHistory()") }
+
+    /// ``FakeAccountService/documentsNeedingConsent()``.
+    public static var documentsNeedingConsent: FakeMethod<FakeAccountService, [ConsentDocument]> { .init("documentsNeedingConsent()") }
+
+    /// ``FakeAccountService/accept(_:version:)``: the record.
+    public static var accept: FakeMethod<FakeAccountService, ConsentRecord, ConsentDocument, Int> { .init("accept(_:version:)") }
+
+    /// ``FakeAccountService/withdrawConsent(to:)``: the record.
+    public static var withdrawConsent: FakeMethod<FakeAccountService, ConsentRecord, ConsentDocument> { .init("withdrawConsent(to:)") }
+
     /// ``FakeAccountService/scheduleDeletion(of:)``: the schedule.
-    public static var scheduleDeletion: Self { Self("scheduleDeletion(of:)") }
-}
+    public static var scheduleDeletion: FakeMethod<FakeAccountService, ScheduledAccountDeletion, String> { .init("scheduleDeletion(of:)") }
 
-extension FakeMethod where Fake == FakeAccountService, Output == [AccountDeletionReport] {
-    /// ``FakeAccountService/purgeDueDeletions()``: the reports.
-    public static var purgeDueDeletions: Self { Self("purgeDueDeletions()") }
-}
+    /// ``FakeAccountService/scheduledDeletion()``.
+    public static var scheduledDeletion: FakeMethod<FakeAccountService, ScheduledAccountDeletion?> { .init("scheduledDeletion()") }
 
-extension FakeMethod where Fake == FakeAccountService, Output == Void {
     /// ``FakeAccountService/restoreAccount()``.
-    public static var restoreAccount: Self { Self("restoreAccount()") }
+    public static var restoreAccount: FakeMethod<FakeAccountService, Void> { .init("restoreAccount()") }
+
+    /// ``FakeAccountService/purgeDueDeletions()``: the reports.
+    public static var purgeDueDeletions: FakeMethod<FakeAccountService, [AccountDeletionReport]> { .init("purgeDueDeletions()") }
 }

@@ -18,92 +18,13 @@ import TrainCore
 /// auth.script(.signInWithApple, .returning(FakeAuthService.sampleUser))
 /// let model = LoginModel(auth: auth)
 /// await model.signInTapped()
-/// #expect(auth.calls == [.signInWithApple])
+/// #expect(auth.calls == [.signInWithApple()])
 /// #expect(model.user == FakeAuthService.sampleUser)
 /// auth.finish()                                // fails the test if a script went unused
 /// ```
-public final class FakeAuthService: AuthService, ScriptableFake {
-    /// A recorded call, with the arguments that matter to a test (never a password or code).
-    public enum Call: Hashable, Sendable {
-        /// ``authStateChanges()``.
-        case authStateChanges
-        /// ``userChanges()``.
-        case userChanges
-        /// ``signInWithApple()``.
-        case signInWithApple
-        /// ``signInWithGoogle()``.
-        case signInWithGoogle
-        /// ``requestCredential(from:)``.
-        case requestCredential(AuthProvider)
-        /// ``signIn(with:)``, with the credential's provider.
-        case signIn(AuthProvider)
-        /// ``createUser(email:password:)``, with the email.
-        case createUser(email: String)
-        /// ``sendVerificationCode(to:)``.
-        case sendVerificationCode(phoneNumber: String)
-        /// ``reauthenticate(with:)``, with the credential's provider.
-        case reauthenticate(AuthProvider)
-        /// ``link(_:)``, with the credential's provider.
-        case link(AuthProvider)
-        /// ``unlink(_:)``.
-        case unlink(AuthProvider)
-        /// ``updateEmail(to:)``.
-        case updateEmail(String)
-        /// ``checkCredentialState()``.
-        case checkCredentialState
-        /// ``signOut()``.
-        case signOut
-        /// ``revokeAppleToken()``.
-        case revokeAppleToken
-        /// ``deleteAccount()``.
-        case deleteAccount
-        /// ``scheduleAccountDeletion(of:at:)``.
-        case scheduleAccountDeletion(String, Date)
-        /// ``cancelScheduledDeletion(of:)``.
-        case cancelScheduledDeletion(String)
-        /// ``scheduledDeletions()``.
-        case scheduledDeletions
-        /// ``scheduledDeletion(of:)``.
-        case scheduledDeletion(String)
-        /// ``purgeScheduledAccount(_:)``.
-        case purgeScheduledAccount(String)
-        /// ``beginAccountPurge(of:)``.
-        case beginAccountPurge(String)
-        /// ``accountExists(_:)``.
-        case accountExists(String)
-        /// ``isBiometricLockEnabled()``.
-        case isBiometricLockEnabled
-        /// ``setBiometricLock(enabled:reason:)``.
-        case setBiometricLock(enabled: Bool)
-        /// ``signInAnonymously()``.
-        case signInAnonymously
-        /// ``sendPasswordReset(email:)``, with the email.
-        case sendPasswordReset(email: String)
-        /// ``confirmPasswordReset(code:newPassword:)``.
-        case confirmPasswordReset
-        /// ``sendEmailVerification()``.
-        case sendEmailVerification
-        /// ``verifyEmail(code:)``.
-        case verifyEmail
-        /// ``sendSignInCode(to:)``, with the email.
-        case sendSignInCode(email: String)
-        /// ``checkActionCode(_:email:)``, with the email of a sign-in code.
-        case checkActionCode(email: String?)
-        /// ``applyActionCode(_:)``.
-        case applyActionCode
-        /// ``verifyBeforeUpdateEmail(to:)``, with the email.
-        case verifyBeforeUpdateEmail(String)
-        /// ``requireVerifiedEmail(for:)``.
-        case requireVerifiedEmail(VerifiedEmailAction)
-        /// ``updatePassword(to:)``.
-        case updatePassword
-        /// ``updateProfile(of:displayName:photoURL:)``.
-        case updateProfile(userID: String, displayName: String?, photoURL: URL?)
-        /// ``idToken(forceRefresh:)``.
-        case idToken(forceRefresh: Bool)
-        /// ``idTokenChanges()``.
-        case idTokenChanges
-    }
+public final class FakeAuthService: AuthService, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeAuthService>
 
     /// A user for tests that need one: `fake-user-1`, ada@example.com.
     public static let sampleUser = UserEntity(
@@ -209,61 +130,56 @@ public final class FakeAuthService: AuthService, ScriptableFake {
         await users.waitForSubscribers(count)
     }
 
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakeAuthService, Output>, _ forward: @escaping @Sendable (any AuthService) async throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
-    }
-
     /// A sign-in: a strict fake's user becomes the one returned.
-    private func signingIn(
-        _ call: Call, _ method: FakeMethod<FakeAuthService, UserEntity>, _ forward: @escaping @Sendable (any AuthService) async throws -> UserEntity
+    private func signingIn<each Input>(
+        _ method: FakeMethod<FakeAuthService, UserEntity, repeat each Input>, _ input: repeat each Input,
+        forward: @escaping @Sendable (any AuthService) async throws -> UserEntity
     ) async throws -> UserEntity {
-        let user = try await perform(call, method, forward)
+        let user = try await perform(method, repeat each input, forward: forward)
         show(user)
         return user
     }
 
     /// Recorded as a subscription; the current user first, then each change.
     public func authStateChanges() -> AsyncStream<UserEntity?> {
-        controls.recordSubscription(.authStateChanges)
+        controls.recordSubscription(.authStateChanges())
         return service?.authStateChanges() ?? users.subscribe()
     }
 
     /// Recorded as a subscription; the current user first, then each change of it.
     public func userChanges() -> AsyncStream<UserEntity?> {
-        controls.recordSubscription(.userChanges)
+        controls.recordSubscription(.userChanges())
         return service?.userChanges() ?? userValues.subscribe()
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func signInWithApple() async throws -> UserEntity {
-        try await signingIn(.signInWithApple, .signInWithApple) { try await $0.signInWithApple() }
+        try await signingIn(.signInWithApple) { try await $0.signInWithApple() }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func signInWithGoogle() async throws -> UserEntity {
-        try await signingIn(.signInWithGoogle, .signInWithGoogle) { try await $0.signInWithGoogle() }
+        try await signingIn(.signInWithGoogle) { try await $0.signInWithGoogle() }
     }
 
     /// Returns the scripted credential, or the service's.
     public func requestCredential(from provider: AuthProvider) async throws -> SignInCredential {
-        try await perform(.requestCredential(provider), .requestCredential) { try await $0.requestCredential(from: provider) }
+        try await perform(.requestCredential, provider) { try await $0.requestCredential(from: provider) }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func signIn(with credential: SignInCredential) async throws -> UserEntity {
-        try await signingIn(.signIn(credential.provider), .signIn) { try await $0.signIn(with: credential) }
+        try await signingIn(.signIn, credential.provider) { try await $0.signIn(with: credential) }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func createUser(email: String, password: String) async throws -> UserEntity {
-        try await signingIn(.createUser(email: email), .createUser) { try await $0.createUser(email: email, password: password) }
+        try await signingIn(.createUser, email) { try await $0.createUser(email: email, password: password) }
     }
 
     /// Returns the scripted verification ID, or the service's.
     public func sendVerificationCode(to phoneNumber: String) async throws -> String {
-        try await perform(.sendVerificationCode(phoneNumber: phoneNumber), .sendVerificationCode) {
+        try await perform(.sendVerificationCode, phoneNumber) {
             try await $0.sendVerificationCode(to: phoneNumber)
         }
     }
@@ -271,46 +187,46 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     @discardableResult
     public func reauthenticate(with credential: SignInCredential) async throws -> UserEntity {
-        try await signingIn(.reauthenticate(credential.provider), .reauthenticate) { try await $0.reauthenticate(with: credential) }
+        try await signingIn(.reauthenticate, credential.provider) { try await $0.reauthenticate(with: credential) }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func link(_ credential: SignInCredential) async throws -> UserEntity {
-        try await signingIn(.link(credential.provider), .link) { try await $0.link(credential) }
+        try await signingIn(.link, credential.provider) { try await $0.link(credential) }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func unlink(_ provider: AuthProvider) async throws -> UserEntity {
-        try await signingIn(.unlink(provider), .unlink) { try await $0.unlink(provider) }
+        try await signingIn(.unlink, provider) { try await $0.unlink(provider) }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func updateEmail(to email: String) async throws -> UserEntity {
-        try await signingIn(.updateEmail(email), .updateEmail) { try await $0.updateEmail(to: email) }
+        try await signingIn(.updateEmail, email) { try await $0.updateEmail(to: email) }
     }
 
     /// Returns the scripted state, or the service's; `revoked` and `notFound` sign a strict fake's user out.
     public func checkCredentialState() async throws -> CredentialState {
-        let state = try await perform(.checkCredentialState, .checkCredentialState) { try await $0.checkCredentialState() }
+        let state = try await perform(.checkCredentialState) { try await $0.checkCredentialState() }
         if state == .revoked || state == .notFound { end(because: .credentialRevoked) }
         return state
     }
 
     /// Succeeds as scripted, or as the service does; a strict fake's user is signed out.
     public func signOut() async throws {
-        try await perform(.signOut, .signOut) { try await $0.signOut() }
+        try await perform(.signOut) { try await $0.signOut() }
         end(because: .signedOut)
     }
 
     /// Returns the scripted outcome, or the service's.
     public func revokeAppleToken() async throws -> AccountDeletionReceipt.TokenRevocation {
-        try await perform(.revokeAppleToken, .revokeAppleToken) { try await $0.revokeAppleToken() }
+        try await perform(.revokeAppleToken) { try await $0.revokeAppleToken() }
     }
 
     /// Returns the scripted receipt, or the service's; a strict fake's user is signed out.
     @discardableResult
     public func deleteAccount() async throws -> AccountDeletionReceipt {
-        let receipt = try await perform(.deleteAccount, .deleteAccount) { try await $0.deleteAccount() }
+        let receipt = try await perform(.deleteAccount) { try await $0.deleteAccount() }
         end(because: .accountDeleted)
         return receipt
     }
@@ -319,7 +235,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// schedule and signs its user out.
     @discardableResult
     public func scheduleAccountDeletion(of userID: String, at date: Date) async throws -> AccountDeletionReceipt.TokenRevocation {
-        let outcome = try await perform(.scheduleAccountDeletion(userID, date), .scheduleAccountDeletion) {
+        let outcome = try await perform(.scheduleAccountDeletion, userID, date) {
             try await $0.scheduleAccountDeletion(of: userID, at: date)
         }
         if service == nil {
@@ -331,15 +247,14 @@ public final class FakeAuthService: AuthService, ScriptableFake {
 
     /// Succeeds as scripted, or as the service does; a strict fake forgets the schedule.
     public func cancelScheduledDeletion(of userID: String) async throws {
-        try await perform(.cancelScheduledDeletion(userID), .cancelScheduledDeletion) { try await $0.cancelScheduledDeletion(of: userID) }
+        try await perform(.cancelScheduledDeletion, userID) { try await $0.cancelScheduledDeletion(of: userID) }
         if service == nil { schedule(userID, at: nil) }
     }
 
     /// Recorded; the scripted schedules — a list that lags behind, say — or else the
     /// service's, or those a strict fake was told of.
     public func scheduledDeletions() throws -> [AccountDeletionSchedule] {
-        try controls.performSynchronously(.scheduledDeletions, method: FakeMethod<FakeAuthService, [AccountDeletionSchedule]>.scheduledDeletions.name)
-        {
+        try controls.performSynchronously(.scheduledDeletions) {
             if let service { return try service.scheduledDeletions() }
             return scheduled.withLock { $0 }
         }
@@ -373,7 +288,7 @@ public final class FakeAuthService: AuthService, ScriptableFake {
     /// schedule, and signs out its user if it is the one purged.
     @discardableResult
     public func purgeScheduledAccount(_ userID: String) async throws -> AccountDeletionReceipt? {
-        let receipt = try await perform(.purgeScheduledAccount(userID), .purgeScheduledAccount) { try await $0.purgeScheduledAccount(userID) }
+        let receipt = try await perform(.purgeScheduledAccount, userID) { try await $0.purgeScheduledAccount(userID) }
         if service == nil {
             schedule(userID, at: nil)
             ended.withLock { $0.purged.append(userID) }
@@ -412,188 +327,212 @@ public final class FakeAuthService: AuthService, ScriptableFake {
 
     /// Returns the scripted setting, or the service's.
     public func isBiometricLockEnabled() async throws -> Bool {
-        try await perform(.isBiometricLockEnabled, .isBiometricLockEnabled) { try await $0.isBiometricLockEnabled() }
+        try await perform(.isBiometricLockEnabled) { try await $0.isBiometricLockEnabled() }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func setBiometricLock(enabled: Bool, reason: String) async throws {
-        try await perform(.setBiometricLock(enabled: enabled), .setBiometricLock) { try await $0.setBiometricLock(enabled: enabled, reason: reason) }
+        try await perform(.setBiometricLock, enabled) { try await $0.setBiometricLock(enabled: enabled, reason: reason) }
     }
 
     /// Returns the scripted guest, or the service's; a strict fake's user becomes it.
     public func signInAnonymously() async throws -> UserEntity {
-        try await signingIn(.signInAnonymously, .signInAnonymously) { try await $0.signInAnonymously() }
+        try await signingIn(.signInAnonymously) { try await $0.signInAnonymously() }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func sendPasswordReset(email: String) async throws {
-        try await perform(.sendPasswordReset(email: email), .sendPasswordReset) { try await $0.sendPasswordReset(email: email) }
+        try await perform(.sendPasswordReset, email) { try await $0.sendPasswordReset(email: email) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func confirmPasswordReset(code: String, newPassword: String) async throws {
-        try await perform(.confirmPasswordReset, .confirmPasswordReset) { try await $0.confirmPasswordReset(code: code, newPassword: newPassword) }
+        try await perform(.confirmPasswordReset) { try await $0.confirmPasswordReset(code: code, newPassword: newPassword) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func sendEmailVerification() async throws {
-        try await perform(.sendEmailVerification, .sendEmailVerification) { try await $0.sendEmailVerification() }
+        try await perform(.sendEmailVerification) { try await $0.sendEmailVerification() }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func verifyEmail(code: String) async throws {
-        try await perform(.verifyEmail, .verifyEmail) { try await $0.verifyEmail(code: code) }
+        try await perform(.verifyEmail) { try await $0.verifyEmail(code: code) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func sendSignInCode(to email: String) async throws {
-        try await perform(.sendSignInCode(email: email), .sendSignInCode) { try await $0.sendSignInCode(to: email) }
+        try await perform(.sendSignInCode, email) { try await $0.sendSignInCode(to: email) }
     }
 
     /// Returns the scripted information, or the service's.
     public func checkActionCode(_ code: String, email: String?) async throws -> EmailCodeInspection {
-        try await perform(.checkActionCode(email: email), .checkActionCode) { try await $0.checkActionCode(code, email: email) }
+        try await perform(.checkActionCode, email) { try await $0.checkActionCode(code, email: email) }
     }
 
     /// Returns the scripted information, or the service's; a backed fake shows the user the code changed.
     public func applyActionCode(_ code: String) async throws -> EmailCodeInspection {
-        try await perform(.applyActionCode, .applyActionCode) { try await $0.applyActionCode(code) }
+        try await perform(.applyActionCode) { try await $0.applyActionCode(code) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func verifyBeforeUpdateEmail(to email: String) async throws {
-        try await perform(.verifyBeforeUpdateEmail(email), .verifyBeforeUpdateEmail) { try await $0.verifyBeforeUpdateEmail(to: email) }
+        try await perform(.verifyBeforeUpdateEmail, email) { try await $0.verifyBeforeUpdateEmail(to: email) }
     }
 
     /// Recorded; throws an injected failure, or what the service throws; a strict fake
     /// requires nothing unless told to fail.
     public func requireVerifiedEmail(for action: VerifiedEmailAction) throws {
-        try controls.performSynchronously(.requireVerifiedEmail(action), method: FakeMethod<FakeAuthService, Void>.requireVerifiedEmail.name) {
+        try controls.performSynchronously(.requireVerifiedEmail, action) {
             try service?.requireVerifiedEmail(for: action)
         }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func updatePassword(to newPassword: String) async throws {
-        try await perform(.updatePassword, .updatePassword) { try await $0.updatePassword(to: newPassword) }
+        try await perform(.updatePassword) { try await $0.updatePassword(to: newPassword) }
     }
 
     /// Returns the scripted user, or the service's; a strict fake's user becomes it.
     public func updateProfile(of userID: String, displayName: String?, photoURL: URL?) async throws -> UserEntity {
-        try await signingIn(.updateProfile(userID: userID, displayName: displayName, photoURL: photoURL), .updateProfile) {
+        try await signingIn(.updateProfile, userID, displayName, photoURL) {
             try await $0.updateProfile(of: userID, displayName: displayName, photoURL: photoURL)
         }
     }
 
     /// Returns the scripted token, or the service's; a strict fake announces it on ``idTokenChanges()``.
     public func idToken(forceRefresh: Bool) async throws -> String {
-        let token = try await perform(.idToken(forceRefresh: forceRefresh), .idToken) { try await $0.idToken(forceRefresh: forceRefresh) }
+        let token = try await perform(.idToken, forceRefresh) { try await $0.idToken(forceRefresh: forceRefresh) }
         if service == nil, tokens.value != token { tokens.send(token) }
         return token
     }
 
     /// Recorded as a subscription; the service's tokens, or the tokens a strict fake returned.
     public func idTokenChanges() -> AsyncStream<String?> {
-        controls.recordSubscription(.idTokenChanges)
+        controls.recordSubscription(.idTokenChanges())
         return service?.idTokenChanges() ?? tokens.subscribe()
     }
 }
 
-extension FakeMethod where Fake == FakeAuthService, Output == UserEntity {
+extension FakeMethods where Fake == FakeAuthService {
+    /// ``FakeAuthService/authStateChanges()``.
+    public static var authStateChanges: FakeMethod<FakeAuthService, AsyncStream<UserEntity?>> { .init("authStateChanges()") }
+
+    /// ``FakeAuthService/userChanges()``.
+    public static var userChanges: FakeMethod<FakeAuthService, AsyncStream<UserEntity?>> { .init("userChanges()") }
+
     /// ``FakeAuthService/signInWithApple()``: the signed-in user.
-    public static var signInWithApple: Self { Self("signInWithApple()") }
+    public static var signInWithApple: FakeMethod<FakeAuthService, UserEntity> { .init("signInWithApple()") }
+
     /// ``FakeAuthService/signInWithGoogle()``: the signed-in user.
-    public static var signInWithGoogle: Self { Self("signInWithGoogle()") }
-    /// ``FakeAuthService/signIn(with:)``: the signed-in user.
-    public static var signIn: Self { Self("signIn(with:)") }
-    /// ``FakeAuthService/createUser(email:password:)``: the new user.
-    public static var createUser: Self { Self("createUser(email:password:)") }
-    /// ``FakeAuthService/reauthenticate(with:)``: the user.
-    public static var reauthenticate: Self { Self("reauthenticate(with:)") }
-    /// ``FakeAuthService/link(_:)``: the updated user.
-    public static var link: Self { Self("link(_:)") }
-    /// ``FakeAuthService/unlink(_:)``: the updated user.
-    public static var unlink: Self { Self("unlink(_:)") }
-    /// ``FakeAuthService/updateEmail(to:)``: the updated user.
-    public static var updateEmail: Self { Self("updateEmail(to:)") }
-    /// ``FakeAuthService/signInAnonymously()``: the guest.
-    public static var signInAnonymously: Self { Self("signInAnonymously()") }
-    /// ``FakeAuthService/updateProfile(of:displayName:photoURL:)``: the updated user.
-    public static var updateProfile: Self { Self("updateProfile(of:displayName:photoURL:)") }
-}
+    public static var signInWithGoogle: FakeMethod<FakeAuthService, UserEntity> { .init("signInWithGoogle()") }
 
-extension FakeMethod where Fake == FakeAuthService, Output == SignInCredential {
     /// ``FakeAuthService/requestCredential(from:)``: the credential.
-    public static var requestCredential: Self { Self("requestCredential(from:)") }
-}
+    public static var requestCredential: FakeMethod<FakeAuthService, SignInCredential, AuthProvider> { .init("requestCredential(from:)") }
 
-extension FakeMethod where Fake == FakeAuthService, Output == String {
+    /// ``FakeAuthService/signIn(with:)``: the signed-in user.
+    public static var signIn: FakeMethod<FakeAuthService, UserEntity, AuthProvider> { .init("signIn(with:)") }
+
+    /// ``FakeAuthService/createUser(email:password:)``: the new user.
+    public static var createUser: FakeMethod<FakeAuthService, UserEntity, String> { .init("createUser(email:password:)") }
+
     /// ``FakeAuthService/sendVerificationCode(to:)``: the verification ID.
-    public static var sendVerificationCode: Self { Self("sendVerificationCode(to:)") }
-    /// ``FakeAuthService/idToken(forceRefresh:)``: the token.
-    public static var idToken: Self { Self("idToken(forceRefresh:)") }
-}
+    public static var sendVerificationCode: FakeMethod<FakeAuthService, String, String> { .init("sendVerificationCode(to:)") }
 
-extension FakeMethod where Fake == FakeAuthService, Output == CredentialState {
+    /// ``FakeAuthService/reauthenticate(with:)``: the user.
+    public static var reauthenticate: FakeMethod<FakeAuthService, UserEntity, AuthProvider> { .init("reauthenticate(with:)") }
+
+    /// ``FakeAuthService/link(_:)``: the updated user.
+    public static var link: FakeMethod<FakeAuthService, UserEntity, AuthProvider> { .init("link(_:)") }
+
+    /// ``FakeAuthService/unlink(_:)``: the updated user.
+    public static var unlink: FakeMethod<FakeAuthService, UserEntity, AuthProvider> { .init("unlink(_:)") }
+
+    /// ``FakeAuthService/updateEmail(to:)``: the updated user.
+    public static var updateEmail: FakeMethod<FakeAuthService, UserEntity, String> { .init("updateEmail(to:)") }
+
     /// ``FakeAuthService/checkCredentialState()``: the state.
-    public static var checkCredentialState: Self { Self("checkCredentialState()") }
-}
+    public static var checkCredentialState: FakeMethod<FakeAuthService, CredentialState> { .init("checkCredentialState()") }
 
-extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt.TokenRevocation {
-    /// ``FakeAuthService/revokeAppleToken()``: the outcome.
-    public static var revokeAppleToken: Self { Self("revokeAppleToken()") }
-    /// ``FakeAuthService/scheduleAccountDeletion(of:at:)``: the Apple token's outcome.
-    public static var scheduleAccountDeletion: Self { Self("scheduleAccountDeletion(of:at:)") }
-}
-
-extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt? {
-    /// ``FakeAuthService/purgeScheduledAccount(_:)``: the receipt, nil if there was no account.
-    public static var purgeScheduledAccount: Self { Self("purgeScheduledAccount(_:)") }
-}
-
-extension FakeMethod where Fake == FakeAuthService, Output == [AccountDeletionSchedule] {
-    /// ``FakeAuthService/scheduledDeletions()``: the schedules, while scripted.
-    public static var scheduledDeletions: Self { Self("scheduledDeletions()") }
-}
-
-extension FakeMethod where Fake == FakeAuthService, Output == AccountDeletionReceipt {
-    /// ``FakeAuthService/deleteAccount()``: the receipt.
-    public static var deleteAccount: Self { Self("deleteAccount()") }
-}
-
-extension FakeMethod where Fake == FakeAuthService, Output == Bool {
-    /// ``FakeAuthService/isBiometricLockEnabled()``: the setting.
-    public static var isBiometricLockEnabled: Self { Self("isBiometricLockEnabled()") }
-}
-
-extension FakeMethod where Fake == FakeAuthService, Output == Void {
     /// ``FakeAuthService/signOut()``.
-    public static var signOut: Self { Self("signOut()") }
-    /// ``FakeAuthService/setBiometricLock(enabled:reason:)``.
-    public static var setBiometricLock: Self { Self("setBiometricLock(enabled:reason:)") }
-    /// ``FakeAuthService/cancelScheduledDeletion(of:)``.
-    public static var cancelScheduledDeletion: Self { Self("cancelScheduledDeletion(of:)") }
-    /// ``FakeAuthService/sendPasswordReset(email:)``.
-    public static var sendPasswordReset: Self { Self("sendPasswordReset(email:)") }
-    /// ``FakeAuthService/confirmPasswordReset(code:newPassword:)``.
-    public static var confirmPasswordReset: Self { Self("confirmPasswordReset(code:newPassword:)") }
-    /// ``FakeAuthService/sendEmailVerification()``.
-    public static var sendEmailVerification: Self { Self("sendEmailVerification()") }
-    /// ``FakeAuthService/verifyEmail(code:)``.
-    public static var verifyEmail: Self { Self("verifyEmail(code:)") }
-    /// ``FakeAuthService/sendSignInCode(to:)``.
-    public static var sendSignInCode: Self { Self("sendSignInCode(to:)") }
-    /// ``FakeAuthService/verifyBeforeUpdateEmail(to:)``.
-    public static var verifyBeforeUpdateEmail: Self { Self("verifyBeforeUpdateEmail(to:)") }
-    /// ``FakeAuthService/requireVerifiedEmail(for:)``: fails only when told to.
-    public static var requireVerifiedEmail: Self { Self("requireVerifiedEmail(for:)") }
-    /// ``FakeAuthService/updatePassword(to:)``.
-    public static var updatePassword: Self { Self("updatePassword(to:)") }
-}
+    public static var signOut: FakeMethod<FakeAuthService, Void> { .init("signOut()") }
 
-extension FakeMethod where Fake == FakeAuthService, Output == EmailCodeInspection {
+    /// ``FakeAuthService/revokeAppleToken()``: the outcome.
+    public static var revokeAppleToken: FakeMethod<FakeAuthService, AccountDeletionReceipt.TokenRevocation> { .init("revokeAppleToken()") }
+
+    /// ``FakeAuthService/deleteAccount()``: the receipt.
+    public static var deleteAccount: FakeMethod<FakeAuthService, AccountDeletionReceipt> { .init("deleteAccount()") }
+
+    /// ``FakeAuthService/scheduleAccountDeletion(of:at:)``: the Apple token's outcome.
+    public static var scheduleAccountDeletion: FakeMethod<FakeAuthService, AccountDeletionReceipt.TokenRevocation, String, Date> {
+        .init("scheduleAccountDeletion(of:at:)")
+    }
+
+    /// ``FakeAuthService/cancelScheduledDeletion(of:)``.
+    public static var cancelScheduledDeletion: FakeMethod<FakeAuthService, Void, String> { .init("cancelScheduledDeletion(of:)") }
+
+    /// ``FakeAuthService/scheduledDeletions()``: the schedules, while scripted.
+    public static var scheduledDeletions: FakeMethod<FakeAuthService, [AccountDeletionSchedule]> { .init("scheduledDeletions()") }
+
+    /// ``FakeAuthService/scheduledDeletion(of:)``.
+    public static var scheduledDeletion: FakeMethod<FakeAuthService, Date?, String> { .init("scheduledDeletion(of:)") }
+
+    /// ``FakeAuthService/purgeScheduledAccount(_:)``: the receipt, nil if there was no account.
+    public static var purgeScheduledAccount: FakeMethod<FakeAuthService, AccountDeletionReceipt?, String> { .init("purgeScheduledAccount(_:)") }
+
+    /// ``FakeAuthService/beginAccountPurge(of:)``.
+    public static var beginAccountPurge: FakeMethod<FakeAuthService, Void, String> { .init("beginAccountPurge(of:)") }
+
+    /// ``FakeAuthService/accountExists(_:)``.
+    public static var accountExists: FakeMethod<FakeAuthService, Bool, String> { .init("accountExists(_:)") }
+
+    /// ``FakeAuthService/isBiometricLockEnabled()``: the setting.
+    public static var isBiometricLockEnabled: FakeMethod<FakeAuthService, Bool> { .init("isBiometricLockEnabled()") }
+
+    /// ``FakeAuthService/setBiometricLock(enabled:reason:)``.
+    public static var setBiometricLock: FakeMethod<FakeAuthService, Void, Bool> { .init("setBiometricLock(enabled:reason:)") }
+
+    /// ``FakeAuthService/signInAnonymously()``: the guest.
+    public static var signInAnonymously: FakeMethod<FakeAuthService, UserEntity> { .init("signInAnonymously()") }
+
+    /// ``FakeAuthService/sendPasswordReset(email:)``.
+    public static var sendPasswordReset: FakeMethod<FakeAuthService, Void, String> { .init("sendPasswordReset(email:)") }
+
+    /// ``FakeAuthService/confirmPasswordReset(code:newPassword:)``.
+    public static var confirmPasswordReset: FakeMethod<FakeAuthService, Void> { .init("confirmPasswordReset(code:newPassword:)") }
+
+    /// ``FakeAuthService/sendEmailVerification()``.
+    public static var sendEmailVerification: FakeMethod<FakeAuthService, Void> { .init("sendEmailVerification()") }
+
+    /// ``FakeAuthService/verifyEmail(code:)``.
+    public static var verifyEmail: FakeMethod<FakeAuthService, Void> { .init("verifyEmail(code:)") }
+
+    /// ``FakeAuthService/sendSignInCode(to:)``.
+    public static var sendSignInCode: FakeMethod<FakeAuthService, Void, String> { .init("sendSignInCode(to:)") }
+
     /// ``FakeAuthService/checkActionCode(_:email:)``: what the code is.
-    public static var checkActionCode: Self { Self("checkActionCode(_:email:)") }
+    public static var checkActionCode: FakeMethod<FakeAuthService, EmailCodeInspection, String?> { .init("checkActionCode(_:email:)") }
+
     /// ``FakeAuthService/applyActionCode(_:)``: what the code was.
-    public static var applyActionCode: Self { Self("applyActionCode(_:)") }
+    public static var applyActionCode: FakeMethod<FakeAuthService, EmailCodeInspection> { .init("applyActionCode(_:)") }
+
+    /// ``FakeAuthService/verifyBeforeUpdateEmail(to:)``.
+    public static var verifyBeforeUpdateEmail: FakeMethod<FakeAuthService, Void, String> { .init("verifyBeforeUpdateEmail(to:)") }
+
+    /// ``FakeAuthService/requireVerifiedEmail(for:)``: fails only when told to.
+    public static var requireVerifiedEmail: FakeMethod<FakeAuthService, Void, VerifiedEmailAction> { .init("requireVerifiedEmail(for:)") }
+
+    /// ``FakeAuthService/updatePassword(to:)``.
+    public static var updatePassword: FakeMethod<FakeAuthService, Void> { .init("updatePassword(to:)") }
+
+    /// ``FakeAuthService/updateProfile(of:displayName:photoURL:)``: the updated user.
+    public static var updateProfile: FakeMethod<FakeAuthService, UserEntity, String, String?, URL?> {
+        .init("updateProfile(of:displayName:photoURL:)")
+    }
+
+    /// ``FakeAuthService/idToken(forceRefresh:)``: the token.
+    public static var idToken: FakeMethod<FakeAuthService, String, Bool> { .init("idToken(forceRefresh:)") }
+
+    /// ``FakeAuthService/idTokenChanges()``.
+    public static var idTokenChanges: FakeMethod<FakeAuthService, AsyncStream<String?>> { .init("idTokenChanges()") }
 }

@@ -14,14 +14,9 @@ import TrainCore
 /// let biometrics = FakeBiometricAuthenticator(availability: BiometricAvailability(type: .faceID))
 /// biometrics.script(.evaluate, .throwing(AuthenticationError(.biometryLockout)))
 /// ```
-public final class FakeBiometricAuthenticator: BiometricAuthenticator, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``availability()``.
-        case availability
-        /// ``evaluate(reason:)`` with the reason shown.
-        case evaluate(reason: String)
-    }
+public final class FakeBiometricAuthenticator: BiometricAuthenticator, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeBiometricAuthenticator>
 
     /// Failure injection, latency, holding, scripts and left-overs. Injected failures
     /// apply to ``evaluate(reason:)``; ``availability()`` cannot fail and only records,
@@ -63,7 +58,7 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
 
     /// Recorded; the service's availability, or the one set.
     public func availability() async -> BiometricAvailability {
-        await controls.performWithoutFailing(.availability, method: "availability()") {
+        await controls.performWithoutFailing(.availability) {
             if let service { return await service.availability() }
             return currentAvailability.withLock { $0 }
         }
@@ -72,12 +67,15 @@ public final class FakeBiometricAuthenticator: BiometricAuthenticator, Scriptabl
     /// Succeeds or throws as scripted, or as the service does.
     public func evaluate(reason: String) async throws {
         try await controls.perform(
-            .evaluate(reason: reason), method: FakeMethod<FakeBiometricAuthenticator, Void>.evaluate.name,
+            .evaluate, reason,
             service: service.map { service in { try await service.evaluate(reason: reason) } })
     }
 }
 
-extension FakeMethod where Fake == FakeBiometricAuthenticator, Output == Void {
+extension FakeMethods where Fake == FakeBiometricAuthenticator {
+    /// ``FakeBiometricAuthenticator/availability()``.
+    public static var availability: FakeMethod<FakeBiometricAuthenticator, BiometricAvailability> { .init("availability()") }
+
     /// ``FakeBiometricAuthenticator/evaluate(reason:)``.
-    public static var evaluate: Self { Self("evaluate(reason:)") }
+    public static var evaluate: FakeMethod<FakeBiometricAuthenticator, Void, String> { .init("evaluate(reason:)") }
 }

@@ -379,9 +379,10 @@ public enum FakeLeftover: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A fake built on ``FakeControls``, scripted through typed ``FakeMethod``s.
+/// A fake built on ``FakeControls``, whose methods are declared once each as
+/// ``FakeMethod``s in an extension of ``FakeMethods``.
 public protocol ScriptableFake: AnyObject, Sendable {
-    /// The fake's record of one call.
+    /// The fake's record of one call: ``FakeCall`` of the fake.
     associatedtype Call: Sendable
 
     /// Failures, latency, holds, scripts and left-overs.
@@ -393,7 +394,7 @@ extension ScriptableFake {
     /// - Parameters:
     ///   - method: The method, such as `.signInWithApple`.
     ///   - script: Its results: `.returning(value)`, `.throwing(error)`, `.once(…)`, `.sequence(…)`.
-    public func script<Output>(_ method: FakeMethod<Self, Output>, _ script: FakeScript<Output>) {
+    public func script<Output, each Input>(_ method: FakeMethod<Self, Output, repeat each Input>, _ script: FakeScript<Output>) {
         controls.script(method.name, script)
     }
 
@@ -402,7 +403,7 @@ extension ScriptableFake {
     ///   - number: The call's position among the calls of that method.
     ///   - method: The method.
     ///   - error: The error.
-    public func failCall<Output>(_ number: Int, of method: FakeMethod<Self, Output>, with error: any Error) {
+    public func failCall<Output, each Input>(_ number: Int, of method: FakeMethod<Self, Output, repeat each Input>, with error: any Error) {
         controls.failCall(number, of: method.name, with: error)
     }
 
@@ -416,5 +417,74 @@ extension ScriptableFake {
     @discardableResult
     public func finish(sourceLocation: SourceLocation = #_sourceLocation) -> [FakeLeftover] {
         controls.finish(sourceLocation: sourceLocation)
+    }
+}
+
+extension FakeControls {
+    /// Runs a call of `method` with `input`, as ``perform(_:method:service:)`` does.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - input: The arguments the call records.
+    ///   - service: The same call on the service the fake is built over; nil for a strict fake.
+    /// - Returns: The result.
+    /// - Throws: An injected failure, the scripted error, the service's error,
+    ///   `unimplemented`, or `CancellationError` if cancelled while held or sleeping.
+    public func perform<Fake, Output, each Input>(
+        _ method: FakeMethod<Fake, Output, repeat each Input>, _ input: repeat each Input, service: (() async throws -> Output)?
+    ) async throws -> Output where Call == FakeCall<Fake> {
+        try await perform(method(repeat each input), method: method.name, service: service)
+    }
+
+    /// Runs a call of `method`, which cannot throw, as ``performWithoutFailing(_:method:answer:)`` does.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - input: The arguments the call records.
+    ///   - answer: The answer, read once the call may go on.
+    /// - Returns: The answer.
+    public func performWithoutFailing<Fake, Output, each Input>(
+        _ method: FakeMethod<Fake, Output, repeat each Input>, _ input: repeat each Input, answer: () async -> Output
+    ) async -> Output where Call == FakeCall<Fake> {
+        await performWithoutFailing(method(repeat each input), method: method.name, answer: answer)
+    }
+
+    /// Runs a call of the synchronous `method`, as ``performSynchronously(_:method:answer:)`` does.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - input: The arguments the call records.
+    ///   - answer: The service's answer, or the strict fake's state.
+    /// - Returns: The answer.
+    /// - Throws: The scripted error, or `answer`'s.
+    public func performSynchronously<Fake, Output, each Input>(
+        _ method: FakeMethod<Fake, Output, repeat each Input>, _ input: repeat each Input, answer: () throws -> Output
+    ) throws -> Output where Call == FakeCall<Fake> {
+        try performSynchronously(method(repeat each input), method: method.name, answer: answer)
+    }
+
+    /// The value the next call of `method` would return from its script, without using it.
+    /// - Parameter method: The method.
+    /// - Returns: The scripted value, or nil if there is none or it is an error.
+    public func peekScript<Fake, Output, each Input>(_ method: FakeMethod<Fake, Output, repeat each Input>) -> Output?
+    where Call == FakeCall<Fake> {
+        peekScript(method.name, as: Output.self)
+    }
+}
+
+/// A fake that a test can build over a service, which answers the calls nobody scripted.
+protocol BackedFake: ScriptableFake where Call == FakeCall<Self> {
+    /// The kind of service behind the fake.
+    associatedtype Service: Sendable
+
+    /// The service unscripted calls go to; nil for a strict fake.
+    var service: Service? { get }
+}
+
+extension BackedFake {
+    /// Runs a call of `method`: the scripted result, or `forward` on the service, or a
+    /// strict fake's test failure.
+    func perform<Output, each Input>(
+        _ method: FakeMethod<Self, Output, repeat each Input>, _ input: repeat each Input,
+        forward: @escaping @Sendable (Service) async throws -> Output
+    ) async throws -> Output {
+        try await controls.perform(method, repeat each input, service: service.map { service in { try await forward(service) } })
     }
 }

@@ -16,12 +16,9 @@ import TrainCore
 /// let auth = LocalAuthService(configuration: AuthConfiguration(emailSender: sender))
 /// sender.controls.failNextCall(with: AuthenticationError(.networkError))   // the mail provider is down
 /// ```
-public final class FakeEmailSender: EmailSender, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``send(_:)`` with the email.
-        case send(AuthEmail)
-    }
+public final class FakeEmailSender: EmailSender, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeEmailSender>
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
@@ -49,12 +46,11 @@ public final class FakeEmailSender: EmailSender, ScriptableFake {
 
     /// Succeeds or throws as scripted, or as the service does.
     public func send(_ email: AuthEmail) async throws {
-        try await controls.perform(
-            .send(email), method: FakeMethod<FakeEmailSender, Void>.send.name, service: service.map { service in { try await service.send(email) } })
+        try await controls.perform(.send, email, service: service.map { service in { try await service.send(email) } })
     }
 }
 
-extension FakeMethod where Fake == FakeEmailSender, Output == Void {
+extension FakeMethods where Fake == FakeEmailSender {
     /// ``FakeEmailSender/send(_:)``.
-    public static var send: Self { Self("send(_:)") }
+    public static var send: FakeMethod<FakeEmailSender, Void, AuthEmail> { .init("send(_:)") }
 }

@@ -21,26 +21,9 @@ import TrainSubscription
 /// #expect(model.isUnlocked)
 /// #expect(paywalls.calls == [.gate("analytics-tab")])
 /// ```
-public final class FakePaywallService: PaywallService, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``configuration``.
-        case configuration
-        /// ``replaceConfiguration(_:)``.
-        case replaceConfiguration(PaywallConfiguration)
-        /// ``gate(placement:)``.
-        case gate(String)
-        /// ``assignment(in:)``.
-        case assignment(String)
-        /// ``setUser(_:)``.
-        case setUser(String?)
-        /// ``setAttribute(_:forKey:)``.
-        case setAttribute(String?, forKey: String)
-        /// ``exposures()``.
-        case exposures
-        /// ``removeExposures(of:)``.
-        case removeExposures(String)
-    }
+public final class FakePaywallService: PaywallService, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakePaywallService>
 
     private struct State {
         var configuration: PaywallConfiguration
@@ -85,82 +68,77 @@ public final class FakePaywallService: PaywallService, ScriptableFake {
     /// The attributes the app set: a strict fake's, or none for one built over a service.
     public var attributes: [String: String] { state.withLock { $0.attributes } }
 
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakePaywallService, Output>, _ forward: @escaping @Sendable (any PaywallService) async throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
-    }
-
     /// Recorded; the service's configuration, or a strict fake's.
     public var configuration: PaywallConfiguration {
-        controls.record(.configuration)
+        controls.record(.configuration())
         return service?.configuration ?? state.withLock { $0.configuration }
     }
 
     /// Succeeds as scripted, or as the service does; a strict fake's scripted success
     /// puts `configuration` in force.
     public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws {
-        try await perform(.replaceConfiguration(configuration), .replaceConfiguration) { try await $0.replaceConfiguration(configuration) }
+        try await perform(.replaceConfiguration, configuration) { try await $0.replaceConfiguration(configuration) }
         if service == nil { state.withLock { $0.configuration = configuration } }
     }
 
     /// Returns the scripted decision, or the service's.
     public func gate(placement: String) async throws -> PaywallDecision {
-        try await perform(.gate(placement), .gate) { try await $0.gate(placement: placement) }
+        try await perform(.gate, placement) { try await $0.gate(placement: placement) }
     }
 
     /// Returns the scripted assignment, or the service's.
     public func assignment(in experiment: String) async throws -> PaywallAssignment {
-        try await perform(.assignment(experiment), .assignment) { try await $0.assignment(in: experiment) }
+        try await perform(.assignment, experiment) { try await $0.assignment(in: experiment) }
     }
 
     /// Recorded, held and delayed; passed to the service, or kept by a strict fake.
     public func setUser(_ userID: String?) async {
-        await controls.performWithoutFailing(.setUser(userID), method: "setUser(_:)") {
+        await controls.performWithoutFailing(.setUser, userID) {
             if let service { await service.setUser(userID) } else { state.withLock { $0.user = userID } }
         }
     }
 
     /// Recorded, held and delayed; passed to the service, or kept by a strict fake.
     public func setAttribute(_ value: String?, forKey key: String) async {
-        await controls.performWithoutFailing(.setAttribute(value, forKey: key), method: "setAttribute(_:forKey:)") {
+        await controls.performWithoutFailing(.setAttribute, value, key) {
             if let service { await service.setAttribute(value, forKey: key) } else { state.withLock { $0.attributes[key] = value } }
         }
     }
 
     /// Returns the scripted exposures, or the service's.
     public func exposures() async throws -> [PaywallExposure] {
-        try await perform(.exposures, .exposures) { try await $0.exposures() }
+        try await perform(.exposures) { try await $0.exposures() }
     }
 
     /// Returns the scripted count, or the service's.
     @discardableResult
     public func removeExposures(of userID: String) async throws -> Int {
-        try await perform(.removeExposures(userID), .removeExposures) { try await $0.removeExposures(of: userID) }
+        try await perform(.removeExposures, userID) { try await $0.removeExposures(of: userID) }
     }
 }
 
-extension FakeMethod where Fake == FakePaywallService, Output == Int {
-    /// ``FakePaywallService/removeExposures(of:)``: how many were removed.
-    public static var removeExposures: Self { Self("removeExposures(of:)") }
-}
+extension FakeMethods where Fake == FakePaywallService {
+    /// ``configuration``.
+    public static var configuration: FakeMethod<FakePaywallService, PaywallConfiguration> { .init("configuration") }
 
-extension FakeMethod where Fake == FakePaywallService, Output == Void {
     /// ``FakePaywallService/replaceConfiguration(_:)``: a strict fake's success puts the configuration in force.
-    public static var replaceConfiguration: Self { Self("replaceConfiguration(_:)") }
-}
+    public static var replaceConfiguration: FakeMethod<FakePaywallService, Void, PaywallConfiguration> { .init("replaceConfiguration(_:)") }
 
-extension FakeMethod where Fake == FakePaywallService, Output == PaywallDecision {
     /// ``FakePaywallService/gate(placement:)``: the decision.
-    public static var gate: Self { Self("gate(placement:)") }
-}
+    public static var gate: FakeMethod<FakePaywallService, PaywallDecision, String> { .init("gate(placement:)") }
 
-extension FakeMethod where Fake == FakePaywallService, Output == PaywallAssignment {
     /// ``FakePaywallService/assignment(in:)``: the assignment.
-    public static var assignment: Self { Self("assignment(in:)") }
-}
+    public static var assignment: FakeMethod<FakePaywallService, PaywallAssignment, String> { .init("assignment(in:)") }
 
-extension FakeMethod where Fake == FakePaywallService, Output == [PaywallExposure] {
+    /// ``FakePaywallService/setUser(_:)``.
+    public static var setUser: FakeMethod<FakePaywallService, Void, String?> { .init("setUser(_:)") }
+
+    /// ``FakePaywallService/setAttribute(_:forKey:)``.
+    public static var setAttribute: FakeMethod<FakePaywallService, Void, String?, String> { .init("setAttribute(_:forKey:)") }
+
     /// ``FakePaywallService/exposures()``: the exposures.
-    public static var exposures: Self { Self("exposures()") }
+    public static var exposures: FakeMethod<FakePaywallService, [PaywallExposure]> { .init("exposures()") }
+
+    /// ``FakePaywallService/removeExposures(of:)``: how many were removed.
+    public static var removeExposures: FakeMethod<FakePaywallService, Int, String> { .init("removeExposures(of:)") }
 }

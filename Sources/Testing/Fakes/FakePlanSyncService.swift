@@ -19,46 +19,11 @@ import TrainSync
 /// let model = PlansModel(plans: plans)
 /// await model.refresh()
 /// #expect(model.banner == "Your plans could not be synced right now.")
-/// #expect(plans.calls == [.sync])
+/// #expect(plans.calls == [.sync()])
 /// ```
-public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``plans()``.
-        case plans
-        /// ``plan(id:)``.
-        case plan(UUID)
-        /// ``createPlan(_:)``.
-        case createPlan(TrainingPlan)
-        /// ``updatePlan(_:)``.
-        case updatePlan(TrainingPlan)
-        /// ``deletePlan(id:)``.
-        case deletePlan(UUID)
-        /// ``status(ofPlan:)``.
-        case status(UUID)
-        /// ``statusChanges()``.
-        case statusChanges
-        /// ``planUpdates()``.
-        case planUpdates
-        /// ``syncTriggers()``.
-        case syncTriggers
-        /// ``sync()``.
-        case sync
-        /// ``uploadPlan(id:)``.
-        case uploadPlan(UUID)
-        /// ``downloadPlans()``.
-        case downloadPlans
-        /// ``resolveConflict(planID:keeping:)``.
-        case resolveConflict(UUID, TrainingPlan)
-        /// ``conflictLog()``.
-        case conflictLog
-        /// ``deadLetters()``.
-        case deadLetters
-        /// ``deleteAccountData()``.
-        case deleteAccountData
-        /// ``purgeAccountData(of:)``.
-        case purgeAccountData(String)
-    }
+public final class FakePlanSyncService: PlanSyncService, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakePlanSyncService>
 
     private struct State {
         var plans: [UUID: TrainingPlan] = [:]
@@ -143,15 +108,9 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
         }
     }
 
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakePlanSyncService, Output>, _ forward: @escaping @Sendable (any PlanSyncService) async throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
-    }
-
     /// Recorded; the service's plans, or a strict fake's.
     public func plans() throws -> [TrainingPlan] {
-        controls.record(.plans)
+        controls.record(.plans())
         if let service { return try service.plans() }
         return sortedPlans()
     }
@@ -159,7 +118,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     /// Recorded as a subscription; the service's lists, or a strict fake's: the plans
     /// now, then the plans after each save, deletion or resolution.
     public func planUpdates() -> AsyncStream<[TrainingPlan]> {
-        controls.recordSubscription(.planUpdates)
+        controls.recordSubscription(.planUpdates())
         return service?.planUpdates() ?? planList.subscribe()
     }
 
@@ -167,7 +126,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     /// `SyncTrigger.localEdit` after each save or deletion, and `SyncTrigger.remoteChange`
     /// at each ``signalRemoteChange()``.
     public func syncTriggers() -> AsyncStream<SyncTrigger> {
-        controls.recordSubscription(.syncTriggers)
+        controls.recordSubscription(.syncTriggers())
         return service?.syncTriggers() ?? triggers.events()
     }
 
@@ -190,7 +149,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
 
     /// Returns the scripted plan, or the service's; a strict fake queues it as `notSynced`.
     public func createPlan(_ plan: TrainingPlan) async throws -> TrainingPlan {
-        let saved = try await perform(.createPlan(plan), .createPlan) { try await $0.createPlan(plan) }
+        let saved = try await perform(.createPlan, plan) { try await $0.createPlan(plan) }
         queue(saved, creating: true)
         return saved
     }
@@ -198,7 +157,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     /// Returns the scripted plan, or the service's; a strict fake queues it as
     /// `pendingUpload` (`notSynced` if never synced).
     public func updatePlan(_ plan: TrainingPlan) async throws -> TrainingPlan {
-        let saved = try await perform(.updatePlan(plan), .updatePlan) { try await $0.updatePlan(plan) }
+        let saved = try await perform(.updatePlan, plan) { try await $0.updatePlan(plan) }
         queue(saved, creating: false)
         return saved
     }
@@ -219,7 +178,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
 
     /// Succeeds as scripted, or as the service does; a strict fake removes the plan.
     public func deletePlan(id: UUID) async throws {
-        try await perform(.deletePlan(id), .deletePlan) { try await $0.deletePlan(id: id) }
+        try await perform(.deletePlan, id) { try await $0.deletePlan(id: id) }
         show(nil, of: id)
         if service == nil { triggers.send(.localEdit) }
     }
@@ -234,33 +193,33 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     /// Recorded as a subscription; the service's changes, or what a strict fake's saves,
     /// syncs and ``setStatus(_:of:)`` change from now on.
     public func statusChanges() -> AsyncStream<SyncStatusChange> {
-        controls.recordSubscription(.statusChanges)
+        controls.recordSubscription(.statusChanges())
         return service?.statusChanges() ?? changes.events()
     }
 
     /// Returns the scripted report, or the service's; after a scripted one a strict
     /// fake marks every queued plan `synced`.
     public func sync() async throws -> SyncReport {
-        let report = try await perform(.sync, .sync) { try await $0.sync() }
+        let report = try await perform(.sync) { try await $0.sync() }
         for id in queued() { show(.synced, of: id) }
         return report
     }
 
     /// Returns the scripted status, or the service's; a strict fake's plan takes it.
     public func uploadPlan(id: UUID) async throws -> SyncStatus? {
-        let status = try await perform(.uploadPlan(id), .uploadPlan) { try await $0.uploadPlan(id: id) }
+        let status = try await perform(.uploadPlan, id) { try await $0.uploadPlan(id: id) }
         show(status, of: id)
         return status
     }
 
     /// Returns the scripted report, or the service's.
     public func downloadPlans() async throws -> SyncReport {
-        try await perform(.downloadPlans, .downloadPlans) { try await $0.downloadPlans() }
+        try await perform(.downloadPlans) { try await $0.downloadPlans() }
     }
 
     /// Returns the scripted plan, or the service's; a strict fake keeps it as `pendingUpload`.
     public func resolveConflict(planID id: UUID, keeping plan: TrainingPlan) async throws -> TrainingPlan {
-        let kept = try await perform(.resolveConflict(id, plan), .resolveConflict) { try await $0.resolveConflict(planID: id, keeping: plan) }
+        let kept = try await perform(.resolveConflict, id, plan) { try await $0.resolveConflict(planID: id, keeping: plan) }
         if service == nil {
             state.withLock { $0.plans[id] = kept }
             show(.pendingUpload, of: id)
@@ -270,14 +229,14 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
 
     /// Recorded; the service's log, or the one set on a strict fake.
     public func conflictLog() throws -> [SyncConflictRecord] {
-        controls.record(.conflictLog)
+        controls.record(.conflictLog())
         if let service { return try service.conflictLog() }
         return state.withLock { $0.conflictLog }
     }
 
     /// Recorded; the service's dead letters, or the ones set on a strict fake.
     public func deadLetters() throws -> [DeadLetter] {
-        controls.record(.deadLetters)
+        controls.record(.deadLetters())
         if let service { return try service.deadLetters() }
         return state.withLock { $0.deadLetters }
     }
@@ -285,7 +244,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     /// Returns the scripted report, or the service's; after a scripted one a strict fake
     /// has no plans left.
     public func deleteAccountData() async throws -> SyncDeletionReport {
-        let report = try await perform(.deleteAccountData, .deleteAccountData) { try await $0.deleteAccountData() }
+        let report = try await perform(.deleteAccountData) { try await $0.deleteAccountData() }
         if service == nil {
             for id in state.withLock({ Array($0.plans.keys) }) { show(nil, of: id) }
         }
@@ -294,7 +253,7 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
 
     /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SyncDeletionReport {
-        try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
+        try await perform(.purgeAccountData, userID) { try await $0.purgeAccountData(of: userID) }
     }
 
     private func queued() -> [UUID] {
@@ -302,35 +261,55 @@ public final class FakePlanSyncService: PlanSyncService, ScriptableFake {
     }
 }
 
-extension FakeMethod where Fake == FakePlanSyncService, Output == TrainingPlan {
+extension FakeMethods where Fake == FakePlanSyncService {
+    /// ``FakePlanSyncService/plans()``.
+    public static var plans: FakeMethod<FakePlanSyncService, [TrainingPlan]> { .init("plans()") }
+
+    /// ``FakePlanSyncService/plan(id:)``.
+    public static var plan: FakeMethod<FakePlanSyncService, TrainingPlan?, UUID> { .init("plan(id:)") }
+
     /// ``FakePlanSyncService/createPlan(_:)``: the plan saved.
-    public static var createPlan: Self { Self("createPlan(_:)") }
+    public static var createPlan: FakeMethod<FakePlanSyncService, TrainingPlan, TrainingPlan> { .init("createPlan(_:)") }
+
     /// ``FakePlanSyncService/updatePlan(_:)``: the plan saved.
-    public static var updatePlan: Self { Self("updatePlan(_:)") }
-    /// ``FakePlanSyncService/resolveConflict(planID:keeping:)``: the plan kept.
-    public static var resolveConflict: Self { Self("resolveConflict(planID:keeping:)") }
-}
+    public static var updatePlan: FakeMethod<FakePlanSyncService, TrainingPlan, TrainingPlan> { .init("updatePlan(_:)") }
 
-extension FakeMethod where Fake == FakePlanSyncService, Output == Void {
     /// ``FakePlanSyncService/deletePlan(id:)``.
-    public static var deletePlan: Self { Self("deletePlan(id:)") }
-}
+    public static var deletePlan: FakeMethod<FakePlanSyncService, Void, UUID> { .init("deletePlan(id:)") }
 
-extension FakeMethod where Fake == FakePlanSyncService, Output == SyncReport {
+    /// ``FakePlanSyncService/status(ofPlan:)``.
+    public static var status: FakeMethod<FakePlanSyncService, SyncStatus?, UUID> { .init("status(ofPlan:)") }
+
+    /// ``FakePlanSyncService/statusChanges()``.
+    public static var statusChanges: FakeMethod<FakePlanSyncService, AsyncStream<SyncStatusChange>> { .init("statusChanges()") }
+
+    /// ``FakePlanSyncService/planUpdates()``.
+    public static var planUpdates: FakeMethod<FakePlanSyncService, AsyncStream<[TrainingPlan]>> { .init("planUpdates()") }
+
+    /// ``FakePlanSyncService/syncTriggers()``.
+    public static var syncTriggers: FakeMethod<FakePlanSyncService, AsyncStream<SyncTrigger>> { .init("syncTriggers()") }
+
     /// ``FakePlanSyncService/sync()``: the report.
-    public static var sync: Self { Self("sync()") }
-    /// ``FakePlanSyncService/downloadPlans()``: the report.
-    public static var downloadPlans: Self { Self("downloadPlans()") }
-}
+    public static var sync: FakeMethod<FakePlanSyncService, SyncReport> { .init("sync()") }
 
-extension FakeMethod where Fake == FakePlanSyncService, Output == SyncDeletionReport {
-    /// ``FakePlanSyncService/deleteAccountData()``: the report.
-    public static var deleteAccountData: Self { Self("deleteAccountData()") }
-    /// ``FakePlanSyncService/purgeAccountData(of:)``: the report.
-    public static var purgeAccountData: Self { Self("purgeAccountData(of:)") }
-}
-
-extension FakeMethod where Fake == FakePlanSyncService, Output == SyncStatus? {
     /// ``FakePlanSyncService/uploadPlan(id:)``: the status after the upload.
-    public static var uploadPlan: Self { Self("uploadPlan(id:)") }
+    public static var uploadPlan: FakeMethod<FakePlanSyncService, SyncStatus?, UUID> { .init("uploadPlan(id:)") }
+
+    /// ``FakePlanSyncService/downloadPlans()``: the report.
+    public static var downloadPlans: FakeMethod<FakePlanSyncService, SyncReport> { .init("downloadPlans()") }
+
+    /// ``FakePlanSyncService/resolveConflict(planID:keeping:)``: the plan kept.
+    public static var resolveConflict: FakeMethod<FakePlanSyncService, TrainingPlan, UUID, TrainingPlan> { .init("resolveConflict(planID:keeping:)") }
+
+    /// ``FakePlanSyncService/conflictLog()``.
+    public static var conflictLog: FakeMethod<FakePlanSyncService, [SyncConflictRecord]> { .init("conflictLog()") }
+
+    /// ``FakePlanSyncService/deadLetters()``.
+    public static var deadLetters: FakeMethod<FakePlanSyncService, [DeadLetter]> { .init("deadLetters()") }
+
+    /// ``FakePlanSyncService/deleteAccountData()``: the report.
+    public static var deleteAccountData: FakeMethod<FakePlanSyncService, SyncDeletionReport> { .init("deleteAccountData()") }
+
+    /// ``FakePlanSyncService/purgeAccountData(of:)``: the report.
+    public static var purgeAccountData: FakeMethod<FakePlanSyncService, SyncDeletionReport, String> { .init("purgeAccountData(of:)") }
 }

@@ -21,20 +21,9 @@ import TrainSync
 /// await #expect(throws: SyncError(.remoteUnavailable)) { try await plans.sync() }
 /// try await plans.sync()                         // the retry is not applied twice
 /// ```
-public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``write(_:in:)``.
-        case write([RemoteMutation], RemoteScope)
-        /// ``changes(in:after:limit:)``.
-        case changes(RemoteScope, after: UInt64, limit: Int)
-        /// ``snapshot(in:after:limit:)``.
-        case snapshot(RemoteScope, after: UUID?, limit: Int)
-        /// ``erase(_:)``.
-        case erase(RemoteScope)
-        /// ``changeSignals(for:)``.
-        case changeSignals(RemoteScope)
-    }
+public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeRemotePlanStore>
 
     /// A way the remote breaks its contract, as a backend with a bug or a wrong
     /// configuration does. The sync refuses each with a typed `SyncError` and stores
@@ -75,6 +64,8 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     /// The remote that answers unscripted calls; nil for a strict fake.
     public let remote: LocalRemotePlanStore?
     private let network = Locked(Network())
+    /// The remote, as the service unscripted calls go to.
+    var service: LocalRemotePlanStore? { remote }
 
     /// Creates a strict fake with no remote behind it: every call needs a script.
     /// - Parameter clock: The clock latency sleeps on.
@@ -164,7 +155,7 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     /// Applies the writes on the remote unless scripted; then, if an answer is to be
     /// lost, throws `unavailable` after the remote committed.
     public func write(_ mutations: [RemoteMutation], in scope: RemoteScope) async throws -> RemoteWriteResponse {
-        let response = try await perform(.write(mutations, scope), .write) { remote in
+        let response = try await perform(.write, mutations, scope) { remote in
             try self.reachable()
             return try self.misbehaving(writes: mutations, in: scope, on: remote)
         }
@@ -182,7 +173,7 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// The remote's change feed, unless scripted.
     public func changes(in scope: RemoteScope, after cursor: UInt64, limit: Int) async throws -> RemotePage {
-        try await perform(.changes(scope, after: cursor, limit: limit), .changes) { remote in
+        try await perform(.changes, scope, cursor, limit) { remote in
             try self.reachable()
             let misbehaviors = self.misbehaviors
             let asked = misbehaviors.contains(.oversizedPages) ? limit * 2 : limit
@@ -198,7 +189,7 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// The remote's snapshot, unless scripted.
     public func snapshot(in scope: RemoteScope, after recordID: UUID?, limit: Int) async throws -> RemotePage {
-        try await perform(.snapshot(scope, after: recordID, limit: limit), .snapshot) { remote in
+        try await perform(.snapshot, scope, recordID, limit) { remote in
             try self.reachable()
             let misbehaviors = self.misbehaviors
             let asked = misbehaviors.contains(.oversizedPages) ? limit * 2 : limit
@@ -214,7 +205,7 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
 
     /// Erases the scope on the remote, unless scripted.
     public func erase(_ scope: RemoteScope) async throws -> Int {
-        try await perform(.erase(scope), .erase) { remote in
+        try await perform(.erase, scope) { remote in
             try self.reachable()
             return try remote.eraseNow(scope)
         }
@@ -227,13 +218,6 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     public func changeSignals(for scope: RemoteScope) -> AsyncStream<RemoteChangeSignal> {
         controls.recordSubscription(.changeSignals(scope))
         return remote?.changeSignals(for: scope) ?? AsyncStream { $0.finish() }
-    }
-
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakeRemotePlanStore, Output>,
-        _ forward: @escaping @Sendable (LocalRemotePlanStore) throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: remote.map { remote in { try forward(remote) } })
     }
 
     // MARK: - Misbehaving
@@ -301,20 +285,19 @@ public final class FakeRemotePlanStore: RemotePlanStore, ScriptableFake {
     }
 }
 
-extension FakeMethod where Fake == FakeRemotePlanStore, Output == Int {
-    /// ``FakeRemotePlanStore/erase(_:)``: the count, instead of the remote's.
-    public static var erase: Self { Self("erase(_:)") }
-}
-
-extension FakeMethod where Fake == FakeRemotePlanStore, Output == RemoteWriteResponse {
+extension FakeMethods where Fake == FakeRemotePlanStore {
     /// ``FakeRemotePlanStore/write(_:in:)``: the results, instead of the remote's.
-    public static var write: Self { Self("write(_:in:)") }
-}
+    public static var write: FakeMethod<FakeRemotePlanStore, RemoteWriteResponse, [RemoteMutation], RemoteScope> { .init("write(_:in:)") }
 
-extension FakeMethod where Fake == FakeRemotePlanStore, Output == RemotePage {
     /// ``FakeRemotePlanStore/changes(in:after:limit:)``: the page, instead of the remote's.
-    public static var changes: Self { Self("changes(in:after:limit:)") }
+    public static var changes: FakeMethod<FakeRemotePlanStore, RemotePage, RemoteScope, UInt64, Int> { .init("changes(in:after:limit:)") }
 
     /// ``FakeRemotePlanStore/snapshot(in:after:limit:)``: the page, instead of the remote's.
-    public static var snapshot: Self { Self("snapshot(in:after:limit:)") }
+    public static var snapshot: FakeMethod<FakeRemotePlanStore, RemotePage, RemoteScope, UUID?, Int> { .init("snapshot(in:after:limit:)") }
+
+    /// ``FakeRemotePlanStore/erase(_:)``: the count, instead of the remote's.
+    public static var erase: FakeMethod<FakeRemotePlanStore, Int, RemoteScope> { .init("erase(_:)") }
+
+    /// ``FakeRemotePlanStore/changeSignals(for:)``.
+    public static var changeSignals: FakeMethod<FakeRemotePlanStore, AsyncStream<RemoteChangeSignal>, RemoteScope> { .init("changeSignals(for:)") }
 }

@@ -1,20 +1,3 @@
-/// A method of a fake, named and typed by what it returns, for scripting it:
-/// `auth.script(.signInWithApple, .returning(user))`. Each fake declares its
-/// methods as static members, so a script of the wrong type does not compile.
-public struct FakeMethod<Fake, Output: Sendable>: Hashable, Sendable, CustomStringConvertible {
-    /// The method's name, as the fake reports it (`signInWithApple()`).
-    public let name: String
-
-    /// Names a method.
-    /// - Parameter name: The method's name, with its argument labels.
-    public init(_ name: String) {
-        self.name = name
-    }
-
-    /// The method's name.
-    public var description: String { name }
-}
-
 /// What a scripted fake method returns: one result for every call (sticky), one for
 /// the next call only, or a sequence, one result a call. Once a one-shot script or
 /// a sequence is used up, the method is unscripted again.

@@ -19,94 +19,11 @@ import TrainSocial
 /// let model = FeedModel(social: social)
 /// await model.load()
 /// #expect(model.posts == [post])
-/// #expect(social.calls == [.friendsFeed(limit: 20, after: nil)])
+/// #expect(social.calls == [.friendsFeed(20, nil)])
 /// ```
-public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``friendsFeed(limit:after:)``.
-        case friendsFeed(limit: Int, after: UUID?)
-        /// ``discoverFeed(limit:after:)``.
-        case discoverFeed(limit: Int, after: UUID?)
-        /// ``hasFeedUnlocked()``, recorded but not numbered.
-        case hasFeedUnlocked
-        /// ``feedUnlockUpdates()``.
-        case feedUnlockUpdates
-        /// ``notificationUpdates()``.
-        case notificationUpdates
-        /// ``newPosts()``.
-        case newPosts
-        /// ``unlockFeed(workoutType:)``.
-        case unlockFeed(WorkoutType)
-        /// ``createPost(content:workoutType:mediaURL:)``.
-        case createPost(content: String, workoutType: WorkoutType, mediaURL: URL?)
-        /// ``createPost(content:workoutType:photo:)``, with the photo's size in bytes.
-        case createPostWithPhoto(content: String, workoutType: WorkoutType, photoBytes: Int)
-        /// ``deletePost(_:)``.
-        case deletePost(UUID)
-        /// ``follow(_:)``.
-        case follow(String)
-        /// ``unfollow(_:)``.
-        case unfollow(String)
-        /// ``following()``.
-        case following
-        /// ``followers()``.
-        case followers
-        /// ``profile(_:)``.
-        case profile(String)
-        /// ``refreshProfile()``.
-        case refreshProfile
-        /// ``searchUsers(_:limit:)``.
-        case searchUsers(String, limit: Int)
-        /// ``like(_:)``.
-        case like(UUID)
-        /// ``unlike(_:)``.
-        case unlike(UUID)
-        /// ``likes(on:)``.
-        case likes(UUID)
-        /// ``comment(on:text:)``.
-        case comment(UUID, text: String)
-        /// ``comments(on:)``.
-        case comments(UUID)
-        /// ``deleteComment(_:)``.
-        case deleteComment(UUID)
-        /// ``block(_:)``.
-        case block(String)
-        /// ``unblock(_:)``.
-        case unblock(String)
-        /// ``blockedUsers()``.
-        case blockedUsers
-        /// ``mute(_:)``.
-        case mute(String)
-        /// ``unmute(_:)``.
-        case unmute(String)
-        /// ``mutedUsers()``.
-        case mutedUsers
-        /// ``report(_:reason:details:)``.
-        case report(ReportTarget, reason: ReportReason, details: String?)
-        /// ``moderationQueue(limit:after:)``.
-        case moderationQueue(limit: Int, after: ModerationCase?)
-        /// ``moderate(_:action:note:)``.
-        case moderate(ReportTarget, action: ModerationAction, note: String?)
-        /// ``moderationLog(limit:after:)``.
-        case moderationLog(limit: Int, after: UUID?)
-        /// ``notifications(limit:after:)``.
-        case notifications(limit: Int, after: String?)
-        /// ``unseenNotificationCount()``.
-        case unseenNotificationCount
-        /// ``markNotificationsSeen()``.
-        case markNotificationsSeen
-        /// ``markNotificationRead(_:)``.
-        case markNotificationRead(String)
-        /// ``deleteAccountData()``.
-        case deleteAccountData
-        /// ``purgeAccountData(of:)``.
-        case purgeAccountData(String)
-        /// ``recount()``.
-        case recount
-        /// ``exportAccountData()``.
-        case exportAccountData
-    }
+public final class FakeSocialFeedService: SocialFeedService, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeSocialFeedService>
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
@@ -176,31 +93,24 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
 
     private var now: Date { controls.clock?.now ?? ManualClock.defaultStart }
 
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakeSocialFeedService, Output>,
-        _ forward: @escaping @Sendable (any SocialFeedService) async throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
-    }
-
     /// Recorded as a subscription; the service's unlocks, or a strict fake's: the unlock
     /// now, then each one set or scripted.
     public func feedUnlockUpdates() -> AsyncStream<FeedUnlock?> {
-        controls.recordSubscription(.feedUnlockUpdates)
+        controls.recordSubscription(.feedUnlockUpdates())
         return service?.feedUnlockUpdates() ?? unlocks.subscribe()
     }
 
     /// Recorded as a subscription; the service's updates, or a strict fake's: the
     /// update now, then each one a test shows with ``showNotifications(_:)``.
     public func notificationUpdates() -> AsyncStream<NotificationUpdate> {
-        controls.recordSubscription(.notificationUpdates)
+        controls.recordSubscription(.notificationUpdates())
         return service?.notificationUpdates() ?? notificationState.subscribe()
     }
 
     /// Recorded as a subscription; the service's new posts, or a strict fake's: each
     /// post a test shows with ``showNewPost(_:)`` from now on.
     public func newPosts() -> AsyncStream<PostEntity> {
-        controls.recordSubscription(.newPosts)
+        controls.recordSubscription(.newPosts())
         if let service { return service.newPosts() }
         let shown = postsShown.subscribe(replayingCurrent: false)
         let (stream, continuation) = AsyncStream<PostEntity>.makeStream()
@@ -229,26 +139,26 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
 
     /// Recorded; the service's answer, or whether a strict fake's unlock has not reached its end.
     public func hasFeedUnlocked() -> Bool {
-        controls.record(.hasFeedUnlocked)
+        controls.record(.hasFeedUnlocked())
         if let service { return service.hasFeedUnlocked() }
         return unlocks.value.map { now < $0.expiresAt } ?? false
     }
 
     /// Returns the scripted page, or the service's.
     public func friendsFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage {
-        try await perform(.friendsFeed(limit: limit, after: lastPostID), .friendsFeed) { try await $0.friendsFeed(limit: limit, after: lastPostID) }
+        try await perform(.friendsFeed, limit, lastPostID) { try await $0.friendsFeed(limit: limit, after: lastPostID) }
     }
 
     /// Returns the scripted page, or the service's.
     public func discoverFeed(limit: Int, after lastPostID: UUID?) async throws -> FeedPage {
-        try await perform(.discoverFeed(limit: limit, after: lastPostID), .discoverFeed) {
+        try await perform(.discoverFeed, limit, lastPostID) {
             try await $0.discoverFeed(limit: limit, after: lastPostID)
         }
     }
 
     /// Returns the scripted unlock, or the service's; a strict fake's feed is unlocked after it.
     public func unlockFeed(workoutType: WorkoutType) async throws -> FeedUnlock {
-        let unlock = try await perform(.unlockFeed(workoutType), .unlockFeed) { try await $0.unlockFeed(workoutType: workoutType) }
+        let unlock = try await perform(.unlockFeed, workoutType) { try await $0.unlockFeed(workoutType: workoutType) }
         if service == nil { unlocks.send(unlock) }
         return unlock
     }
@@ -256,302 +166,315 @@ public final class FakeSocialFeedService: SocialFeedService, ScriptableFake {
     /// Returns the scripted post, or the service's.
     /// Returns the scripted post, or the service's.
     public func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity {
-        try await perform(.createPostWithPhoto(content: content, workoutType: workoutType, photoBytes: photo.count), .createPostWithPhoto) {
+        try await perform(.createPostWithPhoto, content, workoutType, photo.count) {
             try await $0.createPost(content: content, workoutType: workoutType, photo: photo)
         }
     }
 
     public func createPost(content: String, workoutType: WorkoutType, mediaURL: URL?) async throws -> PostEntity {
-        try await perform(.createPost(content: content, workoutType: workoutType, mediaURL: mediaURL), .createPost) {
+        try await perform(.createPost, content, workoutType, mediaURL) {
             try await $0.createPost(content: content, workoutType: workoutType, mediaURL: mediaURL)
         }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func deletePost(_ postID: UUID) async throws {
-        try await perform(.deletePost(postID), .deletePost) { try await $0.deletePost(postID) }
+        try await perform(.deletePost, postID) { try await $0.deletePost(postID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func follow(_ userID: String) async throws {
-        try await perform(.follow(userID), .follow) { try await $0.follow(userID) }
+        try await perform(.follow, userID) { try await $0.follow(userID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func unfollow(_ userID: String) async throws {
-        try await perform(.unfollow(userID), .unfollow) { try await $0.unfollow(userID) }
+        try await perform(.unfollow, userID) { try await $0.unfollow(userID) }
     }
 
     /// Returns the scripted profiles, or the service's.
     public func following() async throws -> [SocialProfile] {
-        try await perform(.following, .following) { try await $0.following() }
+        try await perform(.following) { try await $0.following() }
     }
 
     /// Returns the scripted profiles, or the service's.
     public func followers() async throws -> [SocialProfile] {
-        try await perform(.followers, .followers) { try await $0.followers() }
+        try await perform(.followers) { try await $0.followers() }
     }
 
     /// Returns the scripted profile, or the service's.
     public func profile(_ userID: String) async throws -> SocialProfile {
-        try await perform(.profile(userID), .profile) { try await $0.profile(userID) }
+        try await perform(.profile, userID) { try await $0.profile(userID) }
     }
 
     /// Returns the scripted profile, or the service's.
     public func refreshProfile() async throws -> SocialProfile {
-        try await perform(.refreshProfile, .refreshProfile) { try await $0.refreshProfile() }
+        try await perform(.refreshProfile) { try await $0.refreshProfile() }
     }
 
     /// Returns the scripted profiles, or the service's.
     public func searchUsers(_ query: String, limit: Int) async throws -> [SocialProfile] {
-        try await perform(.searchUsers(query, limit: limit), .searchUsers) { try await $0.searchUsers(query, limit: limit) }
+        try await perform(.searchUsers, query, limit) { try await $0.searchUsers(query, limit: limit) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func like(_ postID: UUID) async throws {
-        try await perform(.like(postID), .like) { try await $0.like(postID) }
+        try await perform(.like, postID) { try await $0.like(postID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func unlike(_ postID: UUID) async throws {
-        try await perform(.unlike(postID), .unlike) { try await $0.unlike(postID) }
+        try await perform(.unlike, postID) { try await $0.unlike(postID) }
     }
 
     /// Returns the scripted profiles, or the service's.
     public func likes(on postID: UUID) async throws -> [SocialProfile] {
-        try await perform(.likes(postID), .likes) { try await $0.likes(on: postID) }
+        try await perform(.likes, postID) { try await $0.likes(on: postID) }
     }
 
     /// Returns the scripted comment, or the service's.
     public func comment(on postID: UUID, text: String) async throws -> PostComment {
-        try await perform(.comment(postID, text: text), .comment) { try await $0.comment(on: postID, text: text) }
+        try await perform(.comment, postID, text) { try await $0.comment(on: postID, text: text) }
     }
 
     /// Returns the scripted comments, or the service's.
     public func comments(on postID: UUID) async throws -> [PostComment] {
-        try await perform(.comments(postID), .comments) { try await $0.comments(on: postID) }
+        try await perform(.comments, postID) { try await $0.comments(on: postID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func deleteComment(_ commentID: UUID) async throws {
-        try await perform(.deleteComment(commentID), .deleteComment) { try await $0.deleteComment(commentID) }
+        try await perform(.deleteComment, commentID) { try await $0.deleteComment(commentID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func block(_ userID: String) async throws {
-        try await perform(.block(userID), .block) { try await $0.block(userID) }
+        try await perform(.block, userID) { try await $0.block(userID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func unblock(_ userID: String) async throws {
-        try await perform(.unblock(userID), .unblock) { try await $0.unblock(userID) }
+        try await perform(.unblock, userID) { try await $0.unblock(userID) }
     }
 
     /// Returns the scripted profiles, or the service's.
     public func blockedUsers() async throws -> [SocialProfile] {
-        try await perform(.blockedUsers, .blockedUsers) { try await $0.blockedUsers() }
+        try await perform(.blockedUsers) { try await $0.blockedUsers() }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func mute(_ userID: String) async throws {
-        try await perform(.mute(userID), .mute) { try await $0.mute(userID) }
+        try await perform(.mute, userID) { try await $0.mute(userID) }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func unmute(_ userID: String) async throws {
-        try await perform(.unmute(userID), .unmute) { try await $0.unmute(userID) }
+        try await perform(.unmute, userID) { try await $0.unmute(userID) }
     }
 
     /// Returns the scripted profiles, or the service's.
     public func mutedUsers() async throws -> [SocialProfile] {
-        try await perform(.mutedUsers, .mutedUsers) { try await $0.mutedUsers() }
+        try await perform(.mutedUsers) { try await $0.mutedUsers() }
     }
 
     /// Returns the scripted report, or the service's.
     @discardableResult
     public func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport {
-        try await perform(.report(target, reason: reason, details: details), .report) {
+        try await perform(.report, target, reason, details) {
             try await $0.report(target, reason: reason, details: details)
         }
     }
 
     /// Returns the scripted cases, or the service's.
     public func moderationQueue(limit: Int, after: ModerationCase?) async throws -> [ModerationCase] {
-        try await perform(.moderationQueue(limit: limit, after: after), .moderationQueue) { try await $0.moderationQueue(limit: limit, after: after) }
+        try await perform(.moderationQueue, limit, after) { try await $0.moderationQueue(limit: limit, after: after) }
     }
 
     /// Returns the scripted entry, or the service's.
     @discardableResult
     public func moderate(_ target: ReportTarget, action: ModerationAction, note: String?) async throws -> ModerationLogEntry {
-        try await perform(.moderate(target, action: action, note: note), .moderate) { try await $0.moderate(target, action: action, note: note) }
+        try await perform(.moderate, target, action, note) { try await $0.moderate(target, action: action, note: note) }
     }
 
     /// Returns the scripted entries, or the service's.
     public func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry] {
-        try await perform(.moderationLog(limit: limit, after: after), .moderationLog) { try await $0.moderationLog(limit: limit, after: after) }
+        try await perform(.moderationLog, limit, after) { try await $0.moderationLog(limit: limit, after: after) }
     }
 
     /// Returns the scripted page, or the service's.
     public func notifications(limit: Int, after cursor: String?) async throws -> NotificationPage {
-        try await perform(.notifications(limit: limit, after: cursor), .notifications) { try await $0.notifications(limit: limit, after: cursor) }
+        try await perform(.notifications, limit, cursor) { try await $0.notifications(limit: limit, after: cursor) }
     }
 
     /// Returns the scripted count, or the service's.
     public func unseenNotificationCount() async throws -> Int {
-        try await perform(.unseenNotificationCount, .unseenNotificationCount) { try await $0.unseenNotificationCount() }
+        try await perform(.unseenNotificationCount) { try await $0.unseenNotificationCount() }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func markNotificationsSeen() async throws {
-        try await perform(.markNotificationsSeen, .markNotificationsSeen) { try await $0.markNotificationsSeen() }
+        try await perform(.markNotificationsSeen) { try await $0.markNotificationsSeen() }
     }
 
     /// Succeeds as scripted, or as the service does.
     public func markNotificationRead(_ id: String) async throws {
-        try await perform(.markNotificationRead(id), .markNotificationRead) { try await $0.markNotificationRead(id) }
+        try await perform(.markNotificationRead, id) { try await $0.markNotificationRead(id) }
     }
 
     /// Returns the scripted report, or the service's.
     public func purgeAccountData(of userID: String) async throws -> SocialDeletionReport {
-        try await perform(.purgeAccountData(userID), .purgeAccountData) { try await $0.purgeAccountData(of: userID) }
+        try await perform(.purgeAccountData, userID) { try await $0.purgeAccountData(of: userID) }
     }
 
     /// Returns the scripted report, or the service's; a strict fake's feed is locked after it.
     public func deleteAccountData() async throws -> SocialDeletionReport {
-        let report = try await perform(.deleteAccountData, .deleteAccountData) { try await $0.deleteAccountData() }
+        let report = try await perform(.deleteAccountData) { try await $0.deleteAccountData() }
         if service == nil { unlocks.send(nil) }
         return report
     }
 
     /// Returns the scripted export, or the service's.
     public func exportAccountData() async throws -> SocialExport {
-        try await perform(.exportAccountData, .exportAccountData) { try await $0.exportAccountData() }
+        try await perform(.exportAccountData) { try await $0.exportAccountData() }
     }
 
     /// Returns the scripted count, or the service's.
     public func recount() async throws -> Int {
-        try await perform(.recount, .recount) { try await $0.recount() }
+        try await perform(.recount) { try await $0.recount() }
     }
 }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == FeedPage {
+extension FakeMethods where Fake == FakeSocialFeedService {
     /// ``FakeSocialFeedService/friendsFeed(limit:after:)``: the page.
-    public static var friendsFeed: Self { Self("friendsFeed(limit:after:)") }
+    public static var friendsFeed: FakeMethod<FakeSocialFeedService, FeedPage, Int, UUID?> { .init("friendsFeed(limit:after:)") }
+
     /// ``FakeSocialFeedService/discoverFeed(limit:after:)``: the page.
-    public static var discoverFeed: Self { Self("discoverFeed(limit:after:)") }
-}
+    public static var discoverFeed: FakeMethod<FakeSocialFeedService, FeedPage, Int, UUID?> { .init("discoverFeed(limit:after:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == FeedUnlock {
+    /// ``FakeSocialFeedService/hasFeedUnlocked()``, recorded but not numbered.
+    public static var hasFeedUnlocked: FakeMethod<FakeSocialFeedService, Bool> { .init("hasFeedUnlocked()") }
+
+    /// ``FakeSocialFeedService/feedUnlockUpdates()``.
+    public static var feedUnlockUpdates: FakeMethod<FakeSocialFeedService, AsyncStream<FeedUnlock?>> { .init("feedUnlockUpdates()") }
+
+    /// ``FakeSocialFeedService/notificationUpdates()``.
+    public static var notificationUpdates: FakeMethod<FakeSocialFeedService, AsyncStream<NotificationUpdate>> { .init("notificationUpdates()") }
+
+    /// ``FakeSocialFeedService/newPosts()``.
+    public static var newPosts: FakeMethod<FakeSocialFeedService, AsyncStream<PostEntity>> { .init("newPosts()") }
+
     /// ``FakeSocialFeedService/unlockFeed(workoutType:)``: the unlock; the feed is unlocked after it.
-    public static var unlockFeed: Self { Self("unlockFeed(workoutType:)") }
-}
+    public static var unlockFeed: FakeMethod<FakeSocialFeedService, FeedUnlock, WorkoutType> { .init("unlockFeed(workoutType:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == PostEntity {
     /// ``FakeSocialFeedService/createPost(content:workoutType:mediaURL:)``: the post.
-    public static var createPost: Self { Self("createPost(content:workoutType:mediaURL:)") }
+    public static var createPost: FakeMethod<FakeSocialFeedService, PostEntity, String, WorkoutType, URL?> {
+        .init("createPost(content:workoutType:mediaURL:)")
+    }
+
     /// ``FakeSocialFeedService/createPost(content:workoutType:photo:)``: the post.
-    public static var createPostWithPhoto: Self { Self("createPost(content:workoutType:photo:)") }
-}
+    public static var createPostWithPhoto: FakeMethod<FakeSocialFeedService, PostEntity, String, WorkoutType, Int> {
+        .init("createPost(content:workoutType:photo:)")
+    }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == Void {
     /// ``FakeSocialFeedService/deletePost(_:)``.
-    public static var deletePost: Self { Self("deletePost(_:)") }
+    public static var deletePost: FakeMethod<FakeSocialFeedService, Void, UUID> { .init("deletePost(_:)") }
+
     /// ``FakeSocialFeedService/follow(_:)``.
-    public static var follow: Self { Self("follow(_:)") }
+    public static var follow: FakeMethod<FakeSocialFeedService, Void, String> { .init("follow(_:)") }
+
     /// ``FakeSocialFeedService/unfollow(_:)``.
-    public static var unfollow: Self { Self("unfollow(_:)") }
-    /// ``FakeSocialFeedService/like(_:)``.
-    public static var like: Self { Self("like(_:)") }
-    /// ``FakeSocialFeedService/unlike(_:)``.
-    public static var unlike: Self { Self("unlike(_:)") }
-    /// ``FakeSocialFeedService/deleteComment(_:)``.
-    public static var deleteComment: Self { Self("deleteComment(_:)") }
-    /// ``FakeSocialFeedService/block(_:)``.
-    public static var block: Self { Self("block(_:)") }
-    /// ``FakeSocialFeedService/unblock(_:)``.
-    public static var unblock: Self { Self("unblock(_:)") }
-    /// ``FakeSocialFeedService/mute(_:)``.
-    public static var mute: Self { Self("mute(_:)") }
-    /// ``FakeSocialFeedService/unmute(_:)``.
-    public static var unmute: Self { Self("unmute(_:)") }
-    /// ``FakeSocialFeedService/markNotificationsSeen()``.
-    public static var markNotificationsSeen: Self { Self("markNotificationsSeen()") }
-    /// ``FakeSocialFeedService/markNotificationRead(_:)``.
-    public static var markNotificationRead: Self { Self("markNotificationRead(_:)") }
-}
+    public static var unfollow: FakeMethod<FakeSocialFeedService, Void, String> { .init("unfollow(_:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == [SocialProfile] {
     /// ``FakeSocialFeedService/following()``: the profiles.
-    public static var following: Self { Self("following()") }
+    public static var following: FakeMethod<FakeSocialFeedService, [SocialProfile]> { .init("following()") }
+
     /// ``FakeSocialFeedService/followers()``: the profiles.
-    public static var followers: Self { Self("followers()") }
-    /// ``FakeSocialFeedService/searchUsers(_:limit:)``: the matches.
-    public static var searchUsers: Self { Self("searchUsers(_:limit:)") }
-    /// ``FakeSocialFeedService/likes(on:)``: the likers.
-    public static var likes: Self { Self("likes(on:)") }
-    /// ``FakeSocialFeedService/blockedUsers()``: the profiles.
-    public static var blockedUsers: Self { Self("blockedUsers()") }
-    /// ``FakeSocialFeedService/mutedUsers()``: the profiles.
-    public static var mutedUsers: Self { Self("mutedUsers()") }
-}
+    public static var followers: FakeMethod<FakeSocialFeedService, [SocialProfile]> { .init("followers()") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == NotificationPage {
-    /// ``FakeSocialFeedService/notifications(limit:after:)``: the page.
-    public static var notifications: Self { Self("notifications(limit:after:)") }
-}
-
-extension FakeMethod where Fake == FakeSocialFeedService, Output == ContentReport {
-    /// ``FakeSocialFeedService/report(_:reason:details:)``: the report.
-    public static var report: Self { Self("report(_:reason:details:)") }
-}
-
-extension FakeMethod where Fake == FakeSocialFeedService, Output == [ModerationCase] {
-    /// ``FakeSocialFeedService/moderationQueue(limit:after:)``: the cases.
-    public static var moderationQueue: Self { Self("moderationQueue(limit:after:)") }
-}
-
-extension FakeMethod where Fake == FakeSocialFeedService, Output == ModerationLogEntry {
-    /// ``FakeSocialFeedService/moderate(_:action:note:)``: the audit trail's entry.
-    public static var moderate: Self { Self("moderate(_:action:note:)") }
-}
-
-extension FakeMethod where Fake == FakeSocialFeedService, Output == [ModerationLogEntry] {
-    /// ``FakeSocialFeedService/moderationLog(limit:after:)``: the entries.
-    public static var moderationLog: Self { Self("moderationLog(limit:after:)") }
-}
-
-extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialProfile {
     /// ``FakeSocialFeedService/profile(_:)``: the profile.
-    public static var profile: Self { Self("profile(_:)") }
+    public static var profile: FakeMethod<FakeSocialFeedService, SocialProfile, String> { .init("profile(_:)") }
+
     /// ``FakeSocialFeedService/refreshProfile()``: the profile.
-    public static var refreshProfile: Self { Self("refreshProfile()") }
-}
+    public static var refreshProfile: FakeMethod<FakeSocialFeedService, SocialProfile> { .init("refreshProfile()") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == PostComment {
+    /// ``FakeSocialFeedService/searchUsers(_:limit:)``: the matches.
+    public static var searchUsers: FakeMethod<FakeSocialFeedService, [SocialProfile], String, Int> { .init("searchUsers(_:limit:)") }
+
+    /// ``FakeSocialFeedService/like(_:)``.
+    public static var like: FakeMethod<FakeSocialFeedService, Void, UUID> { .init("like(_:)") }
+
+    /// ``FakeSocialFeedService/unlike(_:)``.
+    public static var unlike: FakeMethod<FakeSocialFeedService, Void, UUID> { .init("unlike(_:)") }
+
+    /// ``FakeSocialFeedService/likes(on:)``: the likers.
+    public static var likes: FakeMethod<FakeSocialFeedService, [SocialProfile], UUID> { .init("likes(on:)") }
+
     /// ``FakeSocialFeedService/comment(on:text:)``: the comment.
-    public static var comment: Self { Self("comment(on:text:)") }
-}
+    public static var comment: FakeMethod<FakeSocialFeedService, PostComment, UUID, String> { .init("comment(on:text:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == [PostComment] {
     /// ``FakeSocialFeedService/comments(on:)``: the comments.
-    public static var comments: Self { Self("comments(on:)") }
-}
+    public static var comments: FakeMethod<FakeSocialFeedService, [PostComment], UUID> { .init("comments(on:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialDeletionReport {
-    /// ``FakeSocialFeedService/deleteAccountData()``: the report.
-    public static var deleteAccountData: Self { Self("deleteAccountData()") }
-    /// ``FakeSocialFeedService/purgeAccountData(of:)``: the report.
-    public static var purgeAccountData: Self { Self("purgeAccountData(of:)") }
-}
+    /// ``FakeSocialFeedService/deleteComment(_:)``.
+    public static var deleteComment: FakeMethod<FakeSocialFeedService, Void, UUID> { .init("deleteComment(_:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == SocialExport {
-    /// ``FakeSocialFeedService/exportAccountData()``: the export.
-    public static var exportAccountData: Self { Self("exportAccountData()") }
-}
+    /// ``FakeSocialFeedService/block(_:)``.
+    public static var block: FakeMethod<FakeSocialFeedService, Void, String> { .init("block(_:)") }
 
-extension FakeMethod where Fake == FakeSocialFeedService, Output == Int {
-    /// ``FakeSocialFeedService/recount()``: how many counts were wrong.
-    public static var recount: Self { Self("recount()") }
+    /// ``FakeSocialFeedService/unblock(_:)``.
+    public static var unblock: FakeMethod<FakeSocialFeedService, Void, String> { .init("unblock(_:)") }
+
+    /// ``FakeSocialFeedService/blockedUsers()``: the profiles.
+    public static var blockedUsers: FakeMethod<FakeSocialFeedService, [SocialProfile]> { .init("blockedUsers()") }
+
+    /// ``FakeSocialFeedService/mute(_:)``.
+    public static var mute: FakeMethod<FakeSocialFeedService, Void, String> { .init("mute(_:)") }
+
+    /// ``FakeSocialFeedService/unmute(_:)``.
+    public static var unmute: FakeMethod<FakeSocialFeedService, Void, String> { .init("unmute(_:)") }
+
+    /// ``FakeSocialFeedService/mutedUsers()``: the profiles.
+    public static var mutedUsers: FakeMethod<FakeSocialFeedService, [SocialProfile]> { .init("mutedUsers()") }
+
+    /// ``FakeSocialFeedService/report(_:reason:details:)``: the report.
+    public static var report: FakeMethod<FakeSocialFeedService, ContentReport, ReportTarget, ReportReason, String?> {
+        .init("report(_:reason:details:)")
+    }
+
+    /// ``FakeSocialFeedService/moderationQueue(limit:after:)``: the cases.
+    public static var moderationQueue: FakeMethod<FakeSocialFeedService, [ModerationCase], Int, ModerationCase?> {
+        .init("moderationQueue(limit:after:)")
+    }
+
+    /// ``FakeSocialFeedService/moderate(_:action:note:)``: the audit trail's entry.
+    public static var moderate: FakeMethod<FakeSocialFeedService, ModerationLogEntry, ReportTarget, ModerationAction, String?> {
+        .init("moderate(_:action:note:)")
+    }
+
+    /// ``FakeSocialFeedService/moderationLog(limit:after:)``: the entries.
+    public static var moderationLog: FakeMethod<FakeSocialFeedService, [ModerationLogEntry], Int, UUID?> { .init("moderationLog(limit:after:)") }
+
+    /// ``FakeSocialFeedService/notifications(limit:after:)``: the page.
+    public static var notifications: FakeMethod<FakeSocialFeedService, NotificationPage, Int, String?> { .init("notifications(limit:after:)") }
+
     /// ``FakeSocialFeedService/unseenNotificationCount()``: the badge.
-    public static var unseenNotificationCount: Self { Self("unseenNotificationCount()") }
+    public static var unseenNotificationCount: FakeMethod<FakeSocialFeedService, Int> { .init("unseenNotificationCount()") }
+
+    /// ``FakeSocialFeedService/markNotificationsSeen()``.
+    public static var markNotificationsSeen: FakeMethod<FakeSocialFeedService, Void> { .init("markNotificationsSeen()") }
+
+    /// ``FakeSocialFeedService/markNotificationRead(_:)``.
+    public static var markNotificationRead: FakeMethod<FakeSocialFeedService, Void, String> { .init("markNotificationRead(_:)") }
+
+    /// ``FakeSocialFeedService/deleteAccountData()``: the report.
+    public static var deleteAccountData: FakeMethod<FakeSocialFeedService, SocialDeletionReport> { .init("deleteAccountData()") }
+
+    /// ``FakeSocialFeedService/purgeAccountData(of:)``: the report.
+    public static var purgeAccountData: FakeMethod<FakeSocialFeedService, SocialDeletionReport, String> { .init("purgeAccountData(of:)") }
+
+    /// ``FakeSocialFeedService/recount()``: how many counts were wrong.
+    public static var recount: FakeMethod<FakeSocialFeedService, Int> { .init("recount()") }
+
+    /// ``FakeSocialFeedService/exportAccountData()``: the export.
+    public static var exportAccountData: FakeMethod<FakeSocialFeedService, SocialExport> { .init("exportAccountData()") }
 }

@@ -21,42 +21,9 @@ import TrainSubscription
 /// #expect(model.message == "Waiting for approval")
 /// #expect(subscriptions.calls == [.purchase("com.train.pro.monthly")])
 /// ```
-public final class FakeSubscriptionService: SubscriptionService, ScriptableFake {
-    /// A recorded call.
-    public enum Call: Hashable, Sendable {
-        /// ``products()``.
-        case products
-        /// ``purchase(_:offer:)`` without an offer.
-        case purchase(String)
-        /// ``purchase(_:offer:)`` with an offer.
-        case purchaseWithOffer(String, PurchaseOffer)
-        /// ``isEligibleForIntroOffer(groupID:)``.
-        case isEligibleForIntroOffer(String)
-        /// ``restorePurchases()``.
-        case restorePurchases
-        /// ``transactionUpdates()``.
-        case transactionUpdates
-        /// ``tierChanges()``.
-        case tierChanges
-        /// ``finish(_:)``.
-        case finish(UInt64)
-        /// ``currentEntitlements()``.
-        case currentEntitlements
-        /// ``allTransactions()``.
-        case allTransactions
-        /// ``appTransaction()``.
-        case appTransaction
-        /// ``storefront()``.
-        case storefront
-        /// ``unfinishedTransactions()``.
-        case unfinishedTransactions
-        /// ``latestTransaction(for:)``.
-        case latestTransaction(String)
-        /// ``subscriptionStatuses()``.
-        case subscriptionStatuses
-        /// ``setAppAccountToken(_:)``.
-        case setAppAccountToken(UUID?)
-    }
+public final class FakeSubscriptionService: SubscriptionService, ScriptableFake, BackedFake {
+    /// A recorded call: the method, declared once below, applied to its arguments.
+    public typealias Call = FakeCall<FakeSubscriptionService>
 
     /// Failure injection, latency, holding, scripts and left-overs.
     public let controls: FakeControls<Call>
@@ -129,16 +96,9 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
         await tiers.waitForSubscribers(count)
     }
 
-    private func perform<Output>(
-        _ call: Call, _ method: FakeMethod<FakeSubscriptionService, Output>,
-        _ forward: @escaping @Sendable (any SubscriptionService) async throws -> Output
-    ) async throws -> Output {
-        try await controls.perform(call, method: method.name, service: service.map { service in { try await forward(service) } })
-    }
-
     /// Returns the scripted products, or the service's.
     public func products() async throws -> [AppStoreProduct] {
-        let products = try await perform(.products, .products) { try await $0.products() }
+        let products = try await perform(.products) { try await $0.products() }
         lastProducts.withLock { $0 = products }
         return products
     }
@@ -148,11 +108,12 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
     public func purchase(_ productID: String, offer: PurchaseOffer?) async throws -> StorePurchaseResult {
         purchasesInFlight.withLock { $0 += 1 }
         defer { purchasesInFlight.withLock { $0 -= 1 } }
-        let catalog =
-            controls.peekScript(FakeMethod<FakeSubscriptionService, [AppStoreProduct]>.products.name, as: [AppStoreProduct].self)
-            ?? lastProducts.withLock { $0 } ?? AppStoreProduct.standard
-        let call: Call = offer.map { .purchaseWithOffer(productID, $0) } ?? .purchase(productID)
-        let result = try await perform(call, .purchase) { try await $0.purchase(productID, offer: offer) }
+        let catalog = controls.peekScript(.products) ?? lastProducts.withLock { $0 } ?? AppStoreProduct.standard
+        let forward: @Sendable (any SubscriptionService) async throws -> StorePurchaseResult = { try await $0.purchase(productID, offer: offer) }
+        let result =
+            if let offer { try await perform(.purchaseWithOffer, productID, offer, forward: forward) } else {
+                try await perform(.purchase, productID, forward: forward)
+            }
         if case .success(let transaction) = result, transaction.isVerified,
             let product = catalog.first(where: { $0.id == transaction.unsafePayloadValue.productID })
         {
@@ -163,127 +124,135 @@ public final class FakeSubscriptionService: SubscriptionService, ScriptableFake 
 
     /// Returns the scripted answer, or the service's.
     public func isEligibleForIntroOffer(groupID: String) async throws -> Bool {
-        try await perform(.isEligibleForIntroOffer(groupID), .isEligibleForIntroOffer) { try await $0.isEligibleForIntroOffer(groupID: groupID) }
+        try await perform(.isEligibleForIntroOffer, groupID) { try await $0.isEligibleForIntroOffer(groupID: groupID) }
     }
 
     /// Returns the scripted tier, which becomes a strict fake's, or the service's.
     public func restorePurchases() async throws -> SubscriptionTier {
-        let tier = try await perform(.restorePurchases, .restorePurchases) { try await $0.restorePurchases() }
+        let tier = try await perform(.restorePurchases) { try await $0.restorePurchases() }
         show(tier)
         return tier
     }
 
     /// Recorded as a subscription; the service's updates, or what ``sendTransactionUpdate(_:)`` sends from now on.
     public func transactionUpdates() -> AsyncStream<StoreVerificationResult<AppStoreTransaction>> {
-        controls.recordSubscription(.transactionUpdates)
+        controls.recordSubscription(.transactionUpdates())
         return service?.transactionUpdates() ?? updates.events()
     }
 
     /// Recorded as a subscription; the service's tiers, or a strict fake's: the tier now, then each change.
     public func tierChanges() -> AsyncStream<SubscriptionTier> {
-        controls.recordSubscription(.tierChanges)
+        controls.recordSubscription(.tierChanges())
         return service?.tierChanges() ?? tiers.subscribe()
     }
 
     /// Succeeds as scripted, or as the service does.
     public func finish(_ transactionID: UInt64) async throws {
-        try await perform(.finish(transactionID), .finish) { try await $0.finish(transactionID) }
+        try await perform(.finish, transactionID) { try await $0.finish(transactionID) }
     }
 
     /// Returns the scripted transactions, or the service's.
     public func currentEntitlements() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
-        try await perform(.currentEntitlements, .currentEntitlements) { try await $0.currentEntitlements() }
+        try await perform(.currentEntitlements) { try await $0.currentEntitlements() }
     }
 
     /// Returns the scripted storefront, or the service's.
     public func storefront() async throws -> StoreStorefront {
-        try await perform(.storefront, .storefront) { try await $0.storefront() }
+        try await perform(.storefront) { try await $0.storefront() }
     }
 
     /// Returns the scripted app transaction, or the service's.
     public func appTransaction() async throws -> StoreVerificationResult<AppTransactionInfo> {
-        try await perform(.appTransaction, .appTransaction) { try await $0.appTransaction() }
+        try await perform(.appTransaction) { try await $0.appTransaction() }
     }
 
     /// Returns the scripted transactions, or the service's.
     public func allTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
-        try await perform(.allTransactions, .allTransactions) { try await $0.allTransactions() }
+        try await perform(.allTransactions) { try await $0.allTransactions() }
     }
 
     /// Returns the scripted transactions, or the service's.
     public func unfinishedTransactions() async throws -> [StoreVerificationResult<AppStoreTransaction>] {
-        try await perform(.unfinishedTransactions, .unfinishedTransactions) { try await $0.unfinishedTransactions() }
+        try await perform(.unfinishedTransactions) { try await $0.unfinishedTransactions() }
     }
 
     /// Returns the scripted transaction, or the service's.
     public func latestTransaction(for productID: String) async throws -> StoreVerificationResult<AppStoreTransaction>? {
-        try await perform(.latestTransaction(productID), .latestTransaction) { try await $0.latestTransaction(for: productID) }
+        try await perform(.latestTransaction, productID) { try await $0.latestTransaction(for: productID) }
     }
 
     /// Returns the scripted statuses, or the service's.
     public func subscriptionStatuses() async throws -> [RenewalStatus] {
-        try await perform(.subscriptionStatuses, .subscriptionStatuses) { try await $0.subscriptionStatuses() }
+        try await perform(.subscriptionStatuses) { try await $0.subscriptionStatuses() }
     }
 
     /// Recorded, held and delayed; passed to the service, if any.
     public func setAppAccountToken(_ token: UUID?) async {
-        await controls.performWithoutFailing(.setAppAccountToken(token), method: "setAppAccountToken(_:)") {
+        await controls.performWithoutFailing(.setAppAccountToken, token) {
             await service?.setAppAccountToken(token)
         }
     }
 }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [AppStoreProduct] {
+extension FakeMethods where Fake == FakeSubscriptionService {
     /// ``FakeSubscriptionService/products()``: the products; also where purchases look up their tier.
-    public static var products: Self { Self("products()") }
-}
+    public static var products: FakeMethod<FakeSubscriptionService, [AppStoreProduct]> { .init("products()") }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == StorePurchaseResult {
-    /// ``FakeSubscriptionService/purchase(_:offer:)``, with an offer or without: the
-    /// outcome; a success raises a strict fake's tier.
-    public static var purchase: Self { Self("purchase(_:offer:)") }
-}
+    /// ``FakeSubscriptionService/purchase(_:offer:)`` without an offer; scripted, it is
+    /// with an offer or without: the outcome; a success raises a strict fake's tier.
+    public static var purchase: FakeMethod<FakeSubscriptionService, StorePurchaseResult, String> { .init("purchase(_:offer:)") }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == Bool {
+    /// ``FakeSubscriptionService/purchase(_:offer:)`` with an offer; scripted as ``FakeMethods/purchase``.
+    public static var purchaseWithOffer: FakeMethod<FakeSubscriptionService, StorePurchaseResult, String, PurchaseOffer> {
+        .init("purchase(_:offer:)")
+    }
+
     /// ``FakeSubscriptionService/isEligibleForIntroOffer(groupID:)``: the answer.
-    public static var isEligibleForIntroOffer: Self { Self("isEligibleForIntroOffer(groupID:)") }
-}
+    public static var isEligibleForIntroOffer: FakeMethod<FakeSubscriptionService, Bool, String> { .init("isEligibleForIntroOffer(groupID:)") }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == SubscriptionTier {
     /// ``FakeSubscriptionService/restorePurchases()``: the tier, which becomes a strict fake's.
-    public static var restorePurchases: Self { Self("restorePurchases()") }
-}
+    public static var restorePurchases: FakeMethod<FakeSubscriptionService, SubscriptionTier> { .init("restorePurchases()") }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == Void {
+    /// ``FakeSubscriptionService/transactionUpdates()``.
+    public static var transactionUpdates: FakeMethod<FakeSubscriptionService, AsyncStream<StoreVerificationResult<AppStoreTransaction>>> {
+        .init("transactionUpdates()")
+    }
+
+    /// ``FakeSubscriptionService/tierChanges()``.
+    public static var tierChanges: FakeMethod<FakeSubscriptionService, AsyncStream<SubscriptionTier>> { .init("tierChanges()") }
+
     /// ``FakeSubscriptionService/finish(_:)``.
-    public static var finish: Self { Self("finish(_:)") }
-}
+    public static var finish: FakeMethod<FakeSubscriptionService, Void, UInt64> { .init("finish(_:)") }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [StoreVerificationResult<AppStoreTransaction>] {
     /// ``FakeSubscriptionService/currentEntitlements()``: the transactions.
-    public static var currentEntitlements: Self { Self("currentEntitlements()") }
+    public static var currentEntitlements: FakeMethod<FakeSubscriptionService, [StoreVerificationResult<AppStoreTransaction>]> {
+        .init("currentEntitlements()")
+    }
+
     /// ``FakeSubscriptionService/allTransactions()``: the transactions.
-    public static var allTransactions: Self { Self("allTransactions()") }
-    /// ``FakeSubscriptionService/unfinishedTransactions()``: the transactions.
-    public static var unfinishedTransactions: Self { Self("unfinishedTransactions()") }
-}
+    public static var allTransactions: FakeMethod<FakeSubscriptionService, [StoreVerificationResult<AppStoreTransaction>]> {
+        .init("allTransactions()")
+    }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreStorefront {
-    /// ``FakeSubscriptionService/storefront()``: the storefront.
-    public static var storefront: Self { Self("storefront()") }
-}
-
-extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<AppTransactionInfo> {
     /// ``FakeSubscriptionService/appTransaction()``: the app transaction.
-    public static var appTransaction: Self { Self("appTransaction()") }
-}
+    public static var appTransaction: FakeMethod<FakeSubscriptionService, StoreVerificationResult<AppTransactionInfo>> { .init("appTransaction()") }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == StoreVerificationResult<AppStoreTransaction>? {
+    /// ``FakeSubscriptionService/storefront()``: the storefront.
+    public static var storefront: FakeMethod<FakeSubscriptionService, StoreStorefront> { .init("storefront()") }
+
+    /// ``FakeSubscriptionService/unfinishedTransactions()``: the transactions.
+    public static var unfinishedTransactions: FakeMethod<FakeSubscriptionService, [StoreVerificationResult<AppStoreTransaction>]> {
+        .init("unfinishedTransactions()")
+    }
+
     /// ``FakeSubscriptionService/latestTransaction(for:)``: the transaction, or nil.
-    public static var latestTransaction: Self { Self("latestTransaction(for:)") }
-}
+    public static var latestTransaction: FakeMethod<FakeSubscriptionService, StoreVerificationResult<AppStoreTransaction>?, String> {
+        .init("latestTransaction(for:)")
+    }
 
-extension FakeMethod where Fake == FakeSubscriptionService, Output == [RenewalStatus] {
     /// ``FakeSubscriptionService/subscriptionStatuses()``: the statuses.
-    public static var subscriptionStatuses: Self { Self("subscriptionStatuses()") }
+    public static var subscriptionStatuses: FakeMethod<FakeSubscriptionService, [RenewalStatus]> { .init("subscriptionStatuses()") }
+
+    /// ``FakeSubscriptionService/setAppAccountToken(_:)``.
+    public static var setAppAccountToken: FakeMethod<FakeSubscriptionService, Void, UUID?> { .init("setAppAccountToken(_:)") }
 }
