@@ -41,7 +41,8 @@ extension LocalSocialFeedService {
             }
             // Reports alone hide a post or comment once, until a moderator has looked.
             if var open = stored, open.status == .open, open.reviewedAt == nil, let threshold = policy.hideAfterReports,
-                !policy.moderators.isEmpty, target.isContent, try records.count(in: SocialRecords.reportsOf, range: targetRange) >= max(1, threshold)
+                !policy.moderators.isEmpty || !policy.admins.isEmpty, target.isContent,
+                try records.count(in: SocialRecords.reportsOf, range: targetRange) >= max(1, threshold)
             {
                 try setHidden(target, true, in: records)
                 open.status = .hidden
@@ -54,10 +55,9 @@ extension LocalSocialFeedService {
 
     public func moderationQueue(limit: Int, after: ModerationCase?) async throws -> [ModerationCase] {
         let user = try signedInUser()
-        try requireModerator(user.id)
         let limit = try Self.pageSize(limit)
         return try reading { records in
-            try checkNotSuspended(user.id, in: records)
+            try requireModerator(user.id, in: records)
             var range = KeyRange.all
             if let after {
                 if case .user(let userID) = after.target, !Self.isPlausibleUserID(userID) { throw SocialError(.invalidCursor) }
@@ -77,7 +77,6 @@ extension LocalSocialFeedService {
     @discardableResult
     public func moderate(_ target: ReportTarget, action: ModerationAction, note: String?) async throws -> ModerationLogEntry {
         let user = try signedInUser()
-        try requireModerator(user.id)
         let note = try Self.optionalText(note, invalid: .invalidModerationAction)
         if case .user(let userID) = target, !Self.isPlausibleUserID(userID) { throw SocialError(.userNotFound) }
         guard action.applies(to: target) else {
@@ -85,7 +84,11 @@ extension LocalSocialFeedService {
         }
         let now = now
         return try writing(as: user) { records in
-            try checkNotSuspended(user.id, in: records)
+            let role = try requireModerator(user.id, in: records)
+            if case .user(let userID) = target, action == .grantModerator || action == .revokeModerator {
+                try changeRole(of: userID, action, by: user.id, as: role, in: records)
+                return try log(action, on: target, owner: userID, by: user.id, note: note, at: now, in: records)
+            }
             let caseKey = try SocialRecords.key(SocialRecords.components(target))
             let existing = try records.value(forKey: caseKey, in: SocialRecords.cases)
             // A case whose post or comment was deleted meanwhile: closed by a takedown or a dismissal.
@@ -93,12 +96,12 @@ extension LocalSocialFeedService {
                 guard action == .takeDown || action == .dismiss else {
                     throw SocialError(.invalidModerationAction, detail: "The content of \(target) was deleted: take it down or dismiss it.")
                 }
-                if let owner = existing.removedOwnerID, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf) }
+                try checkOutranks(existing.removedOwnerID, by: user.id, as: role, in: records)
                 try removeCase(of: target, in: records)
                 return try log(action, on: target, owner: existing.removedOwnerID, by: user.id, note: note, at: now, in: records)
             }
             let owner = try contentOf(target, in: records).owner
-            if let owner, Self.same(owner, user.id) { throw SocialError(.cannotTargetSelf, detail: "A moderator does not judge their own.") }
+            try checkOutranks(owner, by: user.id, as: role, in: records)
             guard action != .dismiss || existing != nil else {
                 throw SocialError(.invalidModerationAction, detail: "Nobody reported \(target): there is nothing to dismiss.")
             }
@@ -118,11 +121,16 @@ extension LocalSocialFeedService {
                 if stored.status == .hidden { try setHidden(target, false, in: records) }
                 if stored.status != .takenDown && stored.status != .suspended { stored.status = .dismissed }
             case .suspend:
-                if case .user(let userID) = target { try records.put(now, forKey: userID, in: SocialRecords.suspensions) }
+                if case .user(let userID) = target {
+                    try records.put(now, forKey: userID, in: SocialRecords.suspensions)
+                    try resolveCases(ofContentBy: userID, at: now, in: records)
+                }
                 stored.status = .suspended
             case .unsuspend:
                 if case .user(let userID) = target { try records.removeValue(forKey: userID, in: SocialRecords.suspensions) }
                 stored.status = .restored
+            case .grantModerator, .revokeModerator:
+                break // Changed above, on a user; `applies(to:)` refuses them on content.
             }
             stored.reviewedAt = now
             try records.put(stored, forKey: caseKey, in: SocialRecords.cases)
@@ -149,10 +157,9 @@ extension LocalSocialFeedService {
 
     public func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry] {
         let user = try signedInUser()
-        try requireModerator(user.id)
         let limit = try Self.pageSize(limit)
         return try reading { records in
-            try checkNotSuspended(user.id, in: records)
+            try requireModerator(user.id, in: records)
             let range = try after.map { id throws(SocialError) in KeyRange.all.after(try Self.logKey(id)) } ?? .all
             return try records.values(in: SocialRecords.moderationLog, range: range, limit: limit)
         }
@@ -336,6 +343,7 @@ extension LocalSocialFeedService {
         }
         try removeCase(of: .user(userID), in: records)
         try records.removeValue(forKey: userID, in: SocialRecords.suspensions)
+        try records.removeValue(forKey: userID, in: SocialRecords.moderatorGrants)
         // The waiting cases of their deleted posts and comments.
         for entry in try records.entries(in: SocialRecords.cases) where entry.value.removedOwnerID.map({ Self.same($0, userID) }) ?? false {
             try removeCase(of: entry.value.target, in: records)
@@ -358,15 +366,78 @@ extension LocalSocialFeedService {
 
     // MARK: - Keys and checks
 
-    /// Throws `accountSuspended` if a moderator suspended `userID`: a suspended moderator does not moderate.
-    private func checkNotSuspended(_ userID: String, in records: RecordReader) throws {
-        guard try records.value(forKey: userID, in: SocialRecords.suspensions) == nil else { throw SocialError(.accountSuspended) }
+    /// The role of `userID` in moderation: an admin or a moderator of the policy, a
+    /// moderator by an admin's grant, or neither.
+    func moderationRole(of userID: String, in records: RecordReader) throws -> ModerationRole {
+        if policy.admins.contains(where: { Self.same($0, userID) }) { return .admin }
+        if policy.moderators.contains(where: { Self.same($0, userID) }) { return .moderator }
+        return try records.value(forKey: userID, in: SocialRecords.moderatorGrants) == nil ? .member : .moderator
     }
 
-    /// Throws `notAuthorized` unless `userID` is one of the policy's moderators.
-    private func requireModerator(_ userID: String) throws(SocialError) {
-        guard policy.moderators.contains(where: { Self.same($0, userID) }) else {
-            throw SocialError(.notAuthorized, detail: "Only a moderator reads the queue and acts on reports.")
+    /// The role of `userID`, who moderates and is not suspended: a suspended moderator
+    /// does not moderate. Throws `notAuthorized` or `accountSuspended` otherwise.
+    @discardableResult
+    private func requireModerator(_ userID: String, in records: RecordReader) throws -> ModerationRole {
+        let role = try moderationRole(of: userID, in: records)
+        guard role > .member else { throw SocialError(.notAuthorized, detail: "Only a moderator reads the queue and acts on reports.") }
+        guard try records.value(forKey: userID, in: SocialRecords.suspensions) == nil else { throw SocialError(.accountSuspended) }
+        return role
+    }
+
+    /// Throws unless a moderator of `role` may act on what `owner` owns: not their own
+    /// (`cannotTargetSelf`), and not a moderator's or an admin's unless the actor is an
+    /// admin and the owner a moderator (`notAuthorized`).
+    private func checkOutranks(_ owner: String?, by actor: String, as role: ModerationRole, in records: RecordReader) throws {
+        guard let owner else { return }
+        if Self.same(owner, actor) { throw SocialError(.cannotTargetSelf, detail: "A moderator does not judge their own.") }
+        let owners = try moderationRole(of: owner, in: records)
+        guard owners < role else {
+            throw SocialError(.notAuthorized, detail: "A \(role) does not act on \(owners == .admin ? "an" : "a") \(owners) or what they post.")
+        }
+    }
+
+    /// Grants or revokes the moderator role of `userID`, as the admin `actor` asked.
+    private func changeRole(of userID: String, _ action: ModerationAction, by actor: String, as role: ModerationRole, in records: RecordWriter)
+        throws
+    {
+        guard role == .admin else { throw SocialError(.notAuthorized, detail: "Only an admin grants or revokes the moderator role.") }
+        if Self.same(userID, actor) { throw SocialError(.cannotTargetSelf, detail: "An admin does not change their own role.") }
+        _ = try profile(of: userID, in: records)
+        let granted = try records.value(forKey: userID, in: SocialRecords.moderatorGrants) != nil
+        switch (action, try moderationRole(of: userID, in: records)) {
+        case (.grantModerator, .member):
+            guard try records.value(forKey: userID, in: SocialRecords.suspensions) == nil else {
+                throw SocialError(.invalidModerationAction, detail: "'\(userID)' is suspended.")
+            }
+            try records.put(now, forKey: userID, in: SocialRecords.moderatorGrants)
+        case (.revokeModerator, .moderator) where granted:
+            try records.removeValue(forKey: userID, in: SocialRecords.moderatorGrants)
+        case (let action, let current):
+            let standing =
+                switch current {
+                case .admin: "an admin of the policy"
+                case .moderator: granted ? "a moderator by an admin's grant" : "a moderator of the policy"
+                case .member: "no moderator"
+                }
+            throw SocialError(.invalidModerationAction, detail: "'\(userID)' is \(standing): \(action) does not apply.")
+        }
+    }
+
+    /// Resolves the open cases about the posts and comments of `userID`, whom a moderator
+    /// is suspending: out of the queue, their status ``ModerationStatus/suspended``, with
+    /// no entry of their own in the trail. A post or comment their reports hid stays hidden.
+    private func resolveCases(ofContentBy userID: String, at now: Date, in records: RecordWriter) throws {
+        for entry in try records.records(in: SocialRecords.queue) {
+            let target = try JSONDecoder().decode(ReportTarget.self, from: entry.data)
+            guard target.isContent else { continue }
+            let caseKey = try SocialRecords.key(SocialRecords.components(target))
+            guard var stored = try records.value(forKey: caseKey, in: SocialRecords.cases) else { continue }
+            let owner = (try? contentOf(target, in: records).owner) ?? stored.removedOwnerID
+            guard let owner, Self.same(owner, userID) else { continue }
+            try records.removeValue(forKey: entry.key, in: SocialRecords.queue)
+            stored.status = .suspended
+            stored.reviewedAt = now
+            try records.put(stored, forKey: caseKey, in: SocialRecords.cases)
         }
     }
 
@@ -431,12 +502,27 @@ extension ReportTarget {
     }
 }
 
+/// Who a user is in moderation, in rank order: an action needs a role above its target's.
+enum ModerationRole: Int, Comparable, CustomStringConvertible {
+    case member, moderator, admin
+
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    var description: String {
+        switch self {
+        case .member: "user"
+        case .moderator: "moderator"
+        case .admin: "admin"
+        }
+    }
+}
+
 extension ModerationAction {
     /// Whether the action can be taken on `target`.
     func applies(to target: ReportTarget) -> Bool {
         switch self {
         case .takeDown, .restore: target.isContent
-        case .suspend, .unsuspend: !target.isContent
+        case .suspend, .unsuspend, .grantModerator, .revokeModerator: !target.isContent
         case .dismiss: true
         }
     }

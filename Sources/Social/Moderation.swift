@@ -88,6 +88,7 @@ public enum ModerationStatus: String, Hashable, Sendable, Codable, CaseIterable 
     case dismissed
     /// A user suspended by a moderator: hidden from everyone, and unable to post,
     /// comment, like, follow or report; they still unlock and read the feed, block and mute.
+    /// A post or comment whose case the suspension of its author resolved has it too.
     case suspended
 }
 
@@ -104,6 +105,10 @@ public enum ModerationAction: String, Hashable, Sendable, Codable, CaseIterable 
     case suspend
     /// Ends a user's suspension.
     case unsuspend
+    /// An admin makes a user a moderator.
+    case grantModerator
+    /// An admin takes the moderator role from a user it was granted to.
+    case revokeModerator
 }
 
 /// A reported post, comment or user as a moderator sees it.

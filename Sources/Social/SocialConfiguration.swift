@@ -22,12 +22,18 @@ public struct SocialPolicy: Sendable {
     public var wordFilter: WordFilter
     /// How many distinct users' reports hide a post or comment from everyone until a
     /// moderator looks; nil never hides on reports alone, and neither does a policy
-    /// with no ``moderators`` (nobody could show it again). Below 1 counts as 1. Users
+    /// with no ``moderators`` and no ``admins`` (nobody could show it again). Below 1 counts as 1. Users
     /// are never hidden on reports alone: a moderator suspends them.
     public var hideAfterReports: Int?
     /// The users who moderate: they read the queue of reports and take down, restore,
-    /// dismiss, suspend and unsuspend. IDs are compared byte for byte.
+    /// dismiss, suspend and unsuspend, on anyone but a moderator or an admin. An admin
+    /// grants the role to more users through the API. IDs are compared byte for byte.
     public var moderators: [String]
+    /// The users who administer moderation: they moderate as moderators do, act on
+    /// moderators too (never on another admin), and grant and revoke the moderator role
+    /// (``ModerationAction/grantModerator`` and ``ModerationAction/revokeModerator``).
+    /// Nobody can act on an admin through the API. IDs are compared byte for byte.
+    public var admins: [String]
 
     /// Creates a policy.
     /// - Parameters:
@@ -41,10 +47,12 @@ public struct SocialPolicy: Sendable {
     ///   - wordFilter: ``WordFilter/none``.
     ///   - hideAfterReports: 5 distinct reports.
     ///   - moderators: Nobody.
+    ///   - admins: Nobody.
     public init(
         postLifetime: Duration = .seconds(86_400), maximumPostLength: Int = 500, maximumCommentLength: Int = 300,
         restUnlocksFeed: Bool = true, discoverRequiresUnlock: Bool = true, deletedUserComments: DeletedCommentPolicy = .anonymize,
-        unlockRequiresRecordedWorkout: Bool = false, wordFilter: WordFilter = .none, hideAfterReports: Int? = 5, moderators: [String] = []
+        unlockRequiresRecordedWorkout: Bool = false, wordFilter: WordFilter = .none, hideAfterReports: Int? = 5, moderators: [String] = [],
+        admins: [String] = []
     ) {
         self.postLifetime = postLifetime
         self.maximumPostLength = maximumPostLength
@@ -56,6 +64,7 @@ public struct SocialPolicy: Sendable {
         self.wordFilter = wordFilter
         self.hideAfterReports = hideAfterReports
         self.moderators = moderators
+        self.admins = admins
     }
 }
 

@@ -259,7 +259,8 @@ public protocol SocialNotifications: Sendable {
 /// The moderators' calls: the queue of reported content, their actions and the audit trail.
 ///
 /// A capability of ``SocialFeedService`` that only a moderator's screens use; every call
-/// checks that the signed-in user is one of ``SocialPolicy/moderators``.
+/// checks that the signed-in user moderates: one of ``SocialPolicy/moderators`` or
+/// ``SocialPolicy/admins``, or granted the role by an admin.
 public protocol SocialModeration: Sendable {
     /// The cases waiting for a moderator — reported and not yet acted on — oldest first.
     /// - Parameters:
@@ -267,22 +268,30 @@ public protocol SocialModeration: Sendable {
     ///   - after: The last case of the previous page, even if a moderator has acted on
     ///     it since; nil for the first page.
     /// - Returns: The cases, each with its report count, reasons and content.
-    /// - Throws: ``SocialError`` — `notAuthorized` (the signed-in user is not one of
-    ///   ``SocialPolicy/moderators``), `accountSuspended`, `invalidLimit`, `invalidCursor`.
+    /// - Throws: ``SocialError`` — `notAuthorized` (the signed-in user does not
+    ///   moderate), `accountSuspended`, `invalidLimit`, `invalidCursor`.
     func moderationQueue(limit: Int, after: ModerationCase?) async throws -> [ModerationCase]
 
     /// A moderator acts on a post, a comment or a user, and the audit trail records it.
     /// ``ModerationAction/takeDown`` and ``ModerationAction/restore`` apply to posts and
     /// comments, ``ModerationAction/suspend`` and ``ModerationAction/unsuspend`` to users,
     /// ``ModerationAction/dismiss`` to any reported target.
+    ///
+    /// An action needs a role above its target's owner's: a moderator acts on users and
+    /// their content, an admin on moderators too, and nobody on an admin. Suspending a
+    /// user resolves every open case about their posts and comments with the suspension,
+    /// in the one entry of the trail. An admin grants and revokes the moderator role with
+    /// ``ModerationAction/grantModerator`` and ``ModerationAction/revokeModerator`` on a user.
     /// - Parameters:
     ///   - target: What the action is on.
     ///   - action: What the moderator does.
     ///   - note: Why, for the audit trail; at most 500 characters.
     /// - Returns: The audit trail's entry.
-    /// - Throws: ``SocialError`` — `notAuthorized` (not a moderator),
-    ///   `invalidModerationAction` (the action does not apply to the target, or a
-    ///   hostile note), `cannotTargetSelf` (the moderator's own), `postNotFound`,
+    /// - Throws: ``SocialError`` — `notAuthorized` (not a moderator, a target owned by a
+    ///   moderator or an admin, or a role change by someone who is not an admin),
+    ///   `invalidModerationAction` (the action does not apply to the target, a role the
+    ///   user already has or does not have through a grant, or a hostile note),
+    ///   `cannotTargetSelf` (the moderator's own), `accountSuspended`, `postNotFound`,
     ///   `commentNotFound`, `userNotFound`. Nothing changes.
     @discardableResult
     func moderate(_ target: ReportTarget, action: ModerationAction, note: String?) async throws -> ModerationLogEntry

@@ -68,7 +68,13 @@ enum SocialRecords {
             // than fail on the first profile of layout 2.
             StoreMigration(version: 10, summary: "Profiles may carry the account's photo (layout 2)") { _ in },
             .createCollections(version: 11, ["deletionTallies"]),
+            // The log may name the role actions: an earlier app refuses the store rather
+            // than fail on the first of them.
+            .createCollections(version: 12, ["moderatorGrants"]),
         ])
+
+    /// User → when an admin granted them the moderator role.
+    static let moderatorGrants = RecordCollection<Date>("moderatorGrants")
 
     /// User → what the attempts of a deletion of their data that failed later removed,
     /// committed with what they removed: the attempt that finishes reports it with its

@@ -32,7 +32,25 @@ private func reviewReports(social: any SocialFeedService) async throws -> Int {
     return cases.count
 }
 
+private func promote(_ userID: String, social: any SocialFeedService) async throws {
+    try await social.moderate(.user(userID), action: .grantModerator, note: "Trusted member")
+}
+
 @Suite struct ModeratingContentTests {
+    @Test("the article's code: an admin promotes a user, who then reads the queue")
+    func promoteCode() async throws {
+        let auth = FakeAuthService()
+        let social = LocalSocialFeedService(auth: auth, configuration: SocialConfiguration(policy: SocialPolicy(admins: ["admin-1"])))
+        for id in ["bob", "admin-1"] {
+            auth.setCurrentUser(UserEntity(id: id, displayName: id, createdAt: .now, lastSignInAt: .now))
+            _ = try await social.unlockFeed(workoutType: .run)
+        }
+        try await promote("bob", social: social)
+        #expect(try await social.moderationLog(limit: 10, after: nil).map(\.action) == [.grantModerator])
+        auth.setCurrentUser(UserEntity(id: "bob", displayName: "bob", createdAt: .now, lastSignInAt: .now))
+        #expect(try await social.moderationQueue(limit: 10, after: nil).isEmpty)
+    }
+
     @Test("the article's code: a filtered post refused, a report and a block, then the moderator takes the post down")
     func articleCode() async throws {
         let auth = FakeAuthService()

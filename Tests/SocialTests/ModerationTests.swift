@@ -293,8 +293,9 @@ import TrainTesting
     func dismissKeepsATakedown() async throws {
         var policy = Self.policy
         policy.moderators = ["mod", "mod2"]
+        policy.admins = ["root"]
         let harness = try SocialHarness(policy: policy)
-        try await harness.join("bob", "cy", "mod", "mod2", "ada")
+        try await harness.join("bob", "cy", "mod", "mod2", "root", "ada")
         let post = try await harness.post("ada's run", by: "ada")
         harness.act(as: "bob")
         try await harness.social.report(.post(post.id), reason: .spam)
@@ -305,8 +306,8 @@ import TrainTesting
         harness.act(as: "cy")
         #expect(try await harness.social.discoverFeed().isEmpty)
 
-        // A suspended moderator moderates no more.
-        harness.act(as: "mod")
+        // A moderator suspended by an admin moderates no more.
+        harness.act(as: "root")
         try await harness.social.moderate(.user("mod2"), action: .suspend, note: nil)
         harness.act(as: "mod2")
         await #expect(throws: SocialError(.accountSuspended)) { try await harness.social.moderate(.user("bob"), action: .suspend, note: nil) }

@@ -22,7 +22,33 @@ struct PermissiveSocialEnvironment: SocialContractEnvironment {
     }
 }
 
+/// A conformance whose moderators act on anyone: every moderation action succeeds
+/// without asking who outranks whom.
+struct RolelessSocialEnvironment: SocialContractEnvironment {
+    func makeService() async throws -> SocialContractSession {
+        try await makeService(policy: SocialPolicy(), workouts: SimulatedWorkoutSource())
+    }
+
+    func makeService(policy: SocialPolicy, workouts: SimulatedWorkoutSource) async throws -> SocialContractSession {
+        let harness = try SocialHarness(.inMemory, policy: policy, workouts: workouts)
+        let roleless = FakeSocialFeedService(backedBy: harness.social)
+        let entry = ModerationLogEntry(
+            id: UUID(), moderatorID: "mod", action: .suspend, target: .user("root"), ownerID: "root", note: nil, date: harness.clock.now)
+        roleless.script(.moderate, .returning(entry))
+        return SocialContractSession(service: roleless) { userID in
+            if let userID { harness.act(as: userID) } else { harness.auth.setCurrentUser(nil) }
+        }
+    }
+}
+
 @Suite(.timeLimit(.minutes(1))) struct SocialContractCatchesViolationsTests {
+    @Test("a conformance whose moderators act on moderators and admins breaks the roles check")
+    func catchesRolelessModeration() async throws {
+        let check = try #require(SocialFeedServiceContract.checks.first { $0.name.hasPrefix("a moderator acts on no moderator or admin") })
+        await #expect(throws: ContractViolation.self) { try await check.run(in: RolelessSocialEnvironment()) }
+        try await check.run(in: LocalSocialEnvironment(variant: .inMemory))
+    }
+
     @Test("a permissive conformance breaks the locked-feed, follow, block, report and signed-out checks")
     func catchesViolations() async throws {
         var violated: [String] = []

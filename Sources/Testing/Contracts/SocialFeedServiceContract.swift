@@ -303,6 +303,37 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.comments(on: post.id).isEmpty, "nothing was commented")
         },
         SocialContractCheck(
+            "a moderator acts on no moderator or admin and grants no role; an admin grants the role, logged; a suspension resolves the cases of the user's posts",
+            covers: SocialModeration.self
+        ) { environment, check in
+            let policy = SocialPolicy(hideAfterReports: nil, moderators: ["mod"], admins: ["root"])
+            let session = try await environment.makeService(policy: policy, workouts: SimulatedWorkoutSource())
+            for user in ["root", "mod", "bob", "cy", "ada"] { try await session.join(user) }
+            let post = try await session.service.createPost(content: "ada's run", workoutType: .run)
+            try await session.signIn("bob")
+            try await session.service.report(.post(post.id), reason: .spam, details: nil)
+            try await session.signIn("mod")
+            for target in [ReportTarget.user("root"), .user("mod"), .user("cy")] {
+                let action: ModerationAction = target == .user("cy") ? .grantModerator : .suspend
+                try await check.expectSocialError(
+                    target == .user("mod") ? .cannotTargetSelf : .notAuthorized, "the moderator's \(action) of \(target)"
+                ) {
+                    try await session.service.moderate(target, action: action, note: nil)
+                }
+            }
+            try await session.signIn("root")
+            try await session.service.moderate(.user("cy"), action: .grantModerator, note: nil)
+            try await session.signIn("cy")
+            try await check.expectSocialError(.notAuthorized, "a moderator by grant suspending a moderator") {
+                try await session.service.moderate(.user("mod"), action: .suspend, note: nil)
+            }
+            try await session.service.moderate(.user("ada"), action: .suspend, note: nil)
+            try check.expect(
+                try await session.service.moderationQueue(limit: 10, after: nil).isEmpty, "the suspension resolved the case of Ada's post")
+            let log = try await session.service.moderationLog(limit: 10, after: nil)
+            try check.expect(log.map(\.action) == [.suspend, .grantModerator], "the grant and the suspension are logged, once each, newest first")
+        },
+        SocialContractCheck(
             "when unlocking needs a recorded workout, an unlock with none recorded is workoutNotRecorded and the feed stays locked",
             covers: SocialFeed.self
         ) {
