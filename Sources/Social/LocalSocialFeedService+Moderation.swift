@@ -11,6 +11,7 @@ extension LocalSocialFeedService {
     public func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport {
         let user = try signedInUser()
         let details = try Self.optionalText(details, invalid: .invalidReport)
+        if let details, policy.wordFilter.matches(details) { throw SocialError(.objectionableContent) }
         if case .user(let userID) = target {
             guard Self.isPlausibleUserID(userID) else { throw SocialError(.userNotFound) }
             guard !Self.same(userID, user.id) else { throw SocialError(.cannotTargetSelf) }

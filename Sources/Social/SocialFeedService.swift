@@ -189,6 +189,7 @@ public protocol SocialRelations: Sendable {
     /// - Throws: ``SocialError`` — `postNotFound`, `commentNotFound`, `userNotFound`
     ///   (nothing the reporter can see), `cannotTargetSelf` (their own),
     ///   `alreadyReported`, `invalidReport` (details too long or hostile),
+    ///   `objectionableContent` (details that say a word of ``SocialPolicy/wordFilter``),
     ///   `accountSuspended`. Nothing is stored.
     @discardableResult
     func report(_ target: ReportTarget, reason: ReportReason, details: String?) async throws -> ContentReport

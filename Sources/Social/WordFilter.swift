@@ -1,10 +1,15 @@
 import Foundation
 import TrainCore
 
-/// Words and phrases an app does not allow in posts and comments: each matched as
-/// whole words, ignoring case, accents, letter width and Unicode spelling, so "Spám",
-/// "SPAM" and a full-width "ｓｐａｍ" all match "spam". Set it on
-/// ``SocialPolicy/wordFilter``; a post or comment that matches is
+/// Words and phrases an app does not allow in posts, comments, display names and
+/// report details: each matched as whole words, ignoring case, accents, letter width
+/// and Unicode spelling, so "Spám", "SPAM" and a full-width "ｓｐａｍ" all match "spam".
+/// It matches what a reader sees: invisible and default-ignorable characters are
+/// removed first ("sp\u{200D}am"), and in a word that mixes Latin letters with
+/// look-alikes of other scripts, those are read as the letters they imitate (UTS #39
+/// confusables: "ѕраm" with a Cyrillic "ѕ", "р" and "а"). A word written wholly in
+/// another script is that script's word: a Russian "сор" does not match "cop". Set it on
+/// ``SocialPolicy/wordFilter``; text that matches is
 /// ``TrainCore/TrainErrorCode/objectionableContent`` and nothing is stored.
 ///
 /// ```swift
@@ -39,7 +44,7 @@ public struct WordFilter: Hashable, Sendable {
             else {
                 throw SocialError(.invalidWordList, detail: "Entry \(index) is empty, longer than 100 characters, or holds an invisible character.")
             }
-            let words = SocialRecords.words(cleaned)
+            let words = SocialRecords.words(TextSkeleton.of(cleaned))
             guard !words.isEmpty else { throw SocialError(.invalidWordList, detail: "Entry \(index) has no letter or digit.") }
             phrases.append(words)
         }
@@ -56,7 +61,7 @@ public struct WordFilter: Hashable, Sendable {
     /// - Returns: True if an entry's words appear in it, in order and next to each other.
     public func matches(_ text: String) -> Bool {
         guard !phrases.isEmpty else { return false }
-        let words = SocialRecords.words(text)
+        let words = SocialRecords.words(TextSkeleton.of(text))
         guard !words.isEmpty else { return false }
         let present = Set(words)
         for phrase in phrases where phrase.allSatisfy(present.contains) {

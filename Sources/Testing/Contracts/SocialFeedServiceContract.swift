@@ -303,6 +303,24 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.comments(on: post.id).isEmpty, "nothing was commented")
         },
         SocialContractCheck(
+            "the word filter reads what people see: a listed word behind a zero-width joiner or in look-alike letters is objectionableContent; a word wholly in another script is not",
+            covers: SocialPosting.self
+        ) { environment, check in
+            let policy = SocialPolicy(wordFilter: try WordFilter(["spam", "cop"]))
+            let session = try await environment.makeService(policy: policy, workouts: SimulatedWorkoutSource())
+            try await session.join("ada")
+            for text in ["free sp\u{200D}am", "free \u{0455}\u{0440}\u{0430}m"] {
+                try await check.expectSocialError(.objectionableContent, "a post saying \(text.unicodeScalars.map { String($0.value, radix: 16) })") {
+                    _ = try await session.service.createPost(content: text, workoutType: .run)
+                }
+            }
+            try check.expect(try await session.service.friendsFeed(limit: 20).isEmpty, "nothing was posted")
+            // Russian for "the litter is cleared": its first word is Cyrillic letters that look like "cop".
+            let russian = try await session.service.createPost(
+                content: "\u{0421}\u{043E}\u{0440} \u{0443}\u{0431}\u{0440}\u{0430}\u{043D}", workoutType: .run)
+            try check.expect(try await session.service.friendsFeed(limit: 20).map(\.id) == [russian.id], "the Russian post was posted")
+        },
+        SocialContractCheck(
             "a moderator acts on no moderator or admin and grants no role; an admin grants the role, logged; a suspension resolves the cases of the user's posts",
             covers: SocialModeration.self
         ) { environment, check in
