@@ -25,22 +25,10 @@ extension LocalSocialFeedService {
     }
 
     public func newPosts() -> AsyncStream<PostEntity> {
-        let (stream, continuation) = AsyncStream<PostEntity>.makeStream(bufferingPolicy: .bufferingNewest(100))
         // The newest position now: only posts made after the call are new.
         let start = (try? reading { records in try records.keys(in: SocialRecords.feed, limit: 1).first }) ?? nil
-        let wakes = wakes()
-        let following = Task { [weak self] in
-            var newest = start
-            for await _ in wakes {
-                guard let self else { break }
-                let (posts, position) = self.posts(after: newest)
-                newest = position
-                for post in posts { continuation.yield(post) }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in following.cancel() }
-        return stream
+        let cursor = NewPostsCursor(service: self, after: start, wakes: wakes())
+        return AsyncStream(unfolding: { await cursor.next() })
     }
 
     /// Yields once at once, then after every commit through the store, every sign-in
@@ -95,24 +83,67 @@ extension LocalSocialFeedService {
         return update
     }
 
-    /// The posts of the discover feed above `position`, oldest first, that the signed-in
-    /// user sees now, and the newest position. Nothing while their feed is locked.
-    private func posts(after position: String?) -> (posts: [PostEntity], newest: String?) {
-        guard let user = auth.currentUser else { return ([], position) }
+    /// Up to 100 of the discover feed's posts above `position`, oldest first, that the
+    /// signed-in user sees now; the position of the newest post read; and whether the
+    /// read stopped at its limit, with more above. Nothing while their feed is locked.
+    fileprivate func posts(after position: String?) -> (posts: [PostEntity], newest: String?, hasMore: Bool) {
+        guard let user = auth.currentUser else { return ([], position, false) }
         let now = now
-        let found = try? reading { records -> (posts: [PostEntity], newest: String?) in
-            let above = try records.records(in: SocialRecords.feed, range: position.map { KeyRange.all.before($0) } ?? .all, limit: 100)
-            let newest = above.first?.key ?? position
-            if policy.discoverRequiresUnlock, try !isUnlocked(user.id, at: now, in: records) { return ([], newest) }
+        let found = try? reading { records -> (posts: [PostEntity], newest: String?, hasMore: Bool) in
+            // The feed is newest first: a reverse walk from `position` reads the posts
+            // made after it in the order they were made.
+            let range = position.map { KeyRange.all.before($0) } ?? .all
+            let above = try records.records(in: SocialRecords.feed, range: range, direction: .reverse, limit: Self.newPostsBatch)
+            let newest = above.last?.key ?? position
+            let hasMore = above.count == Self.newPostsBatch
+            if policy.discoverRequiresUnlock, try !isUnlocked(user.id, at: now, in: records) { return ([], newest, hasMore) }
             let reader = try feedReader(user.id, in: records)
             var posts: [PostEntity] = []
-            for entry in above.reversed() {
+            for entry in above {
                 guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts), reader.sees(post, at: now)
                 else { continue }
                 posts.append(post)
             }
-            return (posts, newest)
+            return (posts, newest, hasMore)
         }
-        return found ?? ([], position)
+        return found ?? ([], position, false)
+    }
+
+    /// How many positions of the feed ``newPosts()`` reads at a time.
+    static let newPostsBatch = 100
+}
+
+/// Where a reader of ``LocalSocialFeedService/newPosts()`` is: the position of the
+/// newest post it was given and the posts read but not yet taken. It reads the store
+/// only when the reader asks for a post, so a slow reader holds no growing buffer and
+/// misses nothing: the posts wait in the store, in order, until it asks.
+private actor NewPostsCursor {
+    private weak var service: LocalSocialFeedService?
+    private var position: String?
+    private var pending: ArraySlice<PostEntity> = []
+    private var wakes: AsyncStream<Void>.Iterator
+
+    init(service: LocalSocialFeedService, after position: String?, wakes: AsyncStream<Void>) {
+        self.service = service
+        self.position = position
+        self.wakes = wakes.makeAsyncIterator()
+    }
+
+    /// The next new post, waiting for one to be made; nil once the reader's task is
+    /// cancelled or the service is gone.
+    func next() async -> PostEntity? {
+        while true {
+            if let post = pending.popFirst() { return post }
+            guard let service, !Task.isCancelled else { return nil }
+            let read = service.posts(after: position)
+            position = read.newest
+            pending = ArraySlice(read.posts)
+            // Nothing more above: wait for the next commit, sign-in change or poll.
+            guard pending.isEmpty, !read.hasMore else { continue }
+            var waiting = wakes // One iterator: its copies share the stream's state.
+            let woke: Void? = await waiting.next(isolation: self)
+            wakes = waiting
+            if woke == nil { return nil }
+        }
     }
 }

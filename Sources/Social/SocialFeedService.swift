@@ -44,7 +44,9 @@ public protocol SocialFeed: Sendable {
 
     /// The posts that join the signed-in user's discover feed after this call, oldest
     /// first, as they are made: those the user may see, while their feed is unlocked.
-    /// An app puts them on top of the pages it shows.
+    /// An app puts them on top of the pages it shows. None is dropped however slowly the
+    /// consumer reads: a conformance reads the next posts when it is asked for them,
+    /// not ahead into a buffer that fills.
     /// - Returns: The new posts, until the consumer stops.
     func newPosts() -> AsyncStream<PostEntity>
 }
@@ -252,7 +254,9 @@ public protocol SocialNotifications: Sendable {
     /// The signed-in user's badge and first page of notifications, now and whenever
     /// they change — a like, comment or follow, one taken back, the list seen, another
     /// user signed in — until the consumer stops. An update equal to the last is not
-    /// repeated.
+    /// repeated. Each update is the whole state then, so a slow consumer gets the newest
+    /// state at its next read, never an older one; the notifications past its first page
+    /// are read with ``notifications(limit:after:)`` from its `nextCursor`.
     /// - Returns: The updates; the first comes at once.
     func notificationUpdates() -> AsyncStream<NotificationUpdate>
 }

@@ -32,4 +32,29 @@ import TrainTesting
         let update = await updates.firstValue { $0.unseenCount == 1 }
         #expect(update?.page.notifications.first?.summary == "Bob liked your post")
     }
+
+    @Test(
+        "a reader that reads late gets every new post in order: 250 made before it reads the first, and none from before it asked",
+        arguments: SocialVariant.allCases)
+    func slowReaderMissesNothing(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("ada")
+        _ = try await harness.social.createPost(content: "before the stream", workoutType: .run)
+        let posts = harness.social.newPosts()
+        var made: [UUID] = []
+        for number in 0..<250 { made.append(try await harness.social.createPost(content: "post \(number)", workoutType: .run).id) }
+        #expect(await posts.collect(250, within: .seconds(50)).map(\.id) == made)
+        let later = try await harness.social.createPost(content: "after the reader caught up", workoutType: .run)
+        #expect(await posts.collect(1).map(\.id) == [later.id])
+    }
+
+    @Test("the new-posts stream ends when its reader's task is cancelled")
+    func cancelledReaderEnds() async throws {
+        let harness = try SocialHarness()
+        try await harness.join("ada")
+        let posts = harness.social.newPosts()
+        let reading = Task { await posts.first { _ in true } }
+        reading.cancel()
+        #expect(await reading.value == nil)
+    }
 }
