@@ -117,11 +117,11 @@ extension LocalSocialFeedService {
         guard !Self.same(recipient, actor) else { return }
         guard try records.data(forKey: try SocialRecords.key([.string(recipient), .string(actor)]), in: SocialRecords.mutes) == nil else { return }
         let group = Self.group(kind, postID)
-        let causeKey = try SocialRecords.key([.string(recipient), .string(group), .string(actor), .string(cause)])
+        let causeComponents: [RecordKey.Component] = [.string(recipient), .string(group), .string(actor), .string(cause)]
+        let causeKey = try SocialRecords.key(causeComponents)
         guard try records.data(forKey: causeKey, in: SocialRecords.notificationCauses) == nil else { return }
         let actorRange = try SocialRecords.range([.string(recipient), .string(group), .string(actor)])
         let newActor = try records.count(in: SocialRecords.notificationCauses, range: actorRange) == 0
-        try records.setData(Data(), forKey: causeKey, in: SocialRecords.notificationCauses)
         let key = try SocialRecords.key([.string(recipient), .string(group)])
         var stored = try records.value(forKey: key, in: SocialRecords.notifications) ?? SocialRecords.StoredNotification(kind: kind, postID: postID)
         if stored.count > 0 {
@@ -135,6 +135,9 @@ extension LocalSocialFeedService {
         marks.newest = date > marks.newest ? date : Date(timeIntervalSince1970: ((marks.newest.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
         try records.put(marks, forKey: recipient, in: SocialRecords.notificationsSeen)
         stored.updatedAt = marks.newest
+        try records.setData(SocialRecords.causeDate(marks.newest), forKey: causeKey, in: SocialRecords.notificationCauses)
+        try records.setData(
+            Data(), forKey: try SocialRecords.causeOrderKey(causeComponents, at: marks.newest), in: SocialRecords.notificationCauseOrder)
         try records.put(stored, forKey: key, in: SocialRecords.notifications)
         try records.setData(Data(group.utf8), forKey: try Self.orderKey(recipient, marks.newest, group), in: SocialRecords.notificationOrder)
     }
@@ -145,9 +148,13 @@ extension LocalSocialFeedService {
         throws
     {
         let group = Self.group(kind, postID)
-        let causeKey = try SocialRecords.key([.string(recipient), .string(group), .string(actor), .string(cause)])
-        guard try records.data(forKey: causeKey, in: SocialRecords.notificationCauses) != nil else { return }
+        let causeComponents: [RecordKey.Component] = [.string(recipient), .string(group), .string(actor), .string(cause)]
+        let causeKey = try SocialRecords.key(causeComponents)
+        guard let dated = try records.data(forKey: causeKey, in: SocialRecords.notificationCauses) else { return }
         try records.removeValue(forKey: causeKey, in: SocialRecords.notificationCauses)
+        if let date = SocialRecords.causeDate(dated) {
+            try records.removeValue(forKey: try SocialRecords.causeOrderKey(causeComponents, at: date), in: SocialRecords.notificationCauseOrder)
+        }
         let key = try SocialRecords.key([.string(recipient), .string(group)])
         guard var stored = try records.value(forKey: key, in: SocialRecords.notifications) else { return }
         // The actor's other comments keep them in it.
@@ -159,8 +166,10 @@ extension LocalSocialFeedService {
             try records.removeValue(forKey: try Self.orderKey(recipient, stored.updatedAt, group), in: SocialRecords.notificationOrder)
             return
         }
-        stored.latest.removeAll { Self.same($0, actor) }
-        if stored.latest.isEmpty { stored.latest = try actors(in: group, of: recipient, leavingOut: UserIDSet(), limit: 2, in: records) }
+        // The newest users left: a user who goes is replaced by the next newest, not by whoever sorts first.
+        if stored.latest.contains(where: { Self.same($0, actor) }) {
+            stored.latest = try actors(in: group, of: recipient, leavingOut: UserIDSet(), limit: 2, in: records)
+        }
         try records.put(stored, forKey: key, in: SocialRecords.notifications)
     }
 
@@ -173,6 +182,7 @@ extension LocalSocialFeedService {
             try records.removeValue(forKey: key, in: SocialRecords.notifications)
             try records.removeValue(forKey: try Self.orderKey(author, stored.updatedAt, group), in: SocialRecords.notificationOrder)
             try records.removeAll(in: SocialRecords.notificationCauses, range: SocialRecords.range([.string(author), .string(group)]))
+            try records.removeAll(in: SocialRecords.notificationCauseOrder, range: SocialRecords.range([.string(author), .string(group)]))
         }
     }
 
@@ -182,6 +192,7 @@ extension LocalSocialFeedService {
         try records.removeAll(in: SocialRecords.notifications, range: range)
         try records.removeAll(in: SocialRecords.notificationOrder, range: range)
         try records.removeAll(in: SocialRecords.notificationCauses, range: range)
+        try records.removeAll(in: SocialRecords.notificationCauseOrder, range: range)
         try records.removeValue(forKey: userID, in: SocialRecords.notificationsSeen)
     }
 
@@ -220,6 +231,19 @@ extension LocalSocialFeedService {
     func unnotifyMentions(in text: String, on postID: UUID, by author: String?, cause: String, in records: RecordWriter) throws {
         guard let author else { return }
         for userID in Mention.userIDs(in: text) { try unnotify(userID, of: .mention, on: postID, by: author, cause: cause, in: records) }
+    }
+
+    /// Takes every mention by `actor` out of `recipient`'s notifications, for good: a
+    /// block removes them, and an unblock brings none back.
+    func removeMentions(of recipient: String, by actor: String, in records: RecordWriter) throws {
+        let prefix = NotificationKind.mention.rawValue + ":"
+        for key in try records.keys(in: SocialRecords.notificationCauses, range: SocialRecords.range([.string(recipient)])) {
+            guard let components = try? RecordKey(encoded: key).components, components.count == 4, case .string(let group) = components[1],
+                group.hasPrefix(prefix), case .string(let named) = components[2], Self.same(named, actor), case .string(let cause) = components[3],
+                let stored = try records.value(forKey: try SocialRecords.key([.string(recipient), .string(group)]), in: SocialRecords.notifications)
+            else { continue }
+            try unnotify(recipient, of: .mention, on: stored.postID, by: actor, cause: cause, in: records)
+        }
     }
 
     // MARK: - Reading
@@ -278,8 +302,8 @@ extension LocalSocialFeedService {
         }
     }
 
-    /// Up to `limit` distinct actors of a notification not left out, reading its causes
-    /// in small batches until it has them.
+    /// Up to `limit` distinct actors of a notification not left out, newest first,
+    /// reading its causes newest first in small batches until it has them.
     private func actors(in group: String, of recipient: String, leavingOut leftOut: UserIDSet, limit: Int, in records: RecordReader) throws
         -> [String]
     {
@@ -287,9 +311,9 @@ extension LocalSocialFeedService {
         var range = whole
         var found: [String] = []
         while true {
-            let keys = try records.keys(in: SocialRecords.notificationCauses, range: range, limit: 16)
+            let keys = try records.keys(in: SocialRecords.notificationCauseOrder, range: range, limit: 16)
             for key in keys {
-                guard let components = try? RecordKey(encoded: key).components, components.count == 4, case .string(let actor) = components[2],
+                guard let components = try? RecordKey(encoded: key).components, components.count == 5, case .string(let actor) = components[3],
                     !leftOut.contains(actor), !found.contains(where: { Self.same($0, actor) })
                 else { continue }
                 found.append(actor)

@@ -166,6 +166,8 @@ extension LocalSocialFeedService {
             var removed = SocialDeletionReport()
             try removeInteractions(of: user.id, onPostsOf: userID, comments: .delete, in: records, report: &removed)
             try removeInteractions(of: userID, onPostsOf: user.id, comments: .delete, in: records, report: &removed)
+            try removeMentions(of: user.id, by: userID, in: records)
+            try removeMentions(of: userID, by: user.id, in: records)
         }
     }
 

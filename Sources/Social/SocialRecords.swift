@@ -71,6 +71,18 @@ enum SocialRecords {
             // The log may name the role actions: an earlier app refuses the store rather
             // than fail on the first of them.
             .createCollections(version: 12, ["moderatorGrants"]),
+            StoreMigration(version: 13, summary: "Index notifications' causes newest first, so a notification names its newest users") { migration in
+                try migration.createCollection("notificationCauseOrder")
+                // Earlier causes kept no date: each is indexed at its notification's date.
+                for key in try migration.records.keys(in: notificationCauses) {
+                    guard let components = try? RecordKey(encoded: key).components, components.count == 4,
+                        let stored = try migration.records.value(forKey: try SocialRecords.key(Array(components.prefix(2))), in: notifications)
+                    else { continue }
+                    let date = stored.updatedAt
+                    try migration.records.setData(causeDate(date), forKey: key, in: notificationCauses)
+                    try migration.records.setData(Data(), forKey: try causeOrderKey(components, at: date), in: notificationCauseOrder)
+                }
+            },
         ])
 
     /// User → when an admin granted them the moderator role.
@@ -213,9 +225,30 @@ enum SocialRecords {
     static let notifications = RecordCollection<StoredNotification>("notifications")
     /// (recipient, date descending, notification) → the notification: the list, newest first.
     static let notificationOrder = RecordCollection<Data>.bytes("notificationOrder")
-    /// (recipient, notification, actor, cause) → nothing: each like, comment or follow
-    /// a notification counts, so that it leaves when its cause goes.
+    /// (recipient, notification, actor, cause) → when it came (``causeDate(_:)``): each
+    /// like, comment, mention or follow a notification counts, so that it leaves when
+    /// its cause goes.
     static let notificationCauses = RecordCollection<Data>.bytes("notificationCauses")
+    /// (recipient, notification, date descending, actor, cause) → nothing: the causes
+    /// newest first, from which a notification names its newest users.
+    static let notificationCauseOrder = RecordCollection<Data>.bytes("notificationCauseOrder")
+
+    /// A cause's date as its record keeps it: milliseconds since 1970, 8 bytes big-endian.
+    static func causeDate(_ date: Date) -> Data {
+        withUnsafeBytes(of: Int64((date.timeIntervalSince1970 * 1000).rounded()).bigEndian) { Data($0) }
+    }
+
+    /// The date a cause's record keeps; nil for one that keeps none.
+    static func causeDate(_ data: Data) -> Date? {
+        guard data.count == 8 else { return nil }
+        let milliseconds = data.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Date(timeIntervalSince1970: Double(Int64(bitPattern: milliseconds)) / 1000)
+    }
+
+    /// A cause's key in ``notificationCauseOrder``, from its key's four components.
+    static func causeOrderKey(_ components: [RecordKey.Component], at date: Date) throws(SocialError) -> String {
+        try key([components[0], components[1], .descending(.date(date)), components[2], components[3]])
+    }
     /// recipient → how far they have seen their notifications, and the newest one's date.
     static let notificationsSeen = RecordCollection<NotificationMarks>("notificationsSeen")
     static let unlocks = RecordCollection<FeedUnlock>("unlocks")

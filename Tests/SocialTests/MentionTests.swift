@@ -182,16 +182,30 @@ import TrainTesting
         }
     }
 
-    @Test("a block hides a mention made before it, both ways", arguments: SocialVariant.allCases)
-    func blockHidesEarlierMentions(variant: SocialVariant) async throws {
+    @Test("a block removes the mentions made before it, both ways and for good: an unblock brings none back", arguments: SocialVariant.allCases)
+    func blockRemovesEarlierMentions(variant: SocialVariant) async throws {
         let harness = try await Self.world(variant)
-        _ = try await harness.social.createPost(content: "with <@bob>", workoutType: .run)
+        let adas = try await harness.social.createPost(content: "with <@bob> and <@cy>", workoutType: .run)
         harness.act(as: "bob")
         _ = try await harness.social.createPost(content: "with <@ada>", workoutType: .run)
+        _ = try await harness.social.comment(on: adas.id, text: "thanks <@ada>")
+        harness.act(as: "cy")
+        _ = try await harness.social.comment(on: adas.id, text: "and <@ada> too")
+        harness.act(as: "bob")
         try await harness.social.block("ada")
         #expect(try await Self.mentions(harness).isEmpty)
         #expect(try await harness.social.unseenNotificationCount() == 0)
         harness.act(as: "ada")
-        #expect(try await Self.mentions(harness).isEmpty)
+        #expect(try await Self.mentions(harness).map(\.actorCount) == [1], "Cy's mention stays")
+        harness.act(as: "bob")
+        try await harness.social.unblock("ada")
+        #expect(try await Self.mentions(harness).isEmpty, "an unblock brings nothing back")
+        #expect(try await harness.social.unseenNotificationCount() == 0)
+        harness.act(as: "ada")
+        let left = try await Self.mentions(harness)
+        #expect(left.map(\.actorCount) == [1] && left.first?.latestActors.map(\.id) == ["cy"])
+        let listed = try await NotificationTests.all(harness)
+        #expect(try await harness.social.unseenNotificationCount() == listed.filter { !$0.isSeen }.count, "the badge counts the list")
+        #expect(listed.allSatisfy { !$0.latestActors.map(\.id).contains("bob") }, "nothing of Bob's is left")
     }
 }

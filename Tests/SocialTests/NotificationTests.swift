@@ -220,4 +220,33 @@ import TrainTesting
         try await harness.social.markNotificationsSeen()
         #expect(try await harness.social.unseenNotificationCount() == 0)
     }
+
+    @Test(
+        "a notification names its newest remaining users after likes are withdrawn, not the users whose IDs sort first",
+        arguments: SocialVariant.allCases)
+    func sampleIsTheNewestRemaining(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("amy", "zed", "yan", "bob", "ada")
+        let post = try await harness.post("ada's run", by: "ada")
+        for liker in ["amy", "zed", "yan", "bob"] {
+            harness.act(as: liker)
+            try await harness.social.like(post.id)
+            harness.clock.advance(by: .seconds(1))
+        }
+        func sample() async throws -> (ids: [String], count: Int?) {
+            harness.act(as: "ada")
+            let like = try await Self.all(harness).first { $0.kind == .like }
+            return (like?.latestActors.map(\.id) ?? [], like?.actorCount)
+        }
+        #expect(try await sample() == (["bob", "yan"], 4))
+        harness.act(as: "bob")
+        try await harness.social.unlike(post.id)
+        #expect(try await sample() == (["yan", "zed"], 3), "Zed liked after Amy")
+        harness.act(as: "yan")
+        try await harness.social.unlike(post.id)
+        #expect(try await sample() == (["zed", "amy"], 2))
+        harness.act(as: "ada")
+        try await harness.social.block("zed")
+        #expect(try await sample() == (["amy"], 1))
+    }
 }

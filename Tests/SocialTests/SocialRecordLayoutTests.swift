@@ -129,6 +129,33 @@ import TrainTesting
             try store.read { try $0.count(in: SocialRecords.postCommenters, range: try SocialRecords.range([.uuid(post), .string("bob")])) } == 2)
     }
 
+    @Test("opening a store of version 12 dates each notification's causes at their notification's date and indexes them newest first")
+    func causeOrderMigration() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("social.sqlite")
+        let version12 = StoreSchema(name: "social", migrations: Array(SocialRecords.schema.migrations.prefix(12)))
+        let group = LocalSocialFeedService.group(.like, UUID())
+        var stored = SocialRecords.StoredNotification(kind: .like, postID: nil)
+        stored.count = 2
+        stored.latest = ["cy", "bob"]
+        stored.updatedAt = Date(timeIntervalSince1970: 1_700_000_000)
+        let causes = try ["bob", "cy"].map { try SocialRecords.key([.string("ada"), .string(group), .string($0), .string("")]) }
+        let old = try RecordStore(.file(file), schema: version12)
+        try old.write { records in
+            try records.put(stored, forKey: try SocialRecords.key([.string("ada"), .string(group)]), in: SocialRecords.notifications)
+            for cause in causes { try records.setData(Data(), forKey: cause, in: SocialRecords.notificationCauses) }
+        }
+        old.close()
+
+        let store = try RecordStore(.file(file), schema: SocialRecords.schema)
+        defer { store.close() }
+        let dates = try store.read { records in
+            try causes.map { SocialRecords.causeDate(try records.data(forKey: $0, in: SocialRecords.notificationCauses) ?? Data()) }
+        }
+        #expect(dates == [stored.updatedAt, stored.updatedAt])
+        #expect(try store.read { try $0.count(in: SocialRecords.notificationCauseOrder) } == 2)
+    }
+
     @Test(
         "posts of layout 1 (before posts carried a workout) and layout 2 (before moderation) still read, not hidden; layout 3 keeps both"
     )
