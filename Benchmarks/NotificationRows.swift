@@ -93,4 +93,66 @@ struct NotificationRows {
             id: "NOTIFY-PAGE", workload: "first notifications page (20) of a user with \(many) notifications vs one with 100, file",
             ours: ours * 1e6, baseline: baseline * 1e6, unit: "µs/page", target: "ratio <= 1.5")
     }
+
+    /// NOTIFY-WALK: a walk of a user's notifications, page by page (20), to its end,
+    /// while 100 of them are re-dated — two after each of the first 50 pages, by a like
+    /// and an unlike, untimed — against the same walk with none re-dated; in one file,
+    /// interleaved. Only the pages are timed; a re-dated notification comes on a later
+    /// page of the walk, so the walk with changes reads more.
+    func walk() throws -> BenchRow {
+        let file = directory.appendingPathComponent("notify-walk.sqlite")
+        let count = quick ? 400 : 1_000
+        let auth = FakeAuthService()
+        let social = try LocalSocialFeedService(
+            auth: auth, storage: .file(file, options: .init(durability: .normal)), context: SocialRows.context)
+        @Sendable func user(_ id: String) -> UserEntity {
+            UserEntity(id: id, displayName: id, createdAt: SocialRows.start, lastSignInAt: SocialRows.start)
+        }
+        let posts = (0..<count).map { index in
+            let createdAt = SocialRows.start.addingTimeInterval(-50_000 + Double(index))
+            return PostEntity(
+                id: LocalSocialFeedService.postID(createdAt: createdAt, entropy: UUID()), userID: "walker", userName: "walker",
+                workoutType: .run, content: "Run \(index)", createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(86_400))
+        }
+        try blocking {
+            try social.importPosts(posts)
+            for fan in ["fan", "late-fan"] {
+                auth.setCurrentUser(user(fan))
+                _ = try await social.unlockFeed(workoutType: .run)
+            }
+            auth.setCurrentUser(user("fan"))
+            for post in posts { try await social.like(post.id) }
+        }
+        var next = 0
+        /// One walk's time reading pages; after each of the first `redating / 2` pages, two
+        /// notifications of the walk are re-dated.
+        func walk(redating: Int) throws -> Double {
+            var total = 0.0
+            var cursor: String?
+            var (pages, shown) = (0, 0)
+            repeat {
+                auth.setCurrentUser(user("walker"))
+                let after = cursor
+                var page = NotificationPage(notifications: [], nextCursor: nil)
+                total += try seconds { page = try blocking { try await social.notifications(limit: 20, after: after) } }
+                (cursor, shown, pages) = (page.nextCursor, shown + page.notifications.count, pages + 1)
+                guard pages <= redating / 2 else { continue }
+                auth.setCurrentUser(user("late-fan"))
+                for _ in 0..<2 {
+                    let post = posts[(next * 37) % count].id
+                    next += 1
+                    try blocking {
+                        try await social.like(post)
+                        try await social.unlike(post)
+                    }
+                }
+            } while cursor != nil
+            guard shown >= count else { throw BenchError("the walk showed \(shown) notifications of \(count)") }
+            return total
+        }
+        let (ours, baseline) = try interleaved(rounds: quick ? 3 : 11, ours: { try walk(redating: 100) }, baseline: { try walk(redating: 0) })
+        return BenchRow(
+            id: "NOTIFY-WALK", workload: "a walk of \(count) notifications, pages of 20, while 100 are re-dated vs none re-dated, file",
+            ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms/walk", target: "ratio <= 1.5")
+    }
 }

@@ -47,6 +47,7 @@ do {
         ("SOC-WRITE", { try SocialRows(directory: directory, quick: quick).like() }),
         ("SOC-NOTIFY", { try NotificationRows(directory: directory, quick: quick).like() }),
         ("NOTIFY-PAGE", { try NotificationRows(directory: directory, quick: quick).firstPage() }),
+        ("NOTIFY-WALK", { try NotificationRows(directory: directory, quick: quick).walk() }),
         ("PERF-6-MEM", { try AccountRows(directory: directory, quick: quick).deletion(inMemory: true) }),
         ("PERF-6-FILE", { try AccountRows(directory: directory, quick: quick).deletion(inMemory: false) }),
         ("PERF-6-PURGE", { try PurgeRows(directory: directory, quick: quick).purge(inMemory: false) }),

@@ -40,29 +40,83 @@ extension LocalSocialFeedService {
     }
 
     /// A page of the recipient's notifications, newest first, from `cursor`.
+    ///
+    /// A walk — the first page and the pages its cursors lead to — never skips a
+    /// notification. Its cursor holds where the walk stands in the list and a
+    /// watermark: the date of the newest change the walk has shown. A notification
+    /// dated after the watermark — new, or re-dated by a like while the walk went on,
+    /// which moves it above the walk's place — comes first on the next page, oldest
+    /// such change first, at most a page of them at a time; then the walk goes on
+    /// down the list. Pages may overlap: a notification shown before it changed is
+    /// shown again.
     func notificationPage(_ view: NotificationView, limit: Int, after cursor: String?, in records: RecordReader) throws -> NotificationPage {
         let whole = try SocialRecords.range([.string(view.recipient)])
-        var range = whole
+        var walk = whole
+        var watermark: Date?
+        var position: [RecordKey.Component] = []
         if let cursor {
-            guard let components = try? RecordKey(encoded: cursor).components, components.first == .string(view.recipient), components.count == 3
-            else { throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.") }
-            range = whole.after(cursor)
+            guard let components = try? RecordKey(encoded: cursor).components, components.first == .string(view.recipient) else {
+                throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.")
+            }
+            switch components.count {
+            case 3: // A cursor of a version before watermarks: the walk goes on without them.
+                position = Array(components.dropFirst())
+            case 4:
+                guard case .date(let date) = components[1] else {
+                    throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.")
+                }
+                watermark = date
+                position = Array(components.dropFirst(2))
+            default:
+                throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.")
+            }
+            walk = whole.after(try SocialRecords.key([.string(view.recipient)] + position))
         }
-        var notifications: [SocialNotification] = []
-        var last: String?
-        while true {
-            let batch = try records.records(in: SocialRecords.notificationOrder, range: range, limit: limit + 1)
+        var page: [SocialNotification] = []
+        var more = false
+        if let since = watermark {
+            // The changes dated after the watermark, oldest first.
+            var range = whole.before(try SocialRecords.key([.string(view.recipient), .descending(.date(since))]))
+            var changed: [SocialNotification] = []
+            reading: while true {
+                let batch = try records.records(in: SocialRecords.notificationOrder, range: range, direction: .reverse, limit: limit + 1)
+                for entry in batch {
+                    guard let shown = try notification(String(decoding: entry.data, as: UTF8.self), in: view, in: records) else { continue }
+                    if changed.count == limit {
+                        more = true
+                        break reading
+                    }
+                    changed.append(shown)
+                    watermark = shown.updatedAt
+                }
+                guard batch.count == limit + 1, let end = batch.last else { break }
+                range = range.before(end.key)
+            }
+            page = changed.reversed()
+        } else {
+            // The first page: the walk shows everything up to the newest change now.
+            let newest = try records.keys(in: SocialRecords.notificationOrder, range: whole, limit: 1).first
+            watermark = newest.flatMap(SocialRecords.positionDate) ?? .distantPast
+        }
+        walking: while !more {
+            let batch = try records.records(in: SocialRecords.notificationOrder, range: walk, limit: limit + 1)
             for entry in batch {
                 guard let shown = try notification(String(decoding: entry.data, as: UTF8.self), in: view, in: records) else { continue }
-                // One more than the page holds: there is a next page.
-                if notifications.count == limit { return NotificationPage(notifications: notifications, nextCursor: last) }
-                notifications.append(shown)
-                last = entry.key
+                if page.count == limit {
+                    more = true
+                    break walking
+                }
+                page.append(shown)
+                position = Array((try? RecordKey(encoded: entry.key).components)?.dropFirst() ?? [])
             }
             guard batch.count == limit + 1, let end = batch.last else { break }
-            range = whole.after(end.key)
+            walk = whole.after(end.key)
         }
-        return NotificationPage(notifications: notifications, nextCursor: nil)
+        guard more, let watermark else { return NotificationPage(notifications: page, nextCursor: nil) }
+        // Before the walk showed anything, it stands above the whole list.
+        if position.isEmpty { position = [.descending(.date(.distantFuture)), .string("")] }
+        let next = try SocialRecords.key([.string(view.recipient), .date(watermark)] + position)
+        return NotificationPage(notifications: page, nextCursor: next)
     }
 
     /// The recipient's badge: the notifications changed since they saw their list. It
@@ -121,7 +175,7 @@ extension LocalSocialFeedService {
         let causeKey = try SocialRecords.key(causeComponents)
         guard try records.data(forKey: causeKey, in: SocialRecords.notificationCauses) == nil else { return }
         let actorRange = try SocialRecords.range([.string(recipient), .string(group), .string(actor)])
-        let newActor = try records.count(in: SocialRecords.notificationCauses, range: actorRange) == 0
+        let newActor = try records.keys(in: SocialRecords.notificationCauses, range: actorRange, limit: 1).isEmpty
         let key = try SocialRecords.key([.string(recipient), .string(group)])
         var stored = try records.value(forKey: key, in: SocialRecords.notifications) ?? SocialRecords.StoredNotification(kind: kind, postID: postID)
         if stored.count > 0 {

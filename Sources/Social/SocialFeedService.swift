@@ -231,6 +231,11 @@ public protocol SocialProfiles: Sendable {
 public protocol SocialNotifications: Sendable {
     /// The signed-in user's notifications, newest first: one per post and kind for
     /// likes and comments, one for follows, each counting only users they may see.
+    ///
+    /// A walk of the pages never skips one: a notification that changes while the walk
+    /// goes on — a like on an older post moves it to the top — or a new one comes first
+    /// on a later page of the walk, oldest change first. Pages may overlap: one shown
+    /// before it changed is shown again.
     /// - Parameters:
     ///   - limit: The page size, 1...100.
     ///   - cursor: The previous page's ``NotificationPage/nextCursor``; nil for the first page.

@@ -249,4 +249,63 @@ import TrainTesting
         try await harness.social.block("zed")
         #expect(try await sample() == (["amy"], 1))
     }
+
+    @Test(
+        "a walk of the pages never skips a notification re-dated or made while it goes on: each comes on a later page, and the walk ends",
+        arguments: SocialVariant.allCases)
+    func walkNeverSkips(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("bob", "cy", "ada")
+        var posts: [PostEntity] = []
+        for number in 0..<30 {
+            posts.append(try await harness.post("run \(number)", by: "ada"))
+            harness.act(as: "bob")
+            try await harness.social.like(posts[number].id)
+            harness.clock.advance(by: .seconds(1))
+        }
+        harness.act(as: "ada")
+        var page = try await harness.social.notifications(limit: 10, after: nil)
+        var walked = page.notifications.map(\.id)
+        #expect(walked.count == 10)
+        // Below the walk's place: the likes on Ada's oldest posts move them to the top of her list.
+        let redated = [posts[0], posts[5]]
+        var made: [PostEntity] = []
+        harness.act(as: "cy")
+        for post in redated { try await harness.social.like(post.id) }
+        for number in 0..<25 {
+            made.append(try await harness.post("new \(number)", by: "ada"))
+            harness.act(as: "cy")
+            try await harness.social.like(made[number].id)
+        }
+        harness.act(as: "ada")
+        var pages = 1
+        while let next = page.nextCursor, pages < 50 {
+            page = try await harness.social.notifications(limit: 10, after: next)
+            walked += page.notifications.map(\.id)
+            pages += 1
+        }
+        #expect(page.nextCursor == nil, "the walk ends")
+        let expected = Set((posts + made).map { LocalSocialFeedService.group(.like, $0.id) })
+        #expect(Set(walked) == expected, "every notification, none skipped")
+        #expect(walked.count == expected.count, "each once: the re-dated ones were below the walk's place when they changed")
+        #expect(try await harness.social.unseenNotificationCount() == Self.unseen(try await Self.all(harness)), "the badge counts the list")
+    }
+
+    @Test("a cursor of the earlier form, without a watermark, still continues the walk")
+    func earlierCursorContinues() async throws {
+        let (harness, post) = try await Self.world(.inMemory)
+        harness.act(as: "bob")
+        try await harness.social.like(post.id)
+        try await harness.social.follow("ada")
+        harness.act(as: "ada")
+        let first = try await harness.social.notifications(limit: 1, after: nil)
+        let shown = try #require(first.notifications.first)
+        let earlier = try LocalSocialFeedService.orderKey("ada", shown.updatedAt, shown.id)
+        let rest = try await harness.social.notifications(limit: 10, after: earlier)
+        #expect(rest.notifications.map(\.id) == [LocalSocialFeedService.group(.like, post.id)])
+        await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.notifications(limit: 10, after: "bob" + earlier) }
+    }
+
+    /// How many of `notifications` are unseen.
+    static func unseen(_ notifications: [SocialNotification]) -> Int { notifications.filter { !$0.isSeen }.count }
 }

@@ -303,6 +303,42 @@ public enum SocialFeedServiceContract {
             try check.expect(try await session.service.comments(on: post.id).isEmpty, "nothing was commented")
         },
         SocialContractCheck(
+            "a walk of notification pages never skips one re-dated while it goes on; a notification names its newest remaining users",
+            covers: SocialNotifications.self
+        ) { environment, check in
+            let session = try await environment.makeService()
+            for user in ["amy", "zed", "yan", "ada"] { try await session.join(user) }
+            var posts: [PostEntity] = []
+            for number in 0..<6 { posts.append(try await session.service.createPost(content: "run \(number)", workoutType: .run)) }
+            for liker in ["amy", "zed", "yan"] {
+                try await session.signIn(liker)
+                for post in posts { try await session.service.like(post.id) }
+            }
+            try await session.signIn("ada")
+            let first = try await session.service.notifications(limit: 2, after: nil)
+            try await session.signIn("yan")
+            try await session.service.unlike(posts[0].id)
+            try await session.signIn("amy")
+            try await session.service.unlike(posts[0].id)
+            try await session.service.like(posts[0].id) // Re-dated: above the walk's place now.
+            try await session.signIn("ada")
+            var walked = first.notifications.map(\.id)
+            var cursor = first.nextCursor
+            var pages = 1
+            while let next = cursor, pages < 20 {
+                let page = try await session.service.notifications(limit: 2, after: next)
+                walked += page.notifications.map(\.id)
+                cursor = page.nextCursor
+                pages += 1
+            }
+            let all = try await session.service.notifications(limit: 20, after: nil).notifications
+            try check.expect(Set(walked) == Set(all.map(\.id)) && all.count == 6, "the walk showed each of the six notifications")
+            let oldest = all.first { $0.postID == posts[0].id }
+            try check.expect(
+                oldest?.latestActors.map(\.id) == ["amy", "zed"] && oldest?.actorCount == 2,
+                "the re-dated notification names Amy, then Zed, who liked after the withdrawn Yan: \(oldest?.latestActors.map(\.id) ?? [])")
+        },
+        SocialContractCheck(
             "the word filter reads what people see: a listed word behind a zero-width joiner or in look-alike letters is objectionableContent; a word wholly in another script is not",
             covers: SocialPosting.self
         ) { environment, check in
