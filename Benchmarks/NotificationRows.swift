@@ -56,25 +56,17 @@ struct NotificationRows {
         let auth = FakeAuthService()
         let social = try LocalSocialFeedService(
             auth: auth, storage: .file(file, options: .init(durability: .normal)), context: SocialRows.context)
-        @Sendable func user(_ id: String) -> UserEntity {
-            UserEntity(id: id, displayName: id, createdAt: SocialRows.start, lastSignInAt: SocialRows.start)
-        }
         try blocking {
             for (recipient, count) in [("busy", many), ("quiet", 100)] {
-                let posts = (0..<count).map { index in
-                    let createdAt = SocialRows.start.addingTimeInterval(-50_000 + Double(index))
-                    return PostEntity(
-                        id: LocalSocialFeedService.postID(createdAt: createdAt, entropy: UUID()), userID: recipient, userName: recipient,
-                        workoutType: .run, content: "Run \(index)", createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(86_400))
-                }
+                let posts = Self.posts(of: recipient, count: count)
                 try social.importPosts(posts)
-                auth.setCurrentUser(user("fan-of-\(recipient)"))
+                auth.setCurrentUser(Self.user("fan-of-\(recipient)"))
                 _ = try await social.unlockFeed(workoutType: .run)
                 for post in posts { try await social.like(post.id) }
             }
         }
         for (recipient, count) in [("busy", 20), ("quiet", 20)] {
-            auth.setCurrentUser(user(recipient))
+            auth.setCurrentUser(Self.user(recipient))
             let shown = try blocking { try await social.notifications(limit: 20, after: nil).notifications.count }
             guard shown == count else { throw BenchError("\(recipient)'s first page holds \(shown) notifications, not \(count)") }
         }
@@ -82,11 +74,11 @@ struct NotificationRows {
         let (ours, baseline) = try interleaved(
             rounds: rounds,
             ours: {
-                auth.setCurrentUser(user("busy"))
+                auth.setCurrentUser(Self.user("busy"))
                 return try seconds { _ = try blocking { try await social.notifications(limit: 20, after: nil) } }
             },
             baseline: {
-                auth.setCurrentUser(user("quiet"))
+                auth.setCurrentUser(Self.user("quiet"))
                 return try seconds { _ = try blocking { try await social.notifications(limit: 20, after: nil) } }
             })
         return BenchRow(
@@ -105,22 +97,14 @@ struct NotificationRows {
         let auth = FakeAuthService()
         let social = try LocalSocialFeedService(
             auth: auth, storage: .file(file, options: .init(durability: .normal)), context: SocialRows.context)
-        @Sendable func user(_ id: String) -> UserEntity {
-            UserEntity(id: id, displayName: id, createdAt: SocialRows.start, lastSignInAt: SocialRows.start)
-        }
-        let posts = (0..<count).map { index in
-            let createdAt = SocialRows.start.addingTimeInterval(-50_000 + Double(index))
-            return PostEntity(
-                id: LocalSocialFeedService.postID(createdAt: createdAt, entropy: UUID()), userID: "walker", userName: "walker",
-                workoutType: .run, content: "Run \(index)", createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(86_400))
-        }
+        let posts = Self.posts(of: "walker", count: count)
         try blocking {
             try social.importPosts(posts)
             for fan in ["fan", "late-fan"] {
-                auth.setCurrentUser(user(fan))
+                auth.setCurrentUser(Self.user(fan))
                 _ = try await social.unlockFeed(workoutType: .run)
             }
-            auth.setCurrentUser(user("fan"))
+            auth.setCurrentUser(Self.user("fan"))
             for post in posts { try await social.like(post.id) }
         }
         var next = 0
@@ -131,13 +115,13 @@ struct NotificationRows {
             var cursor: String?
             var (pages, shown) = (0, 0)
             repeat {
-                auth.setCurrentUser(user("walker"))
+                auth.setCurrentUser(Self.user("walker"))
                 let after = cursor
                 var page = NotificationPage(notifications: [], nextCursor: nil)
                 total += try seconds { page = try blocking { try await social.notifications(limit: 20, after: after) } }
                 (cursor, shown, pages) = (page.nextCursor, shown + page.notifications.count, pages + 1)
                 guard pages <= redating / 2 else { continue }
-                auth.setCurrentUser(user("late-fan"))
+                auth.setCurrentUser(Self.user("late-fan"))
                 for _ in 0..<2 {
                     let post = posts[(next * 37) % count].id
                     next += 1
@@ -154,5 +138,20 @@ struct NotificationRows {
         return BenchRow(
             id: "NOTIFY-WALK", workload: "a walk of \(count) notifications, pages of 20, while 100 are re-dated vs none re-dated, file",
             ours: ours * 1e3, baseline: baseline * 1e3, unit: "ms/walk", target: "ratio <= 1.5")
+    }
+
+    /// A user named `id`, as the rows sign them in.
+    @Sendable static func user(_ id: String) -> UserEntity {
+        UserEntity(id: id, displayName: id, createdAt: SocialRows.start, lastSignInAt: SocialRows.start)
+    }
+
+    /// `count` posts of `recipient`, a second apart, oldest first.
+    static func posts(of recipient: String, count: Int) -> [PostEntity] {
+        (0..<count).map { index in
+            let createdAt = SocialRows.start.addingTimeInterval(-50_000 + Double(index))
+            return PostEntity(
+                id: LocalSocialFeedService.postID(createdAt: createdAt, entropy: UUID()), userID: recipient, userName: recipient,
+                workoutType: .run, content: "Run \(index)", createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(86_400))
+        }
     }
 }
