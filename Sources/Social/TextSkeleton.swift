@@ -1,4 +1,4 @@
-/// Text as the word filter compares it: what a reader sees (SOC-22). Invisible and
+/// Text as the word filter compares it: what a reader sees. Invisible and
 /// default-ignorable characters (Unicode's Default_Ignorable_Code_Point, such as a
 /// zero-width joiner inside a word) are removed, and in a word that mixes Latin letters
 /// with look-alikes (UTS #39 confusables: a Cyrillic "ѕ", "р", "а" beside a Latin "m"),

@@ -133,9 +133,10 @@ struct ConflictResolver<Record: Syncable> {
     /// List field `name`, which both sides changed, merged element by element: an
     /// element changed on one side only takes that side's state, one changed on both
     /// the later edit's (the other's value logged), and a removal against an edit
-    /// follows the delete policy. The list keeps the order of the side that changed it
-    /// last, then the other side's elements in their order. Nil if either side's field
-    /// is not a list of elements with IDs.
+    /// follows the delete policy. Each element stands at the position of the side that
+    /// placed it last (``ListPosition``): elements keep their places relative to their
+    /// neighbours whatever the other side inserted, moved or removed, and one restored
+    /// returns to its place. Nil if either side's field is not a list of elements with IDs.
     private func mergeList(_ name: String, local: SyncDocument, remote: SyncDocument, base: SyncDocument?) throws(SyncError) -> (
         json: Data, stamps: [String: ElementStamp], losses: [Loss]
     )? {
@@ -176,15 +177,15 @@ struct ConflictResolver<Record: Syncable> {
                 merged[id] = Self.isLater(ours.stamp, than: other.stamp) ? ours : other
             }
         }
-        let localIsLater = Self.isLater(local.stamps[name], than: remote.stamps[name])
-        var order: [String] = []
-        var placed = Set<String>()
-        for id in (localIsLater ? mine.order + theirs.order : theirs.order + mine.order) where merged[id]?.value != nil && placed.insert(id).inserted
-        {
-            order.append(id)
+        // Where each element stands: the side that placed it last.
+        for (id, state) in merged {
+            let sides = [mine.states[id], theirs.states[id]].compactMap { $0 }
+            guard let latest = sides.max(by: { Self.isLater($1.placed, than: $0.placed) }) else { continue }
+            merged[id] = ElementState(stamp: state.stamp, json: state.json, value: state.value, position: latest.position, placed: latest.placed)
         }
-        let json = try SyncDocument.json(.array(order.compactMap { merged[$0]?.value }))
-        return (json, merged.mapValues { ElementStamp(stamp: $0.stamp, isRemoved: $0.json == nil) }, losses)
+        let order = merged.filter { $0.value.value != nil }.sorted { ($0.value.position, $0.key) < ($1.value.position, $1.key) }
+        let json = try SyncDocument.json(.array(order.compactMap(\.value.value)))
+        return (json, merged.mapValues(\.elementStamp), losses)
     }
 
     /// The side whose latest edit since the base is later, whole: the reading of a

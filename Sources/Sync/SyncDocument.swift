@@ -154,16 +154,19 @@ struct SyncDocument: Hashable, Sendable {
     // MARK: - Bytes
 
     /// The document's bytes: what is stored on this device and sent to the remote, in
-    /// layout 2. The replicas that made its readings come first, each once; a reading
+    /// layout 3. The replicas that made its readings come first, each once; a reading
     /// names its replica by position; then the fields, each with its reading; the
-    /// deletion's reading; and the readings of list elements. Numbers and lengths take
-    /// as few bytes as they need. Layout 1, with eight bytes for each and no element
-    /// readings, is still read.
+    /// deletion's reading; and the readings of list elements, each with its position
+    /// and the reading that placed it there. Numbers and lengths take as few bytes as
+    /// they need. A document with no positions is written in layout 2, which has none,
+    /// so an earlier version reads it. Layout 1, with eight bytes for each and no
+    /// element readings, is still read.
     var data: Data {
         if let encoded { return encoded }
-        var writer = BinaryWriter(format: 2)
+        let positioned = elements.values.contains { $0.values.contains { $0.position != nil } }
+        var writer = BinaryWriter(format: positioned ? 3 : 2)
         var all = Array(stamps.values) + (deleted.map { [$0] } ?? [])
-        for list in elements.values { all += list.values.map(\.stamp) }
+        for list in elements.values { all += list.values.flatMap { [$0.stamp] + ($0.placed.map { [$0] } ?? []) } }
         let replicas = Array(Set(all.map(\.replicaID))).sorted()
         let positions = Dictionary(uniqueKeysWithValues: replicas.enumerated().map { ($1, $0) })
         writer.writeCompact(UInt64(replicas.count))
@@ -184,6 +187,10 @@ struct SyncDocument: Hashable, Sendable {
                 writer.writeCompact(id)
                 Self.write(list[id]?.stamp, positions, to: &writer)
                 writer.write(list[id]?.isRemoved ?? false)
+                if positioned {
+                    writer.writeCompact(list[id]?.position ?? "")
+                    Self.write(list[id]?.placed, positions, to: &writer)
+                }
             }
         }
         return writer.data
@@ -191,7 +198,7 @@ struct SyncDocument: Hashable, Sendable {
 
     /// Reads a document's bytes.
     init(data: Data) throws(CoreError) {
-        var reader = try BinaryReader(data, formats: [1, 2])
+        var reader = try BinaryReader(data, formats: [1, 2, 3])
         let replicas = try Self.readReplicas(&reader)
         let count = try Self.readCount(&reader)
         fields = Dictionary(minimumCapacity: count)
@@ -202,7 +209,7 @@ struct SyncDocument: Hashable, Sendable {
             stamps[name] = try Self.readStamp(&reader, replicas)
         }
         deleted = try Self.readStamp(&reader, replicas)
-        if reader.format == 2 {
+        if reader.format >= 2 {
             for _ in 0..<(try Self.readCount(&reader)) {
                 let name = try reader.readCompactString()
                 var list: [String: ElementStamp] = [:]
@@ -211,7 +218,9 @@ struct SyncDocument: Hashable, Sendable {
                     guard let stamp = try Self.readStamp(&reader, replicas) else {
                         throw CoreError(.undecodable, detail: "A list element has no clock reading.")
                     }
-                    list[id] = ElementStamp(stamp: stamp, isRemoved: try reader.read())
+                    var element = ElementStamp(stamp: stamp, isRemoved: try reader.read())
+                    if reader.format == 3 { (element.position, element.placed) = try Self.readPlace(&reader, replicas) }
+                    list[id] = element
                 }
                 elements[name] = list
             }
@@ -225,7 +234,7 @@ struct SyncDocument: Hashable, Sendable {
     /// two fields `first` and `second` names.
     /// - Throws: `CoreError` if the bytes are not a document.
     static func inspect(_ data: Data, fields first: [UInt8], _ second: [UInt8]) throws(CoreError) -> Inspection {
-        var reader = try BinaryReader(data, formats: [1, 2])
+        var reader = try BinaryReader(data, formats: [1, 2, 3])
         let replicas = try readReplicas(&reader)
         var inspection = Inspection()
         func note(_ stamp: HybridTimestamp?) {
@@ -245,13 +254,14 @@ struct SyncDocument: Hashable, Sendable {
             inspection.isDeleted = true
             note(stamp)
         }
-        if reader.format == 2 {
+        if reader.format >= 2 {
             for _ in 0..<(try readCount(&reader)) {
                 _ = try reader.readCompactBytes()
                 for _ in 0..<(try readCount(&reader)) {
                     _ = try reader.readCompactBytes()
                     note(try readStamp(&reader, replicas))
                     _ = try reader.read() as Bool
+                    if reader.format == 3 { note(try readPlace(&reader, replicas).placed) }
                 }
             }
         }
@@ -303,6 +313,19 @@ struct SyncDocument: Hashable, Sendable {
         writer.writeCompact(stamp.milliseconds)
         writer.writeCompact(UInt64(stamp.counter))
         writer.writeCompact(UInt64(replicas[stamp.replicaID] ?? 0))
+    }
+
+    /// An element's position and the reading that placed it, as layout 3 keeps them; a
+    /// position that is not a ``ListPosition`` this version writes is refused.
+    private static func readPlace(_ reader: inout BinaryReader, _ replicas: [String]) throws(CoreError) -> (
+        position: String, placed: HybridTimestamp
+    ) {
+        let position = try reader.readCompactString()
+        guard ListPosition.isValid(position) else {
+            throw CoreError(.undecodable, detail: "A list element's position is not 1 to \(ListPosition.maximumLength) base-62 digits.")
+        }
+        guard let placed = try readStamp(&reader, replicas) else { throw CoreError(.undecodable, detail: "A list element has no placing reading.") }
+        return (position, placed)
     }
 
     private static func readStamp(_ reader: inout BinaryReader, _ replicas: [String]) throws(CoreError) -> HybridTimestamp? {

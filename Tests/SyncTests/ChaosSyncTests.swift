@@ -8,7 +8,10 @@ import TrainTesting
 /// remove their workouts, and sync through a network that fails 30% of calls
 /// (dropped, committed with the answer lost, duplicated, delivered late); once it
 /// heals and each replica syncs twice, every replica and the remote hold the same
-/// plans, and no edit is lost and no added workout either. 10 replicas by default;
+/// plans, no edit is lost and no added workout either, and the workouts of each plan
+/// stand in an order that keeps every order a replica saw when it inserted one (SYNC-17:
+/// the workouts before and after the new one there are before and after it everywhere,
+/// while both are kept). 10 replicas by default;
 /// `TRAINKIT_REPLICAS` sets another number, `TRAINKIT_SEEDS` more seeds.
 @Suite struct ChaosSyncTests {
     /// The fields the test edits and checks.
@@ -42,6 +45,27 @@ import TrainTesting
         var deleters: [UUID: Set<String>] = [:]
         var reborn: Set<UUID> = []
         var removedWorkouts: Set<UUID> = []
+        /// For each plan, the pairs of workouts (first, second) a replica held in that
+        /// order when it inserted one of them.
+        var orders: [UUID: [(UUID, UUID)]] = [:]
+
+        /// Notes the order `workouts` held around `inserted` on the replica that inserted it.
+        mutating func inserted(_ inserted: UUID, into workouts: [PlannedWorkout], of plan: UUID) {
+            guard let index = workouts.firstIndex(where: { $0.id == inserted }) else { return }
+            orders[plan, default: []] += workouts[..<index].map { ($0.id, inserted) } + workouts[(index + 1)...].map { (inserted, $0.id) }
+        }
+
+        /// The pairs of `orders` both of whose workouts `plans` keep, in the other order.
+        func broken(_ plans: [UUID: TrainingPlan]) -> [String] {
+            orders.flatMap { id, pairs -> [String] in
+                guard !reborn.contains(id), let workouts = plans[id]?.weeklyWorkouts else { return [] }
+                let place = Dictionary(uniqueKeysWithValues: workouts.enumerated().map { ($1.id, $0) })
+                return pairs.compactMap { first, second in
+                    guard let a = place[first], let b = place[second], a > b else { return nil }
+                    return "\(id): \(first) was before \(second) where it was inserted"
+                }
+            }
+        }
 
         mutating func wrote(_ old: TrainingPlan?, _ new: TrainingPlan) {
             var expected = fields[new.id] ?? Fields(new)
@@ -133,6 +157,7 @@ import TrainTesting
                     plan.weeklyWorkouts.insert(
                         PlannedWorkout(id: id, title: "Run", minutes: Int.random(in: 1...120, using: &random)),
                         at: Int.random(in: 0...plan.weeklyWorkouts.count, using: &random))
+                    model.inserted(id, into: plan.weeklyWorkouts, of: plan.id)
                 case 5 where !plan.weeklyWorkouts.isEmpty:
                     plan.weeklyWorkouts[Int.random(in: 0..<plan.weeklyWorkouts.count, using: &random)].minutes = Int.random(
                         in: 1...120, using: &random)
@@ -187,6 +212,8 @@ import TrainTesting
         #expect(differences.isEmpty, "seed \(seed): an edit was lost: \(differences.sorted()); replay with TRAINKIT_SEED=\(seed)")
         let lostWorkouts = expected.flatMap { id, fields in Set(fields.workouts.keys).subtracting(held[id]?.workouts.keys ?? [:].keys) }
         #expect(lostWorkouts.isEmpty, "seed \(seed): added workouts were lost: \(lostWorkouts); replay with TRAINKIT_SEED=\(seed)")
+        let broken = model.broken(remote)
+        #expect(broken.isEmpty, "seed \(seed): workouts left the order they were inserted in: \(broken.prefix(5)); replay with TRAINKIT_SEED=\(seed)")
     }
 
     /// A UUID's bytes drawn from `random`.
