@@ -157,6 +157,29 @@ public enum PlanSyncServiceContract {
                 try check.expect(merged.name == "Renamed" && merged.daysPerWeek == 5, "both edits survive, got \(merged.name), \(merged.daysPerWeek)")
             }
         },
+        PlanSyncContractCheck(
+            "workouts keep their places: one inserted between two on one device and one appended on the other stand where each was put",
+            covers: PlanSyncing.self
+        ) { environment, check in
+            let devices = try await environment.makeDevices(2)
+            for device in devices { try await device.signIn("contract-ada") }
+            var base = plan("Week", days: 3)
+            base.weeklyWorkouts = ["one", "three"].map { PlannedWorkout(title: $0, minutes: 30) }
+            let plan = try await devices[0].service.createPlan(base)
+            try await devices[0].service.sync()
+            try await devices[1].service.sync()
+            var inserted = plan
+            inserted.weeklyWorkouts.insert(PlannedWorkout(title: "two", minutes: 30), at: 1)
+            _ = try await devices[0].service.updatePlan(inserted)
+            var appended = plan
+            appended.weeklyWorkouts.append(PlannedWorkout(title: "four", minutes: 30))
+            _ = try await devices[1].service.updatePlan(appended)
+            for device in devices + devices { try await device.service.sync() }
+            for device in devices {
+                let titles = try check.unwrap(try device.service.plan(id: plan.id), "the plan").weeklyWorkouts.map(\.title)
+                try check.expect(titles == ["one", "two", "three", "four"], "each workout where it was put, got \(titles)")
+            }
+        },
         PlanSyncContractCheck("one user's plans, queued or synced, never reach another user", covers: PlanSyncing.self) { environment, check in
             let devices = try await environment.makeDevices(2)
             try await devices[0].signIn("contract-ada")

@@ -400,6 +400,30 @@ public enum SocialFeedServiceContract {
             }
             try check.expect(!session.service.hasFeedUnlocked(), "the feed stays locked")
         },
+        SocialContractCheck(
+            "a block removes the mentions between the two users for good: an unblock brings none back", covers: SocialRelations.self,
+            SocialNotifications.self
+        ) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            try await session.join("bob")
+            _ = try await session.service.createPost(content: "ran with \(Mention.token(for: "ada"))", workoutType: .run)
+            try await session.signIn("ada")
+            try await session.service.block("bob")
+            try await session.service.unblock("bob")
+            let left = try await session.service.notifications(limit: 20, after: nil).notifications.filter { $0.kind == .mention }
+            try check.expect(left.isEmpty, "Bob's mention of Ada is gone after the block and the unblock")
+            try check.expect(try await session.service.unseenNotificationCount() == 0, "the badge counts nothing of it")
+        },
+        SocialContractCheck("new posts reach a reader that reads late, every one in order", covers: SocialFeed.self) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("ada")
+            let posts = session.service.newPosts()
+            var made: [UUID] = []
+            for number in 0..<150 { made.append(try await session.service.createPost(content: "post \(number)", workoutType: .run).id) }
+            let read = await posts.collect(150, within: .seconds(30)).map(\.id)
+            try check.expect(read == made, "the 150 posts made before the first read arrive in order: \(read.count) arrived")
+        },
         SocialContractCheck("only the author deletes a post", covers: SocialPosting.self) { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
