@@ -57,4 +57,31 @@ import TrainTesting
         reading.cancel()
         #expect(await reading.value == nil)
     }
+
+    @Test("a reader that sleeps a second on the test clock after each post it reads gets every post in order, 30 made three a second")
+    func readerSleepingOnTheClock() async throws {
+        let harness = try SocialHarness()
+        try await harness.join("ada")
+        let posts = harness.social.newPosts()
+        let clock = harness.clock
+        let reader = Task {
+            var read: [UUID] = []
+            for await post in posts {
+                read.append(post.id)
+                try? await clock.sleep(for: .seconds(1))
+                if read.count == 30 { break }
+            }
+            return read
+        }
+        var made: [UUID] = []
+        for second in 0..<30 {
+            if second < 10 {
+                for number in 0..<3 { made.append(try await harness.social.createPost(content: "post \(second).\(number)", workoutType: .run).id) }
+            }
+            // The reader has read one more post and sleeps a second.
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+        }
+        #expect(await reader.value == made)
+    }
 }

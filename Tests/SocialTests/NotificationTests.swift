@@ -291,6 +291,30 @@ import TrainTesting
         #expect(try await harness.social.unseenNotificationCount() == Self.unseen(try await Self.all(harness)), "the badge counts the list")
     }
 
+    @Test("1,000 notifications arriving during a walk of 100 are each shown once more pages are read, and the walk still ends")
+    func floodDuringAWalk() async throws {
+        let harness = try SocialHarness()
+        try await harness.join("bob", "ada")
+        var posts: [PostEntity] = []
+        for number in 0..<1_100 { posts.append(try await harness.post("run \(number)", by: "ada")) }
+        harness.act(as: "bob")
+        for post in posts.prefix(100) { try await harness.social.like(post.id) }
+        harness.act(as: "ada")
+        var page = try await harness.social.notifications(limit: 20, after: nil)
+        var walked = page.notifications.map(\.id)
+        harness.act(as: "bob")
+        for post in posts.dropFirst(100) { try await harness.social.like(post.id) }
+        harness.act(as: "ada")
+        var pages = 1
+        while let next = page.nextCursor, pages < 200 {
+            page = try await harness.social.notifications(limit: 20, after: next)
+            walked += page.notifications.map(\.id)
+            pages += 1
+        }
+        #expect(page.nextCursor == nil && pages == 55, "the walk ends after 1,100 notifications in pages of 20")
+        #expect(walked.count == 1_100 && Set(walked) == Set(posts.map { LocalSocialFeedService.group(.like, $0.id) }))
+    }
+
     @Test("a cursor of the earlier form, without a watermark, still continues the walk")
     func earlierCursorContinues() async throws {
         let (harness, post) = try await Self.world(.inMemory)
