@@ -17,7 +17,11 @@ The tables keep:
     that prototype. A prototype that is the prototype of an ASCII letter ("rn" is
     that of "m") becomes that letter, so a look-alike reads as the letter it imitates.
     ASCII characters are left as they are: mapping "m" to "rn" or "I" to "l" would make
-    ordinary words ("burn", "bum") match each other.
+    ordinary words ("burn", "bum") match each other. confusables.txt writes the
+    prototype of a capital I as "l": a capital letter whose prototype is "l" becomes
+    "I", so a Cyrillic "І" reads as the "I" it imitates. Letters of a language's own
+    alphabet that are not look-alikes of another letter there (KEEP) are left out: the
+    Turkish dotless "ı" is not an "i".
 """
 import hashlib
 import pathlib
@@ -25,6 +29,7 @@ import re
 import sys
 
 SCRIPTS = {"Latin", "Greek", "Cyrillic", "Armenian", "Cherokee", "Coptic", "Common", "Inherited"}
+KEEP = {0x0131}  # LATIN SMALL LETTER DOTLESS I
 
 
 def version(path):
@@ -71,9 +76,11 @@ def main():
 
     table = {}
     for source, prototype in prototypes.items():
-        if source < 0x80 or source not in script_of:
+        if source < 0x80 or source not in script_of or source in KEEP:
             continue
         prototype = letters.get(prototype, prototype)
+        if prototype == "l" and chr(source).isupper():
+            prototype = "I"
         if prototype.isascii() and prototype.isalnum():
             table[source] = prototype
 

@@ -86,17 +86,17 @@ extension LocalSocialFeedService {
     /// Up to 100 of the discover feed's posts above `position`, oldest first, that the
     /// signed-in user sees now; the position of the newest post read; and whether the
     /// read stopped at its limit, with more above. Nothing while their feed is locked.
-    fileprivate func posts(after position: String?) -> (posts: [PostEntity], newest: String?, hasMore: Bool) {
-        guard let user = auth.currentUser else { return ([], position, false) }
+    fileprivate func posts(after position: String?) -> (posts: [PostEntity], newest: String?, hasMore: Bool, reader: String?) {
+        guard let user = auth.currentUser else { return ([], position, false, nil) }
         let now = now
-        let found = try? reading { records -> (posts: [PostEntity], newest: String?, hasMore: Bool) in
+        let found = try? reading { records -> (posts: [PostEntity], newest: String?, hasMore: Bool, reader: String?) in
             // The feed is newest first: a reverse walk from `position` reads the posts
             // made after it in the order they were made.
             let range = position.map { KeyRange.all.before($0) } ?? .all
             let above = try records.records(in: SocialRecords.feed, range: range, direction: .reverse, limit: Self.newPostsBatch)
             let newest = above.last?.key ?? position
             let hasMore = above.count == Self.newPostsBatch
-            if policy.discoverRequiresUnlock, try !isUnlocked(user.id, at: now, in: records) { return ([], newest, hasMore) }
+            if policy.discoverRequiresUnlock, try !isUnlocked(user.id, at: now, in: records) { return ([], newest, hasMore, user.id) }
             let reader = try feedReader(user.id, in: records)
             var posts: [PostEntity] = []
             for entry in above {
@@ -104,9 +104,9 @@ extension LocalSocialFeedService {
                 else { continue }
                 posts.append(post)
             }
-            return (posts, newest, hasMore)
+            return (posts, newest, hasMore, user.id)
         }
-        return found ?? ([], position, false)
+        return found ?? ([], position, false, user.id)
     }
 
     /// How many positions of the feed ``newPosts()`` reads at a time.
@@ -121,6 +121,9 @@ private actor NewPostsCursor {
     private weak var service: LocalSocialFeedService?
     private var position: String?
     private var pending: ArraySlice<PostEntity> = []
+    /// Who the pending posts were read for, and the position before them: another user
+    /// signed in reads them again, as they see them.
+    private var pendingRead: (reader: String?, from: String?)?
     private var wakes: AsyncStream<Void>.Iterator
 
     init(service: LocalSocialFeedService, after position: String?, wakes: AsyncStream<Void>) {
@@ -133,9 +136,13 @@ private actor NewPostsCursor {
     /// cancelled or the service is gone.
     func next() async -> PostEntity? {
         while true {
+            if let read = pendingRead, !pending.isEmpty, service?.auth.currentUser?.id != read.reader {
+                (pending, position) = ([], read.from)
+            }
             if let post = pending.popFirst() { return post }
             guard let service, !Task.isCancelled else { return nil }
             let read = service.posts(after: position)
+            pendingRead = (read.reader, position)
             position = read.newest
             pending = ArraySlice(read.posts)
             // Nothing more above: wait for the next commit, sign-in change or poll.

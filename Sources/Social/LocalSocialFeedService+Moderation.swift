@@ -31,18 +31,21 @@ extension LocalSocialFeedService {
                 in: SocialRecords.reportsOf)
             let caseKey = try SocialRecords.key(SocialRecords.components(target))
             var stored = try records.value(forKey: caseKey, in: SocialRecords.cases)
-            switch stored?.status {
-            case nil, .restored?, .dismissed?:
-                // A new case, or one a moderator closed, back in the queue.
+            // A new case, or one a moderator closed — or a suspension of its author — back in the queue.
+            let reopens =
+                switch stored?.status {
+                case nil, .restored?, .dismissed?: true
+                case .suspended?: target.isContent
+                default: false
+                }
+            if reopens {
                 let reviewedAt = stored?.reviewedAt
                 stored = SocialRecords.StoredCase(target: target, status: .open, openedAt: now, reviewedAt: reviewedAt)
                 try enqueue(target, openedAt: now, in: records)
-            default:
-                break
             }
             // Reports alone hide a post or comment once, until a moderator has looked.
             if var open = stored, open.status == .open, open.reviewedAt == nil, let threshold = policy.hideAfterReports,
-                !policy.moderators.isEmpty || !policy.admins.isEmpty, target.isContent,
+                !policy.moderators.isEmpty || !policy.admins.isEmpty, target.isContent, try canBeJudged(owner, in: records),
                 try records.count(in: SocialRecords.reportsOf, range: targetRange) >= max(1, threshold)
             {
                 try setHidden(target, true, in: records)
@@ -397,6 +400,18 @@ extension LocalSocialFeedService {
         }
     }
 
+    /// Whether some role in the policy outranks `owner`'s, so a moderator could show
+    /// again what reports alone hid: not for an admin's content, nor a moderator's
+    /// when the policy names no admin.
+    private func canBeJudged(_ owner: String?, in records: RecordReader) throws -> Bool {
+        guard let owner else { return true }
+        switch try moderationRole(of: owner, in: records) {
+        case .member: return true
+        case .moderator: return !policy.admins.isEmpty
+        case .admin: return false
+        }
+    }
+
     /// Grants or revokes the moderator role of `userID`, as the admin `actor` asked.
     private func changeRole(of userID: String, _ action: ModerationAction, by actor: String, as role: ModerationRole, in records: RecordWriter)
         throws
@@ -411,7 +426,7 @@ extension LocalSocialFeedService {
                 throw SocialError(.invalidModerationAction, detail: "'\(userID)' is suspended.")
             }
             try records.put(now, forKey: userID, in: SocialRecords.moderatorGrants)
-        case (.revokeModerator, .moderator) where granted:
+        case (.revokeModerator, .moderator) where granted && !policy.moderators.contains(where: { Self.same($0, userID) }):
             try records.removeValue(forKey: userID, in: SocialRecords.moderatorGrants)
         case (let action, let current):
             let standing =

@@ -46,7 +46,8 @@ public protocol SocialFeed: Sendable {
     /// first, as they are made: those the user may see, while their feed is unlocked.
     /// An app puts them on top of the pages it shows. None is dropped however slowly the
     /// consumer reads: a conformance reads the next posts when it is asked for them,
-    /// not ahead into a buffer that fills.
+    /// not ahead into a buffer that fills. Which posts the user may see, and whether
+    /// their feed is unlocked, is as it is when the consumer reads.
     /// - Returns: The new posts, until the consumer stops.
     func newPosts() -> AsyncStream<PostEntity>
 }

@@ -7,13 +7,14 @@
 /// tables are generated from Unicode's data files by `Scripts/generate-text-skeleton.py`,
 /// which names their versions.
 enum TextSkeleton {
-    /// `text`, canonically decomposed, with its ignorable characters removed and the
-    /// look-alikes of its mixed-script words reduced.
+    /// `text`, decomposed for compatibility (NFKD), with its ignorable characters removed
+    /// and the look-alikes of its mixed-script words reduced.
     static func of(_ text: String) -> String {
         guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
         var reduced = String.UnicodeScalarView()
         var word = Word()
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars where !isIgnorable(scalar.value) {
+        // Compatibility forms first: a full-width or mathematical "ｓ" is the Latin "s" it is.
+        for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars where !isIgnorable(scalar.value) {
             if Word.holds(scalar) {
                 word.append(scalar)
             } else {

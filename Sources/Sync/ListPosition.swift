@@ -91,10 +91,18 @@ enum ListPosition {
             while end < order.count, placed[end] == nil { end += 1 }
             let lower = index > 0 ? placed[index - 1]?.position : nil
             let upper = end < order.count ? placed[end]?.position : nil
-            for (offset, position) in between(lower, upper, count: end - index).enumerated() {
-                placed[index + offset] = (distinct(position, below: upper, replica: stamp.replicaID), stamp)
+            let fresh = between(lower, upper, count: end - index)
+            for (offset, position) in fresh.enumerated() {
+                // Each below the next new one, so the suffix keeps them in their order.
+                let next = offset + 1 < fresh.count ? fresh[offset + 1] : upper
+                placed[index + offset] = (distinct(position, below: next, replica: stamp.replicaID), stamp)
             }
             index = end
+        }
+        // Positions that grew past the longest a document holds — thousands of inserts at
+        // one place — are spread anew over the whole list, placed at this edit.
+        guard placed.allSatisfy({ ($0?.position.utf8.count ?? 0) <= maximumLength }) else {
+            return spread(order.count).map { ($0, stamp) }
         }
         return placed.map { $0 ?? ("", stamp) }
     }

@@ -75,7 +75,7 @@ extension SyncDocument {
         let live = Self.elements(of: json) ?? (try? record(as: Record.self)).flatMap { try? Self.fields(of: $0)[name] }.flatMap(Self.elements(of:))
         guard let live, let fieldStamp = stamps[name] else { return nil }
         let stored = elements[name] ?? [:]
-        let positioned = live.allSatisfy { stored[$0.id]?.position != nil }
+        let positioned = live.allSatisfy { stored[$0.id]?.position.map(ListPosition.isValid) == true }
         let spread = positioned ? [] : ListPosition.spread(live.count)
         var states: [String: ElementState] = [:]
         for (index, element) in live.enumerated() {
@@ -85,8 +85,11 @@ extension SyncDocument {
                 stamp: stamp, json: element.json, value: element.value, position: positioned ? kept?.position ?? "" : spread[index],
                 placed: positioned ? kept?.placed ?? stamp : stamp)
         }
+        // A tombstone stored before positions stands after the live elements.
+        let end = ListPosition.between(states.values.map(\.position).max(), nil, count: 1)[0]
         for (id, stamp) in stored where stamp.isRemoved && states[id] == nil {
-            states[id] = ElementState(stamp: stamp.stamp, json: nil, value: nil, position: stamp.position ?? "", placed: stamp.placed ?? stamp.stamp)
+            let position = stamp.position.flatMap { ListPosition.isValid($0) ? $0 : nil }
+            states[id] = ElementState(stamp: stamp.stamp, json: nil, value: nil, position: position ?? end, placed: stamp.placed ?? stamp.stamp)
         }
         return (live.map(\.id), states)
     }

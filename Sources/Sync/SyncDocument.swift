@@ -163,7 +163,7 @@ struct SyncDocument: Hashable, Sendable {
     /// element readings, is still read.
     var data: Data {
         if let encoded { return encoded }
-        let positioned = elements.values.contains { $0.values.contains { $0.position != nil } }
+        let positioned = elements.values.contains { $0.values.contains { $0.position.map(ListPosition.isValid) == true && $0.placed != nil } }
         var writer = BinaryWriter(format: positioned ? 3 : 2)
         var all = Array(stamps.values) + (deleted.map { [$0] } ?? [])
         for list in elements.values { all += list.values.flatMap { [$0.stamp] + ($0.placed.map { [$0] } ?? []) } }
@@ -188,8 +188,14 @@ struct SyncDocument: Hashable, Sendable {
                 Self.write(list[id]?.stamp, positions, to: &writer)
                 writer.write(list[id]?.isRemoved ?? false)
                 if positioned {
-                    writer.writeCompact(list[id]?.position ?? "")
-                    Self.write(list[id]?.placed, positions, to: &writer)
+                    // An element of a document stored before positions has none: it reads back without one.
+                    if let position = list[id]?.position, ListPosition.isValid(position), let placed = list[id]?.placed {
+                        writer.write(true)
+                        writer.writeCompact(position)
+                        Self.write(placed, positions, to: &writer)
+                    } else {
+                        writer.write(false)
+                    }
                 }
             }
         }
@@ -219,7 +225,7 @@ struct SyncDocument: Hashable, Sendable {
                         throw CoreError(.undecodable, detail: "A list element has no clock reading.")
                     }
                     var element = ElementStamp(stamp: stamp, isRemoved: try reader.read())
-                    if reader.format == 3 { (element.position, element.placed) = try Self.readPlace(&reader, replicas) }
+                    if reader.format == 3, let place = try Self.readPlace(&reader, replicas) { (element.position, element.placed) = place }
                     list[id] = element
                 }
                 elements[name] = list
@@ -261,7 +267,7 @@ struct SyncDocument: Hashable, Sendable {
                     _ = try reader.readCompactBytes()
                     note(try readStamp(&reader, replicas))
                     _ = try reader.read() as Bool
-                    if reader.format == 3 { note(try readPlace(&reader, replicas).placed) }
+                    if reader.format == 3 { note(try readPlace(&reader, replicas)?.placed) }
                 }
             }
         }
@@ -315,11 +321,13 @@ struct SyncDocument: Hashable, Sendable {
         writer.writeCompact(UInt64(replicas[stamp.replicaID] ?? 0))
     }
 
-    /// An element's position and the reading that placed it, as layout 3 keeps them; a
-    /// position that is not a ``ListPosition`` this version writes is refused.
+    /// An element's position and the reading that placed it, as layout 3 keeps them, or
+    /// nil for an element kept from a document stored before positions; a position
+    /// that is not a ``ListPosition`` this version writes is refused.
     private static func readPlace(_ reader: inout BinaryReader, _ replicas: [String]) throws(CoreError) -> (
         position: String, placed: HybridTimestamp
-    ) {
+    )? {
+        guard try reader.read() as Bool else { return nil }
         let position = try reader.readCompactString()
         guard ListPosition.isValid(position) else {
             throw CoreError(.undecodable, detail: "A list element's position is not 1 to \(ListPosition.maximumLength) base-62 digits.")

@@ -84,4 +84,21 @@ import TrainTesting
         }
         #expect(await reader.value == made)
     }
+
+    @Test("posts read ahead for one user are read again for the next user who signs in: a post of someone they block never reaches them")
+    func readAheadFollowsTheSignedInUser() async throws {
+        let harness = try SocialHarness()
+        try await harness.join("cy", "dee", "bob", "ada")
+        harness.act(as: "bob")
+        try await harness.social.block("cy")
+        harness.act(as: "ada")
+        let posts = harness.social.newPosts()
+        var made: [UUID] = []
+        for number in 0..<3 { made.append(try await harness.post("cy's run \(number)", by: "cy").id) }
+        harness.act(as: "ada")
+        #expect(await posts.collect(1).map(\.id) == [made[0]], "Ada reads Cy's first post; two more were read ahead")
+        let dees = try await harness.post("dee's ride", by: "dee")
+        harness.act(as: "bob")
+        #expect(await posts.collect(1).map(\.id) == [dees.id], "Bob never gets Cy's posts")
+    }
 }

@@ -149,4 +149,47 @@ import TrainTesting
         #expect(!shown.contains(ada.id), "the post its two reports hid stays hidden")
         #expect(shown.contains(second.id), "one report hid nothing")
     }
+
+    @Test("with no admin, reports alone never hide a moderator's post, which no one could show again", arguments: SocialVariant.allCases)
+    func moderatorsContentIsNotHiddenWithoutAnAdmin(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant, policy: SocialPolicy(hideAfterReports: 1, moderators: ["mod", "mia"]))
+        try await harness.join("bob", "mod", "mia")
+        let post = try await harness.post("mia's ride", by: "mia")
+        harness.act(as: "bob")
+        try await harness.social.report(.post(post.id), reason: .spam)
+        harness.act(as: "mod")
+        #expect(try await harness.social.discoverFeed().map(\.id) == [post.id], "still shown to everyone but its reporter")
+    }
+
+    @Test("a case a suspension resolved opens again when the content is reported after the unsuspension", arguments: SocialVariant.allCases)
+    func resolvedCaseReopens(variant: SocialVariant) async throws {
+        let (harness, ada, _) = try await Self.world(variant)
+        harness.act(as: "bob")
+        try await harness.social.report(.post(ada.id), reason: .spam)
+        harness.act(as: "mod")
+        try await harness.social.moderate(.user("ada"), action: .suspend, note: nil)
+        try await harness.social.moderate(.user("ada"), action: .unsuspend, note: nil)
+        #expect(try await harness.social.moderationQueue(limit: 10, after: nil).isEmpty)
+        harness.act(as: "cy")
+        try await harness.social.report(.post(ada.id), reason: .harassment)
+        harness.act(as: "mod")
+        #expect(try await harness.social.moderationQueue(limit: 10, after: nil).map(\.target) == [.post(ada.id)])
+    }
+
+    @Test("revoking the role of a moderator the policy names is refused even when an admin also granted it")
+    func revokingAPolicyModeratorIsRefused() async throws {
+        let (harness, _, _) = try await Self.world(.file)
+        harness.act(as: "root")
+        try await harness.social.moderate(.user("bob"), action: .grantModerator, note: nil)
+        // The app names Bob in its policy too, at its next launch.
+        var policy = Self.policy
+        policy.moderators.append("bob")
+        let relaunched = try SocialHarness.service(
+            .file, auth: harness.auth, clock: harness.clock, zone: harness.zone, policy: policy, media: harness.media,
+            workouts: harness.workouts, file: harness.directory.file("social.sqlite"))
+        await #expect(throws: SocialError(.invalidModerationAction)) {
+            try await relaunched.moderate(.user("bob"), action: .revokeModerator, note: nil)
+        }
+        #expect(try await relaunched.moderationLog(limit: 10, after: nil).map(\.action) == [.grantModerator], "nothing more was logged")
+    }
 }

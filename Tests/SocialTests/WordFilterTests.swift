@@ -62,24 +62,27 @@ import TrainTesting
         "look-alike letters of other scripts read as the letters they imitate",
         arguments: [
             "\u{0455}\u{0440}\u{0430}m", "\u{0405}\u{0420}\u{0410}M", "\u{0455}p\u{03B1}m", "sp\u{0430}\u{200D}m", "\u{0455}\u{0441}\u{0430}m",
+            "\u{FF53}\u{0440}\u{0430}\u{FF4D}", "\u{1D42C}\u{0440}\u{0430}\u{1D426}",
         ])
     func lookAlikesAreReduced(text: String) throws {
         let filter = try WordFilter(["spam", "scam"])
         #expect(filter.matches(text), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
         #expect(try WordFilter(["\u{0455}\u{0440}\u{0430}m"]).matches("SPAM"), "an entry written with look-alikes matches the plain word")
+        #expect(try WordFilter(["idiot"]).matches("\u{0406}diot"), "a Cyrillic capital I is the I it imitates")
     }
 
     @Test(
         "ordinary words in nine languages match no entry of a filter of insults and spam, and a word wholly in another script is that script's word")
     func noFalsePositives() throws {
-        let filter = try WordFilter(["spam", "scam", "idiot", "loser", "bum", "modem", "dip", "cop", "hate you"])
+        let filter = try WordFilter(["spam", "scam", "idiot", "loser", "bum", "modem", "dip", "cop", "hate you", "sik", "bumi"])
         let ordinary = [
             "I burn calories on a modern bike, then clip in and climb", "We ran past the camp and the corn field, then home",
             "Heute bin ich zehn Kilometer gelaufen, morgen Ruhetag", "J'ai couru au parc, idéal pour une sortie longue",
             "Hoy corrí por la playa con mis amigos, muy buen ritmo", "Сегодня пробежал десять километров, сам не ожидал, сор убран",
             "Σήμερα έτρεξα δέκα χιλιόμετρα στο πάρκο με φίλους", "Bugün sahilde koştum, çok güzel bir gündü",
             "Dzisiaj przebiegłem dziesięć kilometrów w parku", "Сьогодні я пробіг десять кілометрів біля річки",
-            "Idiots guide to pacing", "Scampi after the race", "A spammy day", "cOp\u{0441}", "\u{0421}\u{041E}\u{0420}",
+            "Idiots guide to pacing", "Scampi after the race", "A spammy day", "Sık sık koşarım", "Bum\u{0131}", "cOp\u{0441}",
+            "\u{0421}\u{041E}\u{0420}",
         ]
         for text in ordinary {
             #expect(!filter.matches(text), "\(text)")

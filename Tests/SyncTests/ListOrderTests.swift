@@ -118,12 +118,18 @@ import TrainTesting
         let document = try SyncDocument.of(plan, previous: nil, stamp: stamp)
         let positions = (document.elements["weeklyWorkouts"] ?? [:]).values.compactMap(\.position)
         #expect(positions.count == 3)
-        for hostile in ["", "0", String(repeating: "z", count: 65), "a b"] {
-            var tampered = document
-            let id = try #require(tampered.elements["weeklyWorkouts"]?.keys.first)
-            tampered.elements["weeklyWorkouts"]?[id]?.position = hostile
-            #expect(throws: CoreError(.undecodable)) { try SyncDocument(data: tampered.data) }
+        // The bytes of a position, as a hostile remote would change them: one ending in
+        // `0`, one with a space, one with a byte no digit has.
+        let position = try #require(positions.first)
+        let bytes = Array(document.data)
+        let start = try #require(
+            (0...(bytes.count - position.utf8.count)).first { bytes[$0..<($0 + position.utf8.count)].elementsEqual(position.utf8) })
+        for hostile in [String(position.dropLast()) + "0", String(position.dropLast()) + " ", String(position.dropLast()) + "\u{7F}"] {
+            var tampered = bytes
+            tampered.replaceSubrange(start..<(start + position.utf8.count), with: Array(hostile.utf8))
+            #expect(throws: CoreError(.undecodable), "\(hostile)") { try SyncDocument(data: Data(tampered)) }
         }
+        #expect(try SyncDocument(data: Data(bytes)) == document)
         var earlier = document
         for id in earlier.elements["weeklyWorkouts"]?.keys.map({ $0 }) ?? [] {
             earlier.elements["weeklyWorkouts"]?[id]?.position = nil
@@ -195,6 +201,61 @@ import TrainTesting
             model.orders[plan.id] = model.orders[plan.id]?.filter { !moved.contains($0.0) && !moved.contains($0.1) }
             let broken = model.broken([plan.id: remote])
             #expect(broken.isEmpty, "seed \(seed): \(broken.count) pairs left the order they were inserted in; replay with TRAINKIT_SEED=\(seed)")
+        }
+    }
+
+    @Test("a document stored before positions, with a tombstone, edited by this version writes bytes that read back")
+    func earlierDocumentWithATombstoneRoundTrips() throws {
+        var plan = Fixture.plan()
+        plan.weeklyWorkouts = ["a", "b", "c"].map(Self.workout)
+        let first = HybridTimestamp(milliseconds: 5, counter: 0, replicaID: "phone")
+        var earlier = try SyncDocument.of(plan, previous: nil, stamp: first)
+        plan.weeklyWorkouts.remove(at: 1)
+        earlier = try SyncDocument.of(plan, previous: earlier, stamp: HybridTimestamp(milliseconds: 6, counter: 0, replicaID: "phone"))
+        for id in earlier.elements["weeklyWorkouts"]?.keys.map({ $0 }) ?? [] {
+            earlier.elements["weeklyWorkouts"]?[id]?.position = nil
+            earlier.elements["weeklyWorkouts"]?[id]?.placed = nil
+        }
+        let stored = try SyncDocument(data: earlier.data)
+        #expect(stored.elements["weeklyWorkouts"]?.values.filter(\.isRemoved).count == 1, "a layout-2 document with its tombstone")
+        plan.weeklyWorkouts.append(Self.workout("d"))
+        let edited = try SyncDocument.of(plan, previous: stored, stamp: HybridTimestamp(milliseconds: 7, counter: 0, replicaID: "tablet"))
+        let read = try SyncDocument(data: edited.data)
+        #expect(read == edited && edited.data.first == 3)
+        #expect(read.elements["weeklyWorkouts"]?.values.allSatisfy { $0.position.map(ListPosition.isValid) == true } == true)
+    }
+
+    @Test("a list edited hundreds of times at one place keeps positions a document holds: they are spread anew when they would grow too long")
+    func positionsStayShort() throws {
+        var plan = Fixture.plan()
+        var document = try SyncDocument.of(plan, previous: nil, stamp: HybridTimestamp(milliseconds: 1, counter: 0, replicaID: "phone"))
+        var longest = 0
+        for number in 0..<420 {
+            // The newest on top, the oldest dropped past 20: positions below the top keep shrinking the gap.
+            plan.weeklyWorkouts.insert(Self.workout("w\(number)"), at: 0)
+            if plan.weeklyWorkouts.count > 20 { plan.weeklyWorkouts.removeLast() }
+            let stamp = HybridTimestamp(milliseconds: Int64(2 + number), counter: 0, replicaID: "phone")
+            document = try SyncDocument.of(plan, previous: document, stamp: stamp)
+            longest = max(longest, (document.elements["weeklyWorkouts"] ?? [:]).values.compactMap { $0.position?.utf8.count }.max() ?? 0)
+        }
+        #expect(longest <= ListPosition.maximumLength, "no edit wrote a position longer than a document holds")
+        let read = try SyncDocument(data: document.data)
+        #expect(try read.record(as: TrainingPlan.self)?.weeklyWorkouts == plan.weeklyWorkouts)
+        let list = try #require(read.list("weeklyWorkouts", as: TrainingPlan.self))
+        let byPosition = list.order.sorted { (list.states[$0]?.position ?? "", $0) < (list.states[$1]?.position ?? "", $1) }
+        #expect(byPosition == list.order, "the positions hold the list's order")
+        let written = (document.elements["weeklyWorkouts"] ?? [:]).values.filter { !$0.isRemoved }
+        #expect(written.count == 20 && written.allSatisfy { $0.position.map(ListPosition.isValid) == true }, "every position is one a document holds")
+        #expect(read == document, "and the bytes read back whole")
+    }
+
+    @Test("two workouts appended in one edit keep their order whatever the device's replica ID")
+    func suffixesKeepOneEditsOrder() {
+        for replica in (0..<300).map({ "replica-\($0)" }) {
+            let stamp = HybridTimestamp(milliseconds: 1, counter: 0, replicaID: replica)
+            let before = ["a": ("y", stamp)]
+            let placed = ListPosition.place(["a", "b", "c"], before: before, at: stamp).map(\.position)
+            #expect(placed == placed.sorted() && Set(placed).count == 3, "\(replica): \(placed)")
         }
     }
 }
