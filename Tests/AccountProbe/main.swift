@@ -64,6 +64,9 @@ do {
     _ = try await services.account.deletionCompletion(of: user.id)
     printer.cancel()
     emit("done")
+    // Exits at once, as the remote-write command does: the end of the top-level code
+    // does not always end the process when a task it started is still winding down.
+    exit(0)
 } catch {
     fail("\(error)", status: 1)
 }

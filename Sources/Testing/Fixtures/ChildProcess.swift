@@ -1,5 +1,6 @@
 #if os(macOS) || os(Linux)
     import Foundation
+    import TrainCore
 
     #if canImport(Glibc)
         import Glibc
@@ -54,15 +55,26 @@
             throw NotFound(name: name)
         }
 
-        /// Waits until `count` complete lines have arrived or the output ends.
-        /// - Parameter count: The number of lines to wait for.
-        package func waitForLines(_ count: Int) async {
+        /// Waits until `count` complete lines have arrived or the output ends. A process
+        /// that writes neither for `limit` of real time — one waiting on a stopped test
+        /// clock, say — is killed with SIGKILL, which ends its output, so a test never hangs.
+        /// - Parameters:
+        ///   - count: The number of lines to wait for.
+        ///   - limit: The watchdog.
+        package func waitForLines(_ count: Int, orKillAfter limit: Duration = .seconds(60)) async {
+            let waiting = Locked(true)
+            let (watched, seconds) = (process, Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+            Thread {
+                Thread.sleep(forTimeInterval: seconds)
+                if waiting.withLock({ $0 }), watched.isRunning { Foundation.kill(watched.processIdentifier, SIGKILL) }
+            }.start()
             await onOwnThread {
                 while self.lines.count < count && !self.finished {
                     let chunk = self.output.fileHandleForReading.availableData
                     if chunk.isEmpty { self.finished = true } else { self.absorb(chunk) }
                 }
             }
+            waiting.withLock { $0 = false }
         }
 
         /// Kills the process with SIGKILL, waits for it, and collects every line it had written.
