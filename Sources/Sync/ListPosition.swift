@@ -104,7 +104,7 @@ enum ListPosition {
         guard placed.allSatisfy({ ($0?.position.utf8.count ?? 0) <= maximumLength }) else {
             return spread(order.count).map { ($0, stamp) }
         }
-        return placed.map { $0 ?? ("", stamp) }
+        return placed.compactMap { $0 }
     }
 
     /// `position` with two digits of `replica` after it, when that stays below `upper`:

@@ -264,7 +264,7 @@ import TrainTesting
             harness.clock.advance(by: .seconds(1))
         }
         harness.act(as: "ada")
-        var page = try await harness.social.notifications(limit: 10, after: nil)
+        let page = try await harness.social.notifications(limit: 10, after: nil)
         var walked = page.notifications.map(\.id)
         #expect(walked.count == 10)
         // Below the walk's place: the likes on Ada's oldest posts move them to the top of her list.
@@ -278,13 +278,9 @@ import TrainTesting
             try await harness.social.like(made[number].id)
         }
         harness.act(as: "ada")
-        var pages = 1
-        while let next = page.nextCursor, pages < 50 {
-            page = try await harness.social.notifications(limit: 10, after: next)
-            walked += page.notifications.map(\.id)
-            pages += 1
-        }
-        #expect(page.nextCursor == nil, "the walk ends")
+        let rest = try await Self.walk(harness, after: page, limit: 10)
+        walked += rest.ids
+        #expect(rest.ended, "the walk ends")
         let expected = Set((posts + made).map { LocalSocialFeedService.group(.like, $0.id) })
         #expect(Set(walked) == expected, "every notification, none skipped")
         #expect(walked.count == expected.count, "each once: the re-dated ones were below the walk's place when they changed")
@@ -300,18 +296,14 @@ import TrainTesting
         harness.act(as: "bob")
         for post in posts.prefix(100) { try await harness.social.like(post.id) }
         harness.act(as: "ada")
-        var page = try await harness.social.notifications(limit: 20, after: nil)
+        let page = try await harness.social.notifications(limit: 20, after: nil)
         var walked = page.notifications.map(\.id)
         harness.act(as: "bob")
         for post in posts.dropFirst(100) { try await harness.social.like(post.id) }
         harness.act(as: "ada")
-        var pages = 1
-        while let next = page.nextCursor, pages < 200 {
-            page = try await harness.social.notifications(limit: 20, after: next)
-            walked += page.notifications.map(\.id)
-            pages += 1
-        }
-        #expect(page.nextCursor == nil && pages == 55, "the walk ends after 1,100 notifications in pages of 20")
+        let rest = try await Self.walk(harness, after: page, limit: 20)
+        walked += rest.ids
+        #expect(rest.ended && rest.pages == 54, "the walk ends after 1,100 notifications in pages of 20")
         #expect(walked.count == 1_100 && Set(walked) == Set(posts.map { LocalSocialFeedService.group(.like, $0.id) }))
     }
 
@@ -328,6 +320,17 @@ import TrainTesting
         let rest = try await harness.social.notifications(limit: 10, after: earlier)
         #expect(rest.notifications.map(\.id) == [LocalSocialFeedService.group(.like, post.id)])
         await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.notifications(limit: 10, after: "bob" + earlier) }
+    }
+
+    /// The notifications of the pages after `first`, up to 200 pages, and whether the walk ended.
+    static func walk(_ harness: SocialHarness, after first: NotificationPage, limit: Int) async throws -> (ids: [String], pages: Int, ended: Bool) {
+        var (page, ids, pages) = (first, [String](), 0)
+        while let next = page.nextCursor, pages < 200 {
+            page = try await harness.social.notifications(limit: limit, after: next)
+            ids += page.notifications.map(\.id)
+            pages += 1
+        }
+        return (ids, pages, page.nextCursor == nil)
     }
 
     /// How many of `notifications` are unseen.
