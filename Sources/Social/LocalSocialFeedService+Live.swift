@@ -6,22 +6,8 @@ import TrainCore
 /// made to its file, and on every sign-in change, and reads again.
 extension LocalSocialFeedService {
     public func notificationUpdates() -> AsyncStream<NotificationUpdate> {
-        let (stream, continuation) = AsyncStream<NotificationUpdate>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let wakes = wakes()
-        let following = Task { [weak self] in
-            var last: NotificationUpdate?
-            for await _ in wakes {
-                guard let self else { break }
-                let update = self.currentNotifications()
-                if update != last {
-                    last = update
-                    continuation.yield(update)
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in following.cancel() }
-        return stream
+        let reader = NotificationUpdatesReader(service: self, wakes: wakes())
+        return AsyncStream(unfolding: { await reader.next() })
     }
 
     public func newPosts() -> AsyncStream<PostEntity> {
@@ -69,18 +55,22 @@ extension LocalSocialFeedService {
     }
 
     /// The signed-in user's badge and first page of notifications, read in one
-    /// transaction; empty when signed out.
-    private func currentNotifications() -> NotificationUpdate {
-        let signedOut = NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil))
+    /// transaction, and the date of their newest change then; empty when signed out.
+    fileprivate func currentNotifications() -> (update: NotificationUpdate, newest: Date) {
+        let signedOut = (
+            NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil)), Date.distantPast
+        )
         guard let user = auth.currentUser else { return signedOut }
-        let update = try? reading { records in
+        let read = try? reading { records in
             let view = try notificationView(of: user.id, in: records)
-            return NotificationUpdate(
-                userID: user.id, unseenCount: try unseenCount(view, in: records),
-                page: try notificationPage(view, limit: NotificationUpdate.pageSize, after: nil, in: records))
+            let page = try notificationPage(view, limit: NotificationUpdate.pageSize, after: nil, in: records)
+            let newest =
+                try records.keys(in: SocialRecords.notificationOrder, range: try SocialRecords.range([.string(user.id)]), limit: 1)
+                .first.flatMap(SocialRecords.positionDate) ?? .distantPast
+            return (NotificationUpdate(userID: user.id, unseenCount: try unseenCount(view, in: records), page: page), newest)
         }
-        guard let update, auth.currentUser?.id == user.id else { return signedOut }
-        return update
+        guard let read, auth.currentUser?.id == user.id else { return signedOut }
+        return read
     }
 
     /// Up to 100 of the discover feed's posts above `position`, oldest first, that the
@@ -151,6 +141,41 @@ private actor NewPostsCursor {
             let woke: Void? = await waiting.next(isolation: self)
             wakes = waiting
             if woke == nil { return nil }
+        }
+    }
+}
+
+/// Where a reader of ``LocalSocialFeedService/notificationUpdates()`` is: the last
+/// update it was given. It reads the store only when the reader asks, so a reader that
+/// never reads holds nothing, and a slow one gets the state when it asks, compared
+/// with what it was given — not with states it never saw.
+private actor NotificationUpdatesReader {
+    private weak var service: LocalSocialFeedService?
+    /// The last update given, and the date of its user's newest change then.
+    private var given: (update: NotificationUpdate, newest: Date)?
+    private var wakes: AsyncStream<Void>.Iterator
+
+    init(service: LocalSocialFeedService, wakes: AsyncStream<Void>) {
+        self.service = service
+        self.wakes = wakes.makeAsyncIterator()
+    }
+
+    /// The next update: the state now, once it differs from the last one given, waiting
+    /// for a change; nil once the reader's task is cancelled or the service is gone.
+    func next() async -> NotificationUpdate? {
+        while true {
+            guard let service, !Task.isCancelled else { return nil }
+            let read = service.currentNotifications()
+            if let given, read.update.sameState(as: given.update) {
+                var waiting = wakes // One iterator: its copies share the stream's state.
+                let woke: Void? = await waiting.next(isolation: self)
+                wakes = waiting
+                if woke == nil { return nil }
+                continue
+            }
+            let update = read.update.given(after: given?.update, newest: given?.newest ?? .distantPast)
+            given = (update, read.newest)
+            return update
         }
     }
 }

@@ -70,7 +70,12 @@ extension LocalSocialFeedService {
             default:
                 throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.")
             }
-            walk = whole.after(try SocialRecords.key([.string(view.recipient)] + position))
+            // A cursor written by hand can hold a date no key holds.
+            let keys = try? (
+                SocialRecords.key([.string(view.recipient)] + position), watermark.map { try SocialRecords.key([.descending(.date($0))]) }
+            )
+            guard let keys else { throw SocialError(.invalidCursor, detail: "Not a cursor of this user's notifications.") }
+            walk = whole.after(keys.0)
         }
         var page: [SocialNotification] = []
         var more = false

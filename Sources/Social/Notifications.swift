@@ -115,7 +115,8 @@ public struct NotificationPage: Hashable, Sendable {
     public var hasMore: Bool { nextCursor != nil }
 }
 
-/// What a notification stream tells: whose notifications, their badge and first page.
+/// What a notification stream tells: whose notifications, their badge and first page,
+/// and whether the pages the reader walked before are to be walked again.
 public struct NotificationUpdate: Hashable, Sendable {
     /// How many notifications the stream's first page holds.
     public static let pageSize = 20
@@ -126,15 +127,63 @@ public struct NotificationUpdate: Hashable, Sendable {
     public let unseenCount: Int
     /// Their first page of notifications.
     public let page: NotificationPage
+    /// Whether the reader drops the pages it walked before this update and walks the
+    /// list again from ``page``'s `nextCursor`.
+    ///
+    /// True for the first update about a user; when more notifications were made or
+    /// moved to the top while the reader was away than the page shows; and when a
+    /// notification the previous update's page showed is gone from this page other than
+    /// by being pushed below it. When false, every notification made or moved to the
+    /// top since the previous update — a new like, comment, mention or follow — is on
+    /// ``page``, and nothing the previous page showed went: the reader puts the page
+    /// above the notifications it holds, leaving out of those the ones the page holds
+    /// again, and its walk goes on from the cursor it had. A notification below the
+    /// previous page that loses a user, or goes, is shown as it is when the list is
+    /// next walked.
+    public let requiresReload: Bool
 
     /// Creates an update.
     /// - Parameters:
     ///   - userID: The signed-in user.
     ///   - unseenCount: Their badge.
     ///   - page: Their first page.
-    public init(userID: String?, unseenCount: Int, page: NotificationPage) {
+    ///   - requiresReload: Whether the pages walked before are walked again.
+    public init(userID: String?, unseenCount: Int, page: NotificationPage, requiresReload: Bool = false) {
         self.userID = userID
         self.unseenCount = unseenCount
         self.page = page
+        self.requiresReload = requiresReload
+    }
+
+    /// Whether `other` tells the same user, badge and page, whatever it asks of the reader.
+    func sameState(as other: NotificationUpdate) -> Bool {
+        userID == other.userID && unseenCount == other.unseenCount && page == other.page
+    }
+
+    /// This update as a reader is given it after `previous`, when the newest change of
+    /// `previous`'s user was dated `newest`: ``requiresReload`` set as it documents.
+    func given(after previous: NotificationUpdate?, newest: Date) -> NotificationUpdate {
+        let reload: Bool
+        if let previous, previous.userID == userID {
+            reload = userID != nil && Self.reloads(from: previous.page, newest: newest, to: page)
+        } else {
+            reload = userID != nil || previous?.userID != nil
+        }
+        return NotificationUpdate(userID: userID, unseenCount: unseenCount, page: page, requiresReload: reload)
+    }
+
+    /// Whether a reader who holds `previous` — read when the newest change was dated
+    /// `newest` — and its walk below it walks again to show `page`.
+    static func reloads(from previous: NotificationPage, newest: Date, to page: NotificationPage) -> Bool {
+        // Newest first: the notifications made or moved since lead the page.
+        let moved = page.notifications.prefix { $0.updatedAt > newest }
+        // A whole page of them may have more below.
+        if page.hasMore, moved.count == page.notifications.count { return true }
+        let movedIDs = Set(moved.map(\.id))
+        let kept = previous.notifications.map(\.id).filter { !movedIDs.contains($0) }
+        let rest = page.notifications.dropFirst(moved.count).map(\.id)
+        // The rest is the previous page in order, less what the moved pushed below it.
+        guard rest.count <= kept.count, Array(kept.prefix(rest.count)) == rest else { return true }
+        return rest.count < kept.count && !page.hasMore
     }
 }

@@ -260,9 +260,13 @@ public protocol SocialNotifications: Sendable {
     /// The signed-in user's badge and first page of notifications, now and whenever
     /// they change — a like, comment or follow, one taken back, the list seen, another
     /// user signed in — until the consumer stops. An update equal to the last is not
-    /// repeated. Each update is the whole state then, so a slow consumer gets the newest
-    /// state at its next read, never an older one; the notifications past its first page
-    /// are read with ``notifications(limit:after:)`` from its `nextCursor`.
+    /// repeated. Each update is the whole state when the consumer reads it, so a slow
+    /// consumer gets the newest state at its next read, never an older one, and nothing
+    /// waits in a buffer for a consumer that never reads. When more changed while it was
+    /// away than the update's page shows, the update's
+    /// ``NotificationUpdate/requiresReload`` tells it to walk the list again with
+    /// ``notifications(limit:after:)`` from the page's `nextCursor`: a change is on the
+    /// update's page or behind that signal, never dropped.
     /// - Returns: The updates; the first comes at once.
     func notificationUpdates() -> AsyncStream<NotificationUpdate>
 }

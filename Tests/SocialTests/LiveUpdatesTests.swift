@@ -101,4 +101,81 @@ import TrainTesting
         harness.act(as: "bob")
         #expect(await posts.collect(1).map(\.id) == [dees.id], "Bob never gets Cy's posts")
     }
+
+    @Test(
+        "a notification reader that sleeps on the test clock while 150 notifications arrive is told to reload, and the walk from its page finds all 150",
+        arguments: SocialVariant.allCases)
+    func sleepingNotificationReaderReloads(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("bob", "ada")
+        var posts: [PostEntity] = []
+        for number in 0..<150 { posts.append(try await harness.social.createPost(content: "run \(number)", workoutType: .run)) }
+        let updates = harness.social.notificationUpdates()
+        let clock = harness.clock
+        let reader = Task {
+            var read: [NotificationUpdate] = []
+            for await update in updates {
+                read.append(update)
+                if read.count == 2 { break }
+                try? await clock.sleep(for: .seconds(60))
+            }
+            return read
+        }
+        // The reader has its first update and sleeps; a file's change poll sleeps too.
+        await clock.waitForSleepers(variant == .file ? 2 : 1)
+        harness.act(as: "bob")
+        for post in posts { try await harness.social.like(post.id) }
+        harness.act(as: "ada")
+        clock.advance(by: .seconds(60))
+        let read = await reader.value
+        #expect(read.map(\.requiresReload) == [true, true], "the first update and the one after 150 changes ask for a walk")
+        #expect(read.last?.unseenCount == 150)
+        let page = try #require(read.last?.page)
+        #expect(page.notifications.count == NotificationUpdate.pageSize)
+        let rest = try await NotificationTests.walk(harness, after: page, limit: 50)
+        let liked = Set(posts.map { LocalSocialFeedService.group(.like, $0.id) })
+        #expect(Set(page.notifications.map(\.id) + rest.ids) == liked, "every notification is on the page or the walk")
+    }
+
+    @Test(
+        "a notification reader that keeps up gets each new like on its update's page with no reload asked; one the page showed going, or another user signed in, asks for one",
+        arguments: SocialVariant.allCases)
+    func notificationReaderThatKeepsUp(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("bob", "cy", "ada")
+        var posts: [PostEntity] = []
+        for number in 0..<25 { posts.append(try await harness.social.createPost(content: "run \(number)", workoutType: .run)) }
+        var updates = harness.social.notificationUpdates().makeAsyncIterator()
+        #expect(await updates.next()?.requiresReload == true)
+        for (number, post) in posts.enumerated() {
+            harness.act(as: "bob")
+            try await harness.social.like(post.id)
+            harness.act(as: "ada")
+            let update = await updates.next()
+            #expect(update?.requiresReload == false && update?.unseenCount == number + 1)
+            #expect(update?.page.notifications.first?.postID == post.id, "the new like is at the top of the page")
+        }
+        // Two likes while the reader is away: both on the page, which is full but whose last is older.
+        harness.act(as: "cy")
+        try await harness.social.like(posts[0].id)
+        try await harness.social.like(posts[1].id)
+        harness.act(as: "ada")
+        let both = await updates.next()
+        #expect(both?.requiresReload == false)
+        #expect(both?.page.notifications.prefix(2).compactMap(\.postID) == [posts[1].id, posts[0].id])
+        // A notification the page showed goes: the reader's list is walked again.
+        harness.act(as: "bob")
+        try await harness.social.unlike(posts[10].id)
+        harness.act(as: "ada")
+        let unliked = await updates.next()
+        #expect(unliked?.requiresReload == true && unliked?.page.notifications.contains { $0.postID == posts[10].id } == false)
+        harness.act(as: "cy")
+        try await harness.social.like(posts[5].id)
+        harness.act(as: "ada")
+        let pushing = await updates.next()
+        #expect(pushing?.requiresReload == false, "a like pushes the page's last below it, which the reader still holds")
+        harness.act(as: "bob")
+        let bobs = await updates.next()
+        #expect(bobs?.userID == "bob" && bobs?.requiresReload == true, "another user's list is walked anew")
+    }
 }

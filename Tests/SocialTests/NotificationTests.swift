@@ -307,8 +307,10 @@ import TrainTesting
         #expect(walked.count == 1_100 && Set(walked) == Set(posts.map { LocalSocialFeedService.group(.like, $0.id) }))
     }
 
-    @Test("a cursor of the earlier form, without a watermark, still continues the walk")
-    func earlierCursorContinues() async throws {
+    @Test(
+        "a cursor of the earlier form, without a watermark, still continues the walk; one with a watermark no key can hold is invalidCursor, not a storage error"
+    )
+    func handWrittenCursors() async throws {
         let (harness, post) = try await Self.world(.inMemory)
         harness.act(as: "bob")
         try await harness.social.like(post.id)
@@ -320,6 +322,16 @@ import TrainTesting
         let rest = try await harness.social.notifications(limit: 10, after: earlier)
         #expect(rest.notifications.map(\.id) == [LocalSocialFeedService.group(.like, post.id)])
         await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.notifications(limit: 10, after: "bob" + earlier) }
+
+        let cursor = try #require(first.nextCursor)
+        guard case .date(let watermark) = try RecordKey(encoded: cursor).components[1] else {
+            Issue.record("the cursor holds its watermark second")
+            return
+        }
+        let written = try RecordKey(.date(watermark)).encoded
+        let forged = cursor.replacingOccurrences(of: written, with: String(written.prefix(1)) + String(repeating: "f", count: 16))
+        #expect(forged != cursor)
+        await #expect(throws: SocialError(.invalidCursor)) { try await harness.social.notifications(limit: 10, after: forged) }
     }
 
     /// The notifications of the pages after `first`, up to 200 pages, and whether the walk ended.

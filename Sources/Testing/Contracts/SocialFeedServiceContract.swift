@@ -424,6 +424,33 @@ public enum SocialFeedServiceContract {
             let read = await posts.collect(150, within: .seconds(30)).map(\.id)
             try check.expect(read == made, "the 150 posts made before the first read arrive in order: \(read.count) arrived")
         },
+        SocialContractCheck(
+            "a notification reader away while 25 notifications arrive finds each on an update's page or is told to reload",
+            covers: SocialNotifications.self
+        ) { environment, check in
+            let session = try await environment.makeService()
+            try await session.join("bob")
+            try await session.join("ada")
+            var posts: [PostEntity] = []
+            for number in 0..<25 { posts.append(try await session.service.createPost(content: "run \(number)", workoutType: .run)) }
+            var updates = session.service.notificationUpdates().makeAsyncIterator()
+            _ = await updates.next()
+            try await session.signIn("bob")
+            for post in posts { try await session.service.like(post.id) }
+            try await session.signIn("ada")
+            var (shown, reload, read) = (Set<UUID>(), false, 0)
+            // Every update until the one that counts all 25, however many the conformance gives.
+            while read < 100, let update = await updates.next() {
+                read += 1
+                guard update.userID == "ada" else { continue }
+                shown.formUnion(update.page.notifications.compactMap(\.postID))
+                reload = reload || update.requiresReload
+                if update.unseenCount == 25 { break }
+            }
+            try check.expect(
+                reload || shown == Set(posts.map(\.id)), "the 25 liked posts are each on a page, or an update asks for a reload: \(shown.count) shown"
+            )
+        },
         SocialContractCheck("only the author deletes a post", covers: SocialPosting.self) { environment, check in
             let session = try await environment.makeService()
             try await session.join("bob")
