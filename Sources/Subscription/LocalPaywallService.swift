@@ -205,10 +205,10 @@ public final class LocalPaywallService: PaywallService {
         return state.withLock { $0.configuration }
     }
 
-    public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws {
-        let products: [AppStoreProduct]
-        if let whole = settings.products { products = whole } else { products = try await subscriptions.products() }
-        try configuration.validate(against: products, catalog: settings.catalog)
+    @discardableResult
+    public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws -> [PaywallWarning] {
+        let sold = try await subscriptions.products()
+        try configuration.validate(against: settings.products ?? sold, catalog: settings.catalog)
         let revision: UInt64
         do {
             let inForce = state.withLock { $0.revision }
@@ -225,6 +225,7 @@ public final class LocalPaywallService: PaywallService {
             throw SubscriptionError(.ledgerUnreadable, detail: "The paywall configuration could not be kept: \(error)")
         }
         adopt(configuration, revision: revision)
+        return configuration.warnings(sold: sold)
     }
 
     public func gate(placement id: String) async throws -> PaywallDecision {
@@ -242,18 +243,18 @@ public final class LocalPaywallService: PaywallService {
             case .grant:
                 return .granted
             case .show(let offering):
-                return .show(try await presentation(of: offering, at: placement.id, in: configuration, assignment: nil))
+                return try await decision(showing: offering, at: placement.id, in: configuration, assignment: nil)
             case .experiment(let experiment):
                 let (assignment, variant) = try assign(experiment, to: viewer, in: configuration)
                 let decision: PaywallDecision
                 if let offering = variant.offering {
-                    decision = .show(try await presentation(of: offering, at: placement.id, in: configuration, assignment: assignment))
+                    decision = try await self.decision(showing: offering, at: placement.id, in: configuration, assignment: assignment)
                 } else {
                     decision = .granted
                 }
                 // Logged last: a gate that fails or is cancelled showed nothing.
                 try Task.checkCancellation()
-                try logExposure(assignment, at: placement.id, for: viewer)
+                try logExposure(assignment, at: placement.id, showing: decision.presentation?.offering.id, for: viewer)
                 return decision
             }
         }
@@ -389,9 +390,13 @@ public final class LocalPaywallService: PaywallService {
         return Int(value % 100)
     }
 
-    /// Logs that `viewer` was shown `assignment` at `placement`, numbered after the last exposure.
-    private func logExposure(_ assignment: PaywallAssignment, at placement: String, for viewer: Viewer) throws(SubscriptionError) {
-        let exposure = PaywallExposure(assignment: assignment, placement: placement, user: viewer.key, date: context.clock.now)
+    /// Logs that `viewer` was shown `assignment` at `placement`, with `offering` on
+    /// screen, numbered after the last exposure.
+    private func logExposure(_ assignment: PaywallAssignment, at placement: String, showing offering: String?, for viewer: Viewer)
+        throws(SubscriptionError)
+    {
+        let exposure = PaywallExposure(
+            assignment: assignment, placement: placement, user: viewer.key, date: context.clock.now, offering: offering)
         do {
             try store.write { records in
                 let last = try records.lastKey(in: PaywallRecords.exposures).flatMap { UInt64($0) } ?? 0
@@ -402,18 +407,29 @@ public final class LocalPaywallService: PaywallService {
         }
     }
 
-    /// The paywall of `offering` at `placement`: its packages whose products the store
-    /// sells now, and those products, in the same order.
-    private func presentation(
-        of id: String, at placement: String, in configuration: PaywallConfiguration, assignment: PaywallAssignment?
-    ) async throws -> PaywallPresentation {
-        guard var offering = configuration.offerings.first(where: { $0.id == id }) else {
-            throw SubscriptionError(.invalidConfiguration, detail: "The configuration has no offering '\(id)'.")
-        }
+    /// What a gate that chose `id` at `placement` decides: the offering's paywall, with
+    /// only the packages whose products the store sells now; the configuration's
+    /// fallback in its place when none is on sale; nothing on sale when the fallback has
+    /// none either, or there is none.
+    private func decision(
+        showing id: String, at placement: String, in configuration: PaywallConfiguration, assignment: PaywallAssignment?
+    ) async throws -> PaywallDecision {
         let sold = Dictionary(try await subscriptions.products().map { ($0.id, $0) }) { first, _ in first }
-        offering.packages.removeAll { sold[$0.productID] == nil }
-        let products = offering.packages.compactMap { sold[$0.productID] }
-        return PaywallPresentation(placement: placement, offering: offering, products: products, assignment: assignment)
+        var fallbackFrom: String?
+        for candidate in [id] + (configuration.fallbackOffering.map { [$0] } ?? []) {
+            guard var offering = configuration.offerings.first(where: { $0.id == candidate }) else {
+                throw SubscriptionError(.invalidConfiguration, detail: "The configuration has no offering '\(candidate)'.")
+            }
+            offering.packages.removeAll { sold[$0.productID] == nil }
+            if !offering.packages.isEmpty {
+                let products = offering.packages.compactMap { sold[$0.productID] }
+                return .show(
+                    PaywallPresentation(
+                        placement: placement, offering: offering, products: products, assignment: assignment, fallbackFrom: fallbackFrom))
+            }
+            fallbackFrom = id
+        }
+        return .nothingOnSale
     }
 }
 

@@ -30,6 +30,10 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     public var experiments: [PaywallExperiment]
     /// The places in the app that may show a paywall.
     public var placements: [PaywallPlacement]
+    /// The offering a gate shows when the one a rule or variant chose has no product on
+    /// sale in the storefront (`"fallbackOffering"` in the JSON); nil for none, when such a
+    /// gate shows no paywall (``PaywallDecision/nothingOnSale``).
+    public var fallbackOffering: String?
 
     /// Creates a configuration.
     /// - Parameters:
@@ -37,14 +41,16 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     ///   - audiences: The audiences.
     ///   - experiments: The experiments.
     ///   - placements: The placements.
+    ///   - fallbackOffering: The offering shown in place of one with nothing on sale.
     public init(
         offerings: [PaywallOffering] = [], audiences: [PaywallAudience] = [], experiments: [PaywallExperiment] = [],
-        placements: [PaywallPlacement] = []
+        placements: [PaywallPlacement] = [], fallbackOffering: String? = nil
     ) {
         self.offerings = offerings
         self.audiences = audiences
         self.experiments = experiments
         self.placements = placements
+        self.fallbackOffering = fallbackOffering
     }
 
     /// No paywalls at all.
@@ -71,10 +77,10 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case offerings, audiences, experiments, placements
+        case offerings, audiences, experiments, placements, fallbackOffering
     }
 
-    /// Decodes a configuration; a list left out is empty.
+    /// Decodes a configuration; a list left out is empty, and a fallback left out is none.
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError` for anything that is not a configuration, or a key it does not have.
     public init(from decoder: any Decoder) throws {
@@ -83,6 +89,7 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
         audiences = try container.decodeIfPresent([PaywallAudience].self, forKey: .audiences) ?? []
         experiments = try container.decodeIfPresent([PaywallExperiment].self, forKey: .experiments) ?? []
         placements = try container.decodeIfPresent([PaywallPlacement].self, forKey: .placements) ?? []
+        fallbackOffering = try container.decodeIfPresent(String.self, forKey: .fallbackOffering)
     }
 
     /// Checks that the configuration holds together with the app's products and the
@@ -121,10 +128,14 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
     /// among its kind; every offering with at least one package; every audience,
     /// offering and experiment a rule or variant names defined; every experiment with
     /// variants whose weights are 0 to 100 and add up to 100; every placement with rules,
-    /// one for everyone and last, so that no rule is out of reach.
+    /// one for everyone and last, so that no rule is out of reach; a fallback offering,
+    /// if named, defined.
     /// - Throws: ``TrainCore/TrainErrorCode/invalidConfiguration`` naming what is wrong.
     public func validateStructure() throws(SubscriptionError) {
         let offeringIDs = try Self.unique(offerings.map(\.id), "offering")
+        if let fallbackOffering, !offeringIDs.contains(fallbackOffering) {
+            throw Self.invalid("The fallback offering '\(fallbackOffering)' is not among the offerings.")
+        }
         for offering in offerings {
             guard !offering.packages.isEmpty else { throw Self.invalid("Offering '\(offering.id)' has no packages.") }
             _ = try Self.unique(offering.packages.map(\.id), "package of '\(offering.id)'")
@@ -162,6 +173,23 @@ public struct PaywallConfiguration: Codable, Hashable, Sendable {
                     break
                 }
             }
+        }
+    }
+
+    /// The warnings about this configuration where the storefront sells `sold`: one for
+    /// each offering with a package whose product is not among them, in offering order.
+    /// - Parameter sold: The products on sale.
+    /// - Returns: The warnings; empty when every package's product is on sale.
+    public func warnings(sold: [AppStoreProduct]) -> [PaywallWarning] {
+        let onSale = Set(sold.map(\.id))
+        let fallback = fallbackOffering.flatMap { id in offerings.first { $0.id == id } }
+        let shownInstead = fallback.flatMap { $0.packages.contains { onSale.contains($0.productID) } ? $0.id : nil }
+        return offerings.compactMap { offering in
+            let missing = offering.packages.map(\.productID).filter { !onSale.contains($0) }
+            guard !missing.isEmpty else { return nil }
+            let nothing = missing.count == offering.packages.count
+            return PaywallWarning(
+                offering: offering.id, productsNotOnSale: missing, hasNothingOnSale: nothing, shownInstead: nothing ? shownInstead : nil)
         }
     }
 

@@ -14,6 +14,8 @@ import Foundation
 ///         openAnalytics()
 ///     case .show(let paywall):
 ///         present(paywall.offering, products: paywall.products)
+///     case .nothingOnSale:
+///         showPurchasesUnavailable()
 ///     }
 /// }
 /// ```
@@ -23,16 +25,28 @@ public protocol PaywallService: Sendable {
 
     /// Puts `configuration` in force from the next gate on, once it is checked against
     /// the app's products; it is kept, so a relaunch starts with it.
+    ///
+    /// An offering with packages the storefront does not sell now is no error — the
+    /// storefront may change — but each is a warning, returned: a gate leaves those
+    /// packages out, and shows the configuration's fallback offering, or no paywall, in
+    /// place of an offering with nothing on sale.
     /// - Parameter configuration: The new configuration.
+    /// - Returns: The warnings about the configuration now in force; empty when every
+    ///   package's product is on sale.
     /// - Throws: ``SubscriptionError`` — `invalidConfiguration` naming what is wrong, and
     ///   the configuration in force stays; the store's failure to list its products;
     ///   `ledgerUnreadable` if it cannot be kept.
-    func replaceConfiguration(_ configuration: PaywallConfiguration) async throws
+    @discardableResult
+    func replaceConfiguration(_ configuration: PaywallConfiguration) async throws -> [PaywallWarning]
 
     /// What the place `placement` of the app does for the user now: lets them through
     /// (their tier unlocks the placement's feature, or a rule grants), or shows an
     /// offering — a variant's, in an experiment, which logs the user's exposure once the
-    /// decision is made (a holdout's pass too; a gate that fails logs nothing).
+    /// decision is made (a holdout's pass too; a gate that fails logs nothing). A paywall
+    /// is never empty: in place of an offering with no product on sale it shows the
+    /// configuration's fallback offering, or, when that has none on sale either or there
+    /// is none, decides ``PaywallDecision/nothingOnSale``; the exposure names the offering
+    /// shown.
     /// - Parameter placement: The placement's ID.
     /// - Returns: The decision.
     /// - Throws: ``SubscriptionError`` — `placementNotFound`; the store's failure.
@@ -78,6 +92,10 @@ public enum PaywallDecision: Hashable, Sendable {
     case granted
     /// The app shows this paywall.
     case show(PaywallPresentation)
+    /// The user does not go through, and there is nothing to sell them: neither the
+    /// offering chosen nor the configuration's fallback has a product on sale in the
+    /// storefront. The app shows no paywall (a note that purchases are unavailable, say).
+    case nothingOnSale
 
     /// The paywall to show, or nil when the user goes through.
     public var presentation: PaywallPresentation? {
@@ -98,6 +116,9 @@ public struct PaywallPresentation: Hashable, Sendable {
     public var products: [AppStoreProduct]
     /// The experiment and variant that chose the offering, if one did.
     public var assignment: PaywallAssignment?
+    /// The offering the rule or variant chose, when it had no product on sale and
+    /// ``offering`` is the configuration's fallback in its place; nil otherwise.
+    public var fallbackFrom: String?
 
     /// Creates a presentation.
     /// - Parameters:
@@ -105,11 +126,16 @@ public struct PaywallPresentation: Hashable, Sendable {
     ///   - offering: The offering.
     ///   - products: Its products.
     ///   - assignment: The experiment's variant.
-    public init(placement: String, offering: PaywallOffering, products: [AppStoreProduct], assignment: PaywallAssignment? = nil) {
+    ///   - fallbackFrom: The offering chosen, when the fallback is shown in its place.
+    public init(
+        placement: String, offering: PaywallOffering, products: [AppStoreProduct], assignment: PaywallAssignment? = nil,
+        fallbackFrom: String? = nil
+    ) {
         self.placement = placement
         self.offering = offering
         self.products = products
         self.assignment = assignment
+        self.fallbackFrom = fallbackFrom
     }
 }
 
@@ -141,6 +167,10 @@ public struct PaywallExposure: Codable, Hashable, Sendable {
     public var user: String
     /// When.
     public var date: Date
+    /// The offering shown: the variant's, or the configuration's fallback in place of a
+    /// variant's with nothing on sale; nil when no paywall was shown — a holdout, or
+    /// nothing on sale — and in an exposure logged before this was recorded.
+    public var offering: String?
 
     /// Creates an exposure.
     /// - Parameters:
@@ -148,10 +178,49 @@ public struct PaywallExposure: Codable, Hashable, Sendable {
     ///   - placement: The placement.
     ///   - user: The user.
     ///   - date: When.
-    public init(assignment: PaywallAssignment, placement: String, user: String, date: Date) {
+    ///   - offering: The offering shown.
+    public init(assignment: PaywallAssignment, placement: String, user: String, date: Date, offering: String? = nil) {
         self.assignment = assignment
         self.placement = placement
         self.user = user
         self.date = date
+        self.offering = offering
+    }
+}
+
+/// Something in a paywall configuration that works, though not as its author may
+/// expect: an offering with packages whose products the storefront does not sell. It
+/// is found when the configuration is put in force.
+public struct PaywallWarning: Hashable, Sendable, CustomStringConvertible {
+    /// The offering.
+    public var offering: String
+    /// The products of its packages that the storefront does not sell, in package order.
+    public var productsNotOnSale: [String]
+    /// Whether it has no product on sale at all: a gate that chooses it shows
+    /// ``shownInstead``, or no paywall when that is nil.
+    public var hasNothingOnSale: Bool
+    /// What a gate shows in its place while it has nothing on sale: the configuration's
+    /// fallback offering, if that has a product on sale; nil for no paywall.
+    public var shownInstead: String?
+
+    /// Creates a warning.
+    /// - Parameters:
+    ///   - offering: The offering.
+    ///   - productsNotOnSale: Its products not on sale.
+    ///   - hasNothingOnSale: Whether none is on sale.
+    ///   - shownInstead: What a gate shows in its place.
+    public init(offering: String, productsNotOnSale: [String], hasNothingOnSale: Bool, shownInstead: String? = nil) {
+        self.offering = offering
+        self.productsNotOnSale = productsNotOnSale
+        self.hasNothingOnSale = hasNothingOnSale
+        self.shownInstead = shownInstead
+    }
+
+    /// The warning in English.
+    public var description: String {
+        let products = productsNotOnSale.map { "'\($0)'" }.joined(separator: ", ")
+        guard hasNothingOnSale else { return "Offering '\(offering)' is shown without \(products), which the storefront does not sell." }
+        let instead = shownInstead.map { "the fallback offering '\($0)' is shown in its place" } ?? "no paywall is shown in its place"
+        return "Offering '\(offering)' has nothing on sale (\(products)): \(instead)."
     }
 }

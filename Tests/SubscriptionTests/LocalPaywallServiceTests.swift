@@ -259,18 +259,9 @@ import TrainTesting
     func wholeCatalog(variant: StoreVariant) async throws {
         let harness = try SubscriptionHarness(variant)
         let catalog = [StorefrontTests.everywhere, StorefrontTests.americanOnly]
-        let store = SimulatedAppStore(context: TrainContext(clock: harness.clock), configuration: AppStoreConfiguration(products: catalog))
-        store.storefront = StorefrontTests.germany
-        let subscriptions = LocalSubscriptionService(store: store, context: store.context)
+        let (subscriptions, _) = Self.germanStore(catalog, harness)
         func paywalls(_ products: [AppStoreProduct]?, _ name: String) throws -> LocalPaywallService {
-            let settings = PaywallServiceConfiguration(products: products)
-            return switch variant {
-            case .inMemory: LocalPaywallService(subscriptions: subscriptions, context: TrainContext(clock: harness.clock), configuration: settings)
-            case .file:
-                try LocalPaywallService(
-                    subscriptions: subscriptions, storage: .file(harness.directory.file(name)), context: TrainContext(clock: harness.clock),
-                    configuration: settings)
-            }
+            try Self.paywalls(over: subscriptions, products: products, in: harness, named: name)
         }
         let offering = PaywallOffering(
             id: "both",
@@ -285,6 +276,68 @@ import TrainTesting
         let whole = try paywalls(catalog, "whole.sqlite")
         try await whole.replaceConfiguration(configuration)
         #expect(try await whole.gate(placement: "p").presentation?.offering.packages.map(\.id) == ["pro"])
+    }
+
+    @Test(
+        "an offering with nothing on sale is never an empty paywall: the fallback offering shows in its place, or no paywall; the warning and the exposure say which",
+        arguments: StoreVariant.allCases)
+    func nothingOnSale(variant: StoreVariant) async throws {
+        let harness = try SubscriptionHarness(variant)
+        let catalog = [StorefrontTests.everywhere, StorefrontTests.americanOnly]
+        let (subscriptions, store) = Self.germanStore(catalog, harness)
+        let paywalls = try Self.paywalls(over: subscriptions, products: catalog, in: harness, named: "paywalls.sqlite")
+        var configuration = PaywallConfiguration(
+            offerings: [
+                PaywallOffering(id: "coach", packages: [PaywallPackage(id: "coach", productID: StorefrontTests.americanOnly.id)]),
+                PaywallOffering(id: "pro", packages: [PaywallPackage(id: "pro", productID: StorefrontTests.everywhere.id)]),
+            ],
+            experiments: [PaywallExperiment(id: "exp", variants: [PaywallVariant(id: "coach", weight: 100, offering: "coach")])],
+            placements: [
+                PaywallPlacement(id: "p", rules: [PaywallRule(.show("coach"))]), PaywallPlacement(id: "e", rules: [PaywallRule(.experiment("exp"))]),
+            ])
+        let coachOnly = PaywallWarning(offering: "coach", productsNotOnSale: [StorefrontTests.americanOnly.id], hasNothingOnSale: true)
+        #expect(try await paywalls.replaceConfiguration(configuration) == [coachOnly])
+        #expect(try await paywalls.gate(placement: "p") == .nothingOnSale)
+        #expect(try await paywalls.gate(placement: "e") == .nothingOnSale)
+
+        configuration.fallbackOffering = "pro"
+        var falling = coachOnly
+        falling.shownInstead = "pro"
+        #expect(try await paywalls.replaceConfiguration(configuration) == [falling])
+        let shown = try #require(try await paywalls.gate(placement: "p").presentation)
+        #expect(shown.offering.id == "pro" && shown.fallbackFrom == "coach" && shown.products.map(\.id) == [StorefrontTests.everywhere.id])
+        #expect(try await paywalls.gate(placement: "e").presentation?.offering.id == "pro")
+        #expect(try await paywalls.exposures().map(\.offering) == [nil, "pro"], "each exposure names the offering shown")
+
+        store.storefront = .unitedStates
+        let american = try #require(try await paywalls.gate(placement: "p").presentation)
+        #expect(american.offering.id == "coach" && american.fallbackFrom == nil, "sold here: the offering itself")
+
+        configuration.fallbackOffering = "nowhere"
+        await #expect(throws: SubscriptionError(.invalidConfiguration)) { try await paywalls.replaceConfiguration(configuration) }
+        #expect(paywalls.configuration.fallbackOffering == "pro", "the configuration in force stays")
+    }
+
+    /// Subscriptions over a store of `catalog` in the German storefront, on the harness's clock.
+    static func germanStore(_ catalog: [AppStoreProduct], _ harness: SubscriptionHarness) -> (LocalSubscriptionService, SimulatedAppStore) {
+        let store = SimulatedAppStore(context: TrainContext(clock: harness.clock), configuration: AppStoreConfiguration(products: catalog))
+        store.storefront = StorefrontTests.germany
+        return (LocalSubscriptionService(store: store, context: store.context), store)
+    }
+
+    /// A paywall service over `subscriptions`, given the whole catalog `products`, in the
+    /// harness's storage under `name`.
+    static func paywalls(
+        over subscriptions: LocalSubscriptionService, products: [AppStoreProduct]?, in harness: SubscriptionHarness, named name: String
+    ) throws -> LocalPaywallService {
+        let settings = PaywallServiceConfiguration(products: products)
+        return switch harness.variant {
+        case .inMemory: LocalPaywallService(subscriptions: subscriptions, context: TrainContext(clock: harness.clock), configuration: settings)
+        case .file:
+            try LocalPaywallService(
+                subscriptions: subscriptions, storage: .file(harness.directory.file(name)), context: TrainContext(clock: harness.clock),
+                configuration: settings)
+        }
     }
 
     @Test(

@@ -34,6 +34,16 @@ final class LocalPaywallEnvironment: PaywallContractEnvironment {
         }
     }
 
+    /// A service given the whole catalog: the standard products and a coaching plan sold
+    /// in Germany only, so not in the store's American storefront.
+    func makeServiceWithUnsoldProduct() async throws -> any PaywallService {
+        var coach = AppStoreProduct(
+            id: unsoldProductID, displayName: "Coach Monthly", tier: .pro, period: .month, price: 29.99, subscriptionGroupID: "train.coach")
+        coach.prices = ["DEU": 29.99]
+        let subscriptions = LocalSubscriptionService(store: store, context: store.context)
+        return LocalPaywallService(subscriptions: subscriptions, configuration: PaywallServiceConfiguration(products: store.products + [coach]))
+    }
+
     func subscribe(_ service: any PaywallService, to productID: String) async throws {
         guard let local = service as? LocalPaywallService else { throw SubscriptionError(.systemError, detail: "not a service of this environment") }
         _ = try await local.subscriptions.purchase(productID)
@@ -45,7 +55,9 @@ final class ForgetfulPaywallService: PaywallService {
     let real: any PaywallService
     init(_ real: any PaywallService) { self.real = real }
     var configuration: PaywallConfiguration { real.configuration }
-    func replaceConfiguration(_ configuration: PaywallConfiguration) async throws { try await real.replaceConfiguration(configuration) }
+    func replaceConfiguration(_ configuration: PaywallConfiguration) async throws -> [PaywallWarning] {
+        try await real.replaceConfiguration(configuration)
+    }
     func gate(placement: String) async throws -> PaywallDecision { try await real.gate(placement: placement) }
     func assignment(in experiment: String) async throws -> PaywallAssignment { try await real.assignment(in: experiment) }
     func setUser(_ userID: String?) async {}

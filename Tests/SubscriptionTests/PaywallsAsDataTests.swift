@@ -29,6 +29,8 @@ func gatingTheAnalyticsTab() async throws {
         print("open analytics")
     case .show(let paywall):
         print(paywall.offering.id, paywall.products.map(\.id), paywall.assignment?.variant ?? "none")
+    case .nothingOnSale:
+        print("purchases are unavailable here")
     }
     let again = try #require(try await paywalls.gate(placement: "analytics-tab").presentation)
     #expect(["annual-first", "monthly-first"].contains(again.offering.id))

@@ -28,7 +28,7 @@ import TrainTesting
         await paywalls.setUser("ada")
         await paywalls.setAttribute("running", forKey: "sport")
         #expect(paywalls.user == "ada" && paywalls.attributes == ["sport": "running"])
-        paywalls.script(.replaceConfiguration, .returning(()))
+        paywalls.script(.replaceConfiguration, .returning([]))
         try await paywalls.replaceConfiguration(Self.configuration)
         #expect(paywalls.configuration == Self.configuration)
         #expect(

@@ -20,6 +20,15 @@ public protocol PaywallContractEnvironment: Sendable {
     var yearlyProductID: String { get }
     /// A feature the products' tier unlocks and the free tier does not.
     var feature: Feature { get }
+
+    /// Makes a paywall service as ``makeService()`` does, for an app whose catalog also
+    /// has ``unsoldProductID``, a product the storefront does not sell. By default,
+    /// ``makeService()``: a conformance that refuses a package of a product it does not
+    /// sell keeps the contract by refusing it.
+    /// - Returns: The service under test.
+    func makeServiceWithUnsoldProduct() async throws -> any PaywallService
+    /// A product of the app's catalog that the storefront does not sell.
+    var unsoldProductID: String { get }
 }
 
 extension PaywallContractEnvironment {
@@ -29,6 +38,10 @@ extension PaywallContractEnvironment {
     public var yearlyProductID: String { "com.train.pro.yearly" }
     /// Analytics, which Pro unlocks.
     public var feature: Feature { .analytics }
+    /// The service of ``makeService()``.
+    public func makeServiceWithUnsoldProduct() async throws -> any PaywallService { try await makeService() }
+    /// `com.train.coach.monthly`.
+    public var unsoldProductID: String { "com.train.coach.monthly" }
 }
 
 /// A check of the ``PaywallServiceContract``.
@@ -91,6 +104,35 @@ public enum PaywallServiceContract {
             try check.expect(shown?.offering.packages.first?.metadata["badge"] == "Best value", "the package's metadata")
             try await environment.subscribe(paywalls, to: environment.monthlyProductID)
             try check.expect(try await paywalls.gate(placement: "locked-feature") == .granted, "a tier that unlocks the feature goes through")
+        },
+        PaywallContractCheck(
+            "a paywall is never empty: in place of an offering with nothing on sale a gate shows the fallback offering, or no paywall, and putting it in force warns",
+            covers: PaywallService.self
+        ) { environment, check in
+            let paywalls = try await environment.makeServiceWithUnsoldProduct()
+            var configuration = PaywallConfiguration(
+                offerings: [
+                    PaywallOffering(id: "unsold", packages: [PaywallPackage(id: "coach", productID: environment.unsoldProductID)]),
+                    PaywallOffering(id: "monthly-only", packages: [PaywallPackage(id: "monthly", productID: environment.monthlyProductID)]),
+                ],
+                placements: [PaywallPlacement(id: "upsell", rules: [PaywallRule(.show("unsold"))])])
+            let warnings: [PaywallWarning]
+            do {
+                warnings = try await paywalls.replaceConfiguration(configuration)
+            } catch let error as SubscriptionError where error.code == .invalidConfiguration {
+                return // Refused when put in force: no gate can show it.
+            }
+            try check.expect(
+                warnings.contains { $0.offering == "unsold" && $0.hasNothingOnSale && $0.shownInstead == nil },
+                "a warning that the offering has nothing on sale: \(warnings)")
+            try check.expect(try await paywalls.gate(placement: "upsell") == .nothingOnSale, "no fallback: no paywall, not an empty one")
+            configuration.fallbackOffering = "monthly-only"
+            try await paywalls.replaceConfiguration(configuration)
+            let shown = try await paywalls.gate(placement: "upsell").presentation
+            try check.expect(
+                shown?.offering.id == "monthly-only" && shown?.products.map(\.id) == [environment.monthlyProductID]
+                    && shown?.fallbackFrom == "unsold",
+                "the fallback offering in its place: \(String(describing: shown?.offering.id))")
         },
         PaywallContractCheck("an audience by attribute gets its offering; others fall to the rule for everyone", covers: PaywallService.self) {
             environment, check in

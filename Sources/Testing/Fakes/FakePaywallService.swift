@@ -74,11 +74,13 @@ public final class FakePaywallService: PaywallService, ScriptableFake, BackedFak
         return service?.configuration ?? state.withLock { $0.configuration }
     }
 
-    /// Succeeds as scripted, or as the service does; a strict fake's scripted success
+    /// Returns the scripted warnings, or the service's; a strict fake's scripted success
     /// puts `configuration` in force.
-    public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws {
-        try await perform(.replaceConfiguration, configuration) { try await $0.replaceConfiguration(configuration) }
+    @discardableResult
+    public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws -> [PaywallWarning] {
+        let warnings = try await perform(.replaceConfiguration, configuration) { try await $0.replaceConfiguration(configuration) }
         if service == nil { state.withLock { $0.configuration = configuration } }
+        return warnings
     }
 
     /// Returns the scripted decision, or the service's.
@@ -121,8 +123,10 @@ extension FakeMethods where Fake == FakePaywallService {
     /// ``configuration``.
     public static var configuration: FakeMethod<FakePaywallService, PaywallConfiguration> { .init("configuration") }
 
-    /// ``FakePaywallService/replaceConfiguration(_:)``: a strict fake's success puts the configuration in force.
-    public static var replaceConfiguration: FakeMethod<FakePaywallService, Void, PaywallConfiguration> { .init("replaceConfiguration(_:)") }
+    /// ``FakePaywallService/replaceConfiguration(_:)``: the warnings; a strict fake's success puts the configuration in force.
+    public static var replaceConfiguration: FakeMethod<FakePaywallService, [PaywallWarning], PaywallConfiguration> {
+        .init("replaceConfiguration(_:)")
+    }
 
     /// ``FakePaywallService/gate(placement:)``: the decision.
     public static var gate: FakeMethod<FakePaywallService, PaywallDecision, String> { .init("gate(placement:)") }
