@@ -53,9 +53,13 @@ extension TrainServices {
     /// Another device in this stack's world with `userID` signed in: a friend's phone,
     /// or the user's own tablet. It shares the accounts, the feed, the photos and the
     /// remote, and has its own session, plans, network, background sync and account
-    /// data — in memory, or under `devices/` in a stack in files. A device of the user
-    /// signed in on this stack's first device shares its App Store (one Apple ID: what
-    /// one buys, the other has); another user's devices share an App Store of their own.
+    /// data — in memory, or under `devices/` in a stack in files. Its App Store is a
+    /// device of the world's one App Store (`SimulatedAppStore.device(signedInTo:)`):
+    /// a device of the user signed in on this stack's first device is signed in to that
+    /// device's Apple ID (what one buys, the other has); another user's devices to the
+    /// user's own, `AppleID.standard(forUser:)`. So Family Sharing, refunds and restores
+    /// work across users' devices, and a device may switch to an Apple ID another user
+    /// signs in with, as a family's shared iPad does.
     ///
     /// ```swift
     /// let tablet = try services.makeDevice(for: ada.id)

@@ -27,6 +27,9 @@ public struct TrainServicesConfiguration: Sendable {
     public var appleAudience: String
     /// The products on sale in the simulated App Store.
     public var products: [AppStoreProduct]
+    /// The app the simulated App Store sells for: the bundle ID and App Apple ID its
+    /// server notifications name; TrainKit's example app unless set.
+    public var storeApp: StoreApp = .example
     /// Which features each tier unlocks, as the session manager shows them.
     public var features: FeatureCatalog
     /// Which app user has access to what the device's Apple ID bought.
@@ -169,7 +172,7 @@ public struct TrainServicesConfiguration: Sendable {
     }
 
     /// The simulated App Store of the world.
-    var appStore: AppStoreConfiguration { AppStoreConfiguration(products: products) }
+    var appStore: AppStoreConfiguration { AppStoreConfiguration(products: products, app: storeApp) }
 
     /// A device's simulated Sign in with Apple.
     func makeAppleID() -> SimulatedIdentityProvider {

@@ -27,10 +27,9 @@ final class TrainWorld: Sendable {
     let remote: any RemotePlanStore
     /// The mail every device's auth service sends: reset, verification and sign-in codes.
     let mailbox = SimulatedMailbox()
-    /// The first device's App Store, photos and auth service.
+    /// The first device's App Store — the world's, whose devices every other device's is —
+    /// photos and auth service.
     private let first = Locked<(appStore: SimulatedAppStore, media: LocalMediaStore, auth: any AuthService)?>(nil)
-    /// The App Stores of the users other than the first device's, by user ID.
-    private let appStores = Locked<[String: SimulatedAppStore]>([:])
     private let devices = Locked(0)
 
     /// A world in memory.
@@ -69,8 +68,9 @@ final class TrainWorld: Sendable {
         return configuration
     }
 
-    /// Records the first device's App Store and photo store, which later devices share,
-    /// and its auth service, whose user shares its App Store.
+    /// Records the first device's App Store — the world's, of which later devices get
+    /// devices — and photo store, which later devices share, and its auth service, whose
+    /// user's other devices are signed in to its Apple ID.
     func setFirstDevice(appStore: SimulatedAppStore, media: LocalMediaStore, auth: any AuthService) {
         first.withLock { $0 = (appStore, media, auth) }
     }
@@ -80,19 +80,14 @@ final class TrainWorld: Sendable {
         first.withLock { $0?.media.sharing(with: auth) } ?? LocalMediaStore(auth: auth, context: configuration.context)
     }
 
-    /// The App Store a device of `userID` buys from: the first device's when its user
-    /// is signed in there (one Apple ID, so what one device buys the other has);
-    /// otherwise the user's own, in memory, made on first use.
+    /// The App Store of a new device of `userID`: a device of the world's one App Store,
+    /// signed in to the Apple ID of the first device when its user is signed in there
+    /// (what one device buys, the other has), and to the user's own otherwise.
     func appStore(for userID: String) -> SimulatedAppStore {
-        if let (shared, _, auth) = first.withLock({ $0 }), auth.currentUser.map({ $0.id.utf8.elementsEqual(userID.utf8) }) ?? false {
-            return shared
-        }
-        return appStores.withLock { stores in
-            if let store = stores[userID] { return store }
-            let store = SimulatedAppStore(context: configuration.context, configuration: configuration.appStore)
-            stores[userID] = store
-            return store
-        }
+        let first = first.withLock { $0 }
+        let world = first?.appStore ?? SimulatedAppStore(context: configuration.context, configuration: configuration.appStore)
+        let signedInFirst = first?.auth.currentUser.map { $0.id.utf8.elementsEqual(userID.utf8) } ?? false
+        return world.device(signedInTo: signedInFirst ? world.appleID : .standard(forUser: userID))
     }
 
     /// The next device's number, from 1.

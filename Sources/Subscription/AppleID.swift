@@ -44,6 +44,16 @@ public struct AppleID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The Apple ID a new simulated device is signed in with.
     public static let standard = AppleID(checked: "appleid@simulator.trainkit")
 
+    /// The Apple ID a user of a `TrainServices` world has by default on the devices made
+    /// for them: their own, `<user ID>@appleid.trainkit` (in lowercase), or, for a user
+    /// ID no email address can hold, one named by a hash of it.
+    /// - Parameter userID: The app user's ID.
+    /// - Returns: Their Apple ID.
+    public static func standard(forUser userID: String) -> AppleID {
+        if let named = try? AppleID("\(userID)@appleid.trainkit") { return named }
+        return AppleID(checked: "user-\(String(stableHash(userID), radix: 16))@appleid.trainkit")
+    }
+
     private init(checked email: String) {
         self.email = email
     }
@@ -84,4 +94,12 @@ public enum SubscriptionAccessPolicy: String, Codable, Hashable, Sendable {
     /// ID whose subscription in the group another one uses is told so
     /// (``TrainCore/TrainErrorCode/subscribedWithAnotherAccount``) instead of buying twice.
     case appAccountToken
+}
+
+/// The 64-bit FNV-1a hash of `text`'s UTF-8: the same on every platform and launch, for
+/// identifiers the simulated store derives.
+func stableHash(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
 }

@@ -24,12 +24,14 @@ enum NotificationJSON {
                 id: id, type: StoreNotificationType(rawValue: notificationType), subtype: subtype.map(StoreNotificationSubtype.init(rawValue:)),
                 signedDate: NotificationJSON.date(signedDate), bundleID: data.bundleId, bundleVersion: data.bundleVersion,
                 environment: NotificationJSON.environment(data.environment), status: data.status.flatMap(NotificationJSON.state(status:)),
-                consumptionRequestReason: data.consumptionRequestReason.map(RefundRequestReason.init(rawValue:)), signedPayload: signedPayload)
+                consumptionRequestReason: data.consumptionRequestReason.map(RefundRequestReason.init(rawValue:)), signedPayload: signedPayload,
+                appAppleID: data.appAppleId)
         }
     }
 
     /// The payload's `data`.
     struct Body: Codable {
+        var appAppleId: Int64?
         var bundleId: String
         var bundleVersion: String
         var environment: String
@@ -63,10 +65,15 @@ enum NotificationJSON {
         var environment: String
         var transactionReason: String
         var storefront: String?
+        var storefrontId: String?
         var price: Int64?
         var currency: String?
+        var webOrderLineItemId: String?
+        var appTransactionId: String
+        var offerPeriod: String?
 
-        init(_ transaction: AppStoreTransaction, bundleID: String, signedDate: Date) {
+        /// `transaction` of `owner`, whose offer, if any, lasts `offerPeriod`.
+        init(_ transaction: AppStoreTransaction, owner: AppleID, offerPeriod: BillingPeriod?, bundleID: String, signedDate: Date) {
             transactionId = String(transaction.id)
             originalTransactionId = String(transaction.originalID)
             bundleId = bundleID
@@ -87,8 +94,13 @@ enum NotificationJSON {
             environment = NotificationJSON.environments[transaction.environment] ?? "LocalTesting"
             transactionReason = transaction.reason == .renewal ? "RENEWAL" : "PURCHASE"
             storefront = transaction.storefrontCountryCode
+            storefrontId = transaction.storefrontCountryCode.flatMap(StoreStorefront.appStoreID(countryCode:))
             price = transaction.price.map(NotificationJSON.milliunits)
             currency = transaction.currency
+            // One per purchase event of a subscription, renewals included: the transaction's own number.
+            webOrderLineItemId = transaction.productType == .autoRenewable ? String(transaction.id) : nil
+            appTransactionId = NotificationJSON.appTransactionID(bundleID: bundleID, owner: owner)
+            self.offerPeriod = transaction.offer == nil ? nil : offerPeriod?.iso8601
         }
 
         /// The transaction this payload says.
@@ -129,8 +141,19 @@ enum NotificationJSON {
         var renewalDate: Int64?
         var signedDate: Int64
         var environment: String
+        var recentSubscriptionStartDate: Int64?
+        var renewalPrice: Int64?
+        var currency: String?
+        var appAccountToken: String?
+        var appTransactionId: String
+        var offerPeriod: String?
 
-        init(_ info: RenewalInfo, renewalDate: Date?, environment: StoreEnvironment, signedDate: Date) {
+        /// The renewal info of a subscription of `owner`, tagged `appAccountToken`, whose
+        /// next renewal's offer, if any, lasts `offerPeriod`.
+        init(
+            _ info: RenewalInfo, owner: AppleID, appAccountToken: UUID?, offerPeriod: BillingPeriod?, bundleID: String, renewalDate: Date?,
+            environment: StoreEnvironment, signedDate: Date
+        ) {
             originalTransactionId = String(info.originalTransactionID)
             productId = info.currentProductID
             autoRenewProductId = info.autoRenewPreference
@@ -149,6 +172,12 @@ enum NotificationJSON {
             self.renewalDate = renewalDate.map(NotificationJSON.milliseconds)
             self.signedDate = NotificationJSON.milliseconds(signedDate)
             self.environment = NotificationJSON.environments[environment] ?? "LocalTesting"
+            recentSubscriptionStartDate = info.recentSubscriptionStartDate.map(NotificationJSON.milliseconds)
+            renewalPrice = info.renewalPrice.map(NotificationJSON.milliunits)
+            currency = info.renewalPrice == nil ? nil : info.currency
+            self.appAccountToken = appAccountToken?.uuidString.lowercased()
+            appTransactionId = NotificationJSON.appTransactionID(bundleID: bundleID, owner: owner)
+            self.offerPeriod = info.offer == nil ? nil : offerPeriod?.iso8601
         }
 
         /// The renewal info this payload says.
@@ -163,7 +192,9 @@ enum NotificationJSON {
                 expirationReason: expirationIntent.flatMap { number in NotificationJSON.intents.first { $0.value == number }?.key },
                 gracePeriodExpirationDate: gracePeriodExpiresDate.map(NotificationJSON.date), isInBillingRetry: isInBillingRetryPeriod ?? false,
                 priceIncreaseStatus: priceIncreaseStatus.map { $0 == 1 ? .agreed : .pending } ?? .noIncreasePending, offer: offer,
-                eligibleWinBackOfferIDs: eligibleWinBackOfferIds ?? [])
+                eligibleWinBackOfferIDs: eligibleWinBackOfferIds ?? [],
+                recentSubscriptionStartDate: recentSubscriptionStartDate.map(NotificationJSON.date),
+                renewalPrice: renewalPrice.map { Decimal($0) / 1000 }, currency: currency)
         }
     }
 
@@ -214,6 +245,14 @@ enum NotificationJSON {
 
     static func environment(_ name: String) -> StoreEnvironment {
         environments.first { $0.value == name }?.key ?? .simulated
+    }
+
+    /// The `appTransactionId` of the app on `owner`'s Apple ID: Apple gives each Apple ID
+    /// that downloads the app one, the same in every transaction; the store derives it
+    /// from the bundle ID and the Apple ID (their FNV-1a hash, as a positive decimal), so
+    /// it is the same on every device and launch.
+    static func appTransactionID(bundleID: String, owner: AppleID) -> String {
+        String(stableHash("\(bundleID)\u{0}\(owner.email)") >> 1)
     }
 
     /// `date` in whole milliseconds since 1970, as Apple writes dates.

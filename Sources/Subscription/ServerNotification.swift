@@ -146,6 +146,8 @@ public struct StoreServerNotification: Hashable, Sendable, Identifiable {
     public var signedDate: Date
     /// The app's bundle identifier.
     public var bundleID: String
+    /// The app's App Apple ID (`appAppleId`), where the store's app has one.
+    public var appAppleID: Int64?
     /// The app's version.
     public var bundleVersion: String
     /// Where it happened.
@@ -176,16 +178,19 @@ public struct StoreServerNotification: Hashable, Sendable, Identifiable {
     ///   - renewalInfo: The renewal info.
     ///   - consumptionRequestReason: The refund request's reason.
     ///   - signedPayload: The signed notification.
+    ///   - appAppleID: The app's App Apple ID.
     public init(
         id: UUID, type: StoreNotificationType, subtype: StoreNotificationSubtype? = nil, signedDate: Date, bundleID: String,
         bundleVersion: String, environment: StoreEnvironment = .simulated, status: RenewalState? = nil, transaction: AppStoreTransaction? = nil,
-        renewalInfo: RenewalInfo? = nil, consumptionRequestReason: RefundRequestReason? = nil, signedPayload: String = ""
+        renewalInfo: RenewalInfo? = nil, consumptionRequestReason: RefundRequestReason? = nil, signedPayload: String = "",
+        appAppleID: Int64? = nil
     ) {
         self.id = id
         self.type = type
         self.subtype = subtype
         self.signedDate = signedDate
         self.bundleID = bundleID
+        self.appAppleID = appAppleID
         self.bundleVersion = bundleVersion
         self.environment = environment
         self.status = status
@@ -201,19 +206,29 @@ public struct StoreServerNotification: Hashable, Sendable, Identifiable {
 /// and renewal info inside it, and the app it is for.
 ///
 /// The simulated store signs with HS256 (HMAC-SHA256, the platform's crypto), so the
-/// verifier holds the store's key (``SimulatedAppStore/notificationVerifier()``); Apple
+/// verifier holds the store's key (``SimulatedAppStore/notificationVerifier(environment:)``); Apple
 /// signs with ES256 and a certificate chain, which Apple's App Store Server Library checks.
+/// Like Apple's `SignedDataVerifier`, it is made for one app in one environment: a
+/// notification of another environment is refused, and in production one without the
+/// app's App Apple ID.
 public struct StoreNotificationVerifier: Sendable {
     private let key: Data
     private let bundleID: String
+    private let appAppleID: Int64?
+    private let environment: StoreEnvironment?
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - key: The key the store signs with.
     ///   - bundleID: The app whose notifications to accept.
-    public init(key: Data, bundleID: String) {
+    ///   - appAppleID: The app's App Apple ID, which a production notification must name;
+    ///     a notification that names another is refused in any environment.
+    ///   - environment: The one environment to accept; nil for any.
+    public init(key: Data, bundleID: String, appAppleID: Int64? = nil, environment: StoreEnvironment? = nil) {
         self.key = key
         self.bundleID = bundleID
+        self.appAppleID = appAppleID
+        self.environment = environment
     }
 
     /// Verifies a signed notification and reads it.
@@ -221,25 +236,49 @@ public struct StoreNotificationVerifier: Sendable {
     /// - Returns: The notification.
     /// - Throws: ``TrainCore/TrainErrorCode/failedVerification`` for a notification, a
     ///   transaction or renewal info that is not a JWS signed with the key, is not the
-    ///   payload of a notification, or is for another app.
+    ///   payload of a notification, is for another app, or is of another environment than
+    ///   the verifier's or than the notification's; a production notification without the
+    ///   verifier's App Apple ID, or one naming another.
     public func verify(_ signedPayload: String) throws(SubscriptionError) -> StoreServerNotification {
         let payload: NotificationJSON.Payload = try decode(signedPayload, "notification")
         var notification = try payload.notification(signedPayload: signedPayload)
         guard notification.bundleID == bundleID else {
             throw SubscriptionError(.failedVerification, detail: "The notification is for '\(notification.bundleID)', not '\(bundleID)'.")
         }
+        try checkApp(of: notification)
+        let environmentName = payload.data?.environment
         if let signed = payload.data?.signedTransactionInfo {
             let transaction: NotificationJSON.Transaction = try decode(signed, "transaction")
             guard transaction.bundleId == bundleID else {
                 throw SubscriptionError(.failedVerification, detail: "The transaction is of another app.")
             }
+            guard transaction.environment == environmentName else {
+                throw SubscriptionError(.failedVerification, detail: "The transaction is of another environment than its notification.")
+            }
             notification.transaction = try transaction.transaction()
         }
         if let signed = payload.data?.signedRenewalInfo {
             let renewal: NotificationJSON.Renewal = try decode(signed, "renewal info")
+            guard renewal.environment == environmentName else {
+                throw SubscriptionError(.failedVerification, detail: "The renewal info is of another environment than its notification.")
+            }
             notification.renewalInfo = try renewal.renewalInfo()
         }
         return notification
+    }
+
+    /// Throws unless `notification` is of the verifier's environment and, where it must
+    /// or does name one, of its App Apple ID.
+    private func checkApp(of notification: StoreServerNotification) throws(SubscriptionError) {
+        if let environment, notification.environment != environment {
+            throw SubscriptionError(.failedVerification, detail: "The notification is of \(notification.environment), not \(environment).")
+        }
+        if notification.environment == .production, notification.appAppleID == nil || notification.appAppleID != appAppleID {
+            throw SubscriptionError(.failedVerification, detail: "A production notification names the app's App Apple ID.")
+        }
+        if let named = notification.appAppleID, let appAppleID, named != appAppleID {
+            throw SubscriptionError(.failedVerification, detail: "The notification is for the App Apple ID \(named), not \(appAppleID).")
+        }
     }
 
     private func decode<Value: Decodable>(_ token: String, _ what: String) throws(SubscriptionError) -> Value {

@@ -35,7 +35,7 @@ extension SimulatedAppStore {
         caller: Int?
     ) throws(SubscriptionError) -> (result: StorePurchaseResult, events: [Event]) {
         try mutate(returningEventsTo: caller) { state, changes, now throws(SubscriptionError) in
-            guard state.appleID == appleID else {
+            guard deviceAppleID(state) == appleID else {
                 throw SubscriptionError(
                     .notYourTransaction, detail: "The device signed in to another Apple ID while the purchase sheet was up; nothing was bought.")
             }
@@ -83,7 +83,7 @@ extension SimulatedAppStore {
     /// Whether the device's Apple ID has never had a transaction in the group.
     func isEligibleForIntroOffer(groupID: String) -> Bool {
         settle()
-        return state.withLock { isEligibleForIntroOffer(groupID, owner: $0.appleID, in: $0) }
+        return state.withLock { isEligibleForIntroOffer(groupID, owner: deviceAppleID($0), in: $0) }
     }
 
     /// Throws ``TrainCore/TrainErrorCode/subscribedWithAnotherAccount`` if what `owner`
@@ -114,18 +114,19 @@ extension SimulatedAppStore {
     ) {
         state.withLock { state in
             let transactions = state.entries.keys.sorted().compactMap { state.entries[$0] }
-                .filter { audience.sees($0, on: state.appleID) }.map(\.result)
+                .filter { audience.sees($0, on: deviceAppleID(state)) }.map(\.result)
             var grace: [UInt64: Date] = [:]
             for subscription in state.subscriptions.values {
                 guard let period = state.grace(of: subscription) else { continue }
-                if audience.sees(owner: subscription.owner, token: subscription.appAccountToken, on: state.appleID) {
+                if audience.sees(owner: subscription.owner, token: subscription.appAccountToken, on: deviceAppleID(state)) {
                     grace[period.transactionID] = period.end
                 }
-                for share in state.shares(of: subscription.originalID) where audience.sees(owner: share.member, token: nil, on: state.appleID) {
+                for share in state.shares(of: subscription.originalID) where audience.sees(owner: share.member, token: nil, on: deviceAppleID(state))
+                {
                     grace[share.latestTransactionID] = period.end
                 }
             }
-            return (state.appleID, transactions, grace, state.sequence)
+            return (deviceAppleID(state), transactions, grace, state.sequence)
         }
     }
 
@@ -136,7 +137,7 @@ extension SimulatedAppStore {
         state.withLock { state in
             Self.oldestFirst(state.entries.values)
                 .filter { entry in
-                    audience.sees(entry, on: state.appleID)
+                    audience.sees(entry, on: deviceAppleID(state))
                         && (includingFinishedConsumables || !entry.finished || entry.transaction.productType != .consumable)
                 }
                 .map(\.result)
@@ -147,7 +148,7 @@ extension SimulatedAppStore {
     func unfinished(for audience: Audience) -> [(result: StoreVerificationResult<AppStoreTransaction>, revision: Int)] {
         state.withLock { state in
             Self.oldestFirst(state.entries.values)
-                .filter { !$0.finished && audience.sees($0, on: state.appleID) }.map { ($0.result, $0.revision) }
+                .filter { !$0.finished && audience.sees($0, on: deviceAppleID(state)) }.map { ($0.result, $0.revision) }
         }
     }
 
@@ -155,7 +156,7 @@ extension SimulatedAppStore {
     func finish(_ id: UInt64, for audience: Audience) throws(SubscriptionError) {
         try mutate { state, changes, _ throws(SubscriptionError) in
             guard var entry = state.entries[id] else { throw SubscriptionError(.transactionNotFound, detail: "No transaction \(id).") }
-            guard audience.sees(entry, on: state.appleID) else {
+            guard audience.sees(entry, on: deviceAppleID(state)) else {
                 throw SubscriptionError(.notYourTransaction, detail: "Transaction \(id) belongs to another account.")
             }
             guard !entry.finished else { return }
@@ -169,22 +170,36 @@ extension SimulatedAppStore {
     /// by its family group (as StoreKit lists both).
     func statuses(for audience: Audience) -> [RenewalStatus] {
         state.withLock { state in
-            let shared = state.shares.values.filter { audience.sees(owner: $0.member, token: nil, on: state.appleID) }.compactMap { share in
+            let shared = state.shares.values.filter { audience.sees(owner: $0.member, token: nil, on: deviceAppleID(state)) }.compactMap { share in
                 state.subscriptions[share.purchase].map {
                     memberView(of: $0, for: share, revoked: state.entries[share.latestTransactionID]?.transaction.revocationDate != nil)
                 }
             }
-            return (state.subscriptions.values.filter { audience.sees(owner: $0.owner, token: $0.appAccountToken, on: state.appleID) } + shared)
+            return
+                (state.subscriptions.values.filter { audience.sees(owner: $0.owner, token: $0.appAccountToken, on: deviceAppleID(state)) } + shared)
                 .sorted { $0.originalID < $1.originalID }
                 .compactMap { subscription in
                     guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
-                    let winBack = products.filter { $0.subscriptionGroupID == subscription.groupID }
-                        .flatMap { $0.offers.filter { $0.type == .winBack }.compactMap(\.id) }
-                    let info = subscription.renewalInfo(winBackOfferIDs: winBack)
+                    let info = renewalInfo(of: subscription, latest: entry.transaction)
                     return RenewalStatus(
                         state: subscription.state, transaction: entry.result,
                         renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
                 }
         }
+    }
+
+    /// What `subscription`'s renewal info says: the group's win-back offers once it has
+    /// lapsed, and the price of its next renewal in the storefront and currency of
+    /// `latest`, its latest transaction — the regular price of the product it renews
+    /// into, or the price of the offer it renews at.
+    func renewalInfo(of subscription: StoreLedger.Subscription, latest: AppStoreTransaction?) -> RenewalInfo {
+        let group = products.filter { $0.subscriptionGroupID == subscription.groupID }
+        var info = subscription.renewalInfo(winBackOfferIDs: group.flatMap { $0.offers.filter { $0.type == .winBack }.compactMap(\.id) })
+        guard let latest, let product = product(subscription.autoRenewPreference) ?? product(subscription.productID) else { return info }
+        let regular = product.prices.isEmpty ? product.price : latest.storefrontCountryCode.flatMap { product.prices[$0] }
+        let offer = info.offer.flatMap { product.offer($0.type, id: $0.id) }
+        info.renewalPrice = regular.map { offer?.price ?? $0 }
+        info.currency = info.renewalPrice == nil ? nil : latest.currency
+        return info
     }
 }

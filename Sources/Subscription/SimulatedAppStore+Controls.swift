@@ -133,22 +133,24 @@ extension SimulatedAppStore {
 
     /// The Apple ID signed in to the device: in-app purchases and the controls act on its
     /// subscriptions. ``AppleID/standard`` until a test switches it; a file-backed store
-    /// keeps it across launches, as a device stays signed in.
+    /// keeps it across launches, as a device stays signed in. Each device of
+    /// ``device(signedInTo:)`` has its own.
     public var appleID: AppleID {
         settle()
-        return state.withLock { $0.appleID }
+        return state.withLock { deviceAppleID($0) }
     }
 
     /// Signs the device in to another Apple ID, as Settings does. What the previous one
     /// bought stays with it, and comes back when it signs in again; services on this
-    /// store recompute their entitlements.
+    /// store recompute their entitlements. On a device of ``device(signedInTo:)`` only
+    /// that device changes.
     /// - Parameter appleID: The Apple ID.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` if the change cannot be written.
     public func switchAppleID(to appleID: AppleID) throws(SubscriptionError) {
         try mutate { state, changes, _ throws(SubscriptionError) in
-            guard state.appleID != appleID else { return }
-            state.appleID = appleID
-            changes.device = true
+            guard deviceAppleID(state) != appleID else { return }
+            if let device { device.withLock { $0 = appleID } } else { state.appleID = appleID }
+            changes.device = device == nil
             changes.events.append(.reloaded)
         }
     }
@@ -210,7 +212,7 @@ extension SimulatedAppStore {
                     detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
             }
             return try buy(
-                product, owner: state.appleID, token: appAccountToken, at: date, returnedByPurchase: false, state: &state,
+                product, owner: deviceAppleID(state), token: appAccountToken, at: date, returnedByPurchase: false, state: &state,
                 changes: &changes, now: now)
         }
     }
@@ -247,15 +249,17 @@ extension SimulatedAppStore {
     }
 
     /// Redeems an offer code for the device's Apple ID, as the App Store's redemption
-    /// sheet does: the subscription starts at the code's offer and reaches the app on its
-    /// updates stream. The code is used up.
+    /// sheet does: a subscription starts at the code's offer and reaches the app on its
+    /// updates stream, or — for a subscriber of the group, where the code's product does
+    /// not start a period now (the current product, a downgrade) — the offer applies from
+    /// the next renewal, with `OFFER_REDEEMED`. The code is used up.
     /// - Parameters:
     ///   - code: The code, in any case.
     ///   - appAccountToken: The app user it is tagged for; none by default.
     /// - Returns: The transaction of the first period.
     /// - Throws: ``TrainCore/TrainErrorCode/invalidOfferCode`` for a code that is unknown
-    ///   or used up; ``TrainCore/TrainErrorCode/ineligibleForOffer`` while the Apple ID
-    ///   subscribes in the group (the code is kept).
+    ///   or used up; ``TrainCore/TrainErrorCode/ineligibleForOffer`` when its offer is
+    ///   redeemed for the next renewal already (the code is kept).
     @discardableResult
     public func redeemOfferCode(_ code: String, appAccountToken: UUID? = nil) throws(SubscriptionError)
         -> StoreVerificationResult<AppStoreTransaction>
@@ -265,7 +269,7 @@ extension SimulatedAppStore {
                 throw SubscriptionError(.invalidOfferCode, detail: "No unused offer code '\(code)'.")
             }
             let result = try buy(
-                product, owner: state.appleID, token: appAccountToken, at: now, returnedByPurchase: false,
+                product, owner: deviceAppleID(state), token: appAccountToken, at: now, returnedByPurchase: false,
                 offer: (.code, target.offerID), state: &state, changes: &changes, now: now)
             state.settings.offerCodes[key] = nil
             return result
@@ -374,8 +378,8 @@ extension SimulatedAppStore {
         }
     }
 
-    /// The app's own transaction, as `AppTransaction.shared` reads it: bundle
-    /// `com.example.train`, version 1.0 bought on the day the store was made, until a
+    /// The app's own transaction, as `AppTransaction.shared` reads it: the bundle ID of
+    /// the configuration's app, version 1.0 bought on the day the store was made, until a
     /// test sets another. It lasts for the instance, as test settings do, and is
     /// unverified while ``producesUnverifiedTransactions`` is on.
     public var appTransaction: StoreVerificationResult<AppTransactionInfo> {
@@ -384,15 +388,23 @@ extension SimulatedAppStore {
     }
 
     /// Sets the app's own transaction: for example a first download in version 1.0 a
-    /// year ago, to test what early buyers of an app that went free keep.
+    /// year ago, to test what early buyers of an app that went free keep. Its environment
+    /// is where the transactions made from now on are made, and what every server
+    /// notification about them says.
     /// - Parameter info: The app transaction.
-    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for an empty bundle ID or
-    ///   version, or a date that is not a real date.
+    /// - Throws: ``TrainCore/TrainErrorCode/invalidArgument`` for a bundle ID that is not
+    ///   one (see ``StoreApp/init(bundleID:appAppleID:)``), an empty version, a date that
+    ///   is not a real date, or production for an app without an App Apple ID
+    ///   (``StoreApp/appAppleID``). Nothing changes then.
     public func setAppTransaction(_ info: AppTransactionInfo) throws(SubscriptionError) {
-        guard !info.bundleID.isEmpty, !info.appVersion.isEmpty, !info.originalAppVersion.isEmpty,
-            info.originalPurchaseDate.timeIntervalSinceReferenceDate.isFinite
+        try StoreApp.check(bundleID: info.bundleID)
+        guard !info.appVersion.isEmpty, !info.originalAppVersion.isEmpty, info.originalPurchaseDate.timeIntervalSinceReferenceDate.isFinite
         else {
-            throw SubscriptionError(.invalidArgument, detail: "An app transaction has a bundle ID, versions and a real date.")
+            throw SubscriptionError(.invalidArgument, detail: "An app transaction has versions and a real date.")
+        }
+        guard info.environment != .production || storeApp.appAppleID != nil else {
+            throw SubscriptionError(
+                .invalidArgument, detail: "An app in production has an App Apple ID: give the store's configuration a StoreApp with one.")
         }
         app.withLock { $0 = info }
     }

@@ -33,10 +33,14 @@ extension SimulatedAppStore {
     }
 
     /// A verifier of this store's notifications, as the app's server holds it: the
-    /// store's key and the app's bundle identifier.
+    /// store's key, the app's bundle ID and App Apple ID, and — given — the one
+    /// environment to accept.
+    /// - Parameter environment: The environment to accept; nil for any.
     /// - Returns: The verifier.
-    public func notificationVerifier() -> StoreNotificationVerifier {
-        StoreNotificationVerifier(key: state.withLock { $0.notificationKey }, bundleID: app.withLock { $0.bundleID })
+    public func notificationVerifier(environment: StoreEnvironment? = nil) -> StoreNotificationVerifier {
+        StoreNotificationVerifier(
+            key: state.withLock { $0.notificationKey }, bundleID: app.withLock { $0.bundleID }, appAppleID: storeApp.appAppleID,
+            environment: environment)
     }
 
     /// Sends a `TEST` notification, as the App Store Server API's "Request a Test
@@ -61,8 +65,8 @@ extension SimulatedAppStore {
     ///   refunded already. Nothing changes then.
     public func requestRefund(transactionID: UInt64, reason: RefundRequestReason = .other) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
-            guard let entry = state.entries[transactionID], entry.owner == state.appleID else {
-                throw SubscriptionError(.transactionNotFound, detail: "The Apple ID \(state.appleID) has no transaction \(transactionID).")
+            guard let entry = state.entries[transactionID], entry.owner == deviceAppleID(state) else {
+                throw SubscriptionError(.transactionNotFound, detail: "The Apple ID \(deviceAppleID(state)) has no transaction \(transactionID).")
             }
             guard entry.transaction.revocationDate == nil else {
                 throw SubscriptionError(.invalidArgument, detail: "Transaction \(transactionID) was refunded already.")
@@ -144,25 +148,32 @@ extension SimulatedAppStore {
     }
 
     /// `notice` signed with `key` as the App Store posts it, and read as its server would.
+    /// One environment runs through it: its transaction's, or the app's for a notification
+    /// about none.
     func signed(_ notice: StoreLedger.Notice, key: Data) -> StoreServerNotification? {
         let app = app.withLock { $0 }
         let signedDate = notice.date
+        let environment = notice.entry?.transaction.environment ?? app.environment
         var transactionJSON: NotificationJSON.Transaction?
         var renewalJSON: NotificationJSON.Renewal?
-        var body = NotificationJSON.Body(bundleId: app.bundleID, bundleVersion: app.appVersion, environment: "LocalTesting")
-        body.environment = NotificationJSON.environments[app.environment] ?? body.environment
+        var body = NotificationJSON.Body(
+            appAppleId: storeApp.appAppleID, bundleId: app.bundleID, bundleVersion: app.appVersion,
+            environment: NotificationJSON.environments[environment] ?? "LocalTesting")
         if let entry = notice.entry {
-            let transaction = NotificationJSON.Transaction(entry.transaction, bundleID: app.bundleID, signedDate: signedDate)
+            let offer = entry.transaction.offer.flatMap { product(entry.transaction.productID)?.offer($0.type, id: $0.id) }
+            let transaction = NotificationJSON.Transaction(
+                entry.transaction, owner: entry.owner, offerPeriod: offer?.period, bundleID: app.bundleID, signedDate: signedDate)
             transactionJSON = transaction
             body.signedTransactionInfo = try? CompactJWS.sign(transaction, key: key)
         }
         if let subscription = notice.subscription {
-            let winBack = products.filter { $0.subscriptionGroupID == subscription.groupID }.flatMap {
-                $0.offers.filter { $0.type == .winBack }.compactMap(\.id)
-            }
-            let info = subscription.renewalInfo(winBackOfferIDs: winBack)
+            let info = renewalInfo(of: subscription, latest: notice.entry?.transaction)
+            let renewing = product(subscription.autoRenewPreference) ?? product(subscription.productID)
             let renewalDate = subscription.state == .subscribed && subscription.willAutoRenew ? subscription.periodEnd : nil
-            let renewal = NotificationJSON.Renewal(info, renewalDate: renewalDate, environment: app.environment, signedDate: signedDate)
+            let renewal = NotificationJSON.Renewal(
+                info, owner: subscription.owner, appAccountToken: subscription.appAccountToken,
+                offerPeriod: info.offer.flatMap { renewing?.offer($0.type, id: $0.id)?.period }, bundleID: app.bundleID,
+                renewalDate: renewalDate, environment: environment, signedDate: signedDate)
             renewalJSON = renewal
             body.signedRenewalInfo = try? CompactJWS.sign(renewal, key: key)
             body.status = NotificationJSON.status(subscription.state)

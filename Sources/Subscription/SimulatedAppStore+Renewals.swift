@@ -117,6 +117,8 @@ extension SimulatedAppStore {
                     notify(.expired, .priceIncrease, about: subscription, state: state, changes: &changes, now: at)
                 } else if state.settings.shouldEnterBillingRetryOnRenewal {
                     subscription.retryEnd = subscription.periodEnd.addingTimeInterval(billingRetryPeriod(state.settings.timeRate))
+                    // Apple's renewal info tells a billing issue by its intent while it lasts.
+                    subscription.expirationReason = .billingError
                     if state.settings.billingGracePeriodIsEnabled {
                         subscription.state = .inGracePeriod
                         subscription.graceEnd = subscription.periodEnd.addingTimeInterval(
@@ -197,16 +199,23 @@ extension SimulatedAppStore {
             notify(.expired, .productNotForSale, about: subscription, state: state, changes: &changes, now: start)
             return
         }
-        // The rest of a pay-as-you-go offer, while it renews into the same product.
+        // An offer redeemed for this renewal; else the rest of a pay-as-you-go offer, while
+        // it renews into the same product.
+        let redeemed = subscription.pendingOffer.flatMap { products[index].offer($0.type, id: $0.id) }
         let offer =
-            subscription.offerPeriodsLeft > 0 && products[index].id == subscription.productID
-            ? subscription.offer.flatMap { products[index].offer($0.type, id: $0.id) } : nil
+            redeemed
+            ?? (subscription.offerPeriodsLeft > 0 && products[index].id == subscription.productID
+                ? subscription.offer.flatMap { products[index].offer($0.type, id: $0.id) } : nil)
         let periodsLeft = offer == nil ? 0 : subscription.offerPeriodsLeft - 1
         let transaction = newTransaction(
             products[index], owner: subscription.owner, token: subscription.appAccountToken, originalID: subscription.originalID,
             purchaseDate: start, offer: offer, reason: .renewal, state: &state, changes: &changes, returnedByPurchase: false)
-        subscription.begin(transaction)
-        subscription.offerPeriodsLeft = periodsLeft
+        if let redeemed {
+            subscription.begin(transaction, offer: redeemed)
+        } else {
+            subscription.begin(transaction)
+            subscription.offerPeriodsLeft = periodsLeft
+        }
         if subscription.priceIncrease == .agreed { subscription.priceIncrease = .noIncreasePending }
         mirrorNewPeriod(of: subscription, state: &state, changes: &changes)
         notify(.didRenew, subtype, about: subscription, state: state, changes: &changes, now: start)
@@ -229,7 +238,8 @@ extension SimulatedAppStore {
         let transaction = AppStoreTransaction(
             id: id, originalID: originalID ?? id, productID: product.id, productType: product.type,
             subscriptionGroupID: renews ? product.subscriptionGroupID : nil, purchaseDate: purchaseDate,
-            expirationDate: renews ? end : nil, appAccountToken: token, offer: offer.map(TransactionOffer.init),
+            expirationDate: renews ? end : nil, appAccountToken: token, environment: app.withLock { $0.environment },
+            offer: offer.map(TransactionOffer.init),
             price: offer?.price ?? product.price(in: state.settings.storefront) ?? product.price,
             currency: state.settings.storefront.currencyCode, reason: reason,
             originalPurchaseDate: originalID.flatMap { originalPurchaseDate(of: $0, in: state) } ?? purchaseDate,
@@ -298,12 +308,20 @@ extension SimulatedAppStore {
         let existing = subscription(inGroupOf: product, of: owner, in: state)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
+            if !startsNow(product, after: current), let requested {
+                // An offer on the current product, or with a downgrade or a crossgrade to
+                // another period, applies from the next renewal, as Apple applies it.
+                try redeemForNextRenewal(requested, of: product, current: current, in: &subscription, state: &state, changes: &changes, now: now)
+                return state.entries[latest]?.result
+                    ?? .verified(AppStoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
+            }
             if !startsNow(product, after: current) {
                 // Downgrade, or crossgrade to another period: it takes effect at the next
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
                 if subscription.autoRenewPreference != product.id || !subscription.willAutoRenew {
                     let before = subscription
+                    if subscription.autoRenewPreference != product.id { subscription.pendingOffer = nil }
                     subscription.autoRenewPreference = product.id
                     subscription.willAutoRenew = true
                     state.subscriptions[subscription.originalID] = subscription
@@ -344,11 +362,40 @@ extension SimulatedAppStore {
             productID: product.id, latestTransactionID: transaction.id, periodEnd: transaction.expirationDate ?? date,
             autoRenewPreference: product.id)
         subscription.begin(transaction, offer: offer)
+        // Tenure goes on over a lapse shorter than 60 days.
+        let lapse = existing.map { date.timeIntervalSince($0.periodEnd) } ?? .infinity
+        subscription.recentStart = lapse < billingRetryPeriod(state.settings.timeRate) ? existing?.recentStart ?? date : date
         state.subscriptions[subscription.originalID] = subscription
         changes.subscriptions.insert(subscription.originalID)
         notify(.subscribed, firstInGroup ? .initialBuy : .resubscribe, about: subscription, state: state, changes: &changes, now: now)
         shareWithFamily(subscription, state: &state, changes: &changes, now: now)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
+    }
+
+    /// Redeems `offer` of `product` for `subscription`'s next renewal, while it is in
+    /// `current`: what renews becomes `product`, at the offer, with auto-renew on;
+    /// `OFFER_REDEEMED` is sent, with `DOWNGRADE` for another product.
+    /// - Throws: ``TrainCore/TrainErrorCode/ineligibleForOffer`` when that offer is
+    ///   redeemed for the next renewal already; nothing changes then.
+    private func redeemForNextRenewal(
+        _ offer: SubscriptionOffer, of product: AppStoreProduct, current: AppStoreProduct, in subscription: inout StoreLedger.Subscription,
+        state: inout State, changes: inout Changes, now: Date
+    ) throws(SubscriptionError) {
+        let pending = TransactionOffer(offer)
+        guard subscription.pendingOffer != pending || subscription.autoRenewPreference != product.id else {
+            throw SubscriptionError(
+                .ineligibleForOffer, detail: "The offer '\(offer.id ?? offer.type.rawValue)' is redeemed for the next renewal already.")
+        }
+        let wasRenewing = subscription.willAutoRenew
+        subscription.autoRenewPreference = product.id
+        subscription.willAutoRenew = true
+        subscription.pendingOffer = pending
+        state.subscriptions[subscription.originalID] = subscription
+        changes.subscriptions.insert(subscription.originalID)
+        notify(.offerRedeemed, product.id == current.id ? nil : .downgrade, about: subscription, state: state, changes: &changes, now: now)
+        if !wasRenewing {
+            notify(.didChangeRenewalStatus, .autoRenewEnabled, about: subscription, state: state, changes: &changes, now: now)
+        }
     }
 
     /// Checks that `product` can be bought now: whole, sold in the storefront, and with
@@ -377,10 +424,11 @@ extension SimulatedAppStore {
         product.id != current.id && (product.tier > current.tier || (product.tier == current.tier && product.period == current.period))
     }
 
-    /// The offer `request` asks for, checked: a promotional offer for a current or past
-    /// subscriber of the group, a win-back offer for a past one whose subscription has
-    /// lapsed, an offer code for anyone not subscribed now — each on a purchase that
-    /// starts a period now.
+    /// The offer `request` asks for, checked as Apple documents eligibility: a
+    /// promotional offer for a current or past subscriber of the group, a win-back offer
+    /// for a past one whose subscription has lapsed, an offer code for anyone. On a
+    /// purchase that starts no period now — the current product, a downgrade — it
+    /// applies from the next renewal.
     private func requestedOffer(
         _ request: (type: SubscriptionOffer.OfferType, id: String)?, of product: AppStoreProduct, owner: AppleID, in state: State, now: Date
     ) throws(SubscriptionError) -> SubscriptionOffer? {
@@ -389,15 +437,11 @@ extension SimulatedAppStore {
             throw SubscriptionError(.invalidOfferIdentifier, detail: "'\(product.id)' has no \(request.type.rawValue) offer '\(request.id)'.")
         }
         let subscription = subscription(inGroupOf: product, of: owner, in: state)
-        let subscribed = subscription?.grantsAccess(at: now) ?? false
-        if subscribed, let subscription, let current = self.product(subscription.productID), !startsNow(product, after: current) {
-            throw SubscriptionError(.ineligibleForOffer, detail: "An offer applies to a subscription period that starts now.")
-        }
         let eligible: Bool
         switch request.type {
         case .promotional: eligible = !isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state)
         case .winBack: eligible = subscription?.state == .expired
-        case .code: eligible = !subscribed
+        case .code: eligible = true
         case .introductory: eligible = false
         }
         guard eligible else {
@@ -462,8 +506,9 @@ extension SimulatedAppStore {
     /// The subscription the device's Apple ID has in `productID`'s group.
     func subscriptionID(for productID: String, in state: State) throws(SubscriptionError) -> UInt64 {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
-        guard product.type == .autoRenewable, let subscription = subscription(inGroupOf: product, of: state.appleID, in: state) else {
-            throw SubscriptionError(.notSubscribed, detail: "The Apple ID \(state.appleID) has no subscription in the group of '\(productID)'.")
+        guard product.type == .autoRenewable, let subscription = subscription(inGroupOf: product, of: deviceAppleID(state), in: state) else {
+            throw SubscriptionError(
+                .notSubscribed, detail: "The Apple ID \(deviceAppleID(state)) has no subscription in the group of '\(productID)'.")
         }
         return subscription.originalID
     }

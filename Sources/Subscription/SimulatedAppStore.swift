@@ -1,15 +1,21 @@
 import Foundation
 import TrainCore
 
-/// What a ``SimulatedAppStore`` sells, besides its context.
+/// What a ``SimulatedAppStore`` sells, and for which app, besides its context.
 public struct AppStoreConfiguration: Sendable {
     /// The products on sale; ``AppStoreProduct/standard`` by default.
     public var products: [AppStoreProduct] = AppStoreProduct.standard
+    /// The app: the bundle ID and App Apple ID its server notifications name;
+    /// ``StoreApp/example`` by default.
+    public var app: StoreApp = .example
 
     /// Creates a configuration.
-    /// - Parameter products: The products on sale; the standard ones by default.
-    public init(products: [AppStoreProduct] = AppStoreProduct.standard) {
+    /// - Parameters:
+    ///   - products: The products on sale; the standard ones by default.
+    ///   - app: The app; TrainKit's example app by default.
+    public init(products: [AppStoreProduct] = AppStoreProduct.standard, app: StoreApp = .example) {
         self.products = products
+        self.app = app
     }
 }
 
@@ -258,24 +264,31 @@ public final class SimulatedAppStore: Sendable {
 
     /// The products on sale.
     public let products: [AppStoreProduct]
+    /// The app the store sells for.
+    public let storeApp: StoreApp
     /// The clock that dates transactions and drives renewals.
     public let context: TrainContext
     var clock: any DateClock { context.clock }
     let ledger: RecordStore
     let state: Locked<State>
     /// Called outside the state lock with the events of each change, in order; the service keeps its entitlements current through them.
-    private let observers = Locked<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>((0, []))
+    private let observers: Locked<(next: Int, handlers: [(id: Int, handler: @Sendable ([Event]) -> Void)])>
     /// The app's own transaction, as a test set it.
     let app: Locked<AppTransactionInfo>
     /// The app transaction of a new store: version 1.0, bought when the store was made.
     let defaultAppTransaction: AppTransactionInfo
     /// The one task that sleeps until the next boundary, the date it wakes at, and how
     /// many times in a row it woke and could not settle.
-    private let timer = Locked<(deadline: Date?, task: Task<Void, Never>?, failures: Int)>((nil, nil, 0))
+    private let timer: Locked<(deadline: Date?, task: Task<Void, Never>?, failures: Int)>
     /// The first half of the identifiers of the notifications this instance writes: random, made once.
-    let noticePrefix = UInt64.random(in: 0...UInt64.max)
+    let noticePrefix: UInt64
     /// The listeners of ``serverNotificationUpdates()``.
-    let notificationListeners = Locked<(next: Int, continuations: [Int: AsyncStream<StoreServerNotification>.Continuation])>((0, [:]))
+    let notificationListeners: Locked<(next: Int, continuations: [Int: AsyncStream<StoreServerNotification>.Continuation])>
+    /// The Apple ID of a device of ``device(signedInTo:)``; nil for the store itself,
+    /// whose device's Apple ID the ledger keeps.
+    let device: Locked<AppleID>?
+    /// The store a device of ``device(signedInTo:)`` belongs to, which keeps its timer.
+    private let base: SimulatedAppStore?
 
     /// Creates a store whose ledger lives in memory. It cannot fail, so a SwiftUI
     /// preview or a test can make one without `try`.
@@ -284,7 +297,7 @@ public final class SimulatedAppStore: Sendable {
     ///   - configuration: The products on sale.
     public convenience init(context: TrainContext = .live, configuration: AppStoreConfiguration = AppStoreConfiguration()) {
         let ledger = RecordStore.inMemoryOrFailing(StoreLedger.schema)
-        self.init(products: configuration.products, context: context, ledger: ledger, state: (try? ledger.read(Self.load)) ?? State())
+        self.init(configuration, context: context, ledger: ledger, state: (try? ledger.read(Self.load)) ?? State())
     }
 
     /// Creates a store whose ledger lives in `storage`; from a file, the ledger
@@ -305,7 +318,7 @@ public final class SimulatedAppStore: Sendable {
                 try ledger.write(Self.numberEarlierRequests)
                 state = try ledger.read(Self.load)
             }
-            self.init(products: configuration.products, context: context, ledger: ledger, state: state)
+            self.init(configuration, context: context, ledger: ledger, state: state)
         } catch {
             throw SubscriptionError(.ledgerUnreadable, detail: "The transaction ledger could not be read: \(error)")
         }
@@ -335,10 +348,18 @@ public final class SimulatedAppStore: Sendable {
         try self.init(storage: storage, context: TrainContext(clock: clock), configuration: AppStoreConfiguration(products: products))
     }
 
-    private init(products: [AppStoreProduct], context: TrainContext, ledger: RecordStore, state: State) {
+    private init(_ configuration: AppStoreConfiguration, context: TrainContext, ledger: RecordStore, state: State) {
+        let products = configuration.products
         self.products = products
+        storeApp = configuration.app
         self.context = context
         self.ledger = ledger
+        device = nil
+        base = nil
+        noticePrefix = UInt64.random(in: 0...UInt64.max)
+        observers = Locked((0, []))
+        timer = Locked((nil, nil, 0))
+        notificationListeners = Locked((0, [:]))
         var state = state
         state.passEnds = Self.passEnds(of: state.entries.values, products: products)
         if state.notificationKey.isEmpty {
@@ -348,13 +369,56 @@ public final class SimulatedAppStore: Sendable {
         }
         self.state = Locked(state)
         defaultAppTransaction = AppTransactionInfo(
-            bundleID: "com.example.train", appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: context.clock.now)
+            bundleID: configuration.app.bundleID, appVersion: "1.0", originalAppVersion: "1.0", originalPurchaseDate: context.clock.now)
         app = Locked(defaultAppTransaction)
         settle()
     }
 
+    /// A device of this store's App Store.
+    private init(deviceOf store: SimulatedAppStore, signedInTo appleID: AppleID) {
+        products = store.products
+        storeApp = store.storeApp
+        context = store.context
+        ledger = store.ledger
+        state = store.state
+        app = store.app
+        defaultAppTransaction = store.defaultAppTransaction
+        noticePrefix = store.noticePrefix
+        observers = store.observers
+        timer = store.timer
+        notificationListeners = store.notificationListeners
+        device = Locked(appleID)
+        base = store.base ?? store
+    }
+
+    /// Another device of this App Store, signed in to `appleID`: a family member's phone,
+    /// or a second user's, in one simulated world. It shares everything the App Store
+    /// holds — the ledger, families, notifications, the test settings and the clock — and
+    /// has its own signed-in Apple ID, which ``switchAppleID(to:)`` on it changes for it
+    /// alone. What one device's Apple ID buys, every device signed in to that Apple ID
+    /// has; a purchase shared with a family reaches the members' devices.
+    ///
+    /// ```swift
+    /// let organizer = SimulatedAppStore(context: context)
+    /// let member = organizer.device(signedInTo: try AppleID("grace@example.com"))
+    /// _ = try organizer.createFamily(organizer: organizer.appleID)
+    /// try organizer.addToFamily(member.appleID, organizer: organizer.appleID)
+    /// ```
+    /// - Parameter appleID: The device's Apple ID.
+    /// - Returns: The device's store.
+    public func device(signedInTo appleID: AppleID) -> SimulatedAppStore {
+        SimulatedAppStore(deviceOf: self, signedInTo: appleID)
+    }
+
+    /// The Apple ID signed in to this device while the state lock is held: its own for a
+    /// device of ``device(signedInTo:)``, the ledger's for the store.
+    func deviceAppleID(_ state: State) -> AppleID {
+        device?.withLock { $0 } ?? state.appleID
+    }
+
     deinit {
-        timer.withLock { $0.task?.cancel() }
+        // The timer is the App Store's, which its devices share and keep alive.
+        if base == nil { timer.withLock { $0.task?.cancel() } }
     }
 
     /// Registers `handler` for every change from now on; it receives each change's events together.
@@ -810,6 +874,7 @@ public final class SimulatedAppStore: Sendable {
     /// 4, … up to 5 minutes of the clock, instead of finding the same boundary past and
     /// trying again at once; a broken ledger arms nothing.
     private func scheduleTimers() {
+        if let base { return base.scheduleTimers() }
         guard let boundary = state.withLock({ $0.isBroken ? nil : Self.nextBoundary(of: $0) }) else { return }
         let clock = clock
         timer.withLock { timer in

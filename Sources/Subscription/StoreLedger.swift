@@ -56,6 +56,12 @@ enum StoreLedger {
         /// pay-as-you-go offer.
         var offer: TransactionOffer?
         var offerPeriodsLeft = 0
+        /// A promotional offer or offer code redeemed for the next renewal, into
+        /// ``autoRenewPreference``: it applies then.
+        var pendingOffer: TransactionOffer?
+        /// When the current run of paid service began, lapses shorter than 60 days
+        /// ignored; nil in a record written before it was kept.
+        var recentStart: Date?
 
         /// Makes `transaction` the current period, bought with `offer`: subscribed, in its
         /// product, with no billing issue or lapse pending, and the renewals a
@@ -79,6 +85,7 @@ enum StoreLedger {
             graceEnd = nil
             retryEnd = nil
             expirationReason = nil
+            pendingOffer = nil
         }
 
         /// Whether the end of its period, grace or billing retry has passed at `now`,
@@ -109,9 +116,15 @@ enum StoreLedger {
                 autoRenewPreference: autoRenewPreference, expirationReason: expirationReason,
                 gracePeriodExpirationDate: state == .inGracePeriod ? graceEnd : nil,
                 isInBillingRetry: state == .inGracePeriod || state == .inBillingRetryPeriod,
-                priceIncreaseStatus: priceIncrease,
-                offer: offerPeriodsLeft > 0 && state != .expired && state != .revoked ? offer : nil,
-                eligibleWinBackOfferIDs: state == .expired ? winBackOfferIDs : [])
+                priceIncreaseStatus: priceIncrease, offer: nextOffer,
+                eligibleWinBackOfferIDs: state == .expired ? winBackOfferIDs : [], recentSubscriptionStartDate: recentStart)
+        }
+
+        /// The offer the next renewal is at: one redeemed for it, or the rest of a
+        /// pay-as-you-go offer; none once the subscription has lapsed.
+        var nextOffer: TransactionOffer? {
+            guard state != .expired, state != .revoked else { return nil }
+            return pendingOffer ?? (offerPeriodsLeft > 0 && autoRenewPreference == productID ? offer : nil)
         }
     }
 
@@ -190,15 +203,16 @@ enum StoreLedger {
     /// and price of a transaction and the offer periods a subscription has left; 5 a
     /// transaction's reason, original purchase date and storefront (before, the reason
     /// is read from whether it continues an earlier transaction, and the original
-    /// purchase date from that transaction).
-    static let format: UInt8 = 5
+    /// purchase date from that transaction); 6 a subscription's offer redeemed for its
+    /// next renewal and the start of its current run of paid service.
+    static let format: UInt8 = 6
 
     /// A collection of ledger records in the binary layout.
     private static func binary<Value: Codable & Sendable>(
         _ name: String, encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        .binary(name, format: format, earlierFormats: [1, 2, 3, 4], encode: encode, decode: decode)
+        .binary(name, format: format, earlierFormats: [1, 2, 3, 4, 5], encode: encode, decode: decode)
     }
 
     /// The key of a transaction or subscription: its ID in 20 zero-padded digits, so
@@ -418,6 +432,8 @@ extension StoreLedger.Subscription {
         writer.write(subscription.owner.email)
         writer.write(subscription.offer)
         writer.write(subscription.offerPeriodsLeft)
+        writer.write(subscription.pendingOffer)
+        writer.write(subscription.recentStart)
     }
 
     init(from reader: inout BinaryReader) throws(CoreError) {
@@ -434,6 +450,10 @@ extension StoreLedger.Subscription {
             guard (0...11).contains(offerPeriodsLeft) else {
                 throw CoreError(.undecodable, detail: "A subscription has \(offerPeriodsLeft) offer periods left.")
             }
+        }
+        if reader.format >= 6 {
+            pendingOffer = try reader.read(TransactionOffer?.self)
+            recentStart = try reader.read()
         }
     }
 }
@@ -651,6 +671,8 @@ extension StoreLedger.Subscription {
         priceIncrease = try container.decode(PriceIncreaseStatus.self, forKey: .priceIncrease)
         offer = try container.decodeIfPresent(TransactionOffer.self, forKey: .offer)
         offerPeriodsLeft = try container.decodeIfPresent(Int.self, forKey: .offerPeriodsLeft) ?? 0
+        pendingOffer = try container.decodeIfPresent(TransactionOffer.self, forKey: .pendingOffer)
+        recentStart = try container.decodeIfPresent(Date.self, forKey: .recentStart)
     }
 }
 

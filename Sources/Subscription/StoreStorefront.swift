@@ -35,6 +35,23 @@ public struct StoreStorefront: Hashable, Sendable, CustomStringConvertible {
     /// The United States, in US dollars: a new store's storefront.
     public static let unitedStates = StoreStorefront(checked: "USA", "USD")
 
+    /// Apple's identifier of the storefront (StoreKit's `Storefront.id`, the
+    /// `storefrontId` of a signed transaction), such as `143441` for the United States;
+    /// nil for a country the store's table does not list.
+    public var appStoreID: String? { Self.appStoreID(countryCode: countryCode) }
+
+    /// Apple's identifier of the storefront of `countryCode`, from the store's table of
+    /// the App Store's oldest storefronts.
+    static func appStoreID(countryCode: String) -> String? {
+        appStoreIDs[countryCode].map(String.init)
+    }
+
+    private static let appStoreIDs: [String: Int] = [
+        "USA": 143441, "FRA": 143442, "DEU": 143443, "GBR": 143444, "AUT": 143445, "BEL": 143446, "FIN": 143447, "GRC": 143448,
+        "IRL": 143449, "ITA": 143450, "LUX": 143451, "NLD": 143452, "PRT": 143453, "ESP": 143454, "CAN": 143455, "SWE": 143456,
+        "NOR": 143457, "DNK": 143458, "CHE": 143459, "AUS": 143460, "NZL": 143461, "JPN": 143462,
+    ]
+
     /// The country code.
     public var description: String { countryCode }
 }

@@ -262,7 +262,8 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
     public var willAutoRenew: Bool
     /// The product it renews into (differs after a downgrade or a crossgrade at renewal).
     public var autoRenewPreference: String?
-    /// Why it lapsed, once it has.
+    /// Why it lapsed, once it has; in the billing grace period and billing retry, a
+    /// billing error, as Apple's renewal info says while the issue lasts.
     public var expirationReason: ExpirationReason?
     /// When the billing grace period ends, while in it.
     public var gracePeriodExpirationDate: Date?
@@ -270,10 +271,20 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
     public var isInBillingRetry: Bool
     /// The state of a pending price increase.
     public var priceIncreaseStatus: PriceIncreaseStatus
-    /// The offer the next renewal is at: the rest of a pay-as-you-go offer.
+    /// The offer the next renewal is at: one redeemed for it (a promotional offer or an
+    /// offer code on the current product, or with a downgrade), or the rest of a
+    /// pay-as-you-go offer.
     public var offer: TransactionOffer?
     /// The win-back offers the subscriber may buy with, once the subscription has lapsed.
     public var eligibleWinBackOfferIDs: [String]
+    /// When the subscriber's current run of paid service began, lapses shorter than 60
+    /// days ignored: their tenure. Nil where the store did not keep it.
+    public var recentSubscriptionStartDate: Date?
+    /// What the next renewal costs, in ``currency``: the price of the product it renews
+    /// into, or of the offer it renews at. Nil where that product is not sold.
+    public var renewalPrice: Decimal?
+    /// The ISO 4217 code of ``renewalPrice``'s currency.
+    public var currency: String?
 
     /// Creates renewal info.
     /// - Parameters:
@@ -287,10 +298,14 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
     ///   - priceIncreaseStatus: The price-increase state.
     ///   - offer: The offer of the next renewal.
     ///   - eligibleWinBackOfferIDs: The win-back offers the subscriber may buy with.
+    ///   - recentSubscriptionStartDate: When the current run of paid service began.
+    ///   - renewalPrice: What the next renewal costs.
+    ///   - currency: The currency of its price.
     public init(
         originalTransactionID: UInt64, currentProductID: String, willAutoRenew: Bool = true, autoRenewPreference: String? = nil,
         expirationReason: ExpirationReason? = nil, gracePeriodExpirationDate: Date? = nil, isInBillingRetry: Bool = false,
-        priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending, offer: TransactionOffer? = nil, eligibleWinBackOfferIDs: [String] = []
+        priceIncreaseStatus: PriceIncreaseStatus = .noIncreasePending, offer: TransactionOffer? = nil, eligibleWinBackOfferIDs: [String] = [],
+        recentSubscriptionStartDate: Date? = nil, renewalPrice: Decimal? = nil, currency: String? = nil
     ) {
         self.originalTransactionID = originalTransactionID
         self.currentProductID = currentProductID
@@ -302,6 +317,9 @@ public struct RenewalInfo: Codable, Hashable, Sendable {
         self.priceIncreaseStatus = priceIncreaseStatus
         self.offer = offer
         self.eligibleWinBackOfferIDs = eligibleWinBackOfferIDs
+        self.recentSubscriptionStartDate = recentSubscriptionStartDate
+        self.renewalPrice = renewalPrice
+        self.currency = currency
     }
 }
 

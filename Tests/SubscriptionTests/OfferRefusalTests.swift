@@ -80,10 +80,3 @@ import TrainTesting
     }
 
 }
-
-extension StorePurchaseResult {
-    /// The transaction of a successful purchase.
-    fileprivate var transaction: AppStoreTransaction? {
-        if case .success(let result) = self { result.unsafePayloadValue } else { nil }
-    }
-}

@@ -119,3 +119,10 @@ extension AppStoreProduct {
         return product
     }
 }
+
+extension StorePurchaseResult {
+    /// The transaction of a successful purchase.
+    var transaction: AppStoreTransaction? {
+        if case .success(let result) = self { result.unsafePayloadValue } else { nil }
+    }
+}

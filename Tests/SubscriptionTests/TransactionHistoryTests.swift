@@ -101,10 +101,9 @@ import TrainTesting
         let first = try await harness.buy()
         let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
         try raw.write { records in
-            let data = try #require(try records.data(forKey: StoreLedger.key(first.originalID), in: "subscriptions"))
-            var bytes = [UInt8](data.dropLast(8))
-            withUnsafeBytes(of: UInt64(bitPattern: Int64.min).littleEndian) { bytes += $0 }
-            try records.setData(Data(bytes), forKey: StoreLedger.key(first.originalID), in: "subscriptions")
+            var subscription = try #require(try records.value(forKey: StoreLedger.key(first.originalID), in: StoreLedger.subscriptions))
+            subscription.offerPeriodsLeft = Int.min
+            try records.put(subscription, forKey: StoreLedger.key(first.originalID), in: StoreLedger.subscriptions)
         }
         raw.close()
         #expect(throws: SubscriptionError(.ledgerUnreadable)) { try harness.relaunch() }
