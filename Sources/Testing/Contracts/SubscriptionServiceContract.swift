@@ -141,6 +141,30 @@ public enum SubscriptionServiceContract {
             try check.expect(try await service.allTransactions().isEmpty, "nothing was bought")
         },
         SubscriptionContractCheck(
+            "a promotional offer, where one is sold, redeemed by a subscriber of its product applies from the next renewal: the period bought stays, the renewal info names the offer, and redeeming it again is ineligibleForOffer",
+            covers: SubscriptionPurchasing.self, SubscriptionAccess.self
+        ) {
+            environment, check in
+            let service = try await environment.makeService(appAccountToken: ada)
+            guard let product = try await service.products().first(where: { $0.offers.contains { $0.type == .promotional } }),
+                let id = product.offers.first(where: { $0.type == .promotional })?.id
+            else { return }
+            guard case .success(let bought) = try await service.purchase(product.id) else {
+                throw ContractViolation(check: check.check, message: "the purchase did not succeed")
+            }
+            let redeemed = try await service.purchase(product.id, offer: .promotional(id: id))
+            if case .success(let result) = redeemed {
+                try check.expect(result.unsafePayloadValue.id == bought.unsafePayloadValue.id, "the period bought stays: no new transaction now")
+            }
+            let info = try await service.subscriptionStatuses().first { $0.transaction.unsafePayloadValue.productID == product.id }?.renewalInfo
+            try check.expect(
+                info?.unsafePayloadValue.offer?.type == .promotional && info?.unsafePayloadValue.offer?.id == id,
+                "the renewal info names the offer for the next renewal")
+            try await check.expectError(.ineligibleForOffer, "the offer redeemed again") {
+                _ = try await service.purchase(product.id, offer: .promotional(id: id))
+            }
+        },
+        SubscriptionContractCheck(
             "a purchase is in the history, unfinished until finished, and the product's latest transaction", covers: SubscriptionTransactions.self
         ) {
             environment, check in
