@@ -43,7 +43,10 @@ let package = Package(
         ),
         // One C function, `__builtin_prefetch` in a loop: Swift has no cache hint of its own.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
-        .target(name: "TrainCore", dependencies: [sqlite, crypto, "CPrefetch"], path: "Sources/Core"),
+        // Each library target whose code calls one of Apple's required-reason APIs ships a
+        // privacy manifest declaring it (.ci/check-privacy-manifest holds the two together).
+        .target(
+            name: "TrainCore", dependencies: [sqlite, crypto, "CPrefetch"], path: "Sources/Core", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "TrainAuth", dependencies: ["TrainCore"], path: "Sources/Auth"),
         .target(name: "TrainSubscription", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Subscription"),
         .target(name: "TrainSocial", dependencies: ["TrainCore", "TrainAuth"], path: "Sources/Social"),
@@ -55,7 +58,7 @@ let package = Package(
             path: "Sources/TrainKit"),
         .target(
             name: "TrainTesting", dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount"],
-            path: "Sources/Testing"),
+            path: "Sources/Testing", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .executableTarget(
             name: "train-demo",
             dependencies: ["TrainCore", "TrainAuth", "TrainSubscription", "TrainSocial", "TrainSync", "TrainAccount", "TrainTesting"],
