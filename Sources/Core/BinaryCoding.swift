@@ -16,6 +16,8 @@ import Foundation
 package struct BinaryWriter {
     /// The bytes written so far.
     package private(set) var bytes: [UInt8]
+    /// The record's layout, its first byte.
+    package var format: UInt8 { bytes[0] }
 
     /// Starts a record of layout `format`.
     package init(format: UInt8) {

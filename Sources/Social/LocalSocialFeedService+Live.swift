@@ -55,11 +55,12 @@ extension LocalSocialFeedService {
     }
 
     /// The signed-in user's badge and first page of notifications, read in one
-    /// transaction, and the date of their newest change then; empty when signed out.
-    fileprivate func currentNotifications() -> (update: NotificationUpdate, newest: Date) {
-        let signedOut = (
-            NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil)), Date.distantPast
-        )
+    /// transaction, with what a reader who was given `previous` needs to tell whether it
+    /// reloads; empty when signed out.
+    fileprivate func currentNotifications(after previous: NotificationUpdate?) -> NotificationsRead {
+        let signedOut = NotificationsRead(
+            update: NotificationUpdate(userID: nil, unseenCount: 0, page: NotificationPage(notifications: [], nextCursor: nil)),
+            newest: .distantPast, seenUpTo: .distantPast, heldChanged: false)
         guard let user = auth.currentUser else { return signedOut }
         let read = try? reading { records in
             let view = try notificationView(of: user.id, in: records)
@@ -67,7 +68,21 @@ extension LocalSocialFeedService {
             let newest =
                 try records.keys(in: SocialRecords.notificationOrder, range: try SocialRecords.range([.string(user.id)]), limit: 1)
                 .first.flatMap(SocialRecords.positionDate) ?? .distantPast
-            return (NotificationUpdate(userID: user.id, unseenCount: try unseenCount(view, in: records), page: page), newest)
+            // A notification the reader was shown that is off the page now: pushed below
+            // it as it was, or gone or changed, which the reader cannot see.
+            let onPage = Set(page.notifications.map(\.id))
+            var heldChanged = false
+            if let previous, previous.userID == user.id {
+                for held in previous.page.notifications where !onPage.contains(held.id) {
+                    guard try notification(held.id, in: view, in: records) == held else {
+                        heldChanged = true
+                        break
+                    }
+                }
+            }
+            return NotificationsRead(
+                update: NotificationUpdate(userID: user.id, unseenCount: try unseenCount(view, in: records), page: page), newest: newest,
+                seenUpTo: view.seenUpTo, heldChanged: heldChanged)
         }
         guard let read, auth.currentUser?.id == user.id else { return signedOut }
         return read
@@ -151,8 +166,8 @@ private actor NewPostsCursor {
 /// with what it was given — not with states it never saw.
 private actor NotificationUpdatesReader {
     private weak var service: LocalSocialFeedService?
-    /// The last update given, and the date of its user's newest change then.
-    private var given: (update: NotificationUpdate, newest: Date)?
+    /// The last update given, and its read.
+    private var given: NotificationsRead?
     private var wakes: AsyncStream<Void>.Iterator
 
     init(service: LocalSocialFeedService, wakes: AsyncStream<Void>) {
@@ -165,7 +180,7 @@ private actor NotificationUpdatesReader {
     func next() async -> NotificationUpdate? {
         while true {
             guard let service, !Task.isCancelled else { return nil }
-            let read = service.currentNotifications()
+            let read = service.currentNotifications(after: given?.update)
             if let given, read.update.sameState(as: given.update) {
                 var waiting = wakes // One iterator: its copies share the stream's state.
                 let woke: Void? = await waiting.next(isolation: self)
@@ -173,9 +188,20 @@ private actor NotificationUpdatesReader {
                 if woke == nil { return nil }
                 continue
             }
-            let update = read.update.given(after: given?.update, newest: given?.newest ?? .distantPast)
-            given = (update, read.newest)
+            let changedBelow = read.heldChanged || (given.map { $0.seenUpTo != read.seenUpTo } ?? false)
+            let update = read.update.given(after: given?.update, newest: given?.newest ?? .distantPast, changedBelow: changedBelow)
+            given = NotificationsRead(update: update, newest: read.newest, seenUpTo: read.seenUpTo, heldChanged: false)
             return update
         }
     }
+}
+
+/// A read of the signed-in user's notifications for their stream: the update, the date
+/// of their newest change and up to when they saw the list, and whether a notification
+/// the reader's previous page showed is off the page now, gone or changed.
+private struct NotificationsRead {
+    var update: NotificationUpdate
+    var newest: Date
+    var seenUpTo: Date
+    var heldChanged: Bool
 }

@@ -312,7 +312,7 @@ extension LocalSocialFeedService {
     /// left out or one the recipient reported. Each user left out costs one count, or the
     /// notification's own causes are read when there are fewer of those.
     /// - Parameter named: Whether to look up the latest users' names; the badge only counts.
-    private func notification(_ group: String, in view: NotificationView, named: Bool = true, in records: RecordReader) throws
+    func notification(_ group: String, in view: NotificationView, named: Bool = true, in records: RecordReader) throws
         -> SocialNotification?
     {
         let (recipient, leftOut) = (view.recipient, view.leftOut)

@@ -131,15 +131,16 @@ public struct NotificationUpdate: Hashable, Sendable {
     /// list again from ``page``'s `nextCursor`.
     ///
     /// True for the first update about a user; when more notifications were made or
-    /// moved to the top while the reader was away than the page shows; and when a
-    /// notification the previous update's page showed is gone from this page other than
-    /// by being pushed below it. When false, every notification made or moved to the
-    /// top since the previous update — a new like, comment, mention or follow — is on
-    /// ``page``, and nothing the previous page showed went: the reader puts the page
-    /// above the notifications it holds, leaving out of those the ones the page holds
-    /// again, and its walk goes on from the cursor it had. A notification below the
-    /// previous page that loses a user, or goes, is shown as it is when the list is
-    /// next walked.
+    /// moved to the top while the reader was away than the page shows; when a
+    /// notification the previous update's page showed is off this page and went or
+    /// changed (one pushed below it as it was does not count); and when the list was
+    /// seen, on this device or another. When false, every notification made or moved to
+    /// the top since the previous update — a new like, comment, mention or follow — is on
+    /// ``page``, and each notification the previous page showed is on it or below it as
+    /// it was: the reader puts the page above the notifications it holds, leaving out of
+    /// those the ones the page holds again, and its walk goes on from the cursor it had.
+    /// A notification below the previous page that loses a user, or goes, is shown as it
+    /// is when the list is next walked.
     public let requiresReload: Bool
 
     /// Creates an update.
@@ -161,11 +162,13 @@ public struct NotificationUpdate: Hashable, Sendable {
     }
 
     /// This update as a reader is given it after `previous`, when the newest change of
-    /// `previous`'s user was dated `newest`: ``requiresReload`` set as it documents.
-    func given(after previous: NotificationUpdate?, newest: Date) -> NotificationUpdate {
+    /// `previous`'s user was dated `newest`, and `changedBelow` when a notification the
+    /// reader holds off this page went or changed, or the list was seen:
+    /// ``requiresReload`` set as it documents.
+    func given(after previous: NotificationUpdate?, newest: Date, changedBelow: Bool) -> NotificationUpdate {
         let reload: Bool
         if let previous, previous.userID == userID {
-            reload = userID != nil && Self.reloads(from: previous.page, newest: newest, to: page)
+            reload = userID != nil && (changedBelow || Self.reloads(from: previous.page, newest: newest, to: page))
         } else {
             reload = userID != nil || previous?.userID != nil
         }

@@ -265,8 +265,8 @@ public protocol SocialNotifications: Sendable {
     /// waits in a buffer for a consumer that never reads. When more changed while it was
     /// away than the update's page shows, the update's
     /// ``NotificationUpdate/requiresReload`` tells it to walk the list again with
-    /// ``notifications(limit:after:)`` from the page's `nextCursor`: a change is on the
-    /// update's page or behind that signal, never dropped.
+    /// ``notifications(limit:after:)`` from the page's `nextCursor`: a notification made
+    /// or moved to the top is on the update's page or behind that signal, never dropped.
     /// - Returns: The updates; the first comes at once.
     func notificationUpdates() -> AsyncStream<NotificationUpdate>
 }

@@ -207,8 +207,17 @@ public final class LocalPaywallService: PaywallService {
 
     @discardableResult
     public func replaceConfiguration(_ configuration: PaywallConfiguration) async throws -> [PaywallWarning] {
-        let sold = try await subscriptions.products()
-        try configuration.validate(against: settings.products ?? sold, catalog: settings.catalog)
+        // Checked against the whole catalog when there is one, without asking the store;
+        // the warnings need the storefront's products, when the store can list them.
+        let sold: [AppStoreProduct]?
+        if let whole = settings.products {
+            try configuration.validate(against: whole, catalog: settings.catalog)
+            sold = try? await subscriptions.products()
+        } else {
+            let onSale = try await subscriptions.products()
+            try configuration.validate(against: onSale, catalog: settings.catalog)
+            sold = onSale
+        }
         let revision: UInt64
         do {
             let inForce = state.withLock { $0.revision }
@@ -225,7 +234,7 @@ public final class LocalPaywallService: PaywallService {
             throw SubscriptionError(.ledgerUnreadable, detail: "The paywall configuration could not be kept: \(error)")
         }
         adopt(configuration, revision: revision)
-        return configuration.warnings(sold: sold)
+        return sold.map(configuration.warnings(sold:)) ?? []
     }
 
     public func gate(placement id: String) async throws -> PaywallDecision {

@@ -58,6 +58,8 @@ enum NotificationJSON {
         var signedDate: Int64
         var revocationReason: Int?
         var revocationDate: Int64?
+        var revocationType: String?
+        var revocationPercentage: Int?
         var isUpgraded: Bool?
         var offerType: Int?
         var offerIdentifier: String?
@@ -89,6 +91,11 @@ enum NotificationJSON {
             self.signedDate = NotificationJSON.milliseconds(signedDate)
             revocationReason = transaction.revocationReason.map { $0 == .developerIssue ? 1 : 0 }
             revocationDate = transaction.revocationDate.map(NotificationJSON.milliseconds)
+            if transaction.revocationDate != nil {
+                // A purchase is refunded whole; a family member's share is revoked with it.
+                let shared = transaction.ownershipType == .familyShared
+                (revocationType, revocationPercentage) = shared ? ("FAMILY_REVOKE", nil) : ("REFUND_FULL", 100_000)
+            }
             isUpgraded = transaction.isUpgraded ? true : nil
             (offerType, offerIdentifier, offerDiscountType) = NotificationJSON.fields(of: transaction.offer)
             environment = NotificationJSON.environments[transaction.environment] ?? "LocalTesting"

@@ -32,7 +32,8 @@ public protocol PaywallService: Sendable {
     /// place of an offering with nothing on sale.
     /// - Parameter configuration: The new configuration.
     /// - Returns: The warnings about the configuration now in force; empty when every
-    ///   package's product is on sale.
+    ///   package's product is on sale, and when a service checking against the app's
+    ///   whole catalog cannot list the storefront's products now.
     /// - Throws: ``SubscriptionError`` — `invalidConfiguration` naming what is wrong, and
     ///   the configuration in force stays; the store's failure to list its products;
     ///   `ledgerUnreadable` if it cannot be kept.

@@ -146,7 +146,7 @@ public struct StoreServerNotification: Hashable, Sendable, Identifiable {
     public var signedDate: Date
     /// The app's bundle identifier.
     public var bundleID: String
-    /// The app's App Apple ID (`appAppleId`), where the store's app has one.
+    /// The app's App Apple ID (`appAppleId`), in production.
     public var appAppleID: Int64?
     /// The app's version.
     public var bundleVersion: String

@@ -180,7 +180,7 @@ extension SimulatedAppStore {
                 .sorted { $0.originalID < $1.originalID }
                 .compactMap { subscription in
                     guard let entry = state.entries[subscription.latestTransactionID] else { return nil }
-                    let info = renewalInfo(of: subscription, latest: entry.transaction)
+                    let info = renewalInfo(of: subscription, in: state.settings.storefront.countryCode, state.settings.storefront.currencyCode)
                     return RenewalStatus(
                         state: subscription.state, transaction: entry.result,
                         renewalInfo: entry.verified ? .verified(info) : .unverified(info, .invalidSignature))
@@ -189,17 +189,17 @@ extension SimulatedAppStore {
     }
 
     /// What `subscription`'s renewal info says: the group's win-back offers once it has
-    /// lapsed, and the price of its next renewal in the storefront and currency of
-    /// `latest`, its latest transaction — the regular price of the product it renews
-    /// into, or the price of the offer it renews at.
-    func renewalInfo(of subscription: StoreLedger.Subscription, latest: AppStoreTransaction?) -> RenewalInfo {
+    /// lapsed, and the price of its next renewal in the storefront of `country`, in
+    /// `currency` — the regular price of the product it renews into, or the price of the
+    /// offer it renews at; none where that product is not sold.
+    func renewalInfo(of subscription: StoreLedger.Subscription, in country: String?, _ currency: String?) -> RenewalInfo {
         let group = products.filter { $0.subscriptionGroupID == subscription.groupID }
         var info = subscription.renewalInfo(winBackOfferIDs: group.flatMap { $0.offers.filter { $0.type == .winBack }.compactMap(\.id) })
-        guard let latest, let product = product(subscription.autoRenewPreference) ?? product(subscription.productID) else { return info }
-        let regular = product.prices.isEmpty ? product.price : latest.storefrontCountryCode.flatMap { product.prices[$0] }
+        guard let product = product(subscription.autoRenewPreference) else { return info }
+        let regular = product.prices.isEmpty ? product.price : country.flatMap { product.prices[$0] }
         let offer = info.offer.flatMap { product.offer($0.type, id: $0.id) }
         info.renewalPrice = regular.map { offer?.price ?? $0 }
-        info.currency = info.renewalPrice == nil ? nil : latest.currency
+        info.currency = info.renewalPrice == nil ? nil : currency
         return info
     }
 }

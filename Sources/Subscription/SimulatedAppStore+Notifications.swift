@@ -156,8 +156,9 @@ extension SimulatedAppStore {
         let environment = notice.entry?.transaction.environment ?? app.environment
         var transactionJSON: NotificationJSON.Transaction?
         var renewalJSON: NotificationJSON.Renewal?
+        // Apple names the App Apple ID of an app downloaded from the App Store: not in the sandbox.
         var body = NotificationJSON.Body(
-            appAppleId: storeApp.appAppleID, bundleId: app.bundleID, bundleVersion: app.appVersion,
+            appAppleId: environment == .production ? storeApp.appAppleID : nil, bundleId: app.bundleID, bundleVersion: app.appVersion,
             environment: NotificationJSON.environments[environment] ?? "LocalTesting")
         if let entry = notice.entry {
             let offer = entry.transaction.offer.flatMap { product(entry.transaction.productID)?.offer($0.type, id: $0.id) }
@@ -167,7 +168,9 @@ extension SimulatedAppStore {
             body.signedTransactionInfo = try? CompactJWS.sign(transaction, key: key)
         }
         if let subscription = notice.subscription {
-            let info = renewalInfo(of: subscription, latest: notice.entry?.transaction)
+            // Priced where its transaction was made: the log keeps what was sent then.
+            let latest = notice.entry?.transaction
+            let info = renewalInfo(of: subscription, in: latest?.storefrontCountryCode, latest?.currency)
             let renewing = product(subscription.autoRenewPreference) ?? product(subscription.productID)
             let renewalDate = subscription.state == .subscribed && subscription.willAutoRenew ? subscription.periodEnd : nil
             let renewal = NotificationJSON.Renewal(

@@ -129,7 +129,8 @@ extension SimulatedAppStore {
                         notify(.didFailToRenew, about: subscription, state: state, changes: &changes, now: at)
                     }
                 } else {
-                    if !checkedSkip, subscription.autoRenewPreference == subscription.productID {
+                    // A renewal at an offer redeemed for it is recorded, never skipped.
+                    if !checkedSkip, subscription.autoRenewPreference == subscription.productID, subscription.pendingOffer == nil {
                         skipOlderPeriods(&subscription, rate: state.settings.timeRate, now: now)
                         checkedSkip = true
                     }
@@ -201,7 +202,10 @@ extension SimulatedAppStore {
         }
         // An offer redeemed for this renewal; else the rest of a pay-as-you-go offer, while
         // it renews into the same product.
-        let redeemed = subscription.pendingOffer.flatMap { products[index].offer($0.type, id: $0.id) }
+        // Only into the product it was redeemed for: a product gone from the catalog is not renewed into, nor its offer.
+        let redeemed =
+            products[index].id == subscription.autoRenewPreference
+            ? subscription.pendingOffer.flatMap { products[index].offer($0.type, id: $0.id) } : nil
         let offer =
             redeemed
             ?? (subscription.offerPeriodsLeft > 0 && products[index].id == subscription.productID

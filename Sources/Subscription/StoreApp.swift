@@ -1,9 +1,10 @@
 import Foundation
 
 /// The app a simulated App Store sells for, as App Store Connect knows it: its bundle
-/// ID and its App Apple ID. Every server notification names both, as Apple's do, and
-/// an app's server checks them (Apple's `SignedDataVerifier` refuses a production
-/// notification without the App Apple ID it was made for).
+/// ID and its App Apple ID. Every server notification names the bundle ID, and in
+/// production the App Apple ID, as Apple's do, and an app's server checks them (Apple's
+/// `SignedDataVerifier` refuses a production notification without the App Apple ID it
+/// was made for).
 ///
 /// ```swift
 /// let app = try StoreApp(bundleID: "com.acme.run", appAppleID: 1_234_567_890)

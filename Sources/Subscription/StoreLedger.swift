@@ -175,7 +175,8 @@ enum StoreLedger {
             return writer.data
         },
         decode: { data in
-            var reader = try BinaryReader(data, formats: [format])
+            // Notifications came with layout 5; its records are read as the later ones.
+            var reader = try BinaryReader(data, formats: [5, format])
             let notice = try Notice(from: &reader)
             try reader.finish()
             return notice
@@ -432,6 +433,8 @@ extension StoreLedger.Subscription {
         writer.write(subscription.owner.email)
         writer.write(subscription.offer)
         writer.write(subscription.offerPeriodsLeft)
+        // What layout 6 added; a record written in an earlier layout, as a test writes one, lacks it.
+        guard writer.format >= 6 else { return }
         writer.write(subscription.pendingOffer)
         writer.write(subscription.recentStart)
     }

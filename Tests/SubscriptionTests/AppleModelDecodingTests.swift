@@ -86,7 +86,8 @@ import TrainTesting
             #expect(try Apple.keys(of: "data", in: notification.signedPayload).isSubset(of: dataKeys), "\(name)")
             #expect(payload.version == "2.0" && payload.notificationUUID == notification.id.uuidString && payload.signedDate != nil)
             let data = try #require(payload.data)
-            #expect(data.environment == .sandbox && data.bundleId == "com.acme.run" && data.appAppleId == Self.appAppleID, "\(name)")
+            #expect(
+                data.environment == .sandbox && data.bundleId == "com.acme.run" && data.appAppleId == nil, "\(name): no App Apple ID in the sandbox")
             if let signed = data.signedTransactionInfo {
                 let (transaction, keys) = try Apple.decode(Apple.JWSTransactionDecodedPayload.self, from: signed)
                 #expect(keys.isSubset(of: transactionKeys), "\(name): \(keys.subtracting(transactionKeys))")
@@ -95,6 +96,9 @@ import TrainTesting
                 #expect(transaction.appTransactionId?.isEmpty == false && transaction.purchaseDate != nil && transaction.signedDate != nil)
                 #expect((transaction.type == .autoRenewable) == (transaction.webOrderLineItemId != nil), "\(name)")
                 #expect((transaction.offerType == nil) == (transaction.offerPeriod == nil), "\(name): an offer has its period")
+                if name == "REFUND" { #expect(transaction.revocationType == .refundFull && transaction.revocationPercentage == 100_000) }
+                if name == "REVOKE" { #expect(transaction.revocationType == .familyRevoke && transaction.inAppOwnershipType == .familyShared) }
+                #expect((transaction.revocationDate == nil) == (transaction.revocationType == nil), "\(name)")
             }
             if let signed = data.signedRenewalInfo {
                 let (renewal, keys) = try Apple.decode(Apple.JWSRenewalInfoDecodedPayload.self, from: signed)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// App Store Server Notifications V2 as Apple's App Store Server Library
-/// (apple/app-store-server-library-swift, `Sources/AppStoreServerLibrary/Models`)
+/// (apple/app-store-server-library-swift 6.0, `Sources/AppStoreServerLibrary/Models`)
 /// declares them: the JSON keys of its `CodingKeys`, its types, and its enumerations'
 /// raw values — written from Apple's models, not from TrainKit's encoder, so a test
 /// decoding the simulated store's notifications with them checks what a server using
@@ -18,9 +18,10 @@ enum AppleServerModels {
         var signedDate: Date?
         var summary: Summary?
         var externalPurchaseToken: ExternalPurchaseToken?
+        var appData: AppData?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case notificationType, subtype, notificationUUID, data, version, signedDate, summary, externalPurchaseToken
+            case notificationType, subtype, notificationUUID, data, version, signedDate, summary, externalPurchaseToken, appData
         }
     }
 
@@ -43,6 +44,11 @@ enum AppleServerModels {
     /// `Summary`, of a renewal-date extension for all subscribers; the simulated store sends none.
     struct Summary: Decodable {
         var requestIdentifier: String?
+    }
+
+    /// `AppData`, of a `RESCIND_CONSENT`; the simulated store sends none.
+    struct AppData: Decodable {
+        var appAppleId: Int64?
     }
 
     /// `ExternalPurchaseToken`, of the External Purchase API; the simulated store sends none.
@@ -80,13 +86,24 @@ enum AppleServerModels {
         var offerDiscountType: OfferDiscountType?
         var appTransactionId: String?
         var offerPeriod: String?
+        var revocationType: RevocationType?
+        var revocationPercentage: Int32?
+        var advancedCommerceInfo: AdvancedCommerce?
+        var billingPlanType: String?
+        var commitmentInfo: AdvancedCommerce?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case originalTransactionId, transactionId, webOrderLineItemId, bundleId, productId, subscriptionGroupIdentifier, purchaseDate
             case originalPurchaseDate, expiresDate, quantity, type, appAccountToken, inAppOwnershipType, signedDate, revocationReason
             case revocationDate, isUpgraded, offerType, offerIdentifier, environment, storefront, storefrontId, transactionReason, currency
-            case price, offerDiscountType, appTransactionId, offerPeriod
+            case price, offerDiscountType, appTransactionId, offerPeriod, revocationType, revocationPercentage, advancedCommerceInfo
+            case billingPlanType, commitmentInfo
         }
+    }
+
+    /// The Advanced Commerce and commitment objects, for SKUs the simulated store does not sell.
+    struct AdvancedCommerce: Decodable {
+        var requestReferenceId: String?
     }
 
     /// `JWSRenewalInfoDecodedPayload`.
@@ -112,11 +129,15 @@ enum AppleServerModels {
         var appAccountToken: UUID?
         var appTransactionId: String?
         var offerPeriod: String?
+        var advancedCommerceInfo: AdvancedCommerce?
+        var commitmentInfo: AdvancedCommerce?
+        var renewalBillingPlanType: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case expirationIntent, originalTransactionId, autoRenewProductId, productId, autoRenewStatus, isInBillingRetryPeriod
             case priceIncreaseStatus, gracePeriodExpiresDate, offerType, offerIdentifier, signedDate, environment, recentSubscriptionStartDate
             case renewalDate, currency, renewalPrice, offerDiscountType, eligibleWinBackOfferIds, appAccountToken, appTransactionId, offerPeriod
+            case advancedCommerceInfo, commitmentInfo, renewalBillingPlanType
         }
     }
 
@@ -207,6 +228,12 @@ enum AppleServerModels {
         case promotionalOffer
         case subscriptionOfferCode
         case winBackOffer
+    }
+
+    enum RevocationType: String, Decodable {
+        case refundFull = "REFUND_FULL"
+        case refundProrated = "REFUND_PRORATED"
+        case familyRevoke = "FAMILY_REVOKE"
     }
 
     enum TransactionReason: String, Decodable {

@@ -241,6 +241,23 @@ import TrainTesting
         #expect(try harness.store.notificationVerifier().verify(told[0].signedPayload) == told[0], "the key is kept with the ledger")
     }
 
+    @Test("a notification an earlier version wrote in layout 5 is read after the upgrade, with those written after it")
+    func earlierLayout() async throws {
+        let harness = try H(.file)
+        try await harness.buy()
+        let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
+        try raw.write { records in
+            let notice = try #require(try records.value(forKey: StoreLedger.key(1), in: StoreLedger.notifications))
+            var writer = BinaryWriter(format: 5)
+            StoreLedger.Notice.write(notice, to: &writer)
+            try records.setData(writer.data, forKey: StoreLedger.key(1), in: StoreLedger.notifications)
+        }
+        raw.close()
+        try harness.relaunch()
+        try harness.store.requestTestNotification()
+        #expect(harness.store.serverNotifications.map(\.type) == [.subscribed, .test])
+    }
+
     /// The JSON object a JWS carries, unchecked.
     static func json(of token: String) throws -> [String: Any] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)

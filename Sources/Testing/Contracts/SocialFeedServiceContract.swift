@@ -433,20 +433,24 @@ public enum SocialFeedServiceContract {
             try await session.join("ada")
             var posts: [PostEntity] = []
             for number in 0..<25 { posts.append(try await session.service.createPost(content: "run \(number)", workoutType: .run)) }
-            var updates = session.service.notificationUpdates().makeAsyncIterator()
-            _ = await updates.next()
+            let updates = session.service.notificationUpdates()
+            _ = await updates.collect(1)
             try await session.signIn("bob")
             for post in posts { try await session.service.like(post.id) }
             try await session.signIn("ada")
-            var (shown, reload, read) = (Set<UUID>(), false, 0)
             // Every update until the one that counts all 25, however many the conformance gives.
-            while read < 100, let update = await updates.next() {
-                read += 1
-                guard update.userID == "ada" else { continue }
-                shown.formUnion(update.page.notifications.compactMap(\.postID))
-                reload = reload || update.requiresReload
-                if update.unseenCount == 25 { break }
-            }
+            let read = Locked((shown: Set<UUID>(), reload: false))
+            let last = await updates.firstValue(
+                where: { update in
+                    guard update.userID == "ada" else { return false }
+                    read.withLock { read in
+                        read.shown.formUnion(update.page.notifications.compactMap(\.postID))
+                        read.reload = read.reload || update.requiresReload
+                    }
+                    return update.unseenCount == 25
+                }, within: .seconds(30))
+            let (shown, reload) = read.withLock { $0 }
+            try check.expect(last != nil, "an update counts the 25 new notifications")
             try check.expect(
                 reload || shown == Set(posts.map(\.id)), "the 25 liked posts are each on a page, or an update asks for a reload: \(shown.count) shown"
             )
