@@ -35,7 +35,13 @@ extension LocalAccountService {
 
     public func restoreAccount() async throws(AccountError) {
         let userID = try signedInUser().id
-        let claimed = claim(userID)
+        var claimed = claim(userID)
+        if !claimed {
+            // A background round holds the user for a moment when it checks their journal
+            // (as at a sign-in): the restore waits for it, as a deletion request does.
+            await rounds.finishQueued()
+            claimed = claim(userID)
+        }
         guard claimed else { throw AccountError(.deletionInProgress) }
         defer { release(userID) }
         guard try purgeDate(of: userID) != nil else { throw AccountError(.noScheduledDeletion) }
