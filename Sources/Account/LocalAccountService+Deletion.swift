@@ -68,11 +68,22 @@ extension LocalAccountService {
             claimed = claim(userID)
         }
         guard claimed else { throw AccountError(.deletionInProgress) }
-        defer { release(userID) }
+        let deletion: ScheduledAccountDeletion
+        do {
+            defer { release(userID) }
+            deletion = try await requestClaimed(userID, gracePeriod: gracePeriod)
+        }
+        // Woken once the user is released: a round that found them held would skip them.
+        startPurging()
+        return deletion
+    }
+
+    /// The request, with the user claimed: a due deletion is left to the purge, one in
+    /// its grace period brought forward, otherwise the user is revoked, journaled and hidden.
+    private func requestClaimed(_ userID: String, gracePeriod: TimeInterval?) async throws(AccountError) -> ScheduledAccountDeletion {
         if let purgeAt = try purgeDate(of: userID) {
             // A session that outlived the hide (cut short by a crash) of a deletion that is due.
             if purgeAt <= now {
-                startPurging()
                 return try journal(of: userID).journal?.deletion
                     ?? ScheduledAccountDeletion(userID: userID, scheduledAt: now, purgeAt: now, appleTokenRevocation: .notApplicable)
             }
@@ -92,7 +103,6 @@ extension LocalAccountService {
             throw error
         }
         send(userID, .appleRevocation, .finished, finished: 1)
-        startPurging()
         return deletion
     }
 
