@@ -148,6 +148,32 @@ public actor LocalAuthService: AuthService {
         }
     }
 
+    /// Adds every account of `users` as given, in one transaction, into a store that
+    /// holds none of them: a world's snapshot being imported.
+    /// - Throws: `CoreError`, or ``AuthenticationError`` if an ID, email or identity of a user is taken.
+    package static func insert(_ users: [UserEntity], into store: RecordStore) throws {
+        try store.write { records in
+            for user in users {
+                guard try records.data(forKey: user.id, in: AuthRecords.accounts) == nil else {
+                    throw AuthenticationError(.emailAlreadyInUse, detail: "An account has the ID \(user.id.debugDescription).")
+                }
+                try insert(user, in: records)
+            }
+        }
+    }
+
+    /// The one spelling of an email address the accounts store, or nil for text that is
+    /// not an address: a world's snapshot being checked.
+    package static func normalizedEmail(_ text: String) -> String? {
+        try? Credentials.normalizedEmail(text)
+    }
+
+    /// Every account in `store`, ordered by ID: a world's snapshot being exported.
+    /// - Throws: `CoreError`.
+    package static func users(in store: RecordStore) throws -> [UserEntity] {
+        try store.read { records in try records.values(in: AuthRecords.accounts).map(\.user) }
+    }
+
     private static func insert(_ user: UserEntity, in records: RecordWriter) throws {
         try AuthRecords.reindex(from: nil, to: user, in: records)
         for linked in user.providers {

@@ -39,8 +39,9 @@ extension LocalSocialFeedService {
     }
 
     /// Adds a follow with its counts, and puts the followee's live posts in the
-    /// follower's friends feed. Following twice changes nothing.
-    func addFollow(from follower: String, to followee: String, at now: Date, in records: RecordWriter) throws {
+    /// follower's friends feed. Following twice changes nothing. A follow imported from
+    /// a world's snapshot tells the followee nothing.
+    func addFollow(from follower: String, to followee: String, at now: Date, notifying: Bool = true, in records: RecordWriter) throws {
         let key = try SocialRecords.key([.string(follower), .string(followee)])
         guard try records.data(forKey: key, in: SocialRecords.follows) == nil else { return }
         try records.setData(SocialRecords.value(followee), forKey: key, in: SocialRecords.follows)
@@ -48,7 +49,7 @@ extension LocalSocialFeedService {
             SocialRecords.value(follower), forKey: SocialRecords.key([.string(followee), .string(follower)]), in: SocialRecords.followers)
         try adjust(follower, in: records) { $0.followingCount += 1 }
         try adjust(followee, in: records) { $0.followerCount += 1 }
-        try notify(followee, of: .follow, on: nil, by: follower, at: now, in: records)
+        if notifying { try notify(followee, of: .follow, on: nil, by: follower, at: now, in: records) }
         for entry in try reachableAuthored(by: followee, at: now, in: records) {
             guard let post = try records.value(forKey: SocialRecords.userID(entry.data), in: SocialRecords.posts) else { continue }
             let position = SocialRecords.position(post.createdAt, post.id)

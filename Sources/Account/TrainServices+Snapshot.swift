@@ -1,0 +1,198 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+
+/// Worlds as files: a stack's world exported to a ``WorldSnapshot``, and a stack
+/// started from one, in memory or in a directory.
+extension TrainServices {
+    /// This stack's world as a snapshot: every account, the feed's follows, blocks,
+    /// posts, likes and comments, and the App Store's purchases. Each post's counts are
+    /// the likes and comments the snapshot lists; a comment of a deleted account is left
+    /// out with them.
+    ///
+    /// ```swift
+    /// try services.exportWorld().encoded().write(to: fixtureURL)
+    /// ```
+    /// - Returns: The snapshot.
+    /// - Throws: ``AccountError`` `notSupported` on a stack with the app's own auth
+    ///   service, whose accounts it cannot read; `storage` when a store cannot be read.
+    public func exportWorld() throws(AccountError) -> WorldSnapshot {
+        guard case .local(let accounts) = world.accounts else {
+            throw AccountError(.notSupported, detail: "The stack signs in with the app's own auth service, whose accounts it cannot read.")
+        }
+        let users: [UserEntity]
+        let feed: SocialWorld
+        let bought: [StorePurchase]
+        do {
+            users = try LocalAuthService.users(in: accounts)
+            feed = try social.exportWorld()
+            bought = try appStore.purchases()
+        } catch {
+            throw AccountError(.storage, detail: "The world could not be read: \(error)")
+        }
+        var snapshot = WorldSnapshot()
+        var owners: [UUID: String] = [:]
+        for user in users {
+            if let token = try? AppAccountToken.forUser(user.id) { owners[token] = user.id }
+            var entry = WorldSnapshot.User(
+                id: user.id, displayName: user.displayName, email: user.email,
+                providers: user.providers.map { .init(provider: $0.provider, subject: $0.subject, email: $0.email, linkedAt: $0.linkedAt) },
+                createdAt: user.createdAt)
+            entry.isEmailVerified = user.isEmailVerified
+            entry.isAnonymous = user.isAnonymous
+            entry.phoneNumber = user.phoneNumber
+            entry.photoURL = user.photoURL
+            entry.lastSignInAt = user.lastSignInAt
+            snapshot.users.append(entry)
+        }
+        snapshot.follows = feed.follows.map { WorldSnapshot.Follow(follower: $0.from, followee: $0.to) }
+        snapshot.blocks = feed.blocks.map { WorldSnapshot.Block(blocker: $0.from, blocked: $0.to) }
+        snapshot.likes = feed.likes.map { WorldSnapshot.Like(user: $0.user, post: $0.post) }
+        snapshot.comments = feed.comments.compactMap { comment in
+            comment.userID.map {
+                WorldSnapshot.Comment(id: comment.id, post: comment.postID, author: $0, text: comment.text, createdAt: comment.createdAt)
+            }
+        }
+        var likeCounts: [UUID: Int] = [:]
+        var commentCounts: [UUID: Int] = [:]
+        for like in snapshot.likes { likeCounts[like.post, default: 0] += 1 }
+        for comment in snapshot.comments { commentCounts[comment.post, default: 0] += 1 }
+        snapshot.posts = feed.posts.map { post in
+            var entry = WorldSnapshot.Post(
+                id: post.id, author: post.userID, content: post.content, workoutType: post.workoutType, createdAt: post.createdAt)
+            entry.expiresAt = post.expiresAt
+            entry.likeCount = likeCounts[post.id] ?? 0
+            entry.commentCount = commentCounts[post.id] ?? 0
+            return entry
+        }
+        snapshot.purchases = bought.map { purchase in
+            WorldSnapshot.Purchase(
+                user: purchase.appAccountToken.flatMap { owners[$0] }, appleID: purchase.appleID.email, product: purchase.productID,
+                purchasedAt: purchase.purchaseDate)
+        }
+        return snapshot
+    }
+
+    /// A stack in memory started from `snapshot`: its accounts, feed and purchases, as
+    /// if made by calls at their dates, without the notifications those calls would have
+    /// sent. The snapshot is checked whole first; nothing is imported if it fails.
+    ///
+    /// ```swift
+    /// let services = try TrainServices.inMemory(from: try WorldSnapshot(json: fixture), signedIn: "ada")
+    /// ```
+    /// - Parameters:
+    ///   - snapshot: The world.
+    ///   - userID: A user of the snapshot to sign in on the stack's device — whose
+    ///     purchases without an Apple ID are then that device's Apple ID's — or nil.
+    ///   - configuration: Clock, device, products and policies; a date the snapshot
+    ///     leaves out is its clock's now.
+    /// - Returns: The stack.
+    /// - Throws: ``WorldSnapshotError`` naming the path of the first thing wrong.
+    public static func inMemory(
+        from snapshot: WorldSnapshot, signedIn userID: String? = nil, configuration: TrainServicesConfiguration = TrainServicesConfiguration()
+    )
+        throws(WorldSnapshotError) -> TrainServices
+    {
+        try checkImportable(configuration)
+        let resolved = try snapshot.resolved(
+            now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: userID, firstDeviceAppleID: .standard)
+        var signedIn: UserEntity?
+        if let userID {
+            guard let user = resolved.users.first(where: { $0.id == userID }) else {
+                throw WorldSnapshotError(
+                    .danglingReference, path: "", detail: "No user of the world has the ID \(userID.debugDescription) to sign in.")
+            }
+            signedIn = user
+        }
+        let services = inMemory(configuration, signedIn: signedIn)
+        try services.importWorld(resolved, except: signedIn?.id)
+        return services
+    }
+
+    /// A stack in files in `directory` started from `snapshot`, as
+    /// ``inMemory(from:signedIn:configuration:)`` starts one in memory, nobody signed in.
+    /// The directory must not hold a stack; if the import fails, what it wrote there is removed.
+    /// - Parameters:
+    ///   - directory: The directory, made owner-only if it does not exist.
+    ///   - snapshot: The world.
+    ///   - configuration: Clock, device, products and policies.
+    /// - Returns: The stack.
+    /// - Throws: ``WorldSnapshotError`` naming the path of the first thing wrong;
+    ///   `notImported` for a directory that holds a stack or files that cannot be written.
+    public static func files(
+        in directory: URL, from snapshot: WorldSnapshot, configuration: TrainServicesConfiguration = TrainServicesConfiguration()
+    )
+        throws(WorldSnapshotError) -> TrainServices
+    {
+        try checkImportable(configuration)
+        let resolved = try snapshot.resolved(
+            now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: nil, firstDeviceAppleID: .standard)
+        let names = ["trainkit.sqlite", "appstore.sqlite", "remote.sqlite", "media", "devices"]
+        let manager = FileManager.default
+        if let existing = try? manager.contentsOfDirectory(atPath: directory.path),
+            existing.contains(where: { name in names.contains { name.hasPrefix($0) } })
+        {
+            throw WorldSnapshotError(.notImported, path: "", detail: "\(directory.path) holds a stack already; a world is imported into a new one.")
+        }
+        do {
+            let services = try files(in: directory, configuration: configuration)
+            try services.importWorld(resolved, except: nil)
+            return services
+        } catch {
+            for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where names.contains(where: { name.hasPrefix($0) }) {
+                try? manager.removeItem(at: directory.appendingPathComponent(name))
+            }
+            if let error = error as? WorldSnapshotError { throw error }
+            throw WorldSnapshotError(.notImported, path: "", detail: "The stack in \(directory.path) could not be made: \(error)")
+        }
+    }
+
+    /// Throws `notImported` for a configuration with the app's own auth service or
+    /// remote: the import writes TrainKit's own.
+    private static func checkImportable(_ configuration: TrainServicesConfiguration) throws(WorldSnapshotError) {
+        guard configuration.auth == nil else {
+            throw WorldSnapshotError(.notImported, path: "", detail: "A world is imported into TrainKit's accounts, not the app's own auth service.")
+        }
+    }
+
+    /// Writes a checked snapshot into this new stack: the accounts (but `signedIn`'s,
+    /// which the stack made), the feed, then the purchases.
+    private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
+        guard case .local(let accounts) = world.accounts else { return }
+        do {
+            try LocalAuthService.insert(resolved.users.filter { $0.id != signedIn }, into: accounts)
+            try social.importWorld(resolved.social, users: resolved.users)
+        } catch {
+            throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
+        }
+        for (path, purchase) in resolved.purchases {
+            do {
+                try appStore.replay(purchase)
+            } catch {
+                throw WorldSnapshotError(.invalidValue, path: path, detail: "The App Store refused the purchase: \(error.detail)")
+            }
+        }
+    }
+}
+
+extension WorldSnapshot {
+    /// Reads a document from a file, refusing one over ``maximumSize`` before reading it.
+    /// - Parameter file: The file.
+    /// - Throws: ``WorldSnapshotError`` — `tooLarge`, `unreadable` (also for a file that
+    ///   cannot be read) or `unsupportedVersion`.
+    public init(contentsOf file: URL) throws(WorldSnapshotError) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+        guard size <= Self.maximumSize else {
+            throw WorldSnapshotError(.tooLarge, path: "", detail: "\(file.path) has \(size) bytes; at most \(Self.maximumSize) are read.")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw WorldSnapshotError(.unreadable, path: "", detail: "\(file.path) could not be read: \(error.localizedDescription)")
+        }
+        try self.init(json: data)
+    }
+}

@@ -1,0 +1,285 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+
+/// The import's trust boundary: a snapshot is checked whole, and its defaults filled
+/// in, before anything is written. The first thing wrong throws, naming its path.
+extension WorldSnapshot {
+    /// A snapshot with every default filled in and every reference checked: what the
+    /// import writes.
+    struct Resolved {
+        var users: [UserEntity]
+        var social: SocialWorld
+        var purchases: [(path: String, purchase: StorePurchase)]
+    }
+
+    /// Checks the snapshot and fills in its defaults.
+    /// - Parameters:
+    ///   - now: The date a date left out takes.
+    ///   - configuration: The products a purchase may name, and the social policy's limits.
+    ///   - firstDeviceUser: The user signed in on the first device at the import, whose
+    ///     purchases default to its Apple ID.
+    ///   - firstDeviceAppleID: That Apple ID.
+    func resolved(now: Date, configuration: TrainServicesConfiguration, firstDeviceUser: String?, firstDeviceAppleID: AppleID)
+        throws(WorldSnapshotError) -> Resolved
+    {
+        guard version == Self.currentVersion else {
+            throw WorldSnapshotError(.unsupportedVersion, path: "version", detail: "This library reads version \(Self.currentVersion).")
+        }
+        var resolved = Resolved(users: [], social: SocialWorld(), purchases: [])
+        let users = try resolveUsers(now: now, into: &resolved)
+        let blocked = try resolveRelations(users: users, into: &resolved)
+        try resolvePosts(users: users, blocked: blocked, now: now, policy: configuration.socialPolicy, into: &resolved)
+        try resolvePurchases(
+            users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
+        return resolved
+    }
+
+    /// The users by ID.
+    private func resolveUsers(now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<String> {
+        var ids: Set<String> = []
+        var emails: Set<String> = []
+        var identities: Set<String> = []
+        for (index, user) in users.enumerated() {
+            let path = "users[\(index)]"
+            guard Self.isUserID(user.id) else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).id", detail: "A user's ID is 1 to 128 bytes without control characters.")
+            }
+            guard ids.insert(user.id).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another user has the ID \(user.id.debugDescription).")
+            }
+            if let name = user.displayName, DisplayText.cleaned(name, maximum: 100, allowsNewlines: false) != name || name.isEmpty {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).displayName", detail: "A name is 1 to 100 characters, trimmed, without control characters.")
+            }
+            var email: String?
+            if let given = user.email {
+                guard let normalized = LocalAuthService.normalizedEmail(given) else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).email", detail: "\(given.debugDescription) is not an email address.")
+                }
+                email = normalized
+            }
+            let createdAt = user.createdAt ?? now
+            let providers = user.providers ?? [Provider(provider: .apple, subject: user.id)]
+            var links: [LinkedProvider] = []
+            for (position, provider) in providers.enumerated() {
+                guard Self.isUserID(provider.subject) else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(path).providers[\(position)].subject",
+                        detail: "A subject is 1 to 128 bytes without control characters.")
+                }
+                guard identities.insert("\(provider.provider.rawValue)\u{0}\(provider.subject)").inserted else {
+                    throw WorldSnapshotError(
+                        .duplicateID, path: "\(path).providers[\(position)].subject",
+                        detail: "Another sign-in method has the subject \(provider.subject.debugDescription) at \(provider.provider.rawValue).")
+                }
+                links.append(
+                    LinkedProvider(
+                        provider: provider.provider, subject: provider.subject, email: provider.email, linkedAt: provider.linkedAt ?? createdAt))
+            }
+            // Each address signs in one account only: the account's and its email sign-ins'.
+            var addresses = Set(links.filter { $0.provider == .password || $0.provider == .emailCode }.map(\.subject))
+            if let email { addresses.insert(email) }
+            for address in addresses.sorted() where !emails.insert(address).inserted {
+                throw WorldSnapshotError(
+                    .duplicateID, path: "\(path).email", detail: "Another user signs in with the address \(address.debugDescription).")
+            }
+            resolved.users.append(
+                UserEntity(
+                    id: user.id, email: email, displayName: user.displayName, phoneNumber: user.phoneNumber, providers: links,
+                    createdAt: createdAt, lastSignInAt: user.lastSignInAt ?? createdAt, isEmailVerified: user.isEmailVerified ?? false,
+                    isAnonymous: user.isAnonymous ?? false, photoURL: user.photoURL))
+        }
+        return ids
+    }
+
+    /// The follows and blocks; returns the blocked pairs, both ways.
+    private func resolveRelations(users: Set<String>, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<[String]> {
+        var blocked: Set<[String]> = []
+        for (index, block) in blocks.enumerated() {
+            let pair = try Self.pair(block.blocker, block.blocked, users: users, path: "blocks[\(index)]", names: ("blocker", "blocked"))
+            guard blocked.insert(pair).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "blocks[\(index)]", detail: "The block is listed twice.")
+            }
+            resolved.social.blocks.append(SocialWorld.Pair(from: block.blocker, to: block.blocked))
+        }
+        blocked.formUnion(blocked.map { $0.reversed() })
+        var followed: Set<[String]> = []
+        for (index, follow) in follows.enumerated() {
+            let pair = try Self.pair(follow.follower, follow.followee, users: users, path: "follows[\(index)]", names: ("follower", "followee"))
+            guard followed.insert(pair).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "follows[\(index)]", detail: "The follow is listed twice.")
+            }
+            guard !blocked.contains(pair) else {
+                throw WorldSnapshotError(.invalidValue, path: "follows[\(index)]", detail: "The users block each other: neither follows the other.")
+            }
+            resolved.social.follows.append(SocialWorld.Pair(from: follow.follower, to: follow.followee))
+        }
+        return blocked
+    }
+
+    /// The posts, likes and comments.
+    private func resolvePosts(users: Set<String>, blocked: Set<[String]>, now: Date, policy: SocialPolicy, into resolved: inout Resolved)
+        throws(WorldSnapshotError)
+    {
+        var authors: [UUID: String] = [:]
+        let lifetime = TimeInterval(policy.postLifetime.components.seconds)
+        for (index, post) in posts.enumerated() {
+            let path = "posts[\(index)]"
+            try Self.reference(post.author, in: users, path: "\(path).author")
+            try Self.checkText(post.content, maximum: policy.maximumPostLength, path: "\(path).content")
+            let createdAt = post.createdAt ?? now
+            let id = post.id ?? Self.madeID(at: createdAt, index: index, salt: 0x70)
+            guard authors.updateValue(post.author, forKey: id) == nil else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another post has the ID \(id.uuidString).")
+            }
+            let expiresAt = post.expiresAt ?? createdAt.addingTimeInterval(lifetime)
+            guard expiresAt >= createdAt else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).expiresAt", detail: "A post expires no earlier than it was made.")
+            }
+            resolved.social.posts.append(
+                PostEntity(
+                    id: id, userID: post.author, userName: post.author, workoutType: post.workoutType ?? .run, content: post.content,
+                    createdAt: createdAt, expiresAt: expiresAt))
+        }
+        var likeCounts: [UUID: Int] = [:]
+        var liked: Set<SocialWorld.Like> = []
+        for (index, like) in likes.enumerated() {
+            let path = "likes[\(index)]"
+            try Self.reference(like.user, in: users, path: "\(path).user")
+            guard let author = authors[like.post] else {
+                throw WorldSnapshotError(.danglingReference, path: "\(path).post", detail: "No post has the ID \(like.post.uuidString).")
+            }
+            guard !blocked.contains([like.user, author]) else {
+                throw WorldSnapshotError(.invalidValue, path: path, detail: "The user and the post's author block each other.")
+            }
+            guard liked.insert(SocialWorld.Like(user: like.user, post: like.post)).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: path, detail: "The like is listed twice.")
+            }
+            likeCounts[like.post, default: 0] += 1
+            resolved.social.likes.append(SocialWorld.Like(user: like.user, post: like.post))
+        }
+        var commentCounts: [UUID: Int] = [:]
+        var commentIDs: Set<UUID> = []
+        for (index, comment) in comments.enumerated() {
+            let path = "comments[\(index)]"
+            try Self.reference(comment.author, in: users, path: "\(path).author")
+            guard let author = authors[comment.post] else {
+                throw WorldSnapshotError(.danglingReference, path: "\(path).post", detail: "No post has the ID \(comment.post.uuidString).")
+            }
+            guard !blocked.contains([comment.author, author]) else {
+                throw WorldSnapshotError(.invalidValue, path: path, detail: "The comment's author and the post's author block each other.")
+            }
+            try Self.checkText(comment.text, maximum: policy.maximumCommentLength, path: "\(path).text")
+            let createdAt = comment.createdAt ?? now
+            let id = comment.id ?? Self.madeID(at: createdAt, index: index, salt: 0x63)
+            guard commentIDs.insert(id).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another comment has the ID \(id.uuidString).")
+            }
+            commentCounts[comment.post, default: 0] += 1
+            resolved.social.comments.append(
+                PostComment(id: id, postID: comment.post, userID: comment.author, userName: nil, text: comment.text, createdAt: createdAt))
+        }
+        for (index, post) in posts.enumerated() {
+            let id = resolved.social.posts[index].id
+            if let count = post.likeCount, count != likeCounts[id] ?? 0 {
+                throw WorldSnapshotError(
+                    .countMismatch, path: "posts[\(index)].likeCount",
+                    detail: "It says \(count); the document lists \(likeCounts[id] ?? 0) likes of the post.")
+            }
+            if let count = post.commentCount, count != commentCounts[id] ?? 0 {
+                throw WorldSnapshotError(
+                    .countMismatch, path: "posts[\(index)].commentCount",
+                    detail: "It says \(count); the document lists \(commentCounts[id] ?? 0) comments on the post.")
+            }
+        }
+    }
+
+    /// The purchases, each with its Apple ID and its user's app account token.
+    private func resolvePurchases(
+        users: Set<String>, now: Date, configuration: TrainServicesConfiguration, firstDevice: (user: String?, appleID: AppleID),
+        into resolved: inout Resolved
+    ) throws(WorldSnapshotError) {
+        let products = Set(configuration.products.map(\.id))
+        for (index, purchase) in purchases.enumerated() {
+            let path = "purchases[\(index)]"
+            guard products.contains(purchase.product) else {
+                throw WorldSnapshotError(
+                    .danglingReference, path: "\(path).product", detail: "The configuration has no product \(purchase.product.debugDescription).")
+            }
+            var token: UUID?
+            if let user = purchase.user {
+                try Self.reference(user, in: users, path: "\(path).user")
+                token = try? AppAccountToken.forUser(user)
+            }
+            let appleID: AppleID
+            if let given = purchase.appleID {
+                guard let parsed = try? AppleID(given) else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).appleID", detail: "\(given.debugDescription) is not an Apple ID.")
+                }
+                appleID = parsed
+            } else if let user = purchase.user {
+                appleID = user == firstDevice.user ? firstDevice.appleID : .standard(forUser: user)
+            } else {
+                appleID = firstDevice.appleID
+            }
+            let date = purchase.purchasedAt ?? now
+            guard date <= now else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).purchasedAt", detail: "A purchase is made no later than now.")
+            }
+            resolved.purchases.append(
+                (path, StorePurchase(appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token)))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Whether `id` may be a user's ID or a subject: 1 to 128 bytes, no control characters.
+    static func isUserID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Throws `danglingReference` unless `userID` is a user of the document.
+    private static func reference(_ userID: String, in users: Set<String>, path: String) throws(WorldSnapshotError) {
+        guard users.contains(userID) else {
+            throw WorldSnapshotError(.danglingReference, path: path, detail: "No user has the ID \(userID.debugDescription).")
+        }
+    }
+
+    /// The pair of two users of the document who are not the same user.
+    private static func pair(_ from: String, _ to: String, users: Set<String>, path: String, names: (String, String)) throws(WorldSnapshotError)
+        -> [String]
+    {
+        try reference(from, in: users, path: "\(path).\(names.0)")
+        try reference(to, in: users, path: "\(path).\(names.1)")
+        guard from != to else { throw WorldSnapshotError(.invalidValue, path: path, detail: "A user cannot do this to themselves.") }
+        return [from, to]
+    }
+
+    /// Throws `invalidValue` unless `text` is 1 to `maximum` characters as a post or
+    /// comment stores them: trimmed, without control characters other than line breaks.
+    private static func checkText(_ text: String, maximum: Int, path: String) throws(WorldSnapshotError) {
+        guard !text.isEmpty, text.count <= maximum, DisplayText.cleaned(text, maximum: maximum, allowsNewlines: true) == text else {
+            throw WorldSnapshotError(
+                .invalidValue, path: path, detail: "The text is 1 to \(maximum) characters, trimmed, without control characters but line breaks.")
+        }
+    }
+
+    /// The ID a post or comment left without one takes: version 7, from its date and its
+    /// place in the list, so the same document always gives the same IDs.
+    private static func madeID(at date: Date, index: Int, salt: UInt8) -> UUID {
+        // The first 6 bytes give way to the date.
+        var bytes = [UInt8](repeating: 0, count: 16)
+        bytes[9] = salt
+        for shift in 0..<6 { bytes[15 - shift] = UInt8(truncatingIfNeeded: UInt64(index) >> (8 * shift)) }
+        return LocalSocialFeedService.postID(
+            createdAt: date,
+            entropy: UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                    bytes[12], bytes[13], bytes[14], bytes[15]
+                )))
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import TrainAuth
+import TrainCore
+import TrainSocial
+
+/// A whole simulated world as one JSON document, version 1: the accounts, the feed's
+/// follows, blocks, posts, likes and comments, and the App Store's purchases. Export
+/// one from a stack with ``TrainServices/exportWorld()``, start a stack from one with
+/// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
+/// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
+/// repository as test fixtures.
+///
+/// ```swift
+/// let world = try WorldSnapshot(json: Data(#"""
+///     {"version": 1,
+///      "users": [{"id": "ada", "displayName": "Ada"}, {"id": "grace", "displayName": "Grace"}],
+///      "follows": [{"follower": "ada", "followee": "grace"}],
+///      "posts": [{"author": "grace", "content": "Intervals on the track"}],
+///      "purchases": [{"user": "ada", "product": "com.train.pro.monthly"}]}
+///     """#.utf8))
+/// let services = try TrainServices.inMemory(from: world, signedIn: "ada")
+/// ```
+///
+/// A field left out takes its documented default; a date left out is the importing
+/// stack's clock's now. ``encoded()`` writes every field, keys sorted and dates in one
+/// encoding, so export → import → export gives the same bytes. Reading a document is
+/// a trust boundary: ``init(json:)`` and the import check it whole and throw a
+/// ``WorldSnapshotError`` naming the path of the first thing wrong, and nothing is
+/// imported then.
+///
+/// Version 1 does not hold passwords or signing keys (an account with a password
+/// signs in again after a reset), the moderation records, notifications, plans,
+/// consents or deletions in progress, nor refunds and other changes of a purchase after
+/// it was made: an imported world's subscriptions renew from their purchase dates.
+public struct WorldSnapshot: Hashable, Sendable {
+    /// The format version this library writes and reads.
+    public static let currentVersion = 1
+    /// The largest document read, in bytes: 256 MiB.
+    public static let maximumSize = 256 << 20
+
+    /// The format version of the document.
+    public var version: Int
+    /// The accounts.
+    public var users: [User]
+    /// Who follows whom.
+    public var follows: [Follow]
+    /// Who blocks whom.
+    public var blocks: [Block]
+    /// The posts, deleted ones excepted.
+    public var posts: [Post]
+    /// Who likes which post.
+    public var likes: [Like]
+    /// The comments.
+    public var comments: [Comment]
+    /// The purchases made in the App Store.
+    public var purchases: [Purchase]
+
+    /// Creates a snapshot of the current version.
+    /// - Parameters:
+    ///   - users: The accounts.
+    ///   - follows: Who follows whom.
+    ///   - blocks: Who blocks whom.
+    ///   - posts: The posts.
+    ///   - likes: Who likes which post.
+    ///   - comments: The comments.
+    ///   - purchases: The purchases.
+    public init(
+        users: [User] = [], follows: [Follow] = [], blocks: [Block] = [], posts: [Post] = [], likes: [Like] = [], comments: [Comment] = [],
+        purchases: [Purchase] = []
+    ) {
+        version = Self.currentVersion
+        self.users = users
+        self.follows = follows
+        self.blocks = blocks
+        self.posts = posts
+        self.likes = likes
+        self.comments = comments
+        self.purchases = purchases
+    }
+
+    /// An account. Left out: `displayName`, `email`, `phoneNumber` and `photoURL` are
+    /// none, `isEmailVerified` and `isAnonymous` false, `providers` one Sign in with
+    /// Apple whose subject is the user's ID, `createdAt` and `lastSignInAt` now.
+    public struct User: Codable, Hashable, Sendable {
+        /// The account's ID, 1 to 128 bytes without control characters.
+        public var id: String
+        /// The name posts and profiles show.
+        public var displayName: String?
+        /// The email address.
+        public var email: String?
+        /// Whether the email address was verified.
+        public var isEmailVerified: Bool?
+        /// Whether it is a guest account.
+        public var isAnonymous: Bool?
+        /// The phone number.
+        public var phoneNumber: String?
+        /// The profile photo.
+        public var photoURL: URL?
+        /// How the user signs in.
+        public var providers: [Provider]?
+        /// When the account was made.
+        public var createdAt: Date?
+        /// When the user last signed in.
+        public var lastSignInAt: Date?
+
+        /// Creates an account; what is left nil takes its default.
+        /// - Parameters:
+        ///   - id: The account's ID.
+        ///   - displayName: The name posts and profiles show.
+        ///   - email: The email address.
+        ///   - providers: How the user signs in.
+        ///   - createdAt: When the account was made.
+        public init(id: String, displayName: String? = nil, email: String? = nil, providers: [Provider]? = nil, createdAt: Date? = nil) {
+            self.id = id
+            self.displayName = displayName
+            self.email = email
+            self.providers = providers
+            self.createdAt = createdAt
+        }
+    }
+
+    /// A way a user signs in: a provider and the user's subject there. Left out:
+    /// `email` is none, `linkedAt` the account's `createdAt`.
+    public struct Provider: Codable, Hashable, Sendable {
+        /// The provider.
+        public var provider: AuthProvider
+        /// The user's identifier at the provider.
+        public var subject: String
+        /// The email address the provider gave.
+        public var email: String?
+        /// When it was linked.
+        public var linkedAt: Date?
+
+        /// Creates a sign-in method.
+        /// - Parameters:
+        ///   - provider: The provider.
+        ///   - subject: The user's identifier at the provider.
+        ///   - email: The email address the provider gave.
+        ///   - linkedAt: When it was linked.
+        public init(provider: AuthProvider, subject: String, email: String? = nil, linkedAt: Date? = nil) {
+            self.provider = provider
+            self.subject = subject
+            self.email = email
+            self.linkedAt = linkedAt
+        }
+    }
+
+    /// A user following another.
+    public struct Follow: Codable, Hashable, Sendable {
+        /// The user who follows.
+        public var follower: String
+        /// The user followed.
+        public var followee: String
+
+        /// Creates a follow.
+        /// - Parameters:
+        ///   - follower: The user who follows.
+        ///   - followee: The user followed.
+        public init(follower: String, followee: String) {
+            self.follower = follower
+            self.followee = followee
+        }
+    }
+
+    /// A user blocking another.
+    public struct Block: Codable, Hashable, Sendable {
+        /// The user who blocks.
+        public var blocker: String
+        /// The user blocked.
+        public var blocked: String
+
+        /// Creates a block.
+        /// - Parameters:
+        ///   - blocker: The user who blocks.
+        ///   - blocked: The user blocked.
+        public init(blocker: String, blocked: String) {
+            self.blocker = blocker
+            self.blocked = blocked
+        }
+    }
+
+    /// A post. Left out: `id` is made from `createdAt` and the post's place in the
+    /// list, `workoutType` is `run`, `createdAt` now, `expiresAt` `createdAt` plus the
+    /// social policy's post lifetime; `likeCount` and `commentCount`, when given, must
+    /// equal the likes and comments of the post in the document.
+    public struct Post: Codable, Hashable, Sendable {
+        /// The post's ID.
+        public var id: UUID?
+        /// The author.
+        public var author: String
+        /// The text.
+        public var content: String
+        /// The workout it is about.
+        public var workoutType: WorkoutType?
+        /// When it was posted.
+        public var createdAt: Date?
+        /// When it stops being visible.
+        public var expiresAt: Date?
+        /// How many likes it has.
+        public var likeCount: Int?
+        /// How many comments it has.
+        public var commentCount: Int?
+
+        /// Creates a post; what is left nil takes its default.
+        /// - Parameters:
+        ///   - id: The post's ID.
+        ///   - author: The author.
+        ///   - content: The text.
+        ///   - workoutType: The workout it is about.
+        ///   - createdAt: When it was posted.
+        public init(id: UUID? = nil, author: String, content: String, workoutType: WorkoutType? = nil, createdAt: Date? = nil) {
+            self.id = id
+            self.author = author
+            self.content = content
+            self.workoutType = workoutType
+            self.createdAt = createdAt
+        }
+    }
+
+    /// A user liking a post.
+    public struct Like: Codable, Hashable, Sendable {
+        /// The user.
+        public var user: String
+        /// The post.
+        public var post: UUID
+
+        /// Creates a like.
+        /// - Parameters:
+        ///   - user: The user.
+        ///   - post: The post.
+        public init(user: String, post: UUID) {
+            self.user = user
+            self.post = post
+        }
+    }
+
+    /// A comment on a post. Left out: `id` is made from `createdAt` and the comment's
+    /// place in the list, `createdAt` is now.
+    public struct Comment: Codable, Hashable, Sendable {
+        /// The comment's ID.
+        public var id: UUID?
+        /// The post.
+        public var post: UUID
+        /// The author.
+        public var author: String
+        /// The text.
+        public var text: String
+        /// When it was made.
+        public var createdAt: Date?
+
+        /// Creates a comment; what is left nil takes its default.
+        /// - Parameters:
+        ///   - id: The comment's ID.
+        ///   - post: The post.
+        ///   - author: The author.
+        ///   - text: The text.
+        ///   - createdAt: When it was made.
+        public init(id: UUID? = nil, post: UUID, author: String, text: String, createdAt: Date? = nil) {
+            self.id = id
+            self.post = post
+            self.author = author
+            self.text = text
+            self.createdAt = createdAt
+        }
+    }
+
+    /// A purchase in the App Store, made by an Apple ID for an app user. Left out:
+    /// `appleID` is the Apple ID the user's devices use — the first device's for the
+    /// user signed in on it at the import, `AppleID.standard(forUser:)` for anyone else —
+    /// and `purchasedAt` is now. A subscription renews from `purchasedAt` up to now.
+    public struct Purchase: Codable, Hashable, Sendable {
+        /// The app user it is for: it carries their app account token. None for a
+        /// purchase made outside the app, untagged.
+        public var user: String?
+        /// The Apple ID that bought it.
+        public var appleID: String?
+        /// The product's ID, one of the configuration's products.
+        public var product: String
+        /// When it was bought.
+        public var purchasedAt: Date?
+
+        /// Creates a purchase; what is left nil takes its default.
+        /// - Parameters:
+        ///   - user: The app user it is for.
+        ///   - appleID: The Apple ID that bought it.
+        ///   - product: The product's ID.
+        ///   - purchasedAt: When it was bought.
+        public init(user: String?, appleID: String? = nil, product: String, purchasedAt: Date? = nil) {
+            self.user = user
+            self.appleID = appleID
+            self.product = product
+            self.purchasedAt = purchasedAt
+        }
+    }
+}
+
+extension WorldSnapshot: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case version, users, follows, blocks, posts, likes, comments, purchases
+    }
+
+    /// Reads a document; a list left out is empty. The version is read first, so a
+    /// document of another version is refused by its version, not by its first field.
+    /// - Parameter decoder: The decoder.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        guard version == Self.currentVersion else {
+            throw WorldSnapshotError(
+                .unsupportedVersion, path: "version",
+                detail: "The document is of version \(version); this library reads version \(Self.currentVersion).")
+        }
+        users = try container.decodeIfPresent([User].self, forKey: .users) ?? []
+        follows = try container.decodeIfPresent([Follow].self, forKey: .follows) ?? []
+        blocks = try container.decodeIfPresent([Block].self, forKey: .blocks) ?? []
+        posts = try container.decodeIfPresent([Post].self, forKey: .posts) ?? []
+        likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
+        comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
+        purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
+    }
+
+    /// Writes the document with every list, empty ones too.
+    /// - Parameter encoder: The encoder.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(users, forKey: .users)
+        try container.encode(follows, forKey: .follows)
+        try container.encode(blocks, forKey: .blocks)
+        try container.encode(posts, forKey: .posts)
+        try container.encode(likes, forKey: .likes)
+        try container.encode(comments, forKey: .comments)
+        try container.encode(purchases, forKey: .purchases)
+    }
+}

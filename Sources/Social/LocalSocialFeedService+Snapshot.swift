@@ -1,0 +1,117 @@
+import Foundation
+import TrainAuth
+import TrainCore
+
+/// A world's feed as a snapshot holds it: what a world's export reads and its import
+/// writes, laid out as the calls that made it would have, notifications excepted.
+package struct SocialWorld: Hashable, Sendable {
+    /// A relation from one user to another: a follow or a block.
+    package struct Pair: Hashable, Sendable {
+        package var from: String
+        package var to: String
+
+        package init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// A user liking a post.
+    package struct Like: Hashable, Sendable {
+        package var user: String
+        package var post: UUID
+
+        package init(user: String, post: UUID) {
+            self.user = user
+            self.post = post
+        }
+    }
+
+    package var follows: [Pair] = []
+    package var blocks: [Pair] = []
+    /// Posts with their counts; the author's name is their profile's at the import.
+    package var posts: [PostEntity] = []
+    /// Who likes which post.
+    package var likes: [Like] = []
+    package var comments: [PostComment] = []
+
+    package init() {}
+}
+
+extension LocalSocialFeedService {
+    /// The feed's follows, blocks, posts, likes and comments, each list in key order.
+    package func exportWorld() throws(SocialError) -> SocialWorld {
+        try reading { records in
+            var world = SocialWorld()
+            world.follows = try Self.pairs(in: SocialRecords.follows, records)
+            world.blocks = try Self.pairs(in: SocialRecords.blocks, records)
+            world.posts = try records.values(in: SocialRecords.posts)
+            world.likes = try records.keys(in: SocialRecords.liked).map { key in
+                let components = try RecordKey(encoded: key).components
+                guard components.count == 2, case .string(let user) = components[0], case .uuid(let post) = components[1] else {
+                    throw SocialError(.storage, detail: "A like's key has another layout.")
+                }
+                return SocialWorld.Like(user: user, post: post)
+            }
+            world.comments = try records.values(in: SocialRecords.comments)
+            return world
+        }
+    }
+
+    /// Writes `world` into a feed that holds none of it, in one transaction: a profile
+    /// for each of `users`, then the blocks, the follows, the posts into their authors'
+    /// and followers' feeds, the likes and the comments. The caller has checked every
+    /// reference; the posts' counts are the likes and comments given.
+    package func importWorld(_ world: SocialWorld, users: [UserEntity]) throws(SocialError) {
+        try writing { records in
+            var names: [String: String] = [:]
+            for user in users { names[user.id] = try ensureProfile(user, in: records, for: .unseen).displayName }
+            for block in world.blocks { try addPair(SocialRecords.blocks, SocialRecords.blockedBy, from: block.from, to: block.to, in: records) }
+            for follow in world.follows { try addFollow(from: follow.from, to: follow.to, at: now, notifying: false, in: records) }
+            var meta = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta) ?? SocialRecords.Meta()
+            var likeCounts: [UUID: Int] = [:]
+            var commentCounts: [UUID: Int] = [:]
+            for like in world.likes { likeCounts[like.post, default: 0] += 1 }
+            for comment in world.comments { commentCounts[comment.postID, default: 0] += 1 }
+            for stored in world.posts {
+                var post = PostEntity(
+                    id: stored.id, userID: stored.userID, userName: names[stored.userID] ?? stored.userName, workoutType: stored.workoutType,
+                    content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
+                post.likeCount = likeCounts[post.id] ?? 0
+                post.commentCount = commentCounts[post.id] ?? 0
+                try insert(post, photo: nil, in: records)
+                meta.newestPost = max(meta.newestPost ?? post.createdAt, post.createdAt)
+                meta.longestLifetime = max(meta.longestLifetime, post.expiresAt.timeIntervalSince(post.createdAt))
+            }
+            try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
+            for like in world.likes {
+                try records.setData(
+                    SocialRecords.value(like.user), forKey: SocialRecords.key([.uuid(like.post), .string(like.user)]), in: SocialRecords.likes)
+                try records.setData(
+                    SocialRecords.value(like.post), forKey: SocialRecords.key([.string(like.user), .uuid(like.post)]), in: SocialRecords.liked)
+            }
+            for stored in world.comments {
+                guard let author = stored.userID else { continue }
+                let comment = PostComment(
+                    id: stored.id, postID: stored.postID, userID: author, userName: names[author] ?? stored.userName, text: stored.text,
+                    createdAt: stored.createdAt)
+                let key = try SocialRecords.key([.uuid(comment.postID), .date(comment.createdAt), .uuid(comment.id)])
+                try records.put(comment, forKey: key, in: SocialRecords.comments)
+                try records.setData(Data(key.utf8), forKey: SocialRecords.key(comment.id), in: SocialRecords.commentIndex)
+                try records.setData(Data(key.utf8), forKey: SocialRecords.key([.string(author), .uuid(comment.id)]), in: SocialRecords.userComments)
+                try records.setData(Data(), forKey: SocialRecords.commenterKey(comment.postID, author, comment.id), in: SocialRecords.postCommenters)
+            }
+        }
+    }
+
+    /// Every relation of a collection keyed by two user IDs.
+    private static func pairs(in collection: RecordCollection<Data>, _ records: RecordReader) throws -> [SocialWorld.Pair] {
+        try records.keys(in: collection).map { key in
+            let components = try RecordKey(encoded: key).components
+            guard components.count == 2, case .string(let from) = components[0], case .string(let to) = components[1] else {
+                throw SocialError(.storage, detail: "A relation's key has another layout.")
+            }
+            return SocialWorld.Pair(from: from, to: to)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TrainAccount
+import TrainAuth
+import TrainCore
+import TrainSocial
+import TrainSubscription
+import TrainTesting
+
+/// A world exported to a snapshot and a stack started from one: the same bytes out as
+/// in, and the same answers from the imported world as from the original.
+@MainActor
+@Suite(.timeLimit(.minutes(2))) struct WorldSnapshotTests {
+
+    let clock = ManualClock()
+    var configuration: TrainServicesConfiguration { TrainServicesConfiguration(context: TrainContext(clock: clock)) }
+
+    /// A world made by calls: Ada follows Grace and Linus, Grace posts, Ada likes and
+    /// comments, Linus blocks Grace, Ada buys Pro.
+    func worldMadeByCalls() async throws -> TrainServices {
+        let services = TrainServices.inMemory(configuration: configuration)
+        services.appleID.signIn(as: .ada)
+        let ada = try await services.auth.signInWithApple()
+        let grace = try await services.addUser(named: "Grace Hopper", email: "grace@example.com")
+        let linus = try await services.addUser(named: "Linus")
+        let gracePhone = try services.makeDevice(for: grace.id)
+        _ = try await gracePhone.social.unlockFeed(workoutType: .run)
+        let post = try await gracePhone.social.createPost(content: "6 × 800 m\non the track", workoutType: .run)
+        clock.advance(by: .seconds(90))
+        try await services.social.follow(grace.id)
+        try await services.social.follow(linus.id)
+        _ = try await services.social.unlockFeed(workoutType: .strength)
+        try await services.social.like(post.id)
+        _ = try await services.social.comment(on: post.id, text: "Fast!")
+        let linusPhone = try services.makeDevice(for: linus.id)
+        try await linusPhone.social.block(grace.id)
+        _ = try await services.subscriptions.purchase("com.train.pro.monthly")
+        #expect(ada.id != grace.id)
+        return services
+    }
+
+    @Test("export, import and export again give the same bytes, in memory and in files")
+    func sameBytes() async throws {
+        let original = try await worldMadeByCalls()
+        let first = try original.exportWorld().encoded()
+        let snapshot = try WorldSnapshot(json: first)
+        #expect(snapshot.users.count == 3 && snapshot.posts.count == 1 && snapshot.likes.count == 1 && snapshot.comments.count == 1)
+        #expect(snapshot.follows.count == 2 && snapshot.blocks.count == 1 && snapshot.purchases.count == 1)
+        #expect(snapshot.posts.first?.likeCount == 1 && snapshot.posts.first?.commentCount == 1)
+        let inMemory = try TrainServices.inMemory(from: snapshot, configuration: configuration)
+        #expect(try inMemory.exportWorld().encoded() == first)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("world-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inFiles = try TrainServices.files(in: directory, from: snapshot, configuration: configuration)
+        #expect(try inFiles.exportWorld().encoded() == first)
+    }
+
+    @Test("the imported world answers as the original does: feeds, relations, likes, comments, profiles and the tier")
+    func sameBehaviour() async throws {
+        let original = try await worldMadeByCalls()
+        let ada = try #require(original.auth.currentUser)
+        let imported = try TrainServices.inMemory(from: try original.exportWorld(), signedIn: ada.id, configuration: configuration)
+        #expect(imported.auth.currentUser?.id == ada.id)
+        _ = try await imported.social.unlockFeed(workoutType: .strength)
+        let a = try await Self.answers(of: original)
+        let b = try await Self.answers(of: imported)
+        #expect(a == b)
+        #expect(imported.subscriptions.currentTier == .pro, "the purchase is the signed-in user's, on the device's Apple ID")
+    }
+
+    /// What a signed-in user's screens show, as text to compare.
+    static func answers(of services: TrainServices) async throws -> [String] {
+        let feed = try await services.social.friendsFeed(limit: 20)
+        var answers = feed.map { "\($0.id) \($0.userName) \($0.content) \($0.likeCount) \($0.commentCount) \($0.isLikedByViewer)" }
+        answers += try await services.social.following().map { "following \($0.id) \($0.followerCount) \($0.followingCount)" }
+        for post in feed {
+            answers += try await services.social.comments(on: post.id).map { "comment \($0.id) \($0.userName ?? "") \($0.text)" }
+            answers += try await services.social.likes(on: post.id).map { "like \($0.id)" }
+        }
+        answers.append("tier \(services.subscriptions.currentTier)")
+        return answers
+    }
+
+    @Test("random worlds: an imported world exports the bytes it was imported from, in memory and in files")
+    func randomWorlds() async throws {
+        let seeds = ProcessInfo.processInfo.environment["TRAINKIT_SEEDS"].flatMap(Int.init) ?? 6
+        for seed in 0..<UInt64(seeds) {
+            var generator = SeededRandomNumberGenerator(seed: seed)
+            let snapshot = Self.randomWorld(using: &generator, now: clock.now)
+            let first = try TrainServices.inMemory(from: snapshot, configuration: configuration).exportWorld().encoded()
+            let again = try WorldSnapshot(json: first)
+            #expect(try TrainServices.inMemory(from: again, configuration: configuration).exportWorld().encoded() == first, "seed \(seed)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("world-\(seed)-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            #expect(
+                try TrainServices.files(in: directory, from: again, configuration: configuration).exportWorld().encoded() == first, "seed \(seed)")
+        }
+    }
+
+    /// A valid world of up to 8 users with random relations, posts, likes, comments and purchases.
+    static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
+        var world = WorldSnapshot()
+        let count = Int.random(in: 1...8, using: &generator)
+        let ids = (0..<count).map { "user-\($0)" }
+        for id in ids {
+            let created = now.addingTimeInterval(-Double.random(in: 0...1_000_000, using: &generator))
+            world.users.append(WorldSnapshot.User(id: id, displayName: Bool.random(using: &generator) ? "Name \(id)" : nil, createdAt: created))
+        }
+        var blocked: Set<[String]> = []
+        for from in ids {
+            for to in ids where from != to {
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0 where !blocked.contains([to, from]):
+                    world.blocks.append(WorldSnapshot.Block(blocker: from, blocked: to))
+                    blocked.formUnion([[from, to], [to, from]])
+                case 1...4:
+                    world.follows.append(WorldSnapshot.Follow(follower: from, followee: to))
+                default: break
+                }
+            }
+        }
+        world.follows.removeAll { blocked.contains([$0.follower, $0.followee]) }
+        for index in 0..<Int.random(in: 0...12, using: &generator) {
+            let author = ids.randomElement(using: &generator) ?? ids[0]
+            let date = now.addingTimeInterval(-Double.random(in: 0...200_000, using: &generator))
+            var post = WorldSnapshot.Post(author: author, content: "Run \(index) ✓ e\u{301}", createdAt: date)
+            post.id = UUID(
+                uuid: (
+                    UInt8.random(in: 0...255, using: &generator), UInt8.random(in: 0...255, using: &generator), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                    UInt8(index), UInt8.random(in: 0...255, using: &generator)
+                ))
+            world.posts.append(post)
+        }
+        let posts = world.posts.compactMap(\.id)
+        for (index, post) in world.posts.enumerated() {
+            for user in ids where !blocked.contains([user, post.author]) {
+                if Int.random(in: 0..<3, using: &generator) == 0 { world.likes.append(WorldSnapshot.Like(user: user, post: posts[index])) }
+                if Int.random(in: 0..<4, using: &generator) == 0 {
+                    world.comments.append(WorldSnapshot.Comment(post: posts[index], author: user, text: "Nice \(index)", createdAt: post.createdAt))
+                }
+            }
+        }
+        for user in ids where Int.random(in: 0..<3, using: &generator) == 0 {
+            let product = ["com.train.pro.monthly", "com.train.premium.yearly"].randomElement(using: &generator) ?? "com.train.pro.monthly"
+            world.purchases.append(WorldSnapshot.Purchase(user: user, product: product, purchasedAt: now.addingTimeInterval(-86_400)))
+        }
+        return world
+    }
+}
