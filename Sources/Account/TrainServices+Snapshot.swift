@@ -111,6 +111,26 @@ extension TrainServices {
         return services
     }
 
+    /// A stack in memory for a SwiftUI preview started from `snapshot`, with `userID`
+    /// signed in, as ``inMemory(from:signedIn:configuration:)`` starts one; like
+    /// ``preview(signedIn:configuration:)``, its feed opens with the sample workouts of
+    /// today unless the configuration has a workout source.
+    /// - Parameters:
+    ///   - snapshot: The world.
+    ///   - userID: A user of the snapshot to sign in, or nil.
+    ///   - configuration: Clock, device, products and policies.
+    /// - Returns: The stack.
+    /// - Throws: ``WorldSnapshotError`` naming the path of the first thing wrong.
+    public static func preview(
+        from snapshot: WorldSnapshot, signedIn userID: String?, configuration: TrainServicesConfiguration = TrainServicesConfiguration()
+    ) throws(WorldSnapshotError) -> TrainServices {
+        var configuration = configuration
+        if configuration.workouts == nil {
+            configuration.workouts = SimulatedWorkoutSource.samples(before: configuration.context.clock.now, in: configuration.context.timeZone())
+        }
+        return try inMemory(from: snapshot, signedIn: userID, configuration: configuration)
+    }
+
     /// A stack in files in `directory` started from `snapshot`, as
     /// ``inMemory(from:signedIn:configuration:)`` starts one in memory, nobody signed in.
     /// The directory must not hold a stack; if the import fails, what it wrote there is removed.

@@ -78,6 +78,15 @@ public struct WorldSnapshot: Hashable, Sendable {
         self.purchases = purchases
     }
 
+    /// The latest date the document gives — of an account, a sign-in, a post, a
+    /// comment or a purchase — or nil if it gives none: a stack importing it needs a
+    /// clock at or after it, since a purchase cannot be made later than now.
+    public var newestDate: Date? {
+        let dates =
+            users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
+        return dates.compactMap { $0 }.max()
+    }
+
     /// An account. Left out: `displayName`, `email`, `phoneNumber` and `photoURL` are
     /// none, `isEmailVerified` and `isAnonymous` false, `providers` one Sign in with
     /// Apple whose subject is the user's ID, `createdAt` and `lastSignInAt` now.

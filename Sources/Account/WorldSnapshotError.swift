@@ -35,6 +35,7 @@ public struct WorldSnapshotError: TrainError {
     }
 }
 
+/// The codes of ``WorldSnapshotError``.
 extension TrainErrorCode where Failure == WorldSnapshotError {
     /// The document is not JSON of the format, or a field has the wrong type.
     public static var unreadable: Self { Self("unreadable", message: "The world's file could not be read.") }

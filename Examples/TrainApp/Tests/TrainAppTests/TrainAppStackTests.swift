@@ -37,6 +37,28 @@ import TrainTesting
         app.session.stop()
     }
 
+    /// A small world written by hand, as a team checks one into its repository.
+    static let friends = #"""
+        {"version": 1,
+         "users": [{"id": "ada", "displayName": "Ada"}, {"id": "grace", "displayName": "Grace"}],
+         "follows": [{"follower": "ada", "followee": "grace"}],
+         "posts": [{"author": "grace", "content": "Intervals done"}],
+         "purchases": [{"user": "ada", "product": "com.train.pro.monthly"}]}
+        """#
+
+    @Test func aWorldFromAFileOpensOnAFriendsPostWithPro() async throws {
+        let world = try WorldSnapshot(json: Data(Self.friends.utf8))
+        let services = try TrainServices.inMemory(from: world, signedIn: "ada", configuration: TrainServicesConfiguration(context: .test()))
+        let app = AppModel(session: services.makeSessionManager())
+        await app.launch()
+        #expect(app.screen == .home, "Ada is signed in")
+        #expect(app.session.tier == .pro)
+        let feed = FeedModel(session: app.session)
+        await feed.logWorkout(.run)
+        #expect(feed.posts.map(\.content) == ["Intervals done"])
+        app.session.stop()
+    }
+
     @Test func plansFollowEachEditAndSync() async throws {
         let services = TrainServices.inMemory(configuration: TrainServicesConfiguration(context: .test()))
         services.appleID.signIn(as: Self.ada)
