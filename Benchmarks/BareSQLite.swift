@@ -138,6 +138,17 @@ final class BareRecords {
         try execute("PRAGMA synchronous = FULL")
     }
 
+    /// An empty file at `path` with the engine's table, in WAL mode with
+    /// `synchronous=FULL`, as the engine opens its files by default.
+    init(emptyFile path: URL) throws {
+        guard sqlite3_open(path.path, &db) == SQLITE_OK else { throw BareSQLite.Failure(description: "cannot open \(path.path)") }
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = FULL")
+        try execute(
+            "CREATE TABLE train_records (collection TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID"
+        )
+    }
+
     /// SQLite's in-memory database holding `records` in the engine's table.
     init(loading records: [RecordAddress: Data]) throws {
         guard sqlite3_open(":memory:", &db) == SQLITE_OK else { throw BareSQLite.Failure(description: "cannot open an in-memory database") }

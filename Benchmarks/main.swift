@@ -62,6 +62,8 @@ do {
         ("PERF-4-NOOP", { try SyncRows(directory: directory, quick: quick).noop() }),
         ("PERF-5", { try SyncRows(directory: directory, quick: quick).apply() }),
         ("SYNC-CHECK", { try SyncRows(directory: directory, quick: quick).checks() }),
+        ("WORLD-IMPORT", { try WorldRows(directory: directory, quick: quick).importing() }),
+        ("WORLD-EXPORT", { try WorldRows(directory: directory, quick: quick).exporting() }),
         ("ENGINE-BULK", { try StoreRows(directory: directory, quick: quick).bulkWrite() }),
         ("ENGINE-BULK-MEM", { try engine.bulkMemory() }),
         ("ENGINE-SEEK-MEM", { try engine.seekMemory() }),

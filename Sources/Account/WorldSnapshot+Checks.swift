@@ -43,7 +43,7 @@ extension WorldSnapshot {
         var emails: Set<String> = []
         var identities: Set<String> = []
         for (index, user) in users.enumerated() {
-            let path = "users[\(index)]"
+            var path: String { "users[\(index)]" }
             guard Self.isUserID(user.id) else {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).id", detail: "A user's ID is 1 to 128 bytes without control characters.")
             }
@@ -127,7 +127,7 @@ extension WorldSnapshot {
         var authors: [UUID: String] = [:]
         let lifetime = TimeInterval(policy.postLifetime.components.seconds)
         for (index, post) in posts.enumerated() {
-            let path = "posts[\(index)]"
+            var path: String { "posts[\(index)]" }
             try Self.reference(post.author, in: users, path: "\(path).author")
             try Self.checkText(post.content, maximum: policy.maximumPostLength, path: "\(path).content")
             let createdAt = post.createdAt ?? now
@@ -147,7 +147,7 @@ extension WorldSnapshot {
         var likeCounts: [UUID: Int] = [:]
         var liked: Set<SocialWorld.Like> = []
         for (index, like) in likes.enumerated() {
-            let path = "likes[\(index)]"
+            var path: String { "likes[\(index)]" }
             try Self.reference(like.user, in: users, path: "\(path).user")
             guard let author = authors[like.post] else {
                 throw WorldSnapshotError(.danglingReference, path: "\(path).post", detail: "No post has the ID \(like.post.uuidString).")
@@ -164,7 +164,7 @@ extension WorldSnapshot {
         var commentCounts: [UUID: Int] = [:]
         var commentIDs: Set<UUID> = []
         for (index, comment) in comments.enumerated() {
-            let path = "comments[\(index)]"
+            var path: String { "comments[\(index)]" }
             try Self.reference(comment.author, in: users, path: "\(path).author")
             guard let author = authors[comment.post] else {
                 throw WorldSnapshotError(.danglingReference, path: "\(path).post", detail: "No post has the ID \(comment.post.uuidString).")
@@ -204,7 +204,7 @@ extension WorldSnapshot {
     ) throws(WorldSnapshotError) {
         let products = Set(configuration.products.map(\.id))
         for (index, purchase) in purchases.enumerated() {
-            let path = "purchases[\(index)]"
+            var path: String { "purchases[\(index)]" }
             guard products.contains(purchase.product) else {
                 throw WorldSnapshotError(
                     .danglingReference, path: "\(path).product", detail: "The configuration has no product \(purchase.product.debugDescription).")
@@ -242,28 +242,30 @@ extension WorldSnapshot {
     }
 
     /// Throws `danglingReference` unless `userID` is a user of the document.
-    private static func reference(_ userID: String, in users: Set<String>, path: String) throws(WorldSnapshotError) {
+    private static func reference(_ userID: String, in users: Set<String>, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard users.contains(userID) else {
-            throw WorldSnapshotError(.danglingReference, path: path, detail: "No user has the ID \(userID.debugDescription).")
+            throw WorldSnapshotError(.danglingReference, path: path(), detail: "No user has the ID \(userID.debugDescription).")
         }
     }
 
     /// The pair of two users of the document who are not the same user.
-    private static func pair(_ from: String, _ to: String, users: Set<String>, path: String, names: (String, String)) throws(WorldSnapshotError)
+    private static func pair(
+        _ from: String, _ to: String, users: Set<String>, path: @autoclosure () -> String, names: (String, String)
+    ) throws(WorldSnapshotError)
         -> [String]
     {
-        try reference(from, in: users, path: "\(path).\(names.0)")
-        try reference(to, in: users, path: "\(path).\(names.1)")
-        guard from != to else { throw WorldSnapshotError(.invalidValue, path: path, detail: "A user cannot do this to themselves.") }
+        try reference(from, in: users, path: "\(path()).\(names.0)")
+        try reference(to, in: users, path: "\(path()).\(names.1)")
+        guard from != to else { throw WorldSnapshotError(.invalidValue, path: path(), detail: "A user cannot do this to themselves.") }
         return [from, to]
     }
 
     /// Throws `invalidValue` unless `text` is 1 to `maximum` characters as a post or
     /// comment stores them: trimmed, without control characters other than line breaks.
-    private static func checkText(_ text: String, maximum: Int, path: String) throws(WorldSnapshotError) {
+    private static func checkText(_ text: String, maximum: Int, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard !text.isEmpty, text.count <= maximum, DisplayText.cleaned(text, maximum: maximum, allowsNewlines: true) == text else {
             throw WorldSnapshotError(
-                .invalidValue, path: path, detail: "The text is 1 to \(maximum) characters, trimmed, without control characters but line breaks.")
+                .invalidValue, path: path(), detail: "The text is 1 to \(maximum) characters, trimmed, without control characters but line breaks.")
         }
     }
 

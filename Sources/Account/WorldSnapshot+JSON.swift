@@ -3,7 +3,8 @@ import TrainCore
 
 /// The document's bytes: UTF-8 JSON, keys sorted, two-space indents, every date an
 /// ISO 8601 string in UTC with the fraction of a second to the microsecond when it has
-/// one (`2026-01-01T08:30:00Z`, `2026-01-01T08:30:00.25Z`). Reading accepts the same,
+/// one (`2026-01-01T08:30:00Z`, `2026-01-01T08:30:00.25Z`), in the proleptic Gregorian
+/// calendar as ISO 8601 has it, years 1 to 9999. Reading accepts the same,
 /// and refuses a key the format does not have, so a misspelt field in a hand-written
 /// fixture is an error rather than a default.
 extension WorldSnapshot {
@@ -68,26 +69,44 @@ extension WorldSnapshot {
     /// or outside years 1 to 9999.
     static func text(of date: Date) -> String? {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, interval > -62_135_596_800, interval < 253_402_300_800 else { return nil }
-        var seconds = interval.rounded(.down)
-        var micros = Int(((interval - seconds) * 1_000_000).rounded())
+        guard interval.isFinite, interval >= -62_135_596_800, interval < 253_402_300_800 else { return nil }
+        var seconds = Int(interval.rounded(.down))
+        var micros = Int(((interval - interval.rounded(.down)) * 1_000_000).rounded())
         if micros == 1_000_000 {
             seconds += 1
             micros = 0
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: seconds))
-        guard let year = parts.year, let month = parts.month, let day = parts.day, let hour = parts.hour, let minute = parts.minute,
-            let second = parts.second
-        else { return nil }
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2)
-        if micros > 0 {
-            var fraction = pad(micros, 6)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let (year, month, day) = civil(fromDays: days)
+        let time = seconds - days * 86_400
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        func append(_ value: Int, digits: Int) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
-        return text + "Z"
+        append(year, digits: 4)
+        bytes.append(UInt8(ascii: "-"))
+        append(month, digits: 2)
+        bytes.append(UInt8(ascii: "-"))
+        append(day, digits: 2)
+        bytes.append(UInt8(ascii: "T"))
+        append(time / 3_600, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(time / 60 % 60, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(time % 60, digits: 2)
+        if micros > 0 {
+            bytes.append(UInt8(ascii: "."))
+            append(micros, digits: 6)
+            while bytes.last == UInt8(ascii: "0") { bytes.removeLast() }
+        }
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The date an ISO 8601 string in UTC names: `YYYY-MM-DDThh:mm:ss`, a fraction of 1
@@ -103,8 +122,10 @@ extension WorldSnapshot {
             }
             return value
         }
-        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
-        guard separators.allSatisfy({ bytes[$0.0] == $0.1.asciiValue }), let year = number(0..<4), let month = number(5..<7),
+        let separators: [(Int, UInt8)] = [
+            (4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")), (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":")),
+        ]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1 }), let year = number(0..<4), let month = number(5..<7),
             let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60, year >= 1
         else { return nil }
@@ -116,17 +137,34 @@ extension WorldSnapshot {
         } else if bytes[19] != UInt8(ascii: "Z") {
             return nil
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        let days = Self.days(fromCivil: year, month, day)
         // A day the month does not have (February 30) is refused, not rolled over.
-        guard let whole = calendar.date(from: parts), calendar.component(.day, from: whole) == day else { return nil }
-        return Date(timeIntervalSince1970: whole.timeIntervalSince1970 + fraction)
+        guard civil(fromDays: days) == (year, month, day) else { return nil }
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction)
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    /// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard
+    /// Hinnant's `days_from_civil`).
+    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The year, month and day `days` after 1970-01-01 (`civil_from_days`).
+    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     // MARK: - Keys and errors

@@ -11,6 +11,13 @@ package enum DisplayText {
     /// visible, or if it is over 32 bytes a character for `maximum` characters.
     package static func cleaned(_ text: String, maximum: Int, allowsNewlines: Bool) -> String? {
         guard text.utf8.count <= maximum * 32 + 64 else { return nil }
+        if isCleanASCII(text, allowsNewlines: allowsNewlines) { return text }
+        return cleanedByCharacter(text, allowsNewlines: allowsNewlines)
+    }
+
+    /// What ``cleaned(_:maximum:allowsNewlines:)`` returns for text of any length,
+    /// worked out character by character: the rule its fast path for plain ASCII keeps to.
+    package static func cleanedByCharacter(_ text: String, allowsNewlines: Bool) -> String? {
         let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let trimmed = unified.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return "" }
@@ -33,6 +40,25 @@ package enum DisplayText {
             }
         }
         return visible ? trimmed : nil
+    }
+
+    /// Whether `text` is printable ASCII (and newlines and tabs, when allowed) with
+    /// something visible and nothing to trim: what ``cleaned(_:maximum:allowsNewlines:)``
+    /// returns as is, told from its bytes alone.
+    private static func isCleanASCII(_ text: String, allowsNewlines: Bool) -> Bool {
+        var visible = false
+        var last: UInt8 = 0
+        for byte in text.utf8 {
+            switch byte {
+            case 0x21...0x7E: visible = true
+            case 0x20: break
+            case 0x09, 0x0A: guard allowsNewlines else { return false }
+            default: return false
+            }
+            if last == 0 && !visible { return false }
+            last = byte
+        }
+        return visible && last > 0x20
     }
 
     /// Whether a media URL may be attached: `https` with a host, or `file`.

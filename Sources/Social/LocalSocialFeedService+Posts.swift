@@ -97,13 +97,29 @@ extension LocalSocialFeedService {
             try records.setData(
                 SocialRecords.value(post.id), forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
         }
-        let position = SocialRecords.position(post.createdAt, post.id)
-        let value = SocialRecords.value(post.id)
-        try records.setData(value, forKey: SocialRecords.key(position), in: SocialRecords.feed)
-        try records.setData(value, forKey: SocialRecords.key([.string(post.userID)] + position), in: SocialRecords.authored)
-        for reader in try readers(of: post.userID, in: records) {
-            try records.setData(value, forKey: SocialRecords.key([.string(reader)] + position), in: SocialRecords.timelines)
-        }
+        let readers = try readers(of: post.userID, in: records).map { try SocialRecords.key([.string($0)]) }
+        let entries = try indexEntries(of: post, authorKey: SocialRecords.key([.string(post.userID)]), readerKeys: readers)
+        try records.setData(entries.value, forKey: entries.feed, in: SocialRecords.feed)
+        try records.setData(entries.value, forKey: entries.authored, in: SocialRecords.authored)
+        for key in entries.timelines { try records.setData(entries.value, forKey: key, in: SocialRecords.timelines) }
+    }
+
+    /// A post's keys in the indexes — everyone's feed, its author's posts, the friends
+    /// feed of each reader — and the value each holds, the post's ID.
+    struct IndexEntries {
+        var feed: String
+        var authored: String
+        var timelines: [String]
+        var value: Data
+    }
+
+    /// A post's index entries. A key is a user's key with the post's position after it
+    /// (a key's encoding is its components' one after the other), so the author's and
+    /// the readers' keys are passed made, and a bulk load makes each once.
+    func indexEntries(of post: PostEntity, authorKey: String, readerKeys: [String]) throws -> IndexEntries {
+        let position = try SocialRecords.key(SocialRecords.position(post.createdAt, post.id))
+        return IndexEntries(
+            feed: position, authored: authorKey + position, timelines: readerKeys.map { $0 + position }, value: SocialRecords.value(post.id))
     }
 
     /// Stores posts made elsewhere — a benchmark's or a migration's — in one

@@ -73,15 +73,45 @@ extension LocalSocialFeedService {
             var commentCounts: [UUID: Int] = [:]
             for like in world.likes { likeCounts[like.post, default: 0] += 1 }
             for comment in world.comments { commentCounts[comment.postID, default: 0] += 1 }
+            // Written collection by collection in key order, as a bulk load is: each
+            // B-tree grows at its end instead of splitting pages all over.
+            var posts: [(key: String, post: PostEntity)] = []
+            var feed: [(key: String, value: Data)] = []
+            var authored: [(key: String, value: Data)] = []
+            var timelines: [(key: String, value: Data)] = []
+            // Each author's key and readers' keys, made once: the follows are all written by now.
+            var readers: [String: (author: String, readers: [String])] = [:]
             for stored in world.posts {
                 var post = PostEntity(
                     id: stored.id, userID: stored.userID, userName: names[stored.userID] ?? stored.userName, workoutType: stored.workoutType,
                     content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
                 post.likeCount = likeCounts[post.id] ?? 0
                 post.commentCount = commentCounts[post.id] ?? 0
-                try insert(post, photo: nil, in: records)
+                posts.append((SocialRecords.key(post.id), post))
+                let keys: (author: String, readers: [String])
+                if let known = readers[post.userID] {
+                    keys = known
+                } else {
+                    keys = (
+                        try SocialRecords.key([.string(post.userID)]),
+                        try self.readers(of: post.userID, in: records).map { try SocialRecords.key([.string($0)]) }
+                    )
+                    readers[post.userID] = keys
+                }
+                let entries = try indexEntries(of: post, authorKey: keys.author, readerKeys: keys.readers)
+                feed.append((entries.feed, entries.value))
+                authored.append((entries.authored, entries.value))
+                for key in entries.timelines { timelines.append((key, entries.value)) }
                 meta.newestPost = max(meta.newestPost ?? post.createdAt, post.createdAt)
                 meta.longestLifetime = max(meta.longestLifetime, post.expiresAt.timeIntervalSince(post.createdAt))
+            }
+            let sortedPosts = posts.sorted(by: { $0.key < $1.key })
+            let sortedEntries = [(SocialRecords.feed, feed), (SocialRecords.authored, authored), (SocialRecords.timelines, timelines)].map {
+                ($0.0, $0.1.sorted(by: { $0.key < $1.key }))
+            }
+            for (key, post) in sortedPosts { try records.put(post, forKey: key, in: SocialRecords.posts) }
+            for (index, list) in sortedEntries {
+                for entry in list { try records.setData(entry.value, forKey: entry.key, in: index) }
             }
             try records.put(meta, forKey: SocialRecords.metaKey, in: SocialRecords.meta)
             for like in world.likes {

@@ -307,8 +307,26 @@ enum SocialRecords {
         }
     }
 
-    /// The key of a post, a comment or an unlock: its ID.
-    static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+    /// The key of a post, a comment or an unlock: its ID in lowercase, as
+    /// `uuidString.lowercased()` spells it, written byte by byte.
+    static func key(_ id: UUID) -> String {
+        let hex: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: id.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { buffer in
+                var index = 0
+                for (position, byte) in bytes.enumerated() {
+                    if position == 4 || position == 6 || position == 8 || position == 10 {
+                        buffer[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    buffer[index] = hex.utf8Start[Int(byte >> 4)]
+                    buffer[index + 1] = hex.utf8Start[Int(byte & 0x0f)]
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
 
     /// The components of a post's position, newest first, the ID breaking ties.
     static func position(_ createdAt: Date, _ id: UUID) -> [RecordKey.Component] {

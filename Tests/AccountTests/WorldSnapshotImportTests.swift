@@ -134,8 +134,20 @@ import TrainTesting
             let written = String(decoding: try snapshot.encoded(), as: UTF8.self)
             #expect(written.contains("\"createdAt\" : \"\(text)\""), "\(written)")
         }
+        var generator = SeededRandomNumberGenerator(seed: 7)
+        for _ in 0..<300 {
+            // Whole seconds from 1583 (Foundation's calendar is Julian before 1582) to 9999
+            // read as Foundation's ISO 8601 style writes them, and back.
+            let date = Date(timeIntervalSince1970: Double(Int64.random(in: -12_212_553_600..<253_402_300_800, using: &generator)))
+            let text = date.formatted(Date.ISO8601FormatStyle())
+            let written = String(decoding: try WorldSnapshot(users: [.init(id: "a", createdAt: date)]).encoded(), as: UTF8.self)
+            #expect(written.contains("\"createdAt\" : \"\(text)\""), "\(date.timeIntervalSince1970): \(written)")
+            let read = try WorldSnapshot(json: Data(#"{"version": 1, "users": [{"id": "a", "createdAt": "\#(text)"}]}"#.utf8))
+            #expect(read.users.first?.createdAt == date, "\(text)")
+        }
         for bad in [
-            "2026-01-01 08:30:00Z", "2026-01-01T08:30:00+01:00", "2026-13-01T00:00:00Z", "2026-01-01T08:30:00.Z", "2026-01-01T08:30:00.1234567890Z",
+            "2025-02-29T00:00:00Z", "2026-01-01 08:30:00Z", "2026-01-01T08:30:00+01:00", "2026-13-01T00:00:00Z", "2026-01-01T08:30:00.Z",
+            "2026-01-01T08:30:00.1234567890Z",
         ] {
             #expect(throws: WorldSnapshotError(.unreadable), "\(bad)") {
                 try WorldSnapshot(json: Data(#"{"version": 1, "users": [{"id": "a", "createdAt": "\#(bad)"}]}"#.utf8))
