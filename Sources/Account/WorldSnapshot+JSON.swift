@@ -45,22 +45,15 @@ extension WorldSnapshot {
 
     /// The document's bytes: the same snapshot always gives the same bytes.
     /// - Returns: UTF-8 JSON.
-    /// - Throws: ``WorldSnapshotError`` `unreadable` for a date that is not finite.
+    /// - Throws: ``WorldSnapshotError`` `invalidValue` for a date that is not finite or
+    ///   outside years 1 to 9999.
     public func encoded() throws(WorldSnapshotError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            guard let text = Self.text(of: date) else {
-                throw EncodingError.invalidValue(date, .init(codingPath: encoder.codingPath, debugDescription: "The date is not finite."))
-            }
-            try container.encode(text)
+        var writer = JSONWriter(capacity: 512 + posts.count * 320 + users.count * 256)
+        write(to: &writer)
+        if let date = writer.invalidDate {
+            throw WorldSnapshotError(.invalidValue, detail: "The date \(date.timeIntervalSince1970) s from 1970 is not one ISO 8601 writes.")
         }
-        do {
-            return try encoder.encode(self)
-        } catch {
-            throw WorldSnapshotError(.unreadable, path: "", detail: "\(error)")
-        }
+        return Data(writer.bytes)
     }
 
     // MARK: - Dates
@@ -68,8 +61,16 @@ extension WorldSnapshot {
     /// `date` as ISO 8601 in UTC, to the microsecond; nil for a date that is not finite
     /// or outside years 1 to 9999.
     static func text(of date: Date) -> String? {
+        var bytes: [UInt8] = []
+        guard append(date, to: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `date` as ``text(of:)`` writes it; false, and nothing appended, for a
+    /// date it cannot write.
+    static func append(_ date: Date, to bytes: inout [UInt8]) -> Bool {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, interval >= -62_135_596_800, interval < 253_402_300_800 else { return nil }
+        guard interval.isFinite, interval >= -62_135_596_800, interval < 253_402_300_800 else { return false }
         var seconds = Int(interval.rounded(.down))
         var micros = Int(((interval - interval.rounded(.down)) * 1_000_000).rounded())
         if micros == 1_000_000 {
@@ -79,34 +80,32 @@ extension WorldSnapshot {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let (year, month, day) = civil(fromDays: days)
         let time = seconds - days * 86_400
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(27)
-        func append(_ value: Int, digits: Int) {
+        func digits(_ value: Int, _ count: Int) {
             var divisor = 1
-            for _ in 1..<digits { divisor *= 10 }
+            for _ in 1..<count { divisor *= 10 }
             while divisor > 0 {
                 bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
                 divisor /= 10
             }
         }
-        append(year, digits: 4)
+        digits(year, 4)
         bytes.append(UInt8(ascii: "-"))
-        append(month, digits: 2)
+        digits(month, 2)
         bytes.append(UInt8(ascii: "-"))
-        append(day, digits: 2)
+        digits(day, 2)
         bytes.append(UInt8(ascii: "T"))
-        append(time / 3_600, digits: 2)
+        digits(time / 3_600, 2)
         bytes.append(UInt8(ascii: ":"))
-        append(time / 60 % 60, digits: 2)
+        digits(time / 60 % 60, 2)
         bytes.append(UInt8(ascii: ":"))
-        append(time % 60, digits: 2)
+        digits(time % 60, 2)
         if micros > 0 {
             bytes.append(UInt8(ascii: "."))
-            append(micros, digits: 6)
+            digits(micros, 6)
             while bytes.last == UInt8(ascii: "0") { bytes.removeLast() }
         }
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
+        return true
     }
 
     /// The date an ISO 8601 string in UTC names: `YYYY-MM-DDThh:mm:ss`, a fraction of 1

@@ -303,7 +303,7 @@ public struct WorldSnapshot: Hashable, Sendable {
     }
 }
 
-extension WorldSnapshot: Codable {
+extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
         case version, users, follows, blocks, posts, likes, comments, purchases
     }
@@ -326,19 +326,5 @@ extension WorldSnapshot: Codable {
         likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
-    }
-
-    /// Writes the document with every list, empty ones too.
-    /// - Parameter encoder: The encoder.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
-        try container.encode(users, forKey: .users)
-        try container.encode(follows, forKey: .follows)
-        try container.encode(blocks, forKey: .blocks)
-        try container.encode(posts, forKey: .posts)
-        try container.encode(likes, forKey: .likes)
-        try container.encode(comments, forKey: .comments)
-        try container.encode(purchases, forKey: .purchases)
     }
 }

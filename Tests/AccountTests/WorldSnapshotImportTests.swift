@@ -127,6 +127,21 @@ import TrainTesting
         #expect(try await services.auth.signInWithApple().id == "ada", "a user signs in with Apple under their ID's subject")
     }
 
+    @Test("text with quotes, backslashes, control characters, emoji and combining marks is written so it reads back the same")
+    func escaping() throws {
+        let texts = ["say \"hi\"", "back\\slash / slash", "line\nbreak\ttab\r", "\u{1}\u{1F}\u{7F}", "👩‍👩‍👧 e\u{301}\u{301}", "\u{0}nul"]
+        var world = WorldSnapshot()
+        for (index, text) in texts.enumerated() {
+            var user = WorldSnapshot.User(id: "u\(index) \(text)", displayName: text, createdAt: Date(timeIntervalSince1970: 1_767_225_600.123456))
+            user.providers = [WorldSnapshot.Provider(provider: .password, subject: text, email: text)]
+            world.users.append(user)
+            world.posts.append(WorldSnapshot.Post(id: UUID(), author: user.id, content: text, workoutType: WorkoutType(text)))
+        }
+        let bytes = try world.encoded()
+        #expect(try WorldSnapshot(json: bytes) == world)
+        #expect(try JSONSerialization.jsonObject(with: bytes) is [String: Any], "Foundation's reader reads it too")
+    }
+
     @Test("dates read and write as ISO 8601 in UTC to the microsecond, and read back to the same text")
     func dates() throws {
         for text in ["2026-01-01T08:30:00Z", "2026-01-01T08:30:00.25Z", "1970-01-01T00:00:00.000001Z", "2026-12-31T23:59:59.999999Z"] {
