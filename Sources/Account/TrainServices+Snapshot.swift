@@ -10,23 +10,28 @@ extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
     /// posts, likes and comments, and the App Store's purchases. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
-    /// out with them.
+    /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
+    /// signing key come too, for a faithful copy: keep such a file as a secret.
     ///
     /// ```swift
     /// try services.exportWorld().encoded().write(to: fixtureURL)
     /// ```
+    /// - Parameter includingSecrets: Whether to include the password hashes and the
+    ///   signing key; false by default, so a user with a password resets it after an import.
     /// - Returns: The snapshot.
     /// - Throws: ``AccountError`` `notSupported` on a stack with the app's own auth
     ///   service, whose accounts it cannot read; `storage` when a store cannot be read.
-    public func exportWorld() throws(AccountError) -> WorldSnapshot {
+    public func exportWorld(includingSecrets: Bool = false) throws(AccountError) -> WorldSnapshot {
         guard case .local(let accounts) = world.accounts else {
             throw AccountError(.notSupported, detail: "The stack signs in with the app's own auth service, whose accounts it cannot read.")
         }
         let users: [UserEntity]
+        let passwords: [String: PasswordHash]
+        let signingKey: Data?
         let feed: SocialWorld
         let bought: [StorePurchase]
         do {
-            users = try LocalAuthService.users(in: accounts)
+            (users, passwords, signingKey) = try LocalAuthService.accounts(in: accounts)
             feed = try social.exportWorld()
             bought = try appStore.purchases()
         } catch {
@@ -45,8 +50,12 @@ extension TrainServices {
             entry.phoneNumber = user.phoneNumber
             entry.photoURL = user.photoURL
             entry.lastSignInAt = user.lastSignInAt
+            if includingSecrets, let hash = passwords[user.id] {
+                entry.passwordHash = .init(algorithm: hash.algorithm, iterations: hash.iterations, salt: hash.salt, hash: hash.hash)
+            }
             snapshot.users.append(entry)
         }
+        if includingSecrets { snapshot.tokenSigningKey = signingKey }
         snapshot.follows = feed.follows.map { WorldSnapshot.Follow(follower: $0.from, followee: $0.to) }
         snapshot.blocks = feed.blocks.map { WorldSnapshot.Block(blocker: $0.from, blocked: $0.to) }
         snapshot.likes = feed.likes.map { WorldSnapshot.Like(user: $0.user, post: $0.post) }
@@ -182,7 +191,8 @@ extension TrainServices {
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
         do {
-            try LocalAuthService.insert(resolved.users.filter { $0.id != signedIn }, into: accounts)
+            try LocalAuthService.insert(
+                resolved.users.filter { $0.id != signedIn }, passwords: resolved.passwords, signingKey: resolved.signingKey, into: accounts)
             try social.importWorld(resolved.social, users: resolved.users)
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")

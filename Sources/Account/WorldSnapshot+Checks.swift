@@ -11,6 +11,9 @@ extension WorldSnapshot {
     /// import writes.
     struct Resolved {
         var users: [UserEntity]
+        /// The password hashes, by user ID: kept ones, and given passwords hashed.
+        var passwords: [String: TrainAuth.PasswordHash]
+        var signingKey: Data?
         var social: SocialWorld
         var purchases: [(path: String, purchase: StorePurchase)]
     }
@@ -28,8 +31,14 @@ extension WorldSnapshot {
         guard version == Self.currentVersion else {
             throw WorldSnapshotError(.unsupportedVersion, path: "version", detail: "This library reads version \(Self.currentVersion).")
         }
-        var resolved = Resolved(users: [], social: SocialWorld(), purchases: [])
-        let users = try resolveUsers(now: now, into: &resolved)
+        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), purchases: [])
+        let users = try resolveUsers(now: now, policy: configuration.authPolicy, into: &resolved)
+        if let key = tokenSigningKey {
+            guard (32...1_024).contains(key.count) else {
+                throw WorldSnapshotError(.invalidValue, path: "tokenSigningKey", detail: "A signing key has 32 to 1,024 bytes.")
+            }
+            resolved.signingKey = key
+        }
         let blocked = try resolveRelations(users: users, into: &resolved)
         try resolvePosts(users: users, blocked: blocked, now: now, policy: configuration.socialPolicy, into: &resolved)
         try resolvePurchases(
@@ -38,7 +47,7 @@ extension WorldSnapshot {
     }
 
     /// The users by ID.
-    private func resolveUsers(now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<String> {
+    private func resolveUsers(now: Date, policy: AuthPolicy, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<String> {
         var ids: Set<String> = []
         var emails: Set<String> = []
         var identities: Set<String> = []
@@ -62,7 +71,22 @@ extension WorldSnapshot {
                 email = normalized
             }
             let createdAt = user.createdAt ?? now
-            let providers = user.providers ?? [Provider(provider: .apple, subject: user.id)]
+            let hasPassword = user.password != nil || user.passwordHash != nil
+            if hasPassword {
+                guard user.password == nil || user.passwordHash == nil else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).password", detail: "A user has a password or its hash, not both.")
+                }
+                guard email != nil else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).email", detail: "A user with a password signs in with an email address.")
+                }
+                resolved.passwords[user.id] = try Self.passwordHash(of: user, policy: policy, path: path)
+            }
+            let defaultProvider = hasPassword ? Provider(provider: .password, subject: email ?? "") : Provider(provider: .apple, subject: user.id)
+            let providers = user.providers ?? [defaultProvider]
+            if hasPassword, !providers.contains(where: { $0.provider == .password && $0.subject == email }) {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).providers", detail: "A user with a password has the password sign-in method of their address.")
+            }
             var links: [LinkedProvider] = []
             for (position, provider) in providers.enumerated() {
                 guard Self.isUserID(provider.subject) else {
@@ -235,6 +259,34 @@ extension WorldSnapshot {
     }
 
     // MARK: - Helpers
+
+    /// The hash of a user's password: the one kept, checked, or the one given, hashed
+    /// with the policy's iterations after the policy's length check.
+    private static func passwordHash(of user: User, policy: AuthPolicy, path: @autoclosure () -> String) throws(WorldSnapshotError)
+        -> TrainAuth.PasswordHash
+    {
+        if let stored = user.passwordHash {
+            guard stored.algorithm == "pbkdf2-sha256", (1...10_000_000).contains(stored.iterations), (1...1_024).contains(stored.salt.count),
+                (16...64).contains(stored.hash.count)
+            else {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path()).passwordHash",
+                    detail: "A stored password is pbkdf2-sha256 with 1 to 10,000,000 iterations, a salt and a hash of 16 to 64 bytes.")
+            }
+            return TrainAuth.PasswordHash(algorithm: stored.algorithm, iterations: stored.iterations, salt: stored.salt, hash: stored.hash)
+        }
+        let password = user.password ?? ""
+        guard password.count >= policy.minimumPasswordLength, password.utf8.count <= 1_024 else {
+            throw WorldSnapshotError(
+                .invalidValue, path: "\(path()).password",
+                detail: "A password has at least \(policy.minimumPasswordLength) characters and at most 1,024 bytes.")
+        }
+        do {
+            return try TrainAuth.PasswordHash(password: password, iterations: policy.passwordIterations)
+        } catch {
+            throw WorldSnapshotError(.notImported, path: "\(path()).password", detail: "The password could not be hashed: \(error.detail)")
+        }
+    }
 
     /// Whether `id` may be a user's ID or a subject: 1 to 128 bytes, no control characters.
     static func isUserID(_ id: String) -> Bool {

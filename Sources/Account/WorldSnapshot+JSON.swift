@@ -177,9 +177,11 @@ extension WorldSnapshot {
 
     private static let fields = Fields.object([
         "version": .leaf,
+        "tokenSigningKey": .leaf,
         "users": .object([
             "id": .leaf, "displayName": .leaf, "email": .leaf, "isEmailVerified": .leaf, "isAnonymous": .leaf, "phoneNumber": .leaf,
-            "photoURL": .leaf, "createdAt": .leaf, "lastSignInAt": .leaf,
+            "photoURL": .leaf, "createdAt": .leaf, "lastSignInAt": .leaf, "password": .leaf,
+            "passwordHash": .object(["algorithm": .leaf, "iterations": .leaf, "salt": .leaf, "hash": .leaf]),
             "providers": .object(["provider": .leaf, "subject": .leaf, "email": .leaf, "linkedAt": .leaf]),
         ]),
         "follows": .object(["follower": .leaf, "followee": .leaf]),

@@ -58,6 +58,7 @@ extension WorldSnapshot {
             writer.field("user", purchase.user)
             writer.endObject()
         }
+        writer.field("tokenSigningKey", tokenSigningKey?.base64EncodedString())
         writer.list("users", users) { writer, user in
             writer.beginObject()
             writer.field("createdAt", user.createdAt)
@@ -67,6 +68,15 @@ extension WorldSnapshot {
             writer.field("isAnonymous", user.isAnonymous)
             writer.field("isEmailVerified", user.isEmailVerified)
             writer.field("lastSignInAt", user.lastSignInAt)
+            writer.field("password", user.password)
+            if let stored = user.passwordHash {
+                writer.object("passwordHash") { writer in
+                    writer.field("algorithm", stored.algorithm)
+                    writer.field("hash", stored.hash.base64EncodedString())
+                    writer.field("iterations", stored.iterations)
+                    writer.field("salt", stored.salt.base64EncodedString())
+                }
+            }
             writer.field("phoneNumber", user.phoneNumber)
             writer.field("photoURL", user.photoURL?.absoluteString)
             if let providers = user.providers {
@@ -103,6 +113,14 @@ struct JSONWriter {
     }
 
     mutating func endObject() { close(UInt8(ascii: "}")) }
+
+    /// `key` and an object whose fields `body` writes.
+    mutating func object(_ key: StaticString, _ body: (inout JSONWriter) -> Void) {
+        self.key(key)
+        beginObject()
+        body(&self)
+        endObject()
+    }
 
     /// `key` and a list of `elements`, each written by `body`.
     mutating func list<Element>(_ key: StaticString, _ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {

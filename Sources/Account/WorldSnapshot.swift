@@ -5,7 +5,7 @@ import TrainSocial
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
 /// follows, blocks, posts, likes and comments, and the App Store's purchases. Export
-/// one from a stack with ``TrainServices/exportWorld()``, start a stack from one with
+/// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
 /// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
 /// repository as test fixtures.
@@ -28,10 +28,11 @@ import TrainSocial
 /// ``WorldSnapshotError`` naming the path of the first thing wrong, and nothing is
 /// imported then.
 ///
-/// Version 1 does not hold passwords or signing keys (an account with a password
-/// signs in again after a reset), the moderation records, notifications, plans,
-/// consents or deletions in progress, nor refunds and other changes of a purchase after
-/// it was made: an imported world's subscriptions renew from their purchase dates.
+/// Version 1 holds password hashes and the ID tokens' signing key only when exported
+/// with its secrets. It does not hold photos, the moderation records, notifications,
+/// plans, consents or deletions in progress, nor refunds and other changes of a
+/// purchase after it was made: an imported world's subscriptions renew from their
+/// purchase dates.
 public struct WorldSnapshot: Hashable, Sendable {
     /// The format version this library writes and reads.
     public static let currentVersion = 1
@@ -54,6 +55,10 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var comments: [Comment]
     /// The purchases made in the App Store.
     public var purchases: [Purchase]
+    /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
+    /// before the export verify after the import. Without it, a stack makes a new key
+    /// and earlier tokens are refused.
+    public var tokenSigningKey: Data?
 
     /// Creates a snapshot of the current version.
     /// - Parameters:
@@ -89,7 +94,8 @@ public struct WorldSnapshot: Hashable, Sendable {
 
     /// An account. Left out: `displayName`, `email`, `phoneNumber` and `photoURL` are
     /// none, `isEmailVerified` and `isAnonymous` false, `providers` one Sign in with
-    /// Apple whose subject is the user's ID, `createdAt` and `lastSignInAt` now.
+    /// Apple whose subject is the user's ID (or, for a user with a password, the
+    /// password sign-in method of their email), `createdAt` and `lastSignInAt` now.
     public struct User: Codable, Hashable, Sendable {
         /// The account's ID, 1 to 128 bytes without control characters.
         public var id: String
@@ -111,6 +117,14 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var createdAt: Date?
         /// When the user last signed in.
         public var lastSignInAt: Date?
+        /// A password, for a hand-written fixture: hashed at the import, as a sign-up
+        /// with it would be. Needs `email`; adds the password sign-in method when
+        /// `providers` is left out.
+        public var password: String?
+        /// The stored hash of the user's password, when the snapshot holds secrets.
+        /// Without a password or its hash, a user with the password sign-in method
+        /// resets their password to sign in.
+        public var passwordHash: StoredPassword?
 
         /// Creates an account; what is left nil takes its default.
         /// - Parameters:
@@ -125,6 +139,31 @@ public struct WorldSnapshot: Hashable, Sendable {
             self.email = email
             self.providers = providers
             self.createdAt = createdAt
+        }
+    }
+
+    /// A password as stored: a salted, iterated hash, never the password.
+    public struct StoredPassword: Codable, Hashable, Sendable {
+        /// The algorithm: `pbkdf2-sha256`.
+        public var algorithm: String
+        /// Its iterations.
+        public var iterations: Int
+        /// The salt, base64 in the document.
+        public var salt: Data
+        /// The hash, base64 in the document.
+        public var hash: Data
+
+        /// Creates a stored password.
+        /// - Parameters:
+        ///   - algorithm: The algorithm.
+        ///   - iterations: Its iterations.
+        ///   - salt: The salt.
+        ///   - hash: The hash.
+        public init(algorithm: String, iterations: Int, salt: Data, hash: Data) {
+            self.algorithm = algorithm
+            self.iterations = iterations
+            self.salt = salt
+            self.hash = hash
         }
     }
 
@@ -305,7 +344,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, posts, likes, comments, purchases
+        case version, users, follows, blocks, posts, likes, comments, purchases, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -326,5 +365,6 @@ extension WorldSnapshot: Decodable {
         likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
+        tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

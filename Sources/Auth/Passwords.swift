@@ -3,13 +3,21 @@ import TrainCore
 
 /// A password stored as a salted, iterated hash (PBKDF2-HMAC-SHA256); the password
 /// itself is never stored.
-struct PasswordHash: Codable, Hashable, Sendable {
-    var algorithm = "pbkdf2-sha256"
-    var iterations: Int
-    var salt: Data
-    var hash: Data
+package struct PasswordHash: Codable, Hashable, Sendable {
+    package var algorithm = "pbkdf2-sha256"
+    package var iterations: Int
+    package var salt: Data
+    package var hash: Data
 
-    init(password: String, iterations: Int) throws(AuthenticationError) {
+    /// A hash as stored elsewhere: a world's snapshot with its secrets.
+    package init(algorithm: String, iterations: Int, salt: Data, hash: Data) {
+        self.algorithm = algorithm
+        self.iterations = iterations
+        self.salt = salt
+        self.hash = hash
+    }
+
+    package init(password: String, iterations: Int) throws(AuthenticationError) {
         do {
             let salt = try PlatformCrypto.randomBytes(count: 16)
             self.iterations = iterations

@@ -69,6 +69,17 @@ import TrainTesting
                 #"{"version": 1, "users": [{"id": "a"}], "purchases": [{"user": "b", "product": "com.train.pro.monthly"}]}"#, .danglingReference,
                 "purchases[0].user"
             ),
+            (#"{"version": 1, "users": [{"id": "a", "password": "long enough"}]}"#, .invalidValue, "users[0].email"),
+            (#"{"version": 1, "users": [{"id": "a", "email": "a@example.com", "password": "short"}]}"#, .invalidValue, "users[0].password"),
+            (
+                #"{"version": 1, "users": [{"id": "a", "email": "a@example.com", "password": "long enough", "providers": [{"provider": "apple.com", "subject": "a"}]}]}"#,
+                .invalidValue, "users[0].providers"
+            ),
+            (
+                #"{"version": 1, "users": [{"id": "a", "email": "a@example.com", "passwordHash": {"algorithm": "md5", "iterations": 1, "salt": "AA==", "hash": "AA=="}}]}"#,
+                .invalidValue, "users[0].passwordHash"
+            ),
+            (#"{"version": 1, "tokenSigningKey": "AAAA"}"#, .invalidValue, "tokenSigningKey"),
         ])
     func refused(json: String, code: WorldSnapshotError.Code, path: String) {
         let error = failure(json)

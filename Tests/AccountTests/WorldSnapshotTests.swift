@@ -81,6 +81,27 @@ import TrainTesting
         return answers
     }
 
+    @Test(
+        "with its secrets a world keeps the password hashes and the signing key, and a password signs in after the import; without them it does not")
+    func secrets() async throws {
+        let json = #"{"version": 1, "users": [{"id": "lin", "email": "lin@example.com", "password": "correct horse battery"}]}"#
+        let original = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+        let credential = SignInCredential.emailPassword(email: "lin@example.com", password: "correct horse battery")
+        #expect(try await original.auth.signIn(with: credential).id == "lin", "a fixture's password is hashed at the import")
+        _ = try await original.auth.idToken(forceRefresh: false)
+        let faithful = try original.exportWorld(includingSecrets: true)
+        #expect(faithful.users.first?.passwordHash != nil && faithful.tokenSigningKey != nil && faithful.users.first?.password == nil)
+        let copy = try TrainServices.inMemory(from: faithful, configuration: configuration)
+        #expect(try await copy.auth.signIn(with: credential).id == "lin")
+        #expect(try copy.exportWorld(includingSecrets: true).encoded() == faithful.encoded(), "the same hash and key")
+
+        let plain = try original.exportWorld()
+        #expect(plain.users.first?.passwordHash == nil && plain.tokenSigningKey == nil)
+        #expect(plain.users.first?.providers?.map(\.provider) == [.password])
+        let reset = try TrainServices.inMemory(from: plain, configuration: configuration)
+        await #expect(throws: AuthenticationError(.invalidCredential)) { try await reset.auth.signIn(with: credential) }
+    }
+
     @Test("random worlds: an imported world exports the bytes it was imported from, in memory and in files")
     func randomWorlds() async throws {
         let seeds = ProcessInfo.processInfo.environment["TRAINKIT_SEEDS"].flatMap(Int.init) ?? 6
