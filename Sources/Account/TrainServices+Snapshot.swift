@@ -76,6 +76,9 @@ extension TrainServices {
             entry.commentCount = commentCounts[post.id] ?? 0
             return entry
         }
+        snapshot.families = appStore.families.map { family in
+            WorldSnapshot.Family(organizer: family.organizer.email, members: family.members.map(\.email))
+        }
         snapshot.purchases = bought.map { purchase in
             WorldSnapshot.Purchase(
                 user: purchase.appAccountToken.flatMap { owners[$0] }, appleID: purchase.appleID.email, product: purchase.productID,
@@ -196,6 +199,14 @@ extension TrainServices {
             try social.importWorld(resolved.social, users: resolved.users)
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
+        }
+        for (index, family) in resolved.families.enumerated() {
+            do {
+                try appStore.createFamily(organizer: family.organizer)
+                for member in family.members { try appStore.addToFamily(member, organizer: family.organizer) }
+            } catch {
+                throw WorldSnapshotError(.invalidValue, path: "families[\(index)]", detail: "The App Store refused the family group: \(error.detail)")
+            }
         }
         for (path, purchase) in resolved.purchases {
             do {

@@ -15,6 +15,7 @@ extension WorldSnapshot {
         var passwords: [String: TrainAuth.PasswordHash]
         var signingKey: Data?
         var social: SocialWorld
+        var families: [FamilyGroup]
         var purchases: [(path: String, purchase: StorePurchase)]
     }
 
@@ -31,7 +32,7 @@ extension WorldSnapshot {
         guard version == Self.currentVersion else {
             throw WorldSnapshotError(.unsupportedVersion, path: "version", detail: "This library reads version \(Self.currentVersion).")
         }
-        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), purchases: [])
+        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), families: [], purchases: [])
         let users = try resolveUsers(now: now, policy: configuration.authPolicy, into: &resolved)
         if let key = tokenSigningKey {
             guard (32...1_024).contains(key.count) else {
@@ -41,6 +42,7 @@ extension WorldSnapshot {
         }
         let blocked = try resolveRelations(users: users, into: &resolved)
         try resolvePosts(users: users, blocked: blocked, now: now, policy: configuration.socialPolicy, into: &resolved)
+        try resolveFamilies(into: &resolved)
         try resolvePurchases(
             users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
         return resolved
@@ -218,6 +220,31 @@ extension WorldSnapshot {
                     .countMismatch, path: "posts[\(index)].commentCount",
                     detail: "It says \(count); the document lists \(commentCounts[id] ?? 0) comments on the post.")
             }
+        }
+    }
+
+    /// The family groups: Apple IDs each in one group at most, six people a group at most.
+    private func resolveFamilies(into resolved: inout Resolved) throws(WorldSnapshotError) {
+        var seen: Set<AppleID> = []
+        for (index, family) in families.enumerated() {
+            var path: String { "families[\(index)]" }
+            let everyone = [family.organizer] + family.members
+            guard everyone.count <= FamilyGroup.maximumSize else {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).members", detail: "A family group has at most \(FamilyGroup.maximumSize) people.")
+            }
+            var group: [AppleID] = []
+            for (position, text) in everyone.enumerated() {
+                var field: String { position == 0 ? "\(path).organizer" : "\(path).members[\(position - 1)]" }
+                guard let appleID = try? AppleID(text) else {
+                    throw WorldSnapshotError(.invalidValue, path: field, detail: "\(text.debugDescription) is not an Apple ID.")
+                }
+                guard seen.insert(appleID).inserted else {
+                    throw WorldSnapshotError(.duplicateID, path: field, detail: "\(text) is in a family group already.")
+                }
+                group.append(appleID)
+            }
+            resolved.families.append(FamilyGroup(organizer: group[0], members: Array(group.dropFirst())))
         }
     }
 

@@ -193,6 +193,7 @@ extension WorldSnapshot {
         "likes": .object(["user": .leaf, "post": .leaf]),
         "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf]),
         "purchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf]),
+        "families": .object(["organizer": .leaf, "members": .leaf]),
     ])
 
     /// Throws `unreadable` at the first key the format does not have; types are left

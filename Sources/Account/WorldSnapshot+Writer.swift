@@ -26,6 +26,12 @@ extension WorldSnapshot {
             writer.field("text", comment.text)
             writer.endObject()
         }
+        writer.list("families", families) { writer, family in
+            writer.beginObject()
+            writer.list("members", family.members) { writer, member in writer.value(member) }
+            writer.field("organizer", family.organizer)
+            writer.endObject()
+        }
         writer.list("follows", follows) { writer, follow in
             writer.beginObject()
             writer.field("followee", follow.followee)
@@ -137,6 +143,9 @@ struct JSONWriter {
         }
         close(UInt8(ascii: "]"))
     }
+
+    /// A string as an element of a list.
+    mutating func value(_ value: String) { string(value) }
 
     mutating func field(_ key: StaticString, _ value: String?) {
         guard let value else { return }

@@ -4,7 +4,8 @@ import TrainCore
 import TrainSocial
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
-/// follows, blocks, posts, likes and comments, and the App Store's purchases. Export
+/// follows, blocks, posts, likes and comments, and the App Store's purchases and family
+/// groups. Export
 /// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
 /// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
@@ -55,6 +56,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var comments: [Comment]
     /// The purchases made in the App Store.
     public var purchases: [Purchase]
+    /// The App Store's family groups, with which purchases that allow it are shared.
+    public var families: [Family]
     /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
     /// before the export verify after the import. Without it, a stack makes a new key
     /// and earlier tokens are refused.
@@ -69,9 +72,10 @@ public struct WorldSnapshot: Hashable, Sendable {
     ///   - likes: Who likes which post.
     ///   - comments: The comments.
     ///   - purchases: The purchases.
+    ///   - families: The family groups.
     public init(
         users: [User] = [], follows: [Follow] = [], blocks: [Block] = [], posts: [Post] = [], likes: [Like] = [], comments: [Comment] = [],
-        purchases: [Purchase] = []
+        purchases: [Purchase] = [], families: [Family] = []
     ) {
         version = Self.currentVersion
         self.users = users
@@ -81,6 +85,7 @@ public struct WorldSnapshot: Hashable, Sendable {
         self.likes = likes
         self.comments = comments
         self.purchases = purchases
+        self.families = families
     }
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
@@ -312,6 +317,23 @@ public struct WorldSnapshot: Hashable, Sendable {
         }
     }
 
+    /// A family group in the App Store: its organizer and up to five members, by Apple ID.
+    public struct Family: Codable, Hashable, Sendable {
+        /// The Apple ID that organizes it.
+        public var organizer: String
+        /// The other Apple IDs in it, in the order they joined.
+        public var members: [String]
+
+        /// Creates a family group.
+        /// - Parameters:
+        ///   - organizer: The Apple ID that organizes it.
+        ///   - members: The other Apple IDs in it.
+        public init(organizer: String, members: [String]) {
+            self.organizer = organizer
+            self.members = members
+        }
+    }
+
     /// A purchase in the App Store, made by an Apple ID for an app user. Left out:
     /// `appleID` is the Apple ID the user's devices use — the first device's for the
     /// user signed in on it at the import, `AppleID.standard(forUser:)` for anyone else —
@@ -344,7 +366,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, posts, likes, comments, purchases, tokenSigningKey
+        case version, users, follows, blocks, posts, likes, comments, purchases, families, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -365,6 +387,7 @@ extension WorldSnapshot: Decodable {
         likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
+        families = try container.decodeIfPresent([Family].self, forKey: .families) ?? []
         tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

@@ -80,6 +80,15 @@ import TrainTesting
                 .invalidValue, "users[0].passwordHash"
             ),
             (#"{"version": 1, "tokenSigningKey": "AAAA"}"#, .invalidValue, "tokenSigningKey"),
+            (#"{"version": 1, "families": [{"organizer": "not an apple id", "members": []}]}"#, .invalidValue, "families[0].organizer"),
+            (
+                #"{"version": 1, "families": [{"organizer": "a@example.com", "members": ["b@example.com"]}, {"organizer": "c@example.com", "members": ["B@example.com"]}]}"#,
+                .duplicateID, "families[1].members[0]"
+            ),
+            (
+                #"{"version": 1, "families": [{"organizer": "a@x.com", "members": ["b@x.com", "c@x.com", "d@x.com", "e@x.com", "f@x.com", "g@x.com"]}]}"#,
+                .invalidValue, "families[0].members"
+            ),
         ])
     func refused(json: String, code: WorldSnapshotError.Code, path: String) {
         let error = failure(json)

@@ -35,6 +35,8 @@ import TrainTesting
         let linusPhone = try services.makeDevice(for: linus.id)
         try await linusPhone.social.block(grace.id)
         _ = try await services.subscriptions.purchase("com.train.pro.monthly")
+        try services.appStore.createFamily(organizer: services.appStore.appleID)
+        try services.appStore.addToFamily(.standard(forUser: grace.id), organizer: services.appStore.appleID)
         #expect(ada.id != grace.id)
         return services
     }
@@ -46,6 +48,7 @@ import TrainTesting
         let snapshot = try WorldSnapshot(json: first)
         #expect(snapshot.users.count == 3 && snapshot.posts.count == 1 && snapshot.likes.count == 1 && snapshot.comments.count == 1)
         #expect(snapshot.follows.count == 2 && snapshot.blocks.count == 1 && snapshot.purchases.count == 1)
+        #expect(snapshot.families.map(\.members.count) == [1])
         #expect(snapshot.posts.first?.likeCount == 1 && snapshot.posts.first?.commentCount == 1)
         let inMemory = try TrainServices.inMemory(from: snapshot, configuration: configuration)
         #expect(try inMemory.exportWorld().encoded() == first)
@@ -160,6 +163,10 @@ import TrainTesting
                     world.comments.append(WorldSnapshot.Comment(post: posts[index], author: user, text: "Nice \(index)", createdAt: post.createdAt))
                 }
             }
+        }
+        if ids.count >= 3, Bool.random(using: &generator) {
+            let family = ids.prefix(3).map { AppleID.standard(forUser: $0).email }
+            world.families.append(WorldSnapshot.Family(organizer: family[0], members: Array(family.dropFirst())))
         }
         for user in ids where Int.random(in: 0..<3, using: &generator) == 0 {
             let product = ["com.train.pro.monthly", "com.train.premium.yearly"].randomElement(using: &generator) ?? "com.train.pro.monthly"
