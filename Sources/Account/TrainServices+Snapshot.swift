@@ -47,6 +47,7 @@ extension TrainServices {
                 createdAt: user.createdAt)
             entry.isEmailVerified = user.isEmailVerified
             entry.isAnonymous = user.isAnonymous
+            entry.isPrivateEmail = user.isPrivateEmail
             entry.phoneNumber = user.phoneNumber
             entry.photoURL = user.photoURL
             entry.lastSignInAt = user.lastSignInAt
@@ -58,6 +59,7 @@ extension TrainServices {
         if includingSecrets { snapshot.tokenSigningKey = signingKey }
         snapshot.follows = feed.follows.map { WorldSnapshot.Follow(follower: $0.from, followee: $0.to) }
         snapshot.blocks = feed.blocks.map { WorldSnapshot.Block(blocker: $0.from, blocked: $0.to) }
+        snapshot.mutes = feed.mutes.map { WorldSnapshot.Mute(muter: $0.from, muted: $0.to) }
         snapshot.likes = feed.likes.map { WorldSnapshot.Like(user: $0.user, post: $0.post) }
         snapshot.comments = feed.comments.compactMap { comment in
             comment.userID.map {
@@ -112,7 +114,7 @@ extension TrainServices {
             now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: userID, firstDeviceAppleID: .standard)
         var signedIn: UserEntity?
         if let userID {
-            guard let user = resolved.users.first(where: { $0.id == userID }) else {
+            guard let user = resolved.users.first(where: { $0.id.utf8.elementsEqual(userID.utf8) }) else {
                 throw WorldSnapshotError(
                     .danglingReference, path: "", detail: "No user of the world has the ID \(userID.debugDescription) to sign in.")
             }
@@ -163,6 +165,7 @@ extension TrainServices {
             now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: nil, firstDeviceAppleID: .standard)
         let names = ["trainkit.sqlite", "appstore.sqlite", "remote.sqlite", "media", "devices"]
         let manager = FileManager.default
+        let existed = manager.fileExists(atPath: directory.path)
         if let existing = try? manager.contentsOfDirectory(atPath: directory.path),
             existing.contains(where: { name in names.contains { name.hasPrefix($0) } })
         {
@@ -176,6 +179,7 @@ extension TrainServices {
             for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where names.contains(where: { name.hasPrefix($0) }) {
                 try? manager.removeItem(at: directory.appendingPathComponent(name))
             }
+            if !existed { try? manager.removeItem(at: directory) }
             if let error = error as? WorldSnapshotError { throw error }
             throw WorldSnapshotError(.notImported, path: "", detail: "The stack in \(directory.path) could not be made: \(error)")
         }
@@ -195,7 +199,8 @@ extension TrainServices {
         guard case .local(let accounts) = world.accounts else { return }
         do {
             try LocalAuthService.insert(
-                resolved.users.filter { $0.id != signedIn }, passwords: resolved.passwords, signingKey: resolved.signingKey, into: accounts)
+                resolved.users.filter { user in !(signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false) }, passwords: resolved.passwords,
+                signingKey: resolved.signingKey, into: accounts)
             try social.importWorld(resolved.social, users: resolved.users)
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
@@ -228,9 +233,12 @@ extension WorldSnapshot {
         guard size <= Self.maximumSize else {
             throw WorldSnapshotError(.tooLarge, path: "", detail: "\(file.path) has \(size) bytes; at most \(Self.maximumSize) are read.")
         }
+        // Read up to one byte over the limit: a file that grows, or a pipe, is held to it too.
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: Self.maximumSize + 1) ?? Data()
         } catch {
             throw WorldSnapshotError(.unreadable, path: "", detail: "\(file.path) could not be read: \(error.localizedDescription)")
         }

@@ -49,21 +49,31 @@ extension WorldSnapshot {
     }
 
     /// The users by ID.
-    private func resolveUsers(now: Date, policy: AuthPolicy, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<String> {
-        var ids: Set<String> = []
-        var emails: Set<String> = []
-        var identities: Set<String> = []
+    private func resolveUsers(now: Date, policy: AuthPolicy, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<UserKey> {
+        // IDs compare by their bytes, as the services compare them: "é" and "e\u{301}"
+        // are two users, and a reference to one is not a reference to the other.
+        var ids: Set<UserKey> = []
+        var emails: Set<[UInt8]> = []
+        var identities: Set<[UInt8]> = []
+        var hashed = 0
         for (index, user) in users.enumerated() {
             var path: String { "users[\(index)]" }
             guard Self.isUserID(user.id) else {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).id", detail: "A user's ID is 1 to 128 bytes without control characters.")
             }
-            guard ids.insert(user.id).inserted else {
+            guard ids.insert(UserKey(user.id)).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another user has the ID \(user.id.debugDescription).")
             }
-            if let name = user.displayName, DisplayText.cleaned(name, maximum: 100, allowsNewlines: false) != name || name.isEmpty {
-                throw WorldSnapshotError(
-                    .invalidValue, path: "\(path).displayName", detail: "A name is 1 to 100 characters, trimmed, without control characters.")
+            // A name as an account may hold it (a provider's name is kept as it came);
+            // profiles and posts show it cleaned.
+            if let name = user.displayName, name.isEmpty || name.utf8.count > 1_024 || name.utf8.contains(0) {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).displayName", detail: "A name is 1 to 1,024 bytes without NUL.")
+            }
+            if let phone = user.phoneNumber, (try? PhoneNumber.normalize(phone)) != phone {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).phoneNumber", detail: "A phone number is E.164: + and 8 to 15 digits.")
+            }
+            if let photo = user.photoURL, !DisplayText.isValidMediaURL(photo) {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).photoURL", detail: "A photo is an https or file URL.")
             }
             var email: String?
             if let given = user.email {
@@ -73,6 +83,8 @@ extension WorldSnapshot {
                 email = normalized
             }
             let createdAt = user.createdAt ?? now
+            try Self.check(createdAt, notAfter: now, path: "\(path).createdAt")
+            try Self.check(user.lastSignInAt ?? createdAt, notAfter: now, path: "\(path).lastSignInAt")
             let hasPassword = user.password != nil || user.passwordHash != nil
             if hasPassword {
                 guard user.password == nil || user.passwordHash == nil else {
@@ -80,6 +92,14 @@ extension WorldSnapshot {
                 }
                 guard email != nil else {
                     throw WorldSnapshotError(.invalidValue, path: "\(path).email", detail: "A user with a password signs in with an email address.")
+                }
+                if user.password != nil {
+                    hashed += 1
+                    guard hashed <= Self.maximumPasswords else {
+                        throw WorldSnapshotError(
+                            .invalidValue, path: "\(path).password",
+                            detail: "At most \(Self.maximumPasswords) passwords are hashed at an import; give the others as passwordHash.")
+                    }
                 }
                 resolved.passwords[user.id] = try Self.passwordHash(of: user, policy: policy, path: path)
             }
@@ -91,12 +111,14 @@ extension WorldSnapshot {
             }
             var links: [LinkedProvider] = []
             for (position, provider) in providers.enumerated() {
-                guard Self.isUserID(provider.subject) else {
+                var field: String { "\(path).providers[\(position)]" }
+                try Self.checkSubject(provider, path: "\(field).subject")
+                if let email = provider.email, email.isEmpty || email.utf8.count > 254 || email.unicodeScalars.contains(where: Self.isControl) {
                     throw WorldSnapshotError(
-                        .invalidValue, path: "\(path).providers[\(position)].subject",
-                        detail: "A subject is 1 to 128 bytes without control characters.")
+                        .invalidValue, path: "\(field).email", detail: "A provider's address is 1 to 254 bytes without control characters.")
                 }
-                guard identities.insert("\(provider.provider.rawValue)\u{0}\(provider.subject)").inserted else {
+                try Self.check(provider.linkedAt ?? createdAt, notAfter: now, path: "\(field).linkedAt")
+                guard identities.insert(Array("\(provider.provider.rawValue)\u{0}\(provider.subject)".utf8)).inserted else {
                     throw WorldSnapshotError(
                         .duplicateID, path: "\(path).providers[\(position)].subject",
                         detail: "Another sign-in method has the subject \(provider.subject.debugDescription) at \(provider.provider.rawValue).")
@@ -106,15 +128,17 @@ extension WorldSnapshot {
                         provider: provider.provider, subject: provider.subject, email: provider.email, linkedAt: provider.linkedAt ?? createdAt))
             }
             // Each address signs in one account only: the account's and its email sign-ins'.
-            var addresses = Set(links.filter { $0.provider == .password || $0.provider == .emailCode }.map(\.subject))
-            if let email { addresses.insert(email) }
-            for address in addresses.sorted() where !emails.insert(address).inserted {
+            var addresses = Set(links.filter { $0.provider == .password || $0.provider == .emailCode }.map { Array($0.subject.utf8) })
+            if let email { addresses.insert(Array(email.utf8)) }
+            for address in addresses.sorted(by: { $0.lexicographicallyPrecedes($1) }) where !emails.insert(address).inserted {
                 throw WorldSnapshotError(
-                    .duplicateID, path: "\(path).email", detail: "Another user signs in with the address \(address.debugDescription).")
+                    .duplicateID, path: "\(path).email", detail: "Another user signs in with the address \(String(decoding: address, as: UTF8.self))."
+                )
             }
             resolved.users.append(
                 UserEntity(
-                    id: user.id, email: email, displayName: user.displayName, phoneNumber: user.phoneNumber, providers: links,
+                    id: user.id, email: email, isPrivateEmail: user.isPrivateEmail ?? false, displayName: user.displayName,
+                    phoneNumber: user.phoneNumber, providers: links,
                     createdAt: createdAt, lastSignInAt: user.lastSignInAt ?? createdAt, isEmailVerified: user.isEmailVerified ?? false,
                     isAnonymous: user.isAnonymous ?? false, photoURL: user.photoURL))
         }
@@ -122,8 +146,8 @@ extension WorldSnapshot {
     }
 
     /// The follows and blocks; returns the blocked pairs, both ways.
-    private func resolveRelations(users: Set<String>, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<[String]> {
-        var blocked: Set<[String]> = []
+    private func resolveRelations(users: Set<UserKey>, into resolved: inout Resolved) throws(WorldSnapshotError) -> Set<[UserKey]> {
+        var blocked: Set<[UserKey]> = []
         for (index, block) in blocks.enumerated() {
             let pair = try Self.pair(block.blocker, block.blocked, users: users, path: "blocks[\(index)]", names: ("blocker", "blocked"))
             guard blocked.insert(pair).inserted else {
@@ -132,7 +156,7 @@ extension WorldSnapshot {
             resolved.social.blocks.append(SocialWorld.Pair(from: block.blocker, to: block.blocked))
         }
         blocked.formUnion(blocked.map { $0.reversed() })
-        var followed: Set<[String]> = []
+        var followed: Set<[UserKey]> = []
         for (index, follow) in follows.enumerated() {
             let pair = try Self.pair(follow.follower, follow.followee, users: users, path: "follows[\(index)]", names: ("follower", "followee"))
             guard followed.insert(pair).inserted else {
@@ -143,27 +167,40 @@ extension WorldSnapshot {
             }
             resolved.social.follows.append(SocialWorld.Pair(from: follow.follower, to: follow.followee))
         }
+        var muted: Set<[UserKey]> = []
+        for (index, mute) in mutes.enumerated() {
+            let pair = try Self.pair(mute.muter, mute.muted, users: users, path: "mutes[\(index)]", names: ("muter", "muted"))
+            guard muted.insert(pair).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "mutes[\(index)]", detail: "The mute is listed twice.")
+            }
+            resolved.social.mutes.append(SocialWorld.Pair(from: mute.muter, to: mute.muted))
+        }
         return blocked
     }
 
     /// The posts, likes and comments.
-    private func resolvePosts(users: Set<String>, blocked: Set<[String]>, now: Date, policy: SocialPolicy, into resolved: inout Resolved)
+    private func resolvePosts(users: Set<UserKey>, blocked: Set<[UserKey]>, now: Date, policy: SocialPolicy, into resolved: inout Resolved)
         throws(WorldSnapshotError)
     {
-        var authors: [UUID: String] = [:]
+        var authors: [UUID: UserKey] = [:]
         let lifetime = TimeInterval(policy.postLifetime.components.seconds)
         for (index, post) in posts.enumerated() {
             var path: String { "posts[\(index)]" }
             try Self.reference(post.author, in: users, path: "\(path).author")
             try Self.checkText(post.content, maximum: policy.maximumPostLength, path: "\(path).content")
             let createdAt = post.createdAt ?? now
+            try Self.check(createdAt, notAfter: now, path: "\(path).createdAt")
+            if let type = post.workoutType, !type.isValid {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).workoutType", detail: "A workout type is 1 to 64 letters, digits, '-' or '_'.")
+            }
             let id = post.id ?? Self.madeID(at: createdAt, index: index, salt: 0x70)
-            guard authors.updateValue(post.author, forKey: id) == nil else {
+            guard authors.updateValue(UserKey(post.author), forKey: id) == nil else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another post has the ID \(id.uuidString).")
             }
             let expiresAt = post.expiresAt ?? createdAt.addingTimeInterval(lifetime)
-            guard expiresAt >= createdAt else {
-                throw WorldSnapshotError(.invalidValue, path: "\(path).expiresAt", detail: "A post expires no earlier than it was made.")
+            guard expiresAt >= createdAt, expiresAt.timeIntervalSince1970 <= Self.latestDate else {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).expiresAt", detail: "A post expires no earlier than it was made, and before the year 10000.")
             }
             resolved.social.posts.append(
                 PostEntity(
@@ -171,17 +208,17 @@ extension WorldSnapshot {
                     createdAt: createdAt, expiresAt: expiresAt))
         }
         var likeCounts: [UUID: Int] = [:]
-        var liked: Set<SocialWorld.Like> = []
+        var liked: Set<[UInt8]> = []
         for (index, like) in likes.enumerated() {
             var path: String { "likes[\(index)]" }
             try Self.reference(like.user, in: users, path: "\(path).user")
             guard let author = authors[like.post] else {
                 throw WorldSnapshotError(.danglingReference, path: "\(path).post", detail: "No post has the ID \(like.post.uuidString).")
             }
-            guard !blocked.contains([like.user, author]) else {
+            guard !blocked.contains([UserKey(like.user), author]) else {
                 throw WorldSnapshotError(.invalidValue, path: path, detail: "The user and the post's author block each other.")
             }
-            guard liked.insert(SocialWorld.Like(user: like.user, post: like.post)).inserted else {
+            guard liked.insert(withUnsafeBytes(of: like.post.uuid, Array.init) + Array(like.user.utf8)).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: path, detail: "The like is listed twice.")
             }
             likeCounts[like.post, default: 0] += 1
@@ -195,11 +232,12 @@ extension WorldSnapshot {
             guard let author = authors[comment.post] else {
                 throw WorldSnapshotError(.danglingReference, path: "\(path).post", detail: "No post has the ID \(comment.post.uuidString).")
             }
-            guard !blocked.contains([comment.author, author]) else {
+            guard !blocked.contains([UserKey(comment.author), author]) else {
                 throw WorldSnapshotError(.invalidValue, path: path, detail: "The comment's author and the post's author block each other.")
             }
             try Self.checkText(comment.text, maximum: policy.maximumCommentLength, path: "\(path).text")
             let createdAt = comment.createdAt ?? now
+            try Self.check(createdAt, notAfter: now, path: "\(path).createdAt")
             let id = comment.id ?? Self.madeID(at: createdAt, index: index, salt: 0x63)
             guard commentIDs.insert(id).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another comment has the ID \(id.uuidString).")
@@ -250,7 +288,7 @@ extension WorldSnapshot {
 
     /// The purchases, each with its Apple ID and its user's app account token.
     private func resolvePurchases(
-        users: Set<String>, now: Date, configuration: TrainServicesConfiguration, firstDevice: (user: String?, appleID: AppleID),
+        users: Set<UserKey>, now: Date, configuration: TrainServicesConfiguration, firstDevice: (user: String?, appleID: AppleID),
         into resolved: inout Resolved
     ) throws(WorldSnapshotError) {
         let products = Set(configuration.products.map(\.id))
@@ -272,7 +310,8 @@ extension WorldSnapshot {
                 }
                 appleID = parsed
             } else if let user = purchase.user {
-                appleID = user == firstDevice.user ? firstDevice.appleID : .standard(forUser: user)
+                let onFirstDevice = firstDevice.user.map { user.utf8.elementsEqual($0.utf8) } ?? false
+                appleID = onFirstDevice ? firstDevice.appleID : .standard(forUser: user)
             } else {
                 appleID = firstDevice.appleID
             }
@@ -320,23 +359,60 @@ extension WorldSnapshot {
         !id.isEmpty && id.utf8.count <= 128 && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// Throws `danglingReference` unless `userID` is a user of the document.
-    private static func reference(_ userID: String, in users: Set<String>, path: @autoclosure () -> String) throws(WorldSnapshotError) {
-        guard users.contains(userID) else {
+    /// Throws `danglingReference` unless `userID` is a user of the document, byte for byte.
+    private static func reference(_ userID: String, in users: Set<UserKey>, path: @autoclosure () -> String) throws(WorldSnapshotError) {
+        guard users.contains(UserKey(userID)) else {
             throw WorldSnapshotError(.danglingReference, path: path(), detail: "No user has the ID \(userID.debugDescription).")
         }
     }
 
     /// The pair of two users of the document who are not the same user.
     private static func pair(
-        _ from: String, _ to: String, users: Set<String>, path: @autoclosure () -> String, names: (String, String)
+        _ from: String, _ to: String, users: Set<UserKey>, path: @autoclosure () -> String, names: (String, String)
     ) throws(WorldSnapshotError)
-        -> [String]
+        -> [UserKey]
     {
         try reference(from, in: users, path: "\(path()).\(names.0)")
         try reference(to, in: users, path: "\(path()).\(names.1)")
-        guard from != to else { throw WorldSnapshotError(.invalidValue, path: path(), detail: "A user cannot do this to themselves.") }
-        return [from, to]
+        let pair = [UserKey(from), UserKey(to)]
+        guard pair[0] != pair[1] else { throw WorldSnapshotError(.invalidValue, path: path(), detail: "A user cannot do this to themselves.") }
+        return pair
+    }
+
+    /// At most this many plain passwords are hashed at an import: each costs a PBKDF2 run.
+    static let maximumPasswords = 100
+    /// The latest date a record's key holds: the end of the year 9999, to the millisecond.
+    static let latestDate = 253_402_300_799.999
+
+    /// Throws `invalidValue` for a date after `now`: a world holds what happened.
+    private static func check(_ date: Date, notAfter now: Date, path: @autoclosure () -> String) throws(WorldSnapshotError) {
+        guard date <= now else {
+            throw WorldSnapshotError(
+                .invalidValue, path: path(),
+                detail: "The date is after the importing stack's now; set its clock to WorldSnapshot.newestDate or later.")
+        }
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
+
+    /// Throws `invalidValue` unless the subject is one the provider's sign-in stores: an
+    /// email address as the accounts spell it, a phone number in E.164, or for Apple and
+    /// Google 1 to 255 bytes without control characters.
+    private static func checkSubject(_ provider: Provider, path: @autoclosure () -> String) throws(WorldSnapshotError) {
+        let subject = provider.subject
+        let valid =
+            switch provider.provider {
+            case .password, .emailCode: LocalAuthService.normalizedEmail(subject) == subject
+            case .phone: (try? PhoneNumber.normalize(subject)) == subject
+            default: !subject.isEmpty && subject.utf8.count <= 255 && !subject.unicodeScalars.contains(where: isControl)
+            }
+        guard valid else {
+            throw WorldSnapshotError(
+                .invalidValue, path: path(),
+                detail:
+                    "The subject is not one \(provider.provider.rawValue) signs in with: an address as the accounts spell it, a number in E.164, or 1 to 255 bytes."
+            )
+        }
     }
 
     /// Throws `invalidValue` unless `text` is 1 to `maximum` characters as a post or

@@ -23,6 +23,14 @@ extension WorldSnapshot {
             throw WorldSnapshotError(.unreadable, path: "", detail: "The document is not JSON.")
         }
         try Self.checkKeys(of: tree, against: Self.fields, at: "")
+        // The tree checked is the tree decoded: a key given twice keeps one value in the
+        // tree, which the bytes read again would not promise.
+        let checked: Data
+        do {
+            checked = try JSONSerialization.data(withJSONObject: tree, options: [.fragmentsAllowed])
+        } catch {
+            throw WorldSnapshotError(.unreadable, path: "", detail: "The document is not JSON.")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -33,7 +41,7 @@ extension WorldSnapshot {
             return date
         }
         do {
-            self = try decoder.decode(WorldSnapshot.self, from: json)
+            self = try decoder.decode(WorldSnapshot.self, from: checked)
         } catch let error as WorldSnapshotError {
             throw error
         } catch let error as DecodingError {
@@ -139,7 +147,9 @@ extension WorldSnapshot {
         let days = Self.days(fromCivil: year, month, day)
         // A day the month does not have (February 30) is refused, not rolled over.
         guard civil(fromDays: days) == (year, month, day) else { return nil }
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction)
+        let date = Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
+        // A fraction that rounds into the year 10000 is not a date the document writes.
+        return date < 253_402_300_800 ? Date(timeIntervalSince1970: date) : nil
     }
 
     /// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard
@@ -179,13 +189,15 @@ extension WorldSnapshot {
         "version": .leaf,
         "tokenSigningKey": .leaf,
         "users": .object([
-            "id": .leaf, "displayName": .leaf, "email": .leaf, "isEmailVerified": .leaf, "isAnonymous": .leaf, "phoneNumber": .leaf,
+            "id": .leaf, "displayName": .leaf, "email": .leaf, "isPrivateEmail": .leaf, "isEmailVerified": .leaf, "isAnonymous": .leaf,
+            "phoneNumber": .leaf,
             "photoURL": .leaf, "createdAt": .leaf, "lastSignInAt": .leaf, "password": .leaf,
             "passwordHash": .object(["algorithm": .leaf, "iterations": .leaf, "salt": .leaf, "hash": .leaf]),
             "providers": .object(["provider": .leaf, "subject": .leaf, "email": .leaf, "linkedAt": .leaf]),
         ]),
         "follows": .object(["follower": .leaf, "followee": .leaf]),
         "blocks": .object(["blocker": .leaf, "blocked": .leaf]),
+        "mutes": .object(["muter": .leaf, "muted": .leaf]),
         "posts": .object([
             "id": .leaf, "author": .leaf, "content": .leaf, "workoutType": .leaf, "createdAt": .leaf, "expiresAt": .leaf, "likeCount": .leaf,
             "commentCount": .leaf,

@@ -44,6 +44,12 @@ extension WorldSnapshot {
             writer.field("user", like.user)
             writer.endObject()
         }
+        writer.list("mutes", mutes) { writer, mute in
+            writer.beginObject()
+            writer.field("muted", mute.muted)
+            writer.field("muter", mute.muter)
+            writer.endObject()
+        }
         writer.list("posts", posts) { writer, post in
             writer.beginObject()
             writer.field("author", post.author)
@@ -73,6 +79,7 @@ extension WorldSnapshot {
             writer.field("id", user.id)
             writer.field("isAnonymous", user.isAnonymous)
             writer.field("isEmailVerified", user.isEmailVerified)
+            writer.field("isPrivateEmail", user.isPrivateEmail)
             writer.field("lastSignInAt", user.lastSignInAt)
             writer.field("password", user.password)
             if let stored = user.passwordHash {

@@ -4,7 +4,7 @@ import TrainCore
 import TrainSocial
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
-/// follows, blocks, posts, likes and comments, and the App Store's purchases and family
+/// follows, blocks, mutes, posts, likes and comments, and the App Store's purchases and family
 /// groups. Export
 /// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
@@ -30,7 +30,7 @@ import TrainSocial
 /// imported then.
 ///
 /// Version 1 holds password hashes and the ID tokens' signing key only when exported
-/// with its secrets. It does not hold photos, the moderation records, notifications,
+/// with its secrets. It does not hold photos, feed unlocks, the moderation records, notifications,
 /// plans, consents or deletions in progress, nor refunds and other changes of a
 /// purchase after it was made: an imported world's subscriptions renew from their
 /// purchase dates.
@@ -48,6 +48,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var follows: [Follow]
     /// Who blocks whom.
     public var blocks: [Block]
+    /// Who mutes whom: the muted user's posts stay out of the muter's feeds.
+    public var mutes: [Mute]
     /// The posts, deleted ones excepted.
     public var posts: [Post]
     /// Who likes which post.
@@ -81,6 +83,7 @@ public struct WorldSnapshot: Hashable, Sendable {
         self.users = users
         self.follows = follows
         self.blocks = blocks
+        mutes = []
         self.posts = posts
         self.likes = likes
         self.comments = comments
@@ -108,6 +111,8 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var displayName: String?
         /// The email address.
         public var email: String?
+        /// Whether the address is a private relay one, as Sign in with Apple gives.
+        public var isPrivateEmail: Bool?
         /// Whether the email address was verified.
         public var isEmailVerified: Bool?
         /// Whether it is a guest account.
@@ -229,6 +234,23 @@ public struct WorldSnapshot: Hashable, Sendable {
         public init(blocker: String, blocked: String) {
             self.blocker = blocker
             self.blocked = blocked
+        }
+    }
+
+    /// A user muting another.
+    public struct Mute: Codable, Hashable, Sendable {
+        /// The user who mutes.
+        public var muter: String
+        /// The user muted.
+        public var muted: String
+
+        /// Creates a mute.
+        /// - Parameters:
+        ///   - muter: The user who mutes.
+        ///   - muted: The user muted.
+        public init(muter: String, muted: String) {
+            self.muter = muter
+            self.muted = muted
         }
     }
 
@@ -366,7 +388,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, posts, likes, comments, purchases, families, tokenSigningKey
+        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -383,6 +405,7 @@ extension WorldSnapshot: Decodable {
         users = try container.decodeIfPresent([User].self, forKey: .users) ?? []
         follows = try container.decodeIfPresent([Follow].self, forKey: .follows) ?? []
         blocks = try container.decodeIfPresent([Block].self, forKey: .blocks) ?? []
+        mutes = try container.decodeIfPresent([Mute].self, forKey: .mutes) ?? []
         posts = try container.decodeIfPresent([Post].self, forKey: .posts) ?? []
         likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []

@@ -29,6 +29,7 @@ package struct SocialWorld: Hashable, Sendable {
 
     package var follows: [Pair] = []
     package var blocks: [Pair] = []
+    package var mutes: [Pair] = []
     /// Posts with their counts; the author's name is their profile's at the import.
     package var posts: [PostEntity] = []
     /// Who likes which post.
@@ -45,6 +46,7 @@ extension LocalSocialFeedService {
             var world = SocialWorld()
             world.follows = try Self.pairs(in: SocialRecords.follows, records)
             world.blocks = try Self.pairs(in: SocialRecords.blocks, records)
+            world.mutes = try Self.pairs(in: SocialRecords.mutes, records)
             world.posts = try records.values(in: SocialRecords.posts)
             world.likes = try records.keys(in: SocialRecords.liked).map { key in
                 let components = try RecordKey(encoded: key).components
@@ -64,9 +66,11 @@ extension LocalSocialFeedService {
     /// reference; the posts' counts are the likes and comments given.
     package func importWorld(_ world: SocialWorld, users: [UserEntity]) throws(SocialError) {
         try writing { records in
-            var names: [String: String] = [:]
-            for user in users { names[user.id] = try ensureProfile(user, in: records, for: .unseen).displayName }
+            // By the IDs' bytes, as the feed tells users apart.
+            var names: [[UInt8]: String] = [:]
+            for user in users { names[Array(user.id.utf8)] = try ensureProfile(user, in: records, for: .unseen).displayName }
             for block in world.blocks { try addPair(SocialRecords.blocks, SocialRecords.blockedBy, from: block.from, to: block.to, in: records) }
+            for mute in world.mutes { try addPair(SocialRecords.mutes, SocialRecords.mutedBy, from: mute.from, to: mute.to, in: records) }
             for follow in world.follows { try addFollow(from: follow.from, to: follow.to, at: now, notifying: false, in: records) }
             var meta = try records.value(forKey: SocialRecords.metaKey, in: SocialRecords.meta) ?? SocialRecords.Meta()
             var likeCounts: [UUID: Int] = [:]
@@ -83,7 +87,8 @@ extension LocalSocialFeedService {
             var readers: [String: (author: String, readers: [String])] = [:]
             for stored in world.posts {
                 var post = PostEntity(
-                    id: stored.id, userID: stored.userID, userName: names[stored.userID] ?? stored.userName, workoutType: stored.workoutType,
+                    id: stored.id, userID: stored.userID, userName: names[Array(stored.userID.utf8)] ?? stored.userName,
+                    workoutType: stored.workoutType,
                     content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
                 post.likeCount = likeCounts[post.id] ?? 0
                 post.commentCount = commentCounts[post.id] ?? 0
@@ -123,7 +128,7 @@ extension LocalSocialFeedService {
             for stored in world.comments {
                 guard let author = stored.userID else { continue }
                 let comment = PostComment(
-                    id: stored.id, postID: stored.postID, userID: author, userName: names[author] ?? stored.userName, text: stored.text,
+                    id: stored.id, postID: stored.postID, userID: author, userName: names[Array(author.utf8)] ?? stored.userName, text: stored.text,
                     createdAt: stored.createdAt)
                 let key = try SocialRecords.key([.uuid(comment.postID), .date(comment.createdAt), .uuid(comment.id)])
                 try records.put(comment, forKey: key, in: SocialRecords.comments)

@@ -80,6 +80,37 @@ import TrainTesting
                 .invalidValue, "users[0].passwordHash"
             ),
             (#"{"version": 1, "tokenSigningKey": "AAAA"}"#, .invalidValue, "tokenSigningKey"),
+            (#"{"version": 1, "users": [{"id": "a", "createdAt": "2999-01-01T00:00:00Z"}]}"#, .invalidValue, "users[0].createdAt"),
+            (
+                #"{"version": 1, "users": [{"id": "a"}], "posts": [{"author": "a", "content": "x", "createdAt": "2999-01-01T00:00:00Z"}]}"#,
+                .invalidValue, "posts[0].createdAt"
+            ),
+            (
+                #"{"version": 1, "users": [{"id": "a"}], "posts": [{"author": "a", "content": "x", "expiresAt": "9999-12-31T23:59:59.9999Z"}]}"#,
+                .invalidValue, "posts[0].expiresAt"
+            ),
+            (#"{"version": 1, "users": [{"id": "a", "createdAt": "9999-12-31T23:59:59.9999999Z"}]}"#, .unreadable, "users[0].createdAt"),
+            (
+                #"{"version": 1, "users": [{"id": "\u00e9"}], "posts": [{"author": "e\u0301", "content": "x"}]}"#, .danglingReference,
+                "posts[0].author"
+            ),
+            (
+                #"{"version": 1, "users": [{"id": "a"}], "posts": [{"author": "a", "content": "x", "workoutType": ""}]}"#, .invalidValue,
+                "posts[0].workoutType"
+            ),
+            (#"{"version": 1, "users": [{"id": "a", "photoURL": "javascript:alert(1)"}]}"#, .invalidValue, "users[0].photoURL"),
+            (
+                #"{"version": 1, "users": [{"id": "a", "providers": [{"provider": "phone", "subject": "call me"}]}]}"#, .invalidValue,
+                "users[0].providers[0].subject"
+            ),
+            (
+                #"{"version": 1, "users": [{"id": "a", "providers": [{"provider": "emailCode", "subject": "ADA@X.COM"}]}]}"#, .invalidValue,
+                "users[0].providers[0].subject"
+            ),
+            (
+                #"{"version": 1, "users": [{"id": "a"}, {"id": "b"}], "mutes": [{"muter": "a", "muted": "b"}, {"muter": "a", "muted": "b"}]}"#,
+                .duplicateID, "mutes[1]"
+            ),
             (#"{"version": 1, "families": [{"organizer": "not an apple id", "members": []}]}"#, .invalidValue, "families[0].organizer"),
             (
                 #"{"version": 1, "families": [{"organizer": "a@example.com", "members": ["b@example.com"]}, {"organizer": "c@example.com", "members": ["B@example.com"]}]}"#,
@@ -94,6 +125,25 @@ import TrainTesting
         let error = failure(json)
         #expect(error?.code == code, "\(error?.detail ?? "no error")")
         #expect(error?.path == path, "\(error?.detail ?? "no error")")
+    }
+
+    @Test("IDs that only look alike are two users, as the services tell them apart by their bytes")
+    func lookAlikeIDs() throws {
+        let json = #"{"version": 1, "users": [{"id": "\u00e9"}, {"id": "e\u0301"}], "follows": [{"follower": "\u00e9", "followee": "e\u0301"}]}"#
+        let world = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration).exportWorld()
+        #expect(world.users.count == 2 && world.follows.count == 1)
+    }
+
+    @Test("at most 100 plain passwords are hashed at one import")
+    func passwordCount() {
+        var configuration = configuration
+        configuration.authPolicy.passwordIterations = 1_000
+        let users = (0...100).map { #"{"id": "u\#($0)", "email": "u\#($0)@example.com", "password": "correct horse"}"# }
+        let json = #"{"version": 1, "users": [\#(users.joined(separator: ","))]}"#
+        let error = #expect(throws: WorldSnapshotError.self) {
+            try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+        }
+        #expect(error?.code == .invalidValue && error?.path == "users[100].password")
     }
 
     @Test("a document or a file over the documented size is tooLarge before it is read")
