@@ -186,7 +186,10 @@ extension WorldSnapshot {
         let lifetime = TimeInterval(policy.postLifetime.components.seconds)
         for (index, post) in posts.enumerated() {
             var path: String { "posts[\(index)]" }
-            try Self.reference(post.author, in: users, path: "\(path).author")
+            let author = UserKey(post.author)
+            guard users.contains(author) else {
+                throw WorldSnapshotError(.danglingReference, path: "\(path).author", detail: "No user has the ID \(post.author.debugDescription).")
+            }
             try Self.checkText(post.content, maximum: policy.maximumPostLength, path: "\(path).content")
             let createdAt = post.createdAt ?? now
             try Self.check(createdAt, notAfter: now, path: "\(path).createdAt")
@@ -194,7 +197,7 @@ extension WorldSnapshot {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).workoutType", detail: "A workout type is 1 to 64 letters, digits, '-' or '_'.")
             }
             let id = post.id ?? Self.madeID(at: createdAt, index: index, salt: 0x70)
-            guard authors.updateValue(UserKey(post.author), forKey: id) == nil else {
+            guard authors.updateValue(author, forKey: id) == nil else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another post has the ID \(id.uuidString).")
             }
             let expiresAt = post.expiresAt ?? createdAt.addingTimeInterval(lifetime)

@@ -83,26 +83,27 @@ extension LocalSocialFeedService {
             var feed: [(key: String, value: Data)] = []
             var authored: [(key: String, value: Data)] = []
             var timelines: [(key: String, value: Data)] = []
-            // Each author's key and readers' keys, made once: the follows are all written by now.
-            var readers: [String: (author: String, readers: [String])] = [:]
+            // Each author's name, key and readers' keys, made once (the follows are all
+            // written by now), by the ID's bytes.
+            var authors: [[UInt8]: (name: String?, author: String, readers: [String])] = [:]
             for stored in world.posts {
+                let bytes = Array(stored.userID.utf8)
+                let keys: (name: String?, author: String, readers: [String])
+                if let known = authors[bytes] {
+                    keys = known
+                } else {
+                    keys = (
+                        names[bytes], try SocialRecords.key([.string(stored.userID)]),
+                        try self.readers(of: stored.userID, in: records).map { try SocialRecords.key([.string($0)]) }
+                    )
+                    authors[bytes] = keys
+                }
                 var post = PostEntity(
-                    id: stored.id, userID: stored.userID, userName: names[Array(stored.userID.utf8)] ?? stored.userName,
-                    workoutType: stored.workoutType,
+                    id: stored.id, userID: stored.userID, userName: keys.name ?? stored.userName, workoutType: stored.workoutType,
                     content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
                 post.likeCount = likeCounts[post.id] ?? 0
                 post.commentCount = commentCounts[post.id] ?? 0
                 posts.append((SocialRecords.key(post.id), post))
-                let keys: (author: String, readers: [String])
-                if let known = readers[post.userID] {
-                    keys = known
-                } else {
-                    keys = (
-                        try SocialRecords.key([.string(post.userID)]),
-                        try self.readers(of: post.userID, in: records).map { try SocialRecords.key([.string($0)]) }
-                    )
-                    readers[post.userID] = keys
-                }
                 let entries = try indexEntries(of: post, authorKey: keys.author, readerKeys: keys.readers)
                 feed.append((entries.feed, entries.value))
                 authored.append((entries.authored, entries.value))

@@ -127,11 +127,20 @@ import TrainTesting
         #expect(error?.path == path, "\(error?.detail ?? "no error")")
     }
 
-    @Test("IDs that only look alike are two users, as the services tell them apart by their bytes")
-    func lookAlikeIDs() throws {
-        let json = #"{"version": 1, "users": [{"id": "\u00e9"}, {"id": "e\u0301"}], "follows": [{"follower": "\u00e9", "followee": "e\u0301"}]}"#
-        let world = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration).exportWorld()
-        #expect(world.users.count == 2 && world.follows.count == 1)
+    @Test("IDs that only look alike are two users, as the services tell them apart by their bytes, each with their own name and readers")
+    func lookAlikeIDs() async throws {
+        let json = #"""
+            {"version": 1,
+             "users": [{"id": "\u00e9", "displayName": "One"}, {"id": "e\u0301", "displayName": "Two"}, {"id": "reader"}],
+             "follows": [{"follower": "\u00e9", "followee": "e\u0301"}, {"follower": "reader", "followee": "\u00e9"}],
+             "posts": [{"author": "\u00e9", "content": "by one"}, {"author": "e\u0301", "content": "by two"}]}
+            """#
+        let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), signedIn: "reader", configuration: configuration)
+        let world = try services.exportWorld()
+        #expect(world.users.count == 3 && world.follows.count == 2)
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        let feed = try await services.social.friendsFeed(limit: 20, after: nil)
+        #expect(feed.map { "\($0.userName): \($0.content)" } == ["One: by one"], "the reader follows one of the two")
     }
 
     @Test("at most 100 plain passwords are hashed at one import")
