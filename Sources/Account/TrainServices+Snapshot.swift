@@ -229,16 +229,20 @@ extension WorldSnapshot {
     /// - Throws: ``WorldSnapshotError`` — `tooLarge`, `unreadable` (also for a file that
     ///   cannot be read) or `unsupportedVersion`.
     public init(contentsOf file: URL) throws(WorldSnapshotError) {
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-        guard size <= Self.maximumSize else {
-            throw WorldSnapshotError(.tooLarge, path: "", detail: "\(file.path) has \(size) bytes; at most \(Self.maximumSize) are read.")
-        }
-        // Read up to one byte over the limit: a file that grows, or a pipe, is held to it too.
+        // The end of the file says its size without reading it; the read stops one byte
+        // over the limit all the same, so a file that grows is held to it too.
         let data: Data
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
+            let size = try handle.seekToEnd()
+            guard size <= UInt64(Self.maximumSize) else {
+                throw WorldSnapshotError(.tooLarge, path: "", detail: "\(file.path) has \(size) bytes; at most \(Self.maximumSize) are read.")
+            }
+            try handle.seek(toOffset: 0)
             data = try handle.read(upToCount: Self.maximumSize + 1) ?? Data()
+        } catch let error as WorldSnapshotError {
+            throw error
         } catch {
             throw WorldSnapshotError(.unreadable, path: "", detail: "\(file.path) could not be read: \(error.localizedDescription)")
         }
