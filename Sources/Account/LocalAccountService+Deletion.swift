@@ -38,9 +38,9 @@ extension LocalAccountService {
         var claimed = claim(userID)
         if !claimed {
             // A background round holds the user for a moment when it checks their journal
-            // (as at a sign-in): the restore waits for it, as a deletion request does.
-            await rounds.finishQueued()
-            claimed = claim(userID)
+            // (as at a sign-in): the restore claims them between rounds, as a deletion
+            // request does, when no round holds anyone.
+            claimed = await rounds.between { [self] in claim(userID) }
         }
         guard claimed else { throw AccountError(.deletionInProgress) }
         defer { release(userID) }
@@ -63,9 +63,9 @@ extension LocalAccountService {
         var claimed = claim(userID)
         if !claimed {
             // A background round holds the user for a moment when it checks a journal a
-            // crash left: the request waits for it, and only another request stops it.
-            await rounds.finishQueued()
-            claimed = claim(userID)
+            // crash left: the request claims them between rounds, when no round holds
+            // anyone, so only another request or a restore stops it.
+            claimed = await rounds.between { [self] in claim(userID) }
         }
         guard claimed else { throw AccountError(.deletionInProgress) }
         let deletion: ScheduledAccountDeletion

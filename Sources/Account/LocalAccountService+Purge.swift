@@ -317,8 +317,21 @@ actor PurgeRounds {
         return await next.value
     }
 
-    /// Waits until every round asked so far has finished.
-    func finishQueued() async {
-        _ = await last?.value
+    /// Runs `body` between rounds: once every round asked before has finished, and
+    /// before any round asked after starts. No round holds a user then.
+    /// - Parameter body: What to run.
+    /// - Returns: What it returned.
+    func between<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        let previous = last
+        let outcome = Locked<Result?>(nil)
+        let next = Task {
+            _ = await previous?.value
+            outcome.withLock { $0 = body() }
+            return LocalAccountService.PurgeRound()
+        }
+        last = next
+        _ = await next.value
+        // The task ran `body` before it returned: the value is there.
+        return outcome.withLock { $0 } ?? body()
     }
 }
