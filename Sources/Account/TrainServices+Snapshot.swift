@@ -185,8 +185,8 @@ extension TrainServices {
         }
     }
 
-    /// Throws `notImported` for a configuration with the app's own auth service or
-    /// remote: the import writes TrainKit's own.
+    /// Throws `notImported` for a configuration with the app's own auth service: the
+    /// import writes TrainKit's own accounts.
     private static func checkImportable(_ configuration: TrainServicesConfiguration) throws(WorldSnapshotError) {
         guard configuration.auth == nil else {
             throw WorldSnapshotError(.notImported, path: "", detail: "A world is imported into TrainKit's accounts, not the app's own auth service.")

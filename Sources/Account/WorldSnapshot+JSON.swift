@@ -66,16 +66,8 @@ extension WorldSnapshot {
 
     // MARK: - Dates
 
-    /// `date` as ISO 8601 in UTC, to the microsecond; nil for a date that is not finite
-    /// or outside years 1 to 9999.
-    static func text(of date: Date) -> String? {
-        var bytes: [UInt8] = []
-        guard append(date, to: &bytes) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `date` as ``text(of:)`` writes it; false, and nothing appended, for a
-    /// date it cannot write.
+    /// Appends `date` as ISO 8601 in UTC, to the microsecond; false, and nothing
+    /// appended, for a date that is not finite or outside years 1 to 9999.
     static func append(_ date: Date, to bytes: inout [UInt8]) -> Bool {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, interval >= -62_135_596_800, interval < 253_402_300_800 else { return false }
