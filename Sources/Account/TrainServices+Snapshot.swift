@@ -3,12 +3,14 @@ import TrainAuth
 import TrainCore
 import TrainSocial
 import TrainSubscription
+import TrainSync
 
 /// Worlds as files: a stack's world exported to a ``WorldSnapshot``, and a stack
 /// started from one, in memory or in a directory.
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
-    /// posts, likes and comments, and the App Store's purchases. Each post's counts are
+    /// posts, likes and comments, the App Store's purchases, and the plans on the remote
+    /// (a device's edits not uploaded yet are not). Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
     /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
     /// signing key come too, for a faithful copy: keep such a file as a secret.
@@ -20,20 +22,26 @@ extension TrainServices {
     ///   signing key; false by default, so a user with a password resets it after an import.
     /// - Returns: The snapshot.
     /// - Throws: ``AccountError`` `notSupported` on a stack with the app's own auth
-    ///   service, whose accounts it cannot read; `storage` when a store cannot be read.
+    ///   service or remote, whose accounts or plans it cannot read; `storage` when a
+    ///   store cannot be read.
     public func exportWorld(includingSecrets: Bool = false) throws(AccountError) -> WorldSnapshot {
         guard case .local(let accounts) = world.accounts else {
             throw AccountError(.notSupported, detail: "The stack signs in with the app's own auth service, whose accounts it cannot read.")
+        }
+        guard let remote = world.remote as? LocalRemotePlanStore else {
+            throw AccountError(.notSupported, detail: "The stack's plans are on the app's own remote, which it cannot read.")
         }
         let users: [UserEntity]
         let passwords: [String: PasswordHash]
         let signingKey: Data?
         let feed: SocialWorld
         let bought: [StorePurchase]
+        let planned: [TrainingPlan]
         do {
             (users, passwords, signingKey) = try LocalAuthService.accounts(in: accounts)
             feed = try social.exportWorld()
             bought = try appStore.purchases()
+            planned = try remote.plans(of: users.map(\.id))
         } catch {
             throw AccountError(.storage, detail: "The world could not be read: \(error)")
         }
@@ -86,12 +94,24 @@ extension TrainServices {
                 user: purchase.appAccountToken.flatMap { owners[$0] }, appleID: purchase.appleID.email, product: purchase.productID,
                 purchasedAt: purchase.purchaseDate)
         }
+        snapshot.plans = planned.map { plan in
+            var entry = WorldSnapshot.Plan(
+                id: plan.id, user: plan.userID, name: plan.name, startDate: plan.startDate, endDate: plan.endDate,
+                weeklyWorkouts: plan.weeklyWorkouts.map { .init(id: $0.id, title: $0.title, minutes: $0.minutes) })
+            entry.notes = plan.notes
+            entry.daysPerWeek = plan.daysPerWeek
+            entry.isCompleted = plan.isCompleted
+            entry.lastModified = plan.lastModified
+            return entry
+        }
         return snapshot
     }
 
     /// A stack in memory started from `snapshot`: its accounts, feed and purchases, as
     /// if made by calls at their dates, without the notifications those calls would have
-    /// sent. The snapshot is checked whole first; nothing is imported if it fails.
+    /// sent, and its plans on the remote, as if another device had uploaded them: a
+    /// device has them after its next sync. The snapshot is checked whole first; nothing
+    /// is imported if it fails.
     ///
     /// ```swift
     /// let services = try TrainServices.inMemory(from: try WorldSnapshot(json: fixture), signedIn: "ada")
@@ -109,7 +129,7 @@ extension TrainServices {
     )
         throws(WorldSnapshotError) -> TrainServices
     {
-        try checkImportable(configuration)
+        try checkImportable(configuration, snapshot)
         let resolved = try snapshot.resolved(
             now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: userID, firstDeviceAppleID: .standard)
         var signedIn: UserEntity?
@@ -160,7 +180,7 @@ extension TrainServices {
     )
         throws(WorldSnapshotError) -> TrainServices
     {
-        try checkImportable(configuration)
+        try checkImportable(configuration, snapshot)
         let resolved = try snapshot.resolved(
             now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: nil, firstDeviceAppleID: .standard)
         let names = ["trainkit.sqlite", "appstore.sqlite", "remote.sqlite", "media", "devices"]
@@ -185,16 +205,20 @@ extension TrainServices {
         }
     }
 
-    /// Throws `notImported` for a configuration with the app's own auth service: the
-    /// import writes TrainKit's own accounts.
-    private static func checkImportable(_ configuration: TrainServicesConfiguration) throws(WorldSnapshotError) {
+    /// Throws `notImported` for a configuration with the app's own auth service, or with
+    /// the app's own remote when the snapshot has plans: the import writes TrainKit's own
+    /// accounts, and the plans into the stack's own simulated remote.
+    private static func checkImportable(_ configuration: TrainServicesConfiguration, _ snapshot: WorldSnapshot) throws(WorldSnapshotError) {
         guard configuration.auth == nil else {
             throw WorldSnapshotError(.notImported, path: "", detail: "A world is imported into TrainKit's accounts, not the app's own auth service.")
+        }
+        guard configuration.remote == nil || snapshot.plans.isEmpty else {
+            throw WorldSnapshotError(.notImported, path: "plans", detail: "A world's plans are imported into the stack's own remote, not the app's.")
         }
     }
 
     /// Writes a checked snapshot into this new stack: the accounts (but `signedIn`'s,
-    /// which the stack made), the feed, then the purchases.
+    /// which the stack made), the feed, the families, the plans, then the purchases.
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
         do {
@@ -211,6 +235,13 @@ extension TrainServices {
                 for member in family.members { try appStore.addToFamily(member, organizer: family.organizer) }
             } catch {
                 throw WorldSnapshotError(.invalidValue, path: "families[\(index)]", detail: "The App Store refused the family group: \(error.detail)")
+            }
+        }
+        if let remote = world.remote as? LocalRemotePlanStore {
+            do {
+                try remote.insert(resolved.plans)
+            } catch {
+                throw WorldSnapshotError(.notImported, path: "plans", detail: "The remote refused the plans: \(error.detail)")
             }
         }
         for (path, purchase) in resolved.purchases {

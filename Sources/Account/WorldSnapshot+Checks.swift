@@ -3,6 +3,7 @@ import TrainAuth
 import TrainCore
 import TrainSocial
 import TrainSubscription
+import TrainSync
 
 /// The import's trust boundary: a snapshot is checked whole, and its defaults filled
 /// in, before anything is written. The first thing wrong throws, naming its path.
@@ -17,6 +18,7 @@ extension WorldSnapshot {
         var social: SocialWorld
         var families: [FamilyGroup]
         var purchases: [(path: String, purchase: StorePurchase)]
+        var plans: [TrainingPlan]
     }
 
     /// Checks the snapshot and fills in its defaults.
@@ -32,7 +34,7 @@ extension WorldSnapshot {
         guard version == Self.currentVersion else {
             throw WorldSnapshotError(.unsupportedVersion, path: "version", detail: "This library reads version \(Self.currentVersion).")
         }
-        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), families: [], purchases: [])
+        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), families: [], purchases: [], plans: [])
         let users = try resolveUsers(now: now, policy: configuration.authPolicy, into: &resolved)
         if let key = tokenSigningKey {
             guard (32...1_024).contains(key.count) else {
@@ -45,6 +47,7 @@ extension WorldSnapshot {
         try resolveFamilies(into: &resolved)
         try resolvePurchases(
             users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
+        try resolvePlans(users: users, now: now, into: &resolved)
         return resolved
     }
 
@@ -363,7 +366,7 @@ extension WorldSnapshot {
     }
 
     /// Throws `danglingReference` unless `userID` is a user of the document, byte for byte.
-    private static func reference(_ userID: String, in users: Set<UserKey>, path: @autoclosure () -> String) throws(WorldSnapshotError) {
+    static func reference(_ userID: String, in users: Set<UserKey>, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard users.contains(UserKey(userID)) else {
             throw WorldSnapshotError(.danglingReference, path: path(), detail: "No user has the ID \(userID.debugDescription).")
         }
@@ -386,9 +389,11 @@ extension WorldSnapshot {
     static let maximumPasswords = 100
     /// The latest date a record's key holds: the end of the year 9999, to the millisecond.
     static let latestDate = 253_402_300_799.999
+    /// The earliest date the document's dates hold: the start of the year 1.
+    static let earliestDate = -62_135_596_800.0
 
     /// Throws `invalidValue` for a date after `now`: a world holds what happened.
-    private static func check(_ date: Date, notAfter now: Date, path: @autoclosure () -> String) throws(WorldSnapshotError) {
+    static func check(_ date: Date, notAfter now: Date, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard date <= now else {
             throw WorldSnapshotError(
                 .invalidValue, path: path(),
@@ -429,7 +434,7 @@ extension WorldSnapshot {
 
     /// The ID a post or comment left without one takes: version 7, from its date and its
     /// place in the list, so the same document always gives the same IDs.
-    private static func madeID(at date: Date, index: Int, salt: UInt8) -> UUID {
+    static func madeID(at date: Date, index: Int, salt: UInt8) -> UUID {
         // The first 6 bytes give way to the date.
         var bytes = [UInt8](repeating: 0, count: 16)
         bytes[9] = salt

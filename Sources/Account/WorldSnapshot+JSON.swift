@@ -198,6 +198,10 @@ extension WorldSnapshot {
         "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf]),
         "purchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),
+        "plans": .object([
+            "id": .leaf, "user": .leaf, "name": .leaf, "notes": .leaf, "startDate": .leaf, "endDate": .leaf, "daysPerWeek": .leaf,
+            "isCompleted": .leaf, "lastModified": .leaf, "weeklyWorkouts": .object(["id": .leaf, "title": .leaf, "minutes": .leaf]),
+        ]),
     ])
 
     /// Throws `unreadable` at the first key the format does not have; types are left

@@ -50,6 +50,28 @@ extension WorldSnapshot {
             writer.field("muter", mute.muter)
             writer.endObject()
         }
+        writer.list("plans", plans) { writer, plan in
+            writer.beginObject()
+            writer.field("daysPerWeek", plan.daysPerWeek)
+            writer.field("endDate", plan.endDate)
+            writer.field("id", plan.id)
+            writer.field("isCompleted", plan.isCompleted)
+            writer.field("lastModified", plan.lastModified)
+            writer.field("name", plan.name)
+            writer.field("notes", plan.notes)
+            writer.field("startDate", plan.startDate)
+            writer.field("user", plan.user)
+            if let workouts = plan.weeklyWorkouts {
+                writer.list("weeklyWorkouts", workouts) { writer, workout in
+                    writer.beginObject()
+                    writer.field("id", workout.id)
+                    writer.field("minutes", workout.minutes)
+                    writer.field("title", workout.title)
+                    writer.endObject()
+                }
+            }
+            writer.endObject()
+        }
         writer.list("posts", posts) { writer, post in
             writer.beginObject()
             writer.field("author", post.author)

@@ -4,8 +4,8 @@ import TrainCore
 import TrainSocial
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
-/// follows, blocks, mutes, posts, likes and comments, and the App Store's purchases and family
-/// groups. Export
+/// follows, blocks, mutes, posts, likes and comments, the App Store's purchases and family
+/// groups, and the training plans on the remote. Export
 /// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
 /// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
@@ -31,9 +31,10 @@ import TrainSocial
 ///
 /// Version 1 holds password hashes and the ID tokens' signing key only when exported
 /// with its secrets. It does not hold photos, feed unlocks, the moderation records, notifications,
-/// plans, consents or deletions in progress, nor refunds and other changes of a
-/// purchase after it was made: an imported world's subscriptions renew from their
-/// purchase dates.
+/// a device's plans and their sync state (an imported world's devices download the
+/// remote's plans at their first sync), consents or deletions in progress, nor refunds
+/// and other changes of a purchase after it was made: an imported world's
+/// subscriptions renew from their purchase dates.
 public struct WorldSnapshot: Hashable, Sendable {
     /// The format version this library writes and reads.
     public static let currentVersion = 1
@@ -60,6 +61,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var purchases: [Purchase]
     /// The App Store's family groups, with which purchases that allow it are shared.
     public var families: [Family]
+    /// The training plans on the remote.
+    public var plans: [Plan]
     /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
     /// before the export verify after the import. Without it, a stack makes a new key
     /// and earlier tokens are refused.
@@ -75,9 +78,10 @@ public struct WorldSnapshot: Hashable, Sendable {
     ///   - comments: The comments.
     ///   - purchases: The purchases.
     ///   - families: The family groups.
+    ///   - plans: The training plans on the remote.
     public init(
         users: [User] = [], follows: [Follow] = [], blocks: [Block] = [], posts: [Post] = [], likes: [Like] = [], comments: [Comment] = [],
-        purchases: [Purchase] = [], families: [Family] = []
+        purchases: [Purchase] = [], families: [Family] = [], plans: [Plan] = []
     ) {
         version = Self.currentVersion
         self.users = users
@@ -89,14 +93,16 @@ public struct WorldSnapshot: Hashable, Sendable {
         self.comments = comments
         self.purchases = purchases
         self.families = families
+        self.plans = plans
     }
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
-    /// comment or a purchase — or nil if it gives none: a stack importing it needs a
+    /// comment, a purchase or a plan's last save — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
         let dates =
             users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
+            + plans.map(\.lastModified)
         return dates.compactMap { $0 }.max()
     }
 
@@ -388,7 +394,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, tokenSigningKey
+        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -411,6 +417,7 @@ extension WorldSnapshot: Decodable {
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
         families = try container.decodeIfPresent([Family].self, forKey: .families) ?? []
+        plans = try container.decodeIfPresent([Plan].self, forKey: .plans) ?? []
         tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

@@ -5,6 +5,7 @@ import TrainAuth
 import TrainCore
 import TrainSocial
 import TrainSubscription
+import TrainSync
 import TrainTesting
 
 /// A world exported to a snapshot and a stack started from one: the same bytes out as
@@ -40,6 +41,14 @@ import TrainTesting
         _ = try await services.subscriptions.purchase("com.train.pro.monthly")
         try services.appStore.createFamily(organizer: services.appStore.appleID)
         try services.appStore.addToFamily(.standard(forUser: grace.id), organizer: services.appStore.appleID)
+        let start = clock.now
+        _ = try await services.plans.createPlan(
+            TrainingPlan(
+                name: "Spring 10k", startDate: start, endDate: start.addingTimeInterval(56 * 86_400), daysPerWeek: 4,
+                weeklyWorkouts: [PlannedWorkout(title: "Easy run", minutes: 40)]))
+        try await services.plans.sync()
+        _ = try await gracePhone.plans.createPlan(TrainingPlan(name: "Base", startDate: start, endDate: start, daysPerWeek: 3))
+        try await gracePhone.plans.sync()
         #expect(ada.id != grace.id)
         return services
     }
@@ -53,6 +62,7 @@ import TrainTesting
         #expect(snapshot.mutes.count == 1)
         #expect(snapshot.follows.count == 2 && snapshot.blocks.count == 1 && snapshot.purchases.count == 1)
         #expect(snapshot.families.map(\.members.count) == [1])
+        #expect(snapshot.plans.map(\.name).sorted() == ["Base", "Spring 10k"])
         #expect(snapshot.posts.map { ($0.likeCount ?? 0) + ($0.commentCount ?? 0) }.sorted() == [0, 2])
         let inMemory = try TrainServices.inMemory(from: snapshot, configuration: configuration)
         #expect(try inMemory.exportWorld().encoded() == first)
@@ -62,7 +72,7 @@ import TrainTesting
         #expect(try inFiles.exportWorld().encoded() == first)
     }
 
-    @Test("the imported world answers as the original does: feeds, relations, likes, comments, profiles and the tier")
+    @Test("the imported world answers as the original does: feeds, relations, likes, comments, profiles, the tier and, after a sync, the plans")
     func sameBehaviour() async throws {
         let original = try await worldMadeByCalls()
         let ada = try #require(original.auth.currentUser)
@@ -85,6 +95,8 @@ import TrainTesting
             answers += try await services.social.likes(on: post.id).map { "like \($0.id)" }
         }
         answers.append("tier \(services.subscriptions.currentTier)")
+        try await services.plans.sync()
+        answers += try services.plans.plans().map { "plan \($0.id) \($0.name) \($0.daysPerWeek) \($0.weeklyWorkouts)" }
         return answers
     }
 
@@ -144,7 +156,8 @@ import TrainTesting
         }
     }
 
-    /// A valid world of up to 8 users with random relations, posts, likes, comments and purchases.
+    /// A valid world of up to 8 users with random relations, posts, likes, comments,
+    /// purchases and plans.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -194,6 +207,15 @@ import TrainTesting
         for user in ids where Int.random(in: 0..<3, using: &generator) == 0 {
             let product = ["com.train.pro.monthly", "com.train.premium.yearly"].randomElement(using: &generator) ?? "com.train.pro.monthly"
             world.purchases.append(WorldSnapshot.Purchase(user: user, product: product, purchasedAt: now.addingTimeInterval(-86_400)))
+        }
+        for (index, user) in ids.enumerated() where Bool.random(using: &generator) {
+            let start = now.addingTimeInterval(Double.random(in: -1_000_000...1_000_000, using: &generator))
+            let workouts = (0..<Int.random(in: 0...3, using: &generator)).map { WorldSnapshot.Plan.Workout(title: "Run \($0)", minutes: 30 + $0) }
+            var plan = WorldSnapshot.Plan(
+                user: user, name: "Plan \(index) ✓", startDate: start, endDate: start.addingTimeInterval(86_400 * 7), weeklyWorkouts: workouts)
+            plan.notes = Bool.random(using: &generator) ? "Notes\nwith a line" : nil
+            plan.lastModified = now.addingTimeInterval(-Double.random(in: 0...100_000, using: &generator))
+            world.plans.append(plan)
         }
         return world
     }

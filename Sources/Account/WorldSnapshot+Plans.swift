@@ -1,0 +1,111 @@
+import Foundation
+import TrainCore
+import TrainSync
+
+extension WorldSnapshot {
+    /// A training plan as the remote holds it, the last version a device uploaded. Left
+    /// out: `id` is made from `startDate` and the plan's place in the list, `notes` are
+    /// none, `daysPerWeek` is the number of workouts between 1 and 7, `isCompleted`
+    /// false, `weeklyWorkouts` none, `lastModified` now.
+    public struct Plan: Codable, Hashable, Sendable {
+        /// The plan's ID.
+        public var id: UUID?
+        /// The user whose plan it is.
+        public var user: String
+        /// The name, 1 to 200 characters, trimmed.
+        public var name: String
+        /// Free notes, at most 10,000 characters.
+        public var notes: String?
+        /// The first day of the plan.
+        public var startDate: Date
+        /// The last day of the plan; not before `startDate`.
+        public var endDate: Date
+        /// Training days a week, 1 to 7.
+        public var daysPerWeek: Int?
+        /// Whether the athlete finished the plan.
+        public var isCompleted: Bool?
+        /// The week's workouts, at most 50.
+        public var weeklyWorkouts: [Workout]?
+        /// When a device last saved it.
+        public var lastModified: Date?
+
+        /// Creates a plan; what is left nil takes its default.
+        /// - Parameters:
+        ///   - id: The plan's ID.
+        ///   - user: The user whose plan it is.
+        ///   - name: The name.
+        ///   - startDate: The first day.
+        ///   - endDate: The last day.
+        ///   - weeklyWorkouts: The week's workouts.
+        public init(id: UUID? = nil, user: String, name: String, startDate: Date, endDate: Date, weeklyWorkouts: [Workout]? = nil) {
+            self.id = id
+            self.user = user
+            self.name = name
+            self.startDate = startDate
+            self.endDate = endDate
+            self.weeklyWorkouts = weeklyWorkouts
+        }
+
+        /// One workout of a plan's week. Left out: `id` is made from the plan's and the
+        /// workout's places in their lists.
+        public struct Workout: Codable, Hashable, Sendable {
+            /// The workout's ID, unique in its plan.
+            public var id: UUID?
+            /// What to do, such as "Easy run".
+            public var title: String
+            /// How long it takes, 1 to 1,440 minutes.
+            public var minutes: Int
+
+            /// Creates a workout.
+            /// - Parameters:
+            ///   - id: The workout's ID.
+            ///   - title: What to do.
+            ///   - minutes: How long it takes.
+            public init(id: UUID? = nil, title: String, minutes: Int) {
+                self.id = id
+                self.title = title
+                self.minutes = minutes
+            }
+        }
+    }
+
+    /// The plans, each a plan the services would store, of a user of the document.
+    func resolvePlans(users: Set<UserKey>, now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) {
+        var ids: Set<UUID> = []
+        for (index, plan) in plans.enumerated() {
+            var path: String { "plans[\(index)]" }
+            try Self.reference(plan.user, in: users, path: "\(path).user")
+            for (date, field) in [(plan.startDate, "startDate"), (plan.endDate, "endDate")] {
+                guard date.timeIntervalSince1970 >= Self.earliestDate, date.timeIntervalSince1970 <= Self.latestDate else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).\(field)", detail: "A plan's days are in the years 1 to 9999.")
+                }
+            }
+            let lastModified = plan.lastModified ?? now
+            try Self.check(lastModified, notAfter: now, path: "\(path).lastModified")
+            let id = plan.id ?? Self.madeID(at: plan.startDate, index: index, salt: 0x50)
+            guard ids.insert(id).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another plan has the ID \(id.uuidString).")
+            }
+            let workouts = (plan.weeklyWorkouts ?? []).enumerated().map { position, workout in
+                PlannedWorkout(
+                    id: workout.id ?? Self.madeID(at: plan.startDate, index: index << 8 | position, salt: 0x57), title: workout.title,
+                    minutes: workout.minutes)
+            }
+            let made = TrainingPlan(
+                id: id, userID: plan.user, name: plan.name, notes: plan.notes ?? "", startDate: plan.startDate, endDate: plan.endDate,
+                daysPerWeek: plan.daysPerWeek ?? min(7, max(1, workouts.count)), isCompleted: plan.isCompleted ?? false, weeklyWorkouts: workouts,
+                lastModified: lastModified)
+            // A plan is held as the services store it: a name with spaces around it is not.
+            let stored: TrainingPlan
+            do {
+                stored = try made.validated()
+            } catch {
+                throw WorldSnapshotError(.invalidValue, path: path, detail: error.detail)
+            }
+            guard stored == made else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).name", detail: "A plan's name is trimmed of spaces and line breaks.")
+            }
+            resolved.plans.append(made)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import TrainCore
+
+/// A world's plans as a snapshot reads and writes them: the live plans of each user on
+/// the remote, and plans written as their owners' first versions.
+extension LocalRemotePlanStore {
+    /// The replica that writes imported plans: a device downloads them as another
+    /// device's writes, and its own later edits, stamped later, win over them.
+    package static let importReplica = "world-import"
+
+    /// The plans each of `userIDs` holds on this remote, deleted ones left out: users in
+    /// the order given, each user's plans in the order of their record keys.
+    /// - Throws: `unavailable` when the store cannot be read or a document does not
+    ///   decode as a plan.
+    package func plans(of userIDs: [String]) throws(RemoteStoreError) -> [TrainingPlan] {
+        var plans: [TrainingPlan] = []
+        for userID in userIDs {
+            let scope = RemoteScope(userID: userID, collection: TrainingPlan.recordType)
+            var after: UUID?
+            repeat {
+                let page = try snapshotNow(in: scope, after: after, limit: 1_000)
+                for record in page.records {
+                    guard let plan = try? SyncDocument(data: record.document).record(as: TrainingPlan.self) else {
+                        throw RemoteStoreError(
+                            .unavailable, detail: "The plan \(record.id.uuidString) of \(userID.debugDescription) does not decode.")
+                    }
+                    plans.append(plan)
+                }
+                after = page.hasMore ? page.records.last?.id : nil
+            } while after != nil
+        }
+        return plans
+    }
+
+    /// Writes `plans`, none of which the remote holds, as their owners' first versions:
+    /// each an upload from ``importReplica`` with every field stamped at the plan's
+    /// `lastModified`, in batches the configuration allows.
+    /// - Throws: `invalidRequest` naming the plan the remote did not apply; what the
+    ///   write throws.
+    package func insert(_ plans: [TrainingPlan]) throws(RemoteStoreError) {
+        var sequence: UInt64 = 0
+        var byUser: [String: [TrainingPlan]] = [:]
+        var order: [String] = []
+        for plan in plans {
+            if byUser[plan.userID] == nil { order.append(plan.userID) }
+            byUser[plan.userID, default: []].append(plan)
+        }
+        for userID in order {
+            let scope = RemoteScope(userID: userID, collection: TrainingPlan.recordType)
+            var batch: [RemoteMutation] = []
+            var bytes = 0
+            for plan in byUser[userID] ?? [] {
+                sequence += 1
+                let stamp = HybridTimestamp(milliseconds: HybridClock.milliseconds(plan.lastModified) ?? 0, counter: 0, replicaID: Self.importReplica)
+                let document: Data
+                do {
+                    document = try SyncDocument.of(plan, previous: nil, stamp: stamp).data
+                } catch {
+                    throw RemoteStoreError(.invalidRequest, detail: "The plan \(plan.id.uuidString) cannot be written: \(error.detail)")
+                }
+                if batch.count == configuration.maximumBatchCount || bytes + document.count > configuration.maximumBatchBytes {
+                    try write(batch, in: scope)
+                    batch = []
+                    bytes = 0
+                }
+                batch.append(
+                    RemoteMutation(
+                        id: MutationID(replicaID: Self.importReplica, sequence: sequence), recordID: plan.id, baseVersion: nil, isDeletion: false,
+                        document: document))
+                bytes += document.count
+            }
+            try write(batch, in: scope)
+        }
+    }
+
+    /// Writes one batch of imported plans, each of which the remote must apply.
+    private func write(_ batch: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) {
+        guard !batch.isEmpty else { return }
+        let response = try writeNow(batch, in: scope)
+        for (mutation, result) in zip(batch, response.results) {
+            guard case .applied = result else {
+                throw RemoteStoreError(.invalidRequest, detail: "The remote did not apply the plan \(mutation.recordID.uuidString): \(result).")
+            }
+        }
+    }
+}
