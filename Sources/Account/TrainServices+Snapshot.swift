@@ -9,8 +9,8 @@ import TrainSync
 /// started from one, in memory or in a directory.
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
-    /// posts, likes and comments, the App Store's purchases, and the plans on the remote
-    /// (a device's edits not uploaded yet are not). Each post's counts are
+    /// posts, likes and comments, the App Store's purchases, the plans on the remote
+    /// (a device's edits not uploaded yet are not) and the consents this device keeps. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
     /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
     /// signing key come too, for a faithful copy: keep such a file as a secret.
@@ -37,11 +37,13 @@ extension TrainServices {
         let feed: SocialWorld
         let bought: [StorePurchase]
         let planned: [TrainingPlan]
+        let consents: [(userID: String, record: ConsentRecord)]
         do {
             (users, passwords, signingKey) = try LocalAuthService.accounts(in: accounts)
             feed = try social.exportWorld()
             bought = try appStore.purchases()
             planned = try remote.plans(of: users.map(\.id))
+            consents = try account.allConsents()
         } catch {
             throw AccountError(.storage, detail: "The world could not be read: \(error)")
         }
@@ -103,6 +105,11 @@ extension TrainServices {
             entry.isCompleted = plan.isCompleted
             entry.lastModified = plan.lastModified
             return entry
+        }
+        snapshot.consents = consents.map { consent in
+            WorldSnapshot.Consent(
+                user: consent.userID, document: consent.record.document, version: consent.record.version, action: consent.record.action,
+                date: consent.record.date)
         }
         return snapshot
     }
@@ -218,7 +225,7 @@ extension TrainServices {
     }
 
     /// Writes a checked snapshot into this new stack: the accounts (but `signedIn`'s,
-    /// which the stack made), the feed, the families, the plans, then the purchases.
+    /// which the stack made), the feed, the consents, the families, the plans, then the purchases.
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
         do {
@@ -226,6 +233,7 @@ extension TrainServices {
                 resolved.users.filter { user in !(signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false) }, passwords: resolved.passwords,
                 signingKey: resolved.signingKey, into: accounts)
             try social.importWorld(resolved.social, users: resolved.users)
+            try account.insert(consents: resolved.consents)
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
         }

@@ -19,6 +19,7 @@ extension WorldSnapshot {
         var families: [FamilyGroup]
         var purchases: [(path: String, purchase: StorePurchase)]
         var plans: [TrainingPlan]
+        var consents: [(userID: String, record: ConsentRecord)]
     }
 
     /// Checks the snapshot and fills in its defaults.
@@ -34,7 +35,7 @@ extension WorldSnapshot {
         guard version == Self.currentVersion else {
             throw WorldSnapshotError(.unsupportedVersion, path: "version", detail: "This library reads version \(Self.currentVersion).")
         }
-        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), families: [], purchases: [], plans: [])
+        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), families: [], purchases: [], plans: [], consents: [])
         let users = try resolveUsers(now: now, policy: configuration.authPolicy, into: &resolved)
         if let key = tokenSigningKey {
             guard (32...1_024).contains(key.count) else {
@@ -48,6 +49,7 @@ extension WorldSnapshot {
         try resolvePurchases(
             users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
         try resolvePlans(users: users, now: now, into: &resolved)
+        try resolveConsents(users: users, now: now, policies: configuration.consentPolicies, into: &resolved)
         return resolved
     }
 

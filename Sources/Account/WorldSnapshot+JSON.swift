@@ -198,6 +198,7 @@ extension WorldSnapshot {
         "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf]),
         "purchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),
+        "consents": .object(["user": .leaf, "document": .leaf, "version": .leaf, "action": .leaf, "date": .leaf]),
         "plans": .object([
             "id": .leaf, "user": .leaf, "name": .leaf, "notes": .leaf, "startDate": .leaf, "endDate": .leaf, "daysPerWeek": .leaf,
             "isCompleted": .leaf, "lastModified": .leaf, "weeklyWorkouts": .object(["id": .leaf, "title": .leaf, "minutes": .leaf]),

@@ -26,6 +26,15 @@ extension WorldSnapshot {
             writer.field("text", comment.text)
             writer.endObject()
         }
+        writer.list("consents", consents) { writer, consent in
+            writer.beginObject()
+            writer.field("action", consent.action?.rawValue)
+            writer.field("date", consent.date)
+            writer.field("document", consent.document.rawValue)
+            writer.field("user", consent.user)
+            writer.field("version", consent.version)
+            writer.endObject()
+        }
         writer.list("families", families) { writer, family in
             writer.beginObject()
             writer.list("members", family.members) { writer, member in writer.value(member) }

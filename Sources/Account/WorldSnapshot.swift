@@ -5,7 +5,7 @@ import TrainSocial
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
 /// follows, blocks, mutes, posts, likes and comments, the App Store's purchases and family
-/// groups, and the training plans on the remote. Export
+/// groups, the training plans on the remote, and the consents the stack's device keeps. Export
 /// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
 /// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
@@ -32,7 +32,7 @@ import TrainSocial
 /// Version 1 holds password hashes and the ID tokens' signing key only when exported
 /// with its secrets. It does not hold photos, feed unlocks, the moderation records, notifications,
 /// a device's plans and their sync state (an imported world's devices download the
-/// remote's plans at their first sync), consents or deletions in progress, nor refunds
+/// remote's plans at their first sync), deletions in progress, nor refunds
 /// and other changes of a purchase after it was made: an imported world's
 /// subscriptions renew from their purchase dates.
 public struct WorldSnapshot: Hashable, Sendable {
@@ -63,6 +63,9 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var families: [Family]
     /// The training plans on the remote.
     public var plans: [Plan]
+    /// The users' acceptances and withdrawals of the privacy policy and the terms, as
+    /// the stack's device keeps them.
+    public var consents: [Consent]
     /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
     /// before the export verify after the import. Without it, a stack makes a new key
     /// and earlier tokens are refused.
@@ -79,9 +82,10 @@ public struct WorldSnapshot: Hashable, Sendable {
     ///   - purchases: The purchases.
     ///   - families: The family groups.
     ///   - plans: The training plans on the remote.
+    ///   - consents: The users' consents.
     public init(
         users: [User] = [], follows: [Follow] = [], blocks: [Block] = [], posts: [Post] = [], likes: [Like] = [], comments: [Comment] = [],
-        purchases: [Purchase] = [], families: [Family] = [], plans: [Plan] = []
+        purchases: [Purchase] = [], families: [Family] = [], plans: [Plan] = [], consents: [Consent] = []
     ) {
         version = Self.currentVersion
         self.users = users
@@ -94,15 +98,16 @@ public struct WorldSnapshot: Hashable, Sendable {
         self.purchases = purchases
         self.families = families
         self.plans = plans
+        self.consents = consents
     }
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
-    /// comment, a purchase or a plan's last save — or nil if it gives none: a stack importing it needs a
+    /// comment, a purchase, a plan's last save or a consent — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
         let dates =
             users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
-            + plans.map(\.lastModified)
+            + plans.map(\.lastModified) + consents.map(\.date)
         return dates.compactMap { $0 }.max()
     }
 
@@ -394,7 +399,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, tokenSigningKey
+        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, consents, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -418,6 +423,7 @@ extension WorldSnapshot: Decodable {
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
         families = try container.decodeIfPresent([Family].self, forKey: .families) ?? []
         plans = try container.decodeIfPresent([Plan].self, forKey: .plans) ?? []
+        consents = try container.decodeIfPresent([Consent].self, forKey: .consents) ?? []
         tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

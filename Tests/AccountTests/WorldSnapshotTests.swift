@@ -157,7 +157,7 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts, likes, comments,
-    /// purchases and plans.
+    /// purchases, plans and consents.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -216,6 +216,12 @@ import TrainTesting
             plan.notes = Bool.random(using: &generator) ? "Notes\nwith a line" : nil
             plan.lastModified = now.addingTimeInterval(-Double.random(in: 0...100_000, using: &generator))
             world.plans.append(plan)
+        }
+        for user in world.users where Bool.random(using: &generator) {
+            world.consents.append(WorldSnapshot.Consent(user: user.id, document: .privacyPolicy, date: user.createdAt))
+            if Bool.random(using: &generator) {
+                world.consents.append(WorldSnapshot.Consent(user: user.id, document: .privacyPolicy, action: .withdrawn, date: now))
+            }
         }
         return world
     }
