@@ -73,21 +73,25 @@ extension TrainServices {
         snapshot.likes = feed.likes.map { WorldSnapshot.Like(user: $0.user, post: $0.post) }
         snapshot.comments = feed.comments.compactMap { comment in
             comment.userID.map {
-                WorldSnapshot.Comment(id: comment.id, post: comment.postID, author: $0, text: comment.text, createdAt: comment.createdAt)
+                var entry = WorldSnapshot.Comment(id: comment.id, post: comment.postID, author: $0, text: comment.text, createdAt: comment.createdAt)
+                entry.isHiddenByModeration = comment.isHiddenByModeration ? true : nil
+                return entry
             }
         }
         var likeCounts: [UUID: Int] = [:]
         var commentCounts: [UUID: Int] = [:]
         for like in snapshot.likes { likeCounts[like.post, default: 0] += 1 }
-        for comment in snapshot.comments { commentCounts[comment.post, default: 0] += 1 }
+        for comment in snapshot.comments where comment.isHiddenByModeration != true { commentCounts[comment.post, default: 0] += 1 }
         snapshot.posts = feed.posts.map { post in
             var entry = WorldSnapshot.Post(
                 id: post.id, author: post.userID, content: post.content, workoutType: post.workoutType, createdAt: post.createdAt)
             entry.expiresAt = post.expiresAt
+            entry.isHiddenByModeration = post.isHiddenByModeration ? true : nil
             entry.likeCount = likeCounts[post.id] ?? 0
             entry.commentCount = commentCounts[post.id] ?? 0
             return entry
         }
+        exportModeration(feed.moderation, into: &snapshot)
         snapshot.families = appStore.families.map { family in
             WorldSnapshot.Family(organizer: family.organizer.email, members: family.members.map(\.email))
         }
@@ -286,5 +290,33 @@ extension WorldSnapshot {
             throw WorldSnapshotError(.unreadable, path: "", detail: "\(file.path) could not be read: \(error.localizedDescription)")
         }
         try self.init(json: data)
+    }
+}
+
+extension TrainServices {
+    /// What moderation keeps, in the snapshot's terms.
+    fileprivate func exportModeration(_ moderation: ModerationRecords, into snapshot: inout WorldSnapshot) {
+        snapshot.reports = moderation.reports.map { report in
+            var entry = WorldSnapshot.Report(reporter: report.reporterID, target: report.target, reason: report.reason, createdAt: report.createdAt)
+            entry.details = report.details
+            return entry
+        }
+        snapshot.moderationCases = moderation.cases.map { found in
+            var entry = WorldSnapshot.ModerationCase(target: found.target, status: found.status, openedAt: found.openedAt)
+            entry.reviewedAt = found.reviewedAt
+            entry.removedOwner = found.removedOwnerID
+            entry.removedContent = found.removedContent
+            return entry
+        }
+        snapshot.suspensions = moderation.suspensions.map { WorldSnapshot.Suspension(user: $0.user, date: $0.date) }
+        snapshot.moderators = moderation.moderators.map { WorldSnapshot.ModeratorGrant(user: $0.user, grantedAt: $0.date) }
+        snapshot.moderationLog = moderation.log.map { logged in
+            var entry = WorldSnapshot.ModerationLogEntry(
+                moderator: logged.moderatorID, action: logged.action, target: logged.target, date: logged.date)
+            entry.id = logged.id
+            entry.owner = logged.ownerID
+            entry.note = logged.note
+            return entry
+        }
     }
 }

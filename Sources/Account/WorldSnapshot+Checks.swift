@@ -50,6 +50,7 @@ extension WorldSnapshot {
             users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
         try resolvePlans(users: users, now: now, into: &resolved)
         try resolveConsents(users: users, now: now, policies: configuration.consentPolicies, into: &resolved)
+        try resolveModeration(users: users, now: now, into: &resolved)
         return resolved
     }
 
@@ -210,10 +211,11 @@ extension WorldSnapshot {
                 throw WorldSnapshotError(
                     .invalidValue, path: "\(path).expiresAt", detail: "A post expires no earlier than it was made, and before the year 10000.")
             }
-            resolved.social.posts.append(
-                PostEntity(
-                    id: id, userID: post.author, userName: post.author, workoutType: post.workoutType ?? .run, content: post.content,
-                    createdAt: createdAt, expiresAt: expiresAt))
+            var entity = PostEntity(
+                id: id, userID: post.author, userName: post.author, workoutType: post.workoutType ?? .run, content: post.content,
+                createdAt: createdAt, expiresAt: expiresAt)
+            entity.isHiddenByModeration = post.isHiddenByModeration ?? false
+            resolved.social.posts.append(entity)
         }
         var likeCounts: [UUID: Int] = [:]
         var liked: Set<[UInt8]> = []
@@ -250,9 +252,10 @@ extension WorldSnapshot {
             guard commentIDs.insert(id).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another comment has the ID \(id.uuidString).")
             }
-            commentCounts[comment.post, default: 0] += 1
-            resolved.social.comments.append(
-                PostComment(id: id, postID: comment.post, userID: comment.author, userName: nil, text: comment.text, createdAt: createdAt))
+            if comment.isHiddenByModeration != true { commentCounts[comment.post, default: 0] += 1 }
+            var entity = PostComment(id: id, postID: comment.post, userID: comment.author, userName: nil, text: comment.text, createdAt: createdAt)
+            entity.isHiddenByModeration = comment.isHiddenByModeration ?? false
+            resolved.social.comments.append(entity)
         }
         for (index, post) in posts.enumerated() {
             let id = resolved.social.posts[index].id
@@ -264,7 +267,7 @@ extension WorldSnapshot {
             if let count = post.commentCount, count != commentCounts[id] ?? 0 {
                 throw WorldSnapshotError(
                     .countMismatch, path: "posts[\(index)].commentCount",
-                    detail: "It says \(count); the document lists \(commentCounts[id] ?? 0) comments on the post.")
+                    detail: "It says \(count); the document lists \(commentCounts[id] ?? 0) comments on the post that moderation does not hide.")
             }
         }
     }
@@ -427,7 +430,7 @@ extension WorldSnapshot {
 
     /// Throws `invalidValue` unless `text` is 1 to `maximum` characters as a post or
     /// comment stores them: trimmed, without control characters other than line breaks.
-    private static func checkText(_ text: String, maximum: Int, path: @autoclosure () -> String) throws(WorldSnapshotError) {
+    static func checkText(_ text: String, maximum: Int, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard !text.isEmpty, text.count <= maximum, DisplayText.cleaned(text, maximum: maximum, allowsNewlines: true) == text else {
             throw WorldSnapshotError(
                 .invalidValue, path: path(), detail: "The text is 1 to \(maximum) characters, trimmed, without control characters but line breaks.")

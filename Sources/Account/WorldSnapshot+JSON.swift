@@ -192,10 +192,23 @@ extension WorldSnapshot {
         "mutes": .object(["muter": .leaf, "muted": .leaf]),
         "posts": .object([
             "id": .leaf, "author": .leaf, "content": .leaf, "workoutType": .leaf, "createdAt": .leaf, "expiresAt": .leaf, "likeCount": .leaf,
-            "commentCount": .leaf,
+            "commentCount": .leaf, "isHiddenByModeration": .leaf,
         ]),
         "likes": .object(["user": .leaf, "post": .leaf]),
-        "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf]),
+        "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf, "isHiddenByModeration": .leaf]),
+        "reports": .object([
+            "reporter": .leaf, "post": .leaf, "comment": .leaf, "user": .leaf, "reason": .leaf, "details": .leaf, "createdAt": .leaf,
+        ]),
+        "moderationCases": .object([
+            "post": .leaf, "comment": .leaf, "user": .leaf, "status": .leaf, "openedAt": .leaf, "reviewedAt": .leaf, "removedOwner": .leaf,
+            "removedContent": .leaf,
+        ]),
+        "suspensions": .object(["user": .leaf, "date": .leaf]),
+        "moderators": .object(["user": .leaf, "grantedAt": .leaf]),
+        "moderationLog": .object([
+            "id": .leaf, "moderator": .leaf, "action": .leaf, "post": .leaf, "comment": .leaf, "user": .leaf, "owner": .leaf, "note": .leaf,
+            "date": .leaf,
+        ]),
         "purchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),
         "consents": .object(["user": .leaf, "document": .leaf, "version": .leaf, "action": .leaf, "date": .leaf]),

@@ -22,6 +22,7 @@ extension WorldSnapshot {
             writer.field("author", comment.author)
             writer.field("createdAt", comment.createdAt)
             writer.field("id", comment.id)
+            writer.field("isHiddenByModeration", comment.isHiddenByModeration)
             writer.field("post", comment.post)
             writer.field("text", comment.text)
             writer.endObject()
@@ -51,6 +52,37 @@ extension WorldSnapshot {
             writer.beginObject()
             writer.field("post", like.post)
             writer.field("user", like.user)
+            writer.endObject()
+        }
+        writer.list("moderationCases", moderationCases) { writer, found in
+            writer.beginObject()
+            writer.field("comment", found.comment)
+            writer.field("openedAt", found.openedAt)
+            writer.field("post", found.post)
+            writer.field("removedContent", found.removedContent)
+            writer.field("removedOwner", found.removedOwner)
+            writer.field("reviewedAt", found.reviewedAt)
+            writer.field("status", found.status?.rawValue)
+            writer.field("user", found.user)
+            writer.endObject()
+        }
+        writer.list("moderationLog", moderationLog) { writer, entry in
+            writer.beginObject()
+            writer.field("action", entry.action.rawValue)
+            writer.field("comment", entry.comment)
+            writer.field("date", entry.date)
+            writer.field("id", entry.id)
+            writer.field("moderator", entry.moderator)
+            writer.field("note", entry.note)
+            writer.field("owner", entry.owner)
+            writer.field("post", entry.post)
+            writer.field("user", entry.user)
+            writer.endObject()
+        }
+        writer.list("moderators", moderators) { writer, grant in
+            writer.beginObject()
+            writer.field("grantedAt", grant.grantedAt)
+            writer.field("user", grant.user)
             writer.endObject()
         }
         writer.list("mutes", mutes) { writer, mute in
@@ -89,6 +121,7 @@ extension WorldSnapshot {
             writer.field("createdAt", post.createdAt)
             writer.field("expiresAt", post.expiresAt)
             writer.field("id", post.id)
+            writer.field("isHiddenByModeration", post.isHiddenByModeration)
             writer.field("likeCount", post.likeCount)
             writer.field("workoutType", post.workoutType?.rawValue)
             writer.endObject()
@@ -99,6 +132,23 @@ extension WorldSnapshot {
             writer.field("product", purchase.product)
             writer.field("purchasedAt", purchase.purchasedAt)
             writer.field("user", purchase.user)
+            writer.endObject()
+        }
+        writer.list("reports", reports) { writer, report in
+            writer.beginObject()
+            writer.field("comment", report.comment)
+            writer.field("createdAt", report.createdAt)
+            writer.field("details", report.details)
+            writer.field("post", report.post)
+            writer.field("reason", report.reason.rawValue)
+            writer.field("reporter", report.reporter)
+            writer.field("user", report.user)
+            writer.endObject()
+        }
+        writer.list("suspensions", suspensions) { writer, suspension in
+            writer.beginObject()
+            writer.field("date", suspension.date)
+            writer.field("user", suspension.user)
             writer.endObject()
         }
         writer.field("tokenSigningKey", tokenSigningKey?.base64EncodedString())

@@ -5,7 +5,8 @@ import TrainSocial
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
 /// follows, blocks, mutes, posts, likes and comments, the App Store's purchases and family
-/// groups, the training plans on the remote, and the consents the stack's device keeps. Export
+/// groups, the training plans on the remote, the consents the stack's device keeps, and
+/// what moderation keeps: reports, cases, suspensions, moderators and the audit trail. Export
 /// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
 /// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
@@ -30,7 +31,7 @@ import TrainSocial
 /// imported then.
 ///
 /// Version 1 holds password hashes and the ID tokens' signing key only when exported
-/// with its secrets. It does not hold photos, feed unlocks, the moderation records, notifications,
+/// with its secrets. It does not hold photos, feed unlocks, notifications,
 /// a device's plans and their sync state (an imported world's devices download the
 /// remote's plans at their first sync), deletions in progress, nor refunds
 /// and other changes of a purchase after it was made: an imported world's
@@ -66,6 +67,16 @@ public struct WorldSnapshot: Hashable, Sendable {
     /// The users' acceptances and withdrawals of the privacy policy and the terms, as
     /// the stack's device keeps them.
     public var consents: [Consent]
+    /// The users' reports of posts, comments and users.
+    public var reports: [Report] = []
+    /// Where each reported or moderated target stands.
+    public var moderationCases: [ModerationCase] = []
+    /// The users a moderator suspended.
+    public var suspensions: [Suspension] = []
+    /// The users an admin made moderators.
+    public var moderators: [ModeratorGrant] = []
+    /// The moderators' audit trail, newest first.
+    public var moderationLog: [ModerationLogEntry] = []
     /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
     /// before the export verify after the import. Without it, a stack makes a new key
     /// and earlier tokens are refused.
@@ -102,12 +113,15 @@ public struct WorldSnapshot: Hashable, Sendable {
     }
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
-    /// comment, a purchase, a plan's last save or a consent — or nil if it gives none: a stack importing it needs a
+    /// comment, a purchase, a plan's last save, a consent, a report, a case, a suspension, a
+    /// moderator's grant or an action of the trail — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
         let dates =
             users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
-            + plans.map(\.lastModified) + consents.map(\.date)
+            + plans.map(\.lastModified) + consents.map(\.date) + reports.map(\.createdAt)
+            + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
+            + moderationLog.map(\.date)
         return dates.compactMap { $0 }.max()
     }
 
@@ -267,8 +281,9 @@ public struct WorldSnapshot: Hashable, Sendable {
 
     /// A post. Left out: `id` is made from `createdAt` and the post's place in the
     /// list, `workoutType` is `run`, `createdAt` now, `expiresAt` `createdAt` plus the
-    /// social policy's post lifetime; `likeCount` and `commentCount`, when given, must
-    /// equal the likes and comments of the post in the document.
+    /// social policy's post lifetime, `isHiddenByModeration` false; `likeCount` and
+    /// `commentCount`, when given, must equal the likes and the comments moderation does
+    /// not hide of the post in the document.
     public struct Post: Codable, Hashable, Sendable {
         /// The post's ID.
         public var id: UUID?
@@ -284,8 +299,10 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var expiresAt: Date?
         /// How many likes it has.
         public var likeCount: Int?
-        /// How many comments it has.
+        /// How many comments it has that moderation does not hide.
         public var commentCount: Int?
+        /// Whether moderation hides it from everyone; its case says why.
+        public var isHiddenByModeration: Bool?
 
         /// Creates a post; what is left nil takes its default.
         /// - Parameters:
@@ -321,7 +338,7 @@ public struct WorldSnapshot: Hashable, Sendable {
     }
 
     /// A comment on a post. Left out: `id` is made from `createdAt` and the comment's
-    /// place in the list, `createdAt` is now.
+    /// place in the list, `createdAt` is now, `isHiddenByModeration` false.
     public struct Comment: Codable, Hashable, Sendable {
         /// The comment's ID.
         public var id: UUID?
@@ -333,6 +350,8 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var text: String
         /// When it was made.
         public var createdAt: Date?
+        /// Whether moderation hides it from everyone; its case says why.
+        public var isHiddenByModeration: Bool?
 
         /// Creates a comment; what is left nil takes its default.
         /// - Parameters:
@@ -399,7 +418,8 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, consents, tokenSigningKey
+        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, consents, reports, moderationCases,
+            suspensions, moderators, moderationLog, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -424,6 +444,11 @@ extension WorldSnapshot: Decodable {
         families = try container.decodeIfPresent([Family].self, forKey: .families) ?? []
         plans = try container.decodeIfPresent([Plan].self, forKey: .plans) ?? []
         consents = try container.decodeIfPresent([Consent].self, forKey: .consents) ?? []
+        reports = try container.decodeIfPresent([Report].self, forKey: .reports) ?? []
+        moderationCases = try container.decodeIfPresent([ModerationCase].self, forKey: .moderationCases) ?? []
+        suspensions = try container.decodeIfPresent([Suspension].self, forKey: .suspensions) ?? []
+        moderators = try container.decodeIfPresent([ModeratorGrant].self, forKey: .moderators) ?? []
+        moderationLog = try container.decodeIfPresent([ModerationLogEntry].self, forKey: .moderationLog) ?? []
         tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

@@ -150,13 +150,19 @@ extension LocalSocialFeedService {
         let id = try logID(at: now, in: records)
         let entry = ModerationLogEntry(id: id, moderatorID: moderator, action: action, target: target, ownerID: owner, note: note, date: now)
         try records.put(entry, forKey: try Self.logKey(id), in: SocialRecords.moderationLog)
-        var named = UserIDSet([moderator])
-        if let owner { named.insert(owner) }
-        if case .user(let userID) = target { named.insert(userID) }
-        for userID in named.members {
-            try records.setData(Data(), forKey: try SocialRecords.key([.string(userID), .uuid(id)]), in: SocialRecords.moderationLogUsers)
-        }
+        try indexUsers(of: entry, in: records)
         return entry
+    }
+
+    /// Writes an index entry for each user an audit entry names, so a deletion of one
+    /// clears the trail of them.
+    func indexUsers(of entry: ModerationLogEntry, in records: RecordWriter) throws {
+        var named = UserIDSet(entry.moderatorID.map { [$0] } ?? [])
+        if let owner = entry.ownerID { named.insert(owner) }
+        if case .user(let userID) = entry.target, !userID.isEmpty { named.insert(userID) }
+        for userID in named.members {
+            try records.setData(Data(), forKey: try SocialRecords.key([.string(userID), .uuid(entry.id)]), in: SocialRecords.moderationLogUsers)
+        }
     }
 
     public func moderationLog(limit: Int, after: UUID?) async throws -> [ModerationLogEntry] {
@@ -458,7 +464,7 @@ extension LocalSocialFeedService {
     }
 
     /// Puts a case in the queue.
-    private func enqueue(_ target: ReportTarget, openedAt: Date, in records: RecordWriter) throws {
+    func enqueue(_ target: ReportTarget, openedAt: Date, in records: RecordWriter) throws {
         let data: Data
         do { data = try JSONEncoder().encode(target) } catch { throw SocialError(.storage, detail: "A report's target could not be encoded.") }
         try records.setData(data, forKey: try Self.queueKey(target, openedAt: openedAt), in: SocialRecords.queue)

@@ -35,6 +35,7 @@ package struct SocialWorld: Hashable, Sendable {
     /// Who likes which post.
     package var likes: [Like] = []
     package var comments: [PostComment] = []
+    package var moderation = ModerationRecords()
 
     package init() {}
 }
@@ -56,6 +57,7 @@ extension LocalSocialFeedService {
                 return SocialWorld.Like(user: user, post: post)
             }
             world.comments = try records.values(in: SocialRecords.comments)
+            world.moderation = try exportModeration(in: records)
             return world
         }
     }
@@ -76,7 +78,7 @@ extension LocalSocialFeedService {
             var likeCounts: [UUID: Int] = [:]
             var commentCounts: [UUID: Int] = [:]
             for like in world.likes { likeCounts[like.post, default: 0] += 1 }
-            for comment in world.comments { commentCounts[comment.postID, default: 0] += 1 }
+            for comment in world.comments where !comment.isHiddenByModeration { commentCounts[comment.postID, default: 0] += 1 }
             // Written collection by collection in key order, as a bulk load is: each
             // B-tree grows at its end instead of splitting pages all over.
             var posts: [(key: String, post: PostEntity)] = []
@@ -101,6 +103,7 @@ extension LocalSocialFeedService {
                 var post = PostEntity(
                     id: stored.id, userID: stored.userID, userName: keys.name ?? stored.userName, workoutType: stored.workoutType,
                     content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
+                post.isHiddenByModeration = stored.isHiddenByModeration
                 post.likeCount = likeCounts[post.id] ?? 0
                 post.commentCount = commentCounts[post.id] ?? 0
                 posts.append((SocialRecords.key(post.id), post))
@@ -128,15 +131,21 @@ extension LocalSocialFeedService {
             }
             for stored in world.comments {
                 guard let author = stored.userID else { continue }
-                let comment = PostComment(
+                var comment = PostComment(
                     id: stored.id, postID: stored.postID, userID: author, userName: names[Array(author.utf8)] ?? stored.userName, text: stored.text,
                     createdAt: stored.createdAt)
+                comment.isHiddenByModeration = stored.isHiddenByModeration
                 let key = try SocialRecords.key([.uuid(comment.postID), .date(comment.createdAt), .uuid(comment.id)])
                 try records.put(comment, forKey: key, in: SocialRecords.comments)
                 try records.setData(Data(key.utf8), forKey: SocialRecords.key(comment.id), in: SocialRecords.commentIndex)
                 try records.setData(Data(key.utf8), forKey: SocialRecords.key([.string(author), .uuid(comment.id)]), in: SocialRecords.userComments)
-                try records.setData(Data(), forKey: SocialRecords.commenterKey(comment.postID, author, comment.id), in: SocialRecords.postCommenters)
+                // A hidden comment is out of its post's count and of the index the viewers' counts read.
+                if !comment.isHiddenByModeration {
+                    try records.setData(
+                        Data(), forKey: SocialRecords.commenterKey(comment.postID, author, comment.id), in: SocialRecords.postCommenters)
+                }
             }
+            try importModeration(world.moderation, in: records)
         }
     }
 

@@ -160,7 +160,7 @@ public struct PostEntity: Codable, Hashable, Sendable, Identifiable {
     /// Whether moderation hides it from everyone (``ModerationStatus/hidden`` or
     /// ``ModerationStatus/takenDown``): only a moderator's queue and its author's export
     /// show it. Not part of the post's encoded form.
-    public internal(set) var isHiddenByModeration: Bool = false
+    public package(set) var isHiddenByModeration: Bool = false
 
     private enum CodingKeys: String, CodingKey {
         case id, userID, userName, workoutType, content, createdAt, expiresAt, mediaURL, likeCount, commentCount, workout
@@ -222,7 +222,7 @@ public struct PostComment: Codable, Hashable, Sendable, Identifiable {
     public let createdAt: Date
     /// Whether moderation hides it from everyone (``ModerationStatus/hidden`` or
     /// ``ModerationStatus/takenDown``): out of `comments(on:)` and its post's count.
-    public internal(set) var isHiddenByModeration: Bool = false
+    public package(set) var isHiddenByModeration: Bool = false
 
     private enum CodingKeys: String, CodingKey {
         case id, postID, userID, userName, text, createdAt, isHiddenByModeration

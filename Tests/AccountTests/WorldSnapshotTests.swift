@@ -157,7 +157,7 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts, likes, comments,
-    /// purchases, plans and consents.
+    /// reports, purchases, plans and consents.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -198,6 +198,11 @@ import TrainTesting
                 if Int.random(in: 0..<4, using: &generator) == 0 {
                     world.comments.append(WorldSnapshot.Comment(post: posts[index], author: user, text: "Nice \(index)", createdAt: post.createdAt))
                 }
+            }
+        }
+        for (index, post) in world.posts.enumerated() where Int.random(in: 0..<4, using: &generator) == 0 {
+            if let reporter = ids.filter({ $0 != post.author }).randomElement(using: &generator) {
+                world.reports.append(WorldSnapshot.Report(reporter: reporter, target: .post(posts[index]), reason: .spam, createdAt: post.createdAt))
             }
         }
         if ids.count >= 3, Bool.random(using: &generator) {
