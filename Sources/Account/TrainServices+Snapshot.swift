@@ -9,8 +9,9 @@ import TrainSync
 /// started from one, in memory or in a directory.
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
-    /// posts, likes and comments, the App Store's purchases, the plans on the remote
-    /// (a device's edits not uploaded yet are not) and the consents this device keeps. Each post's counts are
+    /// posts, likes and comments, moderation and the notifications, the App Store's
+    /// purchases, the plans on the remote (a device's edits not uploaded yet are not) and
+    /// the consents this device keeps. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
     /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
     /// signing key come too, for a faithful copy: keep such a file as a secret.
@@ -91,7 +92,7 @@ extension TrainServices {
             entry.commentCount = commentCounts[post.id] ?? 0
             return entry
         }
-        exportModeration(feed.moderation, into: &snapshot)
+        exportFeedRecords(feed.moderation, feed.notifications, into: &snapshot)
         snapshot.families = appStore.families.map { family in
             WorldSnapshot.Family(organizer: family.organizer.email, members: family.members.map(\.email))
         }
@@ -119,8 +120,8 @@ extension TrainServices {
     }
 
     /// A stack in memory started from `snapshot`: its accounts, feed and purchases, as
-    /// if made by calls at their dates, without the notifications those calls would have
-    /// sent, and its plans on the remote, as if another device had uploaded them: a
+    /// if made by calls at their dates, with the snapshot's notifications rather than
+    /// the ones those calls would have sent, and its plans on the remote, as if another device had uploaded them: a
     /// device has them after its next sync. The snapshot is checked whole first; nothing
     /// is imported if it fails.
     ///
@@ -294,8 +295,8 @@ extension WorldSnapshot {
 }
 
 extension TrainServices {
-    /// What moderation keeps, in the snapshot's terms.
-    fileprivate func exportModeration(_ moderation: ModerationRecords, into snapshot: inout WorldSnapshot) {
+    /// What moderation keeps, and the notifications, in the snapshot's terms.
+    fileprivate func exportFeedRecords(_ moderation: ModerationRecords, _ notifications: NotificationRecords, into snapshot: inout WorldSnapshot) {
         snapshot.reports = moderation.reports.map { report in
             var entry = WorldSnapshot.Report(reporter: report.reporterID, target: report.target, reason: report.reason, createdAt: report.createdAt)
             entry.details = report.details
@@ -310,6 +311,15 @@ extension TrainServices {
         }
         snapshot.suspensions = moderation.suspensions.map { WorldSnapshot.Suspension(user: $0.user, date: $0.date) }
         snapshot.moderators = moderation.moderators.map { WorldSnapshot.ModeratorGrant(user: $0.user, grantedAt: $0.date) }
+        snapshot.notifications = notifications.groups.map { group in
+            var entry = WorldSnapshot.Notification(
+                recipient: group.recipient, kind: group.kind, post: group.postID,
+                causes: group.causes.map { .init(actor: $0.actor, comment: $0.commentID, date: $0.date) })
+            entry.updatedAt = group.updatedAt
+            entry.readAt = group.readAt
+            return entry
+        }
+        snapshot.notificationsSeen = notifications.seen.map { WorldSnapshot.NotificationsSeen(user: $0.user, upTo: $0.upTo) }
         snapshot.moderationLog = moderation.log.map { logged in
             var entry = WorldSnapshot.ModerationLogEntry(
                 moderator: logged.moderatorID, action: logged.action, target: logged.target, date: logged.date)

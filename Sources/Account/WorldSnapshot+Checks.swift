@@ -51,6 +51,7 @@ extension WorldSnapshot {
         try resolvePlans(users: users, now: now, into: &resolved)
         try resolveConsents(users: users, now: now, policies: configuration.consentPolicies, into: &resolved)
         try resolveModeration(users: users, now: now, into: &resolved)
+        try resolveNotifications(users: users, now: now, into: &resolved)
         return resolved
     }
 

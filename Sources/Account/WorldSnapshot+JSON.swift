@@ -204,6 +204,11 @@ extension WorldSnapshot {
             "removedContent": .leaf,
         ]),
         "suspensions": .object(["user": .leaf, "date": .leaf]),
+        "notifications": .object([
+            "recipient": .leaf, "kind": .leaf, "post": .leaf, "updatedAt": .leaf, "readAt": .leaf,
+            "causes": .object(["actor": .leaf, "comment": .leaf, "date": .leaf]),
+        ]),
+        "notificationsSeen": .object(["user": .leaf, "upTo": .leaf]),
         "moderators": .object(["user": .leaf, "grantedAt": .leaf]),
         "moderationLog": .object([
             "id": .leaf, "moderator": .leaf, "action": .leaf, "post": .leaf, "comment": .leaf, "user": .leaf, "owner": .leaf, "note": .leaf,

@@ -91,6 +91,28 @@ extension WorldSnapshot {
             writer.field("muter", mute.muter)
             writer.endObject()
         }
+        writer.list("notifications", notifications) { writer, notification in
+            writer.beginObject()
+            writer.list("causes", notification.causes) { writer, cause in
+                writer.beginObject()
+                writer.field("actor", cause.actor)
+                writer.field("comment", cause.comment)
+                writer.field("date", cause.date)
+                writer.endObject()
+            }
+            writer.field("kind", notification.kind.rawValue)
+            writer.field("post", notification.post)
+            writer.field("readAt", notification.readAt)
+            writer.field("recipient", notification.recipient)
+            writer.field("updatedAt", notification.updatedAt)
+            writer.endObject()
+        }
+        writer.list("notificationsSeen", notificationsSeen) { writer, mark in
+            writer.beginObject()
+            writer.field("upTo", mark.upTo)
+            writer.field("user", mark.user)
+            writer.endObject()
+        }
         writer.list("plans", plans) { writer, plan in
             writer.beginObject()
             writer.field("daysPerWeek", plan.daysPerWeek)

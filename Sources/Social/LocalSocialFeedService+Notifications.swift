@@ -363,7 +363,7 @@ extension LocalSocialFeedService {
 
     /// Up to `limit` distinct actors of a notification not left out, newest first,
     /// reading its causes newest first in small batches until it has them.
-    private func actors(in group: String, of recipient: String, leavingOut leftOut: UserIDSet, limit: Int, in records: RecordReader) throws
+    func actors(in group: String, of recipient: String, leavingOut leftOut: UserIDSet, limit: Int, in records: RecordReader) throws
         -> [String]
     {
         let whole = try SocialRecords.range([.string(recipient), .string(group)])

@@ -36,6 +36,7 @@ package struct SocialWorld: Hashable, Sendable {
     package var likes: [Like] = []
     package var comments: [PostComment] = []
     package var moderation = ModerationRecords()
+    package var notifications = NotificationRecords()
 
     package init() {}
 }
@@ -58,6 +59,7 @@ extension LocalSocialFeedService {
             }
             world.comments = try records.values(in: SocialRecords.comments)
             world.moderation = try exportModeration(in: records)
+            world.notifications = try exportNotifications(in: records)
             return world
         }
     }
@@ -146,6 +148,7 @@ extension LocalSocialFeedService {
                 }
             }
             try importModeration(world.moderation, in: records)
+            try importNotifications(world.notifications, in: records)
         }
     }
 

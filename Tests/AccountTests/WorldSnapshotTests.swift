@@ -157,7 +157,7 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts, likes, comments,
-    /// reports, purchases, plans and consents.
+    /// reports, notifications of follows, purchases, plans and consents.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -199,6 +199,14 @@ import TrainTesting
                     world.comments.append(WorldSnapshot.Comment(post: posts[index], author: user, text: "Nice \(index)", createdAt: post.createdAt))
                 }
             }
+        }
+        var followed: [String: [WorldSnapshot.Notification.Cause]] = [:]
+        for follow in world.follows where Bool.random(using: &generator) {
+            let date = now.addingTimeInterval(-Double.random(in: 0...100_000, using: &generator))
+            followed[follow.followee, default: []].append(.init(actor: follow.follower, date: date))
+        }
+        for (recipient, causes) in followed.sorted(by: { $0.key < $1.key }) {
+            world.notifications.append(WorldSnapshot.Notification(recipient: recipient, kind: .follow, causes: causes))
         }
         for (index, post) in world.posts.enumerated() where Int.random(in: 0..<4, using: &generator) == 0 {
             if let reporter = ids.filter({ $0 != post.author }).randomElement(using: &generator) {
