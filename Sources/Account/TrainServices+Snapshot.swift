@@ -9,7 +9,7 @@ import TrainSync
 /// started from one, in memory or in a directory.
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
-    /// posts, likes and comments, moderation and the notifications, the App Store's
+    /// posts, likes and comments, moderation, the notifications and the unlocks, the App Store's
     /// purchases, the plans on the remote (a device's edits not uploaded yet are not) and
     /// the consents this device keeps. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
@@ -88,11 +88,20 @@ extension TrainServices {
                 id: post.id, author: post.userID, content: post.content, workoutType: post.workoutType, createdAt: post.createdAt)
             entry.expiresAt = post.expiresAt
             entry.isHiddenByModeration = post.isHiddenByModeration ? true : nil
+            entry.workout = post.workout.map { WorldSnapshot.Workout(duration: $0.duration, distance: $0.distance) }
             entry.likeCount = likeCounts[post.id] ?? 0
             entry.commentCount = commentCounts[post.id] ?? 0
             return entry
         }
         exportFeedRecords(feed.moderation, feed.notifications, into: &snapshot)
+        snapshot.unlocks = feed.unlocks.map { unlock in
+            var entry = WorldSnapshot.Unlock(user: unlock.userID, workoutType: unlock.workoutType, unlockDate: unlock.unlockDate)
+            entry.id = unlock.id
+            entry.timeZone = unlock.timeZoneIdentifier
+            entry.expiresAt = unlock.expiresAt
+            entry.workout = unlock.workout.map { WorldSnapshot.Workout(duration: $0.duration, distance: $0.distance) }
+            return entry
+        }
         snapshot.families = appStore.families.map { family in
             WorldSnapshot.Family(organizer: family.organizer.email, members: family.members.map(\.email))
         }

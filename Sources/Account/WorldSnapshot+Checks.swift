@@ -52,6 +52,7 @@ extension WorldSnapshot {
         try resolveConsents(users: users, now: now, policies: configuration.consentPolicies, into: &resolved)
         try resolveModeration(users: users, now: now, into: &resolved)
         try resolveNotifications(users: users, now: now, into: &resolved)
+        try resolveUnlocks(users: users, now: now, configuration: configuration, into: &resolved)
         return resolved
     }
 
@@ -216,6 +217,9 @@ extension WorldSnapshot {
                 id: id, userID: post.author, userName: post.author, workoutType: post.workoutType ?? .run, content: post.content,
                 createdAt: createdAt, expiresAt: expiresAt)
             entity.isHiddenByModeration = post.isHiddenByModeration ?? false
+            entity.workout = try post.workout.map { workout throws(WorldSnapshotError) in
+                try Self.summary(workout, of: entity.workoutType, path: "\(path).workout")
+            }
             resolved.social.posts.append(entity)
         }
         var likeCounts: [UUID: Int] = [:]

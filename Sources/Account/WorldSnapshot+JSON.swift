@@ -58,9 +58,7 @@ extension WorldSnapshot {
     public func encoded() throws(WorldSnapshotError) -> Data {
         var writer = JSONWriter(capacity: 512 + posts.count * 320 + users.count * 256)
         write(to: &writer)
-        if let date = writer.invalidDate {
-            throw WorldSnapshotError(.invalidValue, detail: "The date \(date.timeIntervalSince1970) s from 1970 is not one ISO 8601 writes.")
-        }
+        if let invalid = writer.invalid { throw WorldSnapshotError(.invalidValue, detail: invalid) }
         return Data(writer.bytes)
     }
 
@@ -192,7 +190,7 @@ extension WorldSnapshot {
         "mutes": .object(["muter": .leaf, "muted": .leaf]),
         "posts": .object([
             "id": .leaf, "author": .leaf, "content": .leaf, "workoutType": .leaf, "createdAt": .leaf, "expiresAt": .leaf, "likeCount": .leaf,
-            "commentCount": .leaf, "isHiddenByModeration": .leaf,
+            "commentCount": .leaf, "isHiddenByModeration": .leaf, "workout": .object(["duration": .leaf, "distance": .leaf]),
         ]),
         "likes": .object(["user": .leaf, "post": .leaf]),
         "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf, "isHiddenByModeration": .leaf]),
@@ -209,6 +207,10 @@ extension WorldSnapshot {
             "causes": .object(["actor": .leaf, "comment": .leaf, "date": .leaf]),
         ]),
         "notificationsSeen": .object(["user": .leaf, "upTo": .leaf]),
+        "unlocks": .object([
+            "user": .leaf, "id": .leaf, "workoutType": .leaf, "unlockDate": .leaf, "timeZone": .leaf, "expiresAt": .leaf,
+            "workout": .object(["duration": .leaf, "distance": .leaf]),
+        ]),
         "moderators": .object(["user": .leaf, "grantedAt": .leaf]),
         "moderationLog": .object([
             "id": .leaf, "moderator": .leaf, "action": .leaf, "post": .leaf, "comment": .leaf, "user": .leaf, "owner": .leaf, "note": .leaf,

@@ -145,6 +145,7 @@ extension WorldSnapshot {
             writer.field("id", post.id)
             writer.field("isHiddenByModeration", post.isHiddenByModeration)
             writer.field("likeCount", post.likeCount)
+            if let workout = post.workout { writer.object("workout") { writer in writer.write(workout) } }
             writer.field("workoutType", post.workoutType?.rawValue)
             writer.endObject()
         }
@@ -174,6 +175,17 @@ extension WorldSnapshot {
             writer.endObject()
         }
         writer.field("tokenSigningKey", tokenSigningKey?.base64EncodedString())
+        writer.list("unlocks", unlocks) { writer, unlock in
+            writer.beginObject()
+            writer.field("expiresAt", unlock.expiresAt)
+            writer.field("id", unlock.id)
+            writer.field("timeZone", unlock.timeZone)
+            writer.field("unlockDate", unlock.unlockDate)
+            writer.field("user", unlock.user)
+            if let workout = unlock.workout { writer.object("workout") { writer in writer.write(workout) } }
+            writer.field("workoutType", unlock.workoutType.rawValue)
+            writer.endObject()
+        }
         writer.list("users", users) { writer, user in
             writer.beginObject()
             writer.field("createdAt", user.createdAt)
@@ -212,14 +224,23 @@ extension WorldSnapshot {
     }
 }
 
+extension JSONWriter {
+    /// A workout's fields.
+    mutating func write(_ workout: WorldSnapshot.Workout) {
+        field("distance", workout.distance)
+        field("duration", workout.duration)
+    }
+}
+
 /// A JSON writer for one document's layout: objects whose fields the caller gives in
 /// order, lists of objects, and strings, numbers, booleans and dates as values.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
     /// Whether the object or list at each open level has an element yet.
     private var hasElement: [Bool] = []
-    /// A date that could not be written, if any: the document is refused.
-    private(set) var invalidDate: Date?
+    /// What could not be written — a date ISO 8601 does not write, a number JSON does
+    /// not — if anything: the document is refused.
+    private(set) var invalid: String?
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
@@ -263,6 +284,17 @@ struct JSONWriter {
         string(value)
     }
 
+    /// A finite number, in the shortest form that reads back to the same value.
+    mutating func field(_ key: StaticString, _ value: Double?) {
+        guard let value else { return }
+        guard value.isFinite else {
+            invalid = invalid ?? "The number \(value) is not one JSON writes."
+            return
+        }
+        self.key(key)
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
     mutating func field(_ key: StaticString, _ value: Int?) {
         guard let value else { return }
         self.key(key)
@@ -301,7 +333,9 @@ struct JSONWriter {
         guard let value else { return }
         self.key(key)
         bytes.append(UInt8(ascii: "\""))
-        if !WorldSnapshot.append(value, to: &bytes) { invalidDate = invalidDate ?? value }
+        if !WorldSnapshot.append(value, to: &bytes) {
+            invalid = invalid ?? "The date \(value.timeIntervalSince1970) s from 1970 is not one ISO 8601 writes."
+        }
         bytes.append(UInt8(ascii: "\""))
     }
 

@@ -7,7 +7,7 @@ import TrainSocial
 /// follows, blocks, mutes, posts, likes and comments, the App Store's purchases and family
 /// groups, the training plans on the remote, the consents the stack's device keeps, and
 /// what moderation keeps: reports, cases, suspensions, moderators and the audit trail,
-/// and the notifications. Export
+/// the notifications and the feeds unlocked. Export
 /// one from a stack with ``TrainServices/exportWorld(includingSecrets:)``, start a stack from one with
 /// ``TrainServices/inMemory(from:signedIn:configuration:)`` or
 /// ``TrainServices/files(in:from:configuration:)``, and check small worlds into a
@@ -32,7 +32,7 @@ import TrainSocial
 /// imported then.
 ///
 /// Version 1 holds password hashes and the ID tokens' signing key only when exported
-/// with its secrets. It does not hold photos, feed unlocks,
+/// with its secrets. It does not hold photos,
 /// a device's plans and their sync state (an imported world's devices download the
 /// remote's plans at their first sync), deletions in progress, nor refunds
 /// and other changes of a purchase after it was made: an imported world's
@@ -82,6 +82,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var notifications: [Notification] = []
     /// How far each user has seen their notifications.
     public var notificationsSeen: [NotificationsSeen] = []
+    /// The users' feeds unlocked by a workout.
+    public var unlocks: [Unlock] = []
     /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
     /// before the export verify after the import. Without it, a stack makes a new key
     /// and earlier tokens are refused.
@@ -119,7 +121,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
     /// comment, a purchase, a plan's last save, a consent, a report, a case, a suspension, a
-    /// moderator's grant, an action of the trail or a notification — or nil if it gives none: a stack importing it needs a
+    /// moderator's grant, an action of the trail, a notification or an unlock — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
         let dates =
@@ -127,7 +129,7 @@ public struct WorldSnapshot: Hashable, Sendable {
             + plans.map(\.lastModified) + consents.map(\.date) + reports.map(\.createdAt)
             + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
             + moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
-            + notificationsSeen.map(\.upTo)
+            + notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate)
         return dates.compactMap { $0 }.max()
     }
 
@@ -309,6 +311,8 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var commentCount: Int?
         /// Whether moderation hides it from everyone; its case says why.
         public var isHiddenByModeration: Bool?
+        /// The workout behind it, which a workout source recorded.
+        public var workout: Workout?
 
         /// Creates a post; what is left nil takes its default.
         /// - Parameters:
@@ -425,7 +429,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
         case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, consents, reports, moderationCases,
-            suspensions, moderators, moderationLog, notifications, notificationsSeen, tokenSigningKey
+            suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -457,6 +461,7 @@ extension WorldSnapshot: Decodable {
         moderationLog = try container.decodeIfPresent([ModerationLogEntry].self, forKey: .moderationLog) ?? []
         notifications = try container.decodeIfPresent([Notification].self, forKey: .notifications) ?? []
         notificationsSeen = try container.decodeIfPresent([NotificationsSeen].self, forKey: .notificationsSeen) ?? []
+        unlocks = try container.decodeIfPresent([Unlock].self, forKey: .unlocks) ?? []
         tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

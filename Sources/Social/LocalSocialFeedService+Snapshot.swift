@@ -37,6 +37,7 @@ package struct SocialWorld: Hashable, Sendable {
     package var comments: [PostComment] = []
     package var moderation = ModerationRecords()
     package var notifications = NotificationRecords()
+    package var unlocks: [FeedUnlock] = []
 
     package init() {}
 }
@@ -60,6 +61,7 @@ extension LocalSocialFeedService {
             world.comments = try records.values(in: SocialRecords.comments)
             world.moderation = try exportModeration(in: records)
             world.notifications = try exportNotifications(in: records)
+            world.unlocks = try records.values(in: SocialRecords.unlocks)
             return world
         }
     }
@@ -106,6 +108,7 @@ extension LocalSocialFeedService {
                     id: stored.id, userID: stored.userID, userName: keys.name ?? stored.userName, workoutType: stored.workoutType,
                     content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
                 post.isHiddenByModeration = stored.isHiddenByModeration
+                post.workout = stored.workout
                 post.likeCount = likeCounts[post.id] ?? 0
                 post.commentCount = commentCounts[post.id] ?? 0
                 posts.append((SocialRecords.key(post.id), post))
@@ -149,6 +152,7 @@ extension LocalSocialFeedService {
             }
             try importModeration(world.moderation, in: records)
             try importNotifications(world.notifications, in: records)
+            for unlock in world.unlocks { try records.put(unlock, forKey: unlock.userID, in: SocialRecords.unlocks) }
         }
     }
 

@@ -360,7 +360,7 @@ public final class LocalSocialFeedService: SocialFeedService {
 
     /// The start of the calendar day after the one `date` falls on in `timeZone`: 23
     /// or 25 hours away on a daylight-saving day, never a fixed 86,400 seconds.
-    static func startOfNextDay(after date: Date, in timeZone: TimeZone) throws(SocialError) -> Date {
+    package static func startOfNextDay(after date: Date, in timeZone: TimeZone) throws(SocialError) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         if let day = calendar.dateInterval(of: .day, for: date), day.end > date { return day.end }
