@@ -8,26 +8,26 @@ extension LocalRemotePlanStore {
     /// device's writes, and its own later edits, stamped later, win over them.
     package static let importReplica = "world-import"
 
-    /// The plans each of `userIDs` holds on this remote, deleted ones left out: users in
-    /// the order given, each user's plans in the order of their record keys.
+    /// The plans each of `userIDs` holds on this remote, deleted ones left out, in the
+    /// order of their record keys: by user, then by ID. One read of the whole collection.
     /// - Throws: `unavailable` when the store cannot be read or a document does not
     ///   decode as a plan.
     package func plans(of userIDs: [String]) throws(RemoteStoreError) -> [TrainingPlan] {
+        // By the IDs' bytes, as the remote tells users apart.
+        let wanted = Set(userIDs.map { Array($0.utf8) })
+        let entries = try read { records in
+            try records.entries(in: RemoteRecords.records, range: RemoteRecords.range([.string(TrainingPlan.recordType)]))
+        }
         var plans: [TrainingPlan] = []
-        for userID in userIDs {
-            let scope = RemoteScope(userID: userID, collection: TrainingPlan.recordType)
-            var after: UUID?
-            repeat {
-                let page = try snapshotNow(in: scope, after: after, limit: 1_000)
-                for record in page.records {
-                    guard let plan = try? SyncDocument(data: record.document).record(as: TrainingPlan.self) else {
-                        throw RemoteStoreError(
-                            .unavailable, detail: "The plan \(record.id.uuidString) of \(userID.debugDescription) does not decode.")
-                    }
-                    plans.append(plan)
-                }
-                after = page.hasMore ? page.records.last?.id : nil
-            } while after != nil
+        for entry in entries where !entry.value.record.isDeleted {
+            guard let components = try? RecordKey(encoded: entry.key).components, components.count == 3, case .string(let userID) = components[1]
+            else { throw RemoteStoreError(.unavailable, detail: "A record's key has another layout.") }
+            guard wanted.contains(Array(userID.utf8)) else { continue }
+            guard let plan = try? SyncDocument(data: entry.value.record.document).record(as: TrainingPlan.self) else {
+                throw RemoteStoreError(
+                    .unavailable, detail: "The plan \(entry.value.record.id.uuidString) of \(userID.debugDescription) does not decode.")
+            }
+            plans.append(plan)
         }
         return plans
     }

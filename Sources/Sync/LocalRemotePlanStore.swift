@@ -374,7 +374,7 @@ public final class LocalRemotePlanStore: RemotePlanStore {
         }
     }
 
-    private func read<Result>(_ body: (RecordReader) throws -> Result) throws(RemoteStoreError) -> Result {
+    func read<Result>(_ body: (RecordReader) throws -> Result) throws(RemoteStoreError) -> Result {
         do { return try store.read(body) } catch { throw RemoteStoreError(.unavailable, detail: "\(error)") }
     }
 
