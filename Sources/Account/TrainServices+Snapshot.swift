@@ -106,9 +106,11 @@ extension TrainServices {
             WorldSnapshot.Family(organizer: family.organizer.email, members: family.members.map(\.email))
         }
         snapshot.purchases = bought.map { purchase in
-            WorldSnapshot.Purchase(
+            var entry = WorldSnapshot.Purchase(
                 user: purchase.appAccountToken.flatMap { owners[$0] }, appleID: purchase.appleID.email, product: purchase.productID,
                 purchasedAt: purchase.purchaseDate)
+            entry.expiresAt = purchase.expiresAt
+            return entry
         }
         snapshot.plans = planned.map { plan in
             var entry = WorldSnapshot.Plan(

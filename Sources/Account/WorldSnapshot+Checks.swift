@@ -335,8 +335,21 @@ extension WorldSnapshot {
             guard date <= now else {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).purchasedAt", detail: "A purchase is made no later than now.")
             }
+            if let expiresAt = purchase.expiresAt {
+                guard configuration.products.first(where: { $0.id == purchase.product })?.type == .autoRenewable else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).expiresAt", detail: "Only a subscription that renews stops renewing.")
+                }
+                guard expiresAt > date, expiresAt.timeIntervalSince1970 <= Self.latestDate else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(path).expiresAt", detail: "A subscription expires after it was bought, before the year 10000.")
+                }
+            }
             resolved.purchases.append(
-                (path, StorePurchase(appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token)))
+                (
+                    path,
+                    StorePurchase(
+                        appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt)
+                ))
         }
     }
 

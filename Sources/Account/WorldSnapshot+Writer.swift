@@ -152,6 +152,7 @@ extension WorldSnapshot {
         writer.list("purchases", purchases) { writer, purchase in
             writer.beginObject()
             writer.field("appleID", purchase.appleID)
+            writer.field("expiresAt", purchase.expiresAt)
             writer.field("product", purchase.product)
             writer.field("purchasedAt", purchase.purchasedAt)
             writer.field("user", purchase.user)

@@ -34,8 +34,9 @@ import TrainSocial
 /// Version 1 holds password hashes and the ID tokens' signing key only when exported
 /// with its secrets. It does not hold photos,
 /// a device's plans and their sync state (an imported world's devices download the
-/// remote's plans at their first sync), deletions in progress, nor refunds
-/// and other changes of a purchase after it was made: an imported world's
+/// remote's plans at their first sync), deletions in progress, the App Store's server
+/// notifications and pending purchases, nor refunds and other changes of a purchase
+/// after it was made but for its auto-renew turned off: an imported world's
 /// subscriptions renew from their purchase dates.
 public struct WorldSnapshot: Hashable, Sendable {
     /// The format version this library writes and reads.
@@ -399,7 +400,9 @@ public struct WorldSnapshot: Hashable, Sendable {
     /// A purchase in the App Store, made by an Apple ID for an app user. Left out:
     /// `appleID` is the Apple ID the user's devices use — the first device's for the
     /// user signed in on it at the import, `AppleID.standard(forUser:)` for anyone else —
-    /// and `purchasedAt` is now. A subscription renews from `purchasedAt` up to now.
+    /// `purchasedAt` is now, and `expiresAt` none. A subscription renews from
+    /// `purchasedAt` up to now — or, with `expiresAt`, its auto-renew is off and it ends
+    /// with the period that holds that date.
     public struct Purchase: Codable, Hashable, Sendable {
         /// The app user it is for: it carries their app account token. None for a
         /// purchase made outside the app, untagged.
@@ -410,6 +413,9 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var product: String
         /// When it was bought.
         public var purchasedAt: Date?
+        /// For a subscription whose auto-renew is off, the end of its last period: a date
+        /// past expires it, one to come lets it run out then.
+        public var expiresAt: Date?
 
         /// Creates a purchase; what is left nil takes its default.
         /// - Parameters:

@@ -199,22 +199,28 @@ extension SimulatedAppStore {
     {
         guard let product = product(productID) else { throw SubscriptionError(.productNotFound, detail: "No product '\(productID)'.") }
         return try mutate { state, changes, now throws(SubscriptionError) in
-            let date = min(purchaseDate ?? now, now)
-            guard date.timeIntervalSinceReferenceDate.isFinite, now.timeIntervalSince(date) <= Self.maximumBackdating else {
-                throw SubscriptionError(.invalidArgument, detail: "A purchase date is a real date at most a century ago.")
-            }
-            let periodLength = periodEnd(of: product, from: date, rate: state.settings.timeRate).timeIntervalSince(date)
-            guard product.type != .autoRenewable || periodLength > 0,
-                product.type != .autoRenewable || now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods)
-            else {
-                throw SubscriptionError(
-                    .invalidArgument,
-                    detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
-            }
-            return try buy(
-                product, owner: deviceAppleID(state), token: appAccountToken, at: date, returnedByPurchase: false, state: &state,
-                changes: &changes, now: now)
+            try buyBackdated(product, token: appAccountToken, purchaseDate: purchaseDate, state: &state, changes: &changes, now: now)
         }
+    }
+
+    /// A purchase of `product` outside the app by this device's Apple ID at
+    /// `purchaseDate` (now if nil or later), renewed up to `now`.
+    func buyBackdated(
+        _ product: AppStoreProduct, token: UUID?, purchaseDate: Date?, state: inout State, changes: inout Changes, now: Date
+    ) throws(SubscriptionError) -> StoreVerificationResult<AppStoreTransaction> {
+        let date = min(purchaseDate ?? now, now)
+        guard date.timeIntervalSinceReferenceDate.isFinite, now.timeIntervalSince(date) <= Self.maximumBackdating else {
+            throw SubscriptionError(.invalidArgument, detail: "A purchase date is a real date at most a century ago.")
+        }
+        let periodLength = periodEnd(of: product, from: date, rate: state.settings.timeRate).timeIntervalSince(date)
+        guard product.type != .autoRenewable || periodLength > 0,
+            product.type != .autoRenewable || now.timeIntervalSince(date) / periodLength <= Double(Self.maximumBackdatedPeriods)
+        else {
+            throw SubscriptionError(
+                .invalidArgument, detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
+        }
+        return try buy(
+            product, owner: deviceAppleID(state), token: token, at: date, returnedByPurchase: false, state: &state, changes: &changes, now: now)
     }
 
     /// Makes `codes` redeemable, once each, for the offer-code offer `offerID` of
