@@ -110,6 +110,8 @@ extension TrainServices {
                 user: purchase.appAccountToken.flatMap { owners[$0] }, appleID: purchase.appleID.email, product: purchase.productID,
                 purchasedAt: purchase.purchaseDate)
             entry.expiresAt = purchase.expiresAt
+            entry.refundedAt = purchase.refund?.date
+            entry.refundReason = purchase.refund?.reason
             return entry
         }
         snapshot.plans = planned.map { plan in

@@ -344,11 +344,24 @@ extension WorldSnapshot {
                         .invalidValue, path: "\(path).expiresAt", detail: "A subscription expires after it was bought, before the year 10000.")
                 }
             }
+            var refund: StorePurchase.Refund?
+            if let refundedAt = purchase.refundedAt {
+                guard refundedAt >= date, purchase.expiresAt == nil else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(path).refundedAt",
+                        detail: "A purchase is refunded after it was made; a refunded subscription ends then.")
+                }
+                try Self.check(refundedAt, notAfter: now, path: "\(path).refundedAt")
+                refund = StorePurchase.Refund(date: refundedAt, reason: purchase.refundReason ?? .other)
+            } else if purchase.refundReason != nil {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).refundReason", detail: "A reason is given with a refund's date.")
+            }
             resolved.purchases.append(
                 (
                     path,
                     StorePurchase(
-                        appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt)
+                        appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
+                        refund: refund)
                 ))
         }
     }

@@ -216,7 +216,9 @@ extension WorldSnapshot {
             "id": .leaf, "moderator": .leaf, "action": .leaf, "post": .leaf, "comment": .leaf, "user": .leaf, "owner": .leaf, "note": .leaf,
             "date": .leaf,
         ]),
-        "purchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf, "expiresAt": .leaf]),
+        "purchases": .object([
+            "user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf, "expiresAt": .leaf, "refundedAt": .leaf, "refundReason": .leaf,
+        ]),
         "families": .object(["organizer": .leaf, "members": .leaf]),
         "consents": .object(["user": .leaf, "document": .leaf, "version": .leaf, "action": .leaf, "date": .leaf]),
         "plans": .object([

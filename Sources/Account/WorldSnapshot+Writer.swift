@@ -155,6 +155,8 @@ extension WorldSnapshot {
             writer.field("expiresAt", purchase.expiresAt)
             writer.field("product", purchase.product)
             writer.field("purchasedAt", purchase.purchasedAt)
+            writer.field("refundReason", purchase.refundReason?.rawValue)
+            writer.field("refundedAt", purchase.refundedAt)
             writer.field("user", purchase.user)
             writer.endObject()
         }

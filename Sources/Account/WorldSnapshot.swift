@@ -2,6 +2,7 @@ import Foundation
 import TrainAuth
 import TrainCore
 import TrainSocial
+import TrainSubscription
 
 /// A whole simulated world as one JSON document, version 1: the accounts, the feed's
 /// follows, blocks, mutes, posts, likes and comments, the App Store's purchases and family
@@ -35,9 +36,9 @@ import TrainSocial
 /// with its secrets. It does not hold photos,
 /// a device's plans and their sync state (an imported world's devices download the
 /// remote's plans at their first sync), deletions in progress, the App Store's server
-/// notifications and pending purchases, nor refunds and other changes of a purchase
-/// after it was made but for its auto-renew turned off: an imported world's
-/// subscriptions renew from their purchase dates.
+/// notifications and pending purchases, nor changes of a purchase after it was made but
+/// for its auto-renew turned off and its refund: an imported world's subscriptions
+/// renew from their purchase dates.
 public struct WorldSnapshot: Hashable, Sendable {
     /// The format version this library writes and reads.
     public static let currentVersion = 1
@@ -400,9 +401,10 @@ public struct WorldSnapshot: Hashable, Sendable {
     /// A purchase in the App Store, made by an Apple ID for an app user. Left out:
     /// `appleID` is the Apple ID the user's devices use — the first device's for the
     /// user signed in on it at the import, `AppleID.standard(forUser:)` for anyone else —
-    /// `purchasedAt` is now, and `expiresAt` none. A subscription renews from
-    /// `purchasedAt` up to now — or, with `expiresAt`, its auto-renew is off and it ends
-    /// with the period that holds that date.
+    /// `purchasedAt` is now, `expiresAt` and `refundedAt` none, `refundReason` `other`. A
+    /// subscription renews from `purchasedAt` up to now — or, with `expiresAt`, its
+    /// auto-renew is off and it ends with the period that holds that date; or, with
+    /// `refundedAt`, up to its refund, which ends it.
     public struct Purchase: Codable, Hashable, Sendable {
         /// The app user it is for: it carries their app account token. None for a
         /// purchase made outside the app, untagged.
@@ -416,6 +418,11 @@ public struct WorldSnapshot: Hashable, Sendable {
         /// For a subscription whose auto-renew is off, the end of its last period: a date
         /// past expires it, one to come lets it run out then.
         public var expiresAt: Date?
+        /// When it was refunded — for a subscription, the period it was in then — which
+        /// ended access to it.
+        public var refundedAt: Date?
+        /// Why it was refunded.
+        public var refundReason: TransactionRevocationReason?
 
         /// Creates a purchase; what is left nil takes its default.
         /// - Parameters:

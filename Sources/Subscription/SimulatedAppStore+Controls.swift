@@ -358,30 +358,40 @@ extension SimulatedAppStore {
     /// - Throws: ``TrainCore/TrainErrorCode/transactionNotFound``.
     public func refund(transactionID: UInt64, reason: TransactionRevocationReason = .other) throws(SubscriptionError) {
         try mutate { state, changes, now throws(SubscriptionError) in
-            guard let entry = state.entries[transactionID] else {
-                throw SubscriptionError(.transactionNotFound, detail: "No transaction \(transactionID).")
-            }
-            guard entry.transaction.revocationDate == nil else { return }
-            update(transactionID, &state, &changes) {
-                $0.revocationDate = now
-                $0.revocationReason = reason
-            }
-            if state.refundRequests.contains(transactionID) { changes.refundRequests[transactionID] = .some(nil) }
-            var subscription = state.subscriptions[entry.transaction.originalID]
-            if var revoked = subscription, revoked.latestTransactionID == transactionID {
-                revoked.state = .revoked
-                revoked.graceEnd = nil
-                state.subscriptions[revoked.originalID] = revoked
-                changes.subscriptions.insert(revoked.originalID)
-                subscription = revoked
-            }
+            try revoke(transactionID, reason: reason, notifying: true, state: &state, changes: &changes, now: now)
+        }
+    }
+
+    /// Revokes a transaction at `now`, with what the family shared of it, telling the
+    /// server when `notifying`; one revoked already stays as it is.
+    func revoke(
+        _ transactionID: UInt64, reason: TransactionRevocationReason, notifying: Bool, state: inout State, changes: inout Changes, now: Date
+    ) throws(SubscriptionError) {
+        guard let entry = state.entries[transactionID] else {
+            throw SubscriptionError(.transactionNotFound, detail: "No transaction \(transactionID).")
+        }
+        guard entry.transaction.revocationDate == nil else { return }
+        update(transactionID, &state, &changes) {
+            $0.revocationDate = now
+            $0.revocationReason = reason
+        }
+        if state.refundRequests.contains(transactionID) { changes.refundRequests[transactionID] = .some(nil) }
+        var subscription = state.subscriptions[entry.transaction.originalID]
+        if var revoked = subscription, revoked.latestTransactionID == transactionID {
+            revoked.state = .revoked
+            revoked.graceEnd = nil
+            state.subscriptions[revoked.originalID] = revoked
+            changes.subscriptions.insert(revoked.originalID)
+            subscription = revoked
+        }
+        if notifying {
             notify(
                 .refund, transactionID: transactionID, subscription: subscription?.latestTransactionID == transactionID ? subscription : nil,
                 state: state, changes: &changes, now: now)
-            // What the family shared of it goes with it.
-            let purchase = subscription?.latestTransactionID == transactionID ? entry.transaction.originalID : transactionID
-            revokeShares(of: purchase, reason: reason, state: &state, changes: &changes, now: now)
         }
+        // What the family shared of it goes with it.
+        let purchase = subscription?.latestTransactionID == transactionID ? entry.transaction.originalID : transactionID
+        revokeShares(of: purchase, reason: reason, state: &state, changes: &changes, now: now)
     }
 
     /// The app's own transaction, as `AppTransaction.shared` reads it: the bundle ID of

@@ -5,8 +5,8 @@ import TrainCore
 import TrainSubscription
 import TrainTesting
 
-/// A subscription whose auto-renew is off in a world's snapshot: it keeps the end of
-/// its last period, so a lapsed or lapsing subscriber is a fixture too.
+/// A subscription whose auto-renew is off, and a refunded purchase, in a world's
+/// snapshot: a lapsed, lapsing or refunded subscriber is a fixture too.
 @MainActor
 @Suite(.timeLimit(.minutes(1))) struct WorldSnapshotPurchaseTests {
 
@@ -51,17 +51,66 @@ import TrainTesting
         #expect(try TrainServices.inMemory(from: lapsed, signedIn: "ada", configuration: configuration).subscriptions.currentTier == .pro)
     }
 
+    @Test("a refunded subscription exports its refund and imports to the same bytes, without access in either world")
+    func refunded() async throws {
+        let original = TrainServices.inMemory(configuration: configuration)
+        original.appleID.signIn(as: .ada)
+        let ada = try await original.auth.signInWithApple()
+        _ = try await original.subscriptions.purchase(Self.monthly)
+        clock.advance(by: .seconds(40 * 86_400))
+        let latest = try #require(try await original.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue)
+        try original.appStore.refund(transactionID: latest.id, reason: .developerIssue)
+        let snapshot = try original.exportWorld()
+        #expect(snapshot.purchases.first?.refundedAt == clock.now && snapshot.purchases.first?.refundReason == .developerIssue)
+        #expect(snapshot.purchases.first?.expiresAt == nil)
+        let first = try snapshot.encoded()
+        let imported = try TrainServices.inMemory(from: try WorldSnapshot(json: first), signedIn: ada.id, configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == first)
+        for services in [original, imported] {
+            #expect(try await services.subscriptions.currentEntitlements().isEmpty)
+            let renewed = try await services.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue
+            #expect(renewed?.revocationReason == .developerIssue, "the period it was in then is revoked")
+        }
+    }
+
+    @Test("a fixture's refunded lifetime purchase grants nothing")
+    func refundedLifetime() throws {
+        let now = clock.now
+        var world = WorldSnapshot(users: [WorldSnapshot.User(id: "ada")])
+        var purchase = WorldSnapshot.Purchase(user: "ada", product: "com.train.lifetime", purchasedAt: now.addingTimeInterval(-86_400))
+        world.purchases = [purchase]
+        #expect(try TrainServices.inMemory(from: world, signedIn: "ada", configuration: configuration).subscriptions.currentTier == .premium)
+        purchase.refundedAt = now
+        world.purchases = [purchase]
+        #expect(try TrainServices.inMemory(from: world, signedIn: "ada", configuration: configuration).subscriptions.currentTier == .free)
+    }
+
     @Test(
-        "an end given to a purchase that does not renew, or before it was bought, is a typed error naming it",
+        "an end given to a purchase that does not renew or before it was bought, a refund before it or with an end, is a typed error naming it",
         arguments: [
-            (#"{"user": "ada", "product": "com.train.lifetime", "purchasedAt": "2020-01-01T00:00:00Z", "expiresAt": "2020-02-01T00:00:00Z"}"#),
-            (#"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2020-01-01T00:00:00Z", "expiresAt": "2019-12-01T00:00:00Z"}"#),
+            (
+                #"{"user": "ada", "product": "com.train.lifetime", "purchasedAt": "2020-01-01T00:00:00Z", "expiresAt": "2020-02-01T00:00:00Z"}"#,
+                "purchases[0].expiresAt"
+            ),
+            (
+                #"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2020-01-01T00:00:00Z", "expiresAt": "2019-12-01T00:00:00Z"}"#,
+                "purchases[0].expiresAt"
+            ),
+            (
+                #"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2020-01-01T00:00:00Z", "refundedAt": "2019-12-01T00:00:00Z"}"#,
+                "purchases[0].refundedAt"
+            ),
+            (
+                #"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2020-01-01T00:00:00Z", "refundedAt": "2020-01-02T00:00:00Z", "expiresAt": "2020-03-01T00:00:00Z"}"#,
+                "purchases[0].refundedAt"
+            ),
+            (#"{"user": "ada", "product": "com.train.pro.monthly", "refundReason": "other"}"#, "purchases[0].refundReason"),
         ])
-    func refused(purchase: String) throws {
+    func refused(purchase: String, path: String) throws {
         let json = #"{"version": 1, "users": [{"id": "ada"}], "purchases": [\#(purchase)]}"#
         let error = #expect(throws: WorldSnapshotError.self) {
             _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
         }
-        #expect(error?.path == "purchases[0].expiresAt", "\(error?.detail ?? "")")
+        #expect(error?.path == path, "\(error?.detail ?? "")")
     }
 }
