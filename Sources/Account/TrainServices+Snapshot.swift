@@ -33,7 +33,7 @@ extension TrainServices {
             throw AccountError(.notSupported, detail: "The stack's plans are on the app's own remote, which it cannot read.")
         }
         let users: [UserEntity]
-        let passwords: [String: PasswordHash]
+        let passwords: [[UInt8]: PasswordHash]
         let signingKey: Data?
         let feed: SocialWorld
         let bought: [StorePurchase]
@@ -62,7 +62,7 @@ extension TrainServices {
             entry.phoneNumber = user.phoneNumber
             entry.photoURL = user.photoURL
             entry.lastSignInAt = user.lastSignInAt
-            if includingSecrets, let hash = passwords[user.id] {
+            if includingSecrets, let hash = passwords[Array(user.id.utf8)] {
                 entry.passwordHash = .init(algorithm: hash.algorithm, iterations: hash.iterations, salt: hash.salt, hash: hash.hash)
             }
             snapshot.users.append(entry)
@@ -124,7 +124,9 @@ extension TrainServices {
             entry.lastModified = plan.lastModified
             return entry
         }
-        snapshot.consents = consents.map { consent in
+        // A device keeps the consents of a user deleted on another device: theirs go.
+        let exported = Set(users.map { Array($0.id.utf8) })
+        snapshot.consents = consents.filter { exported.contains(Array($0.userID.utf8)) }.map { consent in
             WorldSnapshot.Consent(
                 user: consent.userID, document: consent.record.document, version: consent.record.version, action: consent.record.action,
                 date: consent.record.date)
@@ -308,14 +310,24 @@ extension WorldSnapshot {
 }
 
 extension TrainServices {
-    /// What moderation keeps, and the notifications, in the snapshot's terms.
+    /// What moderation keeps, and the notifications, in the snapshot's terms. A comment of
+    /// a deleted account is not in a snapshot: the reports and case of one, unless the
+    /// case keeps what it said, and the notifications it caused, are left out with it.
     fileprivate func exportFeedRecords(_ moderation: ModerationRecords, _ notifications: NotificationRecords, into snapshot: inout WorldSnapshot) {
-        snapshot.reports = moderation.reports.map { report in
+        var content = Set(
+            snapshot.posts.compactMap { $0.id.map(ReportTarget.post) } + snapshot.comments.compactMap { $0.id.map(ReportTarget.comment) })
+        for found in moderation.cases where found.removedContent != nil { content.insert(found.target) }
+        let users = Set(snapshot.users.map { Array($0.id.utf8) })
+        func held(_ target: ReportTarget) -> Bool {
+            if case .user(let userID) = target { return users.contains(Array(userID.utf8)) }
+            return content.contains(target)
+        }
+        snapshot.reports = moderation.reports.filter { held($0.target) }.map { report in
             var entry = WorldSnapshot.Report(reporter: report.reporterID, target: report.target, reason: report.reason, createdAt: report.createdAt)
             entry.details = report.details
             return entry
         }
-        snapshot.moderationCases = moderation.cases.map { found in
+        snapshot.moderationCases = moderation.cases.filter { held($0.target) }.map { found in
             var entry = WorldSnapshot.ModerationCase(target: found.target, status: found.status, openedAt: found.openedAt)
             entry.reviewedAt = found.reviewedAt
             entry.removedOwner = found.removedOwnerID
@@ -324,10 +336,14 @@ extension TrainServices {
         }
         snapshot.suspensions = moderation.suspensions.map { WorldSnapshot.Suspension(user: $0.user, date: $0.date) }
         snapshot.moderators = moderation.moderators.map { WorldSnapshot.ModeratorGrant(user: $0.user, grantedAt: $0.date) }
-        snapshot.notifications = notifications.groups.map { group in
+        snapshot.notifications = notifications.groups.compactMap { group in
+            let causes = group.causes.filter { cause in
+                users.contains(Array(cause.actor.utf8)) && (cause.commentID.map { content.contains(.comment($0)) } ?? true)
+            }
+            guard !causes.isEmpty else { return nil }
             var entry = WorldSnapshot.Notification(
                 recipient: group.recipient, kind: group.kind, post: group.postID,
-                causes: group.causes.map { .init(actor: $0.actor, comment: $0.commentID, date: $0.date) })
+                causes: causes.map { .init(actor: $0.actor, comment: $0.commentID, date: $0.date) })
             entry.updatedAt = group.updatedAt
             entry.readAt = group.readAt
             return entry

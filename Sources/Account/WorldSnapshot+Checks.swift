@@ -12,8 +12,8 @@ extension WorldSnapshot {
     /// import writes.
     struct Resolved {
         var users: [UserEntity]
-        /// The password hashes, by user ID: kept ones, and given passwords hashed.
-        var passwords: [String: TrainAuth.PasswordHash]
+        /// The password hashes, by the bytes of the user's ID: kept ones, and given passwords hashed.
+        var passwords: [[UInt8]: TrainAuth.PasswordHash]
         var signingKey: Data?
         var social: SocialWorld
         var families: [FamilyGroup]
@@ -109,7 +109,7 @@ extension WorldSnapshot {
                             detail: "At most \(Self.maximumPasswords) passwords are hashed at an import; give the others as passwordHash.")
                     }
                 }
-                resolved.passwords[user.id] = try Self.passwordHash(of: user, policy: policy, path: path)
+                resolved.passwords[Array(user.id.utf8)] = try Self.passwordHash(of: user, policy: policy, path: path)
             }
             let defaultProvider = hasPassword ? Provider(provider: .password, subject: email ?? "") : Provider(provider: .apple, subject: user.id)
             let providers = user.providers ?? [defaultProvider]

@@ -189,6 +189,9 @@ extension WorldSnapshot {
                 throw WorldSnapshotError(.duplicateID, path: path, detail: "Another case is of \(target).")
             }
         }
+        var created: [[UInt8]: Date] = [:]
+        for post in resolved.social.posts { created[Self.key(.post(post.id))] = post.createdAt }
+        for comment in resolved.social.comments { created[Self.key(.comment(comment.id))] = comment.createdAt }
         var firstReports: [[UInt8]: Date] = [:]
         var reported: Set<[UInt8]> = []
         for (index, report) in reports.enumerated() {
@@ -217,6 +220,9 @@ extension WorldSnapshot {
             if let details = report.details { try Self.checkText(details, maximum: ContentReport.maximumDetailsLength, path: "\(path).details") }
             let date = report.createdAt ?? now
             try Self.check(date, notAfter: now, path: "\(path).createdAt")
+            guard date >= created[Self.key(target)] ?? .distantPast else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).createdAt", detail: "A report comes after what it reports.")
+            }
             firstReports[Self.key(target)] = min(firstReports[Self.key(target)] ?? date, date)
             resolved.social.moderation.reports.append(
                 ContentReport(target: target, reporterID: report.reporter, reason: report.reason, details: report.details, createdAt: date))
@@ -233,17 +239,30 @@ extension WorldSnapshot {
         var hidden: Set<[UInt8]> = []
         for post in resolved.social.posts where post.isHiddenByModeration { hidden.insert(Self.key(.post(post.id))) }
         for comment in resolved.social.comments where comment.isHiddenByModeration { hidden.insert(Self.key(.comment(comment.id))) }
+        let suspended = Set(suspensions.map { Array($0.user.utf8) })
         var listed: Set<[UInt8]> = []
         for (index, found) in moderationCases.enumerated() {
             var path: String { "moderationCases[\(index)]" }
             let target = try Self.target(post: found.post, comment: found.comment, user: found.user, path: path)
             listed.insert(Self.key(target))
             let status = found.status ?? .open
+            // A case enters the queue by a report, and leaves it by a moderator's action.
+            if status == .open || status == .hidden {
+                guard firstReports[Self.key(target)] != nil else {
+                    throw WorldSnapshotError(.invalidValue, path: "\(path).status", detail: "An open or hidden case has a report of its target.")
+                }
+            } else if found.reviewedAt == nil {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).reviewedAt", detail: "A case a moderator acted on says when.")
+            }
             if case .user(let userID) = target {
                 try Self.reference(userID, in: users, path: "\(path).user")
-                guard status != .hidden, status != .takenDown else {
+                guard status != .hidden, status != .takenDown, found.removedContent == nil, found.removedOwner == nil else {
                     throw WorldSnapshotError(
-                        .invalidValue, path: "\(path).status", detail: "A user's case is not hidden or taken down; the user is suspended.")
+                        .invalidValue, path: "\(path).status", detail: "A user's case is not hidden or taken down, nor of removed content.")
+                }
+                guard (status == .suspended) == suspended.contains(Array(userID.utf8)) else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(path).status", detail: "A user's case is suspended exactly when the user is.")
                 }
             } else if owners.keys.contains(Self.key(target)) {
                 guard found.removedContent == nil, found.removedOwner == nil else {
@@ -288,6 +307,13 @@ extension WorldSnapshot {
             throw WorldSnapshotError(
                 .invalidValue, path: "comments[\(index)].isHiddenByModeration", detail: "A hidden comment has a case hidden or taken down.")
         }
+        // A suspension the document gives no case for has the one the suspension made.
+        for suspension in suspensions where listed.insert(Self.key(.user(suspension.user))).inserted {
+            let date = suspension.date ?? now
+            resolved.social.moderation.cases.append(
+                .init(
+                    target: .user(suspension.user), status: .suspended, openedAt: date, reviewedAt: date, removedOwnerID: nil, removedContent: nil))
+        }
         for report in resolved.social.moderation.reports where listed.insert(Self.key(report.target)).inserted {
             resolved.social.moderation.cases.append(
                 .init(
@@ -329,6 +355,9 @@ extension WorldSnapshot {
         for (index, entry) in moderationLog.enumerated() {
             var path: String { "moderationLog[\(index)]" }
             let target = try Self.target(post: entry.post, comment: entry.comment, user: entry.user, path: path)
+            guard entry.action.applies(to: target) else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).action", detail: "\(entry.action) is not taken on a \(target).")
+            }
             if case .user(let userID) = target, !userID.isEmpty, !Self.isUserID(userID) {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).user", detail: "A user's ID is 1 to 128 bytes without control characters.")
             }
@@ -341,9 +370,17 @@ extension WorldSnapshot {
             if let note = entry.note { try Self.checkText(note, maximum: ContentReport.maximumDetailsLength, path: "\(path).note") }
             let date = entry.date ?? now
             try Self.check(date, notAfter: now, path: "\(path).date")
-            let id = entry.id ?? Self.madeID(at: date, index: index, salt: 0x4C)
+            // Made to sort as listed: the first listed of one date is the newest.
+            let id = entry.id ?? Self.madeID(at: date, index: moderationLog.count - index, salt: 0x4C)
             guard ids.insert(id).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another entry has the ID \(id.uuidString).")
+            }
+            // Newest first, as the trail lists itself: each ID below the one before.
+            if let previous = resolved.social.moderation.log.last?.id,
+                !withUnsafeBytes(of: id.uuid, Array.init).lexicographicallyPrecedes(withUnsafeBytes(of: previous.uuid, Array.init))
+            {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).id", detail: "The trail lists the newest first: each ID is below the one before.")
             }
             resolved.social.moderation.log.append(
                 TrainSocial.ModerationLogEntry(

@@ -7,9 +7,10 @@ extension WorldSnapshot {
     /// it, the mentions of them in a post and its comments, or their follows, each a
     /// cause. A `like`, `comment` or `mention` names its `post`; a `follow` none. Left
     /// out: `updatedAt` is its newest cause's date, `readAt` none (unread). Dates are kept
-    /// to the millisecond, and may be up to a millisecond a cause of the recipient's past
-    /// the importing stack's now: the feed dates each change a millisecond after the one
-    /// before, even within one millisecond.
+    /// to the millisecond, and may be up to a second past the importing stack's now: the
+    /// feed dates each change of a user's notifications a millisecond after the one
+    /// before, even within one millisecond. Each cause is one the document holds: a like,
+    /// a follow, a comment, or a post or comment that mentions the recipient.
     public struct Notification: Codable, Hashable, Sendable {
         /// The user notified.
         public var recipient: String
@@ -85,17 +86,21 @@ extension WorldSnapshot {
         for post in resolved.social.posts { authors[post.id] = UserKey(post.userID) }
         var comments: [UUID: PostComment] = [:]
         for comment in resolved.social.comments { comments[comment.id] = comment }
-        // The feed dates each change of a recipient's notifications a millisecond after
-        // the one before, even within one millisecond: as many milliseconds past now as
-        // the recipient has causes.
-        var leeway: [UserKey: Double] = [:]
-        for notification in notifications { leeway[UserKey(notification.recipient), default: 0] += Double(notification.causes.count) / 1000 }
+        // The feed dates each change of a recipient's notifications — undone ones too — a
+        // millisecond after the one before, even within one millisecond: up to a second
+        // past now.
+        let latest = now.addingTimeInterval(Self.notificationLeeway)
+        var likes: Set<[UInt8]> = []
+        for like in resolved.social.likes { likes.insert(Array(like.user.utf8) + [0] + withUnsafeBytes(of: like.post.uuid, Array.init)) }
+        var follows: Set<[UInt8]> = []
+        for follow in resolved.social.follows { follows.insert(Array(follow.from.utf8) + [0] + Array(follow.to.utf8)) }
+        var texts: [UUID: String] = [:]
+        for post in resolved.social.posts { texts[post.id] = post.content }
         var groups: Set<[UInt8]> = []
         for (index, notification) in notifications.enumerated() {
             var path: String { "notifications[\(index)]" }
             try Self.reference(notification.recipient, in: users, path: "\(path).recipient")
             let recipient = UserKey(notification.recipient)
-            let latest = now.addingTimeInterval(leeway[recipient] ?? 0)
             switch (notification.kind, notification.post) {
             case (.follow, nil): break
             case (.follow, _?):
@@ -129,6 +134,25 @@ extension WorldSnapshot {
                     throw WorldSnapshotError(.invalidValue, path: "\(field).actor", detail: "A user is not notified of what they did.")
                 }
                 try checkCause(cause, of: notification, comments: comments, authors: authors, path: field)
+                let pair = Array(cause.actor.utf8) + [0]
+                switch notification.kind {
+                case .like:
+                    guard let post = notification.post, likes.contains(pair + withUnsafeBytes(of: post.uuid, Array.init)) else {
+                        throw WorldSnapshotError(
+                            .danglingReference, path: "\(field).actor", detail: "The document has no like of the post by the user.")
+                    }
+                case .follow:
+                    guard follows.contains(pair + Array(notification.recipient.utf8)) else {
+                        throw WorldSnapshotError(
+                            .danglingReference, path: "\(field).actor", detail: "The document has no follow of the recipient by the user.")
+                    }
+                case .mention:
+                    let text = cause.comment.flatMap { comments[$0]?.text } ?? notification.post.flatMap { texts[$0] } ?? ""
+                    guard Mention.userIDs(in: text).contains(where: { $0.utf8.elementsEqual(notification.recipient.utf8) }) else {
+                        throw WorldSnapshotError(.invalidValue, path: field, detail: "The post or comment does not mention the recipient.")
+                    }
+                case .comment: break
+                }
                 guard seen.insert(Array(cause.actor.utf8) + [0] + Array((cause.comment?.uuidString ?? "").utf8)).inserted else {
                     throw WorldSnapshotError(.duplicateID, path: field, detail: "The notification counts this cause already.")
                 }
@@ -150,7 +174,7 @@ extension WorldSnapshot {
             resolved.social.notifications.groups.append(
                 .init(
                     recipient: notification.recipient, kind: notification.kind, postID: notification.post,
-                    causes: causes.sorted { $0.date < $1.date },
+                    causes: causes.sorted(by: NotificationRecords.isOrdered),
                     updatedAt: updatedAt, readAt: readAt))
         }
         var marked: Set<UserKey> = []
@@ -160,10 +184,13 @@ extension WorldSnapshot {
                 throw WorldSnapshotError(.duplicateID, path: "notificationsSeen[\(index)].user", detail: "The user's mark is listed twice.")
             }
             let upTo = NotificationRecords.stored(mark.upTo)
-            try Self.check(upTo, notAfter: now.addingTimeInterval(leeway[UserKey(mark.user)] ?? 0), path: "notificationsSeen[\(index)].upTo")
+            try Self.check(upTo, notAfter: latest, path: "notificationsSeen[\(index)].upTo")
             resolved.social.notifications.seen.append(.init(user: mark.user, upTo: upTo))
         }
     }
+
+    /// How far past the importing stack's now a notification's date may be.
+    static let notificationLeeway: TimeInterval = 1
 
     /// Throws unless the cause's comment is one the notification's kind counts: a visible
     /// comment of the actor's on the post for a comment, or for a mention in a comment;

@@ -22,8 +22,8 @@ extension WorldSnapshot {
 
     /// A user's feed unlocked by a workout, until the start of the next day where it was
     /// done. Left out: `id` is made from `unlockDate` and the unlock's place in the list,
-    /// `unlockDate` is now, `timeZone` the importing stack's, `expiresAt` the start of the
-    /// day after `unlockDate` there, `workout` none.
+    /// `unlockDate` is now, `timeZone` the importing stack's, `workout` none. `expiresAt`,
+    /// when given, is the start of the day after `unlockDate` in `timeZone`.
     public struct Unlock: Codable, Hashable, Sendable {
         /// The user.
         public var user: String
@@ -77,18 +77,17 @@ extension WorldSnapshot {
                 }
                 zone = known
             }
+            // An unlock lasts the rest of its day where it was made, as the feed makes one.
             let expiresAt: Date
-            if let given = unlock.expiresAt {
-                expiresAt = given
-            } else {
-                do {
-                    expiresAt = try LocalSocialFeedService.startOfNextDay(after: date, in: zone)
-                } catch {
-                    throw WorldSnapshotError(.invalidValue, path: "\(path).unlockDate", detail: error.detail)
-                }
+            do {
+                expiresAt = try LocalSocialFeedService.startOfNextDay(after: date, in: zone)
+            } catch {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).unlockDate", detail: error.detail)
             }
-            guard expiresAt > date, expiresAt.timeIntervalSince1970 <= Self.latestDate else {
-                throw WorldSnapshotError(.invalidValue, path: "\(path).expiresAt", detail: "An unlock ends after it began, before the year 10000.")
+            guard unlock.expiresAt.map({ $0 == expiresAt }) ?? true, expiresAt.timeIntervalSince1970 <= Self.latestDate else {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).expiresAt",
+                    detail: "An unlock ends at the start of the next day in its time zone, before the year 10000.")
             }
             let workout = try unlock.workout.map { workout throws(WorldSnapshotError) in
                 try Self.summary(workout, of: unlock.workoutType, path: "\(path).workout")

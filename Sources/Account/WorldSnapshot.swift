@@ -403,7 +403,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     /// user signed in on it at the import, `AppleID.standard(forUser:)` for anyone else —
     /// `purchasedAt` is now, `expiresAt` and `refundedAt` none, `refundReason` `other`. A
     /// subscription renews from `purchasedAt` up to now — or, with `expiresAt`, its
-    /// auto-renew is off and it ends with the period that holds that date; or, with
+    /// auto-renew is off and it ends with the period that holds that date (or the
+    /// current one, for a date to come); or, with
     /// `refundedAt`, up to its refund, which ends it.
     public struct Purchase: Codable, Hashable, Sendable {
         /// The app user it is for: it carries their app account token. None for a
@@ -415,8 +416,9 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var product: String
         /// When it was bought.
         public var purchasedAt: Date?
-        /// For a subscription whose auto-renew is off, the end of its last period: a date
-        /// past expires it, one to come lets it run out then.
+        /// For a subscription whose auto-renew is off, when it stopped renewing: it renews
+        /// up to this date, or to now if that comes first, and ends with the period it is
+        /// in then. The export gives the end of that period.
         public var expiresAt: Date?
         /// When it was refunded — for a subscription, the period it was in then — which
         /// ended access to it.

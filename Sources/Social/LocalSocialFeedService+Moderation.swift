@@ -541,7 +541,7 @@ enum ModerationRole: Int, Comparable, CustomStringConvertible {
 
 extension ModerationAction {
     /// Whether the action can be taken on `target`.
-    func applies(to target: ReportTarget) -> Bool {
+    package func applies(to target: ReportTarget) -> Bool {
         switch self {
         case .takeDown, .restore: target.isContent
         case .suspend, .unsuspend, .grantModerator, .revokeModerator: !target.isContent

@@ -54,6 +54,14 @@ package struct NotificationRecords: Hashable, Sendable {
 
     package init() {}
 
+    /// Whether `lhs` comes before `rhs` among a notification's causes: by date, then by
+    /// the actor's and the comment's bytes, so the order is the same on every export.
+    package static func isOrdered(_ lhs: Cause, _ rhs: Cause) -> Bool {
+        if lhs.date != rhs.date { return lhs.date < rhs.date }
+        if !lhs.actor.utf8.elementsEqual(rhs.actor.utf8) { return lhs.actor.utf8.lexicographicallyPrecedes(rhs.actor.utf8) }
+        return (lhs.commentID?.uuidString ?? "") < (rhs.commentID?.uuidString ?? "")
+    }
+
     /// A date as a notification keeps it: to the millisecond, rounded down.
     package static func stored(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
@@ -80,7 +88,8 @@ extension LocalSocialFeedService {
             }
             exported.groups.append(
                 .init(
-                    recipient: recipient, kind: entry.value.kind, postID: entry.value.postID, causes: causes.sorted { $0.date < $1.date },
+                    recipient: recipient, kind: entry.value.kind, postID: entry.value.postID,
+                    causes: causes.sorted(by: NotificationRecords.isOrdered),
                     updatedAt: entry.value.updatedAt, readAt: entry.value.readAt))
         }
         exported.seen = try records.entries(in: SocialRecords.notificationsSeen).compactMap { entry in

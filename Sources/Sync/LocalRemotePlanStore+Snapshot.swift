@@ -39,17 +39,18 @@ extension LocalRemotePlanStore {
     ///   write throws.
     package func insert(_ plans: [TrainingPlan]) throws(RemoteStoreError) {
         var sequence: UInt64 = 0
-        var byUser: [String: [TrainingPlan]] = [:]
+        // By the IDs' bytes, as the remote tells users apart: "é" and "e\u{301}" are two.
+        var byUser: [[UInt8]: [TrainingPlan]] = [:]
         var order: [String] = []
         for plan in plans {
-            if byUser[plan.userID] == nil { order.append(plan.userID) }
-            byUser[plan.userID, default: []].append(plan)
+            if byUser[Array(plan.userID.utf8)] == nil { order.append(plan.userID) }
+            byUser[Array(plan.userID.utf8), default: []].append(plan)
         }
         for userID in order {
             let scope = RemoteScope(userID: userID, collection: TrainingPlan.recordType)
             var batch: [RemoteMutation] = []
             var bytes = 0
-            for plan in byUser[userID] ?? [] {
+            for plan in byUser[Array(userID.utf8)] ?? [] {
                 sequence += 1
                 let stamp = HybridTimestamp(milliseconds: HybridClock.milliseconds(plan.lastModified) ?? 0, counter: 0, replicaID: Self.importReplica)
                 let document: Data

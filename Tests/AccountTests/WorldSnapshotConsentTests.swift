@@ -36,6 +36,23 @@ import TrainTesting
         #expect(try TrainServices.files(in: directory, from: snapshot, configuration: configuration).exportWorld().encoded() == first)
     }
 
+    @Test("the consents a device keeps of a user deleted on another device are left out, and the export imports")
+    func deletedElsewhere() async throws {
+        let json = #"""
+            {"version": 1, "users": [{"id": "ada", "email": "ada@example.com", "providers": [{"provider": "emailCode", "subject": "ada@example.com"}]},
+                                     {"id": "grace"}]}
+            """#
+        let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), signedIn: "ada", configuration: configuration)
+        try await services.account.accept(.terms, version: 3)
+        try await services.auth.signOut()
+        let tablet = try services.makeDevice(for: "ada")
+        try await tablet.account.deleteAccount(of: "ada")
+        _ = try await tablet.account.deletionCompletion(of: "ada")
+        let snapshot = try services.exportWorld()
+        #expect(snapshot.users.map(\.id) == ["grace"] && snapshot.consents.isEmpty)
+        #expect(try TrainServices.inMemory(from: snapshot, configuration: configuration).exportWorld().encoded() == snapshot.encoded())
+    }
+
     @Test("a consent left at its defaults is an acceptance of the version in force, now")
     func defaults() throws {
         let json = #"{"version": 1, "users": [{"id": "ada"}], "consents": [{"user": "ada", "document": "terms"}]}"#

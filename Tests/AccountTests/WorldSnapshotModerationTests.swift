@@ -20,7 +20,9 @@ import TrainTesting
 
     /// Root is an admin; Eve posted spam and a run, which Grace commented on.
     static let people = #"""
-        {"version": 1, "users": [{"id": "root"}, {"id": "grace"}, {"id": "linus"}, {"id": "eve"}],
+        {"version": 1,
+         "users": [{"id": "root"}, {"id": "grace", "email": "grace@example.com", "providers": [{"provider": "emailCode", "subject": "grace@example.com"}]},
+                   {"id": "linus"}, {"id": "eve"}],
          "posts": [{"id": "\#(spam)", "author": "eve", "content": "Buy followers"}, {"id": "\#(run)", "author": "eve", "content": "Morning run"}],
          "comments": [{"id": "\#(nice)", "post": "\#(run)", "author": "grace", "text": "Nice"}]}
         """#
@@ -80,11 +82,25 @@ import TrainTesting
         #expect(a == b)
     }
 
+    @Test("a reported comment whose author deleted their account leaves the export with its report and case, and the export imports")
+    func deletedAuthor() async throws {
+        let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(Self.people.utf8)), configuration: configuration)
+        let grace = try services.makeDevice(for: "grace")
+        let eve = try services.makeDevice(for: "eve")
+        try await eve.social.report(.comment(Self.nice), reason: .harassment, details: nil)
+        try await grace.account.deleteAccount(of: "grace")
+        _ = try await grace.account.deletionCompletion(of: "grace")
+        let snapshot = try services.exportWorld()
+        #expect(snapshot.comments.isEmpty && snapshot.reports.isEmpty && snapshot.moderationCases.isEmpty)
+        let first = try snapshot.encoded()
+        #expect(try TrainServices.inMemory(from: try WorldSnapshot(json: first), configuration: configuration).exportWorld().encoded() == first)
+    }
+
     @Test("a report a fixture gives no case opens one at the report, in the moderators' queue")
     func reportOpensCase() async throws {
         let json = #"""
             {"version": 1, "users": [{"id": "root"}, {"id": "grace"}, {"id": "eve"}],
-             "posts": [{"id": "\#(Self.spam)", "author": "eve", "content": "Buy followers"}],
+             "posts": [{"id": "\#(Self.spam)", "author": "eve", "content": "Buy followers", "createdAt": "2019-12-31T00:00:00Z"}],
              "reports": [{"reporter": "grace", "post": "\#(Self.spam)", "reason": "spam", "createdAt": "2020-01-01T00:00:00Z"}]}
             """#
         let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), signedIn: "root", configuration: configuration)
@@ -105,9 +121,32 @@ import TrainTesting
                 "reports[1]"
             ),
             (#""reports": [{"reporter": "grace", "user": "eve", "reason": "spam", "details": "a\u0007b"}]"#, "reports[0].details"),
-            (#""moderationCases": [{"post": "\#(spam)", "status": "takenDown"}]"#, "moderationCases[0].status"),
-            (#""moderationCases": [{"post": "\#(nice)", "status": "open"}]"#, "moderationCases[0]"),
-            (#""moderationCases": [{"user": "eve"}, {"user": "eve"}]"#, "moderationCases[1]"),
+            (#""moderationCases": [{"post": "\#(spam)", "status": "takenDown", "reviewedAt": "2020-01-01T00:00:00Z"}]"#, "moderationCases[0].status"),
+            (#""moderationCases": [{"post": "\#(spam)", "status": "dismissed"}]"#, "moderationCases[0].reviewedAt"),
+            (#""moderationCases": [{"post": "\#(spam)", "status": "open"}]"#, "moderationCases[0].status"),
+            (#""moderationCases": [{"post": "\#(nice)", "status": "takenDown", "reviewedAt": "2020-01-01T00:00:00Z"}]"#, "moderationCases[0]"),
+            (
+                #""moderationCases": [{"user": "eve", "status": "dismissed", "reviewedAt": "2020-01-01T00:00:00Z", "removedContent": "x"}]"#,
+                "moderationCases[0].status"
+            ),
+            (#""moderationCases": [{"user": "eve", "status": "suspended", "reviewedAt": "2020-01-01T00:00:00Z"}]"#, "moderationCases[0].status"),
+            (
+                #""suspensions": [{"user": "eve"}], "moderationCases": [{"user": "eve", "status": "restored", "reviewedAt": "2020-01-01T00:00:00Z"}]"#,
+                "moderationCases[0].status"
+            ),
+            (
+                #""reports": [{"reporter": "grace", "post": "\#(spam)", "reason": "spam", "createdAt": "2000-01-01T00:00:00Z"}]"#,
+                "reports[0].createdAt"
+            ),
+            (#""moderationLog": [{"action": "takeDown", "user": "eve"}]"#, "moderationLog[0].action"),
+            (
+                #""moderationLog": [{"action": "suspend", "user": "eve", "date": "2020-01-01T00:00:00Z"}, {"action": "unsuspend", "user": "eve", "date": "2020-02-01T00:00:00Z"}]"#,
+                "moderationLog[1].id"
+            ),
+            (
+                #""reports": [{"reporter": "grace", "user": "eve", "reason": "spam"}], "moderationCases": [{"user": "eve"}, {"user": "eve"}]"#,
+                "moderationCases[1]"
+            ),
             (#""moderationCases": [{"user": "eve", "status": "hidden"}]"#, "moderationCases[0].status"),
             (#""suspensions": [{"user": "bob"}]"#, "suspensions[0].user"),
             (#""moderators": [{"user": "grace"}, {"user": "grace"}]"#, "moderators[1].user"),

@@ -72,6 +72,7 @@ import TrainTesting
         let json = #"""
             {"version": 1, "users": [{"id": "grace"}, {"id": "ada"}, {"id": "linus"}],
              "posts": [{"id": "\#(Self.post)", "author": "grace", "content": "Intervals"}],
+             "likes": [{"user": "ada", "post": "\#(Self.post)"}, {"user": "linus", "post": "\#(Self.post)"}],
              "notifications": [{"recipient": "grace", "kind": "like", "post": "\#(Self.post)",
                                 "causes": [{"actor": "ada", "date": "2020-01-01T00:00:00Z"}, {"actor": "linus", "date": "2020-01-02T00:00:00Z"}]}]}
             """#
@@ -109,11 +110,20 @@ import TrainTesting
                 "notifications[0].readAt"
             ),
             (#"{"recipient": "ada", "kind": "mention", "post": "\#(post)", "causes": [{"actor": "linus"}]}"#, "notifications[0].causes[0].actor"),
+            (#"{"recipient": "grace", "kind": "like", "post": "\#(post)", "causes": [{"actor": "linus"}]}"#, "notifications[0].causes[0].actor"),
+            (#"{"recipient": "linus", "kind": "follow", "causes": [{"actor": "ada"}]}"#, "notifications[0].causes[0].actor"),
+            (#"{"recipient": "ada", "kind": "mention", "post": "\#(post)", "causes": [{"actor": "grace"}]}"#, "notifications[0].causes[0]"),
+            (
+                #"{"recipient": "grace", "kind": "follow", "causes": [{"actor": "ada"}], "updatedAt": "2999-01-01T00:00:00Z"}"#,
+                "notifications[0].updatedAt"
+            ),
         ])
     func refused(notification: String, path: String) throws {
         let json = #"""
             {"version": 1, "users": [{"id": "grace"}, {"id": "ada"}, {"id": "linus"}],
-             "posts": [{"id": "\#(Self.post)", "author": "grace", "content": "Intervals"}], "notifications": [\#(notification)]}
+             "posts": [{"id": "\#(Self.post)", "author": "grace", "content": "Intervals"}],
+             "likes": [{"user": "ada", "post": "\#(Self.post)"}], "follows": [{"follower": "ada", "followee": "grace"}],
+             "notifications": [\#(notification)]}
             """#
         let error = #expect(throws: WorldSnapshotError.self) {
             _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)

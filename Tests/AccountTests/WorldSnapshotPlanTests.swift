@@ -36,6 +36,25 @@ import TrainTesting
         #expect(try services.plans.status(ofPlan: plan.id) == .synced)
     }
 
+    @Test("two users whose IDs only look alike each keep their own plan on the remote")
+    func lookAlikeUsers() async throws {
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        var world = WorldSnapshot(users: [WorldSnapshot.User(id: composed), WorldSnapshot.User(id: decomposed)])
+        let day = clock.now
+        world.plans = [
+            WorldSnapshot.Plan(user: composed, name: "Composed", startDate: day, endDate: day),
+            WorldSnapshot.Plan(user: decomposed, name: "Decomposed", startDate: day, endDate: day),
+        ]
+        let services = try TrainServices.inMemory(from: world, configuration: configuration)
+        for (user, name) in [(composed, "Composed"), (decomposed, "Decomposed")] {
+            let device = try services.makeDevice(for: user)
+            try await device.plans.sync()
+            #expect(try device.plans.plans().map(\.name) == [name])
+        }
+        #expect(try services.exportWorld().plans.map(\.name).sorted() == ["Composed", "Decomposed"])
+    }
+
     @Test("an edit made after the import wins over the imported plan on the user's other device, and the next export holds it")
     func laterEditWins() async throws {
         let services = try TrainServices.inMemory(

@@ -58,6 +58,7 @@ import TrainTesting
                 "unlocks[0].expiresAt"
             ),
             (#""unlocks": [{"user": "ada", "workoutType": "run", "workout": {"duration": -1}}]"#, "unlocks[0].workout"),
+            (#""unlocks": [{"user": "ada", "workoutType": "run", "expiresAt": "9999-01-01T00:00:00Z"}]"#, "unlocks[0].expiresAt"),
             (#""posts": [{"author": "ada", "content": "x", "workout": {"duration": 60, "distance": 1e300}}]"#, "posts[0].workout"),
         ])
     func refused(fields: String, path: String) throws {
