@@ -253,7 +253,7 @@ extension TrainServices {
                 resolved.users.filter { user in !(signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false) }, passwords: resolved.passwords,
                 signingKey: resolved.signingKey, into: accounts)
             try social.importWorld(resolved.social, users: resolved.users)
-            try account.insert(consents: resolved.consents)
+            if !resolved.consents.isEmpty { try account.insert(consents: resolved.consents) }
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
         }

@@ -82,6 +82,10 @@ extension WorldSnapshot {
     /// The notifications, each one the feed would have made: a cause of a user's for a
     /// post, comment or follow the document holds. The posts and comments are resolved first.
     func resolveNotifications(users: Set<UserKey>, now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) {
+        try resolveNotificationsSeen(users: users, now: now, into: &resolved)
+        // The posts, comments and relations the causes refer to, made only for a document
+        // with notifications.
+        guard !notifications.isEmpty else { return }
         var authors: [UUID: UserKey] = [:]
         for post in resolved.social.posts { authors[post.id] = UserKey(post.userID) }
         var comments: [UUID: PostComment] = [:]
@@ -177,6 +181,12 @@ extension WorldSnapshot {
                     causes: causes.sorted(by: NotificationRecords.isOrdered),
                     updatedAt: updatedAt, readAt: readAt))
         }
+
+    }
+
+    /// How far each user has seen their notifications: users of the document, each once.
+    private func resolveNotificationsSeen(users: Set<UserKey>, now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) {
+        let latest = now.addingTimeInterval(Self.notificationLeeway)
         var marked: Set<UserKey> = []
         for (index, mark) in notificationsSeen.enumerated() {
             try Self.reference(mark.user, in: users, path: "notificationsSeen[\(index)].user")
