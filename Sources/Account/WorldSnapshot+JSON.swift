@@ -6,7 +6,7 @@ import TrainCore
 /// one (`2026-01-01T08:30:00Z`, `2026-01-01T08:30:00.25Z`), in the proleptic Gregorian
 /// calendar as ISO 8601 has it, years 1 to 9999. Reading accepts the same,
 /// and refuses a key the format does not have, so a misspelt field in a hand-written
-/// fixture is an error rather than a default.
+/// fixture is an error rather than a default, and a key an object gives twice.
 extension WorldSnapshot {
     /// Reads a document.
     /// - Parameter json: The document's bytes, at most ``maximumSize``.
@@ -23,8 +23,8 @@ extension WorldSnapshot {
             throw WorldSnapshotError(.unreadable, path: "", detail: "The document is not JSON.")
         }
         try Self.checkKeys(of: tree, against: Self.fields, at: "")
-        // The tree checked is the tree decoded: a key given twice keeps one value in the
-        // tree, which the bytes read again would not promise.
+        try Self.checkNoKeyTwice(in: json)
+        // The tree checked is the tree decoded.
         let checked: Data
         do {
             checked = try JSONSerialization.data(withJSONObject: tree, options: [.fragmentsAllowed])
@@ -243,6 +243,79 @@ extension WorldSnapshot {
             }
             if let element = object[key] { try checkKeys(of: element, against: child, at: inner) }
         }
+    }
+
+    /// Throws `unreadable` at the first object that gives a key twice: the parser keeps
+    /// one of the two values, and which one is not promised. `json` is JSON already.
+    private static func checkNoKeyTwice(in json: Data) throws(WorldSnapshotError) {
+        /// An open object, with its keys so far and whether a key comes next, or an open
+        /// list with its element's index.
+        struct Level {
+            var isObject: Bool
+            var keys: [[UInt8]] = []
+            var awaitsKey = false
+            var index = 0
+        }
+        var levels: [Level] = []
+        var duplicate: (levels: [Level], key: [UInt8])?
+        json.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var position = 0
+            while position < bytes.count, duplicate == nil {
+                let byte = bytes[position]
+                switch byte {
+                case UInt8(ascii: "{"):
+                    levels.append(Level(isObject: true, awaitsKey: true))
+                case UInt8(ascii: "["):
+                    levels.append(Level(isObject: false))
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    _ = levels.popLast()
+                case UInt8(ascii: ","):
+                    if let last = levels.indices.last {
+                        if levels[last].isObject { levels[last].awaitsKey = true } else { levels[last].index += 1 }
+                    }
+                case UInt8(ascii: "\""):
+                    let start = position + 1
+                    var escaped = false
+                    position += 1
+                    while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
+                        if bytes[position] == UInt8(ascii: "\\") {
+                            escaped = true
+                            position += 1
+                        }
+                        position += 1
+                    }
+                    if let last = levels.indices.last, levels[last].isObject, levels[last].awaitsKey {
+                        levels[last].awaitsKey = false
+                        var key = Array(bytes[start..<min(position, bytes.count)])
+                        if escaped, let text = try? JSONSerialization.jsonObject(with: Data([34] + key + [34]), options: .fragmentsAllowed) as? String
+                        {
+                            key = Array(text.utf8)
+                        }
+                        if levels[last].keys.contains(key) {
+                            duplicate = (levels, key)
+                        } else {
+                            levels[last].keys.append(key)
+                        }
+                    }
+                default:
+                    break
+                }
+                position += 1
+            }
+        }
+        guard let (open, key) = duplicate else { return }
+        var path = ""
+        for (depth, level) in open.enumerated() {
+            let isLast = depth == open.count - 1
+            if level.isObject {
+                let name = String(decoding: isLast ? key : level.keys.last ?? [], as: UTF8.self)
+                path += path.isEmpty ? name : ".\(name)"
+            } else {
+                path += "[\(level.index)]"
+            }
+        }
+        throw WorldSnapshotError(.unreadable, path: path, detail: "The object gives the key twice.")
     }
 
     /// A decoding error as `unreadable`, with its path in the document's notation.

@@ -120,6 +120,13 @@ import TrainTesting
                 #"{"version": 1, "families": [{"organizer": "a@x.com", "members": ["b@x.com", "c@x.com", "d@x.com", "e@x.com", "f@x.com", "g@x.com"]}]}"#,
                 .invalidValue, "families[0].members"
             ),
+            (#"{"version": 1, "version": 1}"#, .unreadable, "version"),
+            (#"{"version": 1, "users": [{"id": "a"}, {"id": "ada", "displayName": "Ada", "id": "bob"}]}"#, .unreadable, "users[1].id"),
+            (#"{"version": 1, "users": [{"id": "ada", "\u0069d": "bob"}]}"#, .unreadable, "users[0].id"),
+            (
+                #"{"version": 1, "users": [{"id": "a"}], "posts": [{"author": "a", "content": "x, \"id\": y", "workout": {"duration": 1, "duration": 2}}]}"#,
+                .unreadable, "posts[0].workout.duration"
+            ),
         ])
     func refused(json: String, code: WorldSnapshotError.Code, path: String) {
         let error = failure(json)
