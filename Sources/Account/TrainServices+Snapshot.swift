@@ -314,9 +314,14 @@ extension TrainServices {
     /// a deleted account is not in a snapshot: the reports and case of one, unless the
     /// case keeps what it said, and the notifications it caused, are left out with it.
     fileprivate func exportFeedRecords(_ moderation: ModerationRecords, _ notifications: NotificationRecords, into snapshot: inout WorldSnapshot) {
-        var content = Set(
-            snapshot.posts.compactMap { $0.id.map(ReportTarget.post) } + snapshot.comments.compactMap { $0.id.map(ReportTarget.comment) })
-        for found in moderation.cases where found.removedContent != nil { content.insert(found.target) }
+        // The posts and comments held, made only for a world with moderation or notifications:
+        // an export of 100k posts and neither spends nothing on them.
+        var content: Set<ReportTarget> = []
+        if !moderation.reports.isEmpty || !moderation.cases.isEmpty || !notifications.groups.isEmpty {
+            content = Set(
+                snapshot.posts.compactMap { $0.id.map(ReportTarget.post) } + snapshot.comments.compactMap { $0.id.map(ReportTarget.comment) })
+            for found in moderation.cases where found.removedContent != nil { content.insert(found.target) }
+        }
         let users = Set(snapshot.users.map { Array($0.id.utf8) })
         func held(_ target: ReportTarget) -> Bool {
             if case .user(let userID) = target { return users.contains(Array(userID.utf8)) }

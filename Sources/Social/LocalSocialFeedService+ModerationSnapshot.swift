@@ -4,17 +4,23 @@ import TrainCore
 /// What moderation keeps, as a world's snapshot reads and writes it: the reports, the
 /// cases, the suspensions, the moderators an admin made and the audit trail.
 package struct ModerationRecords: Hashable, Sendable {
-    /// A reported or moderated target's case.
-    package struct Case: Hashable, Sendable {
+    /// A reported or moderated target's case, as the feed stores it: its counts are read
+    /// from the reports of its target, its content from the target.
+    package struct Case: Codable, Hashable, Sendable {
         package var target: ReportTarget
         package var status: ModerationStatus
+        /// When it entered the queue: its place there.
         package var openedAt: Date
+        /// When a moderator last acted on it: from then on reports alone no longer hide it.
         package var reviewedAt: Date?
+        /// Whose its content was and what it said, once that content was deleted while
+        /// the case waited: deleting reported content does not escape moderation.
         package var removedOwnerID: String?
         package var removedContent: String?
 
         package init(
-            target: ReportTarget, status: ModerationStatus, openedAt: Date, reviewedAt: Date?, removedOwnerID: String?, removedContent: String?
+            target: ReportTarget, status: ModerationStatus, openedAt: Date, reviewedAt: Date?, removedOwnerID: String? = nil,
+            removedContent: String? = nil
         ) {
             self.target = target
             self.status = status
@@ -51,11 +57,7 @@ extension LocalSocialFeedService {
     func exportModeration(in records: RecordReader) throws -> ModerationRecords {
         var moderation = ModerationRecords()
         moderation.reports = try records.values(in: SocialRecords.reports)
-        moderation.cases = try records.values(in: SocialRecords.cases).map { stored in
-            ModerationRecords.Case(
-                target: stored.target, status: stored.status, openedAt: stored.openedAt, reviewedAt: stored.reviewedAt,
-                removedOwnerID: stored.removedOwnerID, removedContent: stored.removedContent)
-        }
+        moderation.cases = try records.values(in: SocialRecords.cases)
         moderation.suspensions = try records.entries(in: SocialRecords.suspensions).map { .init(user: $0.key, date: $0.value) }
         moderation.moderators = try records.entries(in: SocialRecords.moderatorGrants).map { .init(user: $0.key, date: $0.value) }
         moderation.log = try records.values(in: SocialRecords.moderationLog)
@@ -72,10 +74,7 @@ extension LocalSocialFeedService {
                 Data(report.reason.rawValue.utf8), forKey: SocialRecords.key(components + [.string(report.reporterID)]), in: SocialRecords.reportsOf)
         }
         for found in moderation.cases {
-            let stored = SocialRecords.StoredCase(
-                target: found.target, status: found.status, openedAt: found.openedAt, reviewedAt: found.reviewedAt,
-                removedOwnerID: found.removedOwnerID, removedContent: found.removedContent)
-            try records.put(stored, forKey: SocialRecords.key(SocialRecords.components(found.target)), in: SocialRecords.cases)
+            try records.put(found, forKey: SocialRecords.key(SocialRecords.components(found.target)), in: SocialRecords.cases)
             if found.status == .open || found.status == .hidden { try enqueue(found.target, openedAt: found.openedAt, in: records) }
         }
         for suspension in moderation.suspensions { try records.put(suspension.date, forKey: suspension.user, in: SocialRecords.suspensions) }

@@ -264,19 +264,8 @@ enum SocialRecords {
         var longestLifetime: TimeInterval = 0
     }
 
-    /// A case as stored: its counts are read from ``reportsOf``, its content from the target.
-    struct StoredCase: Codable, Hashable, Sendable {
-        var target: ReportTarget
-        var status: ModerationStatus
-        /// When it entered the queue: its place there.
-        var openedAt: Date
-        /// When a moderator last acted on it: from then on reports alone no longer hide it.
-        var reviewedAt: Date?
-        /// Whose its content was and what it said, once that content was deleted while
-        /// the case waited: deleting reported content does not escape moderation.
-        var removedOwnerID: String?
-        var removedContent: String?
-    }
+    /// A case as stored, and as a world's snapshot carries it.
+    typealias StoredCase = ModerationRecords.Case
 
     /// A notification as stored: its count is of the users it names, left-out users included.
     struct StoredNotification: Codable, Hashable, Sendable {

@@ -35,7 +35,6 @@ package struct StorePurchase: Hashable, Sendable {
         self.expiresAt = expiresAt
         self.refund = refund
     }
-
 }
 
 extension SimulatedAppStore {

@@ -60,7 +60,7 @@ extension LocalRemotePlanStore {
                     throw RemoteStoreError(.invalidRequest, detail: "The plan \(plan.id.uuidString) cannot be written: \(error.detail)")
                 }
                 if batch.count == configuration.maximumBatchCount || bytes + document.count > configuration.maximumBatchBytes {
-                    try write(batch, in: scope)
+                    try writeImported(batch, in: scope)
                     batch = []
                     bytes = 0
                 }
@@ -70,12 +70,12 @@ extension LocalRemotePlanStore {
                         document: document))
                 bytes += document.count
             }
-            try write(batch, in: scope)
+            try writeImported(batch, in: scope)
         }
     }
 
     /// Writes one batch of imported plans, each of which the remote must apply.
-    private func write(_ batch: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) {
+    private func writeImported(_ batch: [RemoteMutation], in scope: RemoteScope) throws(RemoteStoreError) {
         guard !batch.isEmpty else { return }
         let response = try writeNow(batch, in: scope)
         for (mutation, result) in zip(batch, response.results) {
