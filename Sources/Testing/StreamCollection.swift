@@ -4,6 +4,10 @@ import TrainCore
 /// satisfies a condition, with a watchdog of real time so that code that never
 /// sends fails the test instead of hanging it.
 ///
+/// The watchdog is 30 seconds unless a call gives another: a value that comes late
+/// on a loaded machine (a CI runner, the thread sanitizer) still counts. Where the
+/// test is that a value does not come, give a short `limit`.
+///
 /// ```swift
 /// let tiers = subscriptions.tierChanges()
 /// try await subscriptions.purchase("com.train.pro.monthly")
@@ -17,7 +21,7 @@ extension AsyncStream where Element: Sendable {
     ///   - count: How many values to take.
     ///   - limit: The watchdog: how long to wait at most, in real time.
     /// - Returns: The values, in order.
-    public func collect(_ count: Int, within limit: Duration = .seconds(5)) async -> [Element] {
+    public func collect(_ count: Int, within limit: Duration = .seconds(30)) async -> [Element] {
         guard count > 0 else { return [] }
         let values = Locked<[Element]>([])
         _ = await withWatchdog(limit, default: ()) {
@@ -38,7 +42,7 @@ extension AsyncStream where Element: Sendable {
     ///   - condition: What the value must satisfy.
     ///   - limit: The watchdog: how long to wait at most, in real time.
     /// - Returns: The value, or nil.
-    public func firstValue(where condition: @escaping @Sendable (Element) -> Bool, within limit: Duration = .seconds(5)) async -> Element? {
+    public func firstValue(where condition: @escaping @Sendable (Element) -> Bool, within limit: Duration = .seconds(30)) async -> Element? {
         await withWatchdog(limit, default: nil) {
             for await value in self where condition(value) { return value }
             return nil

@@ -61,7 +61,7 @@ public enum AccountServiceContract {
             let report = try await service.deletionCompletion(of: userID)
             try check.expect(report.userID == userID, "the report names the user")
             let steps = AccountDeletionStep.allCases
-            let events = await progress.collect(steps.count * 2)
+            let events = await progress.collect(steps.count * 2, within: Expectations.streamWait)
             try check.expect(events.map(\.step) == steps.flatMap { [$0, $0] }, "each step is reported twice, in order: got \(events.map(\.step))")
             try check.expect(events.last?.phase == .finished && events.last?.fractionCompleted == 1, "the last event finishes the last step")
             try check.expect(try service.pendingDeletion(of: userID) == nil, "nothing is pending afterwards")

@@ -114,14 +114,14 @@ public enum AuthServiceContract {
                 let user = try await auth.createUser(email: ada.email, password: ada.password)
                 try check.expect(auth.currentUser?.id == user.id, "currentUser is the new account")
                 try check.expect(user.email == ada.email, "the account keeps its email")
-                let states = await auth.authStateChanges().collect(1)
+                let states = await auth.authStateChanges().collect(1, within: Expectations.streamWait)
                 try check.expect(states.first??.id == user.id, "the stream's first value is the current user")
             },
             AuthContractCheck("sign-out clears the user and emits nil exactly once", covers: AuthSession.self) { environment, check in
                 let auth = try await environment.makeService()
                 let ada = try await auth.createUser(email: ada.email, password: ada.password)
                 let stream = auth.authStateChanges()
-                let watched = Task { await stream.collect(3) }
+                let watched = Task { await stream.collect(3, within: Expectations.streamWait) }
                 try await auth.signOut()
                 try await auth.signOut()
                 let grace = try await auth.createUser(email: grace.email, password: grace.password)
@@ -194,7 +194,7 @@ public enum AuthServiceContract {
                 let auth = try await environment.makeService()
                 let user = try await auth.createUser(email: ada.email, password: ada.password)
                 let stream = auth.authStateChanges()
-                let watched = Task { await stream.collect(3) }
+                let watched = Task { await stream.collect(3, within: Expectations.streamWait) }
                 let receipt = try await auth.deleteAccount()
                 try check.expect(receipt.userID == user.id, "the receipt names the deleted account")
                 let next = try await auth.createUser(email: grace.email, password: grace.password)
@@ -348,7 +348,7 @@ public enum AuthServiceContract {
             let auth = try await environment.makeService()
             _ = try await auth.createUser(email: ada.email, password: ada.password)
             let changes = auth.userChanges()
-            let watched = Task { await changes.collect(2) }
+            let watched = Task { await changes.collect(2, within: Expectations.streamWait) }
             let photo = URL(string: "https://media.example.com/ada.jpg")
             let user = try await auth.updateProfile(displayName: "  Ada Lovelace ", photoURL: photo)
             try check.expect(user.displayName == "Ada Lovelace" && user.photoURL == photo, "the name is trimmed and the photo kept")

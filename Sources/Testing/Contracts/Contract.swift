@@ -94,6 +94,10 @@ public struct ContractCheck<Environment: Sendable>: Sendable, CustomStringConver
 struct Expectations: Sendable {
     let check: String
 
+    /// How long, in real time, a check waits for a stream's value before it judges
+    /// that the value never comes.
+    static let streamWait: Duration = .seconds(5)
+
     func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw ContractViolation(check: check, message: message()) }
     }

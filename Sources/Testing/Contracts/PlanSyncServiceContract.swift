@@ -231,17 +231,20 @@ public enum PlanSyncServiceContract {
             for device in devices { try await device.signIn("contract-ada") }
             var first = try await devices[0].service.createPlan(plan("First"))
             let updates = devices[0].service.planUpdates()
-            try check.expect(await updates.firstValue(where: { $0.map(\.name) == ["First"] }) != nil, "the plans now")
+            try check.expect(
+                await updates.firstValue(where: { $0.map(\.name) == ["First"] }, within: Expectations.streamWait) != nil, "the plans now")
             first.name = "Renamed"
             _ = try await devices[0].service.updatePlan(first)
-            try check.expect(await updates.firstValue(where: { $0.map(\.name) == ["Renamed"] }) != nil, "the plans after an edit")
+            try check.expect(
+                await updates.firstValue(where: { $0.map(\.name) == ["Renamed"] }, within: Expectations.streamWait) != nil, "the plans after an edit")
             try await devices[0].service.sync()
             _ = try await devices[1].service.sync()
             _ = try await devices[1].service.createPlan(plan("Elsewhere"))
             try await devices[1].service.sync()
             try await devices[0].service.sync()
             try check.expect(
-                await updates.firstValue(where: { Set($0.map(\.name)) == ["Renamed", "Elsewhere"] }) != nil, "the plans after a download")
+                await updates.firstValue(where: { Set($0.map(\.name)) == ["Renamed", "Elsewhere"] }, within: Expectations.streamWait) != nil,
+                "the plans after a download")
         },
         PlanSyncContractCheck(
             "deleting the user's plan data removes their plans here and on the remote, so another device has none after a sync",

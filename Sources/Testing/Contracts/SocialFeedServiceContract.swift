@@ -434,7 +434,7 @@ public enum SocialFeedServiceContract {
             var posts: [PostEntity] = []
             for number in 0..<25 { posts.append(try await session.service.createPost(content: "run \(number)", workoutType: .run)) }
             let updates = session.service.notificationUpdates()
-            _ = await updates.collect(1)
+            _ = await updates.collect(1, within: Expectations.streamWait)
             try await session.signIn("bob")
             for post in posts { try await session.service.like(post.id) }
             try await session.signIn("ada")

@@ -268,7 +268,7 @@ public enum SubscriptionServiceContract {
             let service = try await environment.makeService(appAccountToken: ada)
             let tiers = service.tierChanges()
             guard let product = try await entryProduct(of: service) else { return }
-            let watched = Task { await tiers.collect(2) }
+            let watched = Task { await tiers.collect(2, within: Expectations.streamWait) }
             _ = try await service.purchase(product.id)
             let values = await watched.value
             try check.expect(values.first == .free, "the stream starts with the current tier")
@@ -283,7 +283,7 @@ public enum SubscriptionServiceContract {
                 throw ContractViolation(check: check.check, message: "the purchase did not succeed")
             }
             for listener in 1...2 {
-                let delivered = await service.transactionUpdates().collect(1)
+                let delivered = await service.transactionUpdates().collect(1, within: Expectations.streamWait)
                 try check.expect(
                     delivered.first?.unsafePayloadValue.id == result.unsafePayloadValue.id,
                     "listener \(listener) receives the unfinished purchase")
