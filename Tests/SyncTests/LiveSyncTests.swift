@@ -55,14 +55,16 @@ import TrainTesting
         let tabletFirst = tablet.plans.syncTriggers()
         _ = try await phone.plans.createPlan(Fixture.plan())
         try await phone.plans.sync()
-        #expect(await phoneFirst.collect(2, within: .milliseconds(300)) == [.localEdit], "the phone's own commit is not news to it")
+        #expect(await phoneFirst.collect(1) == [.localEdit])
+        #expect(await phoneFirst.collect(1, within: .milliseconds(300)).isEmpty, "the phone's own commit is not news to it")
         #expect(await tabletFirst.collect(1) == [.remoteChange], "the phone's commit is news to the tablet")
         try await tablet.plans.sync()
         let phoneSecond = phone.plans.syncTriggers()
         let tabletSecond = tablet.plans.syncTriggers()
         _ = try await tablet.plans.createPlan(Fixture.plan("tablet's"))
         try await tablet.plans.sync()
-        #expect(await tabletSecond.collect(2, within: .milliseconds(300)) == [.localEdit], "the tablet's own commit is not news to it")
+        #expect(await tabletSecond.collect(1) == [.localEdit])
+        #expect(await tabletSecond.collect(1, within: .milliseconds(300)).isEmpty, "the tablet's own commit is not news to it")
         #expect(await phoneSecond.collect(1) == [.remoteChange])
     }
 
@@ -98,10 +100,8 @@ import TrainTesting
         _ = try await remote.write([write], in: Self.scope)
         _ = try await remote.write([write], in: Self.scope) // applied once: no second signal
         _ = try await remote.erase(Self.scope)
-        #expect(
-            await signals.collect(3, within: .milliseconds(500)) == [
-                RemoteChangeSignal(version: 1, writer: "phone"), RemoteChangeSignal(version: 2, writer: nil),
-            ])
+        #expect(await signals.collect(2) == [RemoteChangeSignal(version: 1, writer: "phone"), RemoteChangeSignal(version: 2, writer: nil)])
+        #expect(await signals.collect(1, within: .milliseconds(300)).isEmpty)
         #expect(await graces.collect(1, within: .milliseconds(200)).isEmpty)
     }
 
