@@ -10,8 +10,8 @@ import TrainSync
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
     /// posts, likes and comments, moderation, the notifications and the unlocks, the App Store's
-    /// purchases, the plans on the remote (a device's edits not uploaded yet are not) and
-    /// the consents this device keeps. Each post's counts are
+    /// purchases, the plans on the remote (a device's edits not uploaded yet are not),
+    /// the consents this device keeps and the deletions asked for and not purged. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
     /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
     /// signing key come too, for a faithful copy: keep such a file as a secret.
@@ -32,25 +32,23 @@ extension TrainServices {
         guard let remote = world.remote as? LocalRemotePlanStore else {
             throw AccountError(.notSupported, detail: "The stack's plans are on the app's own remote, which it cannot read.")
         }
-        let users: [UserEntity]
-        let passwords: [[UInt8]: PasswordHash]
-        let signingKey: Data?
+        let auth: AuthWorld
         let feed: SocialWorld
         let bought: [StorePurchase]
         let planned: [TrainingPlan]
         let consents: [(userID: String, record: ConsentRecord)]
         do {
-            (users, passwords, signingKey) = try LocalAuthService.accounts(in: accounts)
+            auth = try LocalAuthService.exportWorld(from: accounts)
             feed = try social.exportWorld()
             bought = try appStore.purchases()
-            planned = try remote.plans(of: users.map(\.id))
+            planned = try remote.plans(of: auth.users.map(\.id))
             consents = try account.allConsents()
         } catch {
             throw AccountError(.storage, detail: "The world could not be read: \(error)")
         }
         var snapshot = WorldSnapshot()
         var owners: [UUID: String] = [:]
-        for user in users {
+        for user in auth.users {
             if let token = try? AppAccountToken.forUser(user.id) { owners[token] = user.id }
             var entry = WorldSnapshot.User(
                 id: user.id, displayName: user.displayName, email: user.email,
@@ -62,12 +60,13 @@ extension TrainServices {
             entry.phoneNumber = user.phoneNumber
             entry.photoURL = user.photoURL
             entry.lastSignInAt = user.lastSignInAt
-            if includingSecrets, let hash = passwords[Array(user.id.utf8)] {
+            if includingSecrets, let hash = auth.passwords[Array(user.id.utf8)] {
                 entry.passwordHash = .init(algorithm: hash.algorithm, iterations: hash.iterations, salt: hash.salt, hash: hash.hash)
             }
             snapshot.users.append(entry)
         }
-        if includingSecrets { snapshot.tokenSigningKey = signingKey }
+        if includingSecrets { snapshot.tokenSigningKey = auth.signingKey }
+        snapshot.deletions = auth.deletions.map { WorldSnapshot.Deletion(user: $0.userID, purgeAt: $0.purgeAt == .distantPast ? nil : $0.purgeAt) }
         snapshot.follows = feed.follows.map { WorldSnapshot.Follow(follower: $0.from, followee: $0.to) }
         snapshot.blocks = feed.blocks.map { WorldSnapshot.Block(blocker: $0.from, blocked: $0.to) }
         snapshot.mutes = feed.mutes.map { WorldSnapshot.Mute(muter: $0.from, muted: $0.to) }
@@ -125,7 +124,7 @@ extension TrainServices {
             return entry
         }
         // A device keeps the consents of a user deleted on another device: theirs go.
-        let exported = Set(users.map { Array($0.id.utf8) })
+        let exported = Set(auth.users.map { Array($0.id.utf8) })
         snapshot.consents = consents.filter { exported.contains(Array($0.userID.utf8)) }.map { consent in
             WorldSnapshot.Consent(
                 user: consent.userID, document: consent.record.document, version: consent.record.version, action: consent.record.action,
@@ -137,8 +136,9 @@ extension TrainServices {
     /// A stack in memory started from `snapshot`: its accounts, feed and purchases, as
     /// if made by calls at their dates, with the snapshot's notifications rather than
     /// the ones those calls would have sent, and its plans on the remote, as if another device had uploaded them: a
-    /// device has them after its next sync. The snapshot is checked whole first; nothing
-    /// is imported if it fails.
+    /// device has them after its next sync. Its deletions hide their users; those that
+    /// are due are purged in the background from the start. The snapshot is checked
+    /// whole first; nothing is imported if it fails.
     ///
     /// ```swift
     /// let services = try TrainServices.inMemory(from: try WorldSnapshot(json: fixture), signedIn: "ada")
@@ -161,7 +161,7 @@ extension TrainServices {
             now: configuration.context.clock.now, configuration: configuration, firstDeviceUser: userID, firstDeviceAppleID: .standard)
         var signedIn: UserEntity?
         if let userID {
-            guard let user = resolved.users.first(where: { $0.id.utf8.elementsEqual(userID.utf8) }) else {
+            guard let user = resolved.auth.users.first(where: { $0.id.utf8.elementsEqual(userID.utf8) }) else {
                 throw WorldSnapshotError(
                     .danglingReference, path: "", detail: "No user of the world has the ID \(userID.debugDescription) to sign in.")
             }
@@ -245,14 +245,17 @@ extension TrainServices {
     }
 
     /// Writes a checked snapshot into this new stack: the accounts (but `signedIn`'s,
-    /// which the stack made), the feed, the consents, the families, the plans, then the purchases.
+    /// which the stack made), the feed, the consents, the families, the plans, the
+    /// purchases, then the deletions — whose users' writes the remote would refuse —
+    /// and starts the purges that are due.
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
         do {
-            try LocalAuthService.insert(
-                resolved.users.filter { user in !(signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false) }, passwords: resolved.passwords,
-                signingKey: resolved.signingKey, into: accounts)
-            try social.importWorld(resolved.social, users: resolved.users)
+            var auth = resolved.auth
+            auth.users.removeAll { user in signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false }
+            auth.deletions = []
+            try LocalAuthService.importWorld(auth, into: accounts)
+            try social.importWorld(resolved.social, users: resolved.auth.users)
             if !resolved.consents.isEmpty { try account.insert(consents: resolved.consents) }
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
@@ -279,6 +282,15 @@ extension TrainServices {
                 throw WorldSnapshotError(.invalidValue, path: path, detail: "The App Store refused the purchase: \(error.detail)")
             }
         }
+        guard !resolved.auth.deletions.isEmpty else { return }
+        var deletions = AuthWorld()
+        deletions.deletions = resolved.auth.deletions
+        do {
+            try LocalAuthService.importWorld(deletions, into: accounts)
+        } catch {
+            throw WorldSnapshotError(.notImported, path: "deletions", detail: "The deletions could not be written: \(error)")
+        }
+        account.startPurging()
     }
 }
 

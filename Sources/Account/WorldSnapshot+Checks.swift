@@ -11,10 +11,9 @@ extension WorldSnapshot {
     /// A snapshot with every default filled in and every reference checked: what the
     /// import writes.
     struct Resolved {
-        var users: [UserEntity]
-        /// The password hashes, by the bytes of the user's ID: kept ones, and given passwords hashed.
-        var passwords: [[UInt8]: TrainAuth.PasswordHash]
-        var signingKey: Data?
+        /// The accounts, their password hashes (kept ones, and given passwords hashed),
+        /// the signing key and the deletions.
+        var auth: AuthWorld
         var social: SocialWorld
         var families: [FamilyGroup]
         var purchases: [(path: String, purchase: StorePurchase)]
@@ -35,13 +34,13 @@ extension WorldSnapshot {
         guard version == Self.currentVersion else {
             throw WorldSnapshotError(.unsupportedVersion, path: "version", detail: "This library reads version \(Self.currentVersion).")
         }
-        var resolved = Resolved(users: [], passwords: [:], social: SocialWorld(), families: [], purchases: [], plans: [], consents: [])
+        var resolved = Resolved(auth: AuthWorld(), social: SocialWorld(), families: [], purchases: [], plans: [], consents: [])
         let users = try resolveUsers(now: now, policy: configuration.authPolicy, into: &resolved)
         if let key = tokenSigningKey {
             guard (32...1_024).contains(key.count) else {
                 throw WorldSnapshotError(.invalidValue, path: "tokenSigningKey", detail: "A signing key has 32 to 1,024 bytes.")
             }
-            resolved.signingKey = key
+            resolved.auth.signingKey = key
         }
         let blocked = try resolveRelations(users: users, into: &resolved)
         try resolvePosts(users: users, blocked: blocked, now: now, policy: configuration.socialPolicy, into: &resolved)
@@ -53,6 +52,7 @@ extension WorldSnapshot {
         try resolveModeration(users: users, now: now, into: &resolved)
         try resolveNotifications(users: users, now: now, into: &resolved)
         try resolveUnlocks(users: users, now: now, configuration: configuration, into: &resolved)
+        try resolveDeletions(users: users, now: now, signedIn: firstDeviceUser, into: &resolved)
         return resolved
     }
 
@@ -109,7 +109,7 @@ extension WorldSnapshot {
                             detail: "At most \(Self.maximumPasswords) passwords are hashed at an import; give the others as passwordHash.")
                     }
                 }
-                resolved.passwords[Array(user.id.utf8)] = try Self.passwordHash(of: user, policy: policy, path: path)
+                resolved.auth.passwords[Array(user.id.utf8)] = try Self.passwordHash(of: user, policy: policy, path: path)
             }
             let defaultProvider = hasPassword ? Provider(provider: .password, subject: email ?? "") : Provider(provider: .apple, subject: user.id)
             let providers = user.providers ?? [defaultProvider]
@@ -143,7 +143,7 @@ extension WorldSnapshot {
                     .duplicateID, path: "\(path).email", detail: "Another user signs in with the address \(String(decoding: address, as: UTF8.self))."
                 )
             }
-            resolved.users.append(
+            resolved.auth.users.append(
                 UserEntity(
                     id: user.id, email: email, isPrivateEmail: user.isPrivateEmail ?? false, displayName: user.displayName,
                     phoneNumber: user.phoneNumber, providers: links,

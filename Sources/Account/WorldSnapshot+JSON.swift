@@ -212,6 +212,7 @@ extension WorldSnapshot {
             "workout": .object(["duration": .leaf, "distance": .leaf]),
         ]),
         "moderators": .object(["user": .leaf, "grantedAt": .leaf]),
+        "deletions": .object(["user": .leaf, "purgeAt": .leaf]),
         "moderationLog": .object([
             "id": .leaf, "moderator": .leaf, "action": .leaf, "post": .leaf, "comment": .leaf, "user": .leaf, "owner": .leaf, "note": .leaf,
             "date": .leaf,

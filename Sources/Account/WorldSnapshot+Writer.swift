@@ -36,6 +36,12 @@ extension WorldSnapshot {
             writer.field("version", consent.version)
             writer.endObject()
         }
+        writer.list("deletions", deletions) { writer, deletion in
+            writer.beginObject()
+            writer.field("purgeAt", deletion.purgeAt)
+            writer.field("user", deletion.user)
+            writer.endObject()
+        }
         writer.list("families", families) { writer, family in
             writer.beginObject()
             writer.list("members", family.members) { writer, member in writer.value(member) }

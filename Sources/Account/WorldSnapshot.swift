@@ -86,6 +86,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var notificationsSeen: [NotificationsSeen] = []
     /// The users' feeds unlocked by a workout.
     public var unlocks: [Unlock] = []
+    /// The account deletions asked for and not purged yet.
+    public var deletions: [Deletion] = []
     /// The key that signs the ID tokens, when the snapshot holds secrets: tokens made
     /// before the export verify after the import. Without it, a stack makes a new key
     /// and earlier tokens are refused.
@@ -444,7 +446,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
         case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, consents, reports, moderationCases,
-            suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, tokenSigningKey
+            suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, deletions, tokenSigningKey
     }
 
     /// Reads a document; a list left out is empty. The version is read first, so a
@@ -477,6 +479,7 @@ extension WorldSnapshot: Decodable {
         notifications = try container.decodeIfPresent([Notification].self, forKey: .notifications) ?? []
         notificationsSeen = try container.decodeIfPresent([NotificationsSeen].self, forKey: .notificationsSeen) ?? []
         unlocks = try container.decodeIfPresent([Unlock].self, forKey: .unlocks) ?? []
+        deletions = try container.decodeIfPresent([Deletion].self, forKey: .deletions) ?? []
         tokenSigningKey = try container.decodeIfPresent(Data.self, forKey: .tokenSigningKey)
     }
 }

@@ -148,45 +148,13 @@ public actor LocalAuthService: AuthService {
         }
     }
 
-    /// Adds every account of `users` as given, in one transaction, into a store that
-    /// holds none of them: a world's snapshot being imported.
-    /// - Throws: `CoreError`, or ``AuthenticationError`` if an ID, email or identity of a user is taken.
-    /// `passwords` are the hashes of the users who sign in with one, by the bytes of the
-    /// user's ID — of `users` or accounts in the store — and `signingKey` the key of the ID
-    /// tokens, if it is kept.
-    package static func insert(_ users: [UserEntity], passwords: [[UInt8]: PasswordHash], signingKey: Data?, into store: RecordStore) throws {
-        try store.write { records in
-            for user in users {
-                guard try records.data(forKey: user.id, in: AuthRecords.accounts) == nil else {
-                    throw AuthenticationError(.emailAlreadyInUse, detail: "An account has the ID \(user.id.debugDescription).")
-                }
-                try insert(user, in: records)
-            }
-            for (userID, hash) in passwords { try records.put(hash, forKey: String(decoding: userID, as: UTF8.self), in: AuthRecords.passwords) }
-            if let signingKey { try records.put(signingKey, forKey: "signing", in: AuthRecords.tokenKeys) }
-        }
-    }
-
     /// The one spelling of an email address the accounts store, or nil for text that is
     /// not an address: a world's snapshot being checked.
     package static func normalizedEmail(_ text: String) -> String? {
         try? Credentials.normalizedEmail(text)
     }
 
-    /// Every account in `store`, ordered by ID, with the password hashes by the bytes of
-    /// the user's ID — "é" and "e\u{301}" are two users — and the ID tokens' signing key:
-    /// a world's snapshot being exported.
-    /// - Throws: `CoreError`.
-    package static func accounts(in store: RecordStore) throws -> (users: [UserEntity], passwords: [[UInt8]: PasswordHash], signingKey: Data?) {
-        try store.read { records in
-            let users = try records.values(in: AuthRecords.accounts).map(\.user)
-            var passwords: [[UInt8]: PasswordHash] = [:]
-            for entry in try records.entries(in: AuthRecords.passwords) { passwords[Array(entry.key.utf8)] = entry.value }
-            return (users, passwords, try records.value(forKey: "signing", in: AuthRecords.tokenKeys))
-        }
-    }
-
-    private static func insert(_ user: UserEntity, in records: RecordWriter) throws {
+    static func insert(_ user: UserEntity, in records: RecordWriter) throws {
         try AuthRecords.reindex(from: nil, to: user, in: records)
         for linked in user.providers {
             try records.put(user.id, forKey: AuthRecords.identityKey(linked.provider, linked.subject), in: AuthRecords.identities)

@@ -157,7 +157,8 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts, likes, comments,
-    /// reports, notifications of follows, purchases, plans and consents.
+    /// reports, notifications of follows, purchases, plans, consents and deletions in
+    /// their grace period.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -235,6 +236,10 @@ import TrainTesting
             if Bool.random(using: &generator) {
                 world.consents.append(WorldSnapshot.Consent(user: user.id, document: .privacyPolicy, action: .withdrawn, date: now))
             }
+        }
+        for user in ids where Int.random(in: 0..<4, using: &generator) == 0 {
+            world.deletions.append(
+                WorldSnapshot.Deletion(user: user, purgeAt: now.addingTimeInterval(Double.random(in: 1...2_592_000, using: &generator))))
         }
         return world
     }
