@@ -10,7 +10,7 @@ import TrainSync
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
     /// posts, likes and comments, moderation, the notifications and the unlocks, the App Store's
-    /// purchases, the plans on the remote (a device's edits not uploaded yet are not),
+    /// purchases and the purchases waiting for a parent or an issue, the plans on the remote (a device's edits not uploaded yet are not),
     /// the consents this device keeps and the deletions asked for and not purged. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
     /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
@@ -111,6 +111,13 @@ extension TrainServices {
             entry.expiresAt = purchase.expiresAt
             entry.refundedAt = purchase.refund?.date
             entry.refundReason = purchase.refund?.reason
+            return entry
+        }
+        snapshot.pendingPurchases = appStore.pendingPurchases.map { pending in
+            var entry = WorldSnapshot.PendingPurchase(
+                user: pending.appAccountToken.flatMap { owners[$0] }, product: pending.productID, kind: pending.kind, requestedAt: pending.requestedAt
+            )
+            entry.appleID = pending.appleID.email
             return entry
         }
         snapshot.plans = planned.map { plan in
@@ -246,7 +253,7 @@ extension TrainServices {
 
     /// Writes a checked snapshot into this new stack: the accounts (but `signedIn`'s,
     /// which the stack made), the feed, the consents, the families, the plans, the
-    /// purchases, then the deletions — whose users' writes the remote would refuse —
+    /// purchases and the purchases waiting, then the deletions — whose users' writes the remote would refuse —
     /// and starts the purges that are due.
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
@@ -280,6 +287,13 @@ extension TrainServices {
                 try appStore.replay(purchase)
             } catch {
                 throw WorldSnapshotError(.invalidValue, path: path, detail: "The App Store refused the purchase: \(error.detail)")
+            }
+        }
+        for (index, (path, pending)) in resolved.pendingPurchases.enumerated() {
+            do {
+                try appStore.replay(pending, number: index, exclusive: configuration.subscriptionAccess == .appAccountToken)
+            } catch {
+                throw WorldSnapshotError(.invalidValue, path: path, detail: "The App Store refused the request: \(error.detail)")
             }
         }
         guard !resolved.auth.deletions.isEmpty else { return }

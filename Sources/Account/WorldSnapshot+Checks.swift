@@ -17,6 +17,7 @@ extension WorldSnapshot {
         var social: SocialWorld
         var families: [FamilyGroup]
         var purchases: [(path: String, purchase: StorePurchase)]
+        var pendingPurchases: [(path: String, pending: StorePendingPurchase)] = []
         var plans: [TrainingPlan]
         var consents: [(userID: String, record: ConsentRecord)]
     }
@@ -52,6 +53,8 @@ extension WorldSnapshot {
         try resolveModeration(users: users, now: now, into: &resolved)
         try resolveNotifications(users: users, now: now, into: &resolved)
         try resolveUnlocks(users: users, now: now, configuration: configuration, into: &resolved)
+        try resolvePendingPurchases(
+            users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
         try resolveDeletions(users: users, now: now, signedIn: firstDeviceUser, into: &resolved)
         return resolved
     }
@@ -314,23 +317,7 @@ extension WorldSnapshot {
                 throw WorldSnapshotError(
                     .danglingReference, path: "\(path).product", detail: "The configuration has no product \(purchase.product.debugDescription).")
             }
-            var token: UUID?
-            if let user = purchase.user {
-                try Self.reference(user, in: users, path: "\(path).user")
-                token = try? AppAccountToken.forUser(user)
-            }
-            let appleID: AppleID
-            if let given = purchase.appleID {
-                guard let parsed = try? AppleID(given) else {
-                    throw WorldSnapshotError(.invalidValue, path: "\(path).appleID", detail: "\(given.debugDescription) is not an Apple ID.")
-                }
-                appleID = parsed
-            } else if let user = purchase.user {
-                let onFirstDevice = firstDevice.user.map { user.utf8.elementsEqual($0.utf8) } ?? false
-                appleID = onFirstDevice ? firstDevice.appleID : .standard(forUser: user)
-            } else {
-                appleID = firstDevice.appleID
-            }
+            let (appleID, token) = try Self.buyer(purchase.user, purchase.appleID, users: users, firstDevice: firstDevice, path: path)
             let date = purchase.purchasedAt ?? now
             guard date <= now else {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).purchasedAt", detail: "A purchase is made no later than now.")
@@ -367,6 +354,27 @@ extension WorldSnapshot {
     }
 
     // MARK: - Helpers
+
+    /// The Apple ID and the app account token of a purchase or a request for `user`, by
+    /// `appleID` or, left out, the Apple ID the user's devices use.
+    static func buyer(
+        _ user: String?, _ appleID: String?, users: Set<UserKey>, firstDevice: (user: String?, appleID: AppleID), path: String
+    ) throws(WorldSnapshotError) -> (AppleID, UUID?) {
+        var token: UUID?
+        if let user {
+            try Self.reference(user, in: users, path: "\(path).user")
+            token = try? AppAccountToken.forUser(user)
+        }
+        if let appleID {
+            guard let parsed = try? AppleID(appleID) else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).appleID", detail: "\(appleID.debugDescription) is not an Apple ID.")
+            }
+            return (parsed, token)
+        }
+        guard let user else { return (firstDevice.appleID, token) }
+        let onFirstDevice = firstDevice.user.map { user.utf8.elementsEqual($0.utf8) } ?? false
+        return (onFirstDevice ? firstDevice.appleID : .standard(forUser: user), token)
+    }
 
     /// The hash of a user's password: the one kept, checked, or the one given, hashed
     /// with the policy's iterations after the policy's length check.

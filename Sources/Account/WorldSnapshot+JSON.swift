@@ -220,6 +220,7 @@ extension WorldSnapshot {
         "purchases": .object([
             "user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf, "expiresAt": .leaf, "refundedAt": .leaf, "refundReason": .leaf,
         ]),
+        "pendingPurchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "kind": .leaf, "requestedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),
         "consents": .object(["user": .leaf, "document": .leaf, "version": .leaf, "action": .leaf, "date": .leaf]),
         "plans": .object([

@@ -119,6 +119,15 @@ extension WorldSnapshot {
             writer.field("user", mark.user)
             writer.endObject()
         }
+        writer.list("pendingPurchases", pendingPurchases) { writer, pending in
+            writer.beginObject()
+            writer.field("appleID", pending.appleID)
+            writer.field("kind", pending.kind?.rawValue)
+            writer.field("product", pending.product)
+            writer.field("requestedAt", pending.requestedAt)
+            writer.field("user", pending.user)
+            writer.endObject()
+        }
         writer.list("plans", plans) { writer, plan in
             writer.beginObject()
             writer.field("daysPerWeek", plan.daysPerWeek)

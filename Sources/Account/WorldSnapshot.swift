@@ -63,6 +63,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var comments: [Comment]
     /// The purchases made in the App Store.
     public var purchases: [Purchase]
+    /// The purchases waiting in the App Store for a parent's approval or an issue's resolution.
+    public var pendingPurchases: [PendingPurchase] = []
     /// The App Store's family groups, with which purchases that allow it are shared.
     public var families: [Family]
     /// The training plans on the remote.
@@ -124,7 +126,7 @@ public struct WorldSnapshot: Hashable, Sendable {
     }
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
-    /// comment, a purchase, a plan's last save, a consent, a report, a case, a suspension, a
+    /// comment, a purchase or a request for one, a plan's last save, a consent, a report, a case, a suspension, a
     /// moderator's grant, an action of the trail, a notification or an unlock — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
@@ -133,7 +135,7 @@ public struct WorldSnapshot: Hashable, Sendable {
             + plans.map(\.lastModified) + consents.map(\.date) + reports.map(\.createdAt)
             + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
             + moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
-            + notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate)
+            + notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate) + pendingPurchases.map(\.requestedAt)
         return dates.compactMap { $0 }.max()
     }
 
@@ -445,7 +447,8 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, families, plans, consents, reports, moderationCases,
+        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, pendingPurchases, families, plans, consents, reports,
+            moderationCases,
             suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, deletions, tokenSigningKey
     }
 
@@ -468,6 +471,7 @@ extension WorldSnapshot: Decodable {
         likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
+        pendingPurchases = try container.decodeIfPresent([PendingPurchase].self, forKey: .pendingPurchases) ?? []
         families = try container.decodeIfPresent([Family].self, forKey: .families) ?? []
         plans = try container.decodeIfPresent([Plan].self, forKey: .plans) ?? []
         consents = try container.decodeIfPresent([Consent].self, forKey: .consents) ?? []

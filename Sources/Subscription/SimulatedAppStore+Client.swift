@@ -49,17 +49,12 @@ extension SimulatedAppStore {
             if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
                 // Checked before the request waits: a parent must not approve what cannot be bought.
                 _ = try checkPurchasable(product, offer: offer?.request, owner: appleID, in: state, now: now)
-                let kind: PendingPurchase.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
-                // Listed under a transaction identifier of its own from now on, as StoreKit's test session does.
-                let transactionID = state.nextID
-                state.nextID += 1
                 var request = PendingPurchase(
-                    id: requestID, transactionID: transactionID, productID: product.id, appleID: appleID,
-                    appAccountToken: appAccountToken, requestedAt: now, kind: kind)
+                    id: requestID, transactionID: 0, productID: product.id, appleID: appleID, appAccountToken: appAccountToken, requestedAt: now,
+                    kind: state.settings.askToBuyEnabled ? .askToBuy : .interrupted)
                 request.exclusive = exclusive
                 request.offer = offer
-                state.pending[requestID] = request
-                changes.pending.insert(requestID)
+                Self.wait(request, state: &state, changes: &changes)
                 return .pending
             }
             return .success(
@@ -67,6 +62,16 @@ extension SimulatedAppStore {
                     product, owner: appleID, token: appAccountToken, at: now, returnedByPurchase: true, offer: offer?.request,
                     state: &state, changes: &changes, now: now))
         }
+    }
+
+    /// Lists `request` as waiting, under the next transaction identifier, as StoreKit's
+    /// test session lists a deferred purchase.
+    static func wait(_ request: PendingPurchase, state: inout State, changes: inout Changes) {
+        var request = request
+        request.transactionID = state.nextID
+        state.nextID += 1
+        state.pending[request.id] = request
+        changes.pending.insert(request.id)
     }
 
     /// `entries` by purchase date, then identifier.

@@ -37,7 +37,56 @@ package struct StorePurchase: Hashable, Sendable {
     }
 }
 
+/// A purchase waiting for a parent's Ask to Buy approval or for an interruption to be
+/// resolved, as a world's snapshot holds it; the offer it asked for is not part of it.
+package struct StorePendingPurchase: Hashable, Sendable {
+    package var appleID: AppleID
+    package var productID: String
+    package var appAccountToken: UUID?
+    package var requestedAt: Date
+    package var kind: PendingPurchase.Kind
+
+    package init(appleID: AppleID, productID: String, appAccountToken: UUID?, requestedAt: Date, kind: PendingPurchase.Kind) {
+        self.appleID = appleID
+        self.productID = productID
+        self.appAccountToken = appAccountToken
+        self.requestedAt = requestedAt
+        self.kind = kind
+    }
+}
+
 extension SimulatedAppStore {
+    /// Lists `pending` as a purchase its Apple ID asked for at its date and that still
+    /// waits, under the request identifier `world-import-` and `number`, so requests of
+    /// one date keep their order in ``pendingPurchases``. `exclusive` is the importing
+    /// stack's access per app user.
+    /// - Throws: `productNotFound`; `invalidArgument` for a request after now or an Ask
+    ///   to Buy request that lapsed; the errors a purchase of the product would meet now.
+    package func replay(_ pending: StorePendingPurchase, number: Int, exclusive: Bool) throws(SubscriptionError) {
+        guard let product = product(pending.productID) else {
+            throw SubscriptionError(.productNotFound, detail: "No product '\(pending.productID)'.")
+        }
+        try mutate { state, changes, now throws(SubscriptionError) in
+            guard pending.requestedAt <= now else {
+                throw SubscriptionError(.invalidArgument, detail: "A purchase is asked for no later than now.")
+            }
+            if pending.kind == .askToBuy, pending.requestedAt.addingTimeInterval(Self.askToBuyLifetime) < now {
+                throw SubscriptionError(.invalidArgument, detail: "An Ask to Buy request lapses 24 hours after it was asked.")
+            }
+            _ = try checkPurchasable(product, offer: nil, owner: pending.appleID, in: state, now: now)
+            if exclusive {
+                try refuseAnotherAccountsPurchase(product, owner: pending.appleID, token: pending.appAccountToken, in: state, now: now)
+            }
+            let digits = String(number)
+            var request = PendingPurchase(
+                id: "world-import-" + String(repeating: "0", count: max(0, 10 - digits.count)) + digits, transactionID: 0,
+                productID: product.id, appleID: pending.appleID, appAccountToken: pending.appAccountToken, requestedAt: pending.requestedAt,
+                kind: pending.kind)
+            request.exclusive = exclusive
+            Self.wait(request, state: &state, changes: &changes)
+        }
+    }
+
     /// Every purchase made in the store, renewals and family members' shares left out,
     /// by purchase date then transaction: a world's export reads it.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` for a ledger that cannot be read.

@@ -157,8 +157,8 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts, likes, comments,
-    /// reports, notifications of follows, purchases, plans, consents and deletions in
-    /// their grace period.
+    /// reports, notifications of follows, purchases and requests waiting, plans, consents
+    /// and deletions in their grace period.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -236,6 +236,12 @@ import TrainTesting
             if Bool.random(using: &generator) {
                 world.consents.append(WorldSnapshot.Consent(user: user.id, document: .privacyPolicy, action: .withdrawn, date: now))
             }
+        }
+        for user in ids where Int.random(in: 0..<5, using: &generator) == 0 {
+            world.pendingPurchases.append(
+                WorldSnapshot.PendingPurchase(
+                    user: user, product: "com.train.premium.yearly", kind: Bool.random(using: &generator) ? .askToBuy : .interrupted,
+                    requestedAt: now.addingTimeInterval(-Double.random(in: 0...3_600, using: &generator))))
         }
         for user in ids where Int.random(in: 0..<4, using: &generator) == 0 {
             world.deletions.append(
