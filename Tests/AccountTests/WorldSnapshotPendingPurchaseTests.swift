@@ -11,12 +11,8 @@ import TrainTesting
 @Suite(.timeLimit(.minutes(1))) struct WorldSnapshotPendingPurchaseTests {
 
     let clock = ManualClock()
-    var configuration: TrainServicesConfiguration {
-        TrainServicesConfiguration(
-            context: TrainContext(clock: clock),
-            products: AppStoreProduct.standard + [.nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 99)])
-    }
-    static let monthly = "com.train.pro.monthly"
+    var configuration: TrainServicesConfiguration { WorldSnapshotPurchaseTests.configuration(on: clock) }
+    static let monthly = WorldSnapshotPurchaseTests.monthly
 
     @Test("an Ask to Buy request exports and imports to the same bytes, in memory and in files; approved in the imported world, it subscribes")
     func askToBuy() async throws {

@@ -11,12 +11,15 @@ import TrainTesting
 @Suite(.timeLimit(.minutes(1))) struct WorldSnapshotPurchaseTests {
 
     let clock = ManualClock()
-    var configuration: TrainServicesConfiguration {
+    var configuration: TrainServicesConfiguration { Self.configuration(on: clock) }
+    static let monthly = "com.train.pro.monthly"
+
+    /// The standard products and a lifetime purchase, on `clock`.
+    static func configuration(on clock: ManualClock) -> TrainServicesConfiguration {
         TrainServicesConfiguration(
             context: TrainContext(clock: clock),
             products: AppStoreProduct.standard + [.nonConsumable(id: "com.train.lifetime", displayName: "Lifetime", tier: .premium, price: 99)])
     }
-    static let monthly = "com.train.pro.monthly"
 
     @Test("a subscription with auto-renew off exports the end of its period and imports to the same bytes; it lapses then in both worlds")
     func autoRenewOff() async throws {
