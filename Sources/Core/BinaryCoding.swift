@@ -164,8 +164,9 @@ package struct BinaryReader {
         return bytes[offset..<offset + count]
     }
 
+    /// Eight bytes, least significant first.
     package mutating func read() throws(CoreError) -> UInt64 {
-        try take(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        try take(8).withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
     package mutating func read() throws(CoreError) -> Int { Int(Int64(bitPattern: try read())) }
@@ -240,9 +241,9 @@ package struct BinaryReader {
         String(decoding: try readCompactBytes(), as: UTF8.self)
     }
 
+    /// Sixteen bytes, read in place.
     package mutating func read() throws(CoreError) -> UUID {
-        let b = Array(try take(16))
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        try take(16).withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
 
     package mutating func read() throws(CoreError) -> Date? {
