@@ -10,7 +10,8 @@ import TrainSync
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
     /// posts, likes and comments, moderation, the notifications and the unlocks, the App Store's
-    /// purchases and the purchases waiting for a parent or an issue, the plans on the remote (a device's edits not uploaded yet are not),
+    /// purchases and the purchases waiting for a parent or an issue, the plans on the
+    /// remote and the device's edits not uploaded yet,
     /// the consents this device keeps and the deletions asked for and not purged. Each post's counts are
     /// the likes and comments the snapshot lists; a comment of a deleted account is left
     /// out with them. With `includingSecrets`, the password hashes and the ID tokens'
@@ -36,12 +37,14 @@ extension TrainServices {
         let feed: SocialWorld
         let bought: [StorePurchase]
         let planned: [TrainingPlan]
+        let edits: [QueuedEdit<TrainingPlan>]
         let consents: [(userID: String, record: ConsentRecord)]
         do {
             auth = try LocalAuthService.exportWorld(from: accounts)
             feed = try social.exportWorld()
             bought = try appStore.purchases()
             planned = try remote.plans(of: auth.users.map(\.id))
+            edits = try plans.queuedEdits()
             consents = try account.allConsents()
         } catch {
             throw AccountError(.storage, detail: "The world could not be read: \(error)")
@@ -120,18 +123,13 @@ extension TrainServices {
             entry.appleID = pending.appleID.email
             return entry
         }
-        snapshot.plans = planned.map { plan in
-            var entry = WorldSnapshot.Plan(
-                id: plan.id, user: plan.userID, name: plan.name, startDate: plan.startDate, endDate: plan.endDate,
-                weeklyWorkouts: plan.weeklyWorkouts.map { .init(id: $0.id, title: $0.title, minutes: $0.minutes) })
-            entry.notes = plan.notes
-            entry.daysPerWeek = plan.daysPerWeek
-            entry.isCompleted = plan.isCompleted
-            entry.lastModified = plan.lastModified
-            return entry
-        }
-        // A device keeps the consents of a user deleted on another device: theirs go.
+        snapshot.plans = planned.map(WorldSnapshot.Plan.init)
+        // A device keeps the consents and edits of a user deleted on another device: theirs go.
         let exported = Set(auth.users.map { Array($0.id.utf8) })
+        snapshot.devicePlans = edits.filter { exported.contains(Array($0.userID.utf8)) }.compactMap { $0.record.map(WorldSnapshot.Plan.init) }
+        snapshot.devicePlanDeletions = edits.filter { exported.contains(Array($0.userID.utf8)) }.compactMap { edit in
+            edit.deletedAt.map { WorldSnapshot.PlanDeletion(user: edit.userID, id: edit.id, deletedAt: $0) }
+        }
         snapshot.consents = consents.filter { exported.contains(Array($0.userID.utf8)) }.map { consent in
             WorldSnapshot.Consent(
                 user: consent.userID, document: consent.record.document, version: consent.record.version, action: consent.record.action,
@@ -143,7 +141,8 @@ extension TrainServices {
     /// A stack in memory started from `snapshot`: its accounts, feed and purchases, as
     /// if made by calls at their dates, with the snapshot's notifications rather than
     /// the ones those calls would have sent, and its plans on the remote, as if another device had uploaded them: a
-    /// device has them after its next sync. Its deletions hide their users; those that
+    /// device has them after its next sync. The device's own edits are queued for
+    /// upload as if made on it at their dates. Its deletions hide their users; those that
     /// are due are purged in the background from the start. The snapshot is checked
     /// whole first; nothing is imported if it fails.
     ///
@@ -252,8 +251,8 @@ extension TrainServices {
     }
 
     /// Writes a checked snapshot into this new stack: the accounts (but `signedIn`'s,
-    /// which the stack made), the feed, the consents, the families, the plans, the
-    /// purchases and the purchases waiting, then the deletions — whose users' writes the remote would refuse —
+    /// which the stack made), the feed, the consents, the families, the plans on the
+    /// remote and on the device, the purchases and the purchases waiting, then the deletions — whose users' writes the remote would refuse —
     /// and starts the purges that are due.
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
@@ -281,6 +280,11 @@ extension TrainServices {
             } catch {
                 throw WorldSnapshotError(.notImported, path: "plans", detail: "The remote refused the plans: \(error.detail)")
             }
+        }
+        do {
+            if !resolved.deviceEdits.isEmpty { try plans.importEdits(resolved.deviceEdits, savedAt: \.lastModified) }
+        } catch {
+            throw WorldSnapshotError(.notImported, path: "devicePlans", detail: "The device refused the plans: \(error.detail)")
         }
         for (path, purchase) in resolved.purchases {
             do {

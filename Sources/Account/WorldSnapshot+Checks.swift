@@ -19,6 +19,8 @@ extension WorldSnapshot {
         var purchases: [(path: String, purchase: StorePurchase)]
         var pendingPurchases: [(path: String, pending: StorePendingPurchase)] = []
         var plans: [TrainingPlan]
+        /// The stack's device's edits not uploaded yet.
+        var deviceEdits: [QueuedEdit<TrainingPlan>] = []
         var consents: [(userID: String, record: ConsentRecord)]
     }
 

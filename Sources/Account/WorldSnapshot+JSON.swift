@@ -175,6 +175,12 @@ extension WorldSnapshot {
         case leaf
     }
 
+    /// A plan's keys, on the remote or on the device.
+    private static let planFields = Fields.object([
+        "id": .leaf, "user": .leaf, "name": .leaf, "notes": .leaf, "startDate": .leaf, "endDate": .leaf, "daysPerWeek": .leaf,
+        "isCompleted": .leaf, "lastModified": .leaf, "weeklyWorkouts": .object(["id": .leaf, "title": .leaf, "minutes": .leaf]),
+    ])
+
     private static let fields = Fields.object([
         "version": .leaf,
         "tokenSigningKey": .leaf,
@@ -223,10 +229,9 @@ extension WorldSnapshot {
         "pendingPurchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "kind": .leaf, "requestedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),
         "consents": .object(["user": .leaf, "document": .leaf, "version": .leaf, "action": .leaf, "date": .leaf]),
-        "plans": .object([
-            "id": .leaf, "user": .leaf, "name": .leaf, "notes": .leaf, "startDate": .leaf, "endDate": .leaf, "daysPerWeek": .leaf,
-            "isCompleted": .leaf, "lastModified": .leaf, "weeklyWorkouts": .object(["id": .leaf, "title": .leaf, "minutes": .leaf]),
-        ]),
+        "plans": planFields,
+        "devicePlans": planFields,
+        "devicePlanDeletions": .object(["user": .leaf, "id": .leaf, "deletedAt": .leaf]),
     ])
 
     /// Throws `unreadable` at the first key the format does not have; types are left

@@ -68,12 +68,84 @@ extension WorldSnapshot {
             }
         }
     }
+}
 
-    /// The plans, each a plan the services would store, of a user of the document.
+extension WorldSnapshot.Plan {
+    /// The plan as the document writes `plan`, every field given.
+    init(_ plan: TrainingPlan) {
+        self.init(
+            id: plan.id, user: plan.userID, name: plan.name, startDate: plan.startDate, endDate: plan.endDate,
+            weeklyWorkouts: plan.weeklyWorkouts.map { .init(id: $0.id, title: $0.title, minutes: $0.minutes) })
+        notes = plan.notes
+        daysPerWeek = plan.daysPerWeek
+        isCompleted = plan.isCompleted
+        lastModified = plan.lastModified
+    }
+}
+
+extension WorldSnapshot {
+    /// A plan's deletion made on the stack's device and not uploaded yet. Left out:
+    /// `deletedAt` is now.
+    public struct PlanDeletion: Codable, Hashable, Sendable {
+        /// The user whose plan it was.
+        public var user: String
+        /// The plan's ID.
+        public var id: UUID
+        /// When the device deleted it.
+        public var deletedAt: Date?
+
+        /// Creates a deletion.
+        /// - Parameters:
+        ///   - user: The user whose plan it was.
+        ///   - id: The plan's ID.
+        ///   - deletedAt: When the device deleted it.
+        public init(user: String, id: UUID, deletedAt: Date? = nil) {
+            self.user = user
+            self.id = id
+            self.deletedAt = deletedAt
+        }
+    }
+
+    /// The remote's plans, then the device's edits and deletions: each plan one the
+    /// services would store, of a user of the document; an edit of a remote plan is of
+    /// its owner's, and a plan is edited or deleted once.
     func resolvePlans(users: Set<UserKey>, now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) {
+        resolved.plans = try Self.resolve(plans, named: "plans", salt: 0x50, users: users, now: now)
+        var owners: [UUID: UserKey] = [:]
+        for plan in resolved.plans { owners[plan.id] = UserKey(plan.userID) }
+        let edited = try Self.resolve(devicePlans, named: "devicePlans", salt: 0x44, users: users, now: now)
+        var ids: Set<UUID> = []
+        for (index, plan) in edited.enumerated() {
+            if let owner = owners[plan.id], owner != UserKey(plan.userID) {
+                throw WorldSnapshotError(.invalidValue, path: "devicePlans[\(index)].id", detail: "A device edits its user's own plans.")
+            }
+            ids.insert(plan.id)
+            resolved.deviceEdits.append(QueuedEdit(userID: plan.userID, id: plan.id, record: plan, deletedAt: nil))
+        }
+        for (index, deletion) in devicePlanDeletions.enumerated() {
+            let path = "devicePlanDeletions[\(index)]"
+            try Self.reference(deletion.user, in: users, path: "\(path).user")
+            guard ids.insert(deletion.id).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "The plan \(deletion.id.uuidString) is edited or deleted already.")
+            }
+            if let owner = owners[deletion.id], owner != UserKey(deletion.user) {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).id", detail: "A device deletes its user's own plans.")
+            }
+            let date = deletion.deletedAt ?? now
+            try Self.check(date, notAfter: now, path: "\(path).deletedAt")
+            resolved.deviceEdits.append(QueuedEdit(userID: deletion.user, id: deletion.id, record: nil, deletedAt: date))
+        }
+    }
+
+    /// A list of plans, each a plan the services would store, of a user of the document,
+    /// with IDs its own; a plan left without an ID gets one made with `salt`.
+    private static func resolve(_ plans: [Plan], named list: String, salt: UInt8, users: Set<UserKey>, now: Date) throws(WorldSnapshotError)
+        -> [TrainingPlan]
+    {
+        var resolved: [TrainingPlan] = []
         var ids: Set<UUID> = []
         for (index, plan) in plans.enumerated() {
-            var path: String { "plans[\(index)]" }
+            var path: String { "\(list)[\(index)]" }
             try Self.reference(plan.user, in: users, path: "\(path).user")
             for (date, field) in [(plan.startDate, "startDate"), (plan.endDate, "endDate")] {
                 guard date.timeIntervalSince1970 >= Self.earliestDate, date.timeIntervalSince1970 <= Self.latestDate else {
@@ -82,7 +154,7 @@ extension WorldSnapshot {
             }
             let lastModified = plan.lastModified ?? now
             try Self.check(lastModified, notAfter: now, path: "\(path).lastModified")
-            let id = plan.id ?? Self.madeID(at: plan.startDate, index: index, salt: 0x50)
+            let id = plan.id ?? Self.madeID(at: plan.startDate, index: index, salt: salt)
             guard ids.insert(id).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another plan has the ID \(id.uuidString).")
             }
@@ -105,7 +177,8 @@ extension WorldSnapshot {
             guard stored == made else {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).name", detail: "A plan's name is trimmed of spaces and line breaks.")
             }
-            resolved.plans.append(made)
+            resolved.append(made)
         }
+        return resolved
     }
 }

@@ -42,6 +42,14 @@ extension WorldSnapshot {
             writer.field("user", deletion.user)
             writer.endObject()
         }
+        writer.list("devicePlanDeletions", devicePlanDeletions) { writer, deletion in
+            writer.beginObject()
+            writer.field("deletedAt", deletion.deletedAt)
+            writer.field("id", deletion.id)
+            writer.field("user", deletion.user)
+            writer.endObject()
+        }
+        writer.list("devicePlans", devicePlans) { writer, plan in writer.write(plan) }
         writer.list("families", families) { writer, family in
             writer.beginObject()
             writer.list("members", family.members) { writer, member in writer.value(member) }
@@ -128,28 +136,7 @@ extension WorldSnapshot {
             writer.field("user", pending.user)
             writer.endObject()
         }
-        writer.list("plans", plans) { writer, plan in
-            writer.beginObject()
-            writer.field("daysPerWeek", plan.daysPerWeek)
-            writer.field("endDate", plan.endDate)
-            writer.field("id", plan.id)
-            writer.field("isCompleted", plan.isCompleted)
-            writer.field("lastModified", plan.lastModified)
-            writer.field("name", plan.name)
-            writer.field("notes", plan.notes)
-            writer.field("startDate", plan.startDate)
-            writer.field("user", plan.user)
-            if let workouts = plan.weeklyWorkouts {
-                writer.list("weeklyWorkouts", workouts) { writer, workout in
-                    writer.beginObject()
-                    writer.field("id", workout.id)
-                    writer.field("minutes", workout.minutes)
-                    writer.field("title", workout.title)
-                    writer.endObject()
-                }
-            }
-            writer.endObject()
-        }
+        writer.list("plans", plans) { writer, plan in writer.write(plan) }
         writer.list("posts", posts) { writer, post in
             writer.beginObject()
             writer.field("author", post.author)
@@ -243,6 +230,30 @@ extension WorldSnapshot {
 }
 
 extension JSONWriter {
+    /// A plan, on the remote or on the device.
+    mutating func write(_ plan: WorldSnapshot.Plan) {
+        beginObject()
+        field("daysPerWeek", plan.daysPerWeek)
+        field("endDate", plan.endDate)
+        field("id", plan.id)
+        field("isCompleted", plan.isCompleted)
+        field("lastModified", plan.lastModified)
+        field("name", plan.name)
+        field("notes", plan.notes)
+        field("startDate", plan.startDate)
+        field("user", plan.user)
+        if let workouts = plan.weeklyWorkouts {
+            list("weeklyWorkouts", workouts) { writer, workout in
+                writer.beginObject()
+                writer.field("id", workout.id)
+                writer.field("minutes", workout.minutes)
+                writer.field("title", workout.title)
+                writer.endObject()
+            }
+        }
+        endObject()
+    }
+
     /// A workout's fields.
     mutating func write(_ workout: WorldSnapshot.Workout) {
         field("distance", workout.distance)

@@ -69,6 +69,10 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var families: [Family]
     /// The training plans on the remote.
     public var plans: [Plan]
+    /// The plans the stack's device made or edited and has not uploaded yet, as it has them.
+    public var devicePlans: [Plan] = []
+    /// The plans the stack's device deleted and has not told the remote of yet.
+    public var devicePlanDeletions: [PlanDeletion] = []
     /// The users' acceptances and withdrawals of the privacy policy and the terms, as
     /// the stack's device keeps them.
     public var consents: [Consent]
@@ -126,13 +130,13 @@ public struct WorldSnapshot: Hashable, Sendable {
     }
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
-    /// comment, a purchase or a request for one, a plan's last save, a consent, a report, a case, a suspension, a
+    /// comment, a purchase or a request for one, a plan's last save or deletion, a consent, a report, a case, a suspension, a
     /// moderator's grant, an action of the trail, a notification or an unlock — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
         let dates =
             users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
-            + plans.map(\.lastModified) + consents.map(\.date) + reports.map(\.createdAt)
+            + (plans + devicePlans).map(\.lastModified) + devicePlanDeletions.map(\.deletedAt) + consents.map(\.date) + reports.map(\.createdAt)
             + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
             + moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
             + notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate) + pendingPurchases.map(\.requestedAt)
@@ -447,7 +451,8 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, pendingPurchases, families, plans, consents, reports,
+        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, pendingPurchases, families, plans, devicePlans,
+            devicePlanDeletions, consents, reports,
             moderationCases,
             suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, deletions, tokenSigningKey
     }
@@ -474,6 +479,8 @@ extension WorldSnapshot: Decodable {
         pendingPurchases = try container.decodeIfPresent([PendingPurchase].self, forKey: .pendingPurchases) ?? []
         families = try container.decodeIfPresent([Family].self, forKey: .families) ?? []
         plans = try container.decodeIfPresent([Plan].self, forKey: .plans) ?? []
+        devicePlans = try container.decodeIfPresent([Plan].self, forKey: .devicePlans) ?? []
+        devicePlanDeletions = try container.decodeIfPresent([PlanDeletion].self, forKey: .devicePlanDeletions) ?? []
         consents = try container.decodeIfPresent([Consent].self, forKey: .consents) ?? []
         reports = try container.decodeIfPresent([Report].self, forKey: .reports) ?? []
         moderationCases = try container.decodeIfPresent([ModerationCase].self, forKey: .moderationCases) ?? []

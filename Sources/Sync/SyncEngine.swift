@@ -253,7 +253,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     /// `document`, the document of `record`, if the remote will take it: no larger
     /// than the remote's limit, in the bytes it counts, and with the record's owner and
     /// ID in the fields a download is checked by.
-    private func checked(_ document: SyncDocument, of record: Record) throws(SyncError) -> SyncDocument {
+    func checked(_ document: SyncDocument, of record: Record) throws(SyncError) -> SyncDocument {
         let size = document.data.count
         guard size <= remote.maximumDocumentBytes else {
             throw SyncError(.recordTooLarge, detail: "The record is \(size) bytes as sent; the remote takes at most \(remote.maximumDocumentBytes).")
@@ -270,7 +270,7 @@ public final class SyncEngine<Record: Syncable>: Sendable {
     }
 
     /// Stores a local change with its upload queued, in the caller's transaction.
-    private func queue(
+    func queue(
         _ local: inout SyncRecords.LocalRecord, key: String, id: UUID, in scope: RemoteScope, records: RecordWriter, changes: inout [UUID]
     ) throws {
         local.revision += 1

@@ -157,8 +157,8 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts, likes, comments,
-    /// reports, notifications of follows, purchases and requests waiting, plans, consents
-    /// and deletions in their grace period.
+    /// reports, notifications of follows, purchases and requests waiting, plans on the
+    /// remote and edits of them on the device, consents and deletions in their grace period.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
         let count = Int.random(in: 1...8, using: &generator)
@@ -226,10 +226,21 @@ import TrainTesting
             let start = now.addingTimeInterval(Double.random(in: -1_000_000...1_000_000, using: &generator))
             let workouts = (0..<Int.random(in: 0...3, using: &generator)).map { WorldSnapshot.Plan.Workout(title: "Run \($0)", minutes: 30 + $0) }
             var plan = WorldSnapshot.Plan(
+                id: UUID(uuid: (UInt8(index), 1, 2, 3, 4, 5, 0x70, 7, 0x80, 9, 10, 11, 12, 13, 14, UInt8.random(in: 0...255, using: &generator))),
                 user: user, name: "Plan \(index) ✓", startDate: start, endDate: start.addingTimeInterval(86_400 * 7), weeklyWorkouts: workouts)
             plan.notes = Bool.random(using: &generator) ? "Notes\nwith a line" : nil
             plan.lastModified = now.addingTimeInterval(-Double.random(in: 0...100_000, using: &generator))
             world.plans.append(plan)
+        }
+        for plan in world.plans where Int.random(in: 0..<3, using: &generator) == 0 {
+            if Bool.random(using: &generator) {
+                var edit = plan
+                edit.name = "Edited \(plan.name)"
+                edit.lastModified = now.addingTimeInterval(-Double.random(in: 0...100_000, using: &generator))
+                world.devicePlans.append(edit)
+            } else if let id = plan.id {
+                world.devicePlanDeletions.append(WorldSnapshot.PlanDeletion(user: plan.user, id: id, deletedAt: now))
+            }
         }
         for user in world.users where Bool.random(using: &generator) {
             world.consents.append(WorldSnapshot.Consent(user: user.id, document: .privacyPolicy, date: user.createdAt))

@@ -1,0 +1,83 @@
+import Foundation
+import TrainCore
+
+/// An edit a device has not uploaded yet, as a world's snapshot holds it: the record as
+/// the device has it, or its deletion.
+package struct QueuedEdit<Record: Syncable>: Sendable {
+    package var userID: String
+    package var id: UUID
+    /// The record; nil for a deletion.
+    package var record: Record?
+    /// When a deletion was made; nil for a record.
+    package var deletedAt: Date?
+
+    package init(userID: String, id: UUID, record: Record?, deletedAt: Date?) {
+        self.userID = userID
+        self.id = id
+        self.record = record
+        self.deletedAt = deletedAt
+    }
+}
+
+extension SyncEngine {
+    /// Every user's edits on this device whose upload is queued, in the order of their
+    /// keys — by user, then by record ID: a world's export reads them. A record whose
+    /// document this version cannot read is left out.
+    /// - Throws: `storage`.
+    package func queuedEdits() throws(SyncError) -> [QueuedEdit<Record>] {
+        try reading { records in
+            var edits: [QueuedEdit<Record>] = []
+            for key in try records.keys(in: SyncRecords.outbox, range: try RecordKey(.string(Record.recordType)).range) {
+                guard let components = try? RecordKey(encoded: key).components, components.count == 3, case .string(let userID) = components[1],
+                    case .uuid(let id) = components[2], let local = try records.value(forKey: key, in: SyncRecords.records)
+                else { continue }
+                if let deleted = local.document.deleted {
+                    let date = Date(timeIntervalSince1970: Double(deleted.milliseconds) / 1_000)
+                    edits.append(QueuedEdit(userID: userID, id: id, record: nil, deletedAt: date))
+                } else if let record = try? local.document.record(as: Record.self) {
+                    edits.append(QueuedEdit(userID: userID, id: id, record: record, deletedAt: nil))
+                }
+            }
+            return edits
+        }
+    }
+
+    /// Writes `edits` into this device, which holds none of their records, as edits
+    /// made on it and queued for upload, in one transaction: every field of a record
+    /// stamped by this device's replica at `savedAt(record)`, a deletion at its date.
+    /// None has reached the remote: at the next sync each is merged with the remote's
+    /// version of the record, if there is one, field by field, the later stamp winning.
+    /// - Throws: `recordExists` for a record the device holds; `recordTooLarge` or
+    ///   `invalidRecord` for one the remote would not take; `storage`.
+    package func importEdits(_ edits: [QueuedEdit<Record>], savedAt: (Record) -> Date) throws(SyncError) {
+        let now = context.clock.now
+        do {
+            try store.write { records in
+                var replica = try replica(in: records)
+                var changes: [UUID] = []
+                for edit in edits {
+                    let scope = RemoteScope(userID: edit.userID, collection: Record.recordType)
+                    let key = try SyncRecords.key(scope, edit.id)
+                    guard try records.data(forKey: key, in: SyncRecords.records) == nil else {
+                        throw SyncError(.recordExists, detail: "The device holds the record \(edit.id.uuidString) already.")
+                    }
+                    let date = edit.record.map(savedAt) ?? edit.deletedAt ?? now
+                    let stamp = HybridTimestamp(milliseconds: HybridClock.milliseconds(date) ?? 0, counter: 0, replicaID: replica.id)
+                    // The device's clock runs on from the latest stamp: its next edit is later.
+                    replica.clock.observe(stamp)
+                    let document = try edit.record.map { record throws(SyncError) in
+                        try checked(try SyncDocument.of(record, previous: nil, stamp: stamp), of: record)
+                    }
+                    var local = SyncRecords.LocalRecord(document: document ?? .tombstone(stamp), revision: 0)
+                    try queue(&local, key: key, id: edit.id, in: scope, records: records, changes: &changes)
+                }
+                try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.storage, detail: "\(error)")
+        }
+        localEdits.send(.localEdit)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TrainAccount
+import TrainCore
+import TrainSync
+import TrainTesting
+
+/// A device's plan edits not uploaded yet, in a world's snapshot: an offline user's
+/// new plan, edit and deletion are a fixture that the next sync uploads.
+@MainActor
+@Suite(.timeLimit(.minutes(1))) struct WorldSnapshotDevicePlanTests {
+
+    let clock = ManualClock()
+    var configuration: TrainServicesConfiguration { TrainServicesConfiguration(context: TrainContext(clock: clock)) }
+
+    /// Ada with two plans on the remote.
+    static let fixture = #"""
+        {"version": 1, "users": [{"id": "ada", "email": "ada@example.com", "providers": [{"provider": "emailCode", "subject": "ada@example.com"}]}],
+         "plans": [{"id": "00000000-0000-7000-8000-00000000000A", "user": "ada", "name": "Spring 10k",
+                    "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-04-26T00:00:00Z", "lastModified": "2001-01-01T00:00:00Z"},
+                   {"id": "00000000-0000-7000-8000-00000000000B", "user": "ada", "name": "Old plan",
+                    "startDate": "2025-03-02T00:00:00Z", "endDate": "2025-04-26T00:00:00Z", "lastModified": "2001-01-01T00:00:00Z"}]}
+        """#
+
+    @Test("a new plan, an edit and a deletion not uploaded export and import to the same bytes, in memory and in files; a sync uploads them")
+    func offlineEdits() async throws {
+        let services = try TrainServices.inMemory(
+            from: try WorldSnapshot(json: Data(Self.fixture.utf8)), signedIn: "ada", configuration: configuration)
+        try await services.plans.sync()
+        clock.advance(by: .seconds(60))
+        var spring = try #require(try services.plans.plans().first { $0.name == "Spring 10k" })
+        spring.name = "Spring half marathon"
+        spring = try await services.plans.updatePlan(spring)
+        let old = try #require(try services.plans.plans().first { $0.name == "Old plan" })
+        try await services.plans.deletePlan(id: old.id)
+        let made = try await services.plans.createPlan(TrainingPlan(name: "Summer 5k", startDate: clock.now, endDate: clock.now, daysPerWeek: 3))
+
+        let first = try services.exportWorld().encoded()
+        let snapshot = try WorldSnapshot(json: first)
+        #expect(Set(snapshot.devicePlans.map(\.name)) == ["Spring half marathon", "Summer 5k"])
+        #expect(snapshot.devicePlanDeletions == [WorldSnapshot.PlanDeletion(user: "ada", id: old.id, deletedAt: clock.now)])
+        #expect(Set(snapshot.plans.map(\.name)) == ["Spring 10k", "Old plan"], "the remote has none of them yet")
+
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: "ada", configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == first)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-plans-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try TrainServices.files(in: directory, from: snapshot, configuration: configuration).exportWorld().encoded() == first)
+
+        #expect(try imported.plans.pendingCount() == 3)
+        #expect(try imported.plans.status(ofPlan: made.id) == .notSynced)
+        clock.advance(by: .seconds(60))
+        try await imported.plans.sync()
+        let after = try imported.exportWorld()
+        #expect(after.devicePlans.isEmpty && after.devicePlanDeletions.isEmpty)
+        #expect(Set(after.plans.map(\.name)) == ["Spring half marathon", "Summer 5k"], "the edit won over the remote's older version")
+        #expect(Set(try imported.plans.plans().map(\.name)) == ["Spring half marathon", "Summer 5k"])
+    }
+
+    @Test("an edit older than the remote's version loses to it at the next sync, field by field, as a late upload does")
+    func olderEditLoses() async throws {
+        var snapshot = try WorldSnapshot(json: Data(Self.fixture.utf8))
+        snapshot.plans[0].lastModified = clock.now
+        var edit = snapshot.plans[0]
+        edit.name = "Stale rename"
+        edit.lastModified = clock.now.addingTimeInterval(-3_600)
+        snapshot.devicePlans = [edit]
+        let services = try TrainServices.inMemory(from: snapshot, signedIn: "ada", configuration: configuration)
+        clock.advance(by: .seconds(60))
+        try await services.plans.sync()
+        #expect(try services.exportWorld().plans.first { $0.id == edit.id }?.name == "Spring 10k")
+    }
+
+    @Test(
+        "a device edit of a user the world lacks, of another user's plan, listed twice or deleted too, or dated after now is a typed error naming its path",
+        arguments: [
+            (
+                #""devicePlans": [{"user": "bob", "name": "X", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}]"#,
+                WorldSnapshotError.Code.danglingReference, "devicePlans[0].user"
+            ),
+            (
+                #""devicePlanDeletions": [{"user": "bob", "id": "00000000-0000-7000-8000-00000000000A"}]"#, .danglingReference,
+                "devicePlanDeletions[0].user"
+            ),
+            (
+                #""devicePlanDeletions": [{"user": "grace", "id": "00000000-0000-7000-8000-00000000000A"}]"#, .invalidValue,
+                "devicePlanDeletions[0].id"
+            ),
+            (
+                #""devicePlans": [{"id": "00000000-0000-7000-8000-00000000000C", "user": "ada", "name": "X", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}], "devicePlanDeletions": [{"user": "ada", "id": "00000000-0000-7000-8000-00000000000C"}]"#,
+                .duplicateID, "devicePlanDeletions[0].id"
+            ),
+            (
+                #""devicePlanDeletions": [{"user": "ada", "id": "00000000-0000-7000-8000-00000000000A", "deletedAt": "2999-01-01T00:00:00Z"}]"#,
+                .invalidValue, "devicePlanDeletions[0].deletedAt"
+            ),
+            (
+                #""devicePlans": [{"user": "ada", "name": " X", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}]"#,
+                .invalidValue, "devicePlans[0].name"
+            ),
+        ])
+    func refused(lists: String, code: WorldSnapshotError.Code, path: String) throws {
+        let json = """
+            {"version": 1, "users": [{"id": "ada"}, {"id": "grace"}],
+             "plans": [{"id": "00000000-0000-7000-8000-00000000000A", "user": "ada", "name": "Spring 10k", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-04-26T00:00:00Z"}],
+             \(lists)}
+            """
+        let error = #expect(throws: WorldSnapshotError(code)) {
+            try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+        }
+        #expect(error?.path == path)
+    }
+}
