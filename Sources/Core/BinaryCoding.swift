@@ -132,7 +132,8 @@ package struct BinaryReader {
 
     /// Starts reading a record whose layout must be one of `formats`.
     package init(_ data: Data, formats: Set<UInt8>) throws(CoreError) {
-        bytes = Array(data)
+        // Copied whole, not byte by byte through the data's iterator.
+        bytes = data.withUnsafeBytes { [UInt8]($0) }
         guard let first = bytes.first, formats.contains(first) else {
             throw CoreError(.undecodable, detail: "The record is not in a known binary layout.")
         }
