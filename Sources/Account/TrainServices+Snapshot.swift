@@ -286,11 +286,12 @@ extension TrainServices {
         } catch {
             throw WorldSnapshotError(.notImported, path: "devicePlans", detail: "The device refused the plans: \(error.detail)")
         }
-        for (path, purchase) in resolved.purchases {
+        for chain in resolved.purchases {
+            var failed = 0
             do {
-                try appStore.replay(purchase)
+                try appStore.replay(chain.map(\.purchase), failed: &failed)
             } catch {
-                throw WorldSnapshotError(.invalidValue, path: path, detail: "The App Store refused the purchase: \(error.detail)")
+                throw WorldSnapshotError(.invalidValue, path: chain[failed].path, detail: "The App Store refused the purchase: \(error.detail)")
             }
         }
         for (index, (path, pending)) in resolved.pendingPurchases.enumerated() {

@@ -16,7 +16,9 @@ extension WorldSnapshot {
         var auth: AuthWorld
         var social: SocialWorld
         var families: [FamilyGroup]
-        var purchases: [(path: String, purchase: StorePurchase)]
+        /// The purchases as the App Store replays them: each alone, but the purchases of
+        /// one Apple ID in one subscription group, together by date.
+        var purchases: [[(path: String, purchase: StorePurchase)]]
         var pendingPurchases: [(path: String, pending: StorePendingPurchase)] = []
         var plans: [TrainingPlan]
         /// The stack's device's edits not uploaded yet.
@@ -313,6 +315,7 @@ extension WorldSnapshot {
         into resolved: inout Resolved
     ) throws(WorldSnapshotError) {
         let products = Set(configuration.products.map(\.id))
+        var chains: [[String]: Int] = [:]
         for (index, purchase) in purchases.enumerated() {
             var path: String { "purchases[\(index)]" }
             guard products.contains(purchase.product) else {
@@ -345,14 +348,22 @@ extension WorldSnapshot {
             } else if purchase.refundReason != nil {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).refundReason", detail: "A reason is given with a refund's date.")
             }
-            resolved.purchases.append(
-                (
-                    path,
-                    StorePurchase(
-                        appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
-                        refund: refund)
-                ))
+            let made = StorePurchase(
+                appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
+                refund: refund)
+            // A later purchase in a subscription's group by the same Apple ID takes over from it.
+            let product = configuration.products.first { $0.id == purchase.product }
+            if product?.type == .autoRenewable, let group = product?.subscriptionGroupID {
+                let key = [appleID.email, group]
+                if let chain = chains[key] {
+                    resolved.purchases[chain].append((path, made))
+                    continue
+                }
+                chains[key] = resolved.purchases.count
+            }
+            resolved.purchases.append([(path, made)])
         }
+        for index in resolved.purchases.indices { resolved.purchases[index].sort { $0.purchase.purchaseDate < $1.purchase.purchaseDate } }
     }
 
     // MARK: - Helpers

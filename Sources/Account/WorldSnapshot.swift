@@ -413,7 +413,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     /// subscription renews from `purchasedAt` up to now — or, with `expiresAt`, its
     /// auto-renew is off and it ends with the period that holds that date (or the
     /// current one, for a date to come); or, with
-    /// `refundedAt`, up to its refund, which ends it.
+    /// `refundedAt`, up to its refund, which ends it. A later purchase in its subscription
+    /// group by the same Apple ID takes over from it: it renews up to then at most.
     public struct Purchase: Codable, Hashable, Sendable {
         /// The app user it is for: it carries their app account token. None for a
         /// purchase made outside the app, untagged.

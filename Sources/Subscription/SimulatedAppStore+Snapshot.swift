@@ -3,7 +3,9 @@ import TrainCore
 
 /// A purchase as a world's snapshot holds it: who bought what, when, for which app
 /// user, and for a subscription whose auto-renew is off, the end of its last period.
-/// Its renewals follow from these; other changes since are not part of it.
+/// Its renewals follow from these, up to a later purchase in its group by the same
+/// Apple ID — a new subscription after a lapse, an upgrade or a crossgrade — which
+/// is a purchase of its own; other changes since are not part of it.
 package struct StorePurchase: Hashable, Sendable {
     package var appleID: AppleID
     package var productID: String
@@ -88,68 +90,125 @@ extension SimulatedAppStore {
     }
 
     /// Every purchase made in the store, renewals and family members' shares left out,
-    /// by purchase date then transaction: a world's export reads it.
+    /// by date, then Apple ID, then product: a world's export reads it, in an order a
+    /// replay keeps. A subscription's purchase renews up
+    /// to the next purchase in its group by the same Apple ID; when its last period
+    /// ended before then (a lapse, auto-renew off) or ends later with auto-renew off,
+    /// that period's end is its `expiresAt`; its last period's refund is its refund.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` for a ledger that cannot be read.
     package func purchases() throws(SubscriptionError) -> [StorePurchase] {
         try mutate { state, _, _ in
-            state.entries.keys.sorted().compactMap { id -> StorePurchase? in
-                guard let entry = state.entries[id], entry.transaction.ownershipType == .purchased, entry.transaction.reason == .purchase,
-                    entry.transaction.id == entry.transaction.originalID || entry.transaction.productType != .autoRenewable
-                else { return nil }
-                let subscription = state.subscriptions[entry.transaction.originalID]
-                // A subscription's refund is of the period it ended in; a purchase's, of itself.
-                let refunded = subscription.map { state.entries[$0.latestTransactionID]?.transaction } ?? entry.transaction
-                return StorePurchase(
-                    appleID: entry.owner, productID: entry.transaction.productID, purchaseDate: entry.transaction.purchaseDate,
-                    appAccountToken: entry.transaction.appAccountToken,
-                    expiresAt: subscription.flatMap { $0.willAutoRenew || $0.state == .revoked ? nil : $0.periodEnd },
-                    refund: refunded.flatMap { transaction in
-                        transaction.revocationDate.map { StorePurchase.Refund(date: $0, reason: transaction.revocationReason ?? .other) }
-                    })
+            // Each subscription's transactions in order: its purchases, each followed by its renewals.
+            var chains: [UInt64: [AppStoreTransaction]] = [:]
+            for id in state.entries.keys.sorted() {
+                guard let transaction = state.entries[id]?.transaction, transaction.ownershipType == .purchased,
+                    transaction.productType == .autoRenewable
+                else { continue }
+                chains[transaction.originalID, default: []].append(transaction)
             }
+            let purchases = state.entries.keys.sorted().compactMap { id -> StorePurchase? in
+                guard let entry = state.entries[id], entry.transaction.ownershipType == .purchased, entry.transaction.reason == .purchase else {
+                    return nil
+                }
+                var purchase = StorePurchase(
+                    appleID: entry.owner, productID: entry.transaction.productID, purchaseDate: entry.transaction.purchaseDate,
+                    appAccountToken: entry.transaction.appAccountToken)
+                guard entry.transaction.productType == .autoRenewable else {
+                    purchase.refund = Self.refund(of: entry.transaction)
+                    return purchase
+                }
+                // The periods this purchase started, up to the next purchase of the subscription.
+                let chain = chains[entry.transaction.originalID] ?? []
+                let run = chain.drop { $0.id != id }.prefix { $0.id == id || $0.reason != .purchase }
+                guard let last = run.last else { return purchase }
+                let next = chain.drop { $0.id != last.id }.dropFirst().first
+                purchase.refund = Self.refund(of: last)
+                guard purchase.refund == nil else { return purchase }
+                if let next {
+                    // Ended before the next purchase: it lapsed; an upgrade took over from a period that ran.
+                    if !last.isUpgraded, let end = last.expirationDate, end <= next.purchaseDate { purchase.expiresAt = end }
+                } else if let subscription = state.subscriptions[entry.transaction.originalID], !subscription.willAutoRenew,
+                    subscription.state != .revoked
+                {
+                    purchase.expiresAt = subscription.periodEnd
+                }
+                return purchase
+            }
+            return purchases.sorted { ($0.purchaseDate, $0.appleID.email, $0.productID) < ($1.purchaseDate, $1.appleID.email, $1.productID) }
         }
     }
 
-    /// Makes `purchase` as a purchase outside the app of its Apple ID, at its date: a
-    /// world's import replays each, and the store renews them up to now — or, for one
-    /// with `expiresAt`, up to then, and turns its auto-renew off, so that it ends with
-    /// the period that holds that date; or, for a refunded one, up to the refund, which
-    /// revokes its period then, without the server notification a refund sends.
+    /// A transaction's refund, if it was refunded.
+    private static func refund(of transaction: AppStoreTransaction) -> StorePurchase.Refund? {
+        transaction.revocationDate.map { StorePurchase.Refund(date: $0, reason: transaction.revocationReason ?? .other) }
+    }
+
+    /// Makes each purchase of `chain` — one purchase, or the purchases of one Apple ID
+    /// in one subscription group, by date — as a purchase outside the app of its Apple
+    /// ID, at its date, in one write: a world's import replays each chain. The store
+    /// renews a subscription up to the next purchase of the chain, which takes over as a
+    /// purchase in the app would (a new subscription after a lapse, an upgrade, a
+    /// crossgrade), and the last up to now — or, for one with `expiresAt`, up to then,
+    /// and turns its auto-renew off, so that it ends with the period that holds that
+    /// date; or, for a refunded one, up to the refund, which revokes its period then,
+    /// without the server notification a refund sends.
+    /// - Parameters:
+    ///   - chain: The purchases.
+    ///   - failed: Set to the index in `chain` of the purchase refused, when one is.
     /// - Throws: The errors of ``buyOutsideApp(productID:appAccountToken:purchaseDate:)``;
     ///   `invalidArgument` for `expiresAt` on a product that does not renew, or not after
-    ///   the purchase, and for a refund before the purchase or with `expiresAt`.
-    package func replay(_ purchase: StorePurchase) throws(SubscriptionError) {
-        let device = device(signedInTo: purchase.appleID)
-        guard let product = product(purchase.productID) else {
-            throw SubscriptionError(.productNotFound, detail: "No product '\(purchase.productID)'.")
-        }
-        if let expiresAt = purchase.expiresAt {
-            guard product.type == .autoRenewable, expiresAt > purchase.purchaseDate else {
-                throw SubscriptionError(.invalidArgument, detail: "Only a subscription stops renewing, after it was bought.")
+    ///   the purchase, for a refund before the purchase or with `expiresAt`, and for a
+    ///   purchase of what the Apple ID holds then, which the store would not sell again.
+    package func replay(_ chain: [StorePurchase], failed: inout Int) throws(SubscriptionError) {
+        guard let first = chain.first else { return }
+        var products: [AppStoreProduct] = []
+        for (index, purchase) in chain.enumerated() {
+            failed = index
+            guard let product = product(purchase.productID) else {
+                throw SubscriptionError(.productNotFound, detail: "No product '\(purchase.productID)'.")
             }
-        }
-        if let refund = purchase.refund {
-            guard refund.date >= purchase.purchaseDate, purchase.expiresAt == nil else {
-                throw SubscriptionError(.invalidArgument, detail: "A purchase is refunded after it was made; a refunded subscription ends then.")
+            if let expiresAt = purchase.expiresAt {
+                guard product.type == .autoRenewable, expiresAt > purchase.purchaseDate else {
+                    throw SubscriptionError(.invalidArgument, detail: "Only a subscription stops renewing, after it was bought.")
+                }
             }
-        }
-        try device.mutate { state, changes, now throws(SubscriptionError) in
-            // Renewed up to the end given or the refund, whichever came first.
-            let until = min(purchase.expiresAt ?? now, purchase.refund?.date ?? now, now)
-            let bought = try device.buyBackdated(
-                product, token: purchase.appAccountToken, purchaseDate: purchase.purchaseDate, state: &state, changes: &changes, now: until)
-            device.settle(&state, &changes, now: until)
-            let owner = device.deviceAppleID(state)
             if let refund = purchase.refund {
-                let latest = product.type == .autoRenewable ? device.subscription(inGroupOf: product, of: owner, in: state)?.latestTransactionID : nil
-                try device.revoke(
-                    latest ?? bought.unsafePayloadValue.id, reason: refund.reason, notifying: false, state: &state, changes: &changes, now: until)
-            } else if purchase.expiresAt != nil, var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
-                subscription.willAutoRenew = false
-                state.subscriptions[subscription.originalID] = subscription
-                changes.subscriptions.insert(subscription.originalID)
+                guard refund.date >= purchase.purchaseDate, purchase.expiresAt == nil else {
+                    throw SubscriptionError(.invalidArgument, detail: "A purchase is refunded after it was made; a refunded subscription ends then.")
+                }
+            }
+            products.append(product)
+        }
+        let device = device(signedInTo: first.appleID)
+        var current = 0
+        defer { failed = current }
+        try device.mutate { state, changes, now throws(SubscriptionError) in
+            for (index, (purchase, product)) in zip(chain, products).enumerated() {
+                current = index
+                // Renewed up to the end given, the refund or the next purchase, whichever comes first.
+                let next = index + 1 < chain.count ? chain[index + 1].purchaseDate : now
+                let until = min(purchase.expiresAt ?? now, purchase.refund?.date ?? now, next, now)
+                let made = state.nextID
+                let bought = try device.buyBackdated(
+                    product, token: purchase.appAccountToken, purchaseDate: purchase.purchaseDate, state: &state, changes: &changes, now: until)
+                // The store gives back what the Apple ID holds rather than buy it again.
+                guard bought.unsafePayloadValue.id >= made else {
+                    throw SubscriptionError(
+                        .invalidArgument, detail: "The Apple ID holds '\(product.id)' already then: the App Store would not sell it again.")
+                }
+                device.settle(&state, &changes, now: until)
+                let owner = device.deviceAppleID(state)
+                if let refund = purchase.refund {
+                    let latest =
+                        product.type == .autoRenewable ? device.subscription(inGroupOf: product, of: owner, in: state)?.latestTransactionID : nil
+                    try device.revoke(
+                        latest ?? bought.unsafePayloadValue.id, reason: refund.reason, notifying: false, state: &state, changes: &changes, now: until)
+                } else if purchase.expiresAt != nil, var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
+                    subscription.willAutoRenew = false
+                    state.subscriptions[subscription.originalID] = subscription
+                    changes.subscriptions.insert(subscription.originalID)
+                }
             }
         }
     }
-
 }

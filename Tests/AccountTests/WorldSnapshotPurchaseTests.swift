@@ -116,4 +116,58 @@ import TrainTesting
         }
         #expect(error?.path == path, "\(error?.detail ?? "")")
     }
+
+    @Test(
+        "a lapse and a new subscription later, or an upgrade, export as purchases of their own and import to the same transactions, tier and bytes",
+        arguments: [false, true])
+    func laterPurchasesInTheGroup(upgrade: Bool) async throws {
+        let original = TrainServices.inMemory(configuration: configuration)
+        original.appleID.signIn(as: .ada)
+        let ada = try await original.auth.signInWithApple()
+        _ = try await original.subscriptions.purchase(Self.monthly)
+        clock.advance(by: .seconds(40 * 86_400))
+        if upgrade {
+            _ = try await original.subscriptions.purchase("com.train.premium.yearly")
+        } else {
+            try original.appStore.setAutoRenew(false, productID: Self.monthly)
+            clock.advance(by: .seconds(60 * 86_400))
+            _ = try await original.subscriptions.purchase(Self.monthly)
+        }
+        clock.advance(by: .seconds(86_400))
+        let snapshot = try original.exportWorld()
+        #expect(snapshot.purchases.count == 2)
+        #expect((snapshot.purchases.first?.expiresAt != nil) == !upgrade, "a lapse ends the first purchase; an upgrade takes over from it")
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        func ledger(_ services: TrainServices) -> [String] {
+            services.appStore.allTransactions.map(\.unsafePayloadValue).map { transaction in
+                "\(transaction.productID) \(transaction.purchaseDate) \(transaction.reason) upgraded \(transaction.isUpgraded) "
+                    + "until \(String(describing: transaction.expirationDate))"
+            }
+        }
+        #expect(ledger(imported) == ledger(original))
+        #expect(imported.subscriptions.currentTier == original.subscriptions.currentTier)
+        #expect(imported.subscriptions.currentTier == (upgrade ? .premium : .pro))
+        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+    }
+
+    @Test("in a fixture, a later purchase in the group takes over: the first renews up to it, and a refusal names the later one's path")
+    func fixtureChain() throws {
+        let json = #"""
+            {"version": 1, "users": [{"id": "ada"}],
+             "purchases": [{"user": "ada", "product": "com.train.premium.yearly", "purchasedAt": "2026-01-01T00:00:00Z"},
+                           {"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-06-01T00:00:00Z", "expiresAt": "2025-08-01T00:00:00Z"}]}
+            """#
+        let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), signedIn: "ada", configuration: configuration)
+        #expect(services.subscriptions.currentTier == .premium)
+        let products = services.appStore.allTransactions.map(\.unsafePayloadValue).filter { $0.reason == .purchase }.map(\.productID)
+        #expect(products == [Self.monthly, "com.train.premium.yearly"], "replayed by date, whatever the document's order")
+        let twice = #"""
+            {"version": 1, "users": [{"id": "ada"}],
+             "purchases": [{"user": "ada", "product": "com.train.lifetime"}, {"user": "ada", "product": "com.train.lifetime"}]}
+            """#
+        let error = #expect(throws: WorldSnapshotError(.invalidValue)) {
+            try TrainServices.inMemory(from: try WorldSnapshot(json: Data(twice.utf8)), configuration: configuration)
+        }
+        #expect(error?.path == "purchases[1]", "a product the Apple ID holds is not sold to it again")
+    }
 }
