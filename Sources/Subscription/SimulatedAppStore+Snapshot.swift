@@ -93,8 +93,9 @@ extension SimulatedAppStore {
     /// by date, then Apple ID, then product: a world's export reads it, in an order a
     /// replay keeps. A subscription's purchase renews up
     /// to the next purchase in its group by the same Apple ID; when its last period
-    /// ended before then (a lapse, auto-renew off) or ends later with auto-renew off,
-    /// that period's end is its `expiresAt`; its last period's refund is its refund.
+    /// ended before then (a lapse, auto-renew off), ends later with auto-renew off, or
+    /// was not renewed because billing failed, that period's end is its `expiresAt`;
+    /// its last period's refund is its refund.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` for a ledger that cannot be read.
     package func purchases() throws(SubscriptionError) -> [StorePurchase] {
         try mutate { state, _, _ in
@@ -127,9 +128,10 @@ extension SimulatedAppStore {
                 if let next {
                     // Ended before the next purchase: it lapsed; an upgrade took over from a period that ran.
                     if !last.isUpgraded, let end = last.expirationDate, end <= next.purchaseDate { purchase.expiresAt = end }
-                } else if let subscription = state.subscriptions[entry.transaction.originalID], !subscription.willAutoRenew,
-                    subscription.state != .revoked
+                } else if let subscription = state.subscriptions[entry.transaction.originalID], subscription.state != .revoked,
+                    !subscription.willAutoRenew || subscription.state == .expired || subscription.state == .inBillingRetryPeriod
                 {
+                    // Auto-renew off, or a renewal whose billing failed: it ends with its last paid period.
                     purchase.expiresAt = subscription.periodEnd
                 }
                 return purchase
