@@ -44,7 +44,10 @@ extension TrainServices {
             feed = try social.exportWorld()
             bought = try appStore.purchases()
             planned = try remote.plans(of: auth.users.map(\.id))
-            edits = try plans.queuedEdits()
+            // An edit of a plan another device deleted is left out: the deletion wins at the next sync.
+            let queued = try plans.queuedEdits()
+            let held = try remote.records(at: queued.map { ($0.userID, $0.id) })
+            edits = zip(queued, held).filter { $0.1?.isDeleted != true }.map(\.0)
             consents = try account.allConsents()
         } catch {
             throw AccountError(.storage, detail: "The world could not be read: \(error)")
@@ -281,10 +284,8 @@ extension TrainServices {
                 throw WorldSnapshotError(.notImported, path: "plans", detail: "The remote refused the plans: \(error.detail)")
             }
         }
-        do {
-            if !resolved.deviceEdits.isEmpty { try plans.importEdits(resolved.deviceEdits, savedAt: \.lastModified) }
-        } catch {
-            throw WorldSnapshotError(.notImported, path: "devicePlans", detail: "The device refused the plans: \(error.detail)")
+        if !resolved.deviceEdits.isEmpty {
+            try importDeviceEdits(resolved)
         }
         for chain in resolved.purchases {
             var failed = 0
@@ -310,6 +311,32 @@ extension TrainServices {
             throw WorldSnapshotError(.notImported, path: "deletions", detail: "The deletions could not be written: \(error)")
         }
         account.startPurging()
+    }
+}
+
+extension TrainServices {
+    /// Queues the device's edits: one made no earlier than the remote's version of its
+    /// plan is made on that version, which it replaces at the next sync; an earlier one
+    /// is merged with it there, field by field, as a late upload is.
+    fileprivate func importDeviceEdits(_ resolved: WorldSnapshot.Resolved) throws(WorldSnapshotError) {
+        var edits = resolved.deviceEdits
+        var saved: [WorldSnapshot.PlanKey: Date] = [:]
+        for plan in resolved.plans { saved[WorldSnapshot.PlanKey(plan.userID, plan.id)] = plan.lastModified }
+        do {
+            if let remote = world.remote as? LocalRemotePlanStore {
+                let held = try remote.records(at: edits.map { ($0.userID, $0.id) })
+                for index in edits.indices {
+                    let edit = edits[index]
+                    guard let lastModified = saved[WorldSnapshot.PlanKey(edit.userID, edit.id)],
+                        let date = edit.record?.lastModified ?? edit.deletedAt, date >= lastModified
+                    else { continue }
+                    edits[index].base = held[index]
+                }
+            }
+            try plans.importEdits(edits, savedAt: \.lastModified)
+        } catch {
+            throw WorldSnapshotError(.notImported, path: "devicePlans", detail: "The device refused the plans: \(error)")
+        }
     }
 }
 

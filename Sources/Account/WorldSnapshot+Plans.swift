@@ -106,33 +106,38 @@ extension WorldSnapshot {
         }
     }
 
+    /// A plan's key: its user, by the ID's bytes, and its ID. The remote and a device
+    /// keep each user's plans apart, so two users may have plans of one ID.
+    struct PlanKey: Hashable {
+        var user: UserKey
+        var id: UUID
+
+        init(_ user: String, _ id: UUID) {
+            self.user = UserKey(user)
+            self.id = id
+        }
+    }
+
     /// The remote's plans, then the device's edits and deletions: each plan one the
-    /// services would store, of a user of the document; an edit of a remote plan is of
-    /// its owner's, and a plan is edited or deleted once.
+    /// services would store, of a user of the document; a user's plan is edited or
+    /// deleted once, a deletion dated to the millisecond, as a device's clock reads.
     func resolvePlans(users: Set<UserKey>, now: Date, into resolved: inout Resolved) throws(WorldSnapshotError) {
         resolved.plans = try Self.resolve(plans, named: "plans", salt: 0x50, users: users, now: now)
-        var owners: [UUID: UserKey] = [:]
-        for plan in resolved.plans { owners[plan.id] = UserKey(plan.userID) }
         let edited = try Self.resolve(devicePlans, named: "devicePlans", salt: 0x44, users: users, now: now)
-        var ids: Set<UUID> = []
-        for (index, plan) in edited.enumerated() {
-            if let owner = owners[plan.id], owner != UserKey(plan.userID) {
-                throw WorldSnapshotError(.invalidValue, path: "devicePlans[\(index)].id", detail: "A device edits its user's own plans.")
-            }
-            ids.insert(plan.id)
-            resolved.deviceEdits.append(QueuedEdit(userID: plan.userID, id: plan.id, record: plan, deletedAt: nil))
-        }
+        var keys = Set(edited.map { PlanKey($0.userID, $0.id) })
+        resolved.deviceEdits = edited.map { QueuedEdit(userID: $0.userID, id: $0.id, record: $0, deletedAt: nil) }
         for (index, deletion) in devicePlanDeletions.enumerated() {
             let path = "devicePlanDeletions[\(index)]"
             try Self.reference(deletion.user, in: users, path: "\(path).user")
-            guard ids.insert(deletion.id).inserted else {
+            guard keys.insert(PlanKey(deletion.user, deletion.id)).inserted else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "The plan \(deletion.id.uuidString) is edited or deleted already.")
-            }
-            if let owner = owners[deletion.id], owner != UserKey(deletion.user) {
-                throw WorldSnapshotError(.invalidValue, path: "\(path).id", detail: "A device deletes its user's own plans.")
             }
             let date = deletion.deletedAt ?? now
             try Self.check(date, notAfter: now, path: "\(path).deletedAt")
+            let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
+            guard microseconds.truncatingRemainder(dividingBy: 1_000) == 0 else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).deletedAt", detail: "A deletion is dated to the millisecond.")
+            }
             resolved.deviceEdits.append(QueuedEdit(userID: deletion.user, id: deletion.id, record: nil, deletedAt: date))
         }
     }
@@ -143,7 +148,7 @@ extension WorldSnapshot {
         -> [TrainingPlan]
     {
         var resolved: [TrainingPlan] = []
-        var ids: Set<UUID> = []
+        var keys: Set<PlanKey> = []
         for (index, plan) in plans.enumerated() {
             var path: String { "\(list)[\(index)]" }
             try Self.reference(plan.user, in: users, path: "\(path).user")
@@ -155,8 +160,8 @@ extension WorldSnapshot {
             let lastModified = plan.lastModified ?? now
             try Self.check(lastModified, notAfter: now, path: "\(path).lastModified")
             let id = plan.id ?? Self.madeID(at: plan.startDate, index: index, salt: salt)
-            guard ids.insert(id).inserted else {
-                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another plan has the ID \(id.uuidString).")
+            guard keys.insert(PlanKey(plan.user, id)).inserted else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another plan of the user has the ID \(id.uuidString).")
             }
             let workouts = (plan.weeklyWorkouts ?? []).enumerated().map { position, workout in
                 PlannedWorkout(

@@ -61,7 +61,7 @@ extension SimulatedAppStore {
     /// Lists `pending` as a purchase its Apple ID asked for at its date and that still
     /// waits, under the request identifier `world-import-` and `number`, so requests of
     /// one date keep their order in ``pendingPurchases``. `exclusive` is the importing
-    /// stack's access per app user.
+    /// stack's access per app user, which an approval checks then.
     /// - Throws: `productNotFound`; `invalidArgument` for a request after now or an Ask
     ///   to Buy request that lapsed; the errors a purchase of the product would meet now.
     package func replay(_ pending: StorePendingPurchase, number: Int, exclusive: Bool) throws(SubscriptionError) {
@@ -75,10 +75,8 @@ extension SimulatedAppStore {
             if pending.kind == .askToBuy, pending.requestedAt.addingTimeInterval(Self.askToBuyLifetime) < now {
                 throw SubscriptionError(.invalidArgument, detail: "An Ask to Buy request lapses 24 hours after it was asked.")
             }
+            // What the Apple ID holds now is checked when the request is approved, as for one made in the app.
             _ = try checkPurchasable(product, offer: nil, owner: pending.appleID, in: state, now: now)
-            if exclusive {
-                try refuseAnotherAccountsPurchase(product, owner: pending.appleID, token: pending.appAccountToken, in: state, now: now)
-            }
             let digits = String(number)
             var request = PendingPurchase(
                 id: "world-import-" + String(repeating: "0", count: max(0, 10 - digits.count)) + digits, transactionID: 0,

@@ -32,6 +32,18 @@ extension LocalRemotePlanStore {
         return plans
     }
 
+    /// The record the remote holds under each of `keys` — a tombstone included — or nil:
+    /// what a world's export and import read of the plans a device edited.
+    /// - Throws: `unavailable` when the store cannot be read.
+    package func records(at keys: [(userID: String, id: UUID)]) throws(RemoteStoreError) -> [RemoteRecord?] {
+        try read { records in
+            try keys.map { key in
+                let scope = RemoteScope(userID: key.userID, collection: TrainingPlan.recordType)
+                return try records.value(forKey: RemoteRecords.recordKey(scope, key.id), in: RemoteRecords.records)?.record
+            }
+        }
+    }
+
     /// Writes `plans`, none of which the remote holds, as their owners' first versions:
     /// each an upload from ``importReplica`` with every field stamped at the plan's
     /// `lastModified`, in batches the configuration allows.

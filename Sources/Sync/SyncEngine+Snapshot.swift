@@ -10,12 +10,16 @@ package struct QueuedEdit<Record: Syncable>: Sendable {
     package var record: Record?
     /// When a deletion was made; nil for a record.
     package var deletedAt: Date?
+    /// The remote's version the edit was made on, if it was made on one: its upload
+    /// replaces that version, and its fields the version holds keep their stamps.
+    package var base: RemoteRecord?
 
-    package init(userID: String, id: UUID, record: Record?, deletedAt: Date?) {
+    package init(userID: String, id: UUID, record: Record?, deletedAt: Date?, base: RemoteRecord? = nil) {
         self.userID = userID
         self.id = id
         self.record = record
         self.deletedAt = deletedAt
+        self.base = base
     }
 }
 
@@ -43,10 +47,12 @@ extension SyncEngine {
     }
 
     /// Writes `edits` into this device, which holds none of their records, as edits
-    /// made on it and queued for upload, in one transaction: every field of a record
-    /// stamped by this device's replica at `savedAt(record)`, a deletion at its date.
-    /// None has reached the remote: at the next sync each is merged with the remote's
-    /// version of the record, if there is one, field by field, the later stamp winning.
+    /// made on it and queued for upload, in one transaction: a record's fields that
+    /// differ from its base stamped by this device's replica at `savedAt(record)` — after
+    /// the base's stamps — a deletion at its date. An edit with a base is pending upload
+    /// over that version, which it replaces at the next sync unless the remote moved on;
+    /// one without is merged with the remote's version, if there is one, field by
+    /// field, the later stamp winning.
     /// - Throws: `recordExists` for a record the device holds; `recordTooLarge` or
     ///   `invalidRecord` for one the remote would not take; `storage`.
     package func importEdits(_ edits: [QueuedEdit<Record>], savedAt: (Record) -> Date) throws(SyncError) {
@@ -62,13 +68,18 @@ extension SyncEngine {
                         throw SyncError(.recordExists, detail: "The device holds the record \(edit.id.uuidString) already.")
                     }
                     let date = edit.record.map(savedAt) ?? edit.deletedAt ?? now
-                    let stamp = HybridTimestamp(milliseconds: HybridClock.milliseconds(date) ?? 0, counter: 0, replicaID: replica.id)
+                    let base = try edit.base.map { SyncRecords.RemoteVersion(version: $0.version, document: try SyncDocument(data: $0.document)) }
+                    // At its date, and after the base's stamps, as an edit made after downloading it is.
+                    var stamp = HybridTimestamp(milliseconds: HybridClock.milliseconds(date) ?? 0, counter: 0, replicaID: replica.id)
+                    if let seen = base?.document.modified, !(seen < stamp), seen.counter < .max {
+                        stamp = HybridTimestamp(milliseconds: seen.milliseconds, counter: seen.counter + 1, replicaID: replica.id)
+                    }
                     // The device's clock runs on from the latest stamp: its next edit is later.
                     replica.clock.observe(stamp)
                     let document = try edit.record.map { record throws(SyncError) in
-                        try checked(try SyncDocument.of(record, previous: nil, stamp: stamp), of: record)
+                        try checked(try SyncDocument.of(record, previous: base?.document, stamp: stamp), of: record)
                     }
-                    var local = SyncRecords.LocalRecord(document: document ?? .tombstone(stamp), revision: 0)
+                    var local = SyncRecords.LocalRecord(document: document ?? .tombstone(stamp), revision: 0, base: base)
                     try queue(&local, key: key, id: edit.id, in: scope, records: records, changes: &changes)
                 }
                 try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)

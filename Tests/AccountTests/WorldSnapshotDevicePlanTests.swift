@@ -72,7 +72,7 @@ import TrainTesting
     }
 
     @Test(
-        "a device edit of a user the world lacks, of another user's plan, listed twice or deleted too, or dated after now is a typed error naming its path",
+        "a device edit of a user the world lacks, listed twice or deleted too, dated after now or finer than the millisecond is a typed error naming its path",
         arguments: [
             (
                 #""devicePlans": [{"user": "bob", "name": "X", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}]"#,
@@ -83,8 +83,12 @@ import TrainTesting
                 "devicePlanDeletions[0].user"
             ),
             (
-                #""devicePlanDeletions": [{"user": "grace", "id": "00000000-0000-7000-8000-00000000000A"}]"#, .invalidValue,
-                "devicePlanDeletions[0].id"
+                #""devicePlanDeletions": [{"user": "ada", "id": "00000000-0000-7000-8000-00000000000A", "deletedAt": "2001-01-01T00:00:00.0005Z"}]"#,
+                .invalidValue, "devicePlanDeletions[0].deletedAt"
+            ),
+            (
+                #""devicePlans": [{"id": "00000000-0000-7000-8000-00000000000C", "user": "ada", "name": "X", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}, {"id": "00000000-0000-7000-8000-00000000000C", "user": "ada", "name": "Y", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}]"#,
+                .duplicateID, "devicePlans[1].id"
             ),
             (
                 #""devicePlans": [{"id": "00000000-0000-7000-8000-00000000000C", "user": "ada", "name": "X", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-02T00:00:00Z"}], "devicePlanDeletions": [{"user": "ada", "id": "00000000-0000-7000-8000-00000000000C"}]"#,
@@ -109,5 +113,71 @@ import TrainTesting
             try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
         }
         #expect(error?.path == path)
+    }
+
+    /// The fixture imported with Ada signed in, synced, a minute later.
+    func synced() async throws -> TrainServices {
+        let services = try TrainServices.inMemory(
+            from: try WorldSnapshot(json: Data(Self.fixture.utf8)), signedIn: "ada", configuration: configuration)
+        try await services.plans.sync()
+        clock.advance(by: .seconds(60))
+        return services
+    }
+
+    @Test(
+        "an edit of a downloaded plan, even in the millisecond of the remote's version, is pending upload over it after the import and replaces it at the sync, with no conflict"
+    )
+    func editOfRemoteVersion() async throws {
+        let services = try TrainServices.inMemory(
+            from: try WorldSnapshot(json: Data(Self.fixture.utf8)), signedIn: "ada", configuration: configuration)
+        try await services.plans.sync()
+        var spring = try #require(try services.plans.plans().first { $0.name == "Spring 10k" })
+        spring.name = "Renamed"
+        spring = try await services.plans.updatePlan(spring)
+        let old = try #require(try services.plans.plans().first { $0.name == "Old plan" })
+        try await services.plans.deletePlan(id: old.id)
+        let imported = try TrainServices.inMemory(from: try services.exportWorld(), signedIn: "ada", configuration: configuration)
+        #expect(try imported.plans.status(ofPlan: spring.id) == .pendingUpload)
+        for stack in [services, imported] {
+            let report = try await stack.plans.sync()
+            #expect(report.conflicts == 0 && report.uploaded == 2)
+            #expect(try stack.plans.conflictLog().isEmpty)
+            #expect(try stack.exportWorld().plans.map(\.name) == ["Renamed"])
+        }
+    }
+
+    @Test("an edit of a plan another device deleted is left out of the export: the deletion wins at the next sync, in the original and in the import")
+    func deletedElsewhere() async throws {
+        let services = try await synced()
+        let tablet = try services.makeDevice(for: "ada")
+        try await tablet.plans.sync()
+        var spring = try #require(try services.plans.plans().first { $0.name == "Spring 10k" })
+        spring.notes = "offline note"
+        _ = try await services.plans.updatePlan(spring)
+        try await tablet.plans.deletePlan(id: spring.id)
+        try await tablet.plans.sync()
+        let snapshot = try services.exportWorld()
+        #expect(snapshot.devicePlans.isEmpty)
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: "ada", configuration: configuration)
+        for stack in [services, imported] {
+            try await stack.plans.sync()
+            #expect(try stack.exportWorld().plans.map(\.name) == ["Old plan"])
+        }
+    }
+
+    @Test("two users' plans of one ID, one on the remote and one new on the device, export and import to the same bytes")
+    func oneIDTwoUsers() async throws {
+        let json = #"""
+            {"version": 1, "users": [{"id": "ada"}, {"id": "grace"}],
+             "plans": [{"id": "00000000-0000-7000-8000-00000000000A", "user": "grace", "name": "Grace's", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-04-26T00:00:00Z"}],
+             "devicePlans": [{"id": "00000000-0000-7000-8000-00000000000A", "user": "ada", "name": "Ada's", "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-04-26T00:00:00Z"}]}
+            """#
+        let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), signedIn: "ada", configuration: configuration)
+        let first = try services.exportWorld().encoded()
+        #expect(try TrainServices.inMemory(from: try WorldSnapshot(json: first), configuration: configuration).exportWorld().encoded() == first)
+        try await services.plans.sync()
+        let synced = try services.exportWorld()
+        #expect(synced.plans.map(\.name).sorted() == ["Ada's", "Grace's"])
+        #expect(try TrainServices.inMemory(from: synced, configuration: configuration).exportWorld().encoded() == synced.encoded())
     }
 }
