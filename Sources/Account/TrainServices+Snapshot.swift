@@ -259,6 +259,7 @@ extension TrainServices {
     /// and starts the purges that are due.
     private func importWorld(_ resolved: WorldSnapshot.Resolved, except signedIn: String?) throws(WorldSnapshotError) {
         guard case .local(let accounts) = world.accounts else { return }
+        try checkDocumentSizes(resolved)
         do {
             var auth = resolved.auth
             auth.users.removeAll { user in signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false }
@@ -315,6 +316,27 @@ extension TrainServices {
 }
 
 extension TrainServices {
+    /// Throws `invalidValue` at the first plan, on the remote or the device, larger than
+    /// the stack's remote takes: a plan's limits count characters, the remote bytes.
+    fileprivate func checkDocumentSizes(_ resolved: WorldSnapshot.Resolved) throws(WorldSnapshotError) {
+        let limit = world.remote.maximumDocumentBytes
+        let lists = [("plans", resolved.plans), ("devicePlans", resolved.deviceEdits.compactMap(\.record))]
+        for (list, plans) in lists {
+            for (index, plan) in plans.enumerated() {
+                let bytes: Int
+                do {
+                    bytes = try LocalRemotePlanStore.documentBytes(of: plan)
+                } catch {
+                    throw WorldSnapshotError(.invalidValue, path: "\(list)[\(index)]", detail: error.detail)
+                }
+                guard bytes <= limit else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(list)[\(index)]", detail: "The plan is \(bytes) bytes as sent; the remote takes at most \(limit).")
+                }
+            }
+        }
+    }
+
     /// Queues the device's edits: one made no earlier than the remote's version of its
     /// plan is made on that version, which it replaces at the next sync; an earlier one
     /// is merged with it there, field by field, as a late upload is.

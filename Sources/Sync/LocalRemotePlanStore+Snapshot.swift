@@ -32,6 +32,15 @@ extension LocalRemotePlanStore {
         return plans
     }
 
+    /// The bytes of `plan`'s document as a device or an import sends it, its stamps
+    /// written by the longest replica ID a device has: what a remote's
+    /// `maximumDocumentBytes` is held against.
+    /// - Throws: `invalidRecord` for a plan that has no document.
+    package static func documentBytes(of plan: TrainingPlan) throws(SyncError) -> Int {
+        let stamp = HybridTimestamp(milliseconds: 0, counter: 0, replicaID: String(repeating: "0", count: 36))
+        return try SyncDocument.of(plan, previous: nil, stamp: stamp).data.count
+    }
+
     /// The record the remote holds under each of `keys` — a tombstone included — or nil:
     /// what a world's export and import read of the plans a device edited.
     /// - Throws: `unavailable` when the store cannot be read.

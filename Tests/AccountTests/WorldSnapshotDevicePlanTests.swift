@@ -180,4 +180,17 @@ import TrainTesting
         #expect(synced.plans.map(\.name).sorted() == ["Ada's", "Grace's"])
         #expect(try TrainServices.inMemory(from: synced, configuration: configuration).exportWorld().encoded() == synced.encoded())
     }
+
+    @Test(
+        "a plan whose characters the services allow but whose bytes the remote does not take is refused at its path, on the remote and on the device",
+        arguments: [false, true])
+    func overTheRemotesLimit(onDevice: Bool) throws {
+        // 10,000 characters of 101 code points each: within a plan's limit, over 1 MiB.
+        var plan = WorldSnapshot.Plan(user: "ada", name: "Heavy", startDate: clock.now, endDate: clock.now)
+        plan.notes = String(repeating: "e" + String(repeating: "\u{301}", count: 100), count: 10_000)
+        var snapshot = WorldSnapshot(users: [WorldSnapshot.User(id: "ada")])
+        if onDevice { snapshot.devicePlans = [plan] } else { snapshot.plans = [plan] }
+        let error = #expect(throws: WorldSnapshotError(.invalidValue)) { try TrainServices.inMemory(from: snapshot, configuration: configuration) }
+        #expect(error?.path == (onDevice ? "devicePlans[0]" : "plans[0]"))
+    }
 }
