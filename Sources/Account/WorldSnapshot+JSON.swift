@@ -173,7 +173,23 @@ extension WorldSnapshot {
     private indirect enum Fields {
         case object([String: Fields])
         case leaf
+
+        /// Every key path below, as `posts.workout.duration`.
+        func paths(under prefix: String) -> Set<String> {
+            guard case .object(let known) = self else { return [] }
+            var paths: Set<String> = []
+            for (key, child) in known {
+                let path = prefix.isEmpty ? key : "\(prefix).\(key)"
+                paths.insert(path)
+                paths.formUnion(child.paths(under: path))
+            }
+            return paths
+        }
     }
+
+    /// Every key path the format has, lists' elements not indexed (`posts.workout.duration`):
+    /// what a test holds the reader and the writer to.
+    package static var formatKeyPaths: Set<String> { fields.paths(under: "") }
 
     /// A plan's keys, on the remote or on the device.
     private static let planFields = Fields.object([
