@@ -54,19 +54,23 @@ extension WorldSnapshot {
     /// The document's bytes: the same snapshot always gives the same bytes.
     /// - Returns: UTF-8 JSON.
     /// - Throws: ``WorldSnapshotError`` `invalidValue` for a date that is not finite or
-    ///   outside years 1 to 9999.
+    ///   outside years 1 to 9999; `tooLarge` when the memory for the bytes cannot be had.
     public func encoded() throws(WorldSnapshotError) -> Data {
         var writer = JSONWriter(capacity: 512 + posts.count * 320 + users.count * 256)
         write(to: &writer)
         if let invalid = writer.invalid { throw WorldSnapshotError(.invalidValue, detail: invalid) }
-        return Data(writer.bytes)
+        guard !writer.bytes.isIncomplete else {
+            throw WorldSnapshotError(
+                .tooLarge, path: "", detail: "The memory for the document's \(writer.bytes.count) bytes and more could not be had.")
+        }
+        return writer.bytes.data()
     }
 
     // MARK: - Dates
 
     /// Appends `date` as ISO 8601 in UTC, to the microsecond; false, and nothing
     /// appended, for a date that is not finite or outside years 1 to 9999.
-    static func append(_ date: Date, to bytes: inout [UInt8]) -> Bool {
+    static func append(_ date: Date, to bytes: DocumentBytes) -> Bool {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, interval >= -62_135_596_800, interval < 253_402_300_800 else { return false }
         var seconds = Int(interval.rounded(.down))
@@ -79,6 +83,11 @@ extension WorldSnapshot {
         let (year, month, day) = civil(fromDays: days)
         let time = seconds - days * 86_400
         func digits(_ value: Int, _ count: Int) {
+            if count == 2 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
+                bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+                return
+            }
             var divisor = 1
             for _ in 1..<count { divisor *= 10 }
             while divisor > 0 {

@@ -264,18 +264,22 @@ extension JSONWriter {
 /// A JSON writer for one document's layout: objects whose fields the caller gives in
 /// order, lists of objects, and strings, numbers, booleans and dates as values.
 struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
-    /// Whether the object or list at each open level has an element yet.
-    private var hasElement: [Bool] = []
+    /// The document's bytes so far.
+    let bytes: DocumentBytes
+    /// How many objects and lists are open.
+    private var depth = 0
+    /// Whether the object or list open at each level has an element yet, a bit a level:
+    /// a document nests a few levels deep.
+    private var hasElement: UInt64 = 0
     /// What could not be written — a date ISO 8601 does not write, a number JSON does
     /// not — if anything: the document is refused.
     private(set) var invalid: String?
 
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int) { bytes = DocumentBytes(capacity: capacity) }
 
     mutating func beginObject() {
         bytes.append(UInt8(ascii: "{"))
-        hasElement.append(false)
+        open()
     }
 
     mutating func endObject() { close(UInt8(ascii: "}")) }
@@ -292,11 +296,11 @@ struct JSONWriter {
     mutating func list<Element>(_ key: StaticString, _ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
         self.key(key)
         guard !elements.isEmpty else {
-            bytes.append(contentsOf: [UInt8(ascii: "["), UInt8(ascii: "]")])
+            append("[]")
             return
         }
         bytes.append(UInt8(ascii: "["))
-        hasElement.append(false)
+        open()
         for element in elements {
             separate()
             body(&self, element)
@@ -321,7 +325,8 @@ struct JSONWriter {
             return
         }
         self.key(key)
-        bytes.append(contentsOf: value.description.utf8)
+        var text = value.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     mutating func field(_ key: StaticString, _ value: Int?) {
@@ -340,29 +345,39 @@ struct JSONWriter {
     mutating func field(_ key: StaticString, _ value: Bool?) {
         guard let value else { return }
         self.key(key)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        append(value ? "true" : "false")
     }
 
     mutating func field(_ key: StaticString, _ value: UUID?) {
         guard let value else { return }
         self.key(key)
-        bytes.append(UInt8(ascii: "\""))
+        // The 38 bytes made on the stack, then appended at once.
         let hex: StaticString = "0123456789ABCDEF"
-        withUnsafeBytes(of: value.uuid) { raw in
-            for (position, byte) in raw.enumerated() {
-                if position == 4 || position == 6 || position == 8 || position == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 0x0f)])
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { out in
+            out[0] = UInt8(ascii: "\"")
+            var position = 1
+            withUnsafeBytes(of: value.uuid) { raw in
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = hex.utf8Start[Int(raw[index] >> 4)]
+                    out[position + 1] = hex.utf8Start[Int(raw[index] & 0x0f)]
+                    position += 2
+                }
             }
+            out[position] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0...position]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     mutating func field(_ key: StaticString, _ value: Date?) {
         guard let value else { return }
         self.key(key)
         bytes.append(UInt8(ascii: "\""))
-        if !WorldSnapshot.append(value, to: &bytes) {
+        if !WorldSnapshot.append(value, to: bytes) {
             invalid = invalid ?? "The date \(value.timeIntervalSince1970) s from 1970 is not one ISO 8601 writes."
         }
         bytes.append(UInt8(ascii: "\""))
@@ -370,9 +385,10 @@ struct JSONWriter {
 
     /// A comma unless first, a new line and the indent of the level.
     private mutating func separate() {
-        if hasElement[hasElement.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        hasElement[hasElement.count - 1] = true
-        newline(depth: hasElement.count)
+        let bit: UInt64 = 1 << UInt64(depth & 63)
+        if hasElement & bit != 0 { bytes.append(UInt8(ascii: ",")) }
+        hasElement |= bit
+        newline(depth: depth)
     }
 
     /// A field's key: the format's keys need no escaping.
@@ -380,12 +396,24 @@ struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: " ")])
+        append("\" : ")
+    }
+
+    /// A new level, with no element yet.
+    private mutating func open() {
+        depth += 1
+        hasElement &= ~(1 << UInt64(depth & 63))
+    }
+
+    /// Text that needs no escaping.
+    private mutating func append(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private mutating func close(_ bracket: UInt8) {
-        let had = hasElement.removeLast()
-        if had { newline(depth: hasElement.count) }
+        let had = hasElement & (1 << UInt64(depth & 63)) != 0
+        depth -= 1
+        if had { newline(depth: depth) }
         bytes.append(bracket)
     }
 
@@ -415,14 +443,14 @@ struct JSONWriter {
     /// The escape of one byte of a string.
     private mutating func escape(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case UInt8(ascii: "\""): append("\\\"")
+        case UInt8(ascii: "\\"): append("\\\\")
+        case UInt8(ascii: "\n"): append("\\n")
+        case UInt8(ascii: "\t"): append("\\t")
+        case UInt8(ascii: "\r"): append("\\r")
         case 0..<0x20:
             let hex: StaticString = "0123456789abcdef"
-            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            append("\\u00")
             bytes.append(hex.utf8Start[Int(byte >> 4)])
             bytes.append(hex.utf8Start[Int(byte & 0x0f)])
         default: bytes.append(byte)
