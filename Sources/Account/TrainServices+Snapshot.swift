@@ -46,7 +46,7 @@ extension TrainServices {
             planned = try remote.plans(of: auth.users.map(\.id))
             // An edit of a plan another device deleted is left out: the deletion wins at the next sync.
             let queued = try plans.queuedEdits()
-            let held = try remote.records(at: queued.map { ($0.userID, $0.id) })
+            let held = queued.isEmpty ? [] : try remote.records(at: queued.map { ($0.userID, $0.id) })
             edits = zip(queued, held).filter { $0.1?.isDeleted != true }.map(\.0)
             consents = try account.allConsents()
         } catch {
@@ -263,7 +263,6 @@ extension TrainServices {
         do {
             var auth = resolved.auth
             auth.users.removeAll { user in signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false }
-            auth.deletions = []
             try LocalAuthService.importWorld(auth, into: accounts)
             try social.importWorld(resolved.social, users: resolved.auth.users)
             if !resolved.consents.isEmpty { try account.insert(consents: resolved.consents) }
@@ -304,10 +303,8 @@ extension TrainServices {
             }
         }
         guard !resolved.auth.deletions.isEmpty else { return }
-        var deletions = AuthWorld()
-        deletions.deletions = resolved.auth.deletions
         do {
-            try LocalAuthService.importWorld(deletions, into: accounts)
+            try LocalAuthService.importDeletions(resolved.auth.deletions, into: accounts)
         } catch {
             throw WorldSnapshotError(.notImported, path: "deletions", detail: "The deletions could not be written: \(error)")
         }

@@ -34,12 +34,10 @@ extension LocalAuthService {
         }
     }
 
-    /// Adds every account of `world` as given, with its password and its deletion, in
+    /// Adds every account of `world` as given, with its password and the signing key, in
     /// one transaction, into a store that holds none of them: a world's snapshot being
-    /// imported. A password or deletion may be of an account the store holds already
-    /// (the signed-in user the stack made). A deletion only marks the user: their
-    /// sessions are not ended, so a user signed in at the import stays signed in, as one
-    /// who signed in during the grace period does.
+    /// imported. A password may be of an account the store holds already (the signed-in
+    /// user the stack made). Its deletions are written by ``importDeletions(_:into:)``.
     /// - Throws: `CoreError`, or ``AuthenticationError`` if an ID, email or identity of a user is taken.
     package static func importWorld(_ world: AuthWorld, into store: RecordStore) throws {
         try store.write { records in
@@ -53,7 +51,17 @@ extension LocalAuthService {
                 try records.put(hash, forKey: String(decoding: userID, as: UTF8.self), in: AuthRecords.passwords)
             }
             if let signingKey = world.signingKey { try records.put(signingKey, forKey: "signing", in: AuthRecords.tokenKeys) }
-            for deletion in world.deletions { try records.put(deletion.purgeAt, forKey: deletion.userID, in: AuthRecords.scheduledDeletions) }
+        }
+    }
+
+    /// Schedules `deletions` in one transaction: a world's import, once every other
+    /// part is written, since the services refuse the writes of a user being deleted. A
+    /// deletion only marks the user: their sessions are not ended, so a user signed in
+    /// at the import stays signed in, as one who signed in during the grace period does.
+    /// - Throws: `CoreError`.
+    package static func importDeletions(_ deletions: [AccountDeletionSchedule], into store: RecordStore) throws {
+        try store.write { records in
+            for deletion in deletions { try records.put(deletion.purgeAt, forKey: deletion.userID, in: AuthRecords.scheduledDeletions) }
         }
     }
 }

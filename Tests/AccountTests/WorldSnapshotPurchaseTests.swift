@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrainAccount
+import TrainAuth
 import TrainCore
 import TrainSubscription
 import TrainTesting
@@ -14,6 +15,15 @@ import TrainTesting
     var configuration: TrainServicesConfiguration { Self.configuration(on: clock) }
     static let monthly = "com.train.pro.monthly"
 
+    /// A stack in memory where Ada, signed in with Apple, has bought the monthly subscription.
+    func subscriber() async throws -> (TrainServices, UserEntity) {
+        let services = TrainServices.inMemory(configuration: configuration)
+        services.appleID.signIn(as: .ada)
+        let ada = try await services.auth.signInWithApple()
+        _ = try await services.subscriptions.purchase(Self.monthly)
+        return (services, ada)
+    }
+
     /// The standard products and a lifetime purchase, on `clock`.
     static func configuration(on clock: ManualClock) -> TrainServicesConfiguration {
         TrainServicesConfiguration(
@@ -23,10 +33,7 @@ import TrainTesting
 
     @Test("a subscription with auto-renew off exports the end of its period and imports to the same bytes; it lapses then in both worlds")
     func autoRenewOff() async throws {
-        let original = TrainServices.inMemory(configuration: configuration)
-        original.appleID.signIn(as: .ada)
-        let ada = try await original.auth.signInWithApple()
-        _ = try await original.subscriptions.purchase(Self.monthly)
+        let (original, ada) = try await subscriber()
         clock.advance(by: .seconds(40 * 86_400))
         try original.appStore.setAutoRenew(false, productID: Self.monthly)
         let snapshot = try original.exportWorld()
@@ -56,10 +63,7 @@ import TrainTesting
 
     @Test("a refunded subscription exports its refund and imports to the same bytes, without access in either world")
     func refunded() async throws {
-        let original = TrainServices.inMemory(configuration: configuration)
-        original.appleID.signIn(as: .ada)
-        let ada = try await original.auth.signInWithApple()
-        _ = try await original.subscriptions.purchase(Self.monthly)
+        let (original, ada) = try await subscriber()
         clock.advance(by: .seconds(40 * 86_400))
         let latest = try #require(try await original.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue)
         try original.appStore.refund(transactionID: latest.id, reason: .developerIssue)
@@ -121,10 +125,7 @@ import TrainTesting
         "a lapse and a new subscription later, or an upgrade, export as purchases of their own and import to the same transactions, tier and bytes",
         arguments: [false, true])
     func laterPurchasesInTheGroup(upgrade: Bool) async throws {
-        let original = TrainServices.inMemory(configuration: configuration)
-        original.appleID.signIn(as: .ada)
-        let ada = try await original.auth.signInWithApple()
-        _ = try await original.subscriptions.purchase(Self.monthly)
+        let (original, ada) = try await subscriber()
         clock.advance(by: .seconds(40 * 86_400))
         if upgrade {
             _ = try await original.subscriptions.purchase("com.train.premium.yearly")
@@ -173,10 +174,7 @@ import TrainTesting
 
     @Test("a subscription whose renewal's billing failed imports without access, its last paid period's end as its end, to the same bytes")
     func billingFailed() async throws {
-        let original = TrainServices.inMemory(configuration: configuration)
-        original.appleID.signIn(as: .ada)
-        let ada = try await original.auth.signInWithApple()
-        _ = try await original.subscriptions.purchase(Self.monthly)
+        let (original, ada) = try await subscriber()
         original.appStore.shouldEnterBillingRetryOnRenewal = true
         clock.advance(by: .seconds(30 * 86_400))
         #expect(original.subscriptions.currentTier == .free)
