@@ -34,6 +34,13 @@ final class DocumentBytes {
         count += bytes.count
     }
 
+    /// Appends the bytes `other` holds; what `other` could not hold is lost here too.
+    func append(contentsOf other: DocumentBytes) {
+        if other.isIncomplete { isIncomplete = true }
+        guard let source = other.base else { return }
+        append(contentsOf: UnsafeRawBufferPointer(start: source, count: other.count))
+    }
+
     /// The last byte, or nil when there is none.
     var last: UInt8? { count > 0 ? base?[count - 1] : nil }
 

@@ -10,8 +10,7 @@ import Foundation
 /// writer.write(transaction.productID)
 /// let data = writer.data
 ///
-/// var reader = try BinaryReader(data, formats: [1])
-/// let id: UInt64 = try reader.read()
+/// let id: UInt64 = try BinaryReader.reading(data, formats: [1]) { reader throws(CoreError) in try reader.read() }
 /// ```
 package struct BinaryWriter {
     /// The bytes written so far.
@@ -124,26 +123,48 @@ package struct BinaryWriter {
 /// Reads what a ``BinaryWriter`` wrote, in the same order. Every read checks that the
 /// bytes are there, and ``finish()`` that none are left after the last field: a
 /// cut-off, overlong or foreign record is a ``TrainErrorCode/undecodable``.
+///
+/// A reader reads the record's bytes in place, so it lives only inside
+/// ``reading(_:formats:_:)-(Data,_,_)``, as do the byte buffers it returns: a feed
+/// page's twenty posts, or an export's 100k, are read without a copy of each.
 package struct BinaryReader {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var offset = 1
     /// The record's layout, its first byte.
     package let format: UInt8
 
-    /// Starts reading a record whose layout must be one of `formats`.
-    package init(_ data: Data, formats: Set<UInt8>) throws(CoreError) {
-        // Copied whole, not byte by byte through the data's iterator.
-        bytes = data.withUnsafeBytes { [UInt8]($0) }
+    /// A reader of `bytes`, whose layout must be one of `formats`.
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, formats: Set<UInt8>) throws(CoreError) {
         guard let first = bytes.first, formats.contains(first) else {
             throw CoreError(.undecodable, detail: "The record is not in a known binary layout.")
         }
-        format = first
+        self.init(bytes, format: first)
     }
 
-    /// Whether `data` starts with one of `formats` — to tell a binary record from an
-    /// older record in another encoding (JSON starts with `{`).
-    package static func isBinary(_ data: Data, formats: Set<UInt8>) -> Bool {
-        data.first.map(formats.contains) ?? false
+    /// A reader of `bytes`, whose first byte, `format`, the caller has checked.
+    fileprivate init(_ bytes: UnsafeBufferPointer<UInt8>, format: UInt8) {
+        self.bytes = bytes
+        self.format = format
+    }
+
+    /// Reads the record `data` holds, whose layout must be one of `formats`, with
+    /// `body`: the reader and the buffers it returns are valid only inside it.
+    package static func reading<Value>(
+        _ data: Data, formats: Set<UInt8>, _ body: (inout BinaryReader) throws(CoreError) -> Value
+    ) throws(CoreError) -> Value {
+        let result: Result<Value, CoreError> = data.withUnsafeBytes { raw in
+            Result { () throws(CoreError) in try reading(raw, formats: formats, body) }
+        }
+        return try result.get()
+    }
+
+    /// Reads the record at `raw`, whose layout must be one of `formats`, with `body`:
+    /// the reader and the buffers it returns are valid only inside it.
+    package static func reading<Value>(
+        _ raw: UnsafeRawBufferPointer, formats: Set<UInt8>, _ body: (inout BinaryReader) throws(CoreError) -> Value
+    ) throws(CoreError) -> Value {
+        var reader = try BinaryReader(raw.assumingMemoryBound(to: UInt8.self), formats: formats)
+        return try body(&reader)
     }
 
     /// Checks that the record ends after the last field read: bytes left over mean the
@@ -157,17 +178,17 @@ package struct BinaryReader {
     /// The bytes after the fields read so far.
     package var bytesLeft: Int { bytes.count - offset }
 
-    private mutating func take(_ count: Int) throws(CoreError) -> ArraySlice<UInt8> {
+    private mutating func take(_ count: Int) throws(CoreError) -> UnsafeBufferPointer<UInt8> {
         guard count >= 0, count <= bytesLeft else {
             throw CoreError(.undecodable, detail: "The record ends early.")
         }
         defer { offset += count }
-        return bytes[offset..<offset + count]
+        return UnsafeBufferPointer(rebasing: bytes[offset..<offset + count])
     }
 
     /// Eight bytes, least significant first.
     package mutating func read() throws(CoreError) -> UInt64 {
-        try take(8).withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        UInt64(littleEndian: UnsafeRawBufferPointer(try take(8)).loadUnaligned(as: UInt64.self))
     }
 
     package mutating func read() throws(CoreError) -> Int { Int(Int64(bitPattern: try read())) }
@@ -200,8 +221,8 @@ package struct BinaryReader {
         return Data(try take(count))
     }
 
-    /// A length-prefixed value's bytes, without copying them.
-    package mutating func readBytes() throws(CoreError) -> ArraySlice<UInt8> {
+    /// A length-prefixed value's bytes, in place: valid only inside the `reading` call.
+    package mutating func readBytes() throws(CoreError) -> UnsafeBufferPointer<UInt8> {
         let count: Int = try read()
         return try take(count)
     }
@@ -232,8 +253,8 @@ package struct BinaryReader {
         return Int(count)
     }
 
-    /// Bytes after a compact count, without copying them.
-    package mutating func readCompactBytes() throws(CoreError) -> ArraySlice<UInt8> {
+    /// Bytes after a compact count, in place: valid only inside the `reading` call.
+    package mutating func readCompactBytes() throws(CoreError) -> UnsafeBufferPointer<UInt8> {
         try take(try readCompactCount(atMost: bytesLeft))
     }
 
@@ -244,7 +265,7 @@ package struct BinaryReader {
 
     /// Sixteen bytes, read in place.
     package mutating func read() throws(CoreError) -> UUID {
-        try take(16).withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        UUID(uuid: UnsafeRawBufferPointer(try take(16)).loadUnaligned(as: uuid_t.self))
     }
 
     package mutating func read() throws(CoreError) -> Date? {
@@ -289,21 +310,53 @@ extension RecordCollection where Value: Codable & Sendable {
         _ name: String, format: UInt8, earlierFormats: Set<UInt8> = [], encode: @escaping @Sendable (Value, inout BinaryWriter) -> Void,
         decode: @escaping @Sendable (inout BinaryReader) throws(CoreError) -> Value
     ) -> RecordCollection<Value> {
-        let formats = earlierFormats.union([format])
-        return
-            RecordCollection(
-                name,
-                encode: { value in
-                    var writer = BinaryWriter(format: format)
-                    encode(value, &writer)
-                    return writer.data
-                },
-                decode: { data in
-                    guard BinaryReader.isBinary(data, formats: formats) else { return try JSONDecoder().decode(Value.self, from: data) }
-                    var reader = try BinaryReader(data, formats: formats)
-                    let value = try decode(&reader)
-                    try reader.finish()
-                    return value
-                })
+        let formats = LayoutBits(earlierFormats.union([format]))
+        // Bytes in place: binary when they start with a known layout, else the JSON the
+        // collection held before.
+        let decodeBytes: @Sendable (UnsafeRawBufferPointer) throws -> Value = { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            guard let first = bytes.first, formats.contains(first) else { return try JSONDecoder().decode(Value.self, from: Data(raw)) }
+            var reader = BinaryReader(bytes, format: first)
+            let value = try decode(&reader)
+            try reader.finish()
+            return value
+        }
+        return RecordCollection(
+            name,
+            encode: { value in
+                var writer = BinaryWriter(format: format)
+                encode(value, &writer)
+                return writer.data
+            },
+            decode: { data in try data.withUnsafeBytes(decodeBytes) },
+            decodeBytes: decodeBytes)
+    }
+}
+
+/// A set of record layouts as 256 bits: what tells each record read apart without
+/// hashing its first byte.
+private struct LayoutBits: Sendable {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init(_ layouts: Set<UInt8>) {
+        for layout in layouts {
+            let bit = UInt64(1) << UInt64(layout & 63)
+            switch layout >> 6 {
+            case 0: words.0 |= bit
+            case 1: words.1 |= bit
+            case 2: words.2 |= bit
+            default: words.3 |= bit
+            }
+        }
+    }
+
+    func contains(_ layout: UInt8) -> Bool {
+        let bit = UInt64(1) << UInt64(layout & 63)
+        switch layout >> 6 {
+        case 0: return words.0 & bit != 0
+        case 1: return words.1 & bit != 0
+        case 2: return words.2 & bit != 0
+        default: return words.3 & bit != 0
+        }
     }
 }

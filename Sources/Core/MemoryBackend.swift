@@ -397,6 +397,23 @@ final class MemoryBackend: StorageBackend {
         return records
     }
 
+    func forEachRecord(
+        in collection: String, range: KeyRange, direction: ScanDirection, limit: Int,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeRawBufferPointer) throws(CoreError) -> Void
+    ) throws(CoreError) {
+        // Listed first: the tree is walked under its lock, which `body` must not hold.
+        for record in records(in: collection, range: range, direction: direction, limit: limit) {
+            var key = record.key
+            var failure: CoreError?
+            key.withUTF8 { key in
+                record.data.withUnsafeBytes { value in
+                    do throws(CoreError) { try body(key, value) } catch { failure = error }
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
     func keys(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) -> [String] {
         var keys: [String] = []
         forEachVisible(in: collection, range: range, direction: direction, limit: limit) { key, _ in

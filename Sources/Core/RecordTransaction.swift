@@ -26,6 +26,9 @@ public struct RecordCollection<Value>: CollectionName, Sendable {
     public let name: String
     @usableFromInline let encoder: @Sendable (Value) throws -> Data
     @usableFromInline let decoder: @Sendable (Data) throws -> Value
+    /// Decodes bytes in place, for a codec that can: a scan decodes each record so
+    /// without copying it into `Data` first.
+    @usableFromInline let bytesDecoder: (@Sendable (UnsafeRawBufferPointer) throws -> Value)?
 
     /// Creates a collection reference with a codec of your own.
     /// - Parameters:
@@ -40,6 +43,18 @@ public struct RecordCollection<Value>: CollectionName, Sendable {
         self.name = name
         self.encoder = encode
         self.decoder = decode
+        self.bytesDecoder = nil
+    }
+
+    /// A collection whose codec also decodes bytes in place, `decodeBytes` as `decode` does.
+    package init(
+        _ name: String, encode: @escaping @Sendable (Value) throws -> Data, decode: @escaping @Sendable (Data) throws -> Value,
+        decodeBytes: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Value
+    ) {
+        self.name = name
+        self.encoder = encode
+        self.decoder = decode
+        self.bytesDecoder = decodeBytes
     }
 
     /// The collection's name.
@@ -59,10 +74,27 @@ public struct RecordCollection<Value>: CollectionName, Sendable {
         do {
             return try decoder(data)
         } catch {
-            throw CoreError(
-                .undecodable, file: file,
-                detail: "The record '\(key)' in '\(name)' could not be decoded as \(Value.self): \(Self.describe(error)).")
+            throw undecodable(key: key, file: file, error)
         }
+    }
+
+    /// A record's value from its bytes in place; its key is made into a string only
+    /// for an error.
+    func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeBufferPointer<UInt8>, file: URL?) throws(CoreError) -> Value {
+        do {
+            if let bytesDecoder { return try bytesDecoder(bytes) }
+            return try decoder(Data(bytes))
+        } catch {
+            throw undecodable(key: String(decoding: key, as: UTF8.self), file: file, error)
+        }
+    }
+
+    /// The error for a record that does not decode, naming it without quoting it.
+    @usableFromInline
+    func undecodable(key: String, file: URL?, _ error: any Error) -> CoreError {
+        CoreError(
+            .undecodable, file: file,
+            detail: "The record '\(key)' in '\(name)' could not be decoded as \(Value.self): \(Self.describe(error)).")
     }
 
     /// Names where decoding failed without quoting stored content.
@@ -219,9 +251,11 @@ public class RecordReader {
     public func values<Value>(
         in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
     ) throws(CoreError) -> [Value] {
+        let name = try qualified(collection)
+        guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
         var values: [Value] = []
-        for record in try records(in: collection, range: range, direction: direction, limit: limit) {
-            values.append(try collection.decode(record.data, key: record.key, file: file))
+        try backend.forEachRecord(in: name, range: range, direction: direction, limit: limit) { key, bytes throws(CoreError) in
+            values.append(try collection.decode(bytes, key: key, file: file))
         }
         return values
     }
@@ -239,9 +273,11 @@ public class RecordReader {
     public func entries<Value>(
         in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
     ) throws(CoreError) -> [RecordEntry<Value>] {
+        let name = try qualified(collection)
+        guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
         var entries: [RecordEntry<Value>] = []
-        for record in try records(in: collection, range: range, direction: direction, limit: limit) {
-            entries.append(RecordEntry(key: record.key, value: try collection.decode(record.data, key: record.key, file: file)))
+        try backend.forEachRecord(in: name, range: range, direction: direction, limit: limit) { key, bytes throws(CoreError) in
+            entries.append(RecordEntry(key: String(decoding: key, as: UTF8.self), value: try collection.decode(bytes, key: key, file: file)))
         }
         return entries
     }

@@ -65,11 +65,20 @@ final class SQLiteBackend: StorageBackend {
     }
 
     func records(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) throws(CoreError) -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        try forEachRecord(in: collection, range: range, direction: direction, limit: limit) { key, value in
+            records.append(StoredRecord(key: String(decoding: key, as: UTF8.self), data: Data(value)))
+        }
+        return records
+    }
+
+    func forEachRecord(
+        in collection: String, range: KeyRange, direction: ScanDirection, limit: Int,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeRawBufferPointer) throws(CoreError) -> Void
+    ) throws(CoreError) {
         let statement = try rangeStatement("key, value", in: collection, range: range, direction: direction, limit: limit)
         defer { statement.reset() }
-        var records: [StoredRecord] = []
-        while try statement.step() { records.append(StoredRecord(key: statement.text(at: 0), data: statement.data(at: 1))) }
-        return records
+        while try statement.step() { try body(statement.textBytes(at: 0), statement.blobBytes(at: 1)) }
     }
 
     func keys(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) throws(CoreError) -> [String] {

@@ -170,6 +170,18 @@ struct Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// A text column's UTF-8 in place, valid until the next step or reset.
+    func textBytes(at column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// A blob column's bytes in place, valid until the next step or reset.
+    func blobBytes(at column: Int32) -> UnsafeRawBufferPointer {
+        let bytes = sqlite3_column_blob(handle, column)
+        return UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : Int(sqlite3_column_bytes(handle, column)))
+    }
+
     func data(at column: Int32) -> Data {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }

@@ -31,6 +31,13 @@ protocol StorageBackend: AnyObject {
     /// At most `limit` records of `collection` in `range`, in the UTF-8 byte order of
     /// their keys or its reverse.
     func records(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) throws(CoreError) -> [StoredRecord]
+    /// Calls `body` with each record's key and value bytes, as ``records(in:range:direction:limit:)``
+    /// would list them, the bytes valid only during the call: a scan that decodes each
+    /// record makes no key or `Data` of its own.
+    func forEachRecord(
+        in collection: String, range: KeyRange, direction: ScanDirection, limit: Int,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeRawBufferPointer) throws(CoreError) -> Void
+    ) throws(CoreError)
     /// The keys `records(in:range:direction:limit:)` would return, without the values.
     func keys(in collection: String, range: KeyRange, direction: ScanDirection, limit: Int) throws(CoreError) -> [String]
     /// How many records of `collection` lie in `range`.

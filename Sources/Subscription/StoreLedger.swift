@@ -176,10 +176,11 @@ enum StoreLedger {
         },
         decode: { data in
             // Notifications came with layout 5; its records are read as the later ones.
-            var reader = try BinaryReader(data, formats: [5, format])
-            let notice = try Notice(from: &reader)
-            try reader.finish()
-            return notice
+            try BinaryReader.reading(data, formats: [5, format]) { reader throws(CoreError) in
+                let notice = try Notice(from: &reader)
+                try reader.finish()
+                return notice
+            }
         })
     /// Refunds customers asked for and the App Store has not decided, by transaction (``key(_:)``), with their reason.
     static let refundRequests = RecordCollection<RefundRequestReason>("refundRequests")

@@ -75,7 +75,7 @@ struct AnswerCheck<Record: Syncable>: Sendable {
     /// Whether `json` is `id` as a document writes it: its `uuidString` (upper-case
     /// hexadecimal in groups of 8, 4, 4, 4 and 12) in quotes. Compared digit by digit,
     /// without formatting the ID.
-    static func json(_ json: ArraySlice<UInt8>, is id: UUID) -> Bool {
+    static func json(_ json: [UInt8], is id: UUID) -> Bool {
         guard json.count == 38, json.first == UInt8(ascii: "\""), json.last == UInt8(ascii: "\"") else { return false }
         return withUnsafeBytes(of: id.uuid) { bytes in
             var position = json.startIndex + 1

@@ -204,7 +204,11 @@ struct SyncDocument: Hashable, Sendable {
 
     /// Reads a document's bytes.
     init(data: Data) throws(CoreError) {
-        var reader = try BinaryReader(data, formats: [1, 2, 3])
+        self = try BinaryReader.reading(data, formats: [1, 2, 3]) { reader throws(CoreError) in try Self(reading: &reader, data: data) }
+    }
+
+    /// Reads the document `reader` is at, whose bytes are `data`.
+    private init(reading reader: inout BinaryReader, data: Data) throws(CoreError) {
         let replicas = try Self.readReplicas(&reader)
         let count = try Self.readCount(&reader)
         fields = Dictionary(minimumCapacity: count)
@@ -240,7 +244,11 @@ struct SyncDocument: Hashable, Sendable {
     /// two fields `first` and `second` names.
     /// - Throws: `CoreError` if the bytes are not a document.
     static func inspect(_ data: Data, fields first: [UInt8], _ second: [UInt8]) throws(CoreError) -> Inspection {
-        var reader = try BinaryReader(data, formats: [1, 2, 3])
+        try BinaryReader.reading(data, formats: [1, 2, 3]) { reader throws(CoreError) in try inspect(&reader, fields: first, second) }
+    }
+
+    /// ``inspect(_:fields:_:)`` of the document `reader` is at.
+    private static func inspect(_ reader: inout BinaryReader, fields first: [UInt8], _ second: [UInt8]) throws(CoreError) -> Inspection {
         let replicas = try readReplicas(&reader)
         var inspection = Inspection()
         func note(_ stamp: HybridTimestamp?) {
@@ -250,9 +258,9 @@ struct SyncDocument: Hashable, Sendable {
             let name = try readBytes(&reader)
             let value = try readBytes(&reader)
             if name.elementsEqual(first) {
-                inspection.first = value
+                inspection.first = Array(value)
             } else if name.elementsEqual(second) {
-                inspection.second = value
+                inspection.second = Array(value)
             }
             note(try readStamp(&reader, replicas))
         }
@@ -282,9 +290,9 @@ struct SyncDocument: Hashable, Sendable {
         /// Whether the document is a deletion.
         var isDeleted = false
         /// The JSON of the first field asked for, if the document has it.
-        var first: ArraySlice<UInt8>?
+        var first: [UInt8]?
         /// The JSON of the second field asked for, if the document has it.
-        var second: ArraySlice<UInt8>?
+        var second: [UInt8]?
     }
 
     init(fields: [String: Data], stamps: [String: HybridTimestamp], deleted: HybridTimestamp?) {
@@ -302,7 +310,7 @@ struct SyncDocument: Hashable, Sendable {
     }
 
     /// A length-prefixed value's bytes, in the reader's layout.
-    private static func readBytes(_ reader: inout BinaryReader) throws(CoreError) -> ArraySlice<UInt8> {
+    private static func readBytes(_ reader: inout BinaryReader) throws(CoreError) -> UnsafeBufferPointer<UInt8> {
         reader.format == 1 ? try reader.readBytes() : try reader.readCompactBytes()
     }
 

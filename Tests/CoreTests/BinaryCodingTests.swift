@@ -58,23 +58,26 @@ private let workouts = RecordCollection<Workout>.binary(
         for value in unsigned { writer.writeCompact(value) }
         for value in signed { writer.writeCompact(value) }
         writer.writeCompact("é\u{0}🏃")
-        var reader = try BinaryReader(writer.data, formats: [1])
-        for value in unsigned { #expect(try reader.readCompact() == value) }
-        for value in signed { #expect(try reader.readCompactSigned() == value) }
-        #expect(try reader.readCompactString() == "é\u{0}🏃")
-        try reader.finish()
+        try BinaryReader.reading(writer.data, formats: [1]) { reader throws(CoreError) in
+            for value in unsigned { #expect(try reader.readCompact() == value) }
+            for value in signed { #expect(try reader.readCompactSigned() == value) }
+            #expect(try reader.readCompactString() == "é\u{0}🏃")
+            try reader.finish()
+        }
         #expect(Array(BinaryWriter(format: 1).data) == [1])
         var small = BinaryWriter(format: 1)
         small.writeCompact(UInt64(127))
         #expect(small.data.count == 2, "a number under 128 takes one byte")
         // Eleven bytes of continuation, and a tenth byte carrying more than the 64th bit.
         for bad in [[UInt8](repeating: 0x80, count: 11), [UInt8](repeating: 0xFF, count: 9) + [0x02]] {
-            var reader = try BinaryReader(Data([1] + bad), formats: [1])
-            #expect(throws: CoreError(.undecodable)) { try reader.readCompact() }
+            #expect(throws: CoreError(.undecodable)) {
+                try BinaryReader.reading(Data([1] + bad), formats: [1]) { reader throws(CoreError) in try reader.readCompact() }
+            }
         }
         var counted = BinaryWriter(format: 1)
         counted.writeCompact(UInt64(5))
-        var countReader = try BinaryReader(counted.data, formats: [1])
-        #expect(throws: CoreError(.undecodable)) { try countReader.readCompactCount(atMost: 4) }
+        #expect(throws: CoreError(.undecodable)) {
+            try BinaryReader.reading(counted.data, formats: [1]) { reader throws(CoreError) in try reader.readCompactCount(atMost: 4) }
+        }
     }
 }

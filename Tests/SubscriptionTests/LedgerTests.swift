@@ -114,10 +114,13 @@ import TrainTesting
             let notice = StoreLedger.Notice(
                 id: StoreLedger.Notice.unnumbered, type: .refund, subtype: nil, date: transaction.purchaseDate, entry: entry,
                 subscription: nil, refundReason: nil)
-            var reader = try BinaryReader(
-                encoded.notice(notice, entries: [transaction.id: later], subscriptions: [:]), formats: [StoreLedger.format])
-            let decoded = try StoreLedger.Notice(from: &reader)
-            try reader.finish()
+            let decoded = try BinaryReader.reading(
+                encoded.notice(notice, entries: [transaction.id: later], subscriptions: [:]), formats: [StoreLedger.format]
+            ) { reader throws(CoreError) in
+                let decoded = try StoreLedger.Notice(from: &reader)
+                try reader.finish()
+                return decoded
+            }
             #expect(decoded.entry == entry)
         }
     }

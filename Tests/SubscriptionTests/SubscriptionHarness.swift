@@ -89,13 +89,15 @@ final class SubscriptionHarness {
                     }
                     bytes[0] = layout
                     // The fields of the earlier layout, without those it did not have.
-                    var reader = try BinaryReader(Data(bytes), formats: [layout])
-                    if collection == "transactions" {
-                        _ = try StoreLedger.Entry(from: &reader)
-                    } else {
-                        _ = try StoreLedger.Subscription(from: &reader)
+                    let left = try BinaryReader.reading(Data(bytes), formats: [layout]) { reader throws(CoreError) in
+                        if collection == "transactions" {
+                            _ = try StoreLedger.Entry(from: &reader)
+                        } else {
+                            _ = try StoreLedger.Subscription(from: &reader)
+                        }
+                        return reader.bytesLeft
                     }
-                    try records.setData(Data(bytes.dropLast(reader.bytesLeft)), forKey: StoreLedger.key(id), in: collection)
+                    try records.setData(Data(bytes.dropLast(left)), forKey: StoreLedger.key(id), in: collection)
                 }
             }
         }
