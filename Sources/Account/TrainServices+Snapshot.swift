@@ -9,7 +9,7 @@ import TrainSync
 /// started from one, in memory or in a directory.
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
-    /// posts, likes and comments, moderation, the notifications and the unlocks, the App Store's
+    /// posts with the photos they show, likes and comments, moderation, the notifications and the unlocks, the App Store's
     /// purchases and the purchases waiting for a parent or an issue, the plans on the
     /// remote and the device's edits not uploaded yet,
     /// the consents this device keeps and the deletions asked for and not purged. Each post's counts are
@@ -64,7 +64,8 @@ extension TrainServices {
             entry.isAnonymous = user.isAnonymous
             entry.isPrivateEmail = user.isPrivateEmail
             entry.phoneNumber = user.phoneNumber
-            entry.photoURL = user.photoURL
+            // A profile photo in the stack's media store is not in the format: its URL would name no photo in another stack.
+            entry.photoURL = user.photoURL.flatMap { url in (try? media.reference(for: url) == nil) == true ? url : nil }
             entry.lastSignInAt = user.lastSignInAt
             if includingSecrets, let hash = auth.passwords[Array(user.id.utf8)] {
                 entry.passwordHash = .init(algorithm: hash.algorithm, iterations: hash.iterations, salt: hash.salt, hash: hash.hash)
@@ -96,8 +97,10 @@ extension TrainServices {
             entry.workout = post.workout.map { WorldSnapshot.Workout(duration: $0.duration, distance: $0.distance) }
             entry.likeCount = likeCounts[post.id] ?? 0
             entry.commentCount = commentCounts[post.id] ?? 0
+            entry.mediaURL = post.mediaURL
             return entry
         }
+        try exportPhotos(of: &snapshot)
         exportFeedRecords(feed.moderation, feed.notifications, into: &snapshot)
         snapshot.unlocks = feed.unlocks.map { unlock in
             var entry = WorldSnapshot.Unlock(user: unlock.userID, workoutType: unlock.workoutType, unlockDate: unlock.unlockDate)
@@ -264,7 +267,10 @@ extension TrainServices {
             var auth = resolved.auth
             auth.users.removeAll { user in signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false }
             try LocalAuthService.importWorld(auth, into: accounts)
-            try social.importWorld(resolved.social, users: resolved.auth.users)
+            var feed = resolved.social
+            for (index, photo) in resolved.postPhotos { feed.posts[index].mediaURL = media.url(for: photo) }
+            try media.insert(resolved.photos)
+            try social.importWorld(feed, users: resolved.auth.users)
             if !resolved.consents.isEmpty { try account.insert(consents: resolved.consents) }
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
@@ -387,6 +393,28 @@ extension WorldSnapshot {
 }
 
 extension TrainServices {
+    /// Replaces each post's URL of a photo in the stack's media store with the photo,
+    /// listed once with its bytes in `photos`; a post whose photo is gone shows none.
+    fileprivate func exportPhotos(of snapshot: inout WorldSnapshot) throws(AccountError) {
+        var listed: Set<UUID> = []
+        for index in snapshot.posts.indices {
+            guard let url = snapshot.posts[index].mediaURL else { continue }
+            do throws(SocialError) {
+                guard let reference = try media.reference(for: url) else { continue }
+                snapshot.posts[index].mediaURL = nil
+                let data = try media.bytes(of: reference)
+                snapshot.posts[index].photo = reference.id
+                if listed.insert(reference.id).inserted {
+                    snapshot.photos.append(WorldSnapshot.Photo(user: reference.userID, id: reference.id, data: data))
+                }
+            } catch  where error.code == .mediaNotFound {
+                continue
+            } catch {
+                throw AccountError(.storage, detail: "A post's photo could not be read: \(error)")
+            }
+        }
+    }
+
     /// What moderation keeps, and the notifications, in the snapshot's terms. A comment of
     /// a deleted account is not in a snapshot: the reports and case of one, unless the
     /// case keeps what it said, and the notifications it caused, are left out with it.

@@ -15,6 +15,10 @@ extension WorldSnapshot {
         /// the signing key and the deletions.
         var auth: AuthWorld
         var social: SocialWorld
+        /// The photos, and the one each post of `social` at an index shows: its
+        /// `mediaURL` is the importing store's URL of it.
+        var photos: [(reference: MediaReference, data: Data)] = []
+        var postPhotos: [Int: MediaReference] = [:]
         var families: [FamilyGroup]
         /// The purchases as the App Store replays them: each alone, but the purchases of
         /// one Apple ID in one subscription group, together by date.
@@ -48,7 +52,8 @@ extension WorldSnapshot {
             resolved.auth.signingKey = key
         }
         let blocked = try resolveRelations(users: users, into: &resolved)
-        try resolvePosts(users: users, blocked: blocked, now: now, policy: configuration.socialPolicy, into: &resolved)
+        let photos = try resolvePhotos(users: users, into: &resolved)
+        try resolvePosts(users: users, blocked: blocked, photos: photos, now: now, policy: configuration.socialPolicy, into: &resolved)
         try resolveFamilies(into: &resolved)
         try resolvePurchases(
             users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
@@ -194,9 +199,10 @@ extension WorldSnapshot {
     }
 
     /// The posts, likes and comments.
-    private func resolvePosts(users: Set<UserKey>, blocked: Set<[UserKey]>, now: Date, policy: SocialPolicy, into resolved: inout Resolved)
-        throws(WorldSnapshotError)
-    {
+    private func resolvePosts(
+        users: Set<UserKey>, blocked: Set<[UserKey]>, photos: [UUID: MediaReference], now: Date, policy: SocialPolicy,
+        into resolved: inout Resolved
+    ) throws(WorldSnapshotError) {
         var authors: [UUID: UserKey] = [:]
         let lifetime = TimeInterval(policy.postLifetime.components.seconds)
         for (index, post) in posts.enumerated() {
@@ -227,6 +233,8 @@ extension WorldSnapshot {
             entity.workout = try post.workout.map { workout throws(WorldSnapshotError) in
                 try Self.summary(workout, of: entity.workoutType, path: "\(path).workout")
             }
+            entity.mediaURL = post.mediaURL
+            if let photo = try Self.media(of: post, path: path, photos: photos) { resolved.postPhotos[index] = photo }
             resolved.social.posts.append(entity)
         }
         var likeCounts: [UUID: Int] = [:]

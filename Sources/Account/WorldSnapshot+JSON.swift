@@ -221,8 +221,10 @@ extension WorldSnapshot {
         "mutes": .object(["muter": .leaf, "muted": .leaf]),
         "posts": .object([
             "id": .leaf, "author": .leaf, "content": .leaf, "workoutType": .leaf, "createdAt": .leaf, "expiresAt": .leaf, "likeCount": .leaf,
-            "commentCount": .leaf, "isHiddenByModeration": .leaf, "workout": .object(["duration": .leaf, "distance": .leaf]),
+            "commentCount": .leaf, "isHiddenByModeration": .leaf, "workout": .object(["duration": .leaf, "distance": .leaf]), "mediaURL": .leaf,
+            "photo": .leaf,
         ]),
+        "photos": .object(["user": .leaf, "id": .leaf, "data": .leaf]),
         "likes": .object(["user": .leaf, "post": .leaf]),
         "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf, "isHiddenByModeration": .leaf]),
         "reports": .object([

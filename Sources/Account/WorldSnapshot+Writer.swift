@@ -136,6 +136,13 @@ extension WorldSnapshot {
             writer.field("user", pending.user)
             writer.endObject()
         }
+        writer.list("photos", photos) { writer, photo in
+            writer.beginObject()
+            writer.field("data", photo.data.base64EncodedString())
+            writer.field("id", photo.id)
+            writer.field("user", photo.user)
+            writer.endObject()
+        }
         writer.list("plans", plans) { writer, plan in writer.write(plan) }
         writer.list(halving: "posts", posts) { writer, post in
             writer.beginObject()
@@ -147,6 +154,8 @@ extension WorldSnapshot {
             writer.field("id", post.id)
             writer.field("isHiddenByModeration", post.isHiddenByModeration)
             writer.field("likeCount", post.likeCount)
+            writer.field("mediaURL", post.mediaURL?.absoluteString)
+            writer.field("photo", post.photo)
             if let workout = post.workout { writer.object("workout") { writer in writer.write(workout) } }
             writer.field("workoutType", post.workoutType?.rawValue)
             writer.endObject()

@@ -57,6 +57,8 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var mutes: [Mute]
     /// The posts, deleted ones excepted.
     public var posts: [Post]
+    /// The photos posts show, with their bytes.
+    public var photos: [Photo] = []
     /// Who likes which post.
     public var likes: [Like]
     /// The comments.
@@ -323,6 +325,10 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var isHiddenByModeration: Bool?
         /// The workout behind it, which a workout source recorded.
         public var workout: Workout?
+        /// A photo or video it shows from elsewhere: an `https` or `file` URL.
+        public var mediaURL: URL?
+        /// The ID of the photo in ``WorldSnapshot/photos`` it shows, one of its author's.
+        public var photo: UUID?
 
         /// Creates a post; what is left nil takes its default.
         /// - Parameters:
@@ -452,7 +458,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case version, users, follows, blocks, mutes, posts, likes, comments, purchases, pendingPurchases, families, plans, devicePlans,
+        case version, users, follows, blocks, mutes, posts, photos, likes, comments, purchases, pendingPurchases, families, plans, devicePlans,
             devicePlanDeletions, consents, reports,
             moderationCases,
             suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, deletions, tokenSigningKey
@@ -474,6 +480,7 @@ extension WorldSnapshot: Decodable {
         blocks = try container.decodeIfPresent([Block].self, forKey: .blocks) ?? []
         mutes = try container.decodeIfPresent([Mute].self, forKey: .mutes) ?? []
         posts = try container.decodeIfPresent([Post].self, forKey: .posts) ?? []
+        photos = try container.decodeIfPresent([Photo].self, forKey: .photos) ?? []
         likes = try container.decodeIfPresent([Like].self, forKey: .likes) ?? []
         comments = try container.decodeIfPresent([Comment].self, forKey: .comments) ?? []
         purchases = try container.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []

@@ -148,12 +148,7 @@ public final class LocalMediaStore: MediaStore {
             throw SocialError(.unsupportedMediaType, detail: "The data is not a JPEG, PNG, GIF, HEIC or WebP image.")
         }
         let reference = MediaReference(userID: userID, kind: kind, id: UUID(), contentType: contentType)
-        switch blobs {
-        case .memory(let memory):
-            memory.withLock { $0[reference.path] = data }
-        case .directory:
-            try Self.write(data, to: url(for: reference))
-        }
+        try insert([(reference, data)])
         // Asked again once the bytes are in: an account deletion that ended the owner's
         // session meanwhile may have listed the folder already, so the photo goes now.
         if let auth, !(auth.currentUser.map { $0.id.utf8.elementsEqual(userID.utf8) } ?? false) {
@@ -168,6 +163,12 @@ public final class LocalMediaStore: MediaStore {
     }
 
     public func data(for reference: MediaReference) async throws -> Data {
+        try bytes(of: reference)
+    }
+
+    /// The bytes of a stored photo, read now: what ``data(for:)`` returns.
+    /// - Throws: ``SocialError`` `mediaNotFound` or `storage`.
+    package func bytes(of reference: MediaReference) throws(SocialError) -> Data {
         switch blobs {
         case .memory(let memory):
             guard let data = memory.withLock({ $0[reference.path] }) else { throw SocialError(.mediaNotFound) }
@@ -210,6 +211,20 @@ public final class LocalMediaStore: MediaStore {
     public func delete(_ reference: MediaReference) async throws {
         try checkAccess(to: reference.userID)
         try discard(reference)
+    }
+
+    /// Stores photos as they are, without the auth check, as a server-side import
+    /// does: a world's snapshot being imported. The caller has checked each one.
+    /// - Throws: ``SocialError`` `storage` if a file cannot be written.
+    package func insert(_ photos: [(reference: MediaReference, data: Data)]) throws(SocialError) {
+        for (reference, data) in photos {
+            switch blobs {
+            case .memory(let memory):
+                memory.withLock { $0[reference.path] = data }
+            case .directory:
+                try Self.write(data, to: url(for: reference))
+            }
+        }
     }
 
     /// Deletes a photo without the auth check: the feed's own clean-up of an upload

@@ -109,6 +109,7 @@ extension LocalSocialFeedService {
                     content: stored.content, createdAt: stored.createdAt, expiresAt: stored.expiresAt)
                 post.isHiddenByModeration = stored.isHiddenByModeration
                 post.workout = stored.workout
+                post.mediaURL = stored.mediaURL
                 post.likeCount = likeCounts[post.id] ?? 0
                 post.commentCount = commentCounts[post.id] ?? 0
                 posts.append((SocialRecords.key(post.id), post))
@@ -124,6 +125,12 @@ extension LocalSocialFeedService {
                 ($0.0, $0.1.sorted(by: { $0.key < $1.key }))
             }
             for (key, post) in sortedPosts { try records.put(post, forKey: key, in: SocialRecords.posts) }
+            // A post's photo in the media store is kept while a post shows it.
+            for post in world.posts {
+                guard let url = post.mediaURL, let photo = try media.reference(for: url) else { continue }
+                try records.setData(
+                    SocialRecords.value(post.id), forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
+            }
             for (index, list) in sortedEntries {
                 for entry in list { try records.setData(entry.value, forKey: entry.key, in: index) }
             }

@@ -156,7 +156,7 @@ import TrainTesting
         }
     }
 
-    /// A valid world of up to 8 users with random relations, posts, likes, comments,
+    /// A valid world of up to 8 users with random relations, posts with media or photos, likes, comments,
     /// reports, notifications of follows, purchases and requests waiting, plans on the
     /// remote and edits of them on the device, consents and deletions in their grace period.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
@@ -191,6 +191,21 @@ import TrainTesting
                     UInt8(index), UInt8.random(in: 0...255, using: &generator)
                 ))
             world.posts.append(post)
+        }
+        // Media from elsewhere, or the author's photos, one of them shown twice at times.
+        for index in world.posts.indices {
+            let author = world.posts[index].author
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0:
+                world.posts[index].mediaURL = URL(string: "https://example.com/\(index).jpg")
+            case 1 where world.photos.contains { $0.user == author }:
+                world.posts[index].photo = world.photos.first { $0.user == author }?.id
+            case 1, 2:
+                let id = UUID(uuid: (UInt8(index), 9, 8, 7, 6, 5, 0x40, 3, 0x80, 1, 2, 3, 4, 5, 6, UInt8.random(in: 0...255, using: &generator)))
+                world.photos.append(WorldSnapshot.Photo(user: author, id: id, data: Data([0xFF, 0xD8, 0xFF, 0xE0, UInt8(index)])))
+                world.posts[index].photo = id
+            default: break
+            }
         }
         let posts = world.posts.compactMap(\.id)
         for (index, post) in world.posts.enumerated() {

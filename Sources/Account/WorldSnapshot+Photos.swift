@@ -1,0 +1,74 @@
+import Foundation
+import TrainCore
+import TrainSocial
+
+extension WorldSnapshot {
+    /// A photo a post shows, kept in the stack's media store, with its bytes: a JPEG,
+    /// PNG, GIF, HEIC or WebP image of at most `MediaConfiguration.maximumSize` bytes,
+    /// written in the document in base 64.
+    public struct Photo: Codable, Hashable, Sendable {
+        /// Its owner, who alone shows it in a post.
+        public var user: String
+        /// Its ID, unique in the document: what a post's `photo` names.
+        public var id: UUID
+        /// The image.
+        public var data: Data
+
+        /// Creates a photo.
+        /// - Parameters:
+        ///   - user: Its owner.
+        ///   - id: Its ID.
+        ///   - data: The image.
+        public init(user: String, id: UUID, data: Data) {
+            self.user = user
+            self.id = id
+            self.data = data
+        }
+    }
+
+    /// The photos, each of a user, an image the media store takes, its ID given once:
+    /// their references in the importing stack's store, by ID.
+    func resolvePhotos(users: Set<UserKey>, into resolved: inout Resolved) throws(WorldSnapshotError) -> [UUID: MediaReference] {
+        let maximumSize = MediaConfiguration().maximumSize
+        var references: [UUID: MediaReference] = [:]
+        for (index, photo) in photos.enumerated() {
+            var path: String { "photos[\(index)]" }
+            guard users.contains(UserKey(photo.user)) else {
+                throw WorldSnapshotError(.danglingReference, path: "\(path).user", detail: "No user has the ID \(photo.user.debugDescription).")
+            }
+            guard photo.data.count <= maximumSize else {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).data", detail: "A photo has at most \(maximumSize) bytes; this one has \(photo.data.count).")
+            }
+            guard let contentType = MediaContentType(sniffing: photo.data) else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).data", detail: "A photo is a JPEG, PNG, GIF, HEIC or WebP image.")
+            }
+            let reference = MediaReference(userID: photo.user, kind: .postPhoto, id: photo.id, contentType: contentType)
+            guard references.updateValue(reference, forKey: photo.id) == nil else {
+                throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another photo has the ID \(photo.id.uuidString).")
+            }
+            resolved.photos.append((reference, photo.data))
+        }
+        return references
+    }
+
+    /// What a post shows: a URL from elsewhere, or one of its author's photos.
+    static func media(of post: Post, path: String, photos: [UUID: MediaReference]) throws(WorldSnapshotError) -> MediaReference? {
+        if let url = post.mediaURL {
+            guard post.photo == nil else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A post shows a media URL or a photo, not both.")
+            }
+            guard DisplayText.isValidMediaURL(url) else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).mediaURL", detail: "Media is an https URL with a host, or a file URL.")
+            }
+        }
+        guard let id = post.photo else { return nil }
+        guard let reference = photos[id] else {
+            throw WorldSnapshotError(.danglingReference, path: "\(path).photo", detail: "No photo has the ID \(id.uuidString).")
+        }
+        guard reference.userID.utf8.elementsEqual(post.author.utf8) else {
+            throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A post shows only its author's photos.")
+        }
+        return reference
+    }
+}
