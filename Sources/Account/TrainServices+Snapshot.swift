@@ -118,6 +118,7 @@ extension TrainServices {
                 user: purchase.appAccountToken.flatMap { owners[$0] }, appleID: purchase.appleID.email, product: purchase.productID,
                 purchasedAt: purchase.purchaseDate)
             entry.expiresAt = purchase.expiresAt
+            entry.autoRenewOffAt = purchase.autoRenewOffAt
             entry.refundedAt = purchase.refund?.date
             entry.refundReason = purchase.refund?.reason
             return entry

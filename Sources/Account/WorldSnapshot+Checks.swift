@@ -344,6 +344,14 @@ extension WorldSnapshot {
                         .invalidValue, path: "\(path).expiresAt", detail: "A subscription expires after it was bought, before the year 10000.")
                 }
             }
+            if let offAt = purchase.autoRenewOffAt {
+                guard let expiresAt = purchase.expiresAt, offAt >= date, offAt <= expiresAt else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(path).autoRenewOffAt",
+                        detail: "Auto-renew is turned off after the purchase, by the end of its last period, which expiresAt gives.")
+                }
+                try Self.check(offAt, notAfter: now, path: "\(path).autoRenewOffAt")
+            }
             var refund: StorePurchase.Refund?
             if let refundedAt = purchase.refundedAt {
                 guard refundedAt >= date, purchase.expiresAt == nil else {
@@ -356,9 +364,10 @@ extension WorldSnapshot {
             } else if purchase.refundReason != nil {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).refundReason", detail: "A reason is given with a refund's date.")
             }
-            let made = StorePurchase(
+            var made = StorePurchase(
                 appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
                 refund: refund)
+            made.autoRenewOffAt = purchase.autoRenewOffAt
             // A later purchase in a subscription's group by the same Apple ID takes over from it.
             let product = configuration.products.first { $0.id == purchase.product }
             if product?.type == .autoRenewable, let group = product?.subscriptionGroupID {

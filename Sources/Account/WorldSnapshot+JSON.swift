@@ -251,7 +251,8 @@ extension WorldSnapshot {
             "date": .leaf,
         ]),
         "purchases": .object([
-            "user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf, "expiresAt": .leaf, "refundedAt": .leaf, "refundReason": .leaf,
+            "user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf, "expiresAt": .leaf, "autoRenewOffAt": .leaf, "refundedAt": .leaf,
+            "refundReason": .leaf,
         ]),
         "pendingPurchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "kind": .leaf, "requestedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),

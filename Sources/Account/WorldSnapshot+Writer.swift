@@ -163,6 +163,7 @@ extension WorldSnapshot {
         writer.list("purchases", purchases) { writer, purchase in
             writer.beginObject()
             writer.field("appleID", purchase.appleID)
+            writer.field("autoRenewOffAt", purchase.autoRenewOffAt)
             writer.field("expiresAt", purchase.expiresAt)
             writer.field("product", purchase.product)
             writer.field("purchasedAt", purchase.purchasedAt)

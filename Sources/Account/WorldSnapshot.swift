@@ -138,6 +138,7 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var newestDate: Date? {
         let dates =
             users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
+            + purchases.map(\.autoRenewOffAt)
             + (plans + devicePlans).map(\.lastModified) + devicePlanDeletions.map(\.deletedAt) + consents.map(\.date) + reports.map(\.createdAt)
             + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
             + moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
@@ -435,6 +436,9 @@ public struct WorldSnapshot: Hashable, Sendable {
         /// up to this date, or to now if that comes first, and ends with the period it is
         /// in then. The export gives the end of that period.
         public var expiresAt: Date?
+        /// When its auto-renew was turned off, for one with `expiresAt`: the App Store's
+        /// server notification of it is dated then. Left out, none is sent.
+        public var autoRenewOffAt: Date?
         /// When it was refunded — for a subscription, the period it was in then — which
         /// ended access to it.
         public var refundedAt: Date?

@@ -353,7 +353,7 @@ extension SimulatedAppStore {
             changes.subscriptions.insert(subscription.originalID)
             mirrorNewPeriod(of: subscription, state: &state, changes: &changes)
             notify(
-                requested == nil ? .didChangeRenewalPref : .offerRedeemed, .upgrade, about: subscription, state: state, changes: &changes, now: now)
+                requested == nil ? .didChangeRenewalPref : .offerRedeemed, .upgrade, about: subscription, state: state, changes: &changes, now: date)
             return state.entries[transaction.id]?.result ?? .verified(transaction)
         }
         let firstInGroup = isEligibleForIntroOffer(product.subscriptionGroupID, owner: owner, in: state)
@@ -371,7 +371,8 @@ extension SimulatedAppStore {
         subscription.recentStart = lapse < billingRetryPeriod(state.settings.timeRate) ? existing?.recentStart ?? date : date
         state.subscriptions[subscription.originalID] = subscription
         changes.subscriptions.insert(subscription.originalID)
-        notify(.subscribed, firstInGroup ? .initialBuy : .resubscribe, about: subscription, state: state, changes: &changes, now: now)
+        // Dated when it was bought: a purchase made earlier (a world's replay, a backdated one) is told at its date.
+        notify(.subscribed, firstInGroup ? .initialBuy : .resubscribe, about: subscription, state: state, changes: &changes, now: date)
         shareWithFamily(subscription, state: &state, changes: &changes, now: now)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
@@ -470,7 +471,7 @@ extension SimulatedAppStore {
         let transaction = newTransaction(
             product, owner: owner, token: token, originalID: nil, purchaseDate: date, reservedID: transactionID, state: &state,
             changes: &changes, returnedByPurchase: returnedByPurchase)
-        notify(.oneTimeCharge, transactionID: transaction.id, subscription: nil, state: state, changes: &changes, now: now)
+        notify(.oneTimeCharge, transactionID: transaction.id, subscription: nil, state: state, changes: &changes, now: date)
         if product.type == .nonConsumable { shareWithFamily(nonConsumable: transaction, of: owner, state: &state, changes: &changes, now: now) }
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }

@@ -13,6 +13,8 @@ package struct StorePurchase: Hashable, Sendable {
     package var appAccountToken: UUID?
     /// The end of the last period of a subscription that does not renew after it.
     package var expiresAt: Date?
+    /// When such a subscription's auto-renew was turned off, if the store told it.
+    package var autoRenewOffAt: Date?
     /// When the purchase — for a subscription, its period then — was refunded, and why.
     package var refund: Refund?
 
@@ -96,7 +98,14 @@ extension SimulatedAppStore {
     /// its last period's refund is its refund.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` for a ledger that cannot be read.
     package func purchases() throws(SubscriptionError) -> [StorePurchase] {
-        try mutate { state, _, _ in
+        // When each subscription's auto-renew was last turned off, from the notifications sent.
+        settle()
+        let notices = state.withLock { _ in Result { try ledger.read { try $0.values(in: StoreLedger.notifications) } } }
+        guard case .success(let sent) = notices else {
+            throw SubscriptionError(.ledgerUnreadable, detail: "The store's server notifications cannot be read.")
+        }
+        let turnedOff = Self.autoRenewOffDates(in: sent)
+        return try mutate { state, _, _ in
             // Each subscription's transactions in order: its purchases, each followed by its renewals.
             var chains: [UInt64: [AppStoreTransaction]] = [:]
             for id in state.entries.keys.sorted() {
@@ -131,11 +140,21 @@ extension SimulatedAppStore {
                 {
                     // Auto-renew off, or a renewal whose billing failed: it ends with its last paid period.
                     purchase.expiresAt = subscription.periodEnd
+                    if !subscription.willAutoRenew { purchase.autoRenewOffAt = turnedOff[subscription.originalID] }
                 }
                 return purchase
             }
             return purchases.sorted { ($0.purchaseDate, $0.appleID.email, $0.productID) < ($1.purchaseDate, $1.appleID.email, $1.productID) }
         }
+    }
+
+    /// The date of the last notification of each subscription's auto-renew turned off.
+    private static func autoRenewOffDates(in notices: [StoreLedger.Notice]) -> [UInt64: Date] {
+        var dates: [UInt64: Date] = [:]
+        for notice in notices where notice.type == .didChangeRenewalStatus && notice.subtype == .autoRenewDisabled {
+            if let subscription = notice.subscription { dates[subscription.originalID] = notice.date }
+        }
+        return dates
     }
 
     /// A transaction's refund, if it was refunded.
@@ -150,8 +169,8 @@ extension SimulatedAppStore {
     /// purchase in the app would (a new subscription after a lapse, an upgrade, a
     /// crossgrade), and the last up to now — or, for one with `expiresAt`, up to then,
     /// and turns its auto-renew off, so that it ends with the period that holds that
-    /// date; or, for a refunded one, up to the refund, which revokes its period then,
-    /// without the server notification a refund sends.
+    /// date, telling the server at `autoRenewOffAt` if given; or, for a refunded one,
+    /// up to the refund, which revokes its period then and sends its server notification.
     /// - Parameters:
     ///   - chain: The purchases.
     ///   - failed: Set to the index in `chain` of the purchase refused, when one is.
@@ -202,11 +221,14 @@ extension SimulatedAppStore {
                     let latest =
                         product.type == .autoRenewable ? device.subscription(inGroupOf: product, of: owner, in: state)?.latestTransactionID : nil
                     try device.revoke(
-                        latest ?? bought.unsafePayloadValue.id, reason: refund.reason, notifying: false, state: &state, changes: &changes, now: until)
+                        latest ?? bought.unsafePayloadValue.id, reason: refund.reason, notifying: true, state: &state, changes: &changes, now: until)
                 } else if purchase.expiresAt != nil, var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
                     subscription.willAutoRenew = false
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
+                    if let offAt = purchase.autoRenewOffAt {
+                        device.notify(.didChangeRenewalStatus, .autoRenewDisabled, about: subscription, state: state, changes: &changes, now: offAt)
+                    }
                 }
             }
         }

@@ -45,7 +45,7 @@ import TrainAccount
          "unlocks": [{"user": "ada", "id": "00000000-0000-7000-8000-000000000004", "workoutType": "run", "unlockDate": "2026-01-01T00:00:00Z",
                       "timeZone": "Europe/Paris", "expiresAt": "2026-01-01T23:00:00Z", "workout": {"duration": 1800, "distance": 5000}}],
          "purchases": [{"user": "ada", "appleID": "ada@example.com", "product": "com.train.pro.monthly", "purchasedAt": "2026-01-01T00:00:00Z",
-                        "expiresAt": "2026-02-01T00:00:00Z", "refundedAt": "2026-01-02T00:00:00Z", "refundReason": "other"}],
+                        "expiresAt": "2026-02-01T00:00:00Z", "autoRenewOffAt": "2026-01-15T00:00:00Z", "refundedAt": "2026-01-02T00:00:00Z", "refundReason": "other"}],
          "pendingPurchases": [{"user": "ada", "appleID": "ada@example.com", "product": "com.train.pro.monthly", "kind": "interrupted",
                                "requestedAt": "2026-01-01T00:00:00Z"}],
          "families": [{"organizer": "ada@example.com", "members": ["grace@example.com"]}],

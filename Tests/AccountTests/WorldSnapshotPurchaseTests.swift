@@ -185,3 +185,52 @@ import TrainTesting
         #expect(try imported.exportWorld().encoded() == snapshot.encoded())
     }
 }
+
+extension WorldSnapshotPurchaseTests {
+    /// A store's server notifications as type, subtype, date and product, by date.
+    static func told(_ store: SimulatedAppStore) -> [String] {
+        store.serverNotifications.map { notification in
+            "\(notification.signedDate.timeIntervalSince1970) \(notification.type) \(notification.subtype.map { "\($0)" } ?? "-") "
+                + (notification.transaction?.productID ?? "-")
+        }.sorted()
+    }
+
+    @Test(
+        "an imported world's App Store tells the original's server notifications: the purchase at its date, its renewals, auto-renew turned off, a refund, and the lapse after"
+    )
+    func serverNotificationsReplayed() async throws {
+        let (original, ada) = try await subscriber()
+        clock.advance(by: .seconds(40 * 86_400))
+        try original.appStore.setAutoRenew(false, productID: Self.monthly)
+        clock.advance(by: .seconds(60))
+        _ = try await original.subscriptions.purchase("com.train.lifetime")
+        let lifetime = try #require(original.appStore.serverNotifications.last?.transaction?.id)
+        clock.advance(by: .seconds(60))
+        try original.appStore.refund(transactionID: lifetime, reason: .developerIssue)
+        clock.advance(by: .seconds(60))
+        let snapshot = try original.exportWorld()
+        #expect(snapshot.purchases.first?.autoRenewOffAt == clock.now.addingTimeInterval(-180))
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+        let before = Self.told(original.appStore)
+        #expect(before.count >= 6, "a purchase, renewals, auto-renew off, a purchase and its refund: \(before)")
+        #expect(Self.told(imported.appStore) == before)
+        clock.advance(by: .seconds(40 * 86_400))
+        #expect(Self.told(imported.appStore) == Self.told(original.appStore), "the lapse is told in both")
+        #expect(Self.told(original.appStore).count > before.count)
+    }
+
+    @Test("auto-renew turned off before the purchase, after its end, or without an end is refused at its path")
+    func autoRenewOffRefused() throws {
+        let now = clock.now
+        for (purchasedAt, offAt, expiresAt) in [(-10.0, -20.0, -1.0), (-30.0, -1.0, -2.0), (-30.0, -2.0, nil)] {
+            var world = WorldSnapshot(users: [WorldSnapshot.User(id: "ada")])
+            var purchase = WorldSnapshot.Purchase(user: "ada", product: Self.monthly, purchasedAt: now.addingTimeInterval(purchasedAt * 86_400))
+            purchase.autoRenewOffAt = now.addingTimeInterval(offAt * 86_400)
+            purchase.expiresAt = expiresAt.map { now.addingTimeInterval($0 * 86_400) }
+            world.purchases = [purchase]
+            let error = #expect(throws: WorldSnapshotError.self) { try TrainServices.inMemory(from: world, configuration: configuration) }
+            #expect(error?.code == .invalidValue && error?.path == "purchases[0].autoRenewOffAt", "\(error?.detail ?? "")")
+        }
+    }
+}
