@@ -182,7 +182,8 @@ extension SimulatedAppStore {
 
     /// Buys a product for the device's Apple ID outside the app (on another device, or
     /// from an offer code); the transaction reaches the app on its updates stream. A
-    /// `purchaseDate` in the past backdates it, and a subscription renews up to now.
+    /// `purchaseDate` in the past backdates it, with its server notification, and a
+    /// subscription renews up to now.
     /// - Parameters:
     ///   - productID: The product.
     ///   - appAccountToken: The app user it is tagged for; none by default, as a purchase

@@ -22,6 +22,19 @@ import TrainTesting
         return sent(store, after: before)
     }
 
+    @Test("a backdated purchase's notification is dated at its purchase, before its renewals'", arguments: StoreVariant.allCases)
+    func backdatedPurchaseDated(variant: StoreVariant) throws {
+        let harness = try H(variant)
+        let store = harness.store
+        let bought = harness.clock.now
+        harness.clock.advance(to: harness.months(2).addingTimeInterval(60))
+        _ = try store.buyOutsideApp(productID: H.proMonthly, purchaseDate: bought)
+        let told = store.serverNotifications.map { ($0.type, $0.signedDate) }
+        #expect(told.map(\.0) == [.subscribed, .didRenew, .didRenew])
+        #expect(told.first?.1 == bought, "told at the purchase, not when the store heard of it")
+        #expect(told.map(\.1) == told.map(\.1).sorted(), "oldest first")
+    }
+
     @Test("a subscription's life sends Apple's type and subtype for each change", arguments: StoreVariant.allCases)
     func subscriptionLife(variant: StoreVariant) async throws {
         let harness = try H(variant)
