@@ -9,7 +9,7 @@ import TrainSync
 /// started from one, in memory or in a directory.
 extension TrainServices {
     /// This stack's world as a snapshot: every account, the feed's follows, blocks,
-    /// posts with the photos they show, likes and comments, moderation, the notifications and the unlocks, the App Store's
+    /// posts, likes and comments, the photos profiles and posts show, moderation, the notifications and the unlocks, the App Store's
     /// purchases and the purchases waiting for a parent or an issue, the plans on the
     /// remote and the device's edits not uploaded yet,
     /// the consents this device keeps and the deletions asked for and not purged. Each post's counts are
@@ -64,8 +64,7 @@ extension TrainServices {
             entry.isAnonymous = user.isAnonymous
             entry.isPrivateEmail = user.isPrivateEmail
             entry.phoneNumber = user.phoneNumber
-            // A profile photo in the stack's media store is not in the format: its URL would name no photo in another stack.
-            entry.photoURL = user.photoURL.flatMap { url in (try? media.reference(for: url) == nil) == true ? url : nil }
+            entry.photoURL = user.photoURL
             entry.lastSignInAt = user.lastSignInAt
             if includingSecrets, let hash = auth.passwords[Array(user.id.utf8)] {
                 entry.passwordHash = .init(algorithm: hash.algorithm, iterations: hash.iterations, salt: hash.salt, hash: hash.hash)
@@ -180,7 +179,14 @@ extension TrainServices {
             }
             signedIn = user
         }
-        let services = inMemory(configuration, signedIn: signedIn)
+        // The signed-in user's account, made with the stack, shows its photo from a store made first.
+        let photos = LocalMediaStore(context: configuration.context)
+        if let user = signedIn, let index = resolved.auth.users.firstIndex(where: { $0.id.utf8.elementsEqual(user.id.utf8) }),
+            let photo = resolved.userPhotos[index]
+        {
+            signedIn?.photoURL = photos.url(for: photo)
+        }
+        let services = inMemory(configuration, signedIn: signedIn, photos: photos)
         try services.importWorld(resolved, except: signedIn?.id)
         return services
     }
@@ -266,12 +272,14 @@ extension TrainServices {
         try checkDocumentSizes(resolved)
         do {
             var auth = resolved.auth
+            for (index, photo) in resolved.userPhotos { auth.users[index].photoURL = media.url(for: photo) }
+            let users = auth.users
             auth.users.removeAll { user in signedIn.map { user.id.utf8.elementsEqual($0.utf8) } ?? false }
             try LocalAuthService.importWorld(auth, into: accounts)
             var feed = resolved.social
             for (index, photo) in resolved.postPhotos { feed.posts[index].mediaURL = media.url(for: photo) }
             try media.insert(resolved.photos)
-            try social.importWorld(feed, users: resolved.auth.users)
+            try social.importWorld(feed, users: users)
             if !resolved.consents.isEmpty { try account.insert(consents: resolved.consents) }
         } catch {
             throw WorldSnapshotError(.notImported, path: "", detail: "The world could not be written: \(error)")
@@ -394,25 +402,36 @@ extension WorldSnapshot {
 }
 
 extension TrainServices {
-    /// Replaces each post's URL of a photo in the stack's media store with the photo,
-    /// listed once with its bytes in `photos`; a post whose photo is gone shows none.
+    /// Replaces each profile's and post's URL of a photo in the stack's media store with
+    /// the photo, listed once with its bytes in `photos`; one whose photo is gone shows none.
     fileprivate func exportPhotos(of snapshot: inout WorldSnapshot) throws(AccountError) {
         var listed: Set<UUID> = []
-        for index in snapshot.posts.indices {
-            guard let url = snapshot.posts[index].mediaURL else { continue }
+        /// The photo `url` names in the store, listed; nil for a URL from elsewhere, `.some(nil)` for a photo that is gone.
+        func photo(at url: URL) throws(AccountError) -> UUID?? {
             do throws(SocialError) {
-                guard let reference = try media.reference(for: url) else { continue }
-                snapshot.posts[index].mediaURL = nil
+                guard let reference = try media.reference(for: url) else { return nil }
                 let data = try media.bytes(of: reference)
-                snapshot.posts[index].photo = reference.id
                 if listed.insert(reference.id).inserted {
-                    snapshot.photos.append(WorldSnapshot.Photo(user: reference.userID, id: reference.id, data: data))
+                    var photo = WorldSnapshot.Photo(user: reference.userID, id: reference.id, data: data)
+                    photo.kind = reference.kind == .postPhoto ? nil : reference.kind
+                    snapshot.photos.append(photo)
                 }
+                return .some(reference.id)
             } catch  where error.code == .mediaNotFound {
-                continue
+                return .some(nil)
             } catch {
-                throw AccountError(.storage, detail: "A post's photo could not be read: \(error)")
+                throw AccountError(.storage, detail: "A photo could not be read: \(error)")
             }
+        }
+        for index in snapshot.users.indices {
+            guard let url = snapshot.users[index].photoURL, let stored = try photo(at: url) else { continue }
+            snapshot.users[index].photoURL = nil
+            snapshot.users[index].photo = stored
+        }
+        for index in snapshot.posts.indices {
+            guard let url = snapshot.posts[index].mediaURL, let stored = try photo(at: url) else { continue }
+            snapshot.posts[index].mediaURL = nil
+            snapshot.posts[index].photo = stored
         }
     }
 

@@ -107,8 +107,11 @@ public final class TrainServices: Sendable {
         inMemory(configuration, signedIn: nil)
     }
 
-    /// A stack in memory, with `user`'s account signed in when one is given.
-    package static func inMemory(_ configuration: TrainServicesConfiguration, signedIn user: UserEntity?) -> TrainServices {
+    /// A stack in memory, with `user`'s account signed in when one is given, its photos
+    /// in `photos` when given: a store made first, whose URLs the user's account may show.
+    package static func inMemory(
+        _ configuration: TrainServicesConfiguration, signedIn user: UserEntity?, photos: LocalMediaStore? = nil
+    ) -> TrainServices {
         let world = TrainWorld(inMemory: configuration)
         let apple = configuration.makeAppleID()
         let auth: any AuthService
@@ -136,7 +139,7 @@ public final class TrainServices: Sendable {
                     configuration: authConfiguration))
                 ?? LocalAuthService(context: configuration.context, configuration: authConfiguration)
         }
-        let media = LocalMediaStore(auth: auth, context: configuration.context)
+        let media = photos?.sharing(with: auth) ?? LocalMediaStore(auth: auth, context: configuration.context)
         let appStore = SimulatedAppStore(context: configuration.context, configuration: configuration.appStore)
         world.setFirstDevice(appStore: appStore, media: media, auth: auth)
         return TrainServices(

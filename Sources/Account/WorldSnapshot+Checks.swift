@@ -15,10 +15,11 @@ extension WorldSnapshot {
         /// the signing key and the deletions.
         var auth: AuthWorld
         var social: SocialWorld
-        /// The photos, and the one each post of `social` at an index shows: its
-        /// `mediaURL` is the importing store's URL of it.
+        /// The photos, and the one each post of `social` and each user of `auth` at an
+        /// index shows: its URL there is the importing store's URL of it.
         var photos: [(reference: MediaReference, data: Data)] = []
         var postPhotos: [Int: MediaReference] = [:]
+        var userPhotos: [Int: MediaReference] = [:]
         var families: [FamilyGroup]
         /// The purchases as the App Store replays them: each alone, but the purchases of
         /// one Apple ID in one subscription group, together by date.
@@ -53,6 +54,9 @@ extension WorldSnapshot {
         }
         let blocked = try resolveRelations(users: users, into: &resolved)
         let photos = try resolvePhotos(users: users, into: &resolved)
+        for (index, user) in self.users.enumerated() {
+            if let photo = try Self.profilePhoto(of: user, path: "users[\(index)]", photos: photos) { resolved.userPhotos[index] = photo }
+        }
         try resolvePosts(users: users, blocked: blocked, photos: photos, now: now, policy: configuration.socialPolicy, into: &resolved)
         try resolveFamilies(into: &resolved)
         try resolvePurchases(

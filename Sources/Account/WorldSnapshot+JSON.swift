@@ -212,7 +212,7 @@ extension WorldSnapshot {
         "users": .object([
             "id": .leaf, "displayName": .leaf, "email": .leaf, "isPrivateEmail": .leaf, "isEmailVerified": .leaf, "isAnonymous": .leaf,
             "phoneNumber": .leaf,
-            "photoURL": .leaf, "createdAt": .leaf, "lastSignInAt": .leaf, "password": .leaf,
+            "photoURL": .leaf, "photo": .leaf, "createdAt": .leaf, "lastSignInAt": .leaf, "password": .leaf,
             "passwordHash": .object(["algorithm": .leaf, "iterations": .leaf, "salt": .leaf, "hash": .leaf]),
             "providers": .object(["provider": .leaf, "subject": .leaf, "email": .leaf, "linkedAt": .leaf]),
         ]),
@@ -224,7 +224,7 @@ extension WorldSnapshot {
             "commentCount": .leaf, "isHiddenByModeration": .leaf, "workout": .object(["duration": .leaf, "distance": .leaf]), "mediaURL": .leaf,
             "photo": .leaf,
         ]),
-        "photos": .object(["user": .leaf, "id": .leaf, "data": .leaf]),
+        "photos": .object(["user": .leaf, "id": .leaf, "kind": .leaf, "data": .leaf]),
         "likes": .object(["user": .leaf, "post": .leaf]),
         "comments": .object(["id": .leaf, "post": .leaf, "author": .leaf, "text": .leaf, "createdAt": .leaf, "isHiddenByModeration": .leaf]),
         "reports": .object([

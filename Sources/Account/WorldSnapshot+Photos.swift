@@ -3,14 +3,16 @@ import TrainCore
 import TrainSocial
 
 extension WorldSnapshot {
-    /// A photo a post shows, kept in the stack's media store, with its bytes: a JPEG,
+    /// A photo a post or a profile shows, kept in the stack's media store, with its bytes: a JPEG,
     /// PNG, GIF, HEIC or WebP image of at most `MediaConfiguration.maximumSize` bytes,
     /// written in the document in base 64.
     public struct Photo: Codable, Hashable, Sendable {
         /// Its owner, who alone shows it in a post.
         public var user: String
-        /// Its ID, unique in the document: what a post's `photo` names.
+        /// Its ID, unique in the document: what a post's or a user's `photo` names.
         public var id: UUID
+        /// Its folder in the media store: a post's photo unless given.
+        public var kind: MediaKind?
         /// The image.
         public var data: Data
 
@@ -43,13 +45,28 @@ extension WorldSnapshot {
             guard let contentType = MediaContentType(sniffing: photo.data) else {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).data", detail: "A photo is a JPEG, PNG, GIF, HEIC or WebP image.")
             }
-            let reference = MediaReference(userID: photo.user, kind: .postPhoto, id: photo.id, contentType: contentType)
+            let reference = MediaReference(userID: photo.user, kind: photo.kind ?? .postPhoto, id: photo.id, contentType: contentType)
             guard references.updateValue(reference, forKey: photo.id) == nil else {
                 throw WorldSnapshotError(.duplicateID, path: "\(path).id", detail: "Another photo has the ID \(photo.id.uuidString).")
             }
             resolved.photos.append((reference, photo.data))
         }
         return references
+    }
+
+    /// A user's profile photo: a URL from elsewhere, or one of their photos.
+    static func profilePhoto(of user: User, path: String, photos: [UUID: MediaReference]) throws(WorldSnapshotError) -> MediaReference? {
+        guard let id = user.photo else { return nil }
+        guard user.photoURL == nil else {
+            throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A user shows a photo URL or a photo, not both.")
+        }
+        guard let reference = photos[id] else {
+            throw WorldSnapshotError(.danglingReference, path: "\(path).photo", detail: "No photo has the ID \(id.uuidString).")
+        }
+        guard reference.userID.utf8.elementsEqual(user.id.utf8) else {
+            throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A profile shows only its user's photos.")
+        }
+        return reference
     }
 
     /// What a post shows: a URL from elsewhere, or one of its author's photos.

@@ -140,6 +140,7 @@ extension WorldSnapshot {
             writer.beginObject()
             writer.field("data", photo.data.base64EncodedString())
             writer.field("id", photo.id)
+            writer.field("kind", photo.kind?.rawValue)
             writer.field("user", photo.user)
             writer.endObject()
         }
@@ -221,6 +222,7 @@ extension WorldSnapshot {
                 }
             }
             writer.field("phoneNumber", user.phoneNumber)
+            writer.field("photo", user.photo)
             writer.field("photoURL", user.photoURL?.absoluteString)
             if let providers = user.providers {
                 writer.list("providers", providers) { writer, provider in

@@ -57,7 +57,7 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var mutes: [Mute]
     /// The posts, deleted ones excepted.
     public var posts: [Post]
-    /// The photos posts show, with their bytes.
+    /// The photos posts and profiles show, with their bytes.
     public var photos: [Photo] = []
     /// Who likes which post.
     public var likes: [Like]
@@ -165,8 +165,10 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var isAnonymous: Bool?
         /// The phone number.
         public var phoneNumber: String?
-        /// The profile photo.
+        /// The profile photo, from elsewhere: an `https` or `file` URL.
         public var photoURL: URL?
+        /// The ID of the profile photo in ``WorldSnapshot/photos``, one of the user's.
+        public var photo: UUID?
         /// How the user signs in.
         public var providers: [Provider]?
         /// When the account was made.

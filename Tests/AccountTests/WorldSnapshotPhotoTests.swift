@@ -114,19 +114,55 @@ import TrainTesting
 }
 
 extension WorldSnapshotPhotoTests {
-    @Test("a profile photo in the stack's media store is left out of an export, whose users then import; one from elsewhere is kept")
-    func profilePhotoLeftOut() async throws {
+    @Test(
+        "a profile photo in the stack's media store exports with its bytes and shows on the imported account and profile, signed in or not, in memory and in files"
+    )
+    func profilePhotoRoundTrip() async throws {
         let services = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(Self.world.utf8)), signedIn: "ada", configuration: configuration)
         let session = services.makeSessionManager()
         await session.start()
-        let ada = try await session.updateProfile(displayName: "Ada", photo: .set(Self.png))
-        let stored = try #require(ada.photoURL)
-        #expect(try services.media.reference(for: stored) != nil, "the photo is in the stack's store")
+        _ = try await session.updateProfile(displayName: "Ada", photo: .set(Self.png))
         let snapshot = try services.exportWorld()
-        #expect(snapshot.users.first { $0.id == "ada" }?.photoURL == nil)
-        #expect(snapshot.users.first { $0.id == "grace" }?.photoURL == URL(string: "https://example.com/grace.jpg"))
-        #expect(snapshot.photos.isEmpty, "a profile photo is not a post's")
-        let imported = try TrainServices.inMemory(from: snapshot, configuration: configuration)
-        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+        let exported = try #require(snapshot.users.first { $0.id == "ada" })
+        let photo = try #require(snapshot.photos.first)
+        #expect(exported.photoURL == nil && exported.photo == photo.id && photo.kind == .profilePhoto && photo.data == Self.png)
+        #expect(snapshot.users.first { $0.id == "grace" }?.photoURL == URL(string: "https://example.com/grace.jpg"), "one from elsewhere is kept")
+        let first = try snapshot.encoded()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profile-photos-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for imported in [
+            try TrainServices.inMemory(from: snapshot, signedIn: "ada", configuration: configuration),
+            try TrainServices.inMemory(from: snapshot, configuration: configuration),
+            try TrainServices.files(in: directory, from: snapshot, configuration: configuration),
+        ] {
+            let device = try imported.makeDevice(for: "ada")
+            let shown = try #require(device.auth.currentUser?.photoURL)
+            #expect(try await device.social.profile("ada").photoURL == shown, "the feed's profile shows it too")
+            let reference = try #require(try imported.media.reference(for: shown))
+            #expect(reference.id == photo.id && reference.kind == .profilePhoto)
+            #expect(try await imported.media.data(for: reference) == Self.png)
+            #expect(try imported.exportWorld().encoded() == first)
+        }
+        let signedIn = try TrainServices.inMemory(from: snapshot, signedIn: "ada", configuration: configuration)
+        let current = try #require(signedIn.auth.currentUser?.photoURL)
+        #expect(try signedIn.media.reference(for: current)?.id == photo.id, "the signed-in account shows it")
+    }
+
+    @Test(
+        "a profile photo the services would refuse is a typed error naming its path",
+        arguments: [
+            (#"{"id": "ada", "photo": "00000000-0000-4000-8000-000000000001"}"#, "users[0].photo"),
+            (#"{"id": "ada", "photo": "00000000-0000-4000-8000-000000000002"}"#, "users[0].photo"),
+            (#"{"id": "ada", "photo": "00000000-0000-4000-8000-000000000002", "photoURL": "https://a.example/ada.jpg"}"#, "users[0].photo"),
+        ])
+    func profilePhotoRefused(user: String, path: String) throws {
+        let json = #"""
+            {"version": 1, "users": [\#(user), {"id": "grace"}],
+             "photos": [{"user": "grace", "id": "00000000-0000-4000-8000-000000000002", "kind": "profile_photo", "data": "iVBORw0KGgoB"}]}
+            """#
+        let error = #expect(throws: WorldSnapshotError.self) {
+            _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+        }
+        #expect(error?.path == path, "\(error?.detail ?? "")")
     }
 }

@@ -207,6 +207,13 @@ import TrainTesting
             default: break
             }
         }
+        for index in world.users.indices where Int.random(in: 0..<4, using: &generator) == 0 {
+            let id = UUID(uuid: (UInt8(index), 7, 7, 7, 6, 5, 0x40, 3, 0x80, 1, 2, 3, 4, 5, 6, UInt8.random(in: 0...255, using: &generator)))
+            var photo = WorldSnapshot.Photo(user: world.users[index].id, id: id, data: Data([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, UInt8(index)]))
+            photo.kind = .profilePhoto
+            world.photos.append(photo)
+            world.users[index].photo = id
+        }
         let posts = world.posts.compactMap(\.id)
         for (index, post) in world.posts.enumerated() {
             for user in ids where !blocked.contains([user, post.author]) {
