@@ -118,6 +118,8 @@ extension TrainServices {
                 purchasedAt: purchase.purchaseDate)
             entry.expiresAt = purchase.expiresAt
             entry.autoRenewOffAt = purchase.autoRenewOffAt
+            entry.renewsAs = purchase.renewsAs
+            entry.renewsAsSince = purchase.renewsAsSince
             entry.refundedAt = purchase.refund?.date
             entry.refundReason = purchase.refund?.reason
             return entry

@@ -356,6 +356,7 @@ extension WorldSnapshot {
                 }
                 try Self.check(offAt, notAfter: now, path: "\(path).autoRenewOffAt")
             }
+            try Self.checkRenewsAs(purchase, at: date, now: now, products: configuration.products, path: path)
             var refund: StorePurchase.Refund?
             if let refundedAt = purchase.refundedAt {
                 guard refundedAt >= date, purchase.expiresAt == nil else {
@@ -372,6 +373,8 @@ extension WorldSnapshot {
                 appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
                 refund: refund)
             made.autoRenewOffAt = purchase.autoRenewOffAt
+            made.renewsAs = purchase.renewsAs
+            made.renewsAsSince = purchase.renewsAs == nil ? nil : purchase.renewsAsSince
             // A later purchase in a subscription's group by the same Apple ID takes over from it.
             let product = configuration.products.first { $0.id == purchase.product }
             if product?.type == .autoRenewable, let group = product?.subscriptionGroupID {
@@ -524,5 +527,41 @@ extension WorldSnapshot {
                     bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
                     bytes[12], bytes[13], bytes[14], bytes[15]
                 )))
+    }
+
+    /// Throws `invalidValue` unless what `purchase` renews as is another product of its
+    /// subscription's group that does not start a period at once, asked for after the
+    /// purchase, by now and by its end, of one not refunded.
+    private static func checkRenewsAs(_ purchase: Purchase, at date: Date, now: Date, products: [AppStoreProduct], path: String)
+        throws(WorldSnapshotError)
+    {
+        guard let renewsAs = purchase.renewsAs else {
+            guard purchase.renewsAsSince == nil else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).renewsAsSince", detail: "A date is given with the product it renews as.")
+            }
+            return
+        }
+        guard let renewed = products.first(where: { $0.id == renewsAs }) else {
+            throw WorldSnapshotError(
+                .danglingReference, path: "\(path).renewsAs", detail: "The configuration has no product \(renewsAs.debugDescription).")
+        }
+        guard let bought = products.first(where: { $0.id == purchase.product }), bought.type == .autoRenewable, renewed.type == .autoRenewable,
+            renewed.subscriptionGroupID == bought.subscriptionGroupID, !SimulatedAppStore.startsNow(renewed, after: bought),
+            purchase.refundedAt == nil
+        else {
+            throw WorldSnapshotError(
+                .invalidValue, path: "\(path).renewsAs",
+                detail:
+                    "A subscription not refunded renews as another product of its group that does not start at once: a downgrade, or a crossgrade to another period."
+            )
+        }
+        if let since = purchase.renewsAsSince {
+            guard since >= date, since <= (purchase.expiresAt ?? .distantFuture) else {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).renewsAsSince", detail: "The change is asked for after the purchase, by the end of its last period."
+                )
+            }
+            try check(since, notAfter: now, path: "\(path).renewsAsSince")
+        }
     }
 }

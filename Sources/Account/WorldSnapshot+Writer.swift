@@ -170,6 +170,8 @@ extension WorldSnapshot {
             writer.field("purchasedAt", purchase.purchasedAt)
             writer.field("refundReason", purchase.refundReason?.rawValue)
             writer.field("refundedAt", purchase.refundedAt)
+            writer.field("renewsAs", purchase.renewsAs)
+            writer.field("renewsAsSince", purchase.renewsAsSince)
             writer.field("user", purchase.user)
             writer.endObject()
         }

@@ -138,7 +138,7 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var newestDate: Date? {
         let dates =
             users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
-            + purchases.map(\.autoRenewOffAt)
+            + purchases.map(\.autoRenewOffAt) + purchases.map(\.renewsAsSince)
             + (plans + devicePlans).map(\.lastModified) + devicePlanDeletions.map(\.deletedAt) + consents.map(\.date) + reports.map(\.createdAt)
             + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
             + moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
@@ -441,6 +441,12 @@ public struct WorldSnapshot: Hashable, Sendable {
         /// When its auto-renew was turned off, for one with `expiresAt`: the App Store's
         /// server notification of it is dated then. Left out, none is sent.
         public var autoRenewOffAt: Date?
+        /// Another product of the subscription's group it renews as — a downgrade, or a
+        /// crossgrade to another period — from its first renewal after `renewsAsSince`.
+        public var renewsAs: String?
+        /// When the change of what it renews as was asked for: the server notification of
+        /// it is dated then. Left out, it renews as `renewsAs` from its first renewal, without one.
+        public var renewsAsSince: Date?
         /// When it was refunded — for a subscription, the period it was in then — which
         /// ended access to it.
         public var refundedAt: Date?

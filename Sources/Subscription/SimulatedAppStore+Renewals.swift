@@ -312,14 +312,14 @@ extension SimulatedAppStore {
         let existing = subscription(inGroupOf: product, of: owner, in: state)
         if var subscription = existing, subscription.grantsAccess(at: now), let current = self.product(subscription.productID) {
             let latest = subscription.latestTransactionID
-            if !startsNow(product, after: current), let requested {
+            if !Self.startsNow(product, after: current), let requested {
                 // An offer on the current product, or with a downgrade or a crossgrade to
                 // another period, applies from the next renewal, as Apple applies it.
                 try redeemForNextRenewal(requested, of: product, current: current, in: &subscription, state: &state, changes: &changes, now: now)
                 return state.entries[latest]?.result
                     ?? .verified(AppStoreTransaction(id: latest, productID: current.id, purchaseDate: date, expirationDate: nil))
             }
-            if !startsNow(product, after: current) {
+            if !Self.startsNow(product, after: current) {
                 // Downgrade, or crossgrade to another period: it takes effect at the next
                 // renewal. The same product: nothing to buy, but a pending downgrade is
                 // cancelled and auto-renew is on again, as StoreKit does.
@@ -425,7 +425,7 @@ extension SimulatedAppStore {
     /// Whether buying `product` while subscribed to `current` starts a period now (an
     /// upgrade, or a crossgrade to the same period) rather than changing what renews (the
     /// same product, a downgrade, or a crossgrade to another period).
-    private func startsNow(_ product: AppStoreProduct, after current: AppStoreProduct) -> Bool {
+    package static func startsNow(_ product: AppStoreProduct, after current: AppStoreProduct) -> Bool {
         product.id != current.id && (product.tier > current.tier || (product.tier == current.tier && product.period == current.period))
     }
 

@@ -15,6 +15,10 @@ package struct StorePurchase: Hashable, Sendable {
     package var expiresAt: Date?
     /// When such a subscription's auto-renew was turned off, if the store told it.
     package var autoRenewOffAt: Date?
+    /// Another product of the group a subscription renews as from its renewals after
+    /// `renewsAsSince` — a downgrade or a crossgrade asked for then — if it does.
+    package var renewsAs: String?
+    package var renewsAsSince: Date?
     /// When the purchase — for a subscription, its period then — was refunded, and why.
     package var refund: Refund?
 
@@ -105,6 +109,7 @@ extension SimulatedAppStore {
             throw SubscriptionError(.ledgerUnreadable, detail: "The store's server notifications cannot be read.")
         }
         let turnedOff = Self.autoRenewOffDates(in: sent)
+        let preferenceChanges = sent.filter { $0.type == .didChangeRenewalPref }
         return try mutate { state, _, _ in
             // Each subscription's transactions in order: its purchases, each followed by its renewals.
             var chains: [UInt64: [AppStoreTransaction]] = [:]
@@ -132,6 +137,17 @@ extension SimulatedAppStore {
                 let next = chain.drop { $0.id != last.id }.dropFirst().first
                 purchase.refund = Self.refund(of: last)
                 guard purchase.refund == nil else { return purchase }
+                // What it renews as, when it is another product: a downgrade or crossgrade that
+                // took effect at a renewal, or one still to.
+                let preference = next == nil ? state.subscriptions[entry.transaction.originalID]?.autoRenewPreference : nil
+                if let renewsAs = [last.productID, preference].compactMap({ $0 }).last(where: { $0 != entry.transaction.productID }) {
+                    purchase.renewsAs = renewsAs
+                    purchase.renewsAsSince =
+                        preferenceChanges.last {
+                            $0.subscription?.originalID == entry.transaction.originalID && $0.date >= entry.transaction.purchaseDate
+                                && $0.date < (next?.purchaseDate ?? .distantFuture)
+                        }?.date
+                }
                 if let next {
                     // Ended before the next purchase: it lapsed; an upgrade took over from a period that ran.
                     if !last.isUpgraded, let end = last.expirationDate, end <= next.purchaseDate { purchase.expiresAt = end }
@@ -207,16 +223,32 @@ extension SimulatedAppStore {
                 // Renewed up to the end given, the refund or the next purchase, whichever comes first.
                 let next = index + 1 < chain.count ? chain[index + 1].purchaseDate : now
                 let until = min(purchase.expiresAt ?? now, purchase.refund?.date ?? now, next, now)
+                // A change of what it renews as is made at its date, and renews from then on.
+                let changed = purchase.renewsAs.map { _ in min(purchase.renewsAsSince ?? purchase.purchaseDate, until) }
                 let made = state.nextID
+                // Bought as at its date: what the Apple ID held then decides an upgrade from a new subscription.
                 let bought = try device.buyBackdated(
-                    product, token: purchase.appAccountToken, purchaseDate: purchase.purchaseDate, state: &state, changes: &changes, now: until)
+                    product, token: purchase.appAccountToken, purchaseDate: purchase.purchaseDate, state: &state, changes: &changes, now: until,
+                    heldAsOfPurchase: true)
                 // The store gives back what the Apple ID holds rather than buy it again.
                 guard bought.unsafePayloadValue.id >= made else {
                     throw SubscriptionError(
                         .invalidArgument, detail: "The Apple ID holds '\(product.id)' already then: the App Store would not sell it again.")
                 }
-                device.settle(&state, &changes, now: until)
                 let owner = device.deviceAppleID(state)
+                if let changed, let renewsAs = purchase.renewsAs {
+                    device.settle(&state, &changes, now: changed)
+                    if var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
+                        subscription.autoRenewPreference = renewsAs
+                        subscription.pendingOffer = nil
+                        state.subscriptions[subscription.originalID] = subscription
+                        changes.subscriptions.insert(subscription.originalID)
+                        if purchase.renewsAsSince != nil {
+                            device.notify(.didChangeRenewalPref, .downgrade, about: subscription, state: state, changes: &changes, now: changed)
+                        }
+                    }
+                }
+                device.settle(&state, &changes, now: until)
                 if let refund = purchase.refund {
                     let latest =
                         product.type == .autoRenewable ? device.subscription(inGroupOf: product, of: owner, in: state)?.latestTransactionID : nil

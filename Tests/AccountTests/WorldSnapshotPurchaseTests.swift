@@ -234,3 +234,52 @@ extension WorldSnapshotPurchaseTests {
         }
     }
 }
+
+extension WorldSnapshotPurchaseTests {
+    @Test(
+        "a downgrade waiting for the renewal, or one that took effect at it, exports what the subscription renews as and since when; the imported world renews as the original does",
+        arguments: [false, true])
+    func downgrade(tookEffect: Bool) async throws {
+        let (original, ada) = try await subscriber()
+        clock.advance(by: .seconds(60))
+        _ = try await original.subscriptions.purchase("com.train.premium.monthly")
+        clock.advance(by: .seconds(10 * 86_400))
+        _ = try await original.subscriptions.purchase(Self.monthly)
+        let asked = clock.now
+        clock.advance(by: .seconds(tookEffect ? 30 * 86_400 : 60))
+        let snapshot = try original.exportWorld()
+        let premium = try #require(snapshot.purchases.last)
+        #expect(premium.product == "com.train.premium.monthly" && premium.renewsAs == Self.monthly && premium.renewsAsSince == asked)
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+        #expect(imported.subscriptions.currentTier == original.subscriptions.currentTier)
+        #expect(original.subscriptions.currentTier == (tookEffect ? .pro : .premium))
+        #expect(Self.told(imported.appStore) == Self.told(original.appStore))
+        clock.advance(by: .seconds(40 * 86_400))
+        for services in [original, imported] {
+            _ = try await services.subscriptions.currentEntitlements()
+            #expect(services.subscriptions.currentTier == .pro, "renewed as Pro")
+        }
+        #expect(Self.told(imported.appStore) == Self.told(original.appStore))
+    }
+
+    @Test(
+        "what a purchase renews as, refused: a product not configured, an upgrade, another group's, a date before the purchase or without a product",
+        arguments: [
+            (#""renewsAs": "com.train.unknown""#, "purchases[0].renewsAs"),
+            (#""renewsAs": "com.train.premium.yearly""#, "purchases[0].renewsAs"),
+            (#""renewsAs": "com.train.lifetime""#, "purchases[0].renewsAs"),
+            (#""renewsAs": "com.train.pro.yearly", "renewsAsSince": "2000-01-01T00:00:00Z""#, "purchases[0].renewsAsSince"),
+            (#""renewsAsSince": "2026-01-01T00:00:00Z""#, "purchases[0].renewsAsSince"),
+        ])
+    func renewsAsRefused(fields: String, path: String) throws {
+        let json = #"""
+            {"version": 1, "users": [{"id": "ada"}],
+             "purchases": [{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-12-01T00:00:00Z", \#(fields)}]}
+            """#
+        let error = #expect(throws: WorldSnapshotError.self) {
+            _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+        }
+        #expect(error?.path == path, "\(error?.detail ?? "")")
+    }
+}
