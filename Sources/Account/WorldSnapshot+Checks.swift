@@ -58,6 +58,7 @@ extension WorldSnapshot {
             if let photo = try Self.profilePhoto(of: user, path: "users[\(index)]", photos: photos) { resolved.userPhotos[index] = photo }
         }
         try resolvePosts(users: users, blocked: blocked, photos: photos, now: now, policy: configuration.socialPolicy, into: &resolved)
+        try checkPhotosShown(resolved)
         try resolveFamilies(into: &resolved)
         try resolvePurchases(
             users: users, now: now, configuration: configuration, firstDevice: (firstDeviceUser, firstDeviceAppleID), into: &resolved)
@@ -546,7 +547,8 @@ extension WorldSnapshot {
                 .danglingReference, path: "\(path).renewsAs", detail: "The configuration has no product \(renewsAs.debugDescription).")
         }
         guard let bought = products.first(where: { $0.id == purchase.product }), bought.type == .autoRenewable, renewed.type == .autoRenewable,
-            renewed.subscriptionGroupID == bought.subscriptionGroupID, !SimulatedAppStore.startsNow(renewed, after: bought),
+            renewed.id != bought.id, renewed.subscriptionGroupID == bought.subscriptionGroupID,
+            !SimulatedAppStore.startsNow(renewed, after: bought),
             purchase.refundedAt == nil
         else {
             throw WorldSnapshotError(

@@ -38,6 +38,11 @@ extension WorldSnapshot {
             guard users.contains(UserKey(photo.user)) else {
                 throw WorldSnapshotError(.danglingReference, path: "\(path).user", detail: "No user has the ID \(photo.user.debugDescription).")
             }
+            do {
+                try LocalMediaStore.checkOwner(photo.user)
+            } catch {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).user", detail: "A photo belongs to a user ID of 1 to 100 bytes.")
+            }
             guard photo.data.count <= maximumSize else {
                 throw WorldSnapshotError(
                     .invalidValue, path: "\(path).data", detail: "A photo has at most \(maximumSize) bytes; this one has \(photo.data.count).")
@@ -52,6 +57,15 @@ extension WorldSnapshot {
             resolved.photos.append((reference, photo.data))
         }
         return references
+    }
+
+    /// Throws `invalidValue` at the first photo no profile or post shows: the media store
+    /// keeps none such, and an export lists none.
+    func checkPhotosShown(_ resolved: Resolved) throws(WorldSnapshotError) {
+        let shown = Set(resolved.postPhotos.values.map(\.id)).union(resolved.userPhotos.values.map(\.id))
+        for (index, photo) in photos.enumerated() where !shown.contains(photo.id) {
+            throw WorldSnapshotError(.invalidValue, path: "photos[\(index)].id", detail: "No profile or post shows the photo \(photo.id.uuidString).")
+        }
     }
 
     /// A user's profile photo: a URL from elsewhere, or one of their photos.

@@ -251,6 +251,12 @@ public class RecordReader {
     public func values<Value>(
         in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
     ) throws(CoreError) -> [Value] {
+        // A codec that reads only `Data` gets the records' own: the in-memory store holds them so.
+        guard collection.bytesDecoder != nil else {
+            return try records(in: collection, range: range, direction: direction, limit: limit).map { record throws(CoreError) in
+                try collection.decode(record.data, key: record.key, file: file)
+            }
+        }
         let name = try qualified(collection)
         guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
         var values: [Value] = []
@@ -273,6 +279,11 @@ public class RecordReader {
     public func entries<Value>(
         in collection: RecordCollection<Value>, range: KeyRange = .all, direction: ScanDirection = .forward, limit: Int? = nil
     ) throws(CoreError) -> [RecordEntry<Value>] {
+        guard collection.bytesDecoder != nil else {
+            return try records(in: collection, range: range, direction: direction, limit: limit).map { record throws(CoreError) in
+                RecordEntry(key: record.key, value: try collection.decode(record.data, key: record.key, file: file))
+            }
+        }
         let name = try qualified(collection)
         guard let limit = try scanLimit(limit), !range.isEmpty else { return [] }
         var entries: [RecordEntry<Value>] = []

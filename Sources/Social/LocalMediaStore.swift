@@ -318,7 +318,7 @@ public final class LocalMediaStore: MediaStore {
     }
 
     /// Throws `userNotFound` unless `userID` is 1 to 100 UTF-8 bytes.
-    static func checkOwner(_ userID: String) throws(SocialError) {
+    package static func checkOwner(_ userID: String) throws(SocialError) {
         guard (1...100).contains(userID.utf8.count) else {
             throw SocialError(.userNotFound, detail: "Media belongs to a user ID of 1 to 100 bytes.")
         }

@@ -4,7 +4,7 @@ import TrainCore
 /// App Store Server Notifications V2: what the store sends an app's server for every
 /// change it makes, kept as a log and told on a stream.
 extension SimulatedAppStore {
-    /// Every server notification the store has sent, oldest first, each signed as the
+    /// Every server notification the store has sent, in the order sent, each signed as the
     /// App Store posts it: Apple's notification history. A file-backed store keeps them
     /// across launches, and stores on one file share them.
     public var serverNotifications: [StoreServerNotification] {

@@ -373,7 +373,7 @@ extension SimulatedAppStore {
         changes.subscriptions.insert(subscription.originalID)
         // Dated when it was bought: a purchase made earlier (a world's replay, a backdated one) is told at its date.
         notify(.subscribed, firstInGroup ? .initialBuy : .resubscribe, about: subscription, state: state, changes: &changes, now: date)
-        shareWithFamily(subscription, state: &state, changes: &changes, now: now)
+        shareWithFamily(subscription, state: &state, changes: &changes, now: date)
         return state.entries[transaction.id]?.result ?? .verified(transaction)
     }
 

@@ -108,8 +108,12 @@ extension SimulatedAppStore {
         guard case .success(let sent) = notices else {
             throw SubscriptionError(.ledgerUnreadable, detail: "The store's server notifications cannot be read.")
         }
-        let turnedOff = Self.autoRenewOffDates(in: sent)
-        let preferenceChanges = sent.filter { $0.type == .didChangeRenewalPref }
+        // The notifications of each subscription's changes of auto-renew and of what it renews as, oldest first.
+        var told: [UInt64: [StoreLedger.Notice]] = [:]
+        for notice in sent
+        where (notice.type == .didChangeRenewalStatus && notice.subtype == .autoRenewDisabled) || notice.type == .didChangeRenewalPref {
+            if let subscription = notice.subscription { told[subscription.originalID, default: []].append(notice) }
+        }
         return try mutate { state, _, _ in
             // Each subscription's transactions in order: its purchases, each followed by its renewals.
             var chains: [UInt64: [AppStoreTransaction]] = [:]
@@ -137,16 +141,21 @@ extension SimulatedAppStore {
                 let next = chain.drop { $0.id != last.id }.dropFirst().first
                 purchase.refund = Self.refund(of: last)
                 guard purchase.refund == nil else { return purchase }
-                // What it renews as, when it is another product: a downgrade or crossgrade that
-                // took effect at a renewal, or one still to.
-                let preference = next == nil ? state.subscriptions[entry.transaction.originalID]?.autoRenewPreference : nil
-                if let renewsAs = [last.productID, preference].compactMap({ $0 }).last(where: { $0 != entry.transaction.productID }) {
-                    purchase.renewsAs = renewsAs
-                    purchase.renewsAsSince =
-                        preferenceChanges.last {
-                            $0.subscription?.originalID == entry.transaction.originalID && $0.date >= entry.transaction.purchaseDate
-                                && $0.date < (next?.purchaseDate ?? .distantFuture)
-                        }?.date
+                // What this purchase's run told, from its purchase to the next.
+                let window = (told[entry.transaction.originalID] ?? []).filter {
+                    $0.date >= entry.transaction.purchaseDate && $0.date < (next?.purchaseDate ?? .distantFuture)
+                }
+                // What it renews as, when it is another product — a downgrade or crossgrade that
+                // took effect at a renewal, or one still to — and since when, from the last
+                // change told; without one, what its periods show.
+                if let change = window.last(where: { $0.type == .didChangeRenewalPref }) {
+                    if let preference = change.subscription?.autoRenewPreference, preference != entry.transaction.productID {
+                        purchase.renewsAs = preference
+                        purchase.renewsAsSince = change.date
+                    }
+                } else {
+                    let preference = next == nil ? state.subscriptions[entry.transaction.originalID]?.autoRenewPreference : nil
+                    purchase.renewsAs = [last.productID, preference].compactMap { $0 }.last { $0 != entry.transaction.productID }
                 }
                 if let next {
                     // Ended before the next purchase: it lapsed; an upgrade took over from a period that ran.
@@ -156,21 +165,18 @@ extension SimulatedAppStore {
                 {
                     // Auto-renew off, or a renewal whose billing failed: it ends with its last paid period.
                     purchase.expiresAt = subscription.periodEnd
-                    if !subscription.willAutoRenew { purchase.autoRenewOffAt = turnedOff[subscription.originalID] }
+                }
+                // When auto-renew was turned off, told within its last period.
+                if let end = purchase.expiresAt {
+                    purchase.autoRenewOffAt =
+                        window.last {
+                            $0.type == .didChangeRenewalStatus && $0.date >= last.purchaseDate && $0.date <= end
+                        }?.date
                 }
                 return purchase
             }
             return purchases.sorted { ($0.purchaseDate, $0.appleID.email, $0.productID) < ($1.purchaseDate, $1.appleID.email, $1.productID) }
         }
-    }
-
-    /// The date of the last notification of each subscription's auto-renew turned off.
-    private static func autoRenewOffDates(in notices: [StoreLedger.Notice]) -> [UInt64: Date] {
-        var dates: [UInt64: Date] = [:]
-        for notice in notices where notice.type == .didChangeRenewalStatus && notice.subtype == .autoRenewDisabled {
-            if let subscription = notice.subscription { dates[subscription.originalID] = notice.date }
-        }
-        return dates
     }
 
     /// A transaction's refund, if it was refunded.
@@ -223,6 +229,13 @@ extension SimulatedAppStore {
                 // Renewed up to the end given, the refund or the next purchase, whichever comes first.
                 let next = index + 1 < chain.count ? chain[index + 1].purchaseDate : now
                 let until = min(purchase.expiresAt ?? now, purchase.refund?.date ?? now, next, now)
+                for (field, date) in [
+                    ("renewsAsSince", purchase.renewsAsSince), ("autoRenewOffAt", purchase.autoRenewOffAt), ("refund", purchase.refund?.date),
+                ] {
+                    guard let date, date > next else { continue }
+                    throw SubscriptionError(
+                        .invalidArgument, detail: "Its \(field) comes after the next purchase of its group, which takes over then.")
+                }
                 // A change of what it renews as is made at its date, and renews from then on.
                 let changed = purchase.renewsAs.map { _ in min(purchase.renewsAsSince ?? purchase.purchaseDate, until) }
                 let made = state.nextID
@@ -259,6 +272,11 @@ extension SimulatedAppStore {
                     state.subscriptions[subscription.originalID] = subscription
                     changes.subscriptions.insert(subscription.originalID)
                     if let offAt = purchase.autoRenewOffAt {
+                        // Turned off after it last renewed: before, it would not have renewed then.
+                        if let renewed = state.entries[subscription.latestTransactionID]?.transaction.purchaseDate, offAt < renewed {
+                            throw SubscriptionError(
+                                .invalidArgument, detail: "Auto-renew is turned off within the last period, after its last renewal.")
+                        }
                         device.notify(.didChangeRenewalStatus, .autoRenewDisabled, about: subscription, state: state, changes: &changes, now: offAt)
                     }
                 }

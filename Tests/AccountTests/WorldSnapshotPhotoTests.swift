@@ -90,6 +90,7 @@ import TrainTesting
                 "posts[0].photo"
             ),
             (#""posts": [{"author": "ada", "content": "x", "mediaURL": "http://a.example/b.jpg"}]"#, "posts[0].mediaURL"),
+            (#""photos": [{"user": "ada", "id": "00000000-0000-4000-8000-000000000001", "data": "iVBORw0KGgoB"}]"#, "photos[0].id"),
         ])
     func refused(fields: String, path: String) throws {
         let json = #"{"version": 1, "users": [{"id": "ada"}, {"id": "grace"}], \#(fields)}"#
@@ -108,8 +109,11 @@ import TrainTesting
         let error = #expect(throws: WorldSnapshotError.self) { _ = try TrainServices.inMemory(from: snapshot, configuration: configuration) }
         #expect(error?.code == .invalidValue && error?.path == "photos[0].data")
         snapshot.photos[0].data.removeLast()
+        var post = WorldSnapshot.Post(author: "ada", content: "At the limit")
+        post.photo = snapshot.photos[0].id
+        snapshot.posts = [post]
         let services = try TrainServices.inMemory(from: snapshot, configuration: configuration)
-        #expect(try services.exportWorld().photos.isEmpty, "a photo no post shows is not exported")
+        #expect(try services.exportWorld().photos.map(\.data) == [data.dropLast()], "a photo at the limit is taken")
     }
 }
 
@@ -164,5 +168,18 @@ extension WorldSnapshotPhotoTests {
             _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
         }
         #expect(error?.path == path, "\(error?.detail ?? "")")
+    }
+
+    @Test("a photo of a user ID the media store does not file, over 100 bytes, is refused at its user before anything is written")
+    func longUserID() throws {
+        let id = String(repeating: "a", count: 101)
+        var snapshot = WorldSnapshot(users: [WorldSnapshot.User(id: id)])
+        snapshot.photos = [WorldSnapshot.Photo(user: id, id: UUID(), data: WorldSnapshotPhotoTests.png)]
+        snapshot.users[0].photo = snapshot.photos[0].id
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let error = #expect(throws: WorldSnapshotError.self) { try TrainServices.files(in: directory, from: snapshot, configuration: configuration) }
+        #expect(error?.code == .invalidValue && error?.path == "photos[0].user", "\(error?.detail ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing written")
     }
 }

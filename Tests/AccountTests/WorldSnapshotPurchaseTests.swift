@@ -271,6 +271,7 @@ extension WorldSnapshotPurchaseTests {
             (#""renewsAs": "com.train.lifetime""#, "purchases[0].renewsAs"),
             (#""renewsAs": "com.train.pro.yearly", "renewsAsSince": "2000-01-01T00:00:00Z""#, "purchases[0].renewsAsSince"),
             (#""renewsAsSince": "2026-01-01T00:00:00Z""#, "purchases[0].renewsAsSince"),
+            (#""renewsAs": "com.train.pro.monthly""#, "purchases[0].renewsAs"),
         ])
     func renewsAsRefused(fields: String, path: String) throws {
         let json = #"""
@@ -281,5 +282,30 @@ extension WorldSnapshotPurchaseTests {
             _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
         }
         #expect(error?.path == path, "\(error?.detail ?? "")")
+    }
+
+    @Test(
+        "a change dated after the next purchase of its group, or auto-renew turned off before the last renewal, is refused at its purchase",
+        arguments: [
+            (
+                #"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-12-01T00:00:00Z", "renewsAs": "com.train.pro.yearly", "renewsAsSince": "2025-12-20T00:00:00Z"}"#,
+                true
+            ),
+            (
+                #"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-12-01T00:00:00Z", "expiresAt": "2025-12-19T00:00:00Z", "autoRenewOffAt": "2025-12-18T00:00:00Z"}"#,
+                true
+            ),
+            (
+                #"{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-10-01T00:00:00Z", "expiresAt": "2025-12-01T00:00:00Z", "autoRenewOffAt": "2025-10-02T00:00:00Z"}"#,
+                false
+            ),
+        ])
+    func replayRefuses(purchase: String, followed: Bool) throws {
+        let later = #"{"user": "ada", "product": "com.train.premium.monthly", "purchasedAt": "2025-12-10T00:00:00Z"}"#
+        let json = #"{"version": 1, "users": [{"id": "ada"}], "purchases": [\#(purchase)\#(followed ? ", " + later : "")]}"#
+        let error = #expect(throws: WorldSnapshotError.self) {
+            _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+        }
+        #expect(error?.code == .invalidValue && error?.path == "purchases[0]", "\(error?.detail ?? "")")
     }
 }
