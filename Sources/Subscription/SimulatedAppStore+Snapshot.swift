@@ -238,6 +238,8 @@ extension SimulatedAppStore {
                 }
                 // A change of what it renews as is made at its date, and renews from then on.
                 let changed = purchase.renewsAs.map { _ in min(purchase.renewsAsSince ?? purchase.purchaseDate, until) }
+                // The store as at its date: an earlier purchase that lapsed before it has expired, and told so.
+                device.settle(&state, &changes, now: purchase.purchaseDate)
                 let made = state.nextID
                 // Bought as at its date: what the Apple ID held then decides an upgrade from a new subscription.
                 let bought = try device.buyBackdated(

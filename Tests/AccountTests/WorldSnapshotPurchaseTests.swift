@@ -309,3 +309,25 @@ extension WorldSnapshotPurchaseTests {
         #expect(error?.code == .invalidValue && error?.path == "purchases[0]", "\(error?.detail ?? "")")
     }
 }
+
+extension WorldSnapshotPurchaseTests {
+    @Test(
+        "auto-renew turned off before a lapse and a new subscription exports with the earlier purchase, and the world imports with the same notifications"
+    )
+    func autoRenewOffBeforeResubscribing() async throws {
+        let (original, ada) = try await subscriber()
+        clock.advance(by: .seconds(3 * 86_400))
+        try original.appStore.setAutoRenew(false, productID: Self.monthly)
+        let offAt = clock.now
+        clock.advance(by: .seconds(60 * 86_400))
+        _ = try await original.subscriptions.currentEntitlements()
+        _ = try await original.subscriptions.purchase(Self.monthly)
+        clock.advance(by: .seconds(86_400))
+        let snapshot = try original.exportWorld()
+        #expect(snapshot.purchases.map(\.autoRenewOffAt) == [offAt, nil])
+        #expect(snapshot.purchases.first?.expiresAt != nil && snapshot.purchases.last?.expiresAt == nil)
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+        #expect(Self.told(imported.appStore) == Self.told(original.appStore))
+    }
+}
