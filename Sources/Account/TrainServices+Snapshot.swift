@@ -182,11 +182,13 @@ extension TrainServices {
             signedIn = user
         }
         // The signed-in user's account, made with the stack, shows its photo from a store made first.
-        let photos = LocalMediaStore(context: configuration.context)
+        var photos: LocalMediaStore?
         if let user = signedIn, let index = resolved.auth.users.firstIndex(where: { $0.id.utf8.elementsEqual(user.id.utf8) }),
             let photo = resolved.userPhotos[index]
         {
-            signedIn?.photoURL = photos.url(for: photo)
+            let store = LocalMediaStore(context: configuration.context)
+            signedIn?.photoURL = store.url(for: photo)
+            photos = store
         }
         let services = inMemory(configuration, signedIn: signedIn, photos: photos)
         try services.importWorld(resolved, except: signedIn?.id)

@@ -74,11 +74,18 @@ extension WorldSnapshot {
         guard user.photoURL == nil else {
             throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A user shows a photo URL or a photo, not both.")
         }
+        return try photo(id, of: user.id, in: photos, path: "\(path).photo")
+    }
+
+    /// The photo `id` names, which must be one of `owner`'s.
+    private static func photo(_ id: UUID, of owner: String, in photos: [UUID: MediaReference], path: String) throws(WorldSnapshotError)
+        -> MediaReference
+    {
         guard let reference = photos[id] else {
-            throw WorldSnapshotError(.danglingReference, path: "\(path).photo", detail: "No photo has the ID \(id.uuidString).")
+            throw WorldSnapshotError(.danglingReference, path: path, detail: "No photo has the ID \(id.uuidString).")
         }
-        guard reference.userID.utf8.elementsEqual(user.id.utf8) else {
-            throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A profile shows only its user's photos.")
+        guard reference.userID.utf8.elementsEqual(owner.utf8) else {
+            throw WorldSnapshotError(.invalidValue, path: path, detail: "A profile or a post shows only its own user's photos.")
         }
         return reference
     }
@@ -94,12 +101,6 @@ extension WorldSnapshot {
             }
         }
         guard let id = post.photo else { return nil }
-        guard let reference = photos[id] else {
-            throw WorldSnapshotError(.danglingReference, path: "\(path).photo", detail: "No photo has the ID \(id.uuidString).")
-        }
-        guard reference.userID.utf8.elementsEqual(post.author.utf8) else {
-            throw WorldSnapshotError(.invalidValue, path: "\(path).photo", detail: "A post shows only its author's photos.")
-        }
-        return reference
+        return try photo(id, of: post.author, in: photos, path: "\(path).photo")
     }
 }

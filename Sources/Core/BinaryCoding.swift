@@ -125,7 +125,7 @@ package struct BinaryWriter {
 /// cut-off, overlong or foreign record is a ``TrainErrorCode/undecodable``.
 ///
 /// A reader reads the record's bytes in place, so it lives only inside
-/// ``reading(_:formats:_:)-(Data,_,_)``, as do the byte buffers it returns: a feed
+/// ``reading(_:formats:_:)``, as do the byte buffers it returns: a feed
 /// page's twenty posts, or an export's 100k, are read without a copy of each.
 package struct BinaryReader {
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -153,18 +153,12 @@ package struct BinaryReader {
         _ data: Data, formats: Set<UInt8>, _ body: (inout BinaryReader) throws(CoreError) -> Value
     ) throws(CoreError) -> Value {
         let result: Result<Value, CoreError> = data.withUnsafeBytes { raw in
-            Result { () throws(CoreError) in try reading(raw, formats: formats, body) }
+            Result { () throws(CoreError) in
+                var reader = try BinaryReader(raw.assumingMemoryBound(to: UInt8.self), formats: formats)
+                return try body(&reader)
+            }
         }
         return try result.get()
-    }
-
-    /// Reads the record at `raw`, whose layout must be one of `formats`, with `body`:
-    /// the reader and the buffers it returns are valid only inside it.
-    package static func reading<Value>(
-        _ raw: UnsafeRawBufferPointer, formats: Set<UInt8>, _ body: (inout BinaryReader) throws(CoreError) -> Value
-    ) throws(CoreError) -> Value {
-        var reader = try BinaryReader(raw.assumingMemoryBound(to: UInt8.self), formats: formats)
-        return try body(&reader)
     }
 
     /// Checks that the record ends after the last field read: bytes left over mean the

@@ -165,9 +165,7 @@ struct Statement {
 
     /// The column's text, every byte of it (a NUL inside included).
     func text(at column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        String(decoding: textBytes(at: column), as: UTF8.self)
     }
 
     /// A text column's UTF-8 in place, valid until the next step or reset.
@@ -183,9 +181,7 @@ struct Statement {
     }
 
     func data(at column: Int32) -> Data {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        Data(blobBytes(at: column))
     }
 
     func integer(at column: Int32) -> Int {
