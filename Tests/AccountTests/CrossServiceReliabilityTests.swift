@@ -599,10 +599,14 @@ final class ReliabilityFuzzer {
             switch Int.random(in: 0..<6, using: &random) {
             case 0:
                 clock.advance(by: .seconds(Int.random(in: 3_600...200_000, using: &random)))
+                // A deletion whose grace period ended is purged now, not by the background
+                // purge while a later step is checked.
+                try await awaitPurges()
                 return "a day or two passes"
             case 1: break
             default:
                 clock.advance(by: .seconds(Int.random(in: 1...600, using: &random)))
+                try await awaitPurges()
                 return "minutes pass"
             }
             clock.setDate(clock.now.addingTimeInterval(-Double(Int.random(in: 1...7_200, using: &random))))
