@@ -78,29 +78,43 @@ do {
         ("ENGINE-READ-UNDER-WRITE", { try engine.readUnderWrite(inMemory: false) }),
         ("ENGINE-OPEN", { try engine.open() }),
     ]
-    let rows = try (first + storeChanges + rest).filter { onlyRow == nil || $0.id == onlyRow }.map { try $0.run() }
-    if arguments.contains("--json") {
+    let json = arguments.contains("--json")
+    if !json { printHeader() }
+    var rows: [BenchRow] = []
+    for row in (first + storeChanges + rest) where onlyRow == nil || row.id == onlyRow {
+        // A row's name on standard error as it starts, and the table's line as it ends, so
+        // a log read while the run goes on, or after it was stopped, shows where it is.
+        FileHandle.standardError.write(Data("train-bench: \(row.id)\n".utf8))
+        let measured = try row.run()
+        if !json { printLine(measured) }
+        rows.append(measured)
+    }
+    if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(rows), as: UTF8.self))
-    } else {
-        printTable(rows)
     }
 } catch {
     FileHandle.standardError.write(Data("train-bench: \(error)\n".utf8))
     exit(1)
 }
 
-func printTable(_ rows: [BenchRow]) {
-    func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+
+/// The table's header.
+func printHeader() {
+    print(
+        [pad("id", 12), pad("workload", 62), pad("ours", 10), pad("baseline", 10), pad("unit", 10), pad("ratio", 7), "target"].joined(separator: " "))
+    fflush(nil) // every output stream; Swift 6 refuses a reference to the global `stdout`
+}
+
+/// One row of the table, written out at once.
+func printLine(_ row: BenchRow) {
     func format(_ value: Double) -> String { String(format: value < 10 ? "%.3f" : "%.1f", value) }
-    let header = [pad("id", 12), pad("workload", 62), pad("ours", 10), pad("baseline", 10), pad("unit", 10), pad("ratio", 7), "target"]
-    print(header.joined(separator: " "))
-    for row in rows {
-        print(
-            [
-                pad(row.id, 12), pad(row.workload, 62), pad(format(row.ours), 10), pad(format(row.baseline), 10),
-                pad(row.unit, 10), pad(String(format: row.ratio < 0.01 ? "%.4f" : "%.2f", row.ratio), 7), row.target,
-            ].joined(separator: " "))
-    }
+    print(
+        [
+            pad(row.id, 12), pad(row.workload, 62), pad(format(row.ours), 10), pad(format(row.baseline), 10),
+            pad(row.unit, 10), pad(String(format: row.ratio < 0.01 ? "%.4f" : "%.2f", row.ratio), 7), row.target,
+        ].joined(separator: " "))
+    fflush(nil) // every output stream; Swift 6 refuses a reference to the global `stdout`
 }

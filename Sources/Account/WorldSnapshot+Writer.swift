@@ -342,9 +342,16 @@ struct JSONWriter {
                         body(&writer, element)
                     }
                 })
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
-                if half == 0 { halves.write?(&halves.first, 0..<middle) } else { halves.write?(&halves.second, middle..<count) }
+            // The second half runs on a thread of its own, not on Dispatch's pool: waiting
+            // here for work a busy pool has not started could wait for ever, while this
+            // waits only for a thread that is already running.
+            let secondDone = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                halves.write?(&halves.second, middle..<count)
+                secondDone.signal()
             }
+            halves.write?(&halves.first, 0..<middle)
+            secondDone.wait()
             // `body` may not outlive this block.
             halves.write = nil
             return (halves.first, halves.second)
