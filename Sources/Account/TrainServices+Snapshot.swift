@@ -122,6 +122,8 @@ extension TrainServices {
             entry.renewsAsSince = purchase.renewsAsSince
             entry.refundedAt = purchase.refund?.date
             entry.refundReason = purchase.refund?.reason
+            entry.billingFailedAt = purchase.billingFailedAt
+            entry.billingGracePeriod = purchase.billingFailedAt != nil && purchase.billingGracePeriod ? true : nil
             return entry
         }
         snapshot.pendingPurchases = appStore.pendingPurchases.map { pending in

@@ -370,10 +370,25 @@ extension WorldSnapshot {
             } else if purchase.refundReason != nil {
                 throw WorldSnapshotError(.invalidValue, path: "\(path).refundReason", detail: "A reason is given with a refund's date.")
             }
+            if let failedAt = purchase.billingFailedAt {
+                guard configuration.products.first(where: { $0.id == purchase.product })?.type == .autoRenewable, failedAt > date,
+                    purchase.expiresAt == nil, purchase.refundedAt == nil
+                else {
+                    throw WorldSnapshotError(
+                        .invalidValue, path: "\(path).billingFailedAt",
+                        detail: "A subscription that renews fails to bill after it was bought, with neither expiresAt nor refundedAt.")
+                }
+                try Self.check(failedAt, notAfter: now, path: "\(path).billingFailedAt")
+            } else if purchase.billingGracePeriod != nil {
+                throw WorldSnapshotError(
+                    .invalidValue, path: "\(path).billingGracePeriod", detail: "A billing grace period is given with billingFailedAt.")
+            }
             var made = StorePurchase(
                 appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
                 refund: refund)
             made.autoRenewOffAt = purchase.autoRenewOffAt
+            made.billingFailedAt = purchase.billingFailedAt
+            made.billingGracePeriod = purchase.billingGracePeriod ?? false
             made.renewsAs = purchase.renewsAs
             made.renewsAsSince = purchase.renewsAs == nil ? nil : purchase.renewsAsSince
             // A later purchase in a subscription's group by the same Apple ID takes over from it.

@@ -165,6 +165,8 @@ extension WorldSnapshot {
             writer.beginObject()
             writer.field("appleID", purchase.appleID)
             writer.field("autoRenewOffAt", purchase.autoRenewOffAt)
+            writer.field("billingFailedAt", purchase.billingFailedAt)
+            writer.field("billingGracePeriod", purchase.billingGracePeriod)
             writer.field("expiresAt", purchase.expiresAt)
             writer.field("product", purchase.product)
             writer.field("purchasedAt", purchase.purchasedAt)

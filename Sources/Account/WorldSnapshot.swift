@@ -136,13 +136,12 @@ public struct WorldSnapshot: Hashable, Sendable {
     /// moderator's grant, an action of the trail, a notification or an unlock — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
-        let dates =
-            users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt) + purchases.map(\.purchasedAt)
-            + purchases.map(\.autoRenewOffAt) + purchases.map(\.renewsAsSince)
-            + (plans + devicePlans).map(\.lastModified) + devicePlanDeletions.map(\.deletedAt) + consents.map(\.date) + reports.map(\.createdAt)
-            + moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
-            + moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
-            + notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate) + pendingPurchases.map(\.requestedAt)
+        var dates: [Date?] = users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt)
+        dates += purchases.flatMap { [$0.purchasedAt, $0.autoRenewOffAt, $0.renewsAsSince, $0.refundedAt, $0.billingFailedAt] }
+        dates += (plans + devicePlans).map(\.lastModified) + devicePlanDeletions.map(\.deletedAt) + consents.map(\.date) + reports.map(\.createdAt)
+        dates += moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
+        dates += moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
+        dates += notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate) + pendingPurchases.map(\.requestedAt)
         return dates.compactMap { $0 }.max()
     }
 
@@ -452,6 +451,16 @@ public struct WorldSnapshot: Hashable, Sendable {
         public var refundedAt: Date?
         /// Why it was refunded.
         public var refundReason: TransactionRevocationReason?
+        /// For a subscription whose renewal failed to bill, and which no renewal since
+        /// resolved: when that renewal was due. It renews up to the end of the period that
+        /// holds this date, whose renewal fails then; the App Store's server notification
+        /// of it is dated then. After it the store moves as it does: billing retry, with
+        /// no access, up to 60 days (at its time rate), then it expires — unless
+        /// `billingGracePeriod`.
+        public var billingFailedAt: Date?
+        /// With `billingFailedAt`, true when the failed renewal went into the product's
+        /// billing grace period, which keeps access, before billing retry. Left out, false.
+        public var billingGracePeriod: Bool?
 
         /// Creates a purchase; what is left nil takes its default.
         /// - Parameters:

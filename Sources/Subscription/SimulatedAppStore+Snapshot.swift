@@ -2,10 +2,11 @@ import Foundation
 import TrainCore
 
 /// A purchase as a world's snapshot holds it: who bought what, when, for which app
-/// user, and for a subscription whose auto-renew is off, the end of its last period.
-/// Its renewals follow from these, up to a later purchase in its group by the same
-/// Apple ID — a new subscription after a lapse, an upgrade or a crossgrade — which
-/// is a purchase of its own; other changes since are not part of it.
+/// user, and for a subscription whose auto-renew is off, the end of its last period,
+/// or whose renewal failed to bill, that renewal's date. Its renewals follow from
+/// these, up to a later purchase in its group by the same Apple ID — a new
+/// subscription after a lapse, an upgrade or a crossgrade — which is a purchase of
+/// its own; other changes since are not part of it.
 package struct StorePurchase: Hashable, Sendable {
     package var appleID: AppleID
     package var productID: String
@@ -21,6 +22,12 @@ package struct StorePurchase: Hashable, Sendable {
     package var renewsAsSince: Date?
     /// When the purchase — for a subscription, its period then — was refunded, and why.
     package var refund: Refund?
+    /// For a subscription whose renewal failed to bill and was not resolved since, the
+    /// end of the period that renewal was due at — the end of the period that holds
+    /// this date — and whether it went into its billing grace period, keeping access,
+    /// before billing retry.
+    package var billingFailedAt: Date?
+    package var billingGracePeriod = false
 
     /// A refund: when, and why.
     package struct Refund: Hashable, Sendable {
@@ -97,9 +104,10 @@ extension SimulatedAppStore {
     /// by date, then Apple ID, then product: a world's export reads it, in an order a
     /// replay keeps. A subscription's purchase renews up
     /// to the next purchase in its group by the same Apple ID; when its last period
-    /// ended before then (a lapse, auto-renew off), ends later with auto-renew off, or
-    /// was not renewed because billing failed, that period's end is its `expiresAt`;
-    /// its last period's refund is its refund.
+    /// ended before then (a lapse, auto-renew off) or ends later with auto-renew off,
+    /// that period's end is its `expiresAt`; when the renewal after it failed to bill
+    /// and none resolved it, that renewal's date is its `billingFailedAt`; its last
+    /// period's refund is its refund.
     /// - Throws: ``TrainCore/TrainErrorCode/ledgerUnreadable`` for a ledger that cannot be read.
     package func purchases() throws(SubscriptionError) -> [StorePurchase] {
         // When each subscription's auto-renew was last turned off, from the notifications sent.
@@ -108,10 +116,12 @@ extension SimulatedAppStore {
         guard case .success(let sent) = notices else {
             throw SubscriptionError(.ledgerUnreadable, detail: "The store's server notifications cannot be read.")
         }
-        // The notifications of each subscription's changes of auto-renew and of what it renews as, oldest first.
+        // The notifications of each subscription's changes of auto-renew and of what it renews as, and of renewals that failed to bill, oldest first.
         var told: [UInt64: [StoreLedger.Notice]] = [:]
         for notice in sent
-        where (notice.type == .didChangeRenewalStatus && notice.subtype == .autoRenewDisabled) || notice.type == .didChangeRenewalPref {
+        where (notice.type == .didChangeRenewalStatus && notice.subtype == .autoRenewDisabled) || notice.type == .didChangeRenewalPref
+            || notice.type == .didFailToRenew
+        {
             if let subscription = notice.subscription { told[subscription.originalID, default: []].append(notice) }
         }
         return try mutate { state, _, _ in
@@ -157,13 +167,17 @@ extension SimulatedAppStore {
                     let preference = next == nil ? state.subscriptions[entry.transaction.originalID]?.autoRenewPreference : nil
                     purchase.renewsAs = [last.productID, preference].compactMap { $0 }.last { $0 != entry.transaction.productID }
                 }
-                if let next {
+                if let failure = window.last(where: { $0.type == .didFailToRenew }), failure.date > last.purchaseDate {
+                    // A renewal after its last period failed to bill, and no renewal since resolved it.
+                    purchase.billingFailedAt = failure.date
+                    purchase.billingGracePeriod = failure.subtype == .gracePeriod
+                } else if let next {
                     // Ended before the next purchase: it lapsed; an upgrade took over from a period that ran.
                     if !last.isUpgraded, let end = last.expirationDate, end <= next.purchaseDate { purchase.expiresAt = end }
                 } else if let subscription = state.subscriptions[entry.transaction.originalID], subscription.state != .revoked,
-                    !subscription.willAutoRenew || subscription.state == .expired || subscription.state == .inBillingRetryPeriod
+                    !subscription.willAutoRenew || subscription.state == .expired
                 {
-                    // Auto-renew off, or a renewal whose billing failed: it ends with its last paid period.
+                    // Auto-renew off: it ends with its last period.
                     purchase.expiresAt = subscription.periodEnd
                 }
                 // When auto-renew was turned off, told within its last period.
@@ -177,6 +191,29 @@ extension SimulatedAppStore {
             }
             return purchases.sorted { ($0.purchaseDate, $0.appleID.email, $0.productID) < ($1.purchaseDate, $1.appleID.email, $1.productID) }
         }
+    }
+
+    /// Renews `owner`'s subscription in the group of `product` up to `date`, then fails to
+    /// bill the renewal at the end of the period that holds it — into the billing grace
+    /// period with `grace`, into billing retry without — as the store's settings for it
+    /// would have, without changing them.
+    /// - Throws: `invalidArgument` when that period ends after `until`, or the
+    ///   subscription has no renewal due then.
+    private func failBilling(
+        of product: AppStoreProduct, owner: AppleID, at date: Date, until: Date, grace: Bool, _ state: inout State, _ changes: inout Changes
+    ) throws(SubscriptionError) {
+        settle(&state, &changes, now: min(date, until))
+        guard let subscription = subscription(inGroupOf: product, of: owner, in: state), subscription.state == .subscribed,
+            subscription.willAutoRenew, subscription.periodEnd < until
+        else {
+            throw SubscriptionError(
+                .invalidArgument, detail: "Its billingFailedAt falls in a period that renews after now, or after the next purchase of its group.")
+        }
+        let settings = state.settings
+        state.settings.shouldEnterBillingRetryOnRenewal = true
+        state.settings.billingGracePeriodIsEnabled = grace
+        settle(&state, &changes, now: min(subscription.periodEnd.addingTimeInterval(0.001), until))
+        state.settings = settings
     }
 
     /// A transaction's refund, if it was refunded.
@@ -218,6 +255,12 @@ extension SimulatedAppStore {
                     throw SubscriptionError(.invalidArgument, detail: "A purchase is refunded after it was made; a refunded subscription ends then.")
                 }
             }
+            if let failedAt = purchase.billingFailedAt {
+                guard product.type == .autoRenewable, failedAt > purchase.purchaseDate, purchase.expiresAt == nil, purchase.refund == nil else {
+                    throw SubscriptionError(
+                        .invalidArgument, detail: "Only a subscription that renews fails to bill, after it was bought, neither refunded nor ending.")
+                }
+            }
             products.append(product)
         }
         let device = device(signedInTo: first.appleID)
@@ -231,6 +274,7 @@ extension SimulatedAppStore {
                 let until = min(purchase.expiresAt ?? now, purchase.refund?.date ?? now, next, now)
                 for (field, date) in [
                     ("renewsAsSince", purchase.renewsAsSince), ("autoRenewOffAt", purchase.autoRenewOffAt), ("refund", purchase.refund?.date),
+                    ("billingFailedAt", purchase.billingFailedAt),
                 ] {
                     guard let date, date > next else { continue }
                     throw SubscriptionError(
@@ -262,6 +306,10 @@ extension SimulatedAppStore {
                             device.notify(.didChangeRenewalPref, .downgrade, about: subscription, state: state, changes: &changes, now: changed)
                         }
                     }
+                }
+                if let failedAt = purchase.billingFailedAt {
+                    try device.failBilling(
+                        of: product, owner: owner, at: failedAt, until: until, grace: purchase.billingGracePeriod, &state, &changes)
                 }
                 device.settle(&state, &changes, now: until)
                 if let refund = purchase.refund {

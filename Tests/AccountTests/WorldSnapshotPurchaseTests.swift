@@ -171,19 +171,6 @@ import TrainTesting
         }
         #expect(error?.path == "purchases[1]", "a product the Apple ID holds is not sold to it again")
     }
-
-    @Test("a subscription whose renewal's billing failed imports without access, its last paid period's end as its end, to the same bytes")
-    func billingFailed() async throws {
-        let (original, ada) = try await subscriber()
-        original.appStore.shouldEnterBillingRetryOnRenewal = true
-        clock.advance(by: .seconds(30 * 86_400))
-        #expect(original.subscriptions.currentTier == .free)
-        let snapshot = try original.exportWorld()
-        #expect(snapshot.purchases.first?.expiresAt != nil)
-        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
-        #expect(imported.subscriptions.currentTier == .free)
-        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
-    }
 }
 
 extension WorldSnapshotPurchaseTests {

@@ -157,7 +157,7 @@ import TrainTesting
     }
 
     /// A valid world of up to 8 users with random relations, posts with media or photos, likes, comments,
-    /// reports, notifications of follows, purchases and requests waiting, plans on the
+    /// reports, notifications of follows, purchases (some whose renewal failed to bill) and requests waiting, plans on the
     /// remote and edits of them on the device, consents and deletions in their grace period.
     static func randomWorld(using generator: inout SeededRandomNumberGenerator, now: Date) -> WorldSnapshot {
         var world = WorldSnapshot()
@@ -242,7 +242,14 @@ import TrainTesting
         }
         for user in ids where Int.random(in: 0..<3, using: &generator) == 0 {
             let product = ["com.train.pro.monthly", "com.train.premium.yearly"].randomElement(using: &generator) ?? "com.train.pro.monthly"
-            world.purchases.append(WorldSnapshot.Purchase(user: user, product: product, purchasedAt: now.addingTimeInterval(-86_400)))
+            var purchase = WorldSnapshot.Purchase(user: user, product: product, purchasedAt: now.addingTimeInterval(-86_400))
+            if product == "com.train.pro.monthly", Bool.random(using: &generator) {
+                // An introductory week and a month, whose renewal failed to bill 12 to 15 days ago.
+                purchase.purchasedAt = now.addingTimeInterval(-50 * 86_400)
+                purchase.billingFailedAt = now.addingTimeInterval(-16 * 86_400)
+                purchase.billingGracePeriod = Bool.random(using: &generator) ? true : nil
+            }
+            world.purchases.append(purchase)
         }
         for (index, user) in ids.enumerated() where Bool.random(using: &generator) {
             let start = now.addingTimeInterval(Double.random(in: -1_000_000...1_000_000, using: &generator))
