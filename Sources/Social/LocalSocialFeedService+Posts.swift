@@ -206,6 +206,8 @@ extension LocalSocialFeedService {
         }
         guard let url = post.mediaURL, let photo = (try? media.reference(for: url)) ?? nil else { return [] }
         try records.removeValue(forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
+        // A profile photo a post shows stays the profile's: it goes when the profile changes it.
+        guard photo.kind == .postPhoto else { return [] }
         let stillShown = try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
         return stillShown ? [] : [photo]
     }

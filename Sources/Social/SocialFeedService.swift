@@ -83,7 +83,9 @@ public protocol SocialPosting: Sendable {
     ///   `unverifiedEmail`, all before the upload), `mediaTooLarge`, `unsupportedMediaType`.
     func createPost(content: String, workoutType: WorkoutType, photo: Data) async throws -> PostEntity
 
-    /// Deletes one of the signed-in user's posts, with its likes and comments.
+    /// Deletes one of the signed-in user's posts, with its likes and comments, and the
+    /// photo it showed from the media store when no other post shows it; a profile
+    /// photo a post shows stays the profile's.
     /// - Parameter postID: The post.
     /// - Throws: ``SocialError`` — `postNotFound`, `notAuthorized`.
     func deletePost(_ postID: UUID) async throws

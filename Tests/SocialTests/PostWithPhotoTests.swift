@@ -33,6 +33,17 @@ import TrainTesting
         #expect(try await harness.media.list(for: "ada").isEmpty)
     }
 
+    @Test("a post that shows its author's profile photo leaves the photo to the profile when it is deleted", arguments: SocialVariant.allCases)
+    func profilePhotoOutlivesThePost(variant: SocialVariant) async throws {
+        let harness = try SocialHarness(variant)
+        try await harness.join("ada")
+        let profilePhoto = try await harness.media.put(SocialHarness.jpeg(), kind: .profilePhoto, for: "ada")
+        let post = try await harness.social.createPost(content: "me", workoutType: .run, mediaURL: harness.media.url(for: profilePhoto))
+        #expect(post.mediaURL == harness.media.url(for: profilePhoto))
+        try await harness.social.deletePost(post.id)
+        #expect(try await harness.media.list(for: "ada") == [profilePhoto])
+    }
+
     @Test(
         "a photo too large or not an image, a locked feed or empty text posts nothing and stores nothing", arguments: SocialVariant.allCases)
     func refusedBeforeOrDuringTheUpload(variant: SocialVariant) async throws {
