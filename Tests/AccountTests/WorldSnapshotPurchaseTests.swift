@@ -251,6 +251,29 @@ extension WorldSnapshotPurchaseTests {
     }
 
     @Test(
+        "a crossgrade to another period waits for the renewal: exported with what it renews as, the imported world tells and renews as the original does"
+    )
+    func crossgradeToAnotherPeriod() async throws {
+        let (original, ada) = try await subscriber()
+        clock.advance(by: .seconds(10 * 86_400))
+        _ = try await original.subscriptions.purchase("com.train.pro.yearly")
+        let asked = clock.now
+        clock.advance(by: .seconds(8 * 86_400))
+        let snapshot = try original.exportWorld()
+        let monthly = try #require(snapshot.purchases.last)
+        #expect(monthly.product == Self.monthly && monthly.renewsAs == "com.train.pro.yearly" && monthly.renewsAsSince == asked)
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+        #expect(Self.told(imported.appStore) == Self.told(original.appStore))
+        clock.advance(by: .seconds(40 * 86_400))
+        for services in [original, imported] {
+            let latest = try await services.subscriptions.latestTransaction(for: "com.train.pro.yearly")?.unsafePayloadValue
+            #expect(latest?.reason == .renewal, "renewed as the yearly subscription")
+        }
+        #expect(Self.told(imported.appStore) == Self.told(original.appStore))
+    }
+
+    @Test(
         "what a purchase renews as, refused: a product not configured, an upgrade, another group's, a date before the purchase or without a product",
         arguments: [
             (#""renewsAs": "com.train.unknown""#, "purchases[0].renewsAs"),
