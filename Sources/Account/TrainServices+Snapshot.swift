@@ -124,6 +124,8 @@ extension TrainServices {
             entry.refundReason = purchase.refund?.reason
             entry.billingFailedAt = purchase.billingFailedAt
             entry.billingGracePeriod = purchase.billingFailedAt != nil && purchase.billingGracePeriod ? true : nil
+            entry.offer = purchase.offer?.id
+            entry.offerType = purchase.offer?.type
             return entry
         }
         snapshot.pendingPurchases = appStore.pendingPurchases.map { pending in

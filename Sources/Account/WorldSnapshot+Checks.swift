@@ -383,12 +383,14 @@ extension WorldSnapshot {
                 throw WorldSnapshotError(
                     .invalidValue, path: "\(path).billingGracePeriod", detail: "A billing grace period is given with billingFailedAt.")
             }
+            let offer = try Self.offer(of: purchase, products: configuration.products, path: path)
             var made = StorePurchase(
                 appleID: appleID, productID: purchase.product, purchaseDate: date, appAccountToken: token, expiresAt: purchase.expiresAt,
                 refund: refund)
             made.autoRenewOffAt = purchase.autoRenewOffAt
             made.billingFailedAt = purchase.billingFailedAt
             made.billingGracePeriod = purchase.billingGracePeriod ?? false
+            made.offer = offer
             made.renewsAs = purchase.renewsAs
             made.renewsAsSince = purchase.renewsAs == nil ? nil : purchase.renewsAsSince
             // A later purchase in a subscription's group by the same Apple ID takes over from it.
@@ -490,6 +492,25 @@ extension WorldSnapshot {
     static let earliestDate = -62_135_596_800.0
 
     /// Throws `invalidValue` for a date after `now`: a world holds what happened.
+    /// The offer `purchase` gives, which its product has: a promotional, win-back or
+    /// offer-code offer, with its kind.
+    private static func offer(of purchase: Purchase, products: [AppStoreProduct], path: String) throws(WorldSnapshotError) -> StorePurchase.Offer? {
+        switch (purchase.offer, purchase.offerType) {
+        case (nil, nil): return nil
+        case (nil, _?): throw WorldSnapshotError(.invalidValue, path: "\(path).offer", detail: "An offer's kind is given with its identifier.")
+        case (_?, nil), (_?, .introductory?):
+            throw WorldSnapshotError(
+                .invalidValue, path: "\(path).offerType",
+                detail: "An offer is promotional, winBack or code; the store gives the introductory one by itself.")
+        case (let id?, let type?):
+            guard products.first(where: { $0.id == purchase.product })?.offer(type, id: id) != nil else {
+                throw WorldSnapshotError(
+                    .danglingReference, path: "\(path).offer", detail: "\(purchase.product) has no \(type.rawValue) offer \(id.debugDescription).")
+            }
+            return StorePurchase.Offer(type: type, id: id)
+        }
+    }
+
     static func check(_ date: Date, notAfter now: Date, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard date <= now else {
             throw WorldSnapshotError(

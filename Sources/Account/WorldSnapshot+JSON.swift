@@ -253,6 +253,7 @@ extension WorldSnapshot {
         "purchases": .object([
             "user": .leaf, "appleID": .leaf, "product": .leaf, "purchasedAt": .leaf, "expiresAt": .leaf, "autoRenewOffAt": .leaf, "refundedAt": .leaf,
             "refundReason": .leaf, "renewsAs": .leaf, "renewsAsSince": .leaf, "billingFailedAt": .leaf, "billingGracePeriod": .leaf,
+            "offer": .leaf, "offerType": .leaf,
         ]),
         "pendingPurchases": .object(["user": .leaf, "appleID": .leaf, "product": .leaf, "kind": .leaf, "requestedAt": .leaf]),
         "families": .object(["organizer": .leaf, "members": .leaf]),

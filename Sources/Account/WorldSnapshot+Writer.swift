@@ -168,6 +168,8 @@ extension WorldSnapshot {
             writer.field("billingFailedAt", purchase.billingFailedAt)
             writer.field("billingGracePeriod", purchase.billingGracePeriod)
             writer.field("expiresAt", purchase.expiresAt)
+            writer.field("offer", purchase.offer)
+            writer.field("offerType", purchase.offerType?.rawValue)
             writer.field("product", purchase.product)
             writer.field("purchasedAt", purchase.purchasedAt)
             writer.field("refundReason", purchase.refundReason?.rawValue)

@@ -461,6 +461,11 @@ public struct WorldSnapshot: Hashable, Sendable {
         /// With `billingFailedAt`, true when the failed renewal went into the product's
         /// billing grace period, which keeps access, before billing retry. Left out, false.
         public var billingGracePeriod: Bool?
+        /// The identifier of the offer of the product it was bought with, other than the
+        /// introductory offer, which the store gives by itself to those eligible for it.
+        public var offer: String?
+        /// The kind of `offer`: `promotional`, `winBack` or `code`.
+        public var offerType: SubscriptionOffer.OfferType?
 
         /// Creates a purchase; what is left nil takes its default.
         /// - Parameters:

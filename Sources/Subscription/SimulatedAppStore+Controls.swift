@@ -205,12 +205,12 @@ extension SimulatedAppStore {
     }
 
     /// A purchase of `product` outside the app by this device's Apple ID at
-    /// `purchaseDate` (now if nil or later), renewed up to `now`; with `heldAsOfPurchase`,
+    /// `purchaseDate` (now if nil or later), with `offer` if given, renewed up to `now`; with `heldAsOfPurchase`,
     /// what the Apple ID holds is taken as it stood at the purchase, whose caller has
     /// settled the store up to then — an upgrade then is one, whatever lapsed since.
     func buyBackdated(
-        _ product: AppStoreProduct, token: UUID?, purchaseDate: Date?, state: inout State, changes: inout Changes, now: Date,
-        heldAsOfPurchase: Bool = false
+        _ product: AppStoreProduct, token: UUID?, purchaseDate: Date?, offer: (type: SubscriptionOffer.OfferType, id: String)? = nil,
+        state: inout State, changes: inout Changes, now: Date, heldAsOfPurchase: Bool = false
     ) throws(SubscriptionError) -> StoreVerificationResult<AppStoreTransaction> {
         let date = min(purchaseDate ?? now, now)
         guard date.timeIntervalSinceReferenceDate.isFinite, now.timeIntervalSince(date) <= Self.maximumBackdating else {
@@ -224,8 +224,8 @@ extension SimulatedAppStore {
                 .invalidArgument, detail: "A purchase may be backdated by at most \(Self.maximumBackdatedPeriods) renewal periods.")
         }
         return try buy(
-            product, owner: deviceAppleID(state), token: token, at: date, returnedByPurchase: false, state: &state, changes: &changes,
-            now: heldAsOfPurchase ? date : now)
+            product, owner: deviceAppleID(state), token: token, at: date, returnedByPurchase: false, offer: offer, state: &state,
+            changes: &changes, now: heldAsOfPurchase ? date : now)
     }
 
     /// Makes `codes` redeemable, once each, for the offer-code offer `offerID` of

@@ -28,6 +28,21 @@ package struct StorePurchase: Hashable, Sendable {
     /// before billing retry.
     package var billingFailedAt: Date?
     package var billingGracePeriod = false
+    /// The offer it was bought with other than an introductory one, which the store
+    /// gives by itself to those eligible: a promotional, win-back or offer-code offer of
+    /// the product.
+    package var offer: Offer?
+
+    /// An offer of a product: its kind and identifier.
+    package struct Offer: Hashable, Sendable {
+        package var type: SubscriptionOffer.OfferType
+        package var id: String
+
+        package init(type: SubscriptionOffer.OfferType, id: String) {
+            self.type = type
+            self.id = id
+        }
+    }
 
     /// A refund: when, and why.
     package struct Refund: Hashable, Sendable {
@@ -140,6 +155,9 @@ extension SimulatedAppStore {
                 var purchase = StorePurchase(
                     appleID: entry.owner, productID: entry.transaction.productID, purchaseDate: entry.transaction.purchaseDate,
                     appAccountToken: entry.transaction.appAccountToken)
+                if let offer = entry.transaction.offer, offer.type != .introductory, let id = offer.id {
+                    purchase.offer = StorePurchase.Offer(type: offer.type, id: id)
+                }
                 guard entry.transaction.productType == .autoRenewable else {
                     purchase.refund = Self.refund(of: entry.transaction)
                     return purchase
@@ -287,8 +305,9 @@ extension SimulatedAppStore {
                 let made = state.nextID
                 // Bought as at its date: what the Apple ID held then decides an upgrade from a new subscription.
                 let bought = try device.buyBackdated(
-                    product, token: purchase.appAccountToken, purchaseDate: purchase.purchaseDate, state: &state, changes: &changes, now: until,
-                    heldAsOfPurchase: true)
+                    product, token: purchase.appAccountToken, purchaseDate: purchase.purchaseDate, offer: purchase.offer.map { ($0.type, $0.id) },
+                    state: &state,
+                    changes: &changes, now: until, heldAsOfPurchase: true)
                 // The store gives back what the Apple ID holds rather than buy it again.
                 guard bought.unsafePayloadValue.id >= made else {
                     throw SubscriptionError(
