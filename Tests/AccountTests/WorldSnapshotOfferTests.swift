@@ -91,12 +91,8 @@ import TrainTesting
             (#""offerType": "code""#, "purchases[0].offer"),
         ])
     func refused(fields: String, path: String) throws {
-        let json = #"""
-            {"version": 1, "users": [{"id": "ada"}],
-             "purchases": [{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-12-01T00:00:00Z", \#(fields)}]}
-            """#
         let error = #expect(throws: WorldSnapshotError.self) {
-            _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
+            try WorldSnapshotPurchaseTests.importPurchase(with: fields, configuration: configuration)
         }
         #expect(error?.path == path, "\(error?.detail ?? "")")
     }

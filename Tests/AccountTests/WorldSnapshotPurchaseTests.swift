@@ -284,14 +284,17 @@ extension WorldSnapshotPurchaseTests {
             (#""renewsAs": "com.train.pro.monthly""#, "purchases[0].renewsAs"),
         ])
     func renewsAsRefused(fields: String, path: String) throws {
+        let error = #expect(throws: WorldSnapshotError.self) { try Self.importPurchase(with: fields, configuration: configuration) }
+        #expect(error?.path == path, "\(error?.detail ?? "")")
+    }
+
+    /// Imports a world where Ada bought Pro monthly on 2025-12-01, with `fields` added to the purchase.
+    static func importPurchase(with fields: String, configuration: TrainServicesConfiguration) throws {
         let json = #"""
             {"version": 1, "users": [{"id": "ada"}],
              "purchases": [{"user": "ada", "product": "com.train.pro.monthly", "purchasedAt": "2025-12-01T00:00:00Z", \#(fields)}]}
             """#
-        let error = #expect(throws: WorldSnapshotError.self) {
-            _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
-        }
-        #expect(error?.path == path, "\(error?.detail ?? "")")
+        _ = try TrainServices.inMemory(from: try WorldSnapshot(json: Data(json.utf8)), configuration: configuration)
     }
 
     @Test(
