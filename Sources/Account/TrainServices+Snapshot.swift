@@ -38,6 +38,7 @@ extension TrainServices {
         let bought: [StorePurchase]
         let planned: [TrainingPlan]
         let edits: [QueuedEdit<TrainingPlan>]
+        let conflicts: [(userID: String, entry: SyncConflictRecord)]
         let consents: [(userID: String, record: ConsentRecord)]
         do {
             auth = try LocalAuthService.exportWorld(from: accounts)
@@ -48,6 +49,7 @@ extension TrainServices {
             let queued = try plans.queuedEdits()
             let held = queued.isEmpty ? [] : try remote.records(at: queued.map { ($0.userID, $0.id) })
             edits = zip(queued, held).filter { $0.1?.isDeleted != true }.map(\.0)
+            conflicts = try plans.conflictLogs()
             consents = try account.allConsents()
         } catch {
             throw AccountError(.storage, detail: "The world could not be read: \(error)")
@@ -141,6 +143,11 @@ extension TrainServices {
         snapshot.devicePlans = edits.filter { exported.contains(Array($0.userID.utf8)) }.compactMap { $0.record.map(WorldSnapshot.Plan.init) }
         snapshot.devicePlanDeletions = edits.filter { exported.contains(Array($0.userID.utf8)) }.compactMap { edit in
             edit.deletedAt.map { WorldSnapshot.PlanDeletion(user: edit.userID, id: edit.id, deletedAt: $0) }
+        }
+        snapshot.deviceConflicts = conflicts.filter { exported.contains(Array($0.userID.utf8)) }.map { user, conflict in
+            WorldSnapshot.PlanConflict(
+                user: user, plan: conflict.recordID, field: conflict.field, losingValue: String(decoding: conflict.losingValue, as: UTF8.self),
+                winningValue: String(decoding: conflict.winningValue, as: UTF8.self), resolvedAt: conflict.resolvedAt)
         }
         snapshot.consents = consents.filter { exported.contains(Array($0.userID.utf8)) }.map { consent in
             WorldSnapshot.Consent(
@@ -309,6 +316,11 @@ extension TrainServices {
         }
         if !resolved.deviceEdits.isEmpty {
             try importDeviceEdits(resolved)
+        }
+        do {
+            try plans.importConflictLogs(resolved.deviceConflicts)
+        } catch {
+            throw WorldSnapshotError(.notImported, path: "deviceConflicts", detail: "The device refused its conflict log: \(error.detail)")
         }
         for chain in resolved.purchases {
             var failed = 0

@@ -28,6 +28,8 @@ extension WorldSnapshot {
         var plans: [TrainingPlan]
         /// The stack's device's edits not uploaded yet.
         var deviceEdits: [QueuedEdit<TrainingPlan>] = []
+        /// The stack's device's conflict log, by user.
+        var deviceConflicts: [(userID: String, entry: SyncConflictRecord)] = []
         var consents: [(userID: String, record: ConsentRecord)]
     }
 
@@ -519,7 +521,7 @@ extension WorldSnapshot {
         }
     }
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
 
     /// Throws `invalidValue` unless the subject is one the provider's sign-in stores: an
     /// email address as the accounts spell it, a phone number in E.164, or for Apple and

@@ -261,6 +261,9 @@ extension WorldSnapshot {
         "plans": planFields,
         "devicePlans": planFields,
         "devicePlanDeletions": .object(["user": .leaf, "id": .leaf, "deletedAt": .leaf]),
+        "deviceConflicts": .object([
+            "user": .leaf, "plan": .leaf, "field": .leaf, "losingValue": .leaf, "winningValue": .leaf, "resolvedAt": .leaf,
+        ]),
     ])
 
     /// Throws `unreadable` at the first key the format does not have; types are left

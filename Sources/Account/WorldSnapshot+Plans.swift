@@ -106,6 +106,40 @@ extension WorldSnapshot {
         }
     }
 
+    /// A value of a plan's field that lost a conflict on the stack's device, with the
+    /// value that won. Left out: `resolvedAt` is now.
+    public struct PlanConflict: Codable, Hashable, Sendable {
+        /// The user whose plan it is.
+        public var user: String
+        /// The plan's ID; the plan may have been deleted since.
+        public var plan: UUID
+        /// The field's name, as the plan's JSON names it, such as `name`.
+        public var field: String
+        /// The value that lost, as JSON text: `"Spring 10k"`, `3`, `null`.
+        public var losingValue: String
+        /// The value that won, as JSON text.
+        public var winningValue: String
+        /// When the conflict was resolved.
+        public var resolvedAt: Date?
+
+        /// Creates a conflict's entry; what is left nil takes its default.
+        /// - Parameters:
+        ///   - user: The user whose plan it is.
+        ///   - plan: The plan's ID.
+        ///   - field: The field's name.
+        ///   - losingValue: The value that lost, as JSON text.
+        ///   - winningValue: The value that won, as JSON text.
+        ///   - resolvedAt: When the conflict was resolved.
+        public init(user: String, plan: UUID, field: String, losingValue: String, winningValue: String, resolvedAt: Date? = nil) {
+            self.user = user
+            self.plan = plan
+            self.field = field
+            self.losingValue = losingValue
+            self.winningValue = winningValue
+            self.resolvedAt = resolvedAt
+        }
+    }
+
     /// A plan's key: its user, by the ID's bytes, and its ID. The remote and a device
     /// keep each user's plans apart, so two users may have plans of one ID.
     struct PlanKey: Hashable {
@@ -140,6 +174,31 @@ extension WorldSnapshot {
             }
             resolved.deviceEdits.append(QueuedEdit(userID: deletion.user, id: deletion.id, record: nil, deletedAt: date))
         }
+        for (index, conflict) in deviceConflicts.enumerated() {
+            let path = "deviceConflicts[\(index)]"
+            try Self.reference(conflict.user, in: users, path: "\(path).user")
+            guard !conflict.field.isEmpty, conflict.field.utf8.count <= 128, !conflict.field.unicodeScalars.contains(where: Self.isControl) else {
+                throw WorldSnapshotError(.invalidValue, path: "\(path).field", detail: "A field's name is 1 to 128 bytes without control characters.")
+            }
+            let losing = try Self.jsonValue(conflict.losingValue, path: "\(path).losingValue")
+            let winning = try Self.jsonValue(conflict.winningValue, path: "\(path).winningValue")
+            let date = conflict.resolvedAt ?? now
+            try Self.check(date, notAfter: now, path: "\(path).resolvedAt")
+            resolved.deviceConflicts.append(
+                (
+                    conflict.user,
+                    SyncConflictRecord(recordID: conflict.plan, field: conflict.field, losingValue: losing, winningValue: winning, resolvedAt: date)
+                ))
+        }
+    }
+
+    /// The bytes of `text`, one JSON value of at most 1 MiB, as the remote takes a document.
+    private static func jsonValue(_ text: String, path: String) throws(WorldSnapshotError) -> Data {
+        let data = Data(text.utf8)
+        guard data.count <= 1 << 20, (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) != nil else {
+            throw WorldSnapshotError(.invalidValue, path: path, detail: "A field's value is one JSON value of at most 1 MiB, as text.")
+        }
+        return data
     }
 
     /// A list of plans, each a plan the services would store, of a user of the document,

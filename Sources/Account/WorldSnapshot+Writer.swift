@@ -42,6 +42,16 @@ extension WorldSnapshot {
             writer.field("user", deletion.user)
             writer.endObject()
         }
+        writer.list("deviceConflicts", deviceConflicts) { writer, conflict in
+            writer.beginObject()
+            writer.field("field", conflict.field)
+            writer.field("losingValue", conflict.losingValue)
+            writer.field("plan", conflict.plan)
+            writer.field("resolvedAt", conflict.resolvedAt)
+            writer.field("user", conflict.user)
+            writer.field("winningValue", conflict.winningValue)
+            writer.endObject()
+        }
         writer.list("devicePlanDeletions", devicePlanDeletions) { writer, deletion in
             writer.beginObject()
             writer.field("deletedAt", deletion.deletedAt)

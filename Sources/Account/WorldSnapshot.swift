@@ -75,6 +75,9 @@ public struct WorldSnapshot: Hashable, Sendable {
     public var devicePlans: [Plan] = []
     /// The plans the stack's device deleted and has not told the remote of yet.
     public var devicePlanDeletions: [PlanDeletion] = []
+    /// The values of plans' fields that lost a conflict on the stack's device, as its
+    /// conflict log keeps them.
+    public var deviceConflicts: [PlanConflict] = []
     /// The users' acceptances and withdrawals of the privacy policy and the terms, as
     /// the stack's device keeps them.
     public var consents: [Consent]
@@ -139,6 +142,7 @@ public struct WorldSnapshot: Hashable, Sendable {
         var dates: [Date?] = users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt)
         dates += purchases.flatMap { [$0.purchasedAt, $0.autoRenewOffAt, $0.renewsAsSince, $0.refundedAt, $0.billingFailedAt] }
         dates += (plans + devicePlans).map(\.lastModified) + devicePlanDeletions.map(\.deletedAt) + consents.map(\.date) + reports.map(\.createdAt)
+        dates += deviceConflicts.map(\.resolvedAt)
         dates += moderationCases.flatMap { [$0.openedAt, $0.reviewedAt] } + suspensions.map(\.date) + moderators.map(\.grantedAt)
         dates += moderationLog.map(\.date) + notifications.flatMap { [$0.updatedAt, $0.readAt] + $0.causes.map(\.date) }
         dates += notificationsSeen.map(\.upTo) + unlocks.map(\.unlockDate) + pendingPurchases.map(\.requestedAt)
@@ -485,7 +489,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 extension WorldSnapshot: Decodable {
     private enum CodingKeys: String, CodingKey {
         case version, users, follows, blocks, mutes, posts, photos, likes, comments, purchases, pendingPurchases, families, plans, devicePlans,
-            devicePlanDeletions, consents, reports,
+            devicePlanDeletions, deviceConflicts, consents, reports,
             moderationCases,
             suspensions, moderators, moderationLog, notifications, notificationsSeen, unlocks, deletions, tokenSigningKey
     }
@@ -515,6 +519,7 @@ extension WorldSnapshot: Decodable {
         plans = try container.decodeIfPresent([Plan].self, forKey: .plans) ?? []
         devicePlans = try container.decodeIfPresent([Plan].self, forKey: .devicePlans) ?? []
         devicePlanDeletions = try container.decodeIfPresent([PlanDeletion].self, forKey: .devicePlanDeletions) ?? []
+        deviceConflicts = try container.decodeIfPresent([PlanConflict].self, forKey: .deviceConflicts) ?? []
         consents = try container.decodeIfPresent([Consent].self, forKey: .consents) ?? []
         reports = try container.decodeIfPresent([Report].self, forKey: .reports) ?? []
         moderationCases = try container.decodeIfPresent([ModerationCase].self, forKey: .moderationCases) ?? []

@@ -91,4 +91,41 @@ extension SyncEngine {
         }
         localEdits.send(.localEdit)
     }
+
+    /// Every user's log of the values that lost conflicts on this device, by user, then
+    /// oldest first: a world's export reads it.
+    /// - Throws: `storage`.
+    package func conflictLogs() throws(SyncError) -> [(userID: String, entry: SyncConflictRecord)] {
+        try reading { records in
+            var logs: [(userID: String, entry: SyncConflictRecord)] = []
+            for stored in try records.entries(in: SyncRecords.conflicts, range: try RecordKey(.string(Record.recordType)).range) {
+                guard let components = try? RecordKey(encoded: stored.key).components, components.count >= 2, case .string(let userID) = components[1]
+                else { continue }
+                logs.append((userID, stored.value))
+            }
+            return logs
+        }
+    }
+
+    /// Adds `entries` to the conflict logs of their users on this device, each after
+    /// the ones logged at its date already, in the order given, in one transaction.
+    /// - Throws: `storage`.
+    package func importConflictLogs(_ entries: [(userID: String, entry: SyncConflictRecord)]) throws(SyncError) {
+        guard !entries.isEmpty else { return }
+        do {
+            try store.write { records in
+                var replica = try replica(in: records)
+                for (userID, entry) in entries {
+                    let key = try RecordKey(.string(Record.recordType), .string(userID), .date(entry.resolvedAt), .uint(replica.nextSequence)).encoded
+                    replica.nextSequence += 1
+                    try records.put(entry, forKey: key, in: SyncRecords.conflicts)
+                }
+                try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.storage, detail: "\(error)")
+        }
+    }
 }

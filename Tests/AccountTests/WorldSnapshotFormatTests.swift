@@ -61,6 +61,8 @@ import TrainAccount
                           "endDate": "2026-04-26T00:00:00Z", "daysPerWeek": 3, "isCompleted": true, "lastModified": "2026-01-01T00:00:00Z",
                           "weeklyWorkouts": [{"id": "00000000-0000-7000-8000-000000000006", "title": "Easy run", "minutes": 40}]}],
          "devicePlanDeletions": [{"user": "ada", "id": "00000000-0000-7000-8000-000000000007", "deletedAt": "2026-01-01T00:00:00Z"}],
+         "deviceConflicts": [{"user": "ada", "plan": "00000000-0000-7000-8000-000000000005", "field": "name", "losingValue": "\"Old\"",
+                              "winningValue": "\"Spring\"", "resolvedAt": "2026-01-01T00:00:00Z"}],
          "deletions": [{"user": "bob", "purgeAt": "2026-02-01T00:00:00Z"}]}
         """#
 
