@@ -352,10 +352,15 @@ extension WorldSnapshot {
                 }
             }
             if let offAt = purchase.autoRenewOffAt {
-                guard let expiresAt = purchase.expiresAt, offAt >= date, offAt <= expiresAt else {
+                let within =
+                    if let expiresAt = purchase.expiresAt { offAt >= date && offAt <= expiresAt } else {
+                        purchase.billingFailedAt.map { offAt >= $0 } ?? false
+                    }
+                guard within else {
                     throw WorldSnapshotError(
                         .invalidValue, path: "\(path).autoRenewOffAt",
-                        detail: "Auto-renew is turned off after the purchase, by the end of its last period, which expiresAt gives.")
+                        detail: "Auto-renew is turned off after the purchase, by the end of its last period, which expiresAt gives, "
+                            + "or after a renewal that failed to bill.")
                 }
                 try Self.check(offAt, notAfter: now, path: "\(path).autoRenewOffAt")
             }
@@ -374,11 +379,11 @@ extension WorldSnapshot {
             }
             if let failedAt = purchase.billingFailedAt {
                 guard configuration.products.first(where: { $0.id == purchase.product })?.type == .autoRenewable, failedAt > date,
-                    purchase.expiresAt == nil, purchase.refundedAt == nil
+                    purchase.expiresAt == nil, (purchase.refundedAt ?? .distantFuture) >= failedAt
                 else {
                     throw WorldSnapshotError(
                         .invalidValue, path: "\(path).billingFailedAt",
-                        detail: "A subscription that renews fails to bill after it was bought, with neither expiresAt nor refundedAt.")
+                        detail: "A subscription that renews fails to bill after it was bought and before a refund, without expiresAt.")
                 }
                 try Self.check(failedAt, notAfter: now, path: "\(path).billingFailedAt")
             } else if purchase.billingGracePeriod != nil {
@@ -493,7 +498,6 @@ extension WorldSnapshot {
     /// The earliest date the document's dates hold: the start of the year 1.
     static let earliestDate = -62_135_596_800.0
 
-    /// Throws `invalidValue` for a date after `now`: a world holds what happened.
     /// The offer `purchase` gives, which its product has: a promotional, win-back or
     /// offer-code offer, with its kind.
     private static func offer(of purchase: Purchase, products: [AppStoreProduct], path: String) throws(WorldSnapshotError) -> StorePurchase.Offer? {
@@ -513,6 +517,7 @@ extension WorldSnapshot {
         }
     }
 
+    /// Throws `invalidValue` for a date after `now`: a world holds what happened.
     static func check(_ date: Date, notAfter now: Date, path: @autoclosure () -> String) throws(WorldSnapshotError) {
         guard date <= now else {
             throw WorldSnapshotError(

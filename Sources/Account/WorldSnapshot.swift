@@ -441,8 +441,9 @@ public struct WorldSnapshot: Hashable, Sendable {
         /// up to this date, or to now if that comes first, and ends with the period it is
         /// in then. The export gives the end of that period.
         public var expiresAt: Date?
-        /// When its auto-renew was turned off, for one with `expiresAt`: the App Store's
-        /// server notification of it is dated then. Left out, none is sent.
+        /// When its auto-renew was turned off, for one with `expiresAt`, or after the renewal
+        /// `billingFailedAt` gives: the App Store's server notification of it is dated
+        /// then. Left out, none is sent, and one with `billingFailedAt` renews if billed.
         public var autoRenewOffAt: Date?
         /// Another product of the subscription's group it renews as — a downgrade, or a
         /// crossgrade to another period — from its first renewal after `renewsAsSince`.
@@ -458,7 +459,7 @@ public struct WorldSnapshot: Hashable, Sendable {
         /// For a subscription whose renewal failed to bill, and which no renewal since
         /// resolved: when that renewal was due. It renews up to the end of the period that
         /// holds this date, whose renewal fails then; the App Store's server notification
-        /// of it is dated then. After it the store moves as it does: billing retry, with
+        /// of it is dated at that renewal. After it the store moves as it does: billing retry, with
         /// no access, up to 60 days (at its time rate), then it expires — unless
         /// `billingGracePeriod`.
         public var billingFailedAt: Date?

@@ -131,11 +131,13 @@ extension SimulatedAppStore {
         guard case .success(let sent) = notices else {
             throw SubscriptionError(.ledgerUnreadable, detail: "The store's server notifications cannot be read.")
         }
-        // The notifications of each subscription's changes of auto-renew and of what it renews as, and of renewals that failed to bill, oldest first.
+        // The notifications of each subscription's changes of auto-renew and of what it
+        // renews as, of its renewals that failed to bill and of those that resolved billing
+        // issues, oldest first.
         var told: [UInt64: [StoreLedger.Notice]] = [:]
         for notice in sent
-        where (notice.type == .didChangeRenewalStatus && notice.subtype == .autoRenewDisabled) || notice.type == .didChangeRenewalPref
-            || notice.type == .didFailToRenew
+        where [.didChangeRenewalStatus, .didChangeRenewalPref, .didFailToRenew].contains(notice.type)
+            || (notice.type == .didRenew && notice.subtype == .billingRecovery)
         {
             if let subscription = notice.subscription { told[subscription.originalID, default: []].append(notice) }
         }
@@ -167,12 +169,19 @@ extension SimulatedAppStore {
                 let run = chain.drop { $0.id != id }.prefix { $0.id == id || $0.reason != .purchase }
                 guard let last = run.last else { return purchase }
                 let next = chain.drop { $0.id != last.id }.dropFirst().first
-                purchase.refund = Self.refund(of: last)
-                guard purchase.refund == nil else { return purchase }
                 // What this purchase's run told, from its purchase to the next.
                 let window = (told[entry.transaction.originalID] ?? []).filter {
                     $0.date >= entry.transaction.purchaseDate && $0.date < (next?.purchaseDate ?? .distantFuture)
                 }
+                let current = next == nil ? state.subscriptions[entry.transaction.originalID] : nil
+                // A replay renews from the purchase: periods that started anew are ended as
+                // the period of its schedule that their last one began in.
+                let regular = Self.followOneAnother(run, told: window)
+                let failure = regular ? Self.billingFailure(after: last, told: window, current: current) : nil
+                purchase.billingFailedAt = failure?.date
+                purchase.billingGracePeriod = failure?.grace ?? false
+                purchase.refund = Self.refund(of: last)
+                guard purchase.refund == nil else { return purchase }
                 // What it renews as, when it is another product — a downgrade or crossgrade that
                 // took effect at a renewal, or one still to — and since when, from the last
                 // change told; without one, what its periods show.
@@ -185,24 +194,27 @@ extension SimulatedAppStore {
                     let preference = next == nil ? state.subscriptions[entry.transaction.originalID]?.autoRenewPreference : nil
                     purchase.renewsAs = [last.productID, preference].compactMap { $0 }.last { $0 != entry.transaction.productID }
                 }
-                if let failure = window.last(where: { $0.type == .didFailToRenew }), failure.date > last.purchaseDate {
-                    // A renewal after its last period failed to bill, and no renewal since resolved it.
-                    purchase.billingFailedAt = failure.date
-                    purchase.billingGracePeriod = failure.subtype == .gracePeriod
+                if let failedAt = purchase.billingFailedAt {
+                    // Auto-renew turned off since, and not on again.
+                    let change = window.last { $0.type == .didChangeRenewalStatus && $0.date >= failedAt }
+                    purchase.autoRenewOffAt = change?.subtype == .autoRenewDisabled ? change?.date : nil
                 } else if let next {
                     // Ended before the next purchase: it lapsed; an upgrade took over from a period that ran.
-                    if !last.isUpgraded, let end = last.expirationDate, end <= next.purchaseDate { purchase.expiresAt = end }
-                } else if let subscription = state.subscriptions[entry.transaction.originalID], subscription.state != .revoked,
-                    !subscription.willAutoRenew || subscription.state == .expired
+                    if !last.isUpgraded, let end = last.expirationDate, end <= next.purchaseDate {
+                        purchase.expiresAt = regular ? end : last.purchaseDate
+                    }
+                } else if let current, current.state != .revoked,
+                    !current.willAutoRenew || current.state == .expired || current.state == .inBillingRetryPeriod
                 {
-                    // Auto-renew off: it ends with its last period.
-                    purchase.expiresAt = subscription.periodEnd
+                    // Auto-renew off, or a failed renewal the replay cannot place: it ends with its last period.
+                    purchase.expiresAt = regular ? current.periodEnd : last.purchaseDate
                 }
                 // When auto-renew was turned off, told within its last period.
                 if let end = purchase.expiresAt {
                     purchase.autoRenewOffAt =
                         window.last {
-                            $0.type == .didChangeRenewalStatus && $0.date >= last.purchaseDate && $0.date <= end
+                            $0.type == .didChangeRenewalStatus && $0.subtype == .autoRenewDisabled && $0.date >= last.purchaseDate
+                                && $0.date <= end
                         }?.date
                 }
                 return purchase
@@ -215,11 +227,12 @@ extension SimulatedAppStore {
     /// bill the renewal at the end of the period that holds it — into the billing grace
     /// period with `grace`, into billing retry without — as the store's settings for it
     /// would have, without changing them.
+    /// - Returns: The date of the renewal that failed.
     /// - Throws: `invalidArgument` when that period ends after `until`, or the
     ///   subscription has no renewal due then.
     private func failBilling(
         of product: AppStoreProduct, owner: AppleID, at date: Date, until: Date, grace: Bool, _ state: inout State, _ changes: inout Changes
-    ) throws(SubscriptionError) {
+    ) throws(SubscriptionError) -> Date {
         settle(&state, &changes, now: min(date, until))
         guard let subscription = subscription(inGroupOf: product, of: owner, in: state), subscription.state == .subscribed,
             subscription.willAutoRenew, subscription.periodEnd < until
@@ -228,10 +241,40 @@ extension SimulatedAppStore {
                 .invalidArgument, detail: "Its billingFailedAt falls in a period that renews after now, or after the next purchase of its group.")
         }
         let settings = state.settings
+        defer { state.settings = settings }
         state.settings.shouldEnterBillingRetryOnRenewal = true
         state.settings.billingGracePeriodIsEnabled = grace
         settle(&state, &changes, now: min(subscription.periodEnd.addingTimeInterval(0.001), until))
-        state.settings = settings
+        return subscription.periodEnd
+    }
+
+    /// The renewal after `last`, a purchase's last period, that failed to bill, if no
+    /// renewal resolved it: its date and whether it went into the grace period, from the
+    /// notification `told` of it — or, in a ledger older than the notifications, from the
+    /// state of `current`, the subscription `last` is the last period of.
+    private static func billingFailure(after last: AppStoreTransaction, told: [StoreLedger.Notice], current: StoreLedger.Subscription?)
+        -> (date: Date, grace: Bool)?
+    {
+        if let notice = told.last(where: { $0.type == .didFailToRenew }) {
+            return notice.date > last.purchaseDate ? (notice.date, notice.subtype == .gracePeriod) : nil
+        }
+        guard let current,
+            current.state == .inGracePeriod || current.state == .inBillingRetryPeriod
+                || (current.state == .expired && current.expirationReason == .billingError)
+        else { return nil }
+        return (current.periodEnd, current.state == .inGracePeriod)
+    }
+
+    /// Whether the periods of `run`, a purchase and its renewals, follow one another
+    /// from the purchase, each starting as the one before ends — or later, where the
+    /// store skipped periods — as a replay makes them: a renewal forced early, or one
+    /// that resolved billing retry (a `DID_RENEW` `told` at its date), starts them anew.
+    private static func followOneAnother(_ run: some Collection<AppStoreTransaction>, told: [StoreLedger.Notice]) -> Bool {
+        let recoveries = Set(told.filter { $0.type == .didRenew }.map(\.date))
+        return zip(run, run.dropFirst()).allSatisfy { before, renewal in
+            guard let end = before.expirationDate else { return false }
+            return renewal.purchaseDate == end || (renewal.purchaseDate > end && !recoveries.contains(renewal.purchaseDate))
+        }
     }
 
     /// A transaction's refund, if it was refunded.
@@ -248,13 +291,20 @@ extension SimulatedAppStore {
     /// and turns its auto-renew off, so that it ends with the period that holds that
     /// date, telling the server at `autoRenewOffAt` if given; or, for a refunded one,
     /// up to the refund, which revokes its period then and sends its server notification.
+    /// One with `billingFailedAt` renews up to the period that holds it, and that renewal
+    /// fails to bill, into grace with `billingGracePeriod`; its auto-renew goes off at an
+    /// `autoRenewOffAt` after. One bought with an `offer` is bought with it.
     /// - Parameters:
     ///   - chain: The purchases.
     ///   - failed: Set to the index in `chain` of the purchase refused, when one is.
-    /// - Throws: The errors of ``buyOutsideApp(productID:appAccountToken:purchaseDate:)``;
+    /// - Throws: The errors of ``buyOutsideApp(productID:appAccountToken:purchaseDate:)``
+    ///   and, for an offer the Apple ID was not eligible for then, of a purchase with it;
     ///   `invalidArgument` for `expiresAt` on a product that does not renew, or not after
-    ///   the purchase, for a refund before the purchase or with `expiresAt`, and for a
-    ///   purchase of what the Apple ID holds then, which the store would not sell again.
+    ///   the purchase, for a refund before the purchase or with `expiresAt`, for
+    ///   `billingFailedAt` on a product that does not renew, with `expiresAt`, after a
+    ///   refund or in a period that ends after now or the next purchase, for a date after
+    ///   the next purchase, and for a purchase of what the Apple ID holds then, which the
+    ///   store would not sell again.
     package func replay(_ chain: [StorePurchase], failed: inout Int) throws(SubscriptionError) {
         guard let first = chain.first else { return }
         var products: [AppStoreProduct] = []
@@ -274,9 +324,12 @@ extension SimulatedAppStore {
                 }
             }
             if let failedAt = purchase.billingFailedAt {
-                guard product.type == .autoRenewable, failedAt > purchase.purchaseDate, purchase.expiresAt == nil, purchase.refund == nil else {
+                guard product.type == .autoRenewable, failedAt > purchase.purchaseDate, purchase.expiresAt == nil,
+                    (purchase.refund?.date ?? .distantFuture) >= failedAt
+                else {
                     throw SubscriptionError(
-                        .invalidArgument, detail: "Only a subscription that renews fails to bill, after it was bought, neither refunded nor ending.")
+                        .invalidArgument,
+                        detail: "Only a subscription that renews fails to bill, after it was bought and before a refund, not ending.")
                 }
             }
             products.append(product)
@@ -314,6 +367,12 @@ extension SimulatedAppStore {
                         .invalidArgument, detail: "The Apple ID holds '\(product.id)' already then: the App Store would not sell it again.")
                 }
                 let owner = device.deviceAppleID(state)
+                // The renewal that failed to bill, before a change of what it renews as asked for later.
+                var failedRenewal: Date?
+                if let failedAt = purchase.billingFailedAt, failedAt <= changed ?? .distantFuture {
+                    failedRenewal = try device.failBilling(
+                        of: product, owner: owner, at: failedAt, until: until, grace: purchase.billingGracePeriod, &state, &changes)
+                }
                 if let changed, let renewsAs = purchase.renewsAs {
                     device.settle(&state, &changes, now: changed)
                     if var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
@@ -326,9 +385,22 @@ extension SimulatedAppStore {
                         }
                     }
                 }
-                if let failedAt = purchase.billingFailedAt {
-                    try device.failBilling(
+                if let failedAt = purchase.billingFailedAt, failedRenewal == nil {
+                    failedRenewal = try device.failBilling(
                         of: product, owner: owner, at: failedAt, until: until, grace: purchase.billingGracePeriod, &state, &changes)
+                }
+                if let failedRenewal, let offAt = purchase.autoRenewOffAt {
+                    // Auto-renew turned off after the renewal failed, in billing retry or grace.
+                    guard offAt >= failedRenewal else {
+                        throw SubscriptionError(.invalidArgument, detail: "Auto-renew is turned off after the renewal that failed to bill.")
+                    }
+                    device.settle(&state, &changes, now: min(offAt, until))
+                    if var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
+                        subscription.willAutoRenew = false
+                        state.subscriptions[subscription.originalID] = subscription
+                        changes.subscriptions.insert(subscription.originalID)
+                        device.notify(.didChangeRenewalStatus, .autoRenewDisabled, about: subscription, state: state, changes: &changes, now: offAt)
+                    }
                 }
                 device.settle(&state, &changes, now: until)
                 if let refund = purchase.refund {

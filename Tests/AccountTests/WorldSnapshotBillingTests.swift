@@ -93,7 +93,7 @@ import TrainTesting
     }
 
     @Test(
-        "a failed renewal on a purchase that does not renew, before the purchase, with an end or a refund, after now, or grace without one is refused at its field",
+        "a failed renewal on a purchase that does not renew, before the purchase, with an end or after its refund, after now, or grace without one is refused at its field",
         arguments: [
             ("com.train.lifetime", -40.0, -10.0, "", "billingFailedAt"),
             ("com.train.pro.monthly", -40, -50, "", "billingFailedAt"),
@@ -108,7 +108,7 @@ import TrainTesting
         purchase.billingFailedAt = failedAt == 0 ? nil : now.addingTimeInterval(failedAt * 86_400)
         switch other {
         case "expiresAt": purchase.expiresAt = now.addingTimeInterval(5 * 86_400)
-        case "refundedAt": purchase.refundedAt = now.addingTimeInterval(-5 * 86_400)
+        case "refundedAt": purchase.refundedAt = now.addingTimeInterval(-15 * 86_400)
         case "grace": purchase.billingGracePeriod = true
         default: break
         }
@@ -152,5 +152,80 @@ import TrainTesting
         clock.advance(by: .seconds(5 * 86_400))
         inGrace.appStore.settle()
         #expect(inGrace.subscriptions.currentTier == .free, "16 days of grace from the failed renewal have passed")
+    }
+
+    /// `original` exported, imported with Ada signed in, exported again: the same bytes
+    /// and server notifications, and the same renewal state, now and past billing retry.
+    func expectSameWorld(_ original: TrainServices, _ ada: UserEntity, _ snapshot: WorldSnapshot) async throws {
+        let imported = try TrainServices.inMemory(from: try WorldSnapshot(json: snapshot.encoded()), signedIn: ada.id, configuration: configuration)
+        #expect(try imported.exportWorld().encoded() == snapshot.encoded())
+        #expect(WorldSnapshotPurchaseTests.told(imported.appStore) == WorldSnapshotPurchaseTests.told(original.appStore))
+        let before = try await original.subscriptions.subscriptionStatuses().map(\.renewalInfo.unsafePayloadValue)
+        #expect(try await imported.subscriptions.subscriptionStatuses().map(\.renewalInfo.unsafePayloadValue) == before)
+        clock.advance(by: .seconds(70 * 86_400))
+        for services in [original, imported] { services.appStore.settle() }
+        #expect(WorldSnapshotPurchaseTests.told(imported.appStore) == WorldSnapshotPurchaseTests.told(original.appStore))
+    }
+
+    @Test(
+        "a crossgrade asked for in the grace period after a failed renewal exports both, and imports with the failure first, to the same bytes and notifications"
+    )
+    func crossgradeInGrace() async throws {
+        let (original, ada, failedAt) = try await failedRenewal(grace: true)
+        clock.advance(by: .seconds(86_400))
+        _ = try await original.subscriptions.purchase("com.train.pro.yearly")
+        let snapshot = try original.exportWorld()
+        let purchase = try #require(snapshot.purchases.first)
+        #expect(purchase.billingFailedAt == failedAt && purchase.renewsAs == "com.train.pro.yearly" && purchase.renewsAsSince == clock.now)
+        try await expectSameWorld(original, ada, snapshot)
+    }
+
+    @Test("auto-renew turned off in billing retry exports its date beside the failed renewal and imports off, with its notification")
+    func autoRenewOffInBillingRetry() async throws {
+        let (original, ada, failedAt) = try await failedRenewal(grace: false)
+        clock.advance(by: .seconds(86_400))
+        try original.appStore.setAutoRenew(false, productID: Self.monthly)
+        let snapshot = try original.exportWorld()
+        #expect(snapshot.purchases.first?.billingFailedAt == failedAt && snapshot.purchases.first?.autoRenewOffAt == clock.now)
+        #expect(try await original.subscriptions.subscriptionStatuses().first?.renewalInfo.unsafePayloadValue.willAutoRenew == false)
+        try await expectSameWorld(original, ada, snapshot)
+    }
+
+    @Test(
+        "a refund in the grace period exports beside the failed renewal, and the import refunds the last paid period without a renewal the original never had"
+    )
+    func refundInGrace() async throws {
+        let (original, ada, failedAt) = try await failedRenewal(grace: true)
+        clock.advance(by: .seconds(86_400))
+        let latest = try #require(try await original.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue)
+        try original.appStore.refund(transactionID: latest.id, reason: .developerIssue)
+        let snapshot = try original.exportWorld()
+        #expect(snapshot.purchases.first?.billingFailedAt == failedAt && snapshot.purchases.first?.refundedAt == clock.now)
+        let renewals = { (services: TrainServices) in services.appStore.allTransactions.filter { $0.unsafePayloadValue.reason == .renewal }.count }
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(renewals(imported) == renewals(original))
+        try await expectSameWorld(original, ada, snapshot)
+    }
+
+    @Test(
+        "billing retry resolved and then failing again starts the periods anew, which a replay from the purchase cannot place: the export ends it in the period its last paid one began in, and the import takes it without access"
+    )
+    func resolvedThenFailedAgain() async throws {
+        let (original, ada, _) = try await failedRenewal(grace: false)
+        clock.advance(by: .seconds(3_600))
+        try original.appStore.resolveBillingIssue(productID: Self.monthly)
+        original.appStore.shouldEnterBillingRetryOnRenewal = true
+        clock.advance(by: .seconds(32 * 86_400))
+        original.appStore.settle()
+        original.appStore.shouldEnterBillingRetryOnRenewal = false
+        #expect(try await Self.state(original) == .inBillingRetryPeriod)
+        let snapshot = try original.exportWorld()
+        let resolvedAt = try #require(try await original.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue.purchaseDate)
+        #expect(snapshot.purchases.first?.billingFailedAt == nil && snapshot.purchases.first?.expiresAt == resolvedAt)
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(original.subscriptions.currentTier == .free && imported.subscriptions.currentTier == .free)
+        // From then on the imported world is one a replay makes: it exports what it imports.
+        let again = try imported.exportWorld()
+        #expect(try TrainServices.inMemory(from: again, signedIn: ada.id, configuration: configuration).exportWorld().encoded() == again.encoded())
     }
 }

@@ -140,4 +140,27 @@ import TrainTesting
         #expect(renewals.count > 8)
         #expect(renewals.compactMap(\.transaction?.id) == renewalIDs)
     }
+
+    @Test(
+        "a failed renewal in a ledger kept before the store told server notifications is read from the subscription's state for a world's export",
+        arguments: [false, true])
+    func failedRenewalWithoutNotifications(grace: Bool) async throws {
+        let harness = try H(.file)
+        let bought = try await harness.buy()
+        harness.store.shouldEnterBillingRetryOnRenewal = true
+        harness.store.billingGracePeriodIsEnabled = grace
+        let failedAt = try #require(bought.expirationDate)
+        harness.clock.advance(to: failedAt.addingTimeInterval(60))
+        harness.store.settle()
+        // The ledger as a version before the notifications left it: none of them.
+        let raw = try RecordStore(.file(harness.file), schema: StoreLedger.schema)
+        try raw.write { records in
+            for key in try records.keys(in: StoreLedger.notifications) { try records.removeValue(forKey: key, in: StoreLedger.notifications) }
+        }
+        raw.close()
+        try harness.relaunch()
+        #expect(harness.store.serverNotifications.isEmpty)
+        let purchase = try #require(try harness.store.purchases().first)
+        #expect(purchase.billingFailedAt == failedAt && purchase.billingGracePeriod == grace && purchase.expiresAt == nil)
+    }
 }
