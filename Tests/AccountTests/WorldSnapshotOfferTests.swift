@@ -21,14 +21,17 @@ import TrainTesting
             guard product.id == Self.monthly else { return product }
             var monthly = product
             monthly.offers = [
-                SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: 9.99),
+                SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: .threeMonths, price: Self.cents(999)),
                 SubscriptionOffer(id: "miss-you", type: .winBack, paymentMode: .freeTrial, period: .month),
-                SubscriptionOffer(id: "coach", type: .code, paymentMode: .payAsYouGo, period: .month, periodCount: 2, price: 0.99),
+                SubscriptionOffer(id: "coach", type: .code, paymentMode: .payAsYouGo, period: .month, periodCount: 2, price: Self.cents(99)),
             ]
             return monthly
         }
         return TrainServicesConfiguration(context: TrainContext(clock: clock), products: products)
     }
+
+    /// An exact price: a `Decimal` literal such as `0.99` goes through a `Double`.
+    static func cents(_ cents: Int) -> Decimal { Decimal(cents) / 100 }
 
     /// Ada subscribed with the free trial, turned auto-renew off and let it lapse.
     func lapsedSubscriber() async throws -> (TrainServices, UserEntity) {
@@ -65,10 +68,14 @@ import TrainTesting
         // Past the offer's period, both renew at the regular price alike.
         clock.advance(by: .seconds(100 * 86_400))
         #expect(WorldSnapshotPurchaseTests.told(imported.appStore) == WorldSnapshotPurchaseTests.told(original.appStore))
+        for services in [original, imported] {
+            let latest = try #require(try await services.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue)
+            #expect(latest.reason == .renewal && latest.offer == nil && latest.price == Self.cents(499))
+        }
     }
 
-    @Test("a fixture's purchase with an offer code runs the code's two discounted months")
-    func offerCodeFixture() throws {
+    @Test("a fixture's purchase with an offer code runs the code's two discounted months, then renews at the regular price")
+    func offerCodeFixture() async throws {
         let now = clock.now
         var purchase = WorldSnapshot.Purchase(user: "ada", product: Self.monthly, purchasedAt: now.addingTimeInterval(-86_400))
         purchase.offer = "coach"
@@ -77,8 +84,12 @@ import TrainTesting
         world.purchases = [purchase]
         let services = try TrainServices.inMemory(from: world, signedIn: "ada", configuration: configuration)
         let bought = try #require(services.appStore.allTransactions.first?.unsafePayloadValue)
-        #expect(bought.offer?.type == .code && bought.offer?.id == "coach" && bought.price == 0.99)
+        #expect(bought.offer?.type == .code && bought.offer?.id == "coach" && bought.price == Self.cents(99))
         #expect(try services.exportWorld().purchases.first?.offer == "coach")
+        clock.advance(by: .seconds(70 * 86_400))
+        _ = try await services.subscriptions.currentEntitlements()
+        let prices = services.appStore.allTransactions.map(\.unsafePayloadValue).sorted { $0.purchaseDate < $1.purchaseDate }.map(\.price)
+        #expect(prices == [Self.cents(99), Self.cents(99), Self.cents(499)], "two months of the code, then the regular price")
     }
 
     @Test(
