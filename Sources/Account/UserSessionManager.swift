@@ -312,8 +312,9 @@ public final class UserSessionManager {
     }
 
     /// Changes the signed-in user's display name and photo: a new photo is kept in the
-    /// media store and the one it replaces is deleted from it, the account is updated,
-    /// and the social profile shows both before this returns.
+    /// media store and the one it replaces is deleted from it — unless a post shows it,
+    /// when it goes with the last such post — the account is updated, and the social
+    /// profile shows both before this returns.
     /// - Parameters:
     ///   - displayName: The new name, cleaned as the auth service cleans names; nil removes it.
     ///   - photo: What to do with the photo.
@@ -360,9 +361,11 @@ public final class UserSessionManager {
             if let added { await discard(added) }
             throw error
         }
-        // Every other profile photo of the user goes, also one a concurrent call added.
+        // Every other profile photo of the user goes, also one a concurrent call added,
+        // but one a post shows: it goes with the last such post.
         if let media, let kept = try? await media.list(for: updated.id) {
             for reference in kept where reference.kind == .profilePhoto && media.url(for: reference) != updated.photoURL {
+                if let local = social as? LocalSocialFeedService, (try? local.isShownInAPost(reference)) != false { continue }
                 await discard(reference)
             }
         }

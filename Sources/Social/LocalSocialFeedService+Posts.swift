@@ -176,8 +176,8 @@ extension LocalSocialFeedService {
     /// for cursors.
     /// - Parameter readers: Whose friends feeds hold the post, if the caller knows;
     ///   looked up when the post is live otherwise.
-    /// - Returns: The stored photo it showed, if no other post shows it: the caller
-    ///   deletes it once the transaction is kept, so no post ever points at a missing photo.
+    /// - Returns: The stored photo it showed, if no other post nor its author's profile
+    ///   shows it: the caller deletes it once the transaction is kept.
     func removePost(
         _ post: PostEntity, at now: Date, longestLifetime: TimeInterval, readers: [String]? = nil, in records: RecordWriter
     ) throws -> [MediaReference] {
@@ -206,10 +206,23 @@ extension LocalSocialFeedService {
         }
         guard let url = post.mediaURL, let photo = (try? media.reference(for: url)) ?? nil else { return [] }
         try records.removeValue(forKey: SocialRecords.key([.string(photo.path), .uuid(post.id)]), in: SocialRecords.mediaUses)
-        // A profile photo a post shows stays the profile's: it goes when the profile changes it.
-        guard photo.kind == .postPhoto else { return [] }
-        let stillShown = try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
-        return stillShown ? [] : [photo]
+        return try isShown(photo, byPostsOrProfileOf: post.userID, in: records) ? [] : [photo]
+    }
+
+    /// Whether a post shows `photo`, or the profile of `owner`, whose photo it is.
+    func isShown(_ photo: MediaReference, byPostsOrProfileOf owner: String, in records: RecordReader) throws -> Bool {
+        if try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0 { return true }
+        guard let shown = try records.value(forKey: owner, in: SocialRecords.profiles)?.photoURL else { return false }
+        return (try? media.reference(for: shown)) == photo
+    }
+
+    /// Whether a post shows `photo`: a profile photo a post shows stays when the profile
+    /// changes it, and goes with the last such post.
+    /// - Throws: `storage`.
+    package func isShownInAPost(_ photo: MediaReference) throws(SocialError) -> Bool {
+        try reading { records in
+            try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
+        }
     }
 
     /// The index entries of `author`'s posts that a page can still reach at `now`,

@@ -252,4 +252,20 @@ final class HookedMediaStore: MediaStore, @unchecked Sendable {
         #expect(try await services.media.list(for: ada.id).map { services.media.url(for: $0) } == [photo])
         session.stop()
     }
+
+    @Test("a profile photo a post shows stays when the profile changes it, and goes with that post; a post's deletion keeps the profile's photo")
+    func profilePhotoInAPost() async throws {
+        let (services, _, session, ada) = try await Self.adaWithHookedMedia()
+        let first = try #require(try await session.updateProfile(displayName: "Ada", photo: .set(Self.jpeg(1))).photoURL)
+        _ = try await services.social.unlockFeed(workoutType: .run)
+        let shown = try await services.social.createPost(content: "New photo", workoutType: .run, mediaURL: first)
+        let kept = try await services.social.createPost(content: "Again", workoutType: .run, mediaURL: first)
+        try await services.social.deletePost(kept.id)
+        #expect(try await services.media.list(for: ada.id).map { services.media.url(for: $0) } == [first], "the profile and a post show it")
+        let second = try #require(try await session.updateProfile(displayName: "Ada", photo: .set(Self.jpeg(2))).photoURL)
+        #expect(Set(try await services.media.list(for: ada.id).map { services.media.url(for: $0) }) == [first, second], "a post shows the first")
+        try await services.social.deletePost(shown.id)
+        #expect(try await services.media.list(for: ada.id).map { services.media.url(for: $0) } == [second], "nothing shows the first now")
+        session.stop()
+    }
 }

@@ -33,15 +33,26 @@ import TrainTesting
         #expect(try await harness.media.list(for: "ada").isEmpty)
     }
 
-    @Test("a post that shows its author's profile photo leaves the photo to the profile when it is deleted", arguments: SocialVariant.allCases)
-    func profilePhotoOutlivesThePost(variant: SocialVariant) async throws {
+    @Test(
+        "a post that shows its author's profile photo leaves it in the media store while the profile shows it, and takes it when nothing else does",
+        arguments: SocialVariant.allCases)
+    func profilePhotoInAPost(variant: SocialVariant) async throws {
         let harness = try SocialHarness(variant)
         try await harness.join("ada")
         let profilePhoto = try await harness.media.put(SocialHarness.jpeg(), kind: .profilePhoto, for: "ada")
-        let post = try await harness.social.createPost(content: "me", workoutType: .run, mediaURL: harness.media.url(for: profilePhoto))
-        #expect(post.mediaURL == harness.media.url(for: profilePhoto))
+        let url = harness.media.url(for: profilePhoto)
+        let now = harness.clock.now
+        harness.auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: now, lastSignInAt: now, photoURL: url))
+        _ = try await harness.social.refreshProfile()
+        let post = try await harness.social.createPost(content: "me", workoutType: .run, mediaURL: url)
         try await harness.social.deletePost(post.id)
-        #expect(try await harness.media.list(for: "ada") == [profilePhoto])
+        #expect(try await harness.media.list(for: "ada") == [profilePhoto], "the profile shows it")
+        // A profile photo the profile no longer shows, kept for a post, goes with it.
+        harness.auth.setCurrentUser(UserEntity(id: "ada", displayName: "Ada", createdAt: now, lastSignInAt: now))
+        _ = try await harness.social.refreshProfile()
+        let last = try await harness.social.createPost(content: "me again", workoutType: .run, mediaURL: url)
+        try await harness.social.deletePost(last.id)
+        #expect(try await harness.media.list(for: "ada").isEmpty)
     }
 
     @Test(
