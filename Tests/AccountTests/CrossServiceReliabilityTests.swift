@@ -655,10 +655,12 @@ final class ReliabilityFuzzer {
         }
     }
 
-    /// Runs the purges due now, as the background purge would: a refusal checked later
-    /// sees a store nothing else is changing.
+    /// Runs the purges due now, as the background purge would, and records the renewals
+    /// due, as the store's timer would: a refusal checked later sees a store nothing else
+    /// is changing.
     private func awaitPurges() async throws {
         _ = try await services.account.purgeDueDeletions()
+        services.appStore.settle()
     }
 
     /// A plan: valid half of the time, otherwise with one field invalid.
