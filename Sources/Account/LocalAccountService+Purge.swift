@@ -31,10 +31,13 @@ extension LocalAccountService {
         let scheduled = try purgeDate(of: userID) != nil
         let journaled = try journal(of: userID).journal != nil
         guard scheduled || journaled else {
-            // A purge that ended between the looks above has its report kept by the round
-            // that ran it, before the round ends: look once the rounds under way are over.
+            // A purge that ended between the looks above kept its report before it let the
+            // user go: a user let go has theirs kept by now, and one still held has it once
+            // the rounds under way are over.
             let (reports, key) = (finishedReports, UserKey(userID))
-            if let report = await rounds.between({ reports.withLock { $0[key] } }) { return report }
+            let held = running.withLock { $0.contains(key) }
+            if let report = reports.withLock({ $0[key] }) { return report }
+            if held, let report = await rounds.between({ reports.withLock { $0[key] } }) { return report }
             throw AccountError(.noScheduledDeletion, detail: "No deletion of '\(userID)' is waiting or running on this device.")
         }
         startPurging()

@@ -361,16 +361,18 @@ public final class UserSessionManager {
             if let added { await discard(added) }
             throw error
         }
+        // The profile follows the account at the user's next write if this fails.
+        _ = try? await social.refreshProfile()
         // Every other profile photo of the user goes, also one a concurrent call added,
-        // but one a post shows: it goes with the last such post.
+        // but one a post shows: the profile shows the new one by now, so the last such
+        // post's deletion takes it.
         if let media, let kept = try? await media.list(for: updated.id) {
-            for reference in kept where reference.kind == .profilePhoto && media.url(for: reference) != updated.photoURL {
+            let current = updated.photoURL.flatMap { try? media.reference(for: $0) }
+            for reference in kept where reference.kind == .profilePhoto && reference != current {
                 if let local = social as? LocalSocialFeedService, (try? local.isShownInAPost(reference)) != false { continue }
                 await discard(reference)
             }
         }
-        // The profile follows the account at the user's next write if this fails.
-        _ = try? await social.refreshProfile()
         showLatest(of: updated)
         return updated
     }

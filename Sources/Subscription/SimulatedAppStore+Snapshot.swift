@@ -176,7 +176,7 @@ extension SimulatedAppStore {
                 let current = next == nil ? state.subscriptions[entry.transaction.originalID] : nil
                 // A replay renews from the purchase: periods that started anew are ended as
                 // the period of its schedule that their last one began in.
-                let regular = Self.followOneAnother(run, told: window)
+                let regular = followOneAnother(run, told: window, rate: state.settings.timeRate)
                 let failure = regular ? Self.billingFailure(after: last, told: window, current: current) : nil
                 purchase.billingFailedAt = failure?.date
                 purchase.billingGracePeriod = failure?.grace ?? false
@@ -238,7 +238,8 @@ extension SimulatedAppStore {
             subscription.willAutoRenew, subscription.periodEnd < until
         else {
             throw SubscriptionError(
-                .invalidArgument, detail: "Its billingFailedAt falls in a period that renews after now, or after the next purchase of its group.")
+                .invalidArgument,
+                detail: "Its billingFailedAt falls in a period that renews after now, after its refund or after the next purchase of its group.")
         }
         let settings = state.settings
         defer { state.settings = settings }
@@ -266,14 +267,29 @@ extension SimulatedAppStore {
     }
 
     /// Whether the periods of `run`, a purchase and its renewals, follow one another
-    /// from the purchase, each starting as the one before ends — or later, where the
-    /// store skipped periods — as a replay makes them: a renewal forced early, or one
-    /// that resolved billing retry (a `DID_RENEW` `told` at its date), starts them anew.
-    private static func followOneAnother(_ run: some Collection<AppStoreTransaction>, told: [StoreLedger.Notice]) -> Bool {
+    /// from the purchase as a replay makes them: each starting as the one before ends,
+    /// or a whole number of periods later, where the store skipped periods at `rate`. A
+    /// renewal forced early, or one that resolved billing retry, starts them anew.
+    private func followOneAnother(_ run: some Collection<AppStoreTransaction>, told: [StoreLedger.Notice], rate: TimeRate) -> Bool {
         let recoveries = Set(told.filter { $0.type == .didRenew }.map(\.date))
         return zip(run, run.dropFirst()).allSatisfy { before, renewal in
             guard let end = before.expirationDate else { return false }
-            return renewal.purchaseDate == end || (renewal.purchaseDate > end && !recoveries.contains(renewal.purchaseDate))
+            if renewal.purchaseDate == end { return true }
+            guard renewal.purchaseDate > end, !recoveries.contains(renewal.purchaseDate),
+                let index = productIndex(before.productID), let period = products[index].period
+            else { return false }
+            // Skipped periods, counted as the store counts them when it skips.
+            let count: Int
+            switch rate {
+            case .realTime:
+                guard let whole = period.count(from: end, to: renewal.purchaseDate) else { return false }
+                count = whole
+            case .monthlyRenewal, .oneRenewal, .oneSecondIsOneDay:
+                let length = periodEnd(of: period, from: end, rate: rate).timeIntervalSince(end)
+                guard length > 0 else { return false }
+                count = Int(min(max((renewal.purchaseDate.timeIntervalSince(end) / length).rounded(), 0), 1e12))
+            }
+            return count > 0 && periodEnd(of: period, from: end, rate: rate, periods: count) == renewal.purchaseDate
         }
     }
 

@@ -228,4 +228,26 @@ import TrainTesting
         let again = try imported.exportWorld()
         #expect(try TrainServices.inMemory(from: again, signedIn: ada.id, configuration: configuration).exportWorld().encoded() == again.encoded())
     }
+
+    @Test(
+        "a renewal forced early starts the periods anew: a later failed renewal exports without its date, and the import takes the world without access"
+    )
+    func forcedRenewalThenFailed() async throws {
+        let services = TrainServices.inMemory(configuration: configuration)
+        services.appleID.signIn(as: .ada)
+        let ada = try await services.auth.signInWithApple()
+        _ = try await services.subscriptions.purchase(Self.monthly)
+        clock.advance(by: .seconds(3 * 86_400))
+        try services.appStore.forceRenewal(productID: Self.monthly)
+        let forced = try #require(try await services.subscriptions.latestTransaction(for: Self.monthly)?.unsafePayloadValue)
+        services.appStore.shouldEnterBillingRetryOnRenewal = true
+        clock.advance(by: .seconds(try #require(forced.expirationDate).timeIntervalSince(clock.now) + 5 * 86_400))
+        services.appStore.settle()
+        services.appStore.shouldEnterBillingRetryOnRenewal = false
+        #expect(try await Self.state(services) == .inBillingRetryPeriod)
+        let snapshot = try services.exportWorld()
+        #expect(snapshot.purchases.first?.billingFailedAt == nil && snapshot.purchases.first?.expiresAt == forced.purchaseDate)
+        let imported = try TrainServices.inMemory(from: snapshot, signedIn: ada.id, configuration: configuration)
+        #expect(services.subscriptions.currentTier == .free && imported.subscriptions.currentTier == .free)
+    }
 }
