@@ -216,6 +216,7 @@ import TrainTesting
             let fuzzer = try await ReliabilityFuzzer.make()
             var before = try await fuzzer.fingerprint()
             for step in 0..<ReliabilityFuzzer.steps {
+                defer { fuzzer.history.append("\(step): \(fuzzer.lastOperation)") }
                 // Half-way, somebody signs in and deletes their account, so every sequence has a deletion.
                 let operation =
                     step == ReliabilityFuzzer.steps / 2
@@ -223,7 +224,9 @@ import TrainTesting
                 var name = "\(operation)"
                 do {
                     name = try await fuzzer.perform(operation, random: &random)
+                    fuzzer.lastOperation = name
                 } catch {
+                    fuzzer.lastOperation = "\(name) refused: \(error)"
                     guard let code = ReliabilityFuzzer.code(of: error) else {
                         Issue.record("seed \(seed) step \(step): operation \(name) threw \(type(of: error)), not a TrainKit error: \(error)")
                         continue
@@ -439,6 +442,9 @@ final class ReliabilityFuzzer {
     private(set) var users: [String: String] = [:]
     /// Accounts deleted.
     private(set) var deleted: Set<String> = []
+    /// What each step did, for a failure's message.
+    var history: [String] = []
+    var lastOperation = ""
     private var observers: [String: ReliabilityObserver] = [:]
     private var posts: [UUID] = [UUID()]
     private var comments: [UUID] = [UUID()]
@@ -733,6 +739,7 @@ final class ReliabilityFuzzer {
             #expect(try await observer(of: anyone).social.recount() == 0, "\(replay): counts differ from relations")
         }
         for userID in deleted {
+            let replay = replay + "; the steps before:\n" + history.suffix(12).joined(separator: "\n")
             let ghost = try observer(of: userID)
             let social = try await ghost.social.exportAccountData()
             #expect(
