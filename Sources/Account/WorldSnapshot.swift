@@ -136,7 +136,7 @@ public struct WorldSnapshot: Hashable, Sendable {
 
     /// The latest date the document gives — of an account, a sign-in, a post, a
     /// comment, a purchase or a request for one, a plan's last save or deletion, a consent, a report, a case, a suspension, a
-    /// moderator's grant, an action of the trail, a notification or an unlock — or nil if it gives none: a stack importing it needs a
+    /// moderator's grant, an action of the trail, a notification, an unlock or a conflict's resolution — or nil if it gives none: a stack importing it needs a
     /// clock at or after it, since a purchase cannot be made later than now.
     public var newestDate: Date? {
         var dates: [Date?] = users.flatMap { [$0.createdAt, $0.lastSignInAt] } + posts.map(\.createdAt) + comments.map(\.createdAt)

@@ -211,7 +211,7 @@ extension LocalSocialFeedService {
 
     /// Whether a post shows `photo`, or the profile of `owner`, whose photo it is.
     func isShown(_ photo: MediaReference, byPostsOrProfileOf owner: String, in records: RecordReader) throws -> Bool {
-        if try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0 { return true }
+        if try Self.postsShow(photo, in: records) { return true }
         guard let shown = try records.value(forKey: owner, in: SocialRecords.profiles)?.photoURL else { return false }
         return (try? media.reference(for: shown)) == photo
     }
@@ -220,9 +220,12 @@ extension LocalSocialFeedService {
     /// changes it, and goes with the last such post.
     /// - Throws: `storage`.
     package func isShownInAPost(_ photo: MediaReference) throws(SocialError) -> Bool {
-        try reading { records in
-            try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
-        }
+        try reading { records in try Self.postsShow(photo, in: records) }
+    }
+
+    /// Whether a post shows `photo`.
+    private static func postsShow(_ photo: MediaReference, in records: RecordReader) throws -> Bool {
+        try records.count(in: SocialRecords.mediaUses, range: SocialRecords.range([.string(photo.path)])) > 0
     }
 
     /// The index entries of `author`'s posts that a page can still reach at `now`,

@@ -154,6 +154,21 @@ extension SimulatedAppStore {
         }
     }
 
+    /// How many whole periods of `period` pass from `start` to `end` at `rate`: calendar
+    /// units in real time, a fixed length at an accelerated rate; nil when they cannot
+    /// be counted.
+    func periodsPassed(_ period: BillingPeriod, from start: Date, to end: Date, rate: TimeRate) -> Int? {
+        switch rate {
+        case .realTime:
+            return period.count(from: start, to: end)
+        case .monthlyRenewal, .oneRenewal, .oneSecondIsOneDay:
+            let length = periodEnd(of: period, from: start, rate: rate).timeIntervalSince(start)
+            let periods = end.timeIntervalSince(start) / length
+            guard length > 0, periods.isFinite else { return nil }
+            return Int(min(max(periods, 0), 1e12))
+        }
+    }
+
     /// When more than ``maximumRenewalsPerSettle`` periods have passed, moves the
     /// subscription past the older ones without recording them, so that the latest
     /// renewals — what an app can see — are recorded in bounded time. The periods are
@@ -161,17 +176,7 @@ extension SimulatedAppStore {
     private func skipOlderPeriods(_ subscription: inout StoreLedger.Subscription, rate: TimeRate, now: Date) {
         guard let index = productIndex(subscription.productID), let period = products[index].period else { return }
         let start = subscription.periodEnd
-        let due: Int
-        switch rate {
-        case .realTime:
-            guard let count = period.count(from: start, to: now) else { return }
-            due = count
-        case .monthlyRenewal, .oneRenewal, .oneSecondIsOneDay:
-            let length = periodEnd(of: period, from: start, rate: rate).timeIntervalSince(start)
-            let periods = now.timeIntervalSince(start) / length
-            guard length > 0, periods.isFinite else { return }
-            due = Int(min(max(periods, 0), 1e12))
-        }
+        guard let due = periodsPassed(period, from: start, to: now, rate: rate) else { return }
         let skipped = due - Self.maximumRenewalsPerSettle
         guard skipped > 0 else { return }
         let end = periodEnd(of: period, from: start, rate: rate, periods: skipped)

@@ -191,7 +191,7 @@ extension SimulatedAppStore {
                         purchase.renewsAsSince = change.date
                     }
                 } else {
-                    let preference = next == nil ? state.subscriptions[entry.transaction.originalID]?.autoRenewPreference : nil
+                    let preference = current?.autoRenewPreference
                     purchase.renewsAs = [last.productID, preference].compactMap { $0 }.last { $0 != entry.transaction.productID }
                 }
                 if let failedAt = purchase.billingFailedAt {
@@ -249,6 +249,15 @@ extension SimulatedAppStore {
         return subscription.periodEnd
     }
 
+    /// Turns `subscription`'s auto-renew off, telling the server at `date` if given.
+    private func turnAutoRenewOff(_ subscription: StoreLedger.Subscription, toldAt date: Date?, _ state: inout State, _ changes: inout Changes) {
+        var subscription = subscription
+        subscription.willAutoRenew = false
+        state.subscriptions[subscription.originalID] = subscription
+        changes.subscriptions.insert(subscription.originalID)
+        if let date { notify(.didChangeRenewalStatus, .autoRenewDisabled, about: subscription, state: state, changes: &changes, now: date) }
+    }
+
     /// The renewal after `last`, a purchase's last period, that failed to bill, if no
     /// renewal resolved it: its date and whether it went into the grace period, from the
     /// notification `told` of it — or, in a ledger older than the notifications, from the
@@ -278,18 +287,10 @@ extension SimulatedAppStore {
             guard renewal.purchaseDate > end, !recoveries.contains(renewal.purchaseDate),
                 let index = productIndex(before.productID), let period = products[index].period
             else { return false }
-            // Skipped periods, counted as the store counts them when it skips.
-            let count: Int
-            switch rate {
-            case .realTime:
-                guard let whole = period.count(from: end, to: renewal.purchaseDate) else { return false }
-                count = whole
-            case .monthlyRenewal, .oneRenewal, .oneSecondIsOneDay:
-                let length = periodEnd(of: period, from: end, rate: rate).timeIntervalSince(end)
-                guard length > 0 else { return false }
-                count = Int(min(max((renewal.purchaseDate.timeIntervalSince(end) / length).rounded(), 0), 1e12))
-            }
-            return count > 0 && periodEnd(of: period, from: end, rate: rate, periods: count) == renewal.purchaseDate
+            // Skipped periods, counted as the store counts them when it skips — one more where
+            // a fixed length falls a fraction short.
+            guard let count = periodsPassed(period, from: end, to: renewal.purchaseDate, rate: rate) else { return false }
+            return [count, count + 1].contains { $0 > 0 && periodEnd(of: period, from: end, rate: rate, periods: $0) == renewal.purchaseDate }
         }
     }
 
@@ -383,12 +384,15 @@ extension SimulatedAppStore {
                         .invalidArgument, detail: "The Apple ID holds '\(product.id)' already then: the App Store would not sell it again.")
                 }
                 let owner = device.deviceAppleID(state)
-                // The renewal that failed to bill, before a change of what it renews as asked for later.
+                // The renewal that failed to bill, before a change of what it renews as asked
+                // for later, after one asked for before.
                 var failedRenewal: Date?
-                if let failedAt = purchase.billingFailedAt, failedAt <= changed ?? .distantFuture {
+                func failRenewal(_ state: inout State, _ changes: inout Changes) throws(SubscriptionError) {
+                    guard failedRenewal == nil, let failedAt = purchase.billingFailedAt else { return }
                     failedRenewal = try device.failBilling(
                         of: product, owner: owner, at: failedAt, until: until, grace: purchase.billingGracePeriod, &state, &changes)
                 }
+                if let failedAt = purchase.billingFailedAt, failedAt <= changed ?? .distantFuture { try failRenewal(&state, &changes) }
                 if let changed, let renewsAs = purchase.renewsAs {
                     device.settle(&state, &changes, now: changed)
                     if var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
@@ -401,21 +405,15 @@ extension SimulatedAppStore {
                         }
                     }
                 }
-                if let failedAt = purchase.billingFailedAt, failedRenewal == nil {
-                    failedRenewal = try device.failBilling(
-                        of: product, owner: owner, at: failedAt, until: until, grace: purchase.billingGracePeriod, &state, &changes)
-                }
+                try failRenewal(&state, &changes)
                 if let failedRenewal, let offAt = purchase.autoRenewOffAt {
                     // Auto-renew turned off after the renewal failed, in billing retry or grace.
                     guard offAt >= failedRenewal else {
                         throw SubscriptionError(.invalidArgument, detail: "Auto-renew is turned off after the renewal that failed to bill.")
                     }
                     device.settle(&state, &changes, now: min(offAt, until))
-                    if var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
-                        subscription.willAutoRenew = false
-                        state.subscriptions[subscription.originalID] = subscription
-                        changes.subscriptions.insert(subscription.originalID)
-                        device.notify(.didChangeRenewalStatus, .autoRenewDisabled, about: subscription, state: state, changes: &changes, now: offAt)
+                    if let subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
+                        device.turnAutoRenewOff(subscription, toldAt: offAt, &state, &changes)
                     }
                 }
                 device.settle(&state, &changes, now: until)
@@ -424,18 +422,14 @@ extension SimulatedAppStore {
                         product.type == .autoRenewable ? device.subscription(inGroupOf: product, of: owner, in: state)?.latestTransactionID : nil
                     try device.revoke(
                         latest ?? bought.unsafePayloadValue.id, reason: refund.reason, notifying: true, state: &state, changes: &changes, now: until)
-                } else if purchase.expiresAt != nil, var subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
-                    subscription.willAutoRenew = false
-                    state.subscriptions[subscription.originalID] = subscription
-                    changes.subscriptions.insert(subscription.originalID)
-                    if let offAt = purchase.autoRenewOffAt {
-                        // Turned off after it last renewed: before, it would not have renewed then.
-                        if let renewed = state.entries[subscription.latestTransactionID]?.transaction.purchaseDate, offAt < renewed {
-                            throw SubscriptionError(
-                                .invalidArgument, detail: "Auto-renew is turned off within the last period, after its last renewal.")
-                        }
-                        device.notify(.didChangeRenewalStatus, .autoRenewDisabled, about: subscription, state: state, changes: &changes, now: offAt)
+                } else if purchase.expiresAt != nil, let subscription = device.subscription(inGroupOf: product, of: owner, in: state) {
+                    // Turned off after it last renewed: before, it would not have renewed then.
+                    if let offAt = purchase.autoRenewOffAt, let renewed = state.entries[subscription.latestTransactionID]?.transaction.purchaseDate,
+                        offAt < renewed
+                    {
+                        throw SubscriptionError(.invalidArgument, detail: "Auto-renew is turned off within the last period, after its last renewal.")
                     }
+                    device.turnAutoRenewOff(subscription, toldAt: purchase.autoRenewOffAt, &state, &changes)
                 }
             }
         }

@@ -116,8 +116,8 @@ extension SyncEngine {
             try store.write { records in
                 var replica = try replica(in: records)
                 for (userID, entry) in entries {
-                    let key = try RecordKey(.string(Record.recordType), .string(userID), .date(entry.resolvedAt), .uint(replica.nextSequence)).encoded
-                    replica.nextSequence += 1
+                    let scope = RemoteScope(userID: userID, collection: Record.recordType)
+                    let key = try SyncRecords.conflictKey(scope, at: entry.resolvedAt, replica: &replica)
                     try records.put(entry, forKey: key, in: SyncRecords.conflicts)
                 }
                 try records.put(replica, forKey: SyncRecords.replicaKey, in: SyncRecords.meta)

@@ -568,8 +568,7 @@ extension SyncEngine {
         guard let id, !losses.isEmpty else { return }
         var replica = try replica(in: records)
         for loss in losses {
-            let key = try RecordKey(.string(scope.collection), .string(scope.userID), .date(date), .uint(replica.nextSequence)).encoded
-            replica.nextSequence += 1
+            let key = try SyncRecords.conflictKey(scope, at: date, replica: &replica)
             let entry = SyncConflictRecord(recordID: id, field: loss.field, losingValue: loss.losing, winningValue: loss.winning, resolvedAt: date)
             try records.put(entry, forKey: key, in: SyncRecords.conflicts)
         }

@@ -175,6 +175,13 @@ enum SyncRecords {
         scopeKey + (try RecordKey(.uuid(id)).encoded)
     }
 
+    /// The key of the next entry of `scope`'s conflict log, resolved at `date`: after
+    /// the entries of that date already logged, as `replica` numbers its writes.
+    static func conflictKey(_ scope: RemoteScope, at date: Date, replica: inout Replica) throws -> String {
+        defer { replica.nextSequence += 1 }
+        return try RecordKey(.string(scope.collection), .string(scope.userID), .date(date), .uint(replica.nextSequence)).encoded
+    }
+
     static func scopeKey(_ scope: RemoteScope) throws -> String {
         try RecordKey(.string(scope.collection), .string(scope.userID)).encoded
     }
